@@ -1,0 +1,204 @@
+//! `subgraph gen`: synthetic data graphs (R-MAT, Barabási–Albert, Erdős–Rényi) and query sets
+//! extracted by random walks, as in Sun & Luo's benchmark (SIGMOD 2020) and GSI's evaluation
+//! (ICDE 2020).
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand, ValueEnum};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use subgraph_bench::gen_graph::{generate, GraphSpec, LabelDist, Model};
+use subgraph_bench::gen_queries::{extract_queries, write_queries, QueryKind, QuerySpec, DEFAULT_MAX_TRIES};
+use subgraph_core::io::{read_graph, write_graph, Format, ReadOptions};
+
+/// Generate workloads.
+#[derive(Args, Debug)]
+pub struct GenArgs {
+    #[command(subcommand)]
+    pub what: GenCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum GenCommand {
+    /// Generate a data graph with exactly the given vertex and edge counts.
+    Graph(GraphArgs),
+    /// Extract queries from a data graph by random walks.
+    Queries(QueriesArgs),
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelArg {
+    /// R-MAT with a, b, c, d = 0.57, 0.19, 0.19, 0.05.
+    Rmat,
+    /// Barabási–Albert preferential attachment.
+    Ba,
+    /// Erdős–Rényi G(n, m).
+    Er,
+}
+
+#[derive(Args, Debug)]
+pub struct GraphArgs {
+    #[arg(long, value_enum, default_value = "rmat")]
+    pub model: ModelArg,
+    /// Number of vertices.
+    #[arg(long)]
+    pub vertices: usize,
+    /// Number of distinct edges (arcs when directed), without self loops.
+    #[arg(long)]
+    pub edges: u64,
+    /// Vertex labels are drawn from 0..L.
+    #[arg(long, default_value_t = 1)]
+    pub vertex_labels: u32,
+    /// `uniform` or `powerlaw:ALPHA` (P(label i) proportional to (i + 1)^-ALPHA).
+    #[arg(long, default_value = "uniform", value_parser = parse_label_dist)]
+    pub label_dist: LabelDist,
+    /// Edge labels drawn uniformly from 0..K (default: every edge labelled 0).
+    #[arg(long)]
+    pub edge_labels: Option<u32>,
+    #[arg(long)]
+    pub directed: bool,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Output file; its extension picks the format: .graph, .g, .txt (edge list) or .sgb.
+    #[arg(long, short)]
+    pub output: PathBuf,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KindArg {
+    /// Induced subgraphs of average degree at least 3 (Sun & Luo).
+    Dense,
+    /// Induced subgraphs of average degree below 3 (Sun & Luo).
+    Sparse,
+    /// A walk plus extra edges among its vertices up to --edges (GSI).
+    Gsi,
+}
+
+#[derive(Args, Debug)]
+pub struct QueriesArgs {
+    /// The data graph.
+    pub data: PathBuf,
+    /// Vertices per query.
+    #[arg(long)]
+    pub size: usize,
+    /// Number of queries.
+    #[arg(long)]
+    pub count: usize,
+    #[arg(long, value_enum)]
+    pub kind: KindArg,
+    /// Edges per query (gsi only).
+    #[arg(long)]
+    pub edges: Option<usize>,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Random walks tried per query before giving up.
+    #[arg(long, default_value_t = DEFAULT_MAX_TRIES)]
+    pub max_tries: usize,
+    /// Data format (default: by extension, then by content).
+    #[arg(long, value_parser = crate::convert::parse_format)]
+    pub format: Option<Format>,
+    /// Edge-list data only: the edges are directed.
+    #[arg(long)]
+    pub directed: bool,
+    /// Edge-list data only: a file of `id label` lines.
+    #[arg(long)]
+    pub vertex_labels: Option<PathBuf>,
+    /// Directory for the `query_{kind}_{size}_{index}.graph` (`.g` for directed data) files.
+    #[arg(long, short)]
+    pub output: PathBuf,
+}
+
+fn parse_label_dist(s: &str) -> Result<LabelDist, String> {
+    LabelDist::parse(s).map_err(|e| e.to_string())
+}
+
+/// Runs `subgraph gen`.
+pub fn run(args: GenArgs) -> Result<()> {
+    match args.what {
+        GenCommand::Graph(a) => run_graph(a),
+        GenCommand::Queries(a) => run_queries(a),
+    }
+}
+
+/// The format an output path's extension names; directed graphs need a format that keeps
+/// direction.
+pub(crate) fn output_format(path: &Path, directed: bool) -> Result<Format> {
+    let Some(format) = Format::from_extension(path) else {
+        bail!(
+            "{}: cannot tell the format from the extension (use .graph, .g, .txt or .sgb)",
+            path.display()
+        );
+    };
+    if directed && format == Format::SunLuo {
+        bail!(
+            "{}: Sun & Luo .graph files are undirected; write a directed graph as .g, .txt or .sgb",
+            path.display()
+        );
+    }
+    Ok(format)
+}
+
+fn run_graph(a: GraphArgs) -> Result<()> {
+    let format = output_format(&a.output, a.directed)?;
+    let model = match a.model {
+        ModelArg::Rmat => Model::RMAT,
+        ModelArg::Ba => Model::BarabasiAlbert,
+        ModelArg::Er => Model::ErdosRenyi,
+    };
+    let spec = GraphSpec {
+        model,
+        vertices: a.vertices,
+        edges: a.edges,
+        vertex_labels: a.vertex_labels,
+        label_dist: a.label_dist,
+        edge_labels: a.edge_labels,
+        directed: a.directed,
+        seed: a.seed,
+    };
+    let start = Instant::now();
+    let g = generate(&spec)?;
+    let generated = start.elapsed();
+    write_graph(&g, &a.output, format)?;
+    eprintln!(
+        "generated {} vertices, {} edges in {:.2} s; wrote {} in {:.2} s",
+        g.num_vertices(),
+        g.num_edges(),
+        generated.as_secs_f64(),
+        a.output.display(),
+        (start.elapsed() - generated).as_secs_f64()
+    );
+    Ok(())
+}
+
+fn run_queries(a: QueriesArgs) -> Result<()> {
+    let kind = match (a.kind, a.edges) {
+        (KindArg::Dense, None) => QueryKind::Dense,
+        (KindArg::Sparse, None) => QueryKind::Sparse,
+        (KindArg::Gsi, Some(edges)) => QueryKind::Gsi { edges },
+        (KindArg::Gsi, None) => bail!("--kind gsi needs --edges"),
+        (_, Some(_)) => bail!("--edges applies to --kind gsi only"),
+    };
+    let opts = ReadOptions {
+        format: a.format,
+        directed: a.directed,
+        vertex_labels: a.vertex_labels,
+    };
+    let data = read_graph(&a.data, &opts)?.graph;
+    let spec = QuerySpec {
+        size: a.size,
+        count: a.count,
+        kind,
+        seed: a.seed,
+        max_tries: a.max_tries,
+    };
+    let queries =
+        extract_queries(&data, &spec).with_context(|| format!("extracting queries from {}", a.data.display()))?;
+    let paths = write_queries(&queries, kind, &a.output)?;
+    eprintln!(
+        "wrote {} {} queries of {} vertices to {}",
+        paths.len(),
+        kind.name(),
+        a.size,
+        a.output.display()
+    );
+    Ok(())
+}

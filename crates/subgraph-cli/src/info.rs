@@ -1,0 +1,84 @@
+//! `subgraph info`: a graph's size, labels, degrees and memory.
+
+use crate::matching::{load_options, InputArgs};
+use anyhow::Result;
+use clap::Args;
+use serde::Serialize;
+use std::process::ExitCode;
+use std::time::Instant;
+use subgraph_core::io::read_graphs;
+
+#[derive(Args)]
+pub struct InfoArgs {
+    /// Graph file.
+    file: std::path::PathBuf,
+    #[command(flatten)]
+    input: InputArgs,
+    /// Output: a readable table or one JSON object per graph.
+    #[arg(long, default_value = "table", value_parser = ["table", "json"])]
+    format: String,
+}
+
+#[derive(Serialize)]
+struct Info {
+    file: String,
+    vertices: usize,
+    edges: u64,
+    directed: bool,
+    vertex_labels: usize,
+    edge_labels: usize,
+    max_degree: u32,
+    mean_degree: f64,
+    memory_bytes: u64,
+    self_loops_dropped: u64,
+    duplicates_dropped: u64,
+    load_ms: f64,
+    /// (label, vertices), most frequent first.
+    vertex_label_histogram: Vec<(u32, u64)>,
+}
+
+pub fn run(a: InfoArgs) -> Result<ExitCode> {
+    let t = Instant::now();
+    let graphs = read_graphs(&a.file, &load_options(&a.input)?)?;
+    let load_ms = t.elapsed().as_secs_f64() * 1e3;
+    for (i, l) in graphs.iter().enumerate() {
+        let g = &l.graph;
+        let n = g.num_vertices();
+        let mut hist: Vec<(u32, u64)> =
+            g.vertex_label_values().iter().map(|&lab| (lab, g.vertices_with_label(lab).len() as u64)).collect();
+        hist.sort_by_key(|&(lab, c)| (std::cmp::Reverse(c), lab));
+        let endpoints = if g.is_directed() { g.num_edges() } else { 2 * g.num_edges() };
+        let name = if graphs.len() > 1 { format!("{}#{i}", a.file.display()) } else { a.file.display().to_string() };
+        let info = Info {
+            file: name,
+            vertices: n,
+            edges: g.num_edges(),
+            directed: g.is_directed(),
+            vertex_labels: g.vertex_label_values().len(),
+            edge_labels: g.edge_label_values().len(),
+            max_degree: g.max_degree(),
+            mean_degree: if n == 0 { 0.0 } else { endpoints as f64 / n as f64 },
+            memory_bytes: g.memory_bytes(),
+            self_loops_dropped: l.stats.self_loops,
+            duplicates_dropped: l.stats.duplicates,
+            load_ms,
+            vertex_label_histogram: hist,
+        };
+        if a.format == "json" {
+            println!("{}", serde_json::to_string(&info)?);
+        } else {
+            println!("file              {}", info.file);
+            println!("vertices          {}", info.vertices);
+            println!("edges             {}{}", info.edges, if info.directed { " (directed)" } else { "" });
+            println!("vertex labels     {}", info.vertex_labels);
+            println!("edge labels       {}", info.edge_labels);
+            println!("degree max/mean   {} / {:.2}", info.max_degree, info.mean_degree);
+            println!("memory            {:.1} MiB", info.memory_bytes as f64 / (1 << 20) as f64);
+            println!("dropped           {} self loops, {} duplicate edges", info.self_loops_dropped, info.duplicates_dropped);
+            println!("load time         {:.1} ms", info.load_ms);
+            let top: Vec<String> = info.vertex_label_histogram.iter().take(10).map(|(l, c)| format!("{l}:{c}")).collect();
+            println!("top labels        {}", top.join(" "));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,46 @@
+//! The `subgraph` command line: argument parsing and printing; the work is in the libraries.
+
+mod convert;
+mod gen;
+mod info;
+mod matching;
+mod progress;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "subgraph", version, about = "Exact subgraph matching on GPUs and all CPU cores")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Find, count or stream the matches of query graphs in a data graph.
+    Match(matching::MatchArgs),
+    /// Print a graph's statistics.
+    Info(info::InfoArgs),
+    /// Generate data graphs and query sets.
+    Gen(gen::GenArgs),
+    /// Convert a graph between formats.
+    Convert(convert::ConvertArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Match(a) => matching::run(a),
+        Command::Info(a) => info::run(a),
+        Command::Gen(a) => gen::run(a).map(|()| ExitCode::SUCCESS),
+        Command::Convert(a) => convert::run(a).map(|()| ExitCode::SUCCESS),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("subgraph: error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}

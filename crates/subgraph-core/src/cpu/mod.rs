@@ -1,0 +1,518 @@
+//! The parallel CPU matcher: backtracking over the candidate space, each step's local
+//! candidates the intersection of the candidate-edge lists of the matched neighbours (Sun & Luo
+//! §6, LFTJ-style), DP-iso failing-set pruning (Han et al., SIGMOD 2019 §5), and work stealing
+//! that splits any level of a running search, not only the first, whenever a thread is idle.
+
+mod failing;
+
+use crate::graph::{Dir, Graph};
+use crate::intersect::intersect_in_place;
+use crate::plan::Plan;
+use crate::query::Semantics;
+use crate::sink::{Control, Output, Stopped, OUTPUT_BATCH};
+use crate::space::CandidateSpace;
+use failing::Fs;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// When failing-set pruning is used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailingSets {
+    /// For queries of at least [`FAILING_SETS_AUTO_MIN`] vertices.
+    Auto,
+    On,
+    Off,
+}
+
+/// Query size from which `FailingSets::Auto` prunes with failing sets.
+pub const FAILING_SETS_AUTO_MIN: usize = 10;
+
+/// Options of one enumeration.
+#[derive(Debug, Clone, Copy)]
+pub struct EngineOptions {
+    /// Stop after this many matches.
+    pub limit: Option<u64>,
+    pub failing_sets: FailingSets,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions { limit: None, failing_sets: FailingSets::Auto }
+    }
+}
+
+/// What an enumeration found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outcome {
+    /// Matches found (at most the limit).
+    pub embeddings: u128,
+    /// None when the whole search space was covered.
+    pub stopped: Option<Stopped>,
+    /// Search tree nodes visited.
+    pub nodes: u64,
+    /// Parallel tasks run (1 + the number of work donations).
+    pub tasks: u64,
+}
+
+/// Nodes between checks of the stop flags and of idle threads.
+const CHECK_EVERY: u32 = 256;
+
+/// Enumerates the matches of `plan` using all threads of the current rayon pool. Matches are
+/// counted, and written to `output` under the name `query` when it is given.
+pub fn enumerate(
+    data: &Graph,
+    plan: &Plan,
+    space: &CandidateSpace,
+    options: EngineOptions,
+    control: &Control,
+    output: Option<(&Output, &str)>,
+) -> Outcome {
+    if plan.empty {
+        return Outcome { embeddings: 0, stopped: None, nodes: 0, tasks: 0 };
+    }
+    let n = plan.len();
+    let use_fs = match options.failing_sets {
+        FailingSets::On => true,
+        FailingSets::Off => false,
+        FailingSets::Auto => n >= FAILING_SETS_AUTO_MIN,
+    };
+    // Failing sets are bitsets over positions; beyond 1024 positions they are switched off.
+    match n.div_ceil(64) {
+        1 => run::<1>(data, plan, space, options, use_fs, control, output),
+        2 => run::<2>(data, plan, space, options, use_fs, control, output),
+        3 | 4 => run::<4>(data, plan, space, options, use_fs, control, output),
+        5..=16 => run::<16>(data, plan, space, options, use_fs, control, output),
+        _ => run::<1>(data, plan, space, options, false, control, output),
+    }
+}
+
+fn run<const W: usize>(
+    data: &Graph,
+    plan: &Plan,
+    space: &CandidateSpace,
+    options: EngineOptions,
+    use_fs: bool,
+    control: &Control,
+    output: Option<(&Output, &str)>,
+) -> Outcome {
+    let n = plan.len();
+    let semantics = plan.options.semantics;
+    let mut anc: Vec<Fs<W>> = vec![Fs::EMPTY; n];
+    if use_fs {
+        for i in 0..n {
+            let mut a = Fs::EMPTY;
+            a.insert(i);
+            for l in &plan.backward[i] {
+                a = a.union(&anc[l.from]);
+            }
+            anc[i] = a;
+        }
+    }
+    let same_label: Vec<Vec<usize>> = (0..n)
+        .map(|i| {
+            let li = plan.candidates[i].first().map(|&v| data.label(v));
+            (0..i).filter(|&p| plan.candidates[p].first().map(|&v| data.label(v)) == li).collect()
+        })
+        .collect();
+    let shared = Shared {
+        data,
+        plan,
+        space,
+        n,
+        anc,
+        same_label,
+        injective: semantics.injective(),
+        induced: semantics == Semantics::Induced,
+        use_fs,
+        limit: options.limit,
+        accepted: AtomicU64::new(0),
+        control,
+        output,
+        pending: AtomicUsize::new(1),
+        threads: rayon::current_num_threads(),
+        total: Mutex::new(0),
+        nodes: AtomicU64::new(0),
+        tasks: AtomicU64::new(0),
+    };
+    if let Some((out, name)) = output {
+        out.begin_query(name, n);
+    }
+    if options.limit == Some(0) {
+        control.stop(Stopped::Limit);
+    } else {
+        let first = Task { prefix: Vec::new(), depth: 0, cands: TaskCands::Range(0, plan.candidates[0].len() as u32) };
+        rayon::scope(|s| s.spawn(|s| run_task(&shared, first, s)));
+    }
+    let embeddings = *shared.total.lock().unwrap_or_else(|e| e.into_inner());
+    Outcome {
+        embeddings,
+        stopped: control.stopped(),
+        nodes: shared.nodes.load(Ordering::Relaxed),
+        tasks: shared.tasks.load(Ordering::Relaxed),
+    }
+}
+
+struct Shared<'a, const W: usize> {
+    data: &'a Graph,
+    plan: &'a Plan,
+    space: &'a CandidateSpace,
+    n: usize,
+    /// Per position: itself and its ancestors along the links (DP-iso's anc(u)).
+    anc: Vec<Fs<W>>,
+    /// Per position: earlier positions whose candidates share its label (possible conflicts).
+    same_label: Vec<Vec<usize>>,
+    injective: bool,
+    induced: bool,
+    use_fs: bool,
+    limit: Option<u64>,
+    accepted: AtomicU64,
+    control: &'a Control,
+    output: Option<(&'a Output, &'a str)>,
+    pending: AtomicUsize,
+    threads: usize,
+    total: Mutex<u128>,
+    nodes: AtomicU64,
+    tasks: AtomicU64,
+}
+
+/// A piece of the search: a fixed prefix of candidate indices and the candidates of the next
+/// position still to try.
+struct Task<'a> {
+    prefix: Vec<u32>,
+    depth: usize,
+    cands: TaskCands<'a>,
+}
+
+enum TaskCands<'a> {
+    Range(u32, u32),
+    Slice(&'a [u32]),
+    Owned(Vec<u32>),
+}
+
+/// Where a level's candidate indices come from.
+#[derive(Clone, Copy)]
+enum Src<'a> {
+    /// base + cursor: every candidate (no matched neighbour).
+    Range(u32),
+    /// A candidate-edge list of the space (one matched neighbour).
+    Slice(&'a [u32]),
+    /// The worker's buffer for this level (an intersection).
+    Buf,
+}
+
+#[derive(Clone, Copy)]
+struct Level<'a> {
+    src: Src<'a>,
+    cursor: usize,
+    end: usize,
+    donated: bool,
+}
+
+struct Worker<'a, 's, const W: usize> {
+    sh: &'s Shared<'a, W>,
+    idx: Vec<u32>,
+    vid: Vec<u32>,
+    levels: Vec<Level<'a>>,
+    bufs: Vec<Vec<u32>>,
+    scratch: Vec<u32>,
+    order: Vec<usize>,
+    root: usize,
+    count: u128,
+    reported: u128,
+    nodes: u64,
+    ticks: u32,
+    stopped: bool,
+    out: Vec<u8>,
+    embedding: Vec<u32>,
+}
+
+fn run_task<'a, 's, const W: usize>(sh: &'s Shared<'a, W>, task: Task<'a>, scope: &rayon::Scope<'s>)
+where
+    'a: 's,
+{
+    sh.tasks.fetch_add(1, Ordering::Relaxed);
+    let n = sh.n;
+    let mut w = Worker {
+        sh,
+        idx: vec![0; n],
+        vid: vec![0; n],
+        levels: vec![Level { src: Src::Buf, cursor: 0, end: 0, donated: false }; n],
+        bufs: vec![Vec::new(); n],
+        scratch: Vec::new(),
+        order: Vec::new(),
+        root: task.depth,
+        count: 0,
+        reported: 0,
+        nodes: 0,
+        ticks: 0,
+        stopped: false,
+        out: Vec::new(),
+        embedding: vec![0; n],
+    };
+    for (p, &c) in task.prefix.iter().enumerate() {
+        w.idx[p] = c;
+        w.vid[p] = sh.plan.candidates[p][c as usize];
+    }
+    let d = task.depth;
+    w.levels[d] = match task.cands {
+        TaskCands::Range(lo, hi) => Level { src: Src::Range(lo), cursor: 0, end: (hi - lo) as usize, donated: false },
+        TaskCands::Slice(s) => Level { src: Src::Slice(s), cursor: 0, end: s.len(), donated: false },
+        TaskCands::Owned(v) => {
+            let end = v.len();
+            w.bufs[d] = v;
+            Level { src: Src::Buf, cursor: 0, end, donated: false }
+        }
+    };
+    if !sh.control.should_stop() {
+        w.descend(d, scope);
+    }
+    w.finish();
+}
+
+impl<'a, 's, const W: usize> Worker<'a, 's, W>
+where
+    'a: 's,
+{
+    #[inline]
+    fn item(&self, d: usize, k: usize) -> u32 {
+        match self.levels[d].src {
+            Src::Range(base) => base + k as u32,
+            Src::Slice(s) => s[k],
+            Src::Buf => self.bufs[d][k],
+        }
+    }
+
+    /// Computes the local candidates of position d from the matched prefix.
+    fn setup(&mut self, d: usize) {
+        let sh = self.sh;
+        let back = &sh.plan.backward[d];
+        let links = &sh.space.links[d];
+        let level = match back.len() {
+            0 => Level { src: Src::Range(0), cursor: 0, end: sh.plan.candidates[d].len(), donated: false },
+            1 => {
+                let s = links[0].of(self.idx[back[0].from]);
+                Level { src: Src::Slice(s), cursor: 0, end: s.len(), donated: false }
+            }
+            k => {
+                self.order.clear();
+                self.order.extend(0..k);
+                let idx = &self.idx;
+                self.order.sort_unstable_by_key(|&j| links[j].of(idx[back[j].from]).len());
+                let first = links[self.order[0]].of(idx[back[self.order[0]].from]);
+                let buf = &mut self.bufs[d];
+                buf.clear();
+                buf.extend_from_slice(first);
+                for &j in &self.order[1..] {
+                    if buf.is_empty() {
+                        break;
+                    }
+                    intersect_in_place(buf, links[j].of(idx[back[j].from]), &mut self.scratch);
+                }
+                Level { src: Src::Buf, cursor: 0, end: buf.len(), donated: false }
+            }
+        };
+        self.levels[d] = level;
+    }
+
+    /// The earlier position already holding v, if any.
+    #[inline]
+    fn conflict(&self, d: usize, v: u32) -> Option<usize> {
+        self.sh.same_label[d].iter().copied().find(|&p| self.vid[p] == v)
+    }
+
+    /// Induced matching: the earlier position whose non-edge v would break, if any.
+    fn violation(&self, d: usize, v: u32) -> Option<usize> {
+        let g = self.sh.data;
+        self.sh.plan.non_edges[d].iter().find_map(|ne| {
+            let m = self.vid[ne.from];
+            let present = match ne.dir {
+                Dir::Out => g.edge_label(m, v).is_some(),
+                Dir::In => g.edge_label(v, m).is_some(),
+            };
+            present.then_some(ne.from)
+        })
+    }
+
+    /// Explores every candidate of level d (set up already) and returns the failing set.
+    fn descend(&mut self, d: usize, scope: &rayon::Scope<'s>) -> Fs<W> {
+        let sh = self.sh;
+        let last = d + 1 == sh.n;
+        if last && sh.output.is_none() && !sh.induced {
+            return self.count_last(d);
+        }
+        let cands = &sh.plan.candidates[d];
+        let mut union = Fs::EMPTY;
+        while self.levels[d].cursor < self.levels[d].end {
+            let k = self.levels[d].cursor;
+            self.levels[d].cursor += 1;
+            let c = self.item(d, k);
+            let v = cands[c as usize];
+            self.nodes += 1;
+            self.ticks += 1;
+            if self.ticks >= CHECK_EVERY {
+                self.check(d, scope);
+                if self.stopped {
+                    return Fs::FULL;
+                }
+            }
+            if sh.injective {
+                if let Some(p) = self.conflict(d, v) {
+                    union = union.union(&sh.anc[d]).union(&sh.anc[p]);
+                    continue;
+                }
+            }
+            if sh.induced {
+                if let Some(p) = self.violation(d, v) {
+                    union = union.union(&sh.anc[d]).union(&sh.anc[p]);
+                    continue;
+                }
+            }
+            self.idx[d] = c;
+            self.vid[d] = v;
+            if last {
+                self.emit();
+                if self.stopped {
+                    return Fs::FULL;
+                }
+                union = Fs::FULL;
+                continue;
+            }
+            self.setup(d + 1);
+            let child = if self.levels[d + 1].end == 0 { sh.anc[d + 1] } else { self.descend(d + 1, scope) };
+            if self.stopped {
+                return Fs::FULL;
+            }
+            if sh.use_fs && !child.contains(d) {
+                // No sibling can succeed either: the failure does not depend on position d.
+                self.levels[d].cursor = self.levels[d].end;
+                return child;
+            }
+            union = union.union(&child);
+        }
+        if self.levels[d].donated {
+            Fs::FULL
+        } else {
+            union
+        }
+    }
+
+    /// The last level, counting only: every local candidate not already used is a match.
+    fn count_last(&mut self, d: usize) -> Fs<W> {
+        let sh = self.sh;
+        let lv = self.levels[d];
+        let len = lv.end - lv.cursor;
+        let mut fs = Fs::EMPTY;
+        let mut hits = 0;
+        if sh.injective {
+            let cands = &sh.plan.candidates[d];
+            for &p in &sh.same_label[d] {
+                let Ok(c) = cands.binary_search(&self.vid[p]) else { continue };
+                let c = c as u32;
+                let found = match lv.src {
+                    Src::Range(base) => c >= base + lv.cursor as u32 && c < base + lv.end as u32,
+                    Src::Slice(s) => s[lv.cursor..lv.end].binary_search(&c).is_ok(),
+                    Src::Buf => self.bufs[d][lv.cursor..lv.end].binary_search(&c).is_ok(),
+                };
+                if found {
+                    hits += 1;
+                    fs = fs.union(&sh.anc[d]).union(&sh.anc[p]);
+                }
+            }
+        }
+        self.nodes += len as u64;
+        let k = (len - hits) as u64;
+        if k == 0 {
+            return fs;
+        }
+        self.add(k);
+        Fs::FULL
+    }
+
+    /// Counts k matches, honouring the limit.
+    fn add(&mut self, k: u64) {
+        let sh = self.sh;
+        match sh.limit {
+            None => self.count += k as u128,
+            Some(limit) => {
+                let prev = sh.accepted.fetch_add(k, Ordering::Relaxed);
+                if prev < limit {
+                    self.count += k.min(limit - prev) as u128;
+                }
+                if prev.saturating_add(k) >= limit {
+                    sh.control.stop(Stopped::Limit);
+                    self.stopped = true;
+                }
+            }
+        }
+    }
+
+    /// One full match: count it and write it.
+    fn emit(&mut self) {
+        let sh = self.sh;
+        let before = self.count;
+        self.add(1);
+        if self.count == before {
+            return;
+        }
+        if let Some((out, name)) = sh.output {
+            for (p, &u) in sh.plan.vertices.iter().enumerate() {
+                self.embedding[u as usize] = self.vid[p];
+            }
+            out.format(name, &self.embedding, &mut self.out);
+            if self.out.len() >= OUTPUT_BATCH {
+                out.write_batch(&self.out);
+                self.out.clear();
+            }
+        }
+    }
+
+    /// Periodic work: progress, stop flags, and a donation when a thread is idle.
+    fn check(&mut self, d: usize, scope: &rayon::Scope<'s>) {
+        let sh = self.sh;
+        self.ticks = 0;
+        let delta = self.count - self.reported;
+        if delta > 0 {
+            sh.control.found.fetch_add(delta.min(u64::MAX as u128) as u64, Ordering::Relaxed);
+            self.reported = self.count;
+        }
+        if sh.control.should_stop() {
+            self.stopped = true;
+            return;
+        }
+        if sh.pending.load(Ordering::Relaxed) < sh.threads {
+            self.donate(d, scope);
+        }
+    }
+
+    /// Gives half of the remaining candidates of the shallowest unfinished level to a new task.
+    fn donate(&mut self, d: usize, scope: &rayon::Scope<'s>) {
+        let Some(l) = (self.root..=d).find(|&l| self.levels[l].cursor < self.levels[l].end) else { return };
+        let lv = self.levels[l];
+        let give = (lv.end - lv.cursor).div_ceil(2);
+        let (lo, hi) = (lv.end - give, lv.end);
+        let cands = match lv.src {
+            Src::Range(base) => TaskCands::Range(base + lo as u32, base + hi as u32),
+            Src::Slice(s) => TaskCands::Slice(&s[lo..hi]),
+            Src::Buf => TaskCands::Owned(self.bufs[l][lo..hi].to_vec()),
+        };
+        self.levels[l].end = lo;
+        self.levels[l].donated = true;
+        let task = Task { prefix: self.idx[..l].to_vec(), depth: l, cands };
+        let sh = self.sh;
+        sh.pending.fetch_add(1, Ordering::Relaxed);
+        scope.spawn(move |s| run_task(sh, task, s));
+    }
+
+    fn finish(&mut self) {
+        let sh = self.sh;
+        if let Some((out, _)) = sh.output {
+            out.write_batch(&self.out);
+            self.out.clear();
+        }
+        let delta = self.count - self.reported;
+        sh.control.found.fetch_add(delta.min(u64::MAX as u128) as u64, Ordering::Relaxed);
+        *sh.total.lock().unwrap_or_else(|e| e.into_inner()) += self.count;
+        sh.nodes.fetch_add(self.nodes, Ordering::Relaxed);
+        sh.pending.fetch_sub(1, Ordering::Relaxed);
+    }
+}

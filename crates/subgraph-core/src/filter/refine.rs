@@ -1,0 +1,140 @@
+//! Global candidate refinement: arc consistency (CFL / DP-iso, Sun & Luo §4.2) and GraphQL's
+//! semi-perfect bipartite matching between neighbourhoods (Sun & Luo §4.1).
+
+use super::{Bitset, Candidates};
+use crate::graph::{Dir, Graph};
+use crate::query::{Query, Semantics};
+use rayon::prelude::*;
+use std::collections::HashMap;
+
+/// Arc-consistency passes at most; each pass only removes candidates, so stopping early is safe.
+const CS_ROUNDS: usize = 8;
+/// GraphQL refinement rounds (Sun & Luo use a small constant: further rounds rarely prune).
+const GQL_ROUNDS: usize = 2;
+
+/// A query neighbour x of u with the (direction, data pair id) of every edge between them.
+struct Link {
+    to: u32,
+    edges: Vec<(Dir, u32)>,
+}
+
+/// The query neighbours of u. None when an edge's label pair occurs nowhere in the data.
+fn links(data: &Graph, query: &Query, u: u32) -> Option<Vec<Link>> {
+    let mut out: Vec<Link> = Vec::new();
+    for e in query.edges(u) {
+        let pair = data.pair_id(e.label, query.label(e.to))?;
+        match out.iter_mut().find(|l| l.to == e.to) {
+            Some(l) => l.edges.push((e.dir, pair)),
+            None => out.push(Link { to: e.to, edges: vec![(e.dir, pair)] }),
+        }
+    }
+    Some(out)
+}
+
+/// The data vertices that may host x next to v hosting u: candidates of x adjacent to v through
+/// every edge of the link.
+fn admissible<'a>(data: &'a Graph, v: u32, link: &'a Link, sets: &'a [Bitset]) -> impl Iterator<Item = u32> + 'a {
+    let (dir, pair) = link.edges[0];
+    data.neighbors_by_pair(v, dir, pair).iter().copied().filter(move |&w| {
+        sets[link.to as usize].contains(w)
+            && link.edges[1..].iter().all(|&(d, p)| data.neighbors_by_pair(v, d, p).binary_search(&w).is_ok())
+    })
+}
+
+/// Repeats `keep(u, v)` over all candidates until nothing changes or `rounds` passes are done.
+fn refine<F>(data: &Graph, query: &Query, cands: &mut Candidates, rounds: usize, keep: F)
+where
+    F: Fn(&[Link], u32, &[Bitset]) -> bool + Sync,
+{
+    let n = data.num_vertices();
+    let qn = query.num_vertices();
+    let Some(all_links) = (0..qn as u32).map(|u| links(data, query, u)).collect::<Option<Vec<_>>>() else {
+        cands.iter_mut().for_each(Vec::clear);
+        return;
+    };
+    let mut sets: Vec<Bitset> = cands.iter().map(|c| Bitset::from_sorted(n, c)).collect();
+    for _ in 0..rounds {
+        let mut changed = false;
+        for u in 0..qn {
+            let kept: Vec<u32> = cands[u].par_iter().copied().filter(|&v| keep(&all_links[u], v, &sets)).collect();
+            if kept.len() != cands[u].len() {
+                changed = true;
+                cands[u].iter().for_each(|&v| sets[u].remove(v));
+                kept.iter().for_each(|&v| sets[u].insert(v));
+                cands[u] = kept;
+                if cands[u].is_empty() {
+                    return;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+}
+
+/// Keeps v in C(u) only if every query neighbour of u has a candidate adjacent to v.
+pub(super) fn arc_consistency(data: &Graph, query: &Query, cands: &mut Candidates) {
+    refine(data, query, cands, CS_ROUNDS, |links, v, sets| {
+        links.iter().all(|l| admissible(data, v, l, sets).next().is_some())
+    });
+}
+
+/// Keeps v in C(u) only if u's neighbours can be matched to distinct admissible neighbours of v
+/// (for homomorphisms: each to some admissible neighbour).
+pub(super) fn graphql(data: &Graph, query: &Query, semantics: Semantics, cands: &mut Candidates) {
+    refine(data, query, cands, GQL_ROUNDS, |links, v, sets| {
+        let lists: Vec<Vec<u32>> = links.iter().map(|l| admissible(data, v, l, sets).collect()).collect();
+        if lists.iter().any(Vec::is_empty) {
+            return false;
+        }
+        !semantics.injective() || semi_perfect(&lists)
+    });
+}
+
+/// Whether every left vertex i can be matched to a distinct right vertex of `lists[i]`.
+fn semi_perfect(lists: &[Vec<u32>]) -> bool {
+    // Hall's condition holds trivially when every list is at least as long as the left side.
+    if lists.iter().all(|l| l.len() >= lists.len()) {
+        return true;
+    }
+    let mut owner: HashMap<u32, usize> = HashMap::new();
+    for i in 0..lists.len() {
+        let mut seen: Vec<u32> = Vec::new();
+        if !augment(i, lists, &mut owner, &mut seen) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Kuhn's augmenting path from left vertex i.
+fn augment(i: usize, lists: &[Vec<u32>], owner: &mut HashMap<u32, usize>, seen: &mut Vec<u32>) -> bool {
+    for &w in &lists[i] {
+        if seen.contains(&w) {
+            continue;
+        }
+        seen.push(w);
+        match owner.get(&w).copied() {
+            Some(j) if !augment(j, lists, owner, seen) => continue,
+            _ => {
+                owner.insert(w, i);
+                return true;
+            }
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::semi_perfect;
+
+    #[test]
+    fn matching() {
+        assert!(semi_perfect(&[vec![1, 2], vec![1]]));
+        assert!(!semi_perfect(&[vec![1], vec![1]]));
+        assert!(semi_perfect(&[vec![1, 2, 3], vec![1, 2], vec![1]]));
+        assert!(!semi_perfect(&[vec![1, 2], vec![1, 2], vec![2, 1]]));
+    }
+}

@@ -1,0 +1,285 @@
+//! Builds a [`Graph`] from labelled edges in parallel: drop self loops and duplicates, scatter
+//! into CSR, then sort each vertex's neighbours by (edge label, neighbour label, id) and record
+//! the groups.
+
+use super::{Adjacency, Graph};
+use crate::error::Error;
+use rayon::prelude::*;
+
+/// What the builder dropped.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct BuildStats {
+    pub self_loops: u64,
+    /// Parallel edges dropped (same endpoints, same direction; the smallest label is kept).
+    pub duplicates: u64,
+}
+
+/// Collects vertices, labels and edges; [`GraphBuilder::build`] makes the graph.
+#[derive(Debug, Clone)]
+pub struct GraphBuilder {
+    directed: bool,
+    labels: Vec<u32>,
+    edges: Vec<(u32, u32, u32)>,
+}
+
+/// Vertices per parallel work item when sorting neighbour lists.
+const CHUNK_VERTICES: usize = 2048;
+
+impl GraphBuilder {
+    /// A builder for `n` vertices, all labelled 0 until [`GraphBuilder::set_labels`].
+    pub fn new(n: usize, directed: bool) -> Self {
+        GraphBuilder { directed, labels: vec![0; n], edges: Vec::new() }
+    }
+
+    /// A builder over edges already collected; every id must be below `labels.len()`.
+    pub fn from_parts(labels: Vec<u32>, edges: Vec<(u32, u32, u32)>, directed: bool) -> Self {
+        GraphBuilder { directed, labels, edges }
+    }
+
+    pub fn num_vertices(&self) -> usize {
+        self.labels.len()
+    }
+
+    pub fn set_labels(&mut self, labels: Vec<u32>) {
+        debug_assert_eq!(labels.len(), self.labels.len());
+        self.labels = labels;
+    }
+
+    pub fn set_label(&mut self, v: u32, label: u32) {
+        self.labels[v as usize] = label;
+    }
+
+    /// Adds u→v (u–v when undirected) with `label`. Ids must be below the vertex count: the
+    /// readers check them and report the line.
+    pub fn add_edge(&mut self, u: u32, v: u32, label: u32) {
+        debug_assert!((u as usize) < self.labels.len() && (v as usize) < self.labels.len());
+        self.edges.push((u, v, label));
+    }
+
+    pub fn reserve_edges(&mut self, m: usize) {
+        self.edges.reserve(m);
+    }
+
+    /// Builds the graph. Fails only when the number of distinct (edge label, vertex label)
+    /// combinations exceeds 2^32.
+    pub fn try_build(self) -> Result<(Graph, BuildStats), Error> {
+        let GraphBuilder { directed, labels, mut edges } = self;
+        let n = labels.len();
+        assert!(n <= u32::MAX as usize, "vertex ids are u32");
+        let before = edges.len() as u64;
+        edges.retain(|&(u, v, _)| u != v);
+        let self_loops = before - edges.len() as u64;
+        if !directed {
+            edges.par_iter_mut().for_each(|e| {
+                if e.0 > e.1 {
+                    *e = (e.1, e.0, e.2);
+                }
+            });
+        }
+        edges.par_sort_unstable();
+        edges.dedup_by(|b, a| a.0 == b.0 && a.1 == b.1);
+        let duplicates = before - self_loops - edges.len() as u64;
+        let num_edges = edges.len() as u64;
+
+        let mut vlabel_values = labels.clone();
+        vlabel_values.par_sort_unstable();
+        vlabel_values.dedup();
+        let mut elabel_values: Vec<u32> = edges.par_iter().map(|e| e.2).collect();
+        elabel_values.par_sort_unstable();
+        elabel_values.dedup();
+        let nl = vlabel_values.len().max(1) as u64;
+        if (elabel_values.len().max(1) as u64) * nl > 1 << 32 {
+            return Err(Error::Limit(format!(
+                "{} edge labels times {} vertex labels exceed 2^32 label pairs",
+                elabel_values.len(),
+                vlabel_values.len()
+            )));
+        }
+        let vrank: Vec<u32> = labels
+            .par_iter()
+            .map(|l| vlabel_values.binary_search(l).expect("label present") as u32)
+            .collect();
+        let erank = |l: u32| elabel_values.binary_search(&l).expect("label present") as u64;
+
+        let (out, inc) = if directed {
+            let out = scatter(n, &edges, |&(u, v, l)| [Some((u, v, l)), None]);
+            let inc = scatter(n, &edges, |&(u, v, l)| [Some((v, u, l)), None]);
+            (out, Some(inc))
+        } else {
+            (scatter(n, &edges, |&(u, v, l)| [Some((u, v, l)), Some((v, u, l))]), None)
+        };
+        drop(edges);
+        let mut all_ranks = Vec::new();
+        let mut out = group(out, &vrank, nl, &erank, &mut all_ranks);
+        let mut inc = inc.map(|a| group(a, &vrank, nl, &erank, &mut all_ranks));
+        all_ranks.par_sort_unstable();
+        all_ranks.dedup();
+        let to_pair_id = |adj: &mut Adjacency| {
+            adj.group_pair
+                .par_iter_mut()
+                .for_each(|r| *r = all_ranks.binary_search(r).expect("rank present") as u32);
+        };
+        to_pair_id(&mut out);
+        if let Some(inc) = inc.as_mut() {
+            to_pair_id(inc);
+        }
+        let pairs = all_ranks
+            .iter()
+            .map(|&r| {
+                let r = r as u64;
+                (elabel_values[(r / nl) as usize], vlabel_values[(r % nl) as usize])
+            })
+            .collect();
+
+        let (vlabel_offsets, vlabel_vertices) = label_index(&vrank, vlabel_values.len());
+        let graph = Graph {
+            directed,
+            labels,
+            num_edges,
+            out,
+            inc,
+            pairs,
+            vlabel_values,
+            vlabel_offsets,
+            vlabel_vertices,
+            elabel_values,
+        };
+        Ok((graph, BuildStats { self_loops, duplicates }))
+    }
+
+    /// [`GraphBuilder::try_build`] for graphs known to have few labels (tests, queries).
+    pub fn build(self) -> (Graph, BuildStats) {
+        self.try_build().expect("label pairs fit in u32")
+    }
+}
+
+/// Adjacency before grouping: CSR of (neighbour, edge label).
+struct Raw {
+    offsets: Vec<u64>,
+    nbrs: Vec<u32>,
+    elabels: Vec<u32>,
+}
+
+fn scatter<F>(n: usize, edges: &[(u32, u32, u32)], entries: F) -> Raw
+where
+    F: Fn(&(u32, u32, u32)) -> [Option<(u32, u32, u32)>; 2],
+{
+    let mut offsets = vec![0u64; n + 1];
+    for e in edges {
+        for (src, _, _) in entries(e).into_iter().flatten() {
+            offsets[src as usize + 1] += 1;
+        }
+    }
+    for i in 0..n {
+        offsets[i + 1] += offsets[i];
+    }
+    let total = offsets[n] as usize;
+    let mut nbrs = vec![0u32; total];
+    let mut elabels = vec![0u32; total];
+    let mut cursor: Vec<u64> = offsets[..n].to_vec();
+    for e in edges {
+        for (src, dst, l) in entries(e).into_iter().flatten() {
+            let c = &mut cursor[src as usize];
+            nbrs[*c as usize] = dst;
+            elabels[*c as usize] = l;
+            *c += 1;
+        }
+    }
+    Raw { offsets, nbrs, elabels }
+}
+
+/// Sorts each vertex's neighbours by (edge label, neighbour label, id) and records its groups,
+/// keyed for now by the rank `edge label rank * nl + neighbour label rank`; the caller turns
+/// ranks into pair ids. Every group's rank is appended to `all_ranks`.
+fn group<E: Fn(u32) -> u64 + Sync>(
+    raw: Raw,
+    vrank: &[u32],
+    nl: u64,
+    erank: &E,
+    all_ranks: &mut Vec<u32>,
+) -> Adjacency {
+    let Raw { offsets, mut nbrs, elabels } = raw;
+    let n = offsets.len() - 1;
+    // Split the neighbour array into chunks of whole vertices and sort each in parallel.
+    let mut pieces: Vec<(usize, &mut [u32])> = Vec::new();
+    let mut rest: &mut [u32] = &mut nbrs;
+    let mut consumed = 0u64;
+    for start in (0..n).step_by(CHUNK_VERTICES) {
+        let end = (start + CHUNK_VERTICES).min(n);
+        let len = (offsets[end] - consumed) as usize;
+        let (head, tail) = rest.split_at_mut(len);
+        pieces.push((start, head));
+        rest = tail;
+        consumed = offsets[end];
+    }
+    let per_chunk: Vec<(Vec<u32>, Vec<u32>, Vec<u32>)> = pieces
+        .into_par_iter()
+        .map(|(start, slice)| {
+            let end = (start + CHUNK_VERTICES).min(n);
+            let base = offsets[start];
+            let mut keys: Vec<u64> = Vec::new();
+            let mut counts = Vec::with_capacity(end - start);
+            let mut ranks = Vec::new();
+            let mut ends = Vec::new();
+            for v in start..end {
+                let s = (offsets[v] - base) as usize;
+                let e = (offsets[v + 1] - base) as usize;
+                keys.clear();
+                keys.extend((s..e).map(|i| {
+                    let w = slice[i];
+                    let rank = erank(elabels[base as usize + i]) * nl + vrank[w as usize] as u64;
+                    (rank << 32) | w as u64
+                }));
+                keys.sort_unstable();
+                let mut groups = 0u32;
+                for (k, &key) in keys.iter().enumerate() {
+                    slice[s + k] = key as u32;
+                    let rank = (key >> 32) as u32;
+                    if k + 1 == keys.len() || (keys[k + 1] >> 32) as u32 != rank {
+                        ranks.push(rank);
+                        ends.push(k as u32 + 1);
+                        groups += 1;
+                    }
+                }
+                counts.push(groups);
+            }
+            (counts, ranks, ends)
+        })
+        .collect();
+    drop(elabels);
+    let mut group_offsets = Vec::with_capacity(n + 1);
+    group_offsets.push(0u64);
+    let total: usize = per_chunk.iter().map(|c| c.1.len()).sum();
+    let mut group_pair = Vec::with_capacity(total);
+    let mut group_end = Vec::with_capacity(total);
+    for (counts, ranks, ends) in per_chunk {
+        for c in counts {
+            let last = *group_offsets.last().expect("non-empty");
+            group_offsets.push(last + c as u64);
+        }
+        group_pair.extend_from_slice(&ranks);
+        group_end.extend_from_slice(&ends);
+    }
+    all_ranks.extend_from_slice(&group_pair);
+    all_ranks.par_sort_unstable();
+    all_ranks.dedup();
+    Adjacency { offsets, nbrs, group_offsets, group_pair, group_end }
+}
+
+/// Vertices bucketed by label rank: (offsets, vertices sorted by id inside each label).
+fn label_index(vrank: &[u32], num_labels: usize) -> (Vec<u64>, Vec<u32>) {
+    let mut offsets = vec![0u64; num_labels + 1];
+    for &r in vrank {
+        offsets[r as usize + 1] += 1;
+    }
+    for i in 0..num_labels {
+        offsets[i + 1] += offsets[i];
+    }
+    let mut cursor = offsets.clone();
+    let mut vertices = vec![0u32; vrank.len()];
+    for (v, &r) in vrank.iter().enumerate() {
+        vertices[cursor[r as usize] as usize] = v as u32;
+        cursor[r as usize] += 1;
+    }
+    (offsets, vertices)
+}

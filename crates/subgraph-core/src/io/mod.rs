@@ -1,0 +1,173 @@
+//! Readers and writers of the field's graph formats, chosen by extension or content, or named.
+
+pub mod binary;
+pub mod edgelist;
+pub mod gsi;
+pub mod sunluo;
+mod text;
+
+use crate::error::Error;
+use crate::graph::{BuildStats, Graph, GraphBuilder};
+use std::path::{Path, PathBuf};
+
+/// A graph file format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Sun & Luo `.graph` (undirected).
+    SunLuo,
+    /// GSI `.g` (directed, edge-labelled, several graphs per file).
+    Gsi,
+    /// `u v [label]` lines.
+    EdgeList,
+    /// The `.sgb` binary format of [`binary`].
+    Binary,
+}
+
+impl Format {
+    pub const NAMES: &'static [&'static str] = &["graph", "gsi", "edges", "binary"];
+
+    pub fn from_name(name: &str) -> Option<Format> {
+        match name {
+            "graph" | "sunluo" => Some(Format::SunLuo),
+            "gsi" | "g" => Some(Format::Gsi),
+            "edges" | "edgelist" => Some(Format::EdgeList),
+            "binary" | "sgb" => Some(Format::Binary),
+            _ => None,
+        }
+    }
+
+    /// The format a file's extension names, if any.
+    pub fn from_extension(path: &Path) -> Option<Format> {
+        match path.extension()?.to_str()? {
+            "graph" => Some(Format::SunLuo),
+            "g" | "gsi" => Some(Format::Gsi),
+            "txt" | "edges" | "el" | "tsv" | "snap" => Some(Format::EdgeList),
+            "sgb" => Some(Format::Binary),
+            _ => None,
+        }
+    }
+
+    /// The format the content looks like: the binary magic bytes, else `t #` starts GSI, `t`
+    /// Sun & Luo, else an edge list.
+    pub fn sniff(data: &[u8]) -> Format {
+        if binary::has_magic(data) {
+            return Format::Binary;
+        }
+        let first = data
+            .split(|&c| c == b'\n')
+            .map(<[u8]>::trim_ascii)
+            .find(|l| !l.is_empty() && l[0] != b'#' && l[0] != b'%')
+            .unwrap_or(b"");
+        let mut tokens = first.split(|c| c.is_ascii_whitespace()).filter(|t| !t.is_empty());
+        match (tokens.next(), tokens.next()) {
+            (Some(b"t"), Some(b"#")) => Format::Gsi,
+            (Some(b"t"), _) => Format::SunLuo,
+            _ => Format::EdgeList,
+        }
+    }
+}
+
+/// How to read a file.
+#[derive(Debug, Clone, Default)]
+pub struct ReadOptions {
+    /// Format; None picks by extension, then by content.
+    pub format: Option<Format>,
+    /// Edge lists only: edges are directed.
+    pub directed: bool,
+    /// Edge lists only: a file of `id label` lines.
+    pub vertex_labels: Option<PathBuf>,
+}
+
+/// A graph read from a file, with what the builder dropped.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub graph: Graph,
+    pub stats: BuildStats,
+}
+
+fn read_bytes(path: &Path) -> Result<Vec<u8>, Error> {
+    std::fs::read(path).map_err(|source| Error::Io { file: path.to_path_buf(), source })
+}
+
+/// Reads every graph of a file (GSI files may hold several; the other formats hold one).
+pub fn read_graphs(path: &Path, opts: &ReadOptions) -> Result<Vec<Loaded>, Error> {
+    let named = opts.format.or_else(|| Format::from_extension(path));
+    if named == Some(Format::Binary) || (named.is_none() && binary::file_has_magic(path)?) {
+        return Ok(vec![Loaded { graph: binary::read(path)?, stats: BuildStats::default() }]);
+    }
+    let data = read_bytes(path)?;
+    let format = named.unwrap_or_else(|| Format::sniff(&data));
+    let builders = match format {
+        Format::Binary => unreachable!("binary files are read above"),
+        Format::SunLuo => vec![sunluo::parse(path, &data)?],
+        Format::Gsi => gsi::parse_all(path, &data)?,
+        Format::EdgeList => {
+            let mut b = edgelist::parse(path, &data, opts.directed)?;
+            if let Some(lp) = &opts.vertex_labels {
+                edgelist::apply_labels(lp, &read_bytes(lp)?, &mut b)?;
+            }
+            vec![b]
+        }
+    };
+    drop(data);
+    builders.into_iter().map(|b| finish(path, b)).collect()
+}
+
+fn finish(path: &Path, b: GraphBuilder) -> Result<Loaded, Error> {
+    let (graph, stats) = b.try_build().map_err(|e| Error::Parse { file: path.to_path_buf(), line: 0, msg: e.to_string() })?;
+    Ok(Loaded { graph, stats })
+}
+
+/// Reads a file that must hold exactly one graph.
+pub fn read_graph(path: &Path, opts: &ReadOptions) -> Result<Loaded, Error> {
+    let mut all = read_graphs(path, opts)?;
+    if all.len() != 1 {
+        return Err(Error::Parse {
+            file: path.to_path_buf(),
+            line: 0,
+            msg: format!("expected one graph, the file holds {}", all.len()),
+        });
+    }
+    Ok(all.pop().expect("one graph"))
+}
+
+/// Writes `g` to `path` in `format`; edge lists get their vertex labels in `path.labels`.
+pub fn write_graph(g: &Graph, path: &Path, format: Format) -> Result<(), Error> {
+    let io = |source| Error::Io { file: path.to_path_buf(), source };
+    let create = |p: &Path| std::fs::File::create(p).map(std::io::BufWriter::new);
+    let w = create(path).map_err(io)?;
+    match format {
+        Format::SunLuo => sunluo::write(g, w),
+        Format::Gsi => gsi::write(g, w),
+        Format::Binary => binary::write(g, w),
+        Format::EdgeList => {
+            let lp = labels_path(path);
+            let lw = create(&lp).map_err(|source| Error::Io { file: lp.clone(), source })?;
+            edgelist::write(g, w, Some(lw))
+        }
+    }
+    .map_err(io)
+}
+
+/// Where an edge list's vertex labels are written: `FILE.labels` beside it.
+pub fn labels_path(path: &Path) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(".labels");
+    PathBuf::from(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sniffs_formats() {
+        assert_eq!(Format::sniff(b"t # 0\n"), Format::Gsi);
+        assert_eq!(Format::sniff(b"\n t 3 2\n"), Format::SunLuo);
+        assert_eq!(Format::sniff(b"# c\n0 1\n"), Format::EdgeList);
+        assert_eq!(Format::from_extension(Path::new("a/b.g")), Some(Format::Gsi));
+        assert_eq!(Format::from_extension(Path::new("b.sgb")), Some(Format::Binary));
+        assert_eq!(Format::sniff(b"\x89SGB\r\n\x1a\nt 1 0\n"), Format::Binary);
+        assert_eq!(Format::from_name("binary"), Some(Format::Binary));
+    }
+}

@@ -1,0 +1,24 @@
+//! subgraph-core: the graph model, file formats, candidate filters, matching orders and the
+//! parallel CPU matcher that every engine of subgraph shares. A query flows
+//! read (`io`) → graph (`graph`) → filter (`filter`) → order (`order`) → plan (`plan`) →
+//! candidate space (`space`) → enumerate (`cpu`) → sink (`sink`).
+
+pub mod automorphism;
+pub mod cpu;
+pub mod error;
+pub mod filter;
+pub mod graph;
+pub mod intersect;
+pub mod io;
+pub mod oracle;
+pub mod order;
+pub mod pipeline;
+pub mod plan;
+pub mod query;
+pub mod sink;
+pub mod space;
+
+
+pub use error::{Error, Result};
+pub use graph::{Dir, Graph, GraphBuilder};
+pub use query::{Query, Semantics};

@@ -1,0 +1,257 @@
+//! Where matches go and when enumeration stops: the count, a limit (first N), a deadline,
+//! Ctrl-C, progress, and the streamed embedding writer (text, CSV, JSON lines).
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Why enumeration ended before it was complete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stopped {
+    Limit,
+    Timeout,
+    Interrupted,
+}
+
+/// Stop signals shared by all workers of one query, and its progress counter.
+#[derive(Debug)]
+pub struct Control {
+    deadline: Option<Instant>,
+    interrupt: Arc<AtomicBool>,
+    stop: AtomicBool,
+    reason: AtomicU8,
+    /// Embeddings found so far (updated in batches; for progress display).
+    pub found: AtomicU64,
+}
+
+impl Control {
+    /// `interrupt` is set from outside (Ctrl-C) to stop every query.
+    pub fn new(deadline: Option<Instant>, interrupt: Arc<AtomicBool>) -> Control {
+        Control { deadline, interrupt, stop: AtomicBool::new(false), reason: AtomicU8::new(0), found: AtomicU64::new(0) }
+    }
+
+    /// A control with no deadline and no interrupt.
+    pub fn unlimited() -> Control {
+        Control::new(None, Arc::new(AtomicBool::new(false)))
+    }
+
+    /// Records the first reason and raises the flag.
+    pub fn stop(&self, why: Stopped) {
+        let code = match why {
+            Stopped::Limit => 1,
+            Stopped::Timeout => 2,
+            Stopped::Interrupted => 3,
+        };
+        let _ = self.reason.compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed);
+        self.stop.store(true, Ordering::Release);
+    }
+
+    /// Whether to stop now; checks the interrupt and the deadline.
+    pub fn should_stop(&self) -> bool {
+        if self.stop.load(Ordering::Acquire) {
+            return true;
+        }
+        if self.interrupt.load(Ordering::Relaxed) {
+            self.stop(Stopped::Interrupted);
+            return true;
+        }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.stop(Stopped::Timeout);
+            return true;
+        }
+        false
+    }
+
+    pub fn stopped(&self) -> Option<Stopped> {
+        match self.reason.load(Ordering::Relaxed) {
+            1 => Some(Stopped::Limit),
+            2 => Some(Stopped::Timeout),
+            3 => Some(Stopped::Interrupted),
+            _ => None,
+        }
+    }
+}
+
+/// How embeddings are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// `# query PATH` then one line per embedding: data vertex ids in query vertex order.
+    Text,
+    /// A header `query,u0,u1,...` per query, then `PATH,v0,v1,...` rows.
+    Csv,
+    /// `{"query":"PATH","embedding":[v0,v1,...]}` per line.
+    Jsonl,
+}
+
+impl OutputFormat {
+    pub const NAMES: &'static [&'static str] = &["text", "csv", "jsonl"];
+
+    pub fn from_name(name: &str) -> Option<OutputFormat> {
+        match name {
+            "text" => Some(OutputFormat::Text),
+            "csv" => Some(OutputFormat::Csv),
+            "jsonl" => Some(OutputFormat::Jsonl),
+            _ => None,
+        }
+    }
+}
+
+/// A shared writer of embeddings; workers format into their own buffers and hand over batches.
+pub struct Output {
+    inner: Mutex<(Box<dyn Write + Send>, Option<std::io::Error>)>,
+    format: OutputFormat,
+}
+
+/// Bytes a worker buffers before it writes a batch.
+pub const OUTPUT_BATCH: usize = 1 << 16;
+
+impl Output {
+    pub fn new(w: Box<dyn Write + Send>, format: OutputFormat) -> Output {
+        Output { inner: Mutex::new((w, None)), format }
+    }
+
+    /// Writes what starts a query's section.
+    pub fn begin_query(&self, query: &str, n: usize) {
+        let mut head = Vec::new();
+        match self.format {
+            OutputFormat::Text => {
+                let _ = writeln!(head, "# query {query}");
+            }
+            OutputFormat::Csv => {
+                head.extend_from_slice(b"query");
+                (0..n).for_each(|u| {
+                    let _ = write!(head, ",u{u}");
+                });
+                head.push(b'\n');
+            }
+            OutputFormat::Jsonl => {}
+        }
+        self.write_batch(&head);
+    }
+
+    /// Appends one embedding (data vertex per query vertex) to `buf`.
+    pub fn format(&self, query: &str, embedding: &[u32], buf: &mut Vec<u8>) {
+        let sep = |buf: &mut Vec<u8>, i: usize, s: u8| {
+            if i > 0 {
+                buf.push(s)
+            }
+        };
+        match self.format {
+            OutputFormat::Text => {
+                for (i, v) in embedding.iter().enumerate() {
+                    sep(buf, i, b' ');
+                    let _ = write!(buf, "{v}");
+                }
+                buf.push(b'\n');
+            }
+            OutputFormat::Csv => {
+                buf.extend_from_slice(csv_field(query).as_bytes());
+                for v in embedding {
+                    let _ = write!(buf, ",{v}");
+                }
+                buf.push(b'\n');
+            }
+            OutputFormat::Jsonl => {
+                let _ = write!(buf, "{{\"query\":{},\"embedding\":[", json_string(query));
+                for (i, v) in embedding.iter().enumerate() {
+                    sep(buf, i, b',');
+                    let _ = write!(buf, "{v}");
+                }
+                buf.extend_from_slice(b"]}\n");
+            }
+        }
+    }
+
+    /// Writes a batch; the first I/O error is kept for [`Output::finish`].
+    pub fn write_batch(&self, buf: &[u8]) {
+        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if g.1.is_none() {
+            if let Err(e) = g.0.write_all(buf) {
+                g.1 = Some(e);
+            }
+        }
+    }
+
+    /// Flushes and reports the first write error.
+    pub fn finish(&self) -> std::io::Result<()> {
+        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(e) = g.1.take() {
+            return Err(e);
+        }
+        g.0.flush()
+    }
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// A JSON string literal.
+pub fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+    impl Write for Shared {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn formats() {
+        for (f, expect) in [
+            (OutputFormat::Text, "# query q,1\n3 1\n"),
+            (OutputFormat::Csv, "query,u0,u1\n\"q,1\",3,1\n"),
+            (OutputFormat::Jsonl, "{\"query\":\"q,1\",\"embedding\":[3,1]}\n"),
+        ] {
+            let buf = Shared::default();
+            let out = Output::new(Box::new(buf.clone()), f);
+            out.begin_query("q,1", 2);
+            let mut b = Vec::new();
+            out.format("q,1", &[3, 1], &mut b);
+            out.write_batch(&b);
+            out.finish().unwrap();
+            assert_eq!(String::from_utf8(buf.0.lock().unwrap().clone()).unwrap(), expect);
+        }
+    }
+
+    #[test]
+    fn control_keeps_first_reason() {
+        let c = Control::unlimited();
+        assert!(!c.should_stop());
+        c.stop(Stopped::Limit);
+        c.stop(Stopped::Timeout);
+        assert!(c.should_stop());
+        assert_eq!(c.stopped(), Some(Stopped::Limit));
+        let past = Control::new(Some(Instant::now()), Arc::new(AtomicBool::new(false)));
+        assert!(past.should_stop());
+        assert_eq!(past.stopped(), Some(Stopped::Timeout));
+    }
+}

@@ -1,0 +1,99 @@
+//! The candidate space: for every plan link (p → i) and every candidate of position p, the
+//! sorted indices of the candidates of position i adjacent to it (CFL's CPI, DP-iso's candidate
+//! space, Sun & Luo §4.3). The CPU engine intersects these lists instead of the data graph.
+
+use crate::graph::Graph;
+use crate::plan::Plan;
+use rayon::prelude::*;
+
+/// Candidate edges of one link: targets[offsets[a]..offsets[a+1]] for candidate index a.
+#[derive(Debug, Clone, Default)]
+pub struct Edges {
+    offsets: Vec<u64>,
+    targets: Vec<u32>,
+}
+
+impl Edges {
+    #[inline]
+    pub fn of(&self, a: u32) -> &[u32] {
+        let s = self.offsets[a as usize] as usize;
+        let e = self.offsets[a as usize + 1] as usize;
+        &self.targets[s..e]
+    }
+
+    fn memory_bytes(&self) -> u64 {
+        (self.offsets.len() * 8 + self.targets.len() * 4) as u64
+    }
+}
+
+/// Candidate edges for every link of a plan, in the plan's link order.
+#[derive(Debug, Clone, Default)]
+pub struct CandidateSpace {
+    pub links: Vec<Vec<Edges>>,
+}
+
+/// Candidates per parallel work item.
+const CHUNK: usize = 1024;
+
+impl CandidateSpace {
+    pub fn build(data: &Graph, plan: &Plan) -> CandidateSpace {
+        if plan.empty {
+            return CandidateSpace { links: plan.backward.iter().map(|_| Vec::new()).collect() };
+        }
+        // index_of[v] = 1 + index of v in the current position's candidates, 0 if absent.
+        let mut index_of = vec![0u32; data.num_vertices()];
+        let mut links = Vec::with_capacity(plan.len());
+        for (i, back) in plan.backward.iter().enumerate() {
+            let targets = &plan.candidates[i];
+            targets.iter().enumerate().for_each(|(j, &v)| index_of[v as usize] = j as u32 + 1);
+            let idx = &index_of;
+            let edges = back
+                .iter()
+                .map(|link| {
+                    let sources = &plan.candidates[link.from];
+                    let chunks: Vec<(Vec<u64>, Vec<u32>)> = sources
+                        .par_chunks(CHUNK)
+                        .map(|chunk| {
+                            let mut counts = Vec::with_capacity(chunk.len());
+                            let mut out = Vec::new();
+                            for &v in chunk {
+                                let before = out.len();
+                                for &w in data.neighbors_by_pair(v, link.dir, link.pair) {
+                                    let j = idx[w as usize];
+                                    if j != 0 {
+                                        out.push(j - 1);
+                                    }
+                                }
+                                counts.push((out.len() - before) as u64);
+                            }
+                            (counts, out)
+                        })
+                        .collect();
+                    let mut offsets = Vec::with_capacity(sources.len() + 1);
+                    offsets.push(0u64);
+                    let mut all = Vec::with_capacity(chunks.iter().map(|c| c.1.len()).sum());
+                    for (counts, out) in chunks {
+                        for c in counts {
+                            offsets.push(offsets.last().expect("non-empty") + c);
+                        }
+                        all.extend_from_slice(&out);
+                    }
+                    Edges { offsets, targets: all }
+                })
+                .collect();
+            targets.iter().for_each(|&v| index_of[v as usize] = 0);
+            links.push(edges);
+        }
+        CandidateSpace { links }
+    }
+
+    /// Bytes held.
+    pub fn memory_bytes(&self) -> u64 {
+        self.links.iter().flatten().map(Edges::memory_bytes).sum()
+    }
+
+    /// Number of candidate edges.
+    pub fn edge_count(&self) -> u64 {
+        self.links.iter().flatten().map(|e| e.targets.len() as u64).sum()
+    }
+}

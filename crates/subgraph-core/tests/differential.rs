@@ -1,0 +1,181 @@
+//! Differential tests: every filter, order, failing-set mode and semantics of the CPU engine
+//! against the brute-force oracle on random small graphs, directed and undirected, with and
+//! without edge labels, 1 to 6 query vertices, on 1 and 4 threads.
+
+use proptest::prelude::*;
+use std::sync::{Arc, Mutex};
+use subgraph_core::cpu::FailingSets;
+use subgraph_core::filter::Filter;
+use subgraph_core::order::Order;
+use subgraph_core::pipeline::{run_query, MatchOptions};
+use subgraph_core::sink::{Control, Output, OutputFormat};
+use subgraph_core::{oracle, Graph, GraphBuilder, Query, Semantics};
+
+#[derive(Debug, Clone)]
+struct Case {
+    data: Graph,
+    query: Graph,
+}
+
+fn graph(directed: bool, labels: Vec<u32>, edges: Vec<(u32, u32, u32)>) -> Graph {
+    GraphBuilder::from_parts(labels, edges, directed).build().0
+}
+
+/// A random data graph and a query that is either a random graph or a piece of the data.
+fn case() -> impl Strategy<Value = Case> {
+    (any::<bool>(), 1u32..=3, 1u32..=2, 2usize..=11, 1usize..=6, any::<bool>(), any::<u64>()).prop_map(
+        |(directed, nl, ne, n, qn, from_data, seed)| {
+            let mut rng = seed | 1;
+            let mut next = move |m: u64| {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                rng % m
+            };
+            let labels: Vec<u32> = (0..n).map(|_| next(nl as u64) as u32).collect();
+            let mut edges = Vec::new();
+            for u in 0..n as u32 {
+                for v in 0..n as u32 {
+                    if u != v && (directed || u < v) && next(100) < 45 {
+                        edges.push((u, v, next(ne as u64) as u32));
+                    }
+                }
+            }
+            let data = graph(directed, labels.clone(), edges.clone());
+            let query = if from_data {
+                // Induced piece of the data on qn random distinct vertices, some edges dropped.
+                let mut pick: Vec<u32> = (0..n as u32).collect();
+                for i in (1..pick.len()).rev() {
+                    pick.swap(i, next(i as u64 + 1) as usize);
+                }
+                pick.truncate(qn.min(n));
+                let ql = pick.iter().map(|&v| labels[v as usize]).collect();
+                let mut qe = Vec::new();
+                for (a, b, l) in data.edges() {
+                    let (pa, pb) = (pick.iter().position(|&x| x == a), pick.iter().position(|&x| x == b));
+                    if let (Some(pa), Some(pb)) = (pa, pb) {
+                        if next(100) < 80 {
+                            qe.push((pa as u32, pb as u32, l));
+                        }
+                    }
+                }
+                graph(directed, ql, qe)
+            } else {
+                let ql = (0..qn).map(|_| next(nl as u64) as u32).collect();
+                let mut qe = Vec::new();
+                for u in 0..qn as u32 {
+                    for v in 0..qn as u32 {
+                        if u != v && (directed || u < v) && next(100) < 50 {
+                            qe.push((u, v, next(ne as u64) as u32));
+                        }
+                    }
+                }
+                graph(directed, ql, qe)
+            };
+            Case { data, query }
+        },
+    )
+}
+
+const SEMANTICS: [Semantics; 3] = [Semantics::Embed, Semantics::Induced, Semantics::Homomorphism];
+
+fn pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap()
+}
+
+#[derive(Clone, Default)]
+struct Buf(Arc<Mutex<Vec<u8>>>);
+impl std::io::Write for Buf {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The embeddings an engine run wrote in text format, sorted.
+fn written(data: &Graph, query: &Graph, opts: &MatchOptions) -> Vec<Vec<u32>> {
+    let buf = Buf::default();
+    let out = Output::new(Box::new(buf.clone()), OutputFormat::Text);
+    let r = run_query(data, query.clone(), opts, &Control::unlimited(), Some((&out, "q"))).unwrap();
+    out.finish().unwrap();
+    let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+    let mut rows: Vec<Vec<u32>> = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split(' ').map(|t| t.parse().unwrap()).collect())
+        .collect();
+    rows.sort();
+    assert_eq!(rows.len() as u128, r.embeddings);
+    rows
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn counts_equal_oracle(c in case()) {
+        let one = pool(1);
+        let four = pool(4);
+        for semantics in SEMANTICS {
+            let q = Query::new(c.query.clone(), &c.data, semantics);
+            let Ok(q) = q else { continue };
+            let expect = oracle::count(&c.data, &q, semantics);
+            for filter in [Filter::Ldf, Filter::Nlf, Filter::Gql, Filter::Cs] {
+                for order in [Order::Gql, Order::Ri, Order::Gsi] {
+                    for fs in [FailingSets::On, FailingSets::Off] {
+                        let opts = MatchOptions { semantics, filter, order, limit: None, failing_sets: fs };
+                        for p in [&one, &four] {
+                            let r = p.install(|| run_query(&c.data, c.query.clone(), &opts, &Control::unlimited(), None)).unwrap();
+                            prop_assert_eq!(r.embeddings, expect, "{:?} {:?} {:?} {:?}", semantics, filter, order, fs);
+                            prop_assert!(r.complete);
+                        }
+                    }
+                }
+            }
+            // The written embeddings are exactly the oracle's.
+            let opts = MatchOptions { semantics, failing_sets: FailingSets::On, ..MatchOptions::default() };
+            let rows = four.install(|| written(&c.data, &c.query, &opts));
+            prop_assert_eq!(rows, oracle::all(&c.data, &q, semantics));
+            // A limit returns exactly min(limit, total), marked incomplete when reached.
+            let limit = 1 + expect as u64 / 2;
+            let opts = MatchOptions { semantics, limit: Some(limit), ..MatchOptions::default() };
+            let r = four.install(|| run_query(&c.data, c.query.clone(), &opts, &Control::unlimited(), None)).unwrap();
+            prop_assert_eq!(r.embeddings, expect.min(limit as u128));
+            prop_assert_eq!(r.complete, (limit as u128) > expect);
+        }
+    }
+}
+
+/// A search big enough for work donation to split deep levels on several threads.
+#[test]
+fn many_threads_split_deep_levels() {
+    let n = 70u32;
+    let mut s = 12345u64;
+    let mut next = move || {
+        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (s >> 33) as u32
+    };
+    let mut edges = Vec::new();
+    for u in 0..n {
+        for v in u + 1..n {
+            if next() % 100 < 25 {
+                edges.push((u, v, 0));
+            }
+        }
+    }
+    let data = graph(false, vec![0; n as usize], edges);
+    // A 5-cycle with a chord.
+    let query = graph(false, vec![0; 5], vec![(0, 1, 0), (1, 2, 0), (2, 3, 0), (3, 4, 0), (4, 0, 0), (0, 2, 0)]);
+    for semantics in SEMANTICS {
+        let q = Query::new(query.clone(), &data, semantics).unwrap();
+        let expect = oracle::count(&data, &q, semantics);
+        assert!(expect > 10_000, "{expect}");
+        let opts = MatchOptions { semantics, ..MatchOptions::default() };
+        let r = pool(4).install(|| run_query(&data, query.clone(), &opts, &Control::unlimited(), None)).unwrap();
+        assert_eq!(r.embeddings, expect, "{semantics:?}");
+        assert!(r.tasks > 1, "work was split");
+    }
+}

@@ -1,0 +1,464 @@
+//! The one thin wrapper over cudarc, and the only module with `unsafe`: detection of the CUDA
+//! driver, device and NVRTC that never panics, a context on device 0, NVRTC compilation of the
+//! crate's kernel sources for the device's architecture (cached for the process), device
+//! buffers whose every allocation is checked against the free device memory first, and kernel
+//! launches whose arguments are checked against the kernel's declared parameters, which are in
+//! turn checked against the compiled PTX. GPU facts as in GSI §II-B.
+
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr,
+    LaunchConfig, PushKernelArg, ValidAsZeroBits,
+};
+use cudarc::nvrtc::{compile_ptx_with_opts, CompileError, CompileOptions, Ptx};
+
+use crate::error::{GpuError, GpuUnavailable, Result};
+
+/// The kind of one kernel parameter. Buffers are 64-bit device pointers in PTX.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Param {
+    /// `const unsigned int*` or `unsigned int*`.
+    BufU32,
+    /// `const unsigned long long*` or `unsigned long long*`.
+    BufU64,
+    /// `unsigned int` by value.
+    U32,
+    /// `unsigned long long` by value.
+    U64,
+}
+
+impl Param {
+    fn ptx_type(self) -> &'static str {
+        match self {
+            Param::BufU32 | Param::BufU64 | Param::U64 => ".u64",
+            Param::U32 => ".u32",
+        }
+    }
+}
+
+/// One `extern "C" __global__` function of a kernel source and its parameter list.
+#[derive(Debug)]
+pub struct KernelDecl {
+    pub name: &'static str,
+    pub params: &'static [Param],
+}
+
+/// One `.cu` file of the crate, with the kernels it defines.
+#[derive(Debug)]
+pub struct KernelSource {
+    /// File name, used in NVRTC messages and as the cache key.
+    pub name: &'static str,
+    pub code: &'static str,
+    pub kernels: &'static [KernelDecl],
+}
+
+/// An argument of a kernel launch; its kind must equal the declared [`Param`].
+pub enum Arg<'a> {
+    In32(&'a DeviceBuffer<u32>),
+    In64(&'a DeviceBuffer<u64>),
+    Out32(&'a mut DeviceBuffer<u32>),
+    Out64(&'a mut DeviceBuffer<u64>),
+    U32(u32),
+    U64(u64),
+}
+
+impl Arg<'_> {
+    fn kind(&self) -> Param {
+        match self {
+            Arg::In32(_) | Arg::Out32(_) => Param::BufU32,
+            Arg::In64(_) | Arg::Out64(_) => Param::BufU64,
+            Arg::U32(_) => Param::U32,
+            Arg::U64(_) => Param::U64,
+        }
+    }
+}
+
+/// Element types a [`DeviceBuffer`] may hold.
+pub trait DeviceScalar: DeviceRepr + ValidAsZeroBits + Copy + Default + Unpin {}
+impl DeviceScalar for u32 {}
+impl DeviceScalar for u64 {}
+
+/// A device array of `len` elements. Its device address is aligned to at least 256 bytes
+/// (the driver's allocation granularity), so 128-byte PCSR groups stay one transaction each.
+pub struct DeviceBuffer<T> {
+    slice: CudaSlice<T>,
+    len: usize,
+}
+
+impl<T> DeviceBuffer<T> {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The device address of the first element.
+    pub fn device_address(&self) -> u64 {
+        let (ptr, _sync) = self.slice.device_ptr(self.slice.stream());
+        ptr
+    }
+}
+
+/// Versions of the loaded CUDA libraries, each as (major, minor).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Versions {
+    pub driver: (i32, i32),
+    pub nvrtc: (i32, i32),
+}
+
+/// The device the engine runs on.
+#[derive(Debug, Clone)]
+pub struct DeviceInfo {
+    pub name: String,
+    pub compute_capability: (i32, i32),
+    pub total_memory: u64,
+    pub versions: Versions,
+}
+
+/// Runs `body`, turning a cudarc loader panic (a missing symbol) into an error.
+fn guarded<T>(body: impl FnOnce() -> Result<T>) -> Result<T> {
+    catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|payload| {
+        let message = payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "cudarc panicked".to_string());
+        Err(GpuUnavailable::Library(message).into())
+    })
+}
+
+/// Whether the CUDA driver library can be loaded; loads nothing else and never panics.
+pub fn check_driver_library() -> Result<(), GpuUnavailable> {
+    // SAFETY: `is_culib_present` only dlopens candidate library names and drops the handles.
+    if unsafe { cudarc::driver::sys::is_culib_present() } {
+        Ok(())
+    } else {
+        Err(GpuUnavailable::DriverLibrary)
+    }
+}
+
+/// Whether the NVRTC library can be loaded; never panics.
+pub fn check_nvrtc_library() -> Result<(), GpuUnavailable> {
+    // SAFETY: as in `check_driver_library`.
+    if unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+        Ok(())
+    } else {
+        Err(GpuUnavailable::Nvrtc)
+    }
+}
+
+/// The NVRTC version, after checking that the library is present.
+pub fn nvrtc_version() -> Result<(i32, i32)> {
+    check_nvrtc_library()?;
+    guarded(|| {
+        let (mut major, mut minor) = (0, 0);
+        // SAFETY: both pointers are valid for writes for the duration of the call.
+        let status = unsafe { cudarc::nvrtc::sys::nvrtcVersion(&mut major, &mut minor) };
+        if status == cudarc::nvrtc::sys::nvrtcResult::NVRTC_SUCCESS {
+            Ok((major, minor))
+        } else {
+            Err(GpuUnavailable::Library(format!("nvrtcVersion returned {status:?}")).into())
+        }
+    })
+}
+
+/// The CUDA version the driver supports, after checking that the library is present.
+pub fn driver_version() -> Result<(i32, i32)> {
+    check_driver_library()?;
+    guarded(|| {
+        let mut version = 0;
+        // SAFETY: the pointer is valid for writes for the duration of the call.
+        unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) }.result()?;
+        Ok((version / 1000, (version % 1000) / 10))
+    })
+}
+
+/// NVRTC wants the architecture as a `&'static str`; each distinct one is leaked once.
+fn static_arch(arch: &str) -> &'static str {
+    static ARCHS: OnceLock<Mutex<Vec<&'static str>>> = OnceLock::new();
+    let mut archs = ARCHS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    match archs.iter().find(|a| **a == arch) {
+        Some(a) => a,
+        None => {
+            let leaked: &'static str = Box::leak(arch.to_string().into_boxed_str());
+            archs.push(leaked);
+            leaked
+        }
+    }
+}
+
+/// Compiles `source` to PTX for `arch` (e.g. `sm_90`) with NVRTC, once per process and
+/// (source, arch); needs no GPU. The PTX is checked to define every declared kernel with the
+/// declared parameter kinds.
+pub fn compile_ptx(source: &KernelSource, arch: &str) -> Result<Ptx> {
+    type Cache = Mutex<HashMap<(&'static str, String), Ptx>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key = (source.name, arch.to_string());
+    if let Some(ptx) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(ptx.clone());
+    }
+    check_nvrtc_library()?;
+    let arch_static = static_arch(arch);
+    let ptx = guarded(|| {
+        let opts = CompileOptions {
+            arch: Some(arch_static),
+            name: Some(source.name.to_string()),
+            options: vec!["--std=c++17".to_string()],
+            ..Default::default()
+        };
+        compile_ptx_with_opts(source.code, opts).map_err(|e| GpuError::Compile {
+            source_name: source.name.to_string(),
+            arch: arch.to_string(),
+            log: match e {
+                CompileError::CompileError { log, .. } => log.to_string_lossy().into_owned(),
+                other => other.to_string(),
+            },
+        })
+    })?;
+    check_signatures(source, &ptx.to_src())?;
+    cache
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, ptx.clone());
+    Ok(ptx)
+}
+
+/// Checks that the PTX defines each declared kernel with the declared parameter widths.
+fn check_signatures(source: &KernelSource, ptx: &str) -> Result<()> {
+    for decl in source.kernels {
+        let header = format!(".entry {}(", decl.name);
+        let start = ptx.find(&header).ok_or_else(|| GpuError::MissingKernel {
+            source_name: source.name.to_string(),
+            kernel: decl.name.to_string(),
+        })?;
+        let rest = &ptx[start + header.len()..];
+        let params = &rest[..rest.find(')').unwrap_or(rest.len())];
+        let found: Vec<&str> = params
+            .split(',')
+            .filter_map(|p| p.split_whitespace().nth(1))
+            .collect();
+        let declared: Vec<&str> = decl.params.iter().map(|p| p.ptx_type()).collect();
+        if found != declared {
+            return Err(GpuError::Mismatch(format!(
+                "kernel {} of {}: PTX parameters {found:?}, declared {declared:?}",
+                decl.name, source.name
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A kernel loaded on the device, with its declared parameters.
+pub struct Kernel {
+    function: CudaFunction,
+    decl: &'static KernelDecl,
+}
+
+/// The CUDA context on device 0 and its default stream.
+pub struct Gpu {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    info: DeviceInfo,
+    arch: String,
+    modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
+}
+
+impl Gpu {
+    /// Opens device 0. Checks the driver library, NVRTC and the device, in that order, before
+    /// any other CUDA call, and returns [`GpuUnavailable`] naming what is missing.
+    pub fn new() -> Result<Self> {
+        check_driver_library()?;
+        check_nvrtc_library()?;
+        let versions = Versions {
+            driver: driver_version()?,
+            nvrtc: nvrtc_version()?,
+        };
+        guarded(|| {
+            let count = CudaContext::device_count()
+                .map_err(|e| GpuUnavailable::Device(format!("cuInit/cuDeviceGetCount: {e}")))?;
+            if count < 1 {
+                return Err(GpuUnavailable::Device("the driver reports no device".into()).into());
+            }
+            let ctx = CudaContext::new(0)
+                .map_err(|e| GpuUnavailable::Device(format!("device 0: {e}")))?;
+            let (major, minor) = ctx.compute_capability()?;
+            let info = DeviceInfo {
+                name: ctx.name()?,
+                compute_capability: (major, minor),
+                total_memory: ctx.total_mem()? as u64,
+                versions,
+            };
+            let stream = ctx.default_stream();
+            Ok(Gpu {
+                ctx,
+                stream,
+                info,
+                arch: format!("sm_{major}{minor}"),
+                modules: Mutex::new(HashMap::new()),
+            })
+        })
+    }
+
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// The NVRTC architecture of the device, e.g. `sm_90` on the H200.
+    pub fn arch(&self) -> &str {
+        &self.arch
+    }
+
+    /// (free, total) device memory in bytes.
+    pub fn memory(&self) -> Result<(u64, u64)> {
+        let (free, total) = self.ctx.mem_get_info()?;
+        Ok((free as u64, total as u64))
+    }
+
+    /// Fails with [`GpuError::OutOfMemory`] unless `bytes` are free on the device.
+    fn check_free(&self, what: &'static str, bytes: u64) -> Result<()> {
+        let (free, total) = self.memory()?;
+        if bytes > free {
+            return Err(GpuError::OutOfMemory {
+                what,
+                requested: bytes,
+                free,
+                total,
+            });
+        }
+        Ok(())
+    }
+
+    /// A zeroed device array of `len` elements; `what` names it in errors.
+    pub fn alloc_zeros<T: DeviceScalar>(
+        &self,
+        what: &'static str,
+        len: usize,
+    ) -> Result<DeviceBuffer<T>> {
+        let bytes = (len.max(1) as u64).saturating_mul(std::mem::size_of::<T>() as u64);
+        self.check_free(what, bytes)?;
+        let slice = self.stream.alloc_zeros::<T>(len.max(1))?;
+        Ok(DeviceBuffer { slice, len })
+    }
+
+    /// A device copy of `host`; `what` names it in errors.
+    pub fn upload<T: DeviceScalar>(
+        &self,
+        what: &'static str,
+        host: &[T],
+    ) -> Result<DeviceBuffer<T>> {
+        let mut buf = self.alloc_zeros::<T>(what, host.len())?;
+        if !host.is_empty() {
+            let mut view = buf.slice.slice_mut(0..host.len());
+            self.stream.memcpy_htod(host, &mut view)?;
+        }
+        Ok(buf)
+    }
+
+    /// A host copy of `buf`.
+    pub fn download<T: DeviceScalar>(&self, buf: &DeviceBuffer<T>) -> Result<Vec<T>> {
+        self.download_range(buf, 0..buf.len)
+    }
+
+    /// A host copy of `buf[range]`.
+    pub fn download_range<T: DeviceScalar>(
+        &self,
+        buf: &DeviceBuffer<T>,
+        range: std::ops::Range<usize>,
+    ) -> Result<Vec<T>> {
+        if range.start > range.end || range.end > buf.len {
+            return Err(GpuError::Mismatch(format!(
+                "download of {range:?} from a buffer of {} elements",
+                buf.len
+            )));
+        }
+        let mut host = vec![T::default(); range.len()];
+        if !range.is_empty() {
+            self.stream
+                .memcpy_dtoh(&buf.slice.slice(range), &mut host)?;
+        }
+        self.stream.synchronize()?;
+        Ok(host)
+    }
+
+    /// Compiles (once per process) and loads (once per `Gpu`) `source`, and returns `name`.
+    pub fn kernel(&self, source: &'static KernelSource, name: &str) -> Result<Kernel> {
+        let decl = source
+            .kernels
+            .iter()
+            .find(|k| k.name == name)
+            .ok_or_else(|| GpuError::MissingKernel {
+                source_name: source.name.to_string(),
+                kernel: name.to_string(),
+            })?;
+        let mut modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
+        let module = match modules.get(source.name) {
+            Some(m) => m.clone(),
+            None => {
+                let ptx = compile_ptx(source, &self.arch)?;
+                let m = guarded(|| Ok(self.ctx.load_module(ptx)?))?;
+                modules.insert(source.name, m.clone());
+                m
+            }
+        };
+        let function = module.load_function(name)?;
+        Ok(Kernel { function, decl })
+    }
+
+    /// Launches `kernel` on `grid` blocks of `block` threads with `args`, after checking them
+    /// against the kernel's declared parameters.
+    pub fn launch(
+        &self,
+        kernel: &Kernel,
+        grid: u32,
+        block: u32,
+        args: &mut [Arg<'_>],
+    ) -> Result<()> {
+        let kinds: Vec<Param> = args.iter().map(Arg::kind).collect();
+        if kinds != kernel.decl.params {
+            return Err(GpuError::Mismatch(format!(
+                "kernel {}: launched with {kinds:?}, declared {:?}",
+                kernel.decl.name, kernel.decl.params
+            )));
+        }
+        if grid == 0 {
+            return Ok(());
+        }
+        let cfg = LaunchConfig {
+            grid_dim: (grid, 1, 1),
+            block_dim: (block, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut builder = self.stream.launch_builder(&kernel.function);
+        for arg in args.iter_mut() {
+            match arg {
+                Arg::In32(b) => builder.arg(&b.slice),
+                Arg::In64(b) => builder.arg(&b.slice),
+                Arg::Out32(b) => builder.arg(&mut b.slice),
+                Arg::Out64(b) => builder.arg(&mut b.slice),
+                Arg::U32(v) => builder.arg(&*v),
+                Arg::U64(v) => builder.arg(&*v),
+            };
+        }
+        // SAFETY: the argument list matches the kernel's declared parameters in number and kind
+        // (checked above), and the declaration matches the PTX (checked in `compile_ptx`); every
+        // buffer argument is a live device allocation whose length the kernels receive and
+        // respect as a separate argument.
+        unsafe { builder.launch(cfg) }?;
+        Ok(())
+    }
+
+    /// Waits for all launched work.
+    pub fn synchronize(&self) -> Result<()> {
+        self.stream.synchronize()?;
+        Ok(())
+    }
+}

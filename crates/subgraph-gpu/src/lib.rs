@@ -1,0 +1,28 @@
+//! subgraph-gpu: the GPU engine of subgraph, after GSI (Zeng et al., ICDE 2020): PCSR graph
+//! storage (§IV-A), vertex signatures and GPU filtering (§III-A), on CUDA through cudarc with
+//! kernels compiled at run time by NVRTC.
+
+pub mod cuda;
+pub mod error;
+pub mod filter;
+pub mod hash;
+pub mod pcsr;
+pub mod scan;
+pub mod signature;
+#[cfg(test)]
+mod testgen;
+
+pub use cuda::{Gpu, KernelSource};
+pub use error::{GpuError, GpuUnavailable, Result};
+
+/// Every kernel source of the crate.
+pub static KERNEL_SOURCES: [&KernelSource; 3] = [&pcsr::SOURCE, &scan::SOURCE, &filter::SOURCE];
+
+/// Compiles every kernel source of the crate to PTX for `arch` (e.g. `sm_90`) with NVRTC; needs
+/// NVRTC but no GPU or driver. Returns (source name, PTX text) pairs.
+pub fn compile_all_ptx(arch: &str) -> Result<Vec<(&'static str, String)>> {
+    KERNEL_SOURCES
+        .iter()
+        .map(|source| Ok((source.name, cuda::compile_ptx(source, arch)?.to_src())))
+        .collect()
+}

@@ -1,0 +1,72 @@
+//! Exclusive prefix sum on the device (`scan.cu`): u32 counts to u64 offsets, the scan step of
+//! GSI's filtering (§III-A, CUB DeviceScan in the released code) and of Prealloc-Combine (§V).
+
+use crate::cuda::{Arg, DeviceBuffer, Gpu, KernelDecl, KernelSource, Param};
+use crate::error::{GpuError, Result};
+
+/// The kernels of `scan.cu`.
+pub static SOURCE: KernelSource = KernelSource {
+    name: "scan.cu",
+    code: include_str!("scan.cu"),
+    kernels: &[
+        KernelDecl {
+            name: "scan_tile_sums",
+            params: &[Param::BufU32, Param::U32, Param::BufU64],
+        },
+        KernelDecl {
+            name: "scan_tile_offsets",
+            params: &[Param::BufU64, Param::U32],
+        },
+        KernelDecl {
+            name: "scan_tile_apply",
+            params: &[Param::BufU32, Param::U32, Param::BufU64, Param::BufU64],
+        },
+    ],
+};
+
+const BLOCK: u32 = 1024;
+const TILE: usize = BLOCK as usize * 4;
+
+/// The exclusive prefix sum of `input` (n + 1 offsets, the last one the total) and the total.
+pub fn exclusive_scan(gpu: &Gpu, input: &DeviceBuffer<u32>) -> Result<(DeviceBuffer<u64>, u64)> {
+    let n = u32::try_from(input.len()).map_err(|_| GpuError::TooLarge {
+        what: "scan input",
+        len: input.len() as u64,
+        max: u32::MAX as u64,
+    })?;
+    let mut out = gpu.alloc_zeros::<u64>("scan offsets", input.len() + 1)?;
+    if n == 0 {
+        return Ok((out, 0));
+    }
+    let tiles = input.len().div_ceil(TILE);
+    let mut tile_sums = gpu.alloc_zeros::<u64>("scan tile sums", tiles)?;
+    let sums = gpu.kernel(&SOURCE, "scan_tile_sums")?;
+    let offsets = gpu.kernel(&SOURCE, "scan_tile_offsets")?;
+    let apply = gpu.kernel(&SOURCE, "scan_tile_apply")?;
+    let grid = tiles as u32;
+    gpu.launch(
+        &sums,
+        grid,
+        BLOCK,
+        &mut [Arg::In32(input), Arg::U32(n), Arg::Out64(&mut tile_sums)],
+    )?;
+    gpu.launch(
+        &offsets,
+        1,
+        BLOCK,
+        &mut [Arg::Out64(&mut tile_sums), Arg::U32(grid)],
+    )?;
+    gpu.launch(
+        &apply,
+        grid,
+        BLOCK,
+        &mut [
+            Arg::In32(input),
+            Arg::U32(n),
+            Arg::In64(&tile_sums),
+            Arg::Out64(&mut out),
+        ],
+    )?;
+    let total = gpu.download_range(&out, input.len()..input.len() + 1)?[0];
+    Ok((out, total))
+}

@@ -1,0 +1,156 @@
+//! The kernels on a real GPU against their host references: scan, PCSR lookup (GSI §IV-A),
+//! signature filtering (GSI §III-A), checked allocation and launch argument checks. Each test
+//! skips when no GPU is usable, unless SUBGRAPH_REQUIRE_GPU=1.
+
+#[path = "../src/testgen.rs"]
+mod testgen;
+
+use std::sync::OnceLock;
+
+use subgraph_gpu::cuda::{Arg, Gpu};
+use subgraph_gpu::filter::{filter_host, filter_on_device};
+use subgraph_gpu::pcsr::{ColumnOrder, Pcsr, GROUP_WORDS};
+use subgraph_gpu::scan::exclusive_scan;
+use subgraph_gpu::signature::{Signature, SignatureTable};
+use subgraph_gpu::GpuError;
+use testgen::{random_graph, GraphSpec, Rng};
+
+fn gpu() -> Option<&'static Gpu> {
+    static GPU: OnceLock<Option<Gpu>> = OnceLock::new();
+    GPU.get_or_init(|| match Gpu::new() {
+        Ok(gpu) => {
+            let info = gpu.info();
+            eprintln!(
+                "device: {} ({}, {} MiB), CUDA driver {}.{}, NVRTC {}.{}",
+                info.name,
+                gpu.arch(),
+                info.total_memory >> 20,
+                info.versions.driver.0,
+                info.versions.driver.1,
+                info.versions.nvrtc.0,
+                info.versions.nvrtc.1
+            );
+            Some(gpu)
+        }
+        Err(e) => {
+            if std::env::var("SUBGRAPH_REQUIRE_GPU").as_deref() == Ok("1") {
+                panic!("SUBGRAPH_REQUIRE_GPU=1 but {e}");
+            }
+            eprintln!("skipped: {e}");
+            None
+        }
+    })
+    .as_ref()
+}
+
+#[test]
+fn scan_matches_the_host() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng::new(1);
+    for n in [0usize, 1, 31, 4095, 4096, 4097, 1 << 20, 5_000_003] {
+        let input: Vec<u32> = (0..n).map(|_| rng.below(1000) as u32).collect();
+        let buf = gpu.upload("scan test input", &input).unwrap();
+        let (out, total) = exclusive_scan(gpu, &buf).unwrap();
+        let got = gpu.download(&out).unwrap();
+        let mut want = Vec::with_capacity(n + 1);
+        let mut run = 0u64;
+        for &x in &input {
+            want.push(run);
+            run += x as u64;
+        }
+        want.push(run);
+        assert_eq!(total, run, "n={n}");
+        assert!(got == want, "scan differs for n={n}");
+    }
+}
+
+#[test]
+fn device_pcsr_lookup_matches_the_host() {
+    let Some(gpu) = gpu() else { return };
+    for (seed, directed) in [(1u64, false), (2, true), (3, false)] {
+        let g = random_graph(&GraphSpec {
+            vertices: 20_000 * seed as usize,
+            edges: 150_000,
+            vertex_labels: 6,
+            edge_labels: 1 + 3 * seed as u32,
+            directed,
+            seed,
+        });
+        let queries: Vec<u32> = (0..g.num_vertices() as u32 + 100).collect();
+        for pcsr in Pcsr::build_all(&g, ColumnOrder::ByNeighbourLabel).unwrap() {
+            let dev = pcsr.upload(gpu).unwrap();
+            assert_eq!(dev.groups.device_address() % (4 * GROUP_WORDS as u64), 0);
+            assert_eq!(gpu.download(&dev.columns).unwrap(), pcsr.columns());
+            let got = dev.locate_all(gpu, &queries).unwrap();
+            for (&v, found) in queries.iter().zip(&got) {
+                assert_eq!(*found, pcsr.locate(v), "v={v} l={}", pcsr.edge_label());
+            }
+        }
+    }
+}
+
+#[test]
+fn device_filter_matches_the_host() {
+    let Some(gpu) = gpu() else { return };
+    for (seed, directed, n) in [
+        (1u64, false, 1000usize),
+        (2, true, 50_000),
+        (3, false, 300_001),
+    ] {
+        let g = random_graph(&GraphSpec {
+            vertices: n,
+            edges: 4 * n,
+            vertex_labels: 8,
+            edge_labels: 4,
+            directed,
+            seed,
+        });
+        let table = SignatureTable::build(&g).unwrap();
+        let dev = table.upload(gpu).unwrap();
+        let mut rng = Rng::new(seed);
+        for _ in 0..6 {
+            let u = rng.below(n as u64) as u32;
+            let q = Signature::of_vertex(&g, u);
+            let want = filter_host(&table, &q);
+            let got = filter_on_device(gpu, &dev, &q).unwrap();
+            assert_eq!(got.len(), want.len());
+            assert!(got.to_host(gpu).unwrap() == want, "n={n} u={u}");
+            assert!(want.contains(u));
+        }
+        // A label no vertex has: no candidates.
+        let mut q = Signature::of_vertex(&g, 0);
+        q.0[0] = u32::MAX;
+        let none = filter_on_device(gpu, &dev, &q).unwrap();
+        assert!(none.is_empty());
+        assert!(none.to_host(gpu).unwrap().bitset.iter().all(|&w| w == 0));
+    }
+}
+
+#[test]
+fn allocation_beyond_free_memory_is_an_error() {
+    let Some(gpu) = gpu() else { return };
+    let (free, total) = gpu.memory().unwrap();
+    assert!(free <= total && free > 0);
+    let len = (free / 4 + 1024) as usize;
+    match gpu.alloc_zeros::<u32>("oversized test buffer", len) {
+        Err(GpuError::OutOfMemory {
+            requested, free: f, ..
+        }) => assert!(requested > f),
+        Err(e) => panic!("unexpected error {e}"),
+        Ok(_) => panic!("allocated {len} u32 with {free} bytes free"),
+    }
+}
+
+#[test]
+fn launch_checks_arguments() {
+    let Some(gpu) = gpu() else { return };
+    let kernel = gpu
+        .kernel(&subgraph_gpu::scan::SOURCE, "scan_tile_offsets")
+        .unwrap();
+    let buf = gpu.alloc_zeros::<u32>("argument test", 4).unwrap();
+    let err = gpu.launch(&kernel, 1, 32, &mut [Arg::In32(&buf), Arg::U32(4)]);
+    assert!(matches!(err, Err(GpuError::Mismatch(_))));
+    assert!(gpu
+        .kernel(&subgraph_gpu::scan::SOURCE, "no_such_kernel")
+        .is_err());
+}
