@@ -1,5 +1,6 @@
 //! The `subgraph` command line: argument parsing and printing; the work is in the libraries.
 
+mod bench;
 mod convert;
 mod gen;
 mod info;
@@ -26,6 +27,8 @@ enum Command {
     Gen(gen::GenArgs),
     /// Convert a graph between formats.
     Convert(convert::ConvertArgs),
+    /// Time query sets and write results.csv, summary.md and times.svg.
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -35,6 +38,7 @@ fn main() -> ExitCode {
         Command::Info(a) => info::run(a),
         Command::Gen(a) => gen::run(a).map(|()| ExitCode::SUCCESS),
         Command::Convert(a) => convert::run(a).map(|()| ExitCode::SUCCESS),
+        Command::Bench(a) => bench::run(a).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

@@ -15,7 +15,7 @@ use subgraph_core::io::{read_graph, read_graphs, Format, ReadOptions};
 use subgraph_core::order::Order;
 use subgraph_core::pipeline::{run_query, MatchOptions, Report};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
-use subgraph_core::{automorphism, Semantics};
+use subgraph_core::{automorphism, Graph, Semantics};
 
 /// How to read an input graph.
 #[derive(Args, Clone)]
@@ -190,6 +190,19 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
         }
     };
     let opts = MatchOptions { semantics, filter, order, limit: a.limit, failing_sets };
+    // The query loop runs on a pool thread so no query waits for a sleeping worker to wake.
+    rayon::scope(|_| match_all(&a, &data, &qopts, &opts, output.as_ref(), &interrupt, threads))
+}
+
+fn match_all(
+    a: &MatchArgs,
+    data: &Graph,
+    qopts: &ReadOptions,
+    opts: &MatchOptions,
+    output: Option<&Output>,
+    interrupt: &Arc<AtomicBool>,
+    threads: usize,
+) -> Result<ExitCode> {
     let json = a.format == "json";
     if !json {
         println!(
@@ -198,7 +211,7 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
         );
     }
     for path in &a.queries {
-        let queries = read_graphs(path, &qopts)?;
+        let queries = read_graphs(path, qopts)?;
         let several = queries.len() > 1;
         for (i, q) in queries.into_iter().enumerate() {
             let name = if several { format!("{}#{i}", path.display()) } else { path.display().to_string() };
@@ -206,12 +219,12 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
             let control = Control::new(deadline, interrupt.clone());
             let auts = a.unique.then(|| automorphism::count(&q.graph));
             let report: Report = with_progress(&name, &control, a.quiet, || {
-                run_query(&data, q.graph, &opts, &control, output.as_ref().map(|o| (o, name.as_str())))
+                run_query(data, q.graph, opts, &control, output.map(|o| (o, name.as_str())))
             })
             .with_context(|| format!("query {name}"))?;
             let row = Row {
                 query: name.clone(),
-                semantics: semantics.name(),
+                semantics: opts.semantics.name(),
                 embeddings: report.embeddings,
                 unique: auts.filter(|_| report.complete).map(|k| report.embeddings / k),
                 automorphisms: auts,
@@ -226,8 +239,8 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
                 candidate_edges: report.candidate_edges,
                 device: "cpu",
                 threads,
-                filter: filter.name(),
-                order: order.name(),
+                filter: opts.filter.name(),
+                order: opts.order.name(),
             };
             print_row(&row, json)?;
             if let Some(why) = report.stopped {
@@ -239,14 +252,14 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
                 eprintln!("note: {name}: {what}; {} matches is a partial count", report.embeddings);
             }
             if interrupt.load(Ordering::Relaxed) {
-                if let Some(o) = &output {
+                if let Some(o) = output {
                     o.finish().context("writing the matches")?;
                 }
                 return Ok(ExitCode::from(130));
             }
         }
     }
-    if let Some(o) = &output {
+    if let Some(o) = output {
         o.finish().context("writing the matches")?;
     }
     Ok(ExitCode::SUCCESS)

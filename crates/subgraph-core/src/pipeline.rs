@@ -69,7 +69,20 @@ pub fn run_query(
     control: &Control,
     output: Option<(&Output, &str)>,
 ) -> Result<Report, Error> {
+    // Run on a pool thread: parallel loops started there cost a deque push, while each one
+    // started from outside the pool waits for a sleeping worker to wake.
     let start = Instant::now();
+    rayon::scope(|_| plan_and_enumerate(start, data, query, opts, control, output))
+}
+
+fn plan_and_enumerate(
+    start: Instant,
+    data: &Graph,
+    query: Graph,
+    opts: &MatchOptions,
+    control: &Control,
+    output: Option<(&Output, &str)>,
+) -> Result<Report, Error> {
     let q = Query::new(query, data, opts.semantics)?;
     let plan = Plan::new(data, &q, opts.plan());
     let t = Instant::now();

@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::{
@@ -86,6 +87,21 @@ impl DeviceScalar for u64 {}
 pub struct DeviceBuffer<T> {
     slice: CudaSlice<T>,
     len: usize,
+    bytes: u64,
+    usage: Arc<Usage>,
+}
+
+/// Bytes held in live [`DeviceBuffer`]s of one [`Gpu`], and the most held since the last reset.
+#[derive(Debug, Default)]
+struct Usage {
+    live: AtomicU64,
+    peak: AtomicU64,
+}
+
+impl<T> Drop for DeviceBuffer<T> {
+    fn drop(&mut self) {
+        self.usage.live.fetch_sub(self.bytes, Ordering::Relaxed);
+    }
 }
 
 impl<T> DeviceBuffer<T> {
@@ -270,6 +286,7 @@ pub struct Gpu {
     info: DeviceInfo,
     arch: String,
     modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
+    usage: Arc<Usage>,
 }
 
 impl Gpu {
@@ -304,6 +321,7 @@ impl Gpu {
                 info,
                 arch: format!("sm_{major}{minor}"),
                 modules: Mutex::new(HashMap::new()),
+                usage: Arc::new(Usage::default()),
             })
         })
     }
@@ -346,7 +364,31 @@ impl Gpu {
         let bytes = (len.max(1) as u64).saturating_mul(std::mem::size_of::<T>() as u64);
         self.check_free(what, bytes)?;
         let slice = self.stream.alloc_zeros::<T>(len.max(1))?;
-        Ok(DeviceBuffer { slice, len })
+        let live = self.usage.live.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        self.usage.peak.fetch_max(live, Ordering::Relaxed);
+        Ok(DeviceBuffer {
+            slice,
+            len,
+            bytes,
+            usage: self.usage.clone(),
+        })
+    }
+
+    /// Bytes held now in this `Gpu`'s device buffers.
+    pub fn live_bytes(&self) -> u64 {
+        self.usage.live.load(Ordering::Relaxed)
+    }
+
+    /// The most bytes held in this `Gpu`'s device buffers since the last [`Gpu::reset_peak`].
+    pub fn peak_bytes(&self) -> u64 {
+        self.usage.peak.load(Ordering::Relaxed)
+    }
+
+    /// Restarts the peak at the bytes held now.
+    pub fn reset_peak(&self) {
+        self.usage
+            .peak
+            .store(self.usage.live.load(Ordering::Relaxed), Ordering::Relaxed);
     }
 
     /// A device copy of `host`; `what` names it in errors.

@@ -52,6 +52,8 @@ pub enum GpuError {
     },
     #[error("{0}")]
     Mismatch(String),
+    #[error(transparent)]
+    Core(#[from] subgraph_core::Error),
 }
 
 pub type Result<T, E = GpuError> = std::result::Result<T, E>;

@@ -1,11 +1,14 @@
 //! subgraph-gpu: the GPU engine of subgraph, after GSI (Zeng et al., ICDE 2020): PCSR graph
-//! storage (§IV-A), vertex signatures and GPU filtering (§III-A), on CUDA through cudarc with
-//! kernels compiled at run time by NVRTC.
+//! storage (§IV-A), vertex signatures and GPU filtering (§III-A), and the join engine (§V–§VI:
+//! Prealloc-Combine, warp set operations, write cache, load balancing), on CUDA through cudarc
+//! with kernels compiled at run time by NVRTC.
 
 pub mod cuda;
+pub mod engine;
 pub mod error;
 pub mod filter;
 pub mod hash;
+pub mod join;
 pub mod pcsr;
 pub mod scan;
 pub mod signature;
@@ -13,10 +16,16 @@ pub mod signature;
 mod testgen;
 
 pub use cuda::{Gpu, KernelSource};
+pub use engine::{GpuEngine, GpuOptions, GpuReport, OutputScheme, Structure};
 pub use error::{GpuError, GpuUnavailable, Result};
 
 /// Every kernel source of the crate.
-pub static KERNEL_SOURCES: [&KernelSource; 3] = [&pcsr::SOURCE, &scan::SOURCE, &filter::SOURCE];
+pub static KERNEL_SOURCES: [&KernelSource; 4] = [
+    &pcsr::SOURCE,
+    &scan::SOURCE,
+    &filter::SOURCE,
+    &join::SOURCE,
+];
 
 /// Compiles every kernel source of the crate to PTX for `arch` (e.g. `sm_90`) with NVRTC; needs
 /// NVRTC but no GPU or driver. Returns (source name, PTX text) pairs.

@@ -215,7 +215,6 @@ struct Worker<'a, 's, const W: usize> {
     levels: Vec<Level<'a>>,
     bufs: Vec<Vec<u32>>,
     scratch: Vec<u32>,
-    order: Vec<usize>,
     root: usize,
     count: u128,
     reported: u128,
@@ -239,7 +238,6 @@ where
         levels: vec![Level { src: Src::Buf, cursor: 0, end: 0, donated: false }; n],
         bufs: vec![Vec::new(); n],
         scratch: Vec::new(),
-        order: Vec::new(),
         root: task.depth,
         count: 0,
         reported: 0,
@@ -294,19 +292,18 @@ where
                 Level { src: Src::Slice(s), cursor: 0, end: s.len(), donated: false }
             }
             k => {
-                self.order.clear();
-                self.order.extend(0..k);
+                // Start from the shortest list: it bounds every later intersection.
                 let idx = &self.idx;
-                self.order.sort_unstable_by_key(|&j| links[j].of(idx[back[j].from]).len());
-                let first = links[self.order[0]].of(idx[back[self.order[0]].from]);
+                let list = |j: usize| links[j].of(idx[back[j].from]);
+                let shortest = (0..k).min_by_key(|&j| list(j).len()).expect("k > 1");
                 let buf = &mut self.bufs[d];
                 buf.clear();
-                buf.extend_from_slice(first);
-                for &j in &self.order[1..] {
+                buf.extend_from_slice(list(shortest));
+                for j in (0..k).filter(|&j| j != shortest) {
                     if buf.is_empty() {
                         break;
                     }
-                    intersect_in_place(buf, links[j].of(idx[back[j].from]), &mut self.scratch);
+                    intersect_in_place(buf, list(j), &mut self.scratch);
                 }
                 Level { src: Src::Buf, cursor: 0, end: buf.len(), donated: false }
             }

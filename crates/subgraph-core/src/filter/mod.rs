@@ -63,6 +63,7 @@ impl Filter {
                 Some(p) => data
                     .vertices_with_label(query.label(u as u32))
                     .par_iter()
+                    .with_min_len(refine::PAR_MIN)
                     .copied()
                     .filter(|&v| p.degrees_fit(data, v) && (self == Filter::Ldf || p.neighbours_fit(data, v)))
                     .collect(),

@@ -11,6 +11,8 @@ use std::collections::HashMap;
 const CS_ROUNDS: usize = 8;
 /// GraphQL refinement rounds (Sun & Luo use a small constant: further rounds rarely prune).
 const GQL_ROUNDS: usize = 2;
+/// Candidates per parallel piece of work: below this, splitting costs more than it saves.
+pub(super) const PAR_MIN: usize = 512;
 
 /// A query neighbour x of u with the (direction, data pair id) of every edge between them.
 struct Link {
@@ -56,7 +58,8 @@ where
     for _ in 0..rounds {
         let mut changed = false;
         for u in 0..qn {
-            let kept: Vec<u32> = cands[u].par_iter().copied().filter(|&v| keep(&all_links[u], v, &sets)).collect();
+            let kept: Vec<u32> =
+                cands[u].par_iter().with_min_len(PAR_MIN).copied().filter(|&v| keep(&all_links[u], v, &sets)).collect();
             if kept.len() != cands[u].len() {
                 changed = true;
                 cands[u].iter().for_each(|&v| sets[u].remove(v));
@@ -84,11 +87,18 @@ pub(super) fn arc_consistency(data: &Graph, query: &Query, cands: &mut Candidate
 /// (for homomorphisms: each to some admissible neighbour).
 pub(super) fn graphql(data: &Graph, query: &Query, semantics: Semantics, cands: &mut Candidates) {
     refine(data, query, cands, GQL_ROUNDS, |links, v, sets| {
-        let lists: Vec<Vec<u32>> = links.iter().map(|l| admissible(data, v, l, sets).collect()).collect();
-        if lists.iter().any(Vec::is_empty) {
-            return false;
+        // Count admissible neighbours up to the number of links: none fails at once, and when
+        // every link has that many, a matching exists (Hall) without building the lists.
+        let k = if semantics.injective() { links.len() } else { 1 };
+        let mut all_full = true;
+        for l in links {
+            let c = admissible(data, v, l, sets).take(k).count();
+            if c == 0 {
+                return false;
+            }
+            all_full &= c == k;
         }
-        !semantics.injective() || semi_perfect(&lists)
+        all_full || semi_perfect(&links.iter().map(|l| admissible(data, v, l, sets).collect::<Vec<u32>>()).collect::<Vec<_>>())
     });
 }
 

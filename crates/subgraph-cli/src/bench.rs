@@ -1,0 +1,265 @@
+//! `subgraph bench`: time query sets against one data graph and write results.csv, summary.md
+//! and times.svg into an output directory, optionally compared with an earlier run's CSV.
+
+use crate::matching::{load_options, InputArgs};
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use subgraph_bench::runner::{
+    collect_queries, comparison_csv, pair_runs, read_csv, render_summary, render_svg,
+    run_benchmark, to_csv, RunConfig, Status, SummaryInput,
+};
+use subgraph_core::cpu::FailingSets;
+use subgraph_core::filter::Filter;
+use subgraph_core::io::read_graph;
+use subgraph_core::order::Order;
+use subgraph_core::pipeline::MatchOptions;
+use subgraph_core::Semantics;
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// Data graph file.
+    data: PathBuf,
+    /// Query files, or directories whose *.graph and *.g files are run in natural order.
+    #[arg(required = true)]
+    queries: Vec<PathBuf>,
+    #[command(flatten)]
+    input: InputArgs,
+    /// Engine: cpu (gpu is not in this build yet).
+    #[arg(long, default_value = "cpu", value_parser = ["cpu", "gpu"])]
+    device: String,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Stop each query run after SECS seconds (counted as timed out).
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<f64>,
+    /// Runs per query; phase times are medians over the runs.
+    #[arg(long, default_value_t = 1)]
+    repeat: usize,
+    /// Stop each query after N matches (counted as solved).
+    #[arg(long)]
+    limit: Option<u64>,
+    /// embed (injective, non-induced), induced, or homomorphism.
+    #[arg(long, default_value = "embed")]
+    semantics: String,
+    /// Candidate filter: ldf, nlf, gql, cs.
+    #[arg(long, default_value = "gql")]
+    filter: String,
+    /// Matching order: gql, ri, gsi.
+    #[arg(long, default_value = "gql")]
+    order: String,
+    /// Output directory for results.csv, summary.md and times.svg.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// An earlier results.csv: adds comparison.csv (per-query other/this ratios) and the
+    /// geometric mean of the ratios to the summary, and its curve to the plot.
+    #[arg(long, value_name = "OTHER.csv")]
+    compare: Option<PathBuf>,
+    /// This run's name in the summary, the plot and comparison.csv (default: the --out folder name).
+    #[arg(long, value_name = "NAME")]
+    label: Option<String>,
+    /// No line per query on stderr.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+fn folder_name(p: &Path) -> String {
+    let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    abs.file_name().map_or_else(
+        || p.display().to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    )
+}
+
+fn write(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Runs `subgraph bench`.
+pub fn run(a: BenchArgs) -> Result<()> {
+    if a.device == "gpu" {
+        bail!("no GPU engine in this build; use --device cpu");
+    }
+    let semantics = Semantics::from_name(&a.semantics).with_context(|| {
+        format!(
+            "unknown semantics '{}' (one of {})",
+            a.semantics,
+            Semantics::NAMES.join(", ")
+        )
+    })?;
+    let filter = Filter::from_name(&a.filter).with_context(|| {
+        format!(
+            "unknown filter '{}' (one of {})",
+            a.filter,
+            Filter::NAMES.join(", ")
+        )
+    })?;
+    let order = Order::from_name(&a.order).with_context(|| {
+        format!(
+            "unknown order '{}' (one of {})",
+            a.order,
+            Order::NAMES.join(", ")
+        )
+    })?;
+    if let Some(t) = a.timeout {
+        if !(t > 0.0 && t.is_finite()) {
+            bail!("--timeout must be a positive number of seconds, got {t}");
+        }
+    }
+    if a.repeat == 0 {
+        bail!("--repeat must be at least 1");
+    }
+    let threads = match a.threads {
+        Some(0) => bail!("--threads must be at least 1"),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let other = a.compare.as_deref().map(read_csv).transpose()?;
+    let queries = collect_queries(&a.queries)?;
+    if queries.is_empty() {
+        bail!(
+            "no query files (*.graph, *.g) in {}",
+            a.queries
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+    }
+    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+
+    let interrupt = Arc::new(AtomicBool::new(false));
+    {
+        let flag = interrupt.clone();
+        ctrlc::set_handler(move || {
+            if flag.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+        })
+        .context("installing the Ctrl-C handler")?;
+    }
+
+    let t = Instant::now();
+    let data = read_graph(&a.data, &load_options(&a.input)?)?.graph;
+    let load_ms = t.elapsed().as_secs_f64() * 1e3;
+    eprintln!(
+        "data {}: {} vertices, {} edges, loaded in {load_ms:.0} ms; {} query files",
+        a.data.display(),
+        data.num_vertices(),
+        data.num_edges(),
+        queries.len()
+    );
+    let cfg = RunConfig {
+        options: MatchOptions {
+            semantics,
+            filter,
+            order,
+            limit: a.limit,
+            failing_sets: FailingSets::Auto,
+        },
+        threads,
+        timeout: a.timeout.map(Duration::from_secs_f64),
+        repeat: a.repeat,
+    };
+    let start = Instant::now();
+    let results = run_benchmark(&data, &queries, &cfg, &interrupt, |i, n, r| {
+        if !a.quiet {
+            let note = match r.status {
+                Status::Complete => "",
+                Status::Limit => " (limit)",
+                Status::Timeout => " (timeout, partial count)",
+                Status::Interrupted => " (interrupted, partial count)",
+            };
+            eprintln!(
+                "[{}/{n}] {} {} embeddings{note} {:.2} ms",
+                i + 1,
+                r.query,
+                r.embeddings,
+                r.elapsed_ms
+            );
+        }
+    })?;
+    let wall_s = start.elapsed().as_secs_f64();
+
+    let label = a.label.clone().unwrap_or_else(|| folder_name(&a.out));
+    let other_label = a.compare.as_deref().map(|p| {
+        let name = folder_name(p.parent().unwrap_or(Path::new(".")));
+        if name == label {
+            format!("{name} (compared)")
+        } else {
+            name
+        }
+    });
+    let pairs = other.as_ref().map(|o| pair_runs(&results, o));
+    let opt = |x: Option<String>| x.unwrap_or_else(|| "none".to_string());
+    let facts = vec![
+        (
+            "data".to_string(),
+            format!(
+                "{} ({} vertices, {} edges)",
+                a.data.display(),
+                data.num_vertices(),
+                data.num_edges()
+            ),
+        ),
+        ("data load".to_string(), format!("{load_ms:.0} ms")),
+        (
+            "queries".to_string(),
+            format!("{} graphs from {} files", results.len(), queries.len()),
+        ),
+        ("device".to_string(), format!("cpu, {threads} threads")),
+        (
+            "options".to_string(),
+            format!(
+                "semantics {}, filter {}, order {}, limit {}, timeout {}, repeat {}",
+                semantics.name(),
+                filter.name(),
+                order.name(),
+                opt(a.limit.map(|l| l.to_string())),
+                opt(a.timeout.map(|t| format!("{t} s"))),
+                a.repeat
+            ),
+        ),
+        ("wall time".to_string(), format!("{wall_s:.1} s")),
+    ];
+    let summary = render_summary(&SummaryInput {
+        title: &format!("subgraph bench: {label}"),
+        facts: &facts,
+        results: &results,
+        compare: other_label.as_deref().zip(pairs.as_deref()),
+    });
+    let mut series = vec![(
+        label.clone(),
+        results.iter().map(|r| r.elapsed_ms).collect::<Vec<f64>>(),
+    )];
+    if let (Some(o), Some(name)) = (&other, &other_label) {
+        series.push((name.clone(), o.iter().map(|r| r.elapsed_ms).collect()));
+    }
+    let title = format!("{}: per-query elapsed time, sorted", folder_name(&a.data));
+    write(&a.out.join("results.csv"), &to_csv(&results))?;
+    write(&a.out.join("summary.md"), &summary)?;
+    write(&a.out.join("times.svg"), &render_svg(&title, &series))?;
+    if let (Some(p), Some(name)) = (&pairs, &other_label) {
+        write(
+            &a.out.join("comparison.csv"),
+            &comparison_csv(p, &label, name),
+        )?;
+    }
+    let solved = results.iter().filter(|r| r.status.solved()).count();
+    eprintln!(
+        "{solved}/{} solved in {wall_s:.1} s; wrote {}",
+        results.len(),
+        a.out.join("{results.csv,summary.md,times.svg}").display()
+    );
+    if interrupt.load(Ordering::Relaxed) {
+        bail!(
+            "interrupted; the files hold the {} queries run so far",
+            results.len()
+        );
+    }
+    Ok(())
+}

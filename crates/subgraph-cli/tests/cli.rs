@@ -1,0 +1,134 @@
+//! End-to-end tests of the `subgraph` binary: reports, output formats, limits, and one-line
+//! errors with a non-zero exit for malformed input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_subgraph"))
+}
+
+fn data(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data").join(rel)
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+fn json_lines(o: &Output) -> Vec<serde_json::Value> {
+    stdout(o).lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn write(dir: &Path, name: &str, content: &[u8]) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, content).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+#[test]
+fn json_report_per_query() {
+    let d = data("hprd/HPRD.graph");
+    let q1 = data("hprd/queries/query_dense_16_1.graph");
+    let q2 = data("hprd/queries/query_dense_16_2.graph");
+    let o = run(&["match", "-q", "--format", "json", d.to_str().unwrap(), q1.to_str().unwrap(), q2.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = json_lines(&o);
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["query"], q1.to_str().unwrap());
+    assert_eq!(rows[0]["embeddings"], 3);
+    assert_eq!(rows[1]["embeddings"], 80);
+    for r in &rows {
+        assert_eq!(r["complete"], true);
+        for k in ["elapsed_ms", "filter_ms", "order_ms", "space_ms", "enumerate_ms"] {
+            assert!(r[k].as_f64().unwrap() >= 0.0, "{k}");
+        }
+    }
+}
+
+#[test]
+fn unique_limit_and_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let tri = write(dir.path(), "tri.graph", b"t 3 3\nv 0 0 2\nv 1 0 2\nv 2 0 2\ne 0 1\ne 1 2\ne 0 2\n");
+    let o = run(&["match", "-q", "--format", "json", "--unique", &tri, &tri]);
+    let r = &json_lines(&o)[0];
+    assert_eq!((r["embeddings"].as_u64(), r["unique"].as_u64(), r["automorphisms"].as_u64()), (Some(6), Some(1), Some(6)));
+
+    let o = run(&["match", "-q", "--format", "json", "--limit", "4", &tri, &tri]);
+    let r = &json_lines(&o)[0];
+    assert_eq!((r["embeddings"].as_u64(), r["complete"].as_bool()), (Some(4), Some(false)));
+    assert_eq!(r["stopped"], "limit");
+    assert!(stderr(&o).contains("partial count"));
+
+    for (fmt, lines, first) in [("text", 7, "# query"), ("csv", 7, "query,u0,u1,u2"), ("jsonl", 6, "{\"query\":")] {
+        let out = dir.path().join(format!("m.{fmt}"));
+        let o = run(&["match", "-q", "--output", out.to_str().unwrap(), "--output-format", fmt, &tri, &tri]);
+        assert!(o.status.success());
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert_eq!(text.lines().count(), lines, "{fmt}: {text}");
+        assert!(text.starts_with(first), "{fmt}: {text}");
+    }
+    let out = dir.path().join("lim.txt");
+    run(&["match", "-q", "--limit", "2", "--output", out.to_str().unwrap(), &tri, &tri]);
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 3);
+}
+
+#[test]
+fn info_json_fields() {
+    let o = run(&["info", "--format", "json", data("yeast/yeast.graph").to_str().unwrap()]);
+    let r = &json_lines(&o)[0];
+    assert_eq!(r["vertices"], 3112);
+    assert_eq!(r["edges"], 12519);
+    assert_eq!(r["directed"], false);
+    assert_eq!(r["vertex_labels"], 71);
+    assert_eq!(r["edge_labels"], 1);
+    let o = run(&["info", "--format", "json", data("gsi/data.g").to_str().unwrap()]);
+    assert_eq!(json_lines(&o)[0]["directed"], true);
+}
+
+/// Each malformed input: exit code 1 and exactly one line on stderr naming the file and problem.
+#[test]
+fn malformed_inputs_fail_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = write(dir.path(), "good.graph", b"t 2 1\nv 0 0 1\nv 1 0 1\ne 0 1\n");
+    let cases: Vec<(String, &str)> = vec![
+        (write(dir.path(), "trunc.graph", b"t 3 2\nv 0 0 1\nv 1 0 2\nv 2 0 1\ne 0 1\n"), "trunc.graph:5: the header declares 2 edges"),
+        (write(dir.path(), "range.graph", b"t 2 1\nv 0 0 1\nv 1 0 1\ne 0 5\n"), "range.graph:4: target id 5 out of range"),
+        (write(dir.path(), "count.graph", b"t 3 1\nv 0 0 1\nv 1 0 1\ne 0 1\n"), "count.graph:4: the header declares 3 vertices"),
+        (write(dir.path(), "degree.graph", b"t 2 1\nv 0 0 3\nv 1 0 1\ne 0 1\n"), "degree.graph:2: vertex 0 declares degree 3"),
+        (write(dir.path(), "garbage.graph", &[0x7f, b'E', b'L', b'F', 0, 1, 2, 0xff, 0xfe]), "garbage.graph:1: binary data"),
+        (write(dir.path(), "empty.graph", b""), "empty.graph:0: empty file"),
+        (write(dir.path(), "token.graph", b"t 2 x\n"), "token.graph:1: bad edge count 'x'"),
+        (write(dir.path(), "trunc.g", b"t # 0\n2 1 1 1\nv 0 1\n"), "trunc.g:3: truncated file"),
+        (write(dir.path(), "empty.txt", b"# nothing\n"), "empty.txt:0: empty edge list"),
+    ];
+    for (bad, msg) in &cases {
+        for args in [vec!["match", "-q", bad.as_str(), good.as_str()], vec!["match", "-q", good.as_str(), bad.as_str()]] {
+            let o = run(&args);
+            assert_eq!(o.status.code(), Some(1), "{args:?}");
+            let err = stderr(&o);
+            assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+            assert!(err.contains(msg), "{args:?}: {err}");
+        }
+    }
+    let big = write(dir.path(), "big.graph", b"t 3 2\nv 0 0 1\nv 1 0 2\nv 2 0 1\ne 0 1\ne 1 2\n");
+    let o = run(&["match", "-q", &good, &big]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("more than the data graph's 2"), "{}", stderr(&o));
+    let gsi = data("gsi/query.g");
+    let o = run(&["match", "-q", &good, gsi.to_str().unwrap()]);
+    assert!(stderr(&o).contains("the query is directed but the data graph is undirected"), "{}", stderr(&o));
+    let o = run(&["match", "-q", "--semantics", "iso", &good, &good]);
+    assert!(stderr(&o).contains("unknown semantics 'iso'"));
+    let o = run(&["match", "-q", &good, "/nonexistent/q.graph"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("/nonexistent/q.graph"));
+}

@@ -1,0 +1,774 @@
+//! The GPU engine (GSI §V–§VI): the data graph resident on the device (PCSR per edge label and
+//! direction, §IV-A, or the plain CSR baseline of Table II), and queries run as GSI's
+//! vertex-at-a-time join over the core plan: Prealloc-Combine or the two-step output scheme,
+//! warp-level set operations with a write cache, 4-layer-style load balancing without dynamic
+//! parallelism, count-only last level, and chunked processing of a table whose next level
+//! would not fit in device memory. Answers equal the CPU engine's (same plan, same checks).
+
+use std::time::Instant;
+
+use subgraph_core::order::Order;
+use subgraph_core::pipeline::{MatchOptions, Report};
+use subgraph_core::plan::Plan;
+use subgraph_core::sink::{Control, Output, Stopped, OUTPUT_BATCH};
+use subgraph_core::{Dir, Graph, Query, Semantics};
+
+use crate::cuda::{Arg, DeviceBuffer, DeviceInfo, Gpu, Kernel};
+use crate::error::{GpuError, Result};
+use crate::join::{
+    dir_index, level_descriptor, next_chunk_end, COUNT_ONLY, MAX_CHUNK_ROWS, MAX_COLUMNS,
+    ROW_BLOCK, ROW_OVERHEAD_BYTES, SOURCE, TASK_BLOCK, W1, W2, WRITE_CACHE,
+};
+use crate::pcsr::{ColumnOrder, LabelledCsr, Pcsr};
+
+/// Where the join finds N(v, l).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Structure {
+    /// PCSR per (edge label, direction), hashed lookup (GSI §IV-A).
+    Pcsr,
+    /// One labelled CSR per direction, N(v, l) by scanning N(v) (GSI Table II baseline).
+    Csr,
+}
+
+/// How a join step sizes its output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputScheme {
+    /// One pass into buffers preallocated from the first link's slice sizes (GSI §V).
+    PreallocCombine,
+    /// A counting pass, then the writing pass (GpSM / GunrockSM's "join twice").
+    TwoStep,
+}
+
+/// GPU-only options: the ablation switches of GSI §VIII and a memory budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GpuOptions {
+    pub structure: Structure,
+    pub output: OutputScheme,
+    pub write_cache: bool,
+    pub load_balance: bool,
+    /// The plan's order; `None` keeps `MatchOptions::order`.
+    pub order: Option<Order>,
+    /// Most device bytes one join chunk may use (the free memory bounds it anyway).
+    pub memory_budget: Option<u64>,
+}
+
+impl Default for GpuOptions {
+    fn default() -> Self {
+        GpuOptions {
+            structure: Structure::Pcsr,
+            output: OutputScheme::PreallocCombine,
+            write_cache: true,
+            load_balance: true,
+            order: Some(Order::Gsi),
+            memory_budget: None,
+        }
+    }
+}
+
+/// The result of one query on the GPU: the core report (as the CPU engine fills it, with
+/// `space_*` describing the per-query device data, `enumerate_ms` the join, `nodes` the
+/// intermediate rows and `tasks` the join chunks) and GPU phase times.
+#[derive(Debug, Clone, Copy)]
+pub struct GpuReport {
+    pub report: Report,
+    /// Host-to-device copies of this query (structures built lazily, candidates, bitsets).
+    pub upload_ms: f64,
+    /// Candidate filtering (the core filter, on the host).
+    pub filter_ms: f64,
+    pub join_ms: f64,
+    /// Most device bytes held by the engine during the query, data graph included.
+    pub peak_device_bytes: u64,
+}
+
+/// One adjacency structure on the device, in the layout `join.cu` reads.
+struct DeviceStructure {
+    groups: DeviceBuffer<u32>,
+    meta: DeviceBuffer<u64>,
+    columns: DeviceBuffer<u32>,
+    elabels: DeviceBuffer<u32>,
+}
+
+/// The data graph on the device: vertex labels, the join structures (uploaded when first
+/// needed) and, for induced matching, the id-sorted adjacency that non-edges are checked in.
+pub struct DeviceGraph {
+    labels: DeviceBuffer<u32>,
+    pcsr: Option<DeviceStructure>,
+    csr: Option<DeviceStructure>,
+    adjacency: Option<(DeviceBuffer<u64>, DeviceBuffer<u32>)>,
+}
+
+fn directions(data: &Graph) -> &'static [Dir] {
+    if data.is_directed() {
+        &[Dir::Out, Dir::In]
+    } else {
+        &[Dir::Out]
+    }
+}
+
+impl DeviceGraph {
+    fn structure(&self, which: Structure) -> Option<&DeviceStructure> {
+        match which {
+            Structure::Pcsr => self.pcsr.as_ref(),
+            Structure::Csr => self.csr.as_ref(),
+        }
+    }
+
+    /// Uploads `which` unless present.
+    fn ensure(&mut self, gpu: &Gpu, data: &Graph, which: Structure) -> Result<()> {
+        if self.structure(which).is_some() {
+            return Ok(());
+        }
+        let mut groups = Vec::new();
+        let mut meta = Vec::new();
+        let mut columns = Vec::new();
+        let mut elabels = Vec::new();
+        match which {
+            Structure::Pcsr => {
+                for p in Pcsr::build_all(data, ColumnOrder::ByNeighbourLabel)? {
+                    meta.extend([
+                        groups.len() as u64,
+                        p.num_groups() as u64,
+                        columns.len() as u64,
+                    ]);
+                    groups.extend_from_slice(p.groups());
+                    columns.extend_from_slice(p.columns());
+                }
+            }
+            Structure::Csr => {
+                for &dir in directions(data) {
+                    let csr = LabelledCsr::build(data, dir)?;
+                    let base = columns.len() as u64;
+                    meta.extend(csr.offsets().iter().map(|&o| base + o as u64));
+                    columns.extend_from_slice(csr.columns());
+                    elabels.extend_from_slice(csr.edge_labels());
+                }
+            }
+        }
+        let s = DeviceStructure {
+            groups: gpu.upload("PCSR groups", &groups)?,
+            meta: gpu.upload("structure offsets", &meta)?,
+            columns: gpu.upload("structure columns", &columns)?,
+            elabels: gpu.upload("CSR edge labels", &elabels)?,
+        };
+        match which {
+            Structure::Pcsr => self.pcsr = Some(s),
+            Structure::Csr => self.csr = Some(s),
+        }
+        Ok(())
+    }
+
+    /// Uploads the id-sorted adjacency of every direction unless present.
+    fn ensure_adjacency(&mut self, gpu: &Gpu, data: &Graph) -> Result<()> {
+        if self.adjacency.is_some() {
+            return Ok(());
+        }
+        let mut offsets = Vec::new();
+        let mut columns: Vec<u32> = Vec::new();
+        for &dir in directions(data) {
+            for v in 0..data.num_vertices() as u32 {
+                offsets.push(columns.len() as u64);
+                let start = columns.len();
+                columns.extend_from_slice(data.neighbors(v, dir));
+                columns[start..].sort_unstable();
+            }
+            offsets.push(columns.len() as u64);
+        }
+        self.adjacency = Some((
+            gpu.upload("adjacency offsets", &offsets)?,
+            gpu.upload("adjacency columns", &columns)?,
+        ));
+        Ok(())
+    }
+}
+
+/// The kernels of `join.cu`, loaded once.
+struct Kernels {
+    sizes: Kernel,
+    rows: Kernel,
+    tasks: Kernel,
+    classify: Kernel,
+    expand: Kernel,
+    link: Kernel,
+}
+
+/// The GPU engine for one data graph; runs any number of queries.
+pub struct GpuEngine {
+    gpu: Gpu,
+    data: Graph,
+    graph: DeviceGraph,
+    kernels: Kernels,
+    graph_upload_ms: f64,
+}
+
+impl GpuEngine {
+    /// Opens the GPU, compiles the join kernels and uploads `data` with the structure of
+    /// `opts`. Returns [`GpuError::Unavailable`] when no driver, device or NVRTC is usable.
+    pub fn new(data: &Graph, opts: &GpuOptions) -> Result<Self> {
+        let gpu = Gpu::new()?;
+        let kernels = Kernels {
+            sizes: gpu.kernel(&SOURCE, "join_sizes")?,
+            rows: gpu.kernel(&SOURCE, "join_rows")?,
+            tasks: gpu.kernel(&SOURCE, "join_tasks")?,
+            classify: gpu.kernel(&SOURCE, "join_classify")?,
+            expand: gpu.kernel(&SOURCE, "join_expand")?,
+            link: gpu.kernel(&SOURCE, "join_link")?,
+        };
+        if data.num_vertices() as u64 >= u32::MAX as u64 {
+            return Err(GpuError::TooLarge {
+                what: "data graph vertices",
+                len: data.num_vertices() as u64,
+                max: u32::MAX as u64 - 1,
+            });
+        }
+        let t = Instant::now();
+        let mut graph = DeviceGraph {
+            labels: gpu.upload("vertex labels", data.labels())?,
+            pcsr: None,
+            csr: None,
+            adjacency: None,
+        };
+        graph.ensure(&gpu, data, opts.structure)?;
+        gpu.synchronize()?;
+        Ok(GpuEngine {
+            gpu,
+            data: data.clone(),
+            graph,
+            kernels,
+            graph_upload_ms: t.elapsed().as_secs_f64() * 1e3,
+        })
+    }
+
+    pub fn device_info(&self) -> &DeviceInfo {
+        self.gpu.info()
+    }
+
+    /// Milliseconds `new` spent building and uploading the data graph.
+    pub fn graph_upload_ms(&self) -> f64 {
+        self.graph_upload_ms
+    }
+
+    /// Device bytes held now (the resident data graph between queries).
+    pub fn device_bytes(&self) -> u64 {
+        self.gpu.live_bytes()
+    }
+
+    /// Matches `query` against the engine's data graph. Counts, honours `opts.limit` and
+    /// `control` like the CPU engine, and writes the embeddings to `output` when given.
+    pub fn run_query(
+        &mut self,
+        query: Graph,
+        opts: &MatchOptions,
+        gpu_opts: &GpuOptions,
+        control: &Control,
+        output: Option<(&Output, &str)>,
+    ) -> Result<GpuReport> {
+        let start = Instant::now();
+        let q = Query::new(query, &self.data, opts.semantics)?;
+        let mut plan_opts = opts.plan();
+        if let Some(order) = gpu_opts.order {
+            plan_opts.order = order;
+        }
+        let plan = Plan::new(&self.data, &q, plan_opts);
+        let n = plan.len();
+        if n > MAX_COLUMNS {
+            return Err(GpuError::TooLarge {
+                what: "query vertices",
+                len: n as u64,
+                max: MAX_COLUMNS as u64,
+            });
+        }
+        self.gpu.reset_peak();
+        let t = Instant::now();
+        self.graph
+            .ensure(&self.gpu, &self.data, gpu_opts.structure)?;
+        if opts.semantics == Semantics::Induced {
+            self.graph.ensure_adjacency(&self.gpu, &self.data)?;
+        }
+        let levels = if plan.empty {
+            Vec::new()
+        } else {
+            self.upload_levels(&plan, &q, opts.semantics, gpu_opts.structure)?
+        };
+        let dummy64 = self.gpu.alloc_zeros::<u64>("placeholder", 1)?;
+        let dummy32 = self.gpu.alloc_zeros::<u32>("placeholder", 1)?;
+        let upload_ms = t.elapsed().as_secs_f64() * 1e3;
+        let space_bytes = self.gpu.live_bytes();
+        let t = Instant::now();
+        let structure = self
+            .graph
+            .structure(gpu_opts.structure)
+            .ok_or_else(|| GpuError::Mismatch("structure not uploaded".into()))?;
+        let adjacency = self.graph.adjacency.as_ref();
+        let mut join = Join {
+            gpu: &self.gpu,
+            k: &self.kernels,
+            st: structure,
+            labels: &self.graph.labels,
+            adj_off: adjacency.map_or(&dummy64, |a| &a.0),
+            adj_col: adjacency.map_or(&dummy32, |a| &a.1),
+            mode: match gpu_opts.structure {
+                Structure::Pcsr => 0,
+                Structure::Csr => 1,
+            },
+            nverts: self.data.num_vertices() as u32,
+            plan: &plan,
+            levels: &levels,
+            opts: gpu_opts,
+            limit: opts.limit,
+            control,
+            output,
+            dummy64: &dummy64,
+            count: 0,
+            done: false,
+            nodes: 0,
+            chunks: 0,
+            embedding: vec![0; n],
+            buf: Vec::new(),
+        };
+        if !plan.empty {
+            if let Some((out, name)) = output {
+                out.begin_query(name, n);
+            }
+            if opts.limit == Some(0) {
+                control.stop(Stopped::Limit);
+            } else {
+                let first = self.gpu.upload("first column", &plan.candidates[0])?;
+                let rows = first.len() as u64;
+                join.nodes = rows;
+                join.extend(1, first, rows)?;
+            }
+        }
+        if let Some((out, _)) = output {
+            out.write_batch(&join.buf);
+        }
+        self.gpu.synchronize()?;
+        let join_ms = t.elapsed().as_secs_f64() * 1e3;
+        let stopped = control.stopped();
+        let report = Report {
+            embeddings: join.count,
+            complete: stopped.is_none(),
+            stopped,
+            filter_ms: plan.filter_ms,
+            order_ms: plan.order_ms,
+            space_ms: upload_ms,
+            enumerate_ms: join_ms,
+            elapsed_ms: start.elapsed().as_secs_f64() * 1e3,
+            candidates: plan.candidate_count(),
+            candidate_edges: 0,
+            space_bytes,
+            nodes: join.nodes,
+            tasks: join.chunks,
+        };
+        Ok(GpuReport {
+            report,
+            upload_ms,
+            filter_ms: plan.filter_ms,
+            join_ms,
+            peak_device_bytes: self.gpu.peak_bytes(),
+        })
+    }
+
+    /// Descriptor, candidate bitset and candidate list of every plan position after the first.
+    fn upload_levels(
+        &self,
+        plan: &Plan,
+        q: &Query,
+        semantics: Semantics,
+        structure: Structure,
+    ) -> Result<Vec<LevelData>> {
+        let labels = self.data.edge_label_values();
+        let words = self.data.num_vertices().div_ceil(32).max(1);
+        let index = |dir: Dir, label: u32| match structure {
+            Structure::Pcsr => {
+                dir_index(dir) * labels.len() as u32
+                    + labels.binary_search(&label).unwrap_or(0) as u32
+            }
+            Structure::Csr => dir_index(dir),
+        };
+        (0..plan.len())
+            .map(|pos| {
+                let u = plan.vertices[pos];
+                let desc =
+                    level_descriptor(plan, pos, q.label(u), semantics.injective(), &index);
+                let mut bitset = vec![0u32; words];
+                for &v in &plan.candidates[pos] {
+                    bitset[v as usize / 32] |= 1 << (v % 32);
+                }
+                Ok(LevelData {
+                    desc: self.gpu.upload("level descriptor", &desc)?,
+                    bitset: self.gpu.upload("candidate bitset", &bitset)?,
+                    cands: self.gpu.upload("candidates", &plan.candidates[pos])?,
+                })
+            })
+            .collect()
+    }
+}
+
+/// What the kernels read about one plan position.
+struct LevelData {
+    desc: DeviceBuffer<u32>,
+    bitset: DeviceBuffer<u32>,
+    cands: DeviceBuffer<u32>,
+}
+
+/// Grid size for one warp per row.
+fn warp_grid(rows: u64) -> Result<u32> {
+    let blocks = (rows * 32).div_ceil(ROW_BLOCK as u64);
+    u32::try_from(blocks).map_err(|_| GpuError::TooLarge {
+        what: "rows of one launch",
+        len: rows,
+        max: (u32::MAX as u64 * ROW_BLOCK as u64) / 32,
+    })
+}
+
+fn to_u32(what: &'static str, n: u64) -> Result<u32> {
+    u32::try_from(n).map_err(|_| GpuError::TooLarge {
+        what,
+        len: n,
+        max: u32::MAX as u64,
+    })
+}
+
+/// One query's join: the table of each level, extended chunk by chunk, depth first.
+struct Join<'a> {
+    gpu: &'a Gpu,
+    k: &'a Kernels,
+    st: &'a DeviceStructure,
+    labels: &'a DeviceBuffer<u32>,
+    adj_off: &'a DeviceBuffer<u64>,
+    adj_col: &'a DeviceBuffer<u32>,
+    mode: u32,
+    nverts: u32,
+    plan: &'a Plan,
+    levels: &'a [LevelData],
+    opts: &'a GpuOptions,
+    limit: Option<u64>,
+    control: &'a Control,
+    output: Option<(&'a Output, &'a str)>,
+    dummy64: &'a DeviceBuffer<u64>,
+    count: u128,
+    done: bool,
+    nodes: u64,
+    chunks: u64,
+    embedding: Vec<u32>,
+    buf: Vec<u8>,
+}
+
+/// Where one pass writes: the buffer offsets (indexed by row - `f_row0`), the element
+/// `gba_base` maps to position 0 of `out`, the per-chunk-row counters and the buffer.
+struct Sink<'b> {
+    offsets: &'b DeviceBuffer<u64>,
+    f_row0: u64,
+    gba_base: u64,
+    counts: &'b mut DeviceBuffer<u32>,
+    out: &'b mut DeviceBuffer<u32>,
+}
+
+impl<'a> Join<'a> {
+    /// The graph and level arguments every join kernel starts with.
+    fn head<'b>(&'b self, lv: &'b LevelData, pos: usize) -> Vec<Arg<'b>> {
+        vec![
+            Arg::In32(&self.st.groups),
+            Arg::In64(&self.st.meta),
+            Arg::In32(&self.st.columns),
+            Arg::In32(&self.st.elabels),
+            Arg::In32(self.labels),
+            Arg::In64(self.adj_off),
+            Arg::In32(self.adj_col),
+            Arg::U32(self.mode),
+            Arg::U32(self.nverts),
+            Arg::In32(&lv.desc),
+            Arg::In32(&lv.bitset),
+            Arg::In32(&lv.cands),
+            Arg::U32(self.plan.candidates[pos].len() as u32),
+        ]
+    }
+
+    /// Whether to stop: the limit was reached, or the control says so.
+    fn stop_now(&mut self) -> bool {
+        if !self.done && self.control.should_stop() {
+            self.done = true;
+        }
+        self.done
+    }
+
+    /// Counts k matches, honouring the limit exactly as the CPU engine does.
+    fn add(&mut self, k: u64) -> u64 {
+        let taken = match self.limit {
+            None => k,
+            Some(limit) => {
+                let left = (limit as u128 - self.count) as u64;
+                if k >= left {
+                    self.control.stop(Stopped::Limit);
+                    self.done = true;
+                    left
+                } else {
+                    k
+                }
+            }
+        };
+        self.count += taken as u128;
+        self.control
+            .found
+            .fetch_add(taken, std::sync::atomic::Ordering::Relaxed);
+        taken
+    }
+
+    /// Full embeddings: counted, and written when there is an output.
+    fn emit(&mut self, table: &DeviceBuffer<u32>, rows: u64) -> Result<()> {
+        let Some((out, name)) = self.output else {
+            self.add(rows);
+            return Ok(());
+        };
+        let n = self.plan.len();
+        let host = self.gpu.download(table)?;
+        let taken = self.add(rows) as usize;
+        for row in host.chunks_exact(n).take(taken) {
+            for (p, &u) in self.plan.vertices.iter().enumerate() {
+                self.embedding[u as usize] = row[p];
+            }
+            out.format(name, &self.embedding, &mut self.buf);
+            if self.buf.len() >= OUTPUT_BATCH {
+                out.write_batch(&self.buf);
+                self.buf.clear();
+            }
+        }
+        Ok(())
+    }
+
+    /// Extends `table` (`cols` columns, `rows` rows) by plan position `cols`, chunk by chunk,
+    /// and recurses into each chunk's result.
+    fn extend(&mut self, cols: usize, table: DeviceBuffer<u32>, rows: u64) -> Result<()> {
+        let n = self.plan.len();
+        if cols == n {
+            return self.emit(&table, rows);
+        }
+        if rows == 0 || self.stop_now() {
+            return Ok(());
+        }
+        let levels = self.levels;
+        let lv = &levels[cols];
+        let count_only = cols + 1 == n && self.output.is_none();
+        let mut sizes = self.gpu.alloc_zeros::<u32>("row sizes", rows as usize)?;
+        let mut firsts = self.gpu.alloc_zeros::<u32>("row first links", rows as usize)?;
+        let mut args = self.head(lv, cols);
+        args.extend([
+            Arg::In32(&table),
+            Arg::U64(rows),
+            Arg::Out32(&mut sizes),
+            Arg::Out32(&mut firsts),
+        ]);
+        self.gpu
+            .launch(&self.k.sizes, warp_grid(rows)?, ROW_BLOCK, &mut args)?;
+        drop(args);
+        let (offsets, _) = crate::scan::exclusive_scan(self.gpu, &sizes)?;
+        let mut start = 0;
+        while start < rows {
+            if self.stop_now() {
+                return Ok(());
+            }
+            let budget = self.budget()?;
+            let max_rows = (budget / ROW_OVERHEAD_BYTES).clamp(1, MAX_CHUNK_ROWS);
+            let max_elems = if count_only {
+                u64::MAX
+            } else {
+                budget / (4 * (cols as u64 + 2))
+            };
+            let end = next_chunk_end(start, rows, max_rows, max_elems, |r| {
+                Ok(self.gpu.download_range(&offsets, r as usize..r as usize + 1)?[0])
+            })?;
+            self.chunks += 1;
+            let chunk = end - start;
+            if count_only {
+                let mut counts = self.gpu.alloc_zeros::<u32>("row counts", chunk as usize)?;
+                let mut none = self.gpu.alloc_zeros::<u32>("placeholder", 1)?;
+                let sink = Sink {
+                    offsets: self.dummy64,
+                    f_row0: 0,
+                    gba_base: 0,
+                    counts: &mut counts,
+                    out: &mut none,
+                };
+                self.pass(cols, &table, start, end, &sizes, &firsts, sink, COUNT_ONLY)?;
+                let (_, total) = crate::scan::exclusive_scan(self.gpu, &counts)?;
+                self.add(total);
+            } else {
+                let flags = if self.opts.write_cache { WRITE_CACHE } else { 0 };
+                let mut counts = self.gpu.alloc_zeros::<u32>("row counts", chunk as usize)?;
+                let (exact, f_row0, gba_base, gba_len) = match self.opts.output {
+                    OutputScheme::PreallocCombine => {
+                        let range = start as usize..end as usize + 1;
+                        let ends = self.gpu.download_range(&offsets, range)?;
+                        let (first, last) = (ends[0], ends[ends.len() - 1]);
+                        (None, 0, first, last - first)
+                    }
+                    OutputScheme::TwoStep => {
+                        let mut none = self.gpu.alloc_zeros::<u32>("placeholder", 1)?;
+                        let sink = Sink {
+                            offsets: self.dummy64,
+                            f_row0: 0,
+                            gba_base: 0,
+                            counts: &mut counts,
+                            out: &mut none,
+                        };
+                        self.pass(cols, &table, start, end, &sizes, &firsts, sink, COUNT_ONLY)?;
+                        let (exact, total) = crate::scan::exclusive_scan(self.gpu, &counts)?;
+                        counts = self.gpu.alloc_zeros::<u32>("row counts", chunk as usize)?;
+                        (Some(exact), start, 0, total)
+                    }
+                };
+                let buffer_offsets = exact.as_ref().unwrap_or(&offsets);
+                let mut gba = self.gpu.alloc_zeros::<u32>("GBA", gba_len as usize)?;
+                let sink = Sink {
+                    offsets: buffer_offsets,
+                    f_row0,
+                    gba_base,
+                    counts: &mut counts,
+                    out: &mut gba,
+                };
+                self.pass(cols, &table, start, end, &sizes, &firsts, sink, flags)?;
+                let (row_offsets, new_rows) = crate::scan::exclusive_scan(self.gpu, &counts)?;
+                let next_len = new_rows
+                    .checked_mul(cols as u64 + 1)
+                    .ok_or(GpuError::TooLarge {
+                        what: "next table",
+                        len: new_rows,
+                        max: u64::MAX / (cols as u64 + 1),
+                    })?;
+                let mut next = self.gpu.alloc_zeros::<u32>("next table", next_len as usize)?;
+                self.gpu.launch(
+                    &self.k.link,
+                    warp_grid(chunk)?,
+                    ROW_BLOCK,
+                    &mut [
+                        Arg::In32(&table),
+                        Arg::U64(start),
+                        Arg::U64(chunk),
+                        Arg::U32(cols as u32),
+                        Arg::In64(buffer_offsets),
+                        Arg::U64(f_row0),
+                        Arg::U64(gba_base),
+                        Arg::In32(&gba),
+                        Arg::In32(&counts),
+                        Arg::In64(&row_offsets),
+                        Arg::Out32(&mut next),
+                    ],
+                )?;
+                drop((gba, counts, row_offsets, exact));
+                self.nodes += new_rows;
+                self.extend(cols + 1, next, new_rows)?;
+            }
+            if self.done {
+                return Ok(());
+            }
+            start = end;
+        }
+        Ok(())
+    }
+
+    /// Device bytes one chunk may use: half the free memory, within the configured budget.
+    fn budget(&self) -> Result<u64> {
+        let (free, _) = self.gpu.memory()?;
+        Ok((free / 2).min(self.opts.memory_budget.unwrap_or(u64::MAX)))
+    }
+
+    /// One join pass over chunk rows [start, end): the warp-per-row kernel, then (load
+    /// balancing on) the heavy rows gathered on the device into block and grid tasks.
+    #[allow(clippy::too_many_arguments)]
+    fn pass(
+        &self,
+        pos: usize,
+        table: &DeviceBuffer<u32>,
+        start: u64,
+        end: u64,
+        sizes: &DeviceBuffer<u32>,
+        firsts: &DeviceBuffer<u32>,
+        sink: Sink<'_>,
+        flags: u32,
+    ) -> Result<()> {
+        let lv = &self.levels[pos];
+        let chunk = end - start;
+        let heavy = if self.opts.load_balance { W2 } else { u32::MAX };
+        let mut args = self.head(lv, pos);
+        args.extend([
+            Arg::In32(table),
+            Arg::U64(start),
+            Arg::U64(chunk),
+            Arg::In32(sizes),
+            Arg::In32(firsts),
+            Arg::In64(sink.offsets),
+            Arg::U64(sink.f_row0),
+            Arg::U64(sink.gba_base),
+            Arg::Out32(&mut *sink.counts),
+            Arg::Out32(&mut *sink.out),
+            Arg::U32(flags),
+            Arg::U32(heavy),
+        ]);
+        self.gpu
+            .launch(&self.k.rows, warp_grid(chunk)?, ROW_BLOCK, &mut args)?;
+        drop(args);
+        if !self.opts.load_balance {
+            return Ok(());
+        }
+        let mut nblock = self.gpu.alloc_zeros::<u32>("block tasks", chunk as usize)?;
+        let mut ngrid = self.gpu.alloc_zeros::<u32>("grid tasks", chunk as usize)?;
+        self.gpu.launch(
+            &self.k.classify,
+            to_u32("rows of one launch", chunk.div_ceil(1024))?,
+            1024,
+            &mut [
+                Arg::In32(sizes),
+                Arg::U64(start),
+                Arg::U64(chunk),
+                Arg::U32(W2),
+                Arg::U32(W1),
+                Arg::Out32(&mut nblock),
+                Arg::Out32(&mut ngrid),
+            ],
+        )?;
+        for (ntask, piece) in [(&nblock, u32::MAX), (&ngrid, W1)] {
+            let (offs, total) = crate::scan::exclusive_scan(self.gpu, ntask)?;
+            if total == 0 {
+                continue;
+            }
+            let ntasks = to_u32("load-balance tasks", total)?;
+            let mut task_row = self.gpu.alloc_zeros::<u32>("task rows", total as usize)?;
+            let mut task_lo = self.gpu.alloc_zeros::<u32>("task starts", total as usize)?;
+            let mut task_len = self.gpu.alloc_zeros::<u32>("task lengths", total as usize)?;
+            self.gpu.launch(
+                &self.k.expand,
+                to_u32("rows of one launch", chunk.div_ceil(1024))?,
+                1024,
+                &mut [
+                    Arg::In32(ntask),
+                    Arg::In64(&offs),
+                    Arg::In32(sizes),
+                    Arg::U64(start),
+                    Arg::U64(chunk),
+                    Arg::U32(piece),
+                    Arg::Out32(&mut task_row),
+                    Arg::Out32(&mut task_lo),
+                    Arg::Out32(&mut task_len),
+                ],
+            )?;
+            let mut args = self.head(lv, pos);
+            args.extend([
+                Arg::In32(table),
+                Arg::U64(start),
+                Arg::In32(firsts),
+                Arg::In64(sink.offsets),
+                Arg::U64(sink.f_row0),
+                Arg::U64(sink.gba_base),
+                Arg::Out32(&mut *sink.counts),
+                Arg::Out32(&mut *sink.out),
+                Arg::U32(flags),
+                Arg::In32(&task_row),
+                Arg::In32(&task_lo),
+                Arg::In32(&task_len),
+                Arg::U32(ntasks),
+            ]);
+            self.gpu.launch(&self.k.tasks, ntasks, TASK_BLOCK, &mut args)?;
+        }
+        Ok(())
+    }
+}

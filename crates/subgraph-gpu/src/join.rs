@@ -1,0 +1,277 @@
+//! Host side of the GSI join (§V, Alg. 3–4; load balancing §VI-A): the kernels of `join.cu`,
+//! the per-level descriptor the kernels read (links, non-edges, injectivity), the Prealloc-
+//! Combine chunk planner that keeps each step's buffers within a device-memory budget, and the
+//! load-balance thresholds W1 = 4096, W2 = 1024 of GSI Table VIII.
+
+use subgraph_core::plan::Plan;
+use subgraph_core::Dir;
+
+use crate::cuda::{KernelDecl, KernelSource, Param};
+use crate::error::Result;
+
+use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
+
+/// Rows whose first slice exceeds W1 are split into W1-element tasks run by a separate grid.
+pub const W1: u32 = 4096;
+/// Rows whose first slice exceeds W2 (and not W1) are run by a whole block.
+pub const W2: u32 = 1024;
+/// Most columns (query vertices) a table may have; the row is cached in shared memory.
+pub const MAX_COLUMNS: usize = 64;
+/// Threads per block of the one-warp-per-row kernels (`J_ROW_WARPS` warps).
+pub const ROW_BLOCK: u32 = 256;
+/// Threads per block of `join_tasks` (`J_TASK_WARPS` warps).
+pub const TASK_BLOCK: u32 = 512;
+/// Flag: count the survivors only.
+pub const COUNT_ONLY: u32 = 1;
+/// Flag: write survivors through the per-warp write cache.
+pub const WRITE_CACHE: u32 = 2;
+/// Most rows of one chunk, so grids and per-row u32 arrays stay in range.
+pub const MAX_CHUNK_ROWS: u64 = 1 << 26;
+/// Device bytes per chunk row besides the buffers: counts, their scan, task bookkeeping.
+pub const ROW_OVERHEAD_BYTES: u64 = 64;
+
+// Every join kernel starts with the graph (groups, meta, columns, edge labels, vertex labels,
+// adjacency offsets and columns, mode, vertices) and the level (descriptor, bitset,
+// candidates, candidate count).
+static SIZES: [Param; 17] = [
+    B32, B64, B32, B32, B32, B64, B32, U32, U32, B32, B32, B32, U32, //
+    B32, U64, B32, B32,
+];
+static ROWS: [Param; 25] = [
+    B32, B64, B32, B32, B32, B64, B32, U32, U32, B32, B32, B32, U32, //
+    B32, U64, U64, B32, B32, B64, U64, U64, B32, B32, U32, U32,
+];
+static TASKS: [Param; 26] = [
+    B32, B64, B32, B32, B32, B64, B32, U32, U32, B32, B32, B32, U32, //
+    B32, U64, B32, B64, U64, U64, B32, B32, U32, B32, B32, B32, U32,
+];
+
+/// The kernels of `join.cu` (compiled after `pcsr.cu`, whose lookup they call).
+pub static SOURCE: KernelSource = KernelSource {
+    name: "join.cu",
+    code: concat!(include_str!("pcsr.cu"), "\n", include_str!("join.cu")),
+    kernels: &[
+        KernelDecl {
+            name: "join_sizes",
+            params: &SIZES,
+        },
+        KernelDecl {
+            name: "join_rows",
+            params: &ROWS,
+        },
+        KernelDecl {
+            name: "join_tasks",
+            params: &TASKS,
+        },
+        KernelDecl {
+            name: "join_classify",
+            params: &[B32, U64, U64, U32, U32, B32, B32],
+        },
+        KernelDecl {
+            name: "join_expand",
+            params: &[B32, B64, B32, U64, U64, U32, B32, B32, B32],
+        },
+        KernelDecl {
+            name: "join_link",
+            params: &[B32, U64, U64, U32, B64, U64, U64, B32, B32, B64, B32],
+        },
+    ],
+};
+
+/// Index of a direction in the device structures: 0 out (all edges when undirected), 1 in.
+pub fn dir_index(dir: Dir) -> u32 {
+    match dir {
+        Dir::Out => 0,
+        Dir::In => 1,
+    }
+}
+
+/// Words of a level descriptor before its links.
+pub const DESC_HEADER: usize = 8;
+
+/// The descriptor of plan position `pos` as `join.cu` reads it: [0] columns of the table
+/// (= pos), [1] links, [2] non-edges, [3] injective, [4] label of the query vertex; then per
+/// link (from, structure, edge label), where `structure(dir, edge label)` names the device
+/// structure holding the link's slices; then per non-edge (from, direction).
+pub fn level_descriptor(
+    plan: &Plan,
+    pos: usize,
+    vertex_label: u32,
+    injective: bool,
+    structure: impl Fn(Dir, u32) -> u32,
+) -> Vec<u32> {
+    let links = &plan.backward[pos];
+    let non_edges = &plan.non_edges[pos];
+    let mut desc = vec![0u32; DESC_HEADER];
+    desc[0] = pos as u32;
+    desc[1] = links.len() as u32;
+    desc[2] = non_edges.len() as u32;
+    desc[3] = u32::from(injective);
+    desc[4] = vertex_label;
+    for l in links {
+        desc.extend([l.from as u32, structure(l.dir, l.edge_label), l.edge_label]);
+    }
+    for ne in non_edges {
+        desc.extend([ne.from as u32, dir_index(ne.dir)]);
+    }
+    desc
+}
+
+/// The end of the chunk of table rows that starts at `start`: as many rows as fit both
+/// `max_rows` and `max_elems` buffer elements, at least one. `offset_at(r)` is the exclusive
+/// scan of the rows' buffer sizes at row r (r = rows gives the total).
+pub fn next_chunk_end(
+    start: u64,
+    rows: u64,
+    max_rows: u64,
+    max_elems: u64,
+    mut offset_at: impl FnMut(u64) -> Result<u64>,
+) -> Result<u64> {
+    let hi = rows.min(start.saturating_add(max_rows.max(1)));
+    let base = offset_at(start)?;
+    if offset_at(hi)? - base <= max_elems {
+        return Ok(hi);
+    }
+    // offset_at(lo) - base <= max_elems < offset_at(hi) - base, with lo >= start + 1 kept
+    // even when a single row exceeds the budget.
+    let (mut lo, mut hi) = (start + 1, hi);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if offset_at(mid)? - base <= max_elems {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(lo)
+}
+
+/// How `join.cu` schedules a row whose first slice has `size` elements when load balancing is
+/// on: (tasks for the block layer, tasks for the grid layer); (0, 0) is the warp layer.
+pub fn layer_tasks(size: u32) -> (u32, u32) {
+    if size > W1 {
+        (0, size.div_ceil(W1))
+    } else if size > W2 {
+        (1, 0)
+    } else {
+        (0, 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use subgraph_core::filter::Filter;
+    use subgraph_core::order::Order;
+    use subgraph_core::plan::PlanOptions;
+    use subgraph_core::{GraphBuilder, Query, Semantics};
+
+    #[test]
+    fn chunks_cover_the_rows_within_the_budget() {
+        let sizes: Vec<u64> = (0..1000u64).map(|i| (i * 7919) % 50).collect();
+        let mut offsets = vec![0u64];
+        for s in &sizes {
+            offsets.push(offsets.last().unwrap() + s);
+        }
+        for (max_rows, max_elems) in [(u64::MAX, u64::MAX), (100, u64::MAX), (1000, 300), (7, 1)] {
+            let mut start = 0;
+            let mut chunks = 0;
+            while start < 1000 {
+                let end =
+                    next_chunk_end(start, 1000, max_rows, max_elems, |r| Ok(offsets[r as usize]))
+                        .unwrap();
+                assert!(end > start && end <= 1000);
+                assert!(end - start <= max_rows.max(1));
+                let elems = offsets[end as usize] - offsets[start as usize];
+                assert!(elems <= max_elems || end == start + 1, "{start}..{end}: {elems}");
+                // Maximal: one more row would break a bound.
+                if end < 1000 {
+                    let more = offsets[end as usize + 1] - offsets[start as usize];
+                    assert!(more > max_elems || end + 1 - start > max_rows);
+                }
+                start = end;
+                chunks += 1;
+            }
+            if max_elems == u64::MAX && max_rows == u64::MAX {
+                assert_eq!(chunks, 1);
+            }
+            if max_elems == 300 {
+                assert!(chunks >= (offsets[1000] / 300) as usize);
+            }
+        }
+    }
+
+    #[test]
+    fn a_row_above_the_budget_is_its_own_chunk() {
+        let offsets = [0u64, 10, 1010, 1020];
+        let end = next_chunk_end(1, 3, u64::MAX, 100, |r| Ok(offsets[r as usize])).unwrap();
+        assert_eq!(end, 2);
+        let end = next_chunk_end(0, 3, u64::MAX, 100, |r| Ok(offsets[r as usize])).unwrap();
+        assert_eq!(end, 1);
+    }
+
+    #[test]
+    fn layers_follow_the_gsi_thresholds() {
+        assert_eq!(layer_tasks(0), (0, 0));
+        assert_eq!(layer_tasks(W2), (0, 0));
+        assert_eq!(layer_tasks(W2 + 1), (1, 0));
+        assert_eq!(layer_tasks(W1), (1, 0));
+        assert_eq!(layer_tasks(W1 + 1), (0, 2));
+        assert_eq!(layer_tasks(10 * W1), (0, 10));
+        // Every element of a row is covered by exactly one grid task.
+        for size in [W1 + 1, 3 * W1 - 1, 3 * W1, 77_777] {
+            let (_, tasks) = layer_tasks(size);
+            let covered: u64 = (0..tasks)
+                .map(|q| (size as u64 - q as u64 * W1 as u64).min(W1 as u64))
+                .sum();
+            assert_eq!(covered, size as u64);
+        }
+    }
+
+    #[test]
+    fn descriptor_layout() {
+        // Directed triangle 0→1→2→0 with labels; query = the same triangle.
+        let data = GraphBuilder::from_parts(
+            vec![5, 6, 7],
+            vec![(0, 1, 3), (1, 2, 4), (2, 0, 3)],
+            true,
+        )
+        .build()
+        .0;
+        let query = data.clone();
+        for semantics in [Semantics::Embed, Semantics::Induced, Semantics::Homomorphism] {
+            let q = Query::new(query.clone(), &data, semantics).unwrap();
+            let plan = Plan::new(
+                &data,
+                &q,
+                PlanOptions {
+                    semantics,
+                    filter: Filter::Ldf,
+                    order: Order::Gsi,
+                },
+            );
+            for pos in 0..plan.len() {
+                let label = query.label(plan.vertices[pos]);
+                let desc = level_descriptor(&plan, pos, label, semantics.injective(), |d, l| {
+                    10 * dir_index(d) + l
+                });
+                let k = plan.backward[pos].len();
+                let m = plan.non_edges[pos].len();
+                assert_eq!(desc.len(), DESC_HEADER + 3 * k + 2 * m);
+                assert_eq!(desc[..5], [pos as u32, k as u32, m as u32, u32::from(semantics.injective()), label]);
+                for (j, l) in plan.backward[pos].iter().enumerate() {
+                    let at = DESC_HEADER + 3 * j;
+                    assert_eq!(desc[at..at + 3], [l.from as u32, 10 * dir_index(l.dir) + l.edge_label, l.edge_label]);
+                }
+                for (t, ne) in plan.non_edges[pos].iter().enumerate() {
+                    let at = DESC_HEADER + 3 * k + 2 * t;
+                    assert_eq!(desc[at..at + 2], [ne.from as u32, dir_index(ne.dir)]);
+                }
+                assert_eq!(k, pos, "a triangle links each position to all earlier ones");
+                if semantics != Semantics::Induced {
+                    assert_eq!(m, 0);
+                }
+            }
+        }
+    }
+}

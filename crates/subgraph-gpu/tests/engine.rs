@@ -1,0 +1,365 @@
+//! The GPU join engine (GSI §V–§VI) against the CPU engine: random small graphs in every
+//! semantics, directed and undirected, 1–3 edge labels, 1–6 query vertices, in every ablation
+//! combination (PCSR/CSR × Prealloc-Combine/two-step × write cache × load balancing); skewed
+//! graphs whose heavy rows take the block and grid layers; chunked processing under a small
+//! memory budget; written embeddings; limits and deadlines. Skips when no GPU is usable,
+//! unless SUBGRAPH_REQUIRE_GPU=1.
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use subgraph_core::order::Order;
+use subgraph_core::pipeline::{run_query, MatchOptions};
+use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
+use subgraph_core::{Graph, GraphBuilder, Semantics};
+use subgraph_gpu::{GpuEngine, GpuError, GpuOptions, OutputScheme, Structure};
+
+const SEMANTICS: [Semantics; 3] = [Semantics::Embed, Semantics::Induced, Semantics::Homomorphism];
+
+fn engine(data: &Graph, opts: &GpuOptions) -> Option<GpuEngine> {
+    match GpuEngine::new(data, opts) {
+        Ok(e) => Some(e),
+        Err(GpuError::Unavailable(why)) => {
+            if std::env::var("SUBGRAPH_REQUIRE_GPU").as_deref() == Ok("1") {
+                panic!("SUBGRAPH_REQUIRE_GPU=1 but {why}");
+            }
+            eprintln!("skipped: {why}");
+            None
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Every ablation combination.
+fn combos() -> Vec<GpuOptions> {
+    let mut out = Vec::new();
+    for structure in [Structure::Pcsr, Structure::Csr] {
+        for output in [OutputScheme::PreallocCombine, OutputScheme::TwoStep] {
+            for write_cache in [true, false] {
+                for load_balance in [true, false] {
+                    out.push(GpuOptions {
+                        structure,
+                        output,
+                        write_cache,
+                        load_balance,
+                        ..GpuOptions::default()
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+fn graph(directed: bool, labels: Vec<u32>, edges: Vec<(u32, u32, u32)>) -> Graph {
+    GraphBuilder::from_parts(labels, edges, directed).build().0
+}
+
+/// xorshift, as in the core differential test.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, m: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % m
+    }
+}
+
+/// The core differential test's generator: a random data graph and a query that is either a
+/// random graph or a piece of the data.
+fn case(seed: u64) -> (Graph, Graph) {
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let directed = rng.below(2) == 1;
+    let nl = 1 + rng.below(3) as u32;
+    let ne = 1 + rng.below(3) as u32;
+    let n = 2 + rng.below(10) as usize;
+    let qn = 1 + rng.below(6) as usize;
+    let from_data = rng.below(2) == 1;
+    let labels: Vec<u32> = (0..n).map(|_| rng.below(nl as u64) as u32).collect();
+    let mut edges = Vec::new();
+    for u in 0..n as u32 {
+        for v in 0..n as u32 {
+            if u != v && (directed || u < v) && rng.below(100) < 45 {
+                edges.push((u, v, rng.below(ne as u64) as u32));
+            }
+        }
+    }
+    let data = graph(directed, labels.clone(), edges);
+    let query = if from_data {
+        let mut pick: Vec<u32> = (0..n as u32).collect();
+        for i in (1..pick.len()).rev() {
+            pick.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        pick.truncate(qn.min(n));
+        let ql = pick.iter().map(|&v| labels[v as usize]).collect();
+        let mut qe = Vec::new();
+        for (a, b, l) in data.edges() {
+            let pa = pick.iter().position(|&x| x == a);
+            let pb = pick.iter().position(|&x| x == b);
+            if let (Some(pa), Some(pb)) = (pa, pb) {
+                if rng.below(100) < 80 {
+                    qe.push((pa as u32, pb as u32, l));
+                }
+            }
+        }
+        graph(directed, ql, qe)
+    } else {
+        let ql = (0..qn).map(|_| rng.below(nl as u64) as u32).collect();
+        let mut qe = Vec::new();
+        for u in 0..qn as u32 {
+            for v in 0..qn as u32 {
+                if u != v && (directed || u < v) && rng.below(100) < 50 {
+                    qe.push((u, v, rng.below(ne as u64) as u32));
+                }
+            }
+        }
+        graph(directed, ql, qe)
+    };
+    (data, query)
+}
+
+#[derive(Clone, Default)]
+struct Buf(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Buf {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn rows_of(buf: &Buf) -> Vec<Vec<u32>> {
+    let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+    let mut rows: Vec<Vec<u32>> = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split(' ').map(|t| t.parse().unwrap()).collect())
+        .collect();
+    rows.sort();
+    rows
+}
+
+/// Sorted embeddings written by the CPU engine, and its count.
+fn cpu_rows(data: &Graph, query: &Graph, opts: &MatchOptions) -> (Vec<Vec<u32>>, u128) {
+    let buf = Buf::default();
+    let out = Output::new(Box::new(buf.clone()), OutputFormat::Text);
+    let r = run_query(data, query.clone(), opts, &Control::unlimited(), Some((&out, "q"))).unwrap();
+    out.finish().unwrap();
+    (rows_of(&buf), r.embeddings)
+}
+
+fn gpu_rows(
+    engine: &mut GpuEngine,
+    query: &Graph,
+    opts: &MatchOptions,
+    gpu_opts: &GpuOptions,
+) -> (Vec<Vec<u32>>, u128, bool) {
+    let buf = Buf::default();
+    let out = Output::new(Box::new(buf.clone()), OutputFormat::Text);
+    let r = engine
+        .run_query(query.clone(), opts, gpu_opts, &Control::unlimited(), Some((&out, "q")))
+        .unwrap();
+    out.finish().unwrap();
+    (rows_of(&buf), r.report.embeddings, r.report.complete)
+}
+
+fn cpu_count(data: &Graph, query: &Graph, opts: &MatchOptions) -> u128 {
+    let r = run_query(data, query.clone(), opts, &Control::unlimited(), None).unwrap();
+    assert!(r.complete);
+    r.embeddings
+}
+
+fn gpu_count(engine: &mut GpuEngine, query: &Graph, opts: &MatchOptions, g: &GpuOptions) -> u128 {
+    let r = engine
+        .run_query(query.clone(), opts, g, &Control::unlimited(), None)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(r.report.complete);
+    r.report.embeddings
+}
+
+#[test]
+fn random_graphs_equal_the_cpu_in_every_ablation() {
+    let combos = combos();
+    let mut checked = 0u64;
+    let t = Instant::now();
+    for seed in 0..300u64 {
+        let (data, query) = case(seed);
+        let Some(mut gpu) = engine(&data, &GpuOptions::default()) else {
+            return;
+        };
+        for semantics in SEMANTICS {
+            let opts = MatchOptions {
+                semantics,
+                ..MatchOptions::default()
+            };
+            if subgraph_core::Query::new(query.clone(), &data, semantics).is_err() {
+                assert!(gpu
+                    .run_query(query.clone(), &opts, &GpuOptions::default(), &Control::unlimited(), None)
+                    .is_err());
+                continue;
+            }
+            let (rows, expect) = cpu_rows(&data, &query, &opts);
+            for (i, g) in combos.iter().enumerate() {
+                let g = GpuOptions {
+                    order: if (seed + i as u64) % 3 == 0 { None } else { Some(Order::Gsi) },
+                    ..*g
+                };
+                let got = gpu_count(&mut gpu, &query, &opts, &g);
+                assert_eq!(got, expect, "seed {seed} {semantics:?} {g:?}");
+                checked += 1;
+            }
+            let g = combos[seed as usize % combos.len()];
+            let (got, n, complete) = gpu_rows(&mut gpu, &query, &opts, &g);
+            assert!(complete);
+            assert_eq!(n, expect);
+            assert_eq!(got, rows, "written embeddings, seed {seed} {semantics:?} {g:?}");
+            // A limit gives exactly min(limit, total), incomplete when reached.
+            let limit = 1 + expect as u64 / 2;
+            let lopts = MatchOptions {
+                limit: Some(limit),
+                ..opts
+            };
+            let r = gpu
+                .run_query(query.clone(), &lopts, &g, &Control::unlimited(), None)
+                .unwrap();
+            assert_eq!(r.report.embeddings, expect.min(limit as u128), "seed {seed}");
+            assert_eq!(r.report.complete, (limit as u128) > expect, "seed {seed}");
+        }
+    }
+    eprintln!("{checked} GPU runs equal the CPU in {:.1}s", t.elapsed().as_secs_f64());
+}
+
+/// A graph with hubs whose slices exceed W1 = 4096 (grid layer) and W2 = 1024 (block layer).
+fn skewed(directed: bool, edge_labels: u32) -> Graph {
+    let n = 20_000u32;
+    let mut rng = Rng(0x1234_5678 + directed as u64);
+    let labels = (0..n).map(|v| if v < 8 { 0 } else { rng.below(2) as u32 }).collect();
+    let mut edges = Vec::new();
+    for hub in 0..8u32 {
+        let degree = if hub < 4 { 6000 } else { 1500 };
+        for _ in 0..degree {
+            let v = 8 + rng.below((n - 8) as u64) as u32;
+            let (a, b) = if rng.below(2) == 0 { (hub, v) } else { (v, hub) };
+            edges.push((a, b, rng.below(edge_labels as u64) as u32));
+        }
+        for other in hub + 1..8 {
+            edges.push((hub, other, 0));
+        }
+    }
+    for _ in 0..40_000 {
+        let (a, b) = (rng.below(n as u64) as u32, rng.below(n as u64) as u32);
+        edges.push((a, b, rng.below(edge_labels as u64) as u32));
+    }
+    graph(directed, labels, edges)
+}
+
+#[test]
+fn skewed_graphs_use_every_layer_and_chunking() {
+    for (directed, edge_labels) in [(false, 1), (true, 2)] {
+        let data = skewed(directed, edge_labels);
+        let Some(mut gpu) = engine(&data, &GpuOptions::default()) else {
+            return;
+        };
+        let l = |e: u32| e % edge_labels;
+        let triangle = graph(directed, vec![0, 0, 1], vec![(0, 1, 0), (1, 2, l(1)), (2, 0, 0)]);
+        let path = graph(directed, vec![1, 0, 1], vec![(0, 1, 0), (1, 2, l(1))]);
+        let star = graph(directed, vec![0, 1, 1, 0], vec![(0, 1, 0), (0, 2, l(1)), (0, 3, 0)]);
+        for semantics in SEMANTICS {
+            let opts = MatchOptions {
+                semantics,
+                ..MatchOptions::default()
+            };
+            let (rows, expect) = cpu_rows(&data, &triangle, &opts);
+            assert!(expect > 0);
+            let counts: Vec<u128> = [&path, &star].iter().map(|q| cpu_count(&data, q, &opts)).collect();
+            for g in combos() {
+                for budget in [None, Some(1 << 16)] {
+                    let g = GpuOptions {
+                        memory_budget: budget,
+                        ..g
+                    };
+                    let (got, n, _) = gpu_rows(&mut gpu, &triangle, &opts, &g);
+                    assert_eq!(n, expect, "triangle {semantics:?} {g:?}");
+                    assert!(got == rows, "triangle rows {semantics:?} {g:?}");
+                    for (q, &want) in [&path, &star].iter().zip(&counts) {
+                        assert_eq!(gpu_count(&mut gpu, q, &opts, &g), want, "{semantics:?} {g:?}");
+                    }
+                }
+            }
+            // Chunking really splits: more chunks under the small budget.
+            let small = GpuOptions {
+                memory_budget: Some(1 << 16),
+                ..GpuOptions::default()
+            };
+            let a = gpu
+                .run_query(star.clone(), &opts, &GpuOptions::default(), &Control::unlimited(), None)
+                .unwrap();
+            let b = gpu.run_query(star.clone(), &opts, &small, &Control::unlimited(), None).unwrap();
+            assert!(b.report.tasks > a.report.tasks, "{} vs {}", b.report.tasks, a.report.tasks);
+            assert_eq!(a.report.embeddings, b.report.embeddings);
+            eprintln!(
+                "skewed directed={directed} {semantics:?}: star {} embeddings, join {:.2} ms, {} chunks (budget: {} chunks, {:.2} ms), peak {} MiB",
+                a.report.embeddings,
+                a.join_ms,
+                a.report.tasks,
+                b.report.tasks,
+                b.join_ms,
+                a.peak_device_bytes >> 20
+            );
+        }
+    }
+}
+
+#[test]
+fn limits_outputs_and_deadlines() {
+    let data = skewed(false, 1);
+    let Some(mut gpu) = engine(&data, &GpuOptions::default()) else {
+        return;
+    };
+    let star = graph(false, vec![0, 1, 1], vec![(0, 1, 0), (0, 2, 0)]);
+    let opts = MatchOptions::default();
+    let (all, total) = cpu_rows(&data, &star, &opts);
+    for g in combos() {
+        for limit in [0u64, 1, 31, 32, 33, 5000, total as u64, total as u64 + 1] {
+            let lopts = MatchOptions {
+                limit: Some(limit),
+                ..opts
+            };
+            let control = Control::unlimited();
+            let r = gpu.run_query(star.clone(), &lopts, &g, &control, None).unwrap();
+            assert_eq!(r.report.embeddings, total.min(limit as u128), "{limit} {g:?}");
+            assert_eq!(r.report.complete, limit as u128 > total);
+            if !r.report.complete {
+                assert_eq!(r.report.stopped, Some(Stopped::Limit));
+            }
+            // Written rows: exactly the limit, each a real embedding.
+            let buf = Buf::default();
+            let out = Output::new(Box::new(buf.clone()), OutputFormat::Text);
+            let r = gpu
+                .run_query(star.clone(), &lopts, &g, &Control::unlimited(), Some((&out, "q")))
+                .unwrap();
+            out.finish().unwrap();
+            let rows = rows_of(&buf);
+            assert_eq!(rows.len() as u128, r.report.embeddings);
+            assert_eq!(rows.len() as u128, total.min(limit as u128));
+            assert!(rows.iter().all(|row| all.binary_search(row).is_ok()));
+            rows.windows(2).for_each(|w| assert!(w[0] != w[1]));
+        }
+    }
+    // A deadline already past stops the query: incomplete, timed out.
+    let control = Control::new(
+        Some(Instant::now()),
+        Arc::new(std::sync::atomic::AtomicBool::new(false)),
+    );
+    let r = gpu
+        .run_query(star.clone(), &opts, &GpuOptions::default(), &control, None)
+        .unwrap();
+    assert!(!r.report.complete);
+    assert_eq!(r.report.stopped, Some(Stopped::Timeout));
+    assert!(r.report.embeddings < total);
+}
