@@ -25,11 +25,14 @@
 #              build it first with `cargo build --release`)
 #   DATA       the Sun & Luo data (default: ../shared/data beside the repository)
 #   WORK       where generated workloads go (default: bench/work, not committed)
+#   BUILD_COMMIT  the commit SUBGRAPH was built from, for RUN.md (default: HEAD of this checkout,
+#              with a note and a hash of the diff when the tree has uncommitted changes); to build
+#              a clean one: git archive C | tar -x -C DIR && cd DIR && cargo build --release
 #
 # Examples (the runs of bench/results/):
 #   bench/suites.sh sunluo bench/results/2026-11-21-cpu-sunluo-sets --threads 2 --limit 100000 --timeout 10
 #   bench/suites.sh gen-1e8 20 "8 12"
-#   bench/suites.sh generated rmat-1e8 bench/results/2026-11-21-cpu-rmat-1e8 "8 12" --threads 2 --timeout 30
+#   bench/suites.sh generated rmat-1e8 bench/results/2026-11-21-cpu-rmat-1e8 "8 12" --threads 2 --limit 100000 --timeout 30
 
 set -euo pipefail
 
@@ -80,9 +83,13 @@ gen_queries() {
 
 # machine_facts: what RUN.md records about where a run happened.
 machine_facts() {
-    local dirty
-    dirty=$(git status --porcelain --untracked-files=no | wc -l)
-    echo "- commit: $(git rev-parse HEAD)$([ "$dirty" -gt 0 ] && echo " plus uncommitted changes in $dirty tracked files (git diff hash $(git diff HEAD | sha256sum | cut -c1-16))")"
+    if [ -n "${BUILD_COMMIT:-}" ]; then
+        echo "- commit: $BUILD_COMMIT (the binary was built from a clean export of it)"
+    else
+        local dirty
+        dirty=$(git status --porcelain --untracked-files=no | wc -l)
+        echo "- commit: $(git rev-parse HEAD)$([ "$dirty" -gt 0 ] && echo " plus uncommitted changes in $dirty tracked files (git diff hash $(git diff HEAD | sha256sum | cut -c1-16))")"
+    fi
     echo "- binary: $SUBGRAPH (built $(date -u -r "$SUBGRAPH" +%FT%TZ))"
     echo "- machine: $(uname -srm); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); $(nproc) cores; $(free -g | awk '/Mem:/ {print $2}') GiB memory"
 }

@@ -18,32 +18,21 @@ use subgraph_core::Graph;
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
     #[error("{file}: {source}")]
-    Io {
-        file: PathBuf,
-        source: std::io::Error,
-    },
+    Io { file: PathBuf, source: std::io::Error },
     /// A malformed results CSV.
     #[error("{file}:{line}: {msg}")]
-    Csv {
-        file: PathBuf,
-        line: usize,
-        msg: String,
-    },
+    Csv { file: PathBuf, line: usize, msg: String },
     #[error("starting the thread pool: {0}")]
     Pool(String),
     #[error("{query}: {source}")]
-    Query {
-        query: String,
-        source: subgraph_core::Error,
-    },
+    Query { query: String, source: subgraph_core::Error },
     #[error(transparent)]
     Gen(#[from] GenError),
 }
 
 /// The columns of a results CSV, in order. `stopped` is empty for a complete query, else why
 /// it stopped early (limit, timeout, interrupted).
-pub const CSV_HEADER: &str =
-    "query,class,device,threads,embeddings,complete,elapsed_ms,filter_ms,order_ms,\
+pub const CSV_HEADER: &str = "query,class,device,threads,embeddings,complete,elapsed_ms,filter_ms,order_ms,\
 space_ms,enumerate_ms,candidates,peak_rss_bytes,stopped";
 
 /// How each query is run.
@@ -134,11 +123,7 @@ pub fn query_class(path: &Path) -> String {
     let parts: Vec<&str> = stem.split('_').collect();
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     if let ["query", kind, size, index] = parts[..] {
-        if !kind.is_empty()
-            && kind.bytes().all(|b| b.is_ascii_alphabetic())
-            && digits(size)
-            && digits(index)
-        {
+        if !kind.is_empty() && kind.bytes().all(|b| b.is_ascii_alphabetic()) && digits(size) && digits(index) {
             return format!("{kind}_{size}");
         }
     }
@@ -157,8 +142,7 @@ pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
         if a[i].is_ascii_digit() && b[j].is_ascii_digit() {
-            let run =
-                |s: &[u8], k: usize| k + s[k..].iter().take_while(|c| c.is_ascii_digit()).count();
+            let run = |s: &[u8], k: usize| k + s[k..].iter().take_while(|c| c.is_ascii_digit()).count();
             let (ei, ej) = (run(a, i), run(b, j));
             let trim = |s: &[u8]| {
                 let z = s.iter().take_while(|&&c| c == b'0').count();
@@ -186,22 +170,15 @@ pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
 pub fn collect_queries(paths: &[PathBuf]) -> Result<Vec<PathBuf>, BenchError> {
     let mut out = Vec::new();
     for p in paths {
-        let io = |source| BenchError::Io {
-            file: p.clone(),
-            source,
-        };
+        let io = |source| BenchError::Io { file: p.clone(), source };
         if !p.is_dir() {
             std::fs::metadata(p).map_err(io)?;
             out.push(p.clone());
             continue;
         }
-        let mut files: Vec<PathBuf> = std::fs::read_dir(p)
-            .map_err(io)?
-            .map(|e| e.map(|e| e.path()).map_err(io))
-            .collect::<Result<_, _>>()?;
-        files.retain(|f| {
-            f.is_file() && matches!(f.extension().and_then(|e| e.to_str()), Some("graph" | "g"))
-        });
+        let mut files: Vec<PathBuf> =
+            std::fs::read_dir(p).map_err(io)?.map(|e| e.map(|e| e.path()).map_err(io)).collect::<Result<_, _>>()?;
+        files.retain(|f| f.is_file() && matches!(f.extension().and_then(|e| e.to_str()), Some("graph" | "g")));
         files.sort_by(|x, y| natural_cmp(&x.to_string_lossy(), &y.to_string_lossy()));
         out.extend(files);
     }
@@ -247,43 +224,28 @@ pub fn run_benchmark(
         .num_threads(cfg.threads)
         .build()
         .map_err(|e| BenchError::Pool(e.to_string()))?;
-    let qopts = ReadOptions {
-        format: None,
-        directed: data.is_directed(),
-        vertex_labels: None,
-    };
+    let qopts = ReadOptions { format: None, directed: data.is_directed(), vertex_labels: None };
     let mut results = Vec::new();
     for (index, path) in queries.iter().enumerate() {
-        let graphs = read_graphs(path, &qopts).map_err(|source| BenchError::Query {
-            query: path.display().to_string(),
-            source,
-        })?;
+        let graphs = read_graphs(path, &qopts)
+            .map_err(|source| BenchError::Query { query: path.display().to_string(), source })?;
         let several = graphs.len() > 1;
         for (i, q) in graphs.into_iter().enumerate() {
-            let name = if several {
-                format!("{}#{i}", path.display())
-            } else {
-                path.display().to_string()
-            };
+            let name = if several { format!("{}#{i}", path.display()) } else { path.display().to_string() };
             let mut reports: Vec<Report> = Vec::new();
             reset_peak_rss();
             for _ in 0..cfg.repeat.max(1) {
-                let control =
-                    Control::new(cfg.timeout.map(|t| Instant::now() + t), interrupt.clone());
+                let control = Control::new(cfg.timeout.map(|t| Instant::now() + t), interrupt.clone());
                 let r = pool
                     .install(|| run_query(data, q.graph.clone(), &cfg.options, &control, None))
-                    .map_err(|source| BenchError::Query {
-                        query: name.clone(),
-                        source,
-                    })?;
+                    .map_err(|source| BenchError::Query { query: name.clone(), source })?;
                 reports.push(r);
                 if !Status::from_stopped(r.stopped).solved() {
                     break;
                 }
             }
             let last = reports[reports.len() - 1];
-            let phase =
-                |f: fn(&Report) -> f64| median(&mut reports.iter().map(f).collect::<Vec<_>>());
+            let phase = |f: fn(&Report) -> f64| median(&mut reports.iter().map(f).collect::<Vec<_>>());
             let result = QueryResult {
                 query: name,
                 class: query_class(path),
@@ -366,15 +328,8 @@ pub fn to_csv(results: &[QueryResult]) -> String {
 
 /// Parses CSV text written by [`to_csv`]; `file` names it in errors.
 pub fn parse_csv(text: &str, file: &Path) -> Result<Vec<QueryResult>, BenchError> {
-    let err = |line: usize, msg: String| BenchError::Csv {
-        file: file.to_path_buf(),
-        line,
-        msg,
-    };
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty());
+    let err = |line: usize, msg: String| BenchError::Csv { file: file.to_path_buf(), line, msg };
+    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
     let header = lines.next().map(|(_, l)| l.trim()).unwrap_or("");
     if header != CSV_HEADER {
         return Err(err(1, format!("expected the header {CSV_HEADER}")));
@@ -385,38 +340,21 @@ pub fn parse_csv(text: &str, file: &Path) -> Result<Vec<QueryResult>, BenchError
             if f.len() != 14 {
                 return Err(err(i + 1, format!("expected 14 fields, found {}", f.len())));
             }
-            let num = |k: usize| {
-                f[k].parse::<f64>()
-                    .map_err(|_| err(i + 1, format!("not a number: '{}'", f[k])))
-            };
-            let int = |k: usize| {
-                f[k].parse::<u64>()
-                    .map_err(|_| err(i + 1, format!("not an integer: '{}'", f[k])))
-            };
+            let num = |k: usize| f[k].parse::<f64>().map_err(|_| err(i + 1, format!("not a number: '{}'", f[k])));
+            let int = |k: usize| f[k].parse::<u64>().map_err(|_| err(i + 1, format!("not an integer: '{}'", f[k])));
             let complete = match f[5].as_str() {
                 "true" => true,
                 "false" => false,
-                other => {
-                    return Err(err(
-                        i + 1,
-                        format!("complete must be true or false, got '{other}'"),
-                    ))
-                }
+                other => return Err(err(i + 1, format!("complete must be true or false, got '{other}'"))),
             };
-            let status = Status::from_columns(complete, &f[13]).ok_or_else(|| {
-                err(
-                    i + 1,
-                    format!("complete={complete} with stopped='{}'", f[13]),
-                )
-            })?;
+            let status = Status::from_columns(complete, &f[13])
+                .ok_or_else(|| err(i + 1, format!("complete={complete} with stopped='{}'", f[13])))?;
             Ok(QueryResult {
                 query: f[0].clone(),
                 class: f[1].clone(),
                 device: f[2].clone(),
                 threads: int(3)? as usize,
-                embeddings: f[4]
-                    .parse()
-                    .map_err(|_| err(i + 1, format!("not an integer: '{}'", f[4])))?,
+                embeddings: f[4].parse().map_err(|_| err(i + 1, format!("not an integer: '{}'", f[4])))?,
                 status,
                 elapsed_ms: num(6)?,
                 filter_ms: num(7)?,
@@ -432,10 +370,7 @@ pub fn parse_csv(text: &str, file: &Path) -> Result<Vec<QueryResult>, BenchError
 
 /// Reads a results CSV.
 pub fn read_csv(path: &Path) -> Result<Vec<QueryResult>, BenchError> {
-    let text = std::fs::read_to_string(path).map_err(|source| BenchError::Io {
-        file: path.to_path_buf(),
-        source,
-    })?;
+    let text = std::fs::read_to_string(path).map_err(|source| BenchError::Io { file: path.to_path_buf(), source })?;
     parse_csv(&text, path)
 }
 
@@ -486,10 +421,8 @@ pub fn summarize(results: &[QueryResult]) -> Vec<ClassSummary> {
             peak_rss_bytes: rs.iter().map(|r| r.peak_rss_bytes).max().unwrap_or(0),
         }
     };
-    let mut out: Vec<ClassSummary> = classes
-        .iter()
-        .map(|&c| one(c, results.iter().filter(|r| r.class == c).collect()))
-        .collect();
+    let mut out: Vec<ClassSummary> =
+        classes.iter().map(|&c| one(c, results.iter().filter(|r| r.class == c).collect())).collect();
     if classes.len() > 1 {
         out.push(one("all", results.iter().collect()));
     }
@@ -522,22 +455,16 @@ impl Pair {
 /// name when it is unique in the other run. Queries of this run absent from the other are left
 /// out.
 pub fn pair_runs(this: &[QueryResult], other: &[QueryResult]) -> Vec<Pair> {
-    let by_path: HashMap<&str, &QueryResult> =
-        other.iter().map(|r| (r.query.as_str(), r)).collect();
+    let by_path: HashMap<&str, &QueryResult> = other.iter().map(|r| (r.query.as_str(), r)).collect();
     let base = |q: &str| q.rsplit(['/', '\\']).next().unwrap_or(q).to_string();
     let mut by_name: HashMap<String, Option<&QueryResult>> = HashMap::new();
     for r in other {
-        by_name
-            .entry(base(&r.query))
-            .and_modify(|e| *e = None)
-            .or_insert(Some(r));
+        by_name.entry(base(&r.query)).and_modify(|e| *e = None).or_insert(Some(r));
     }
     this.iter()
         .filter_map(|r| {
-            let o = by_path
-                .get(r.query.as_str())
-                .copied()
-                .or_else(|| by_name.get(&base(&r.query)).copied().flatten())?;
+            let o =
+                by_path.get(r.query.as_str()).copied().or_else(|| by_name.get(&base(&r.query)).copied().flatten())?;
             Some(Pair {
                 query: r.query.clone(),
                 class: r.class.clone(),
@@ -624,9 +551,7 @@ pub fn render_summary(s: &SummaryInput) -> String {
          with timeouts are lower bounds. Peak RSS is the process's high-water mark (VmHWM, data graph \
          included), the largest over the class's queries.\n\n",
     );
-    md.push_str(
-        "| class | queries | solved | timed out | median | mean | p95 | total | peak RSS MiB |\n",
-    );
+    md.push_str("| class | queries | solved | timed out | median | mean | p95 | total | peak RSS MiB |\n");
     md.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for c in summarize(s.results) {
         let _ = writeln!(
@@ -648,14 +573,8 @@ pub fn render_summary(s: &SummaryInput) -> String {
         let _ = writeln!(md, "\n## Not finished ({})\n", unfinished.len());
         md.push_str("| query | status | partial embeddings | elapsed |\n|---|---|---:|---:|\n");
         for r in unfinished {
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} | {} |",
-                r.query,
-                r.status.stopped_name(),
-                r.embeddings,
-                ms(r.elapsed_ms)
-            );
+            let _ =
+                writeln!(md, "| {} | {} | {} | {} |", r.query, r.status.stopped_name(), r.embeddings, ms(r.elapsed_ms));
         }
     }
     if let Some((other, pairs)) = s.compare {
@@ -670,8 +589,7 @@ pub fn render_summary(s: &SummaryInput) -> String {
         classes.dedup();
         let line = |md: &mut String, class: &str, ps: Vec<&Pair>| {
             let both = ps.iter().filter(|p| p.both_solved()).count();
-            let g =
-                geomean_ratio(ps.iter().copied()).map_or("-".to_string(), |g| format!("{g:.3}"));
+            let g = geomean_ratio(ps.iter().copied()).map_or("-".to_string(), |g| format!("{g:.3}"));
             let _ = writeln!(md, "| {class} | {} | {both} | {g} |", ps.len());
         };
         for &c in &classes {
@@ -682,15 +600,10 @@ pub fn render_summary(s: &SummaryInput) -> String {
     md
 }
 
-const COLORS: &[&str] = &[
-    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
-];
+const COLORS: &[&str] = &["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"];
 
 fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 /// An SVG plot of each series' per-query times sorted ascending (x: query rank, y: ms on a log
@@ -700,30 +613,16 @@ pub fn render_svg(title: &str, series: &[(String, Vec<f64>)]) -> String {
     let (left, right, top, bottom) = (80.0, 20.0, 40.0, 60.0);
     let (pw, ph) = (w - left - right, h - top - bottom);
     let floor = 1e-3;
-    let all = series
-        .iter()
-        .flat_map(|(_, v)| v.iter().map(|&x| x.max(floor)));
-    let (lo, hi) = all.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
-        (lo.min(x), hi.max(x))
-    });
+    let all = series.iter().flat_map(|(_, v)| v.iter().map(|&x| x.max(floor)));
+    let (lo, hi) = all.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| (lo.min(x), hi.max(x)));
     let (lo_exp, hi_exp) = if lo.is_finite() {
-        (
-            lo.log10().floor() as i32,
-            (hi.log10().ceil() as i32).max(lo.log10().floor() as i32 + 1),
-        )
+        (lo.log10().floor() as i32, (hi.log10().ceil() as i32).max(lo.log10().floor() as i32 + 1))
     } else {
         (0, 1)
     };
-    let max_n = series
-        .iter()
-        .map(|(_, v)| v.len())
-        .max()
-        .unwrap_or(0)
-        .max(2);
+    let max_n = series.iter().map(|(_, v)| v.len()).max().unwrap_or(0).max(2);
     let x_of = |i: usize| left + pw * i as f64 / (max_n - 1) as f64;
-    let y_of = |v: f64| {
-        top + ph * (1.0 - (v.max(floor).log10() - lo_exp as f64) / (hi_exp - lo_exp) as f64)
-    };
+    let y_of = |v: f64| top + ph * (1.0 - (v.max(floor).log10() - lo_exp as f64) / (hi_exp - lo_exp) as f64);
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" \
          font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"{w}\" height=\"{h}\" fill=\"white\"/>\n\
@@ -744,13 +643,8 @@ pub fn render_svg(title: &str, series: &[(String, Vec<f64>)]) -> String {
     }
     for k in 0..=4 {
         let i = (max_n - 1) * k / 4;
-        let _ = writeln!(
-            s,
-            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-            x_of(i),
-            top + ph + 18.0,
-            i + 1
-        );
+        let _ =
+            writeln!(s, "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>", x_of(i), top + ph + 18.0, i + 1);
     }
     let _ = writeln!(
         s,
@@ -766,11 +660,8 @@ pub fn render_svg(title: &str, series: &[(String, Vec<f64>)]) -> String {
         let color = COLORS[k % COLORS.len()];
         let mut v = values.clone();
         v.sort_by(f64::total_cmp);
-        let points: Vec<String> = v
-            .iter()
-            .enumerate()
-            .map(|(i, &t)| format!("{:.1},{:.1}", x_of(i), y_of(t)))
-            .collect();
+        let points: Vec<String> =
+            v.iter().enumerate().map(|(i, &t)| format!("{:.1},{:.1}", x_of(i), y_of(t))).collect();
         let _ = writeln!(
             s,
             "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"1.5\" points=\"{}\"/>",
@@ -817,43 +708,18 @@ mod tests {
 
     #[test]
     fn classes_from_names() {
-        assert_eq!(
-            query_class(Path::new("d/query_graph/query_dense_8_12.graph")),
-            "dense_8"
-        );
-        assert_eq!(
-            query_class(Path::new("query_sparse_32_200.graph")),
-            "sparse_32"
-        );
-        assert_eq!(
-            query_class(Path::new("sets/triangles/q1.graph")),
-            "triangles"
-        );
-        assert_eq!(
-            query_class(Path::new("sets/mixed/query_dense_x_1.graph")),
-            "mixed"
-        );
+        assert_eq!(query_class(Path::new("d/query_graph/query_dense_8_12.graph")), "dense_8");
+        assert_eq!(query_class(Path::new("query_sparse_32_200.graph")), "sparse_32");
+        assert_eq!(query_class(Path::new("sets/triangles/q1.graph")), "triangles");
+        assert_eq!(query_class(Path::new("sets/mixed/query_dense_x_1.graph")), "mixed");
         assert_eq!(query_class(Path::new("q.g")), "queries");
     }
 
     #[test]
     fn natural_order() {
-        let mut v = vec![
-            "query_dense_8_10",
-            "query_dense_8_2",
-            "query_dense_16_1",
-            "query_dense_8_1",
-        ];
+        let mut v = vec!["query_dense_8_10", "query_dense_8_2", "query_dense_16_1", "query_dense_8_1"];
         v.sort_by(|a, b| natural_cmp(a, b));
-        assert_eq!(
-            v,
-            [
-                "query_dense_8_1",
-                "query_dense_8_2",
-                "query_dense_8_10",
-                "query_dense_16_1"
-            ]
-        );
+        assert_eq!(v, ["query_dense_8_1", "query_dense_8_2", "query_dense_8_10", "query_dense_16_1"]);
         assert_eq!(natural_cmp("a007", "a7"), std::cmp::Ordering::Equal);
         assert_eq!(natural_cmp("a7", "a7b"), std::cmp::Ordering::Less);
     }
@@ -866,36 +732,18 @@ mod tests {
         assert_eq!(percentile(&[5.0], 95.0), 5.0);
         assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(&mut [4.0, 1.0, 3.0, 2.0]), 2.5);
-        let rs: Vec<QueryResult> = [
-            (1.0, Status::Complete),
-            (3.0, Status::Limit),
-            (10.0, Status::Timeout),
-            (2.0, Status::Complete),
-        ]
-        .iter()
-        .enumerate()
-        .map(|(i, &(t, st))| result(&format!("q{i}"), "dense_8", t, st))
-        .chain([result("s", "sparse_8", 7.0, Status::Complete)])
-        .collect();
+        let rs: Vec<QueryResult> =
+            [(1.0, Status::Complete), (3.0, Status::Limit), (10.0, Status::Timeout), (2.0, Status::Complete)]
+                .iter()
+                .enumerate()
+                .map(|(i, &(t, st))| result(&format!("q{i}"), "dense_8", t, st))
+                .chain([result("s", "sparse_8", 7.0, Status::Complete)])
+                .collect();
         let s = summarize(&rs);
         assert_eq!(s.len(), 3);
-        assert_eq!(
-            (
-                s[0].class.as_str(),
-                s[0].queries,
-                s[0].solved,
-                s[0].timed_out
-            ),
-            ("dense_8", 4, 3, 1)
-        );
-        assert_eq!(
-            (s[0].median_ms, s[0].mean_ms, s[0].p95_ms, s[0].total_ms),
-            (2.5, 4.0, 10.0, 16.0)
-        );
-        assert_eq!(
-            (s[2].class.as_str(), s[2].queries, s[2].solved),
-            ("all", 5, 4)
-        );
+        assert_eq!((s[0].class.as_str(), s[0].queries, s[0].solved, s[0].timed_out), ("dense_8", 4, 3, 1));
+        assert_eq!((s[0].median_ms, s[0].mean_ms, s[0].p95_ms, s[0].total_ms), (2.5, 4.0, 10.0, 16.0));
+        assert_eq!((s[2].class.as_str(), s[2].queries, s[2].solved), ("all", 5, 4));
     }
 
     #[test]
@@ -903,12 +751,7 @@ mod tests {
         let this = vec![
             result("a/query_dense_8_1.graph", "dense_8", 2.0, Status::Complete),
             result("a/odd, \"name\".graph", "a", 4.0, Status::Limit),
-            result(
-                "a/query_dense_8_3.graph",
-                "dense_8",
-                10000.0,
-                Status::Timeout,
-            ),
+            result("a/query_dense_8_3.graph", "dense_8", 10000.0, Status::Timeout),
         ];
         let text = to_csv(&this);
         let back = parse_csv(&text, Path::new("r.csv")).unwrap();
@@ -922,21 +765,12 @@ mod tests {
         assert_eq!(pairs[0].ratio(), 4.0);
         assert_eq!(geomean_ratio(&pairs), Some(1.0));
         let cmp = comparison_csv(&pairs, "new", "old");
-        assert!(
-            cmp.starts_with("query,class,new_ms,old_ms,ratio_old_over_new,new_status,old_status\n")
-        );
+        assert!(cmp.starts_with("query,class,new_ms,old_ms,ratio_old_over_new,new_status,old_status\n"));
         assert_eq!(cmp.lines().count(), 4);
-        let md = render_summary(&SummaryInput {
-            title: "t",
-            facts: &[],
-            results: &this,
-            compare: Some(("old", &pairs)),
-        });
+        let md =
+            render_summary(&SummaryInput { title: "t", facts: &[], results: &this, compare: Some(("old", &pairs)) });
         assert!(md.contains("| all | 3 | 2 | 1.000 |"), "{md}");
-        assert!(
-            md.contains("| a/query_dense_8_3.graph | timeout | 12345678901234567890123 |"),
-            "{md}"
-        );
+        assert!(md.contains("| a/query_dense_8_3.graph | timeout | 12345678901234567890123 |"), "{md}");
         assert!(parse_csv("query,class\n", Path::new("x")).is_err());
         let bad = text.replacen(",true,", ",false,", 1);
         assert!(parse_csv(&bad, Path::new("x")).is_err());

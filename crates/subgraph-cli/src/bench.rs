@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use subgraph_bench::runner::{
-    collect_queries, comparison_csv, pair_runs, read_csv, render_summary, render_svg,
-    run_benchmark, to_csv, RunConfig, Status, SummaryInput,
+    collect_queries, comparison_csv, pair_runs, read_csv, render_summary, render_svg, reset_peak_rss, run_benchmark,
+    to_csv, RunConfig, Status, SummaryInput,
 };
 use subgraph_core::cpu::FailingSets;
 use subgraph_core::filter::Filter;
@@ -69,10 +69,7 @@ pub struct BenchArgs {
 
 fn folder_name(p: &Path) -> String {
     let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    abs.file_name().map_or_else(
-        || p.display().to_string(),
-        |s| s.to_string_lossy().into_owned(),
-    )
+    abs.file_name().map_or_else(|| p.display().to_string(), |s| s.to_string_lossy().into_owned())
 }
 
 fn write(path: &Path, text: &str) -> Result<()> {
@@ -84,27 +81,12 @@ pub fn run(a: BenchArgs) -> Result<()> {
     if a.device == "gpu" {
         bail!("no GPU engine in this build; use --device cpu");
     }
-    let semantics = Semantics::from_name(&a.semantics).with_context(|| {
-        format!(
-            "unknown semantics '{}' (one of {})",
-            a.semantics,
-            Semantics::NAMES.join(", ")
-        )
-    })?;
-    let filter = Filter::from_name(&a.filter).with_context(|| {
-        format!(
-            "unknown filter '{}' (one of {})",
-            a.filter,
-            Filter::NAMES.join(", ")
-        )
-    })?;
-    let order = Order::from_name(&a.order).with_context(|| {
-        format!(
-            "unknown order '{}' (one of {})",
-            a.order,
-            Order::NAMES.join(", ")
-        )
-    })?;
+    let semantics = Semantics::from_name(&a.semantics)
+        .with_context(|| format!("unknown semantics '{}' (one of {})", a.semantics, Semantics::NAMES.join(", ")))?;
+    let filter = Filter::from_name(&a.filter)
+        .with_context(|| format!("unknown filter '{}' (one of {})", a.filter, Filter::NAMES.join(", ")))?;
+    let order = Order::from_name(&a.order)
+        .with_context(|| format!("unknown order '{}' (one of {})", a.order, Order::NAMES.join(", ")))?;
     if let Some(t) = a.timeout {
         if !(t > 0.0 && t.is_finite()) {
             bail!("--timeout must be a positive number of seconds, got {t}");
@@ -123,11 +105,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
     if queries.is_empty() {
         bail!(
             "no query files (*.graph, *.g) in {}",
-            a.queries
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(" ")
+            a.queries.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" ")
         );
     }
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
@@ -154,13 +132,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
         queries.len()
     );
     let cfg = RunConfig {
-        options: MatchOptions {
-            semantics,
-            filter,
-            order,
-            limit: a.limit,
-            failing_sets: FailingSets::Auto,
-        },
+        options: MatchOptions { semantics, filter, order, limit: a.limit, failing_sets: FailingSets::Auto },
         threads,
         timeout: a.timeout.map(Duration::from_secs_f64),
         repeat: a.repeat,
@@ -174,13 +146,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
                 Status::Timeout => " (timeout, partial count)",
                 Status::Interrupted => " (interrupted, partial count)",
             };
-            eprintln!(
-                "[{}/{n}] {} {} embeddings{note} {:.2} ms",
-                i + 1,
-                r.query,
-                r.embeddings,
-                r.elapsed_ms
-            );
+            eprintln!("[{}/{n}] {} {} embeddings{note} {:.2} ms", i + 1, r.query, r.embeddings, r.elapsed_ms);
         }
     })?;
     let wall_s = start.elapsed().as_secs_f64();
@@ -199,18 +165,10 @@ pub fn run(a: BenchArgs) -> Result<()> {
     let facts = vec![
         (
             "data".to_string(),
-            format!(
-                "{} ({} vertices, {} edges)",
-                a.data.display(),
-                data.num_vertices(),
-                data.num_edges()
-            ),
+            format!("{} ({} vertices, {} edges)", a.data.display(), data.num_vertices(), data.num_edges()),
         ),
         ("data load".to_string(), format!("{load_ms:.0} ms")),
-        (
-            "queries".to_string(),
-            format!("{} graphs from {} files", results.len(), queries.len()),
-        ),
+        ("queries".to_string(), format!("{} graphs from {} files", results.len(), queries.len())),
         ("device".to_string(), format!("cpu, {threads} threads")),
         (
             "options".to_string(),
@@ -225,6 +183,14 @@ pub fn run(a: BenchArgs) -> Result<()> {
             ),
         ),
         ("wall time".to_string(), format!("{wall_s:.1} s")),
+        (
+            "peak RSS".to_string(),
+            if reset_peak_rss() {
+                "reset before each query (the peak during it)".to_string()
+            } else {
+                "not resettable here: the peak since the process started".to_string()
+            },
+        ),
     ];
     let summary = render_summary(&SummaryInput {
         title: &format!("subgraph bench: {label}"),
@@ -232,10 +198,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
         results: &results,
         compare: other_label.as_deref().zip(pairs.as_deref()),
     });
-    let mut series = vec![(
-        label.clone(),
-        results.iter().map(|r| r.elapsed_ms).collect::<Vec<f64>>(),
-    )];
+    let mut series = vec![(label.clone(), results.iter().map(|r| r.elapsed_ms).collect::<Vec<f64>>())];
     if let (Some(o), Some(name)) = (&other, &other_label) {
         series.push((name.clone(), o.iter().map(|r| r.elapsed_ms).collect()));
     }
@@ -244,10 +207,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
     write(&a.out.join("summary.md"), &summary)?;
     write(&a.out.join("times.svg"), &render_svg(&title, &series))?;
     if let (Some(p), Some(name)) = (&pairs, &other_label) {
-        write(
-            &a.out.join("comparison.csv"),
-            &comparison_csv(p, &label, name),
-        )?;
+        write(&a.out.join("comparison.csv"), &comparison_csv(p, &label, name))?;
     }
     let solved = results.iter().filter(|r| r.status.solved()).count();
     eprintln!(
@@ -256,10 +216,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
         a.out.join("{results.csv,summary.md,times.svg}").display()
     );
     if interrupt.load(Ordering::Relaxed) {
-        bail!(
-            "interrupted; the files hold the {} queries run so far",
-            results.len()
-        );
+        bail!("interrupted; the files hold the {} queries run so far", results.len());
     }
     Ok(())
 }

@@ -62,7 +62,7 @@ pub struct MatchArgs {
     /// Matching order: gql, ri, gsi.
     #[arg(long, default_value = "gql")]
     order: String,
-    /// Failing-set pruning: auto (queries of 10+ vertices), on, off.
+    /// Failing-set pruning: auto (queries of 4+ vertices), on, off.
     #[arg(long, default_value = "auto", value_parser = ["auto", "on", "off"])]
     failing_sets: String,
     /// Worker threads (default: all cores).

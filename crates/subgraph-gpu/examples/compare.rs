@@ -42,12 +42,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    println!(
-        "# {} on {}: graph upload {:.1} ms",
-        args[1],
-        engine.device_info().name,
-        engine.graph_upload_ms()
-    );
+    println!("# {} on {}: graph upload {:.1} ms", args[1], engine.device_info().name, engine.graph_upload_ms());
     let (mut failed, mut ran) = (0, 0);
     for line in answers.lines().take(max) {
         let Some((name, count)) = line.split_once([' ', ':']) else { continue };

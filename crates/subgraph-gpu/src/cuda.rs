@@ -11,8 +11,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr,
-    LaunchConfig, PushKernelArg, ValidAsZeroBits,
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg,
+    ValidAsZeroBits,
 };
 use cudarc::nvrtc::{compile_ptx_with_opts, CompileError, CompileOptions, Ptx};
 
@@ -197,10 +197,7 @@ pub fn driver_version() -> Result<(i32, i32)> {
 /// NVRTC wants the architecture as a `&'static str`; each distinct one is leaked once.
 fn static_arch(arch: &str) -> &'static str {
     static ARCHS: OnceLock<Mutex<Vec<&'static str>>> = OnceLock::new();
-    let mut archs = ARCHS
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
+    let mut archs = ARCHS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
     match archs.iter().find(|a| **a == arch) {
         Some(a) => a,
         None => {
@@ -241,10 +238,7 @@ pub fn compile_ptx(source: &KernelSource, arch: &str) -> Result<Ptx> {
         })
     })?;
     check_signatures(source, &ptx.to_src())?;
-    cache
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(key, ptx.clone());
+    cache.lock().unwrap_or_else(|e| e.into_inner()).insert(key, ptx.clone());
     Ok(ptx)
 }
 
@@ -258,10 +252,7 @@ fn check_signatures(source: &KernelSource, ptx: &str) -> Result<()> {
         })?;
         let rest = &ptx[start + header.len()..];
         let params = &rest[..rest.find(')').unwrap_or(rest.len())];
-        let found: Vec<&str> = params
-            .split(',')
-            .filter_map(|p| p.split_whitespace().nth(1))
-            .collect();
+        let found: Vec<&str> = params.split(',').filter_map(|p| p.split_whitespace().nth(1)).collect();
         let declared: Vec<&str> = decl.params.iter().map(|p| p.ptx_type()).collect();
         if found != declared {
             return Err(GpuError::Mismatch(format!(
@@ -295,18 +286,14 @@ impl Gpu {
     pub fn new() -> Result<Self> {
         check_driver_library()?;
         check_nvrtc_library()?;
-        let versions = Versions {
-            driver: driver_version()?,
-            nvrtc: nvrtc_version()?,
-        };
+        let versions = Versions { driver: driver_version()?, nvrtc: nvrtc_version()? };
         guarded(|| {
             let count = CudaContext::device_count()
                 .map_err(|e| GpuUnavailable::Device(format!("cuInit/cuDeviceGetCount: {e}")))?;
             if count < 1 {
                 return Err(GpuUnavailable::Device("the driver reports no device".into()).into());
             }
-            let ctx = CudaContext::new(0)
-                .map_err(|e| GpuUnavailable::Device(format!("device 0: {e}")))?;
+            let ctx = CudaContext::new(0).map_err(|e| GpuUnavailable::Device(format!("device 0: {e}")))?;
             let (major, minor) = ctx.compute_capability()?;
             let info = DeviceInfo {
                 name: ctx.name()?,
@@ -345,33 +332,19 @@ impl Gpu {
     fn check_free(&self, what: &'static str, bytes: u64) -> Result<()> {
         let (free, total) = self.memory()?;
         if bytes > free {
-            return Err(GpuError::OutOfMemory {
-                what,
-                requested: bytes,
-                free,
-                total,
-            });
+            return Err(GpuError::OutOfMemory { what, requested: bytes, free, total });
         }
         Ok(())
     }
 
     /// A zeroed device array of `len` elements; `what` names it in errors.
-    pub fn alloc_zeros<T: DeviceScalar>(
-        &self,
-        what: &'static str,
-        len: usize,
-    ) -> Result<DeviceBuffer<T>> {
+    pub fn alloc_zeros<T: DeviceScalar>(&self, what: &'static str, len: usize) -> Result<DeviceBuffer<T>> {
         let bytes = (len.max(1) as u64).saturating_mul(std::mem::size_of::<T>() as u64);
         self.check_free(what, bytes)?;
         let slice = self.stream.alloc_zeros::<T>(len.max(1))?;
         let live = self.usage.live.fetch_add(bytes, Ordering::Relaxed) + bytes;
         self.usage.peak.fetch_max(live, Ordering::Relaxed);
-        Ok(DeviceBuffer {
-            slice,
-            len,
-            bytes,
-            usage: self.usage.clone(),
-        })
+        Ok(DeviceBuffer { slice, len, bytes, usage: self.usage.clone() })
     }
 
     /// Bytes held now in this `Gpu`'s device buffers.
@@ -386,17 +359,11 @@ impl Gpu {
 
     /// Restarts the peak at the bytes held now.
     pub fn reset_peak(&self) {
-        self.usage
-            .peak
-            .store(self.usage.live.load(Ordering::Relaxed), Ordering::Relaxed);
+        self.usage.peak.store(self.usage.live.load(Ordering::Relaxed), Ordering::Relaxed);
     }
 
     /// A device copy of `host`; `what` names it in errors.
-    pub fn upload<T: DeviceScalar>(
-        &self,
-        what: &'static str,
-        host: &[T],
-    ) -> Result<DeviceBuffer<T>> {
+    pub fn upload<T: DeviceScalar>(&self, what: &'static str, host: &[T]) -> Result<DeviceBuffer<T>> {
         let mut buf = self.alloc_zeros::<T>(what, host.len())?;
         if !host.is_empty() {
             let mut view = buf.slice.slice_mut(0..host.len());
@@ -417,15 +384,11 @@ impl Gpu {
         range: std::ops::Range<usize>,
     ) -> Result<Vec<T>> {
         if range.start > range.end || range.end > buf.len {
-            return Err(GpuError::Mismatch(format!(
-                "download of {range:?} from a buffer of {} elements",
-                buf.len
-            )));
+            return Err(GpuError::Mismatch(format!("download of {range:?} from a buffer of {} elements", buf.len)));
         }
         let mut host = vec![T::default(); range.len()];
         if !range.is_empty() {
-            self.stream
-                .memcpy_dtoh(&buf.slice.slice(range), &mut host)?;
+            self.stream.memcpy_dtoh(&buf.slice.slice(range), &mut host)?;
         }
         self.stream.synchronize()?;
         Ok(host)
@@ -433,14 +396,10 @@ impl Gpu {
 
     /// Compiles (once per process) and loads (once per `Gpu`) `source`, and returns `name`.
     pub fn kernel(&self, source: &'static KernelSource, name: &str) -> Result<Kernel> {
-        let decl = source
-            .kernels
-            .iter()
-            .find(|k| k.name == name)
-            .ok_or_else(|| GpuError::MissingKernel {
-                source_name: source.name.to_string(),
-                kernel: name.to_string(),
-            })?;
+        let decl = source.kernels.iter().find(|k| k.name == name).ok_or_else(|| GpuError::MissingKernel {
+            source_name: source.name.to_string(),
+            kernel: name.to_string(),
+        })?;
         let mut modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
         let module = match modules.get(source.name) {
             Some(m) => m.clone(),
@@ -457,13 +416,7 @@ impl Gpu {
 
     /// Launches `kernel` on `grid` blocks of `block` threads with `args`, after checking them
     /// against the kernel's declared parameters.
-    pub fn launch(
-        &self,
-        kernel: &Kernel,
-        grid: u32,
-        block: u32,
-        args: &mut [Arg<'_>],
-    ) -> Result<()> {
+    pub fn launch(&self, kernel: &Kernel, grid: u32, block: u32, args: &mut [Arg<'_>]) -> Result<()> {
         let kinds: Vec<Param> = args.iter().map(Arg::kind).collect();
         if kinds != kernel.decl.params {
             return Err(GpuError::Mismatch(format!(
@@ -474,11 +427,7 @@ impl Gpu {
         if grid == 0 {
             return Ok(());
         }
-        let cfg = LaunchConfig {
-            grid_dim: (grid, 1, 1),
-            block_dim: (block, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
         let mut builder = self.stream.launch_builder(&kernel.function);
         for arg in args.iter_mut() {
             match arg {

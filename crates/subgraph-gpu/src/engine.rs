@@ -16,8 +16,8 @@ use subgraph_core::{Dir, Graph, Query, Semantics};
 use crate::cuda::{Arg, DeviceBuffer, DeviceInfo, Gpu, Kernel};
 use crate::error::{GpuError, Result};
 use crate::join::{
-    dir_index, level_descriptor, next_chunk_end, COUNT_ONLY, MAX_CHUNK_ROWS, MAX_COLUMNS,
-    ROW_BLOCK, ROW_OVERHEAD_BYTES, SOURCE, TASK_BLOCK, W1, W2, WRITE_CACHE,
+    dir_index, level_descriptor, next_chunk_end, COUNT_ONLY, MAX_CHUNK_ROWS, MAX_COLUMNS, ROW_BLOCK,
+    ROW_OVERHEAD_BYTES, SOURCE, TASK_BLOCK, W1, W2, WRITE_CACHE,
 };
 use crate::pcsr::{ColumnOrder, LabelledCsr, Pcsr};
 
@@ -125,11 +125,7 @@ impl DeviceGraph {
         match which {
             Structure::Pcsr => {
                 for p in Pcsr::build_all(data, ColumnOrder::ByNeighbourLabel)? {
-                    meta.extend([
-                        groups.len() as u64,
-                        p.num_groups() as u64,
-                        columns.len() as u64,
-                    ]);
+                    meta.extend([groups.len() as u64, p.num_groups() as u64, columns.len() as u64]);
                     groups.extend_from_slice(p.groups());
                     columns.extend_from_slice(p.columns());
                 }
@@ -173,10 +169,7 @@ impl DeviceGraph {
             }
             offsets.push(columns.len() as u64);
         }
-        self.adjacency = Some((
-            gpu.upload("adjacency offsets", &offsets)?,
-            gpu.upload("adjacency columns", &columns)?,
-        ));
+        self.adjacency = Some((gpu.upload("adjacency offsets", &offsets)?, gpu.upload("adjacency columns", &columns)?));
         Ok(())
     }
 }
@@ -221,21 +214,11 @@ impl GpuEngine {
             });
         }
         let t = Instant::now();
-        let mut graph = DeviceGraph {
-            labels: gpu.upload("vertex labels", data.labels())?,
-            pcsr: None,
-            csr: None,
-            adjacency: None,
-        };
+        let mut graph =
+            DeviceGraph { labels: gpu.upload("vertex labels", data.labels())?, pcsr: None, csr: None, adjacency: None };
         graph.ensure(&gpu, data, opts.structure)?;
         gpu.synchronize()?;
-        Ok(GpuEngine {
-            gpu,
-            data: data.clone(),
-            graph,
-            kernels,
-            graph_upload_ms: t.elapsed().as_secs_f64() * 1e3,
-        })
+        Ok(GpuEngine { gpu, data: data.clone(), graph, kernels, graph_upload_ms: t.elapsed().as_secs_f64() * 1e3 })
     }
 
     pub fn device_info(&self) -> &DeviceInfo {
@@ -271,24 +254,16 @@ impl GpuEngine {
         let plan = Plan::new(&self.data, &q, plan_opts);
         let n = plan.len();
         if n > MAX_COLUMNS {
-            return Err(GpuError::TooLarge {
-                what: "query vertices",
-                len: n as u64,
-                max: MAX_COLUMNS as u64,
-            });
+            return Err(GpuError::TooLarge { what: "query vertices", len: n as u64, max: MAX_COLUMNS as u64 });
         }
         self.gpu.reset_peak();
         let t = Instant::now();
-        self.graph
-            .ensure(&self.gpu, &self.data, gpu_opts.structure)?;
+        self.graph.ensure(&self.gpu, &self.data, gpu_opts.structure)?;
         if opts.semantics == Semantics::Induced {
             self.graph.ensure_adjacency(&self.gpu, &self.data)?;
         }
-        let levels = if plan.empty {
-            Vec::new()
-        } else {
-            self.upload_levels(&plan, &q, opts.semantics, gpu_opts.structure)?
-        };
+        let levels =
+            if plan.empty { Vec::new() } else { self.upload_levels(&plan, &q, opts.semantics, gpu_opts.structure)? };
         let dummy64 = self.gpu.alloc_zeros::<u64>("placeholder", 1)?;
         let dummy32 = self.gpu.alloc_zeros::<u32>("placeholder", 1)?;
         let upload_ms = t.elapsed().as_secs_f64() * 1e3;
@@ -379,17 +354,13 @@ impl GpuEngine {
         let labels = self.data.edge_label_values();
         let words = self.data.num_vertices().div_ceil(32).max(1);
         let index = |dir: Dir, label: u32| match structure {
-            Structure::Pcsr => {
-                dir_index(dir) * labels.len() as u32
-                    + labels.binary_search(&label).unwrap_or(0) as u32
-            }
+            Structure::Pcsr => dir_index(dir) * labels.len() as u32 + labels.binary_search(&label).unwrap_or(0) as u32,
             Structure::Csr => dir_index(dir),
         };
         (0..plan.len())
             .map(|pos| {
                 let u = plan.vertices[pos];
-                let desc =
-                    level_descriptor(plan, pos, q.label(u), semantics.injective(), &index);
+                let desc = level_descriptor(plan, pos, q.label(u), semantics.injective(), &index);
                 let mut bitset = vec![0u32; words];
                 for &v in &plan.candidates[pos] {
                     bitset[v as usize / 32] |= 1 << (v % 32);
@@ -422,11 +393,7 @@ fn warp_grid(rows: u64) -> Result<u32> {
 }
 
 fn to_u32(what: &'static str, n: u64) -> Result<u32> {
-    u32::try_from(n).map_err(|_| GpuError::TooLarge {
-        what,
-        len: n,
-        max: u32::MAX as u64,
-    })
+    u32::try_from(n).map_err(|_| GpuError::TooLarge { what, len: n, max: u32::MAX as u64 })
 }
 
 /// One query's join: the table of each level, extended chunk by chunk, depth first.
@@ -508,9 +475,7 @@ impl<'a> Join<'a> {
             }
         };
         self.count += taken as u128;
-        self.control
-            .found
-            .fetch_add(taken, std::sync::atomic::Ordering::Relaxed);
+        self.control.found.fetch_add(taken, std::sync::atomic::Ordering::Relaxed);
         taken
     }
 
@@ -552,14 +517,8 @@ impl<'a> Join<'a> {
         let mut sizes = self.gpu.alloc_zeros::<u32>("row sizes", rows as usize)?;
         let mut firsts = self.gpu.alloc_zeros::<u32>("row first links", rows as usize)?;
         let mut args = self.head(lv, cols);
-        args.extend([
-            Arg::In32(&table),
-            Arg::U64(rows),
-            Arg::Out32(&mut sizes),
-            Arg::Out32(&mut firsts),
-        ]);
-        self.gpu
-            .launch(&self.k.sizes, warp_grid(rows)?, ROW_BLOCK, &mut args)?;
+        args.extend([Arg::In32(&table), Arg::U64(rows), Arg::Out32(&mut sizes), Arg::Out32(&mut firsts)]);
+        self.gpu.launch(&self.k.sizes, warp_grid(rows)?, ROW_BLOCK, &mut args)?;
         drop(args);
         let (offsets, _) = crate::scan::exclusive_scan(self.gpu, &sizes)?;
         let mut start = 0;
@@ -569,11 +528,7 @@ impl<'a> Join<'a> {
             }
             let budget = self.budget()?;
             let max_rows = (budget / ROW_OVERHEAD_BYTES).clamp(1, MAX_CHUNK_ROWS);
-            let max_elems = if count_only {
-                u64::MAX
-            } else {
-                budget / (4 * (cols as u64 + 2))
-            };
+            let max_elems = if count_only { u64::MAX } else { budget / (4 * (cols as u64 + 2)) };
             let end = next_chunk_end(start, rows, max_rows, max_elems, |r| {
                 Ok(self.gpu.download_range(&offsets, r as usize..r as usize + 1)?[0])
             })?;
@@ -582,13 +537,7 @@ impl<'a> Join<'a> {
             if count_only {
                 let mut counts = self.gpu.alloc_zeros::<u32>("row counts", chunk as usize)?;
                 let mut none = self.gpu.alloc_zeros::<u32>("placeholder", 1)?;
-                let sink = Sink {
-                    offsets: self.dummy64,
-                    f_row0: 0,
-                    gba_base: 0,
-                    counts: &mut counts,
-                    out: &mut none,
-                };
+                let sink = Sink { offsets: self.dummy64, f_row0: 0, gba_base: 0, counts: &mut counts, out: &mut none };
                 self.pass(cols, &table, start, end, &sizes, &firsts, sink, COUNT_ONLY)?;
                 let (_, total) = crate::scan::exclusive_scan(self.gpu, &counts)?;
                 self.add(total);
@@ -604,13 +553,8 @@ impl<'a> Join<'a> {
                     }
                     OutputScheme::TwoStep => {
                         let mut none = self.gpu.alloc_zeros::<u32>("placeholder", 1)?;
-                        let sink = Sink {
-                            offsets: self.dummy64,
-                            f_row0: 0,
-                            gba_base: 0,
-                            counts: &mut counts,
-                            out: &mut none,
-                        };
+                        let sink =
+                            Sink { offsets: self.dummy64, f_row0: 0, gba_base: 0, counts: &mut counts, out: &mut none };
                         self.pass(cols, &table, start, end, &sizes, &firsts, sink, COUNT_ONLY)?;
                         let (exact, total) = crate::scan::exclusive_scan(self.gpu, &counts)?;
                         counts = self.gpu.alloc_zeros::<u32>("row counts", chunk as usize)?;
@@ -619,22 +563,14 @@ impl<'a> Join<'a> {
                 };
                 let buffer_offsets = exact.as_ref().unwrap_or(&offsets);
                 let mut gba = self.gpu.alloc_zeros::<u32>("GBA", gba_len as usize)?;
-                let sink = Sink {
-                    offsets: buffer_offsets,
-                    f_row0,
-                    gba_base,
-                    counts: &mut counts,
-                    out: &mut gba,
-                };
+                let sink = Sink { offsets: buffer_offsets, f_row0, gba_base, counts: &mut counts, out: &mut gba };
                 self.pass(cols, &table, start, end, &sizes, &firsts, sink, flags)?;
                 let (row_offsets, new_rows) = crate::scan::exclusive_scan(self.gpu, &counts)?;
-                let next_len = new_rows
-                    .checked_mul(cols as u64 + 1)
-                    .ok_or(GpuError::TooLarge {
-                        what: "next table",
-                        len: new_rows,
-                        max: u64::MAX / (cols as u64 + 1),
-                    })?;
+                let next_len = new_rows.checked_mul(cols as u64 + 1).ok_or(GpuError::TooLarge {
+                    what: "next table",
+                    len: new_rows,
+                    max: u64::MAX / (cols as u64 + 1),
+                })?;
                 let mut next = self.gpu.alloc_zeros::<u32>("next table", next_len as usize)?;
                 self.gpu.launch(
                     &self.k.link,
@@ -704,8 +640,7 @@ impl<'a> Join<'a> {
             Arg::U32(flags),
             Arg::U32(heavy),
         ]);
-        self.gpu
-            .launch(&self.k.rows, warp_grid(chunk)?, ROW_BLOCK, &mut args)?;
+        self.gpu.launch(&self.k.rows, warp_grid(chunk)?, ROW_BLOCK, &mut args)?;
         drop(args);
         if !self.opts.load_balance {
             return Ok(());

@@ -28,28 +28,13 @@ pub enum GpuError {
     #[error("CUDA driver call failed: {0}")]
     Driver(#[from] cudarc::driver::DriverError),
     #[error("NVRTC could not compile {source_name} for {arch}: {log}")]
-    Compile {
-        source_name: String,
-        arch: String,
-        log: String,
-    },
+    Compile { source_name: String, arch: String, log: String },
     #[error("kernel {kernel} not found in the compiled module of {source_name}")]
     MissingKernel { source_name: String, kernel: String },
-    #[error(
-        "device out of memory: asked for {requested} bytes ({what}), {free} bytes free of {total}"
-    )]
-    OutOfMemory {
-        what: &'static str,
-        requested: u64,
-        free: u64,
-        total: u64,
-    },
+    #[error("device out of memory: asked for {requested} bytes ({what}), {free} bytes free of {total}")]
+    OutOfMemory { what: &'static str, requested: u64, free: u64, total: u64 },
     #[error("{what} has {len} entries, more than the 32-bit layout holds ({max})")]
-    TooLarge {
-        what: &'static str,
-        len: u64,
-        max: u64,
-    },
+    TooLarge { what: &'static str, len: u64, max: u64 },
     #[error("{0}")]
     Mismatch(String),
     #[error(transparent)]

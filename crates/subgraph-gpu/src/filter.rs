@@ -16,18 +16,9 @@ pub static SOURCE: KernelSource = KernelSource {
     kernels: &[
         KernelDecl {
             name: "filter_flags",
-            params: &[
-                Param::BufU32,
-                Param::U32,
-                Param::BufU32,
-                Param::BufU32,
-                Param::BufU32,
-            ],
+            params: &[Param::BufU32, Param::U32, Param::BufU32, Param::BufU32, Param::BufU32],
         },
-        KernelDecl {
-            name: "filter_scatter",
-            params: &[Param::BufU32, Param::U32, Param::BufU64, Param::BufU32],
-        },
+        KernelDecl { name: "filter_scatter", params: &[Param::BufU32, Param::U32, Param::BufU64, Param::BufU32] },
     ],
 };
 
@@ -52,9 +43,7 @@ impl Candidates {
 
     /// Membership through the bitset, as the join tests it.
     pub fn contains(&self, v: u32) -> bool {
-        self.bitset
-            .get(v as usize / 32)
-            .is_some_and(|w| w >> (v % 32) & 1 == 1)
+        self.bitset.get(v as usize / 32).is_some_and(|w| w >> (v % 32) & 1 == 1)
     }
 }
 
@@ -66,9 +55,7 @@ fn bitset_words(n: usize) -> usize {
 /// The host reference of [`filter_on_device`].
 pub fn filter_host(table: &SignatureTable, query: &Signature) -> Candidates {
     let n = table.num_vertices();
-    let vertices: Vec<u32> = (0..n as u32)
-        .filter(|&v| table.get(v).admits(query))
-        .collect();
+    let vertices: Vec<u32> = (0..n as u32).filter(|&v| table.get(v).admits(query)).collect();
     let mut bitset = vec![0u32; bitset_words(n)];
     for &v in &vertices {
         bitset[v as usize / 32] |= 1 << (v % 32);
@@ -93,19 +80,12 @@ impl DeviceCandidates {
 
     /// A host copy.
     pub fn to_host(&self, gpu: &Gpu) -> Result<Candidates> {
-        Ok(Candidates {
-            vertices: gpu.download(&self.vertices)?,
-            bitset: gpu.download(&self.bitset)?,
-        })
+        Ok(Candidates { vertices: gpu.download(&self.vertices)?, bitset: gpu.download(&self.bitset)? })
     }
 }
 
 /// C(u) for the query vertex with signature `query`, computed on the device from `table`.
-pub fn filter_on_device(
-    gpu: &Gpu,
-    table: &DeviceSignatureTable,
-    query: &Signature,
-) -> Result<DeviceCandidates> {
+pub fn filter_on_device(gpu: &Gpu, table: &DeviceSignatureTable, query: &Signature) -> Result<DeviceCandidates> {
     let n = table.num_vertices;
     let flags_kernel = gpu.kernel(&SOURCE, "filter_flags")?;
     let scatter_kernel = gpu.kernel(&SOURCE, "filter_scatter")?;
@@ -131,12 +111,7 @@ pub fn filter_on_device(
         &scatter_kernel,
         grid,
         BLOCK,
-        &mut [
-            Arg::In32(&flags),
-            Arg::U32(n),
-            Arg::In64(&offsets),
-            Arg::Out32(&mut vertices),
-        ],
+        &mut [Arg::In32(&flags), Arg::U32(n), Arg::In64(&offsets), Arg::Out32(&mut vertices)],
     )?;
     Ok(DeviceCandidates { vertices, bitset })
 }

@@ -51,30 +51,12 @@ pub static SOURCE: KernelSource = KernelSource {
     name: "join.cu",
     code: concat!(include_str!("pcsr.cu"), "\n", include_str!("join.cu")),
     kernels: &[
-        KernelDecl {
-            name: "join_sizes",
-            params: &SIZES,
-        },
-        KernelDecl {
-            name: "join_rows",
-            params: &ROWS,
-        },
-        KernelDecl {
-            name: "join_tasks",
-            params: &TASKS,
-        },
-        KernelDecl {
-            name: "join_classify",
-            params: &[B32, U64, U64, U32, U32, B32, B32],
-        },
-        KernelDecl {
-            name: "join_expand",
-            params: &[B32, B64, B32, U64, U64, U32, B32, B32, B32],
-        },
-        KernelDecl {
-            name: "join_link",
-            params: &[B32, U64, U64, U32, B64, U64, U64, B32, B32, B64, B32],
-        },
+        KernelDecl { name: "join_sizes", params: &SIZES },
+        KernelDecl { name: "join_rows", params: &ROWS },
+        KernelDecl { name: "join_tasks", params: &TASKS },
+        KernelDecl { name: "join_classify", params: &[B32, U64, U64, U32, U32, B32, B32] },
+        KernelDecl { name: "join_expand", params: &[B32, B64, B32, U64, U64, U32, B32, B32, B32] },
+        KernelDecl { name: "join_link", params: &[B32, U64, U64, U32, B64, U64, U64, B32, B32, B64, B32] },
     ],
 };
 
@@ -177,9 +159,7 @@ mod tests {
             let mut start = 0;
             let mut chunks = 0;
             while start < 1000 {
-                let end =
-                    next_chunk_end(start, 1000, max_rows, max_elems, |r| Ok(offsets[r as usize]))
-                        .unwrap();
+                let end = next_chunk_end(start, 1000, max_rows, max_elems, |r| Ok(offsets[r as usize])).unwrap();
                 assert!(end > start && end <= 1000);
                 assert!(end - start <= max_rows.max(1));
                 let elems = offsets[end as usize] - offsets[start as usize];
@@ -221,9 +201,7 @@ mod tests {
         // Every element of a row is covered by exactly one grid task.
         for size in [W1 + 1, 3 * W1 - 1, 3 * W1, 77_777] {
             let (_, tasks) = layer_tasks(size);
-            let covered: u64 = (0..tasks)
-                .map(|q| (size as u64 - q as u64 * W1 as u64).min(W1 as u64))
-                .sum();
+            let covered: u64 = (0..tasks).map(|q| (size as u64 - q as u64 * W1 as u64).min(W1 as u64)).sum();
             assert_eq!(covered, size as u64);
         }
     }
@@ -231,30 +209,14 @@ mod tests {
     #[test]
     fn descriptor_layout() {
         // Directed triangle 0→1→2→0 with labels; query = the same triangle.
-        let data = GraphBuilder::from_parts(
-            vec![5, 6, 7],
-            vec![(0, 1, 3), (1, 2, 4), (2, 0, 3)],
-            true,
-        )
-        .build()
-        .0;
+        let data = GraphBuilder::from_parts(vec![5, 6, 7], vec![(0, 1, 3), (1, 2, 4), (2, 0, 3)], true).build().0;
         let query = data.clone();
         for semantics in [Semantics::Embed, Semantics::Induced, Semantics::Homomorphism] {
             let q = Query::new(query.clone(), &data, semantics).unwrap();
-            let plan = Plan::new(
-                &data,
-                &q,
-                PlanOptions {
-                    semantics,
-                    filter: Filter::Ldf,
-                    order: Order::Gsi,
-                },
-            );
+            let plan = Plan::new(&data, &q, PlanOptions { semantics, filter: Filter::Ldf, order: Order::Gsi });
             for pos in 0..plan.len() {
                 let label = query.label(plan.vertices[pos]);
-                let desc = level_descriptor(&plan, pos, label, semantics.injective(), |d, l| {
-                    10 * dir_index(d) + l
-                });
+                let desc = level_descriptor(&plan, pos, label, semantics.injective(), |d, l| 10 * dir_index(d) + l);
                 let k = plan.backward[pos].len();
                 let m = plan.non_edges[pos].len();
                 assert_eq!(desc.len(), DESC_HEADER + 3 * k + 2 * m);

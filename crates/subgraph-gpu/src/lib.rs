@@ -20,18 +20,10 @@ pub use engine::{GpuEngine, GpuOptions, GpuReport, OutputScheme, Structure};
 pub use error::{GpuError, GpuUnavailable, Result};
 
 /// Every kernel source of the crate.
-pub static KERNEL_SOURCES: [&KernelSource; 4] = [
-    &pcsr::SOURCE,
-    &scan::SOURCE,
-    &filter::SOURCE,
-    &join::SOURCE,
-];
+pub static KERNEL_SOURCES: [&KernelSource; 4] = [&pcsr::SOURCE, &scan::SOURCE, &filter::SOURCE, &join::SOURCE];
 
 /// Compiles every kernel source of the crate to PTX for `arch` (e.g. `sm_90`) with NVRTC; needs
 /// NVRTC but no GPU or driver. Returns (source name, PTX text) pairs.
 pub fn compile_all_ptx(arch: &str) -> Result<Vec<(&'static str, String)>> {
-    KERNEL_SOURCES
-        .iter()
-        .map(|source| Ok((source.name, cuda::compile_ptx(source, arch)?.to_src())))
-        .collect()
+    KERNEL_SOURCES.iter().map(|source| Ok((source.name, cuda::compile_ptx(source, arch)?.to_src()))).collect()
 }

@@ -39,14 +39,7 @@ pub static SOURCE: KernelSource = KernelSource {
     code: include_str!("pcsr.cu"),
     kernels: &[KernelDecl {
         name: "pcsr_locate_kernel",
-        params: &[
-            Param::BufU32,
-            Param::U32,
-            Param::BufU32,
-            Param::U32,
-            Param::BufU32,
-            Param::BufU32,
-        ],
+        params: &[Param::BufU32, Param::U32, Param::BufU32, Param::U32, Param::BufU32, Param::BufU32],
     }],
 };
 
@@ -91,11 +84,7 @@ impl Pcsr {
     /// graphs only) for `Dir::In`. One pass over the adjacency per direction.
     pub fn build_all(graph: &Graph, order: ColumnOrder) -> Result<Vec<Self>> {
         let labels = graph.edge_label_values();
-        let dirs: &[Dir] = if graph.is_directed() {
-            &[Dir::Out, Dir::In]
-        } else {
-            &[Dir::Out]
-        };
+        let dirs: &[Dir] = if graph.is_directed() { &[Dir::Out, Dir::In] } else { &[Dir::Out] };
         let mut out = Vec::with_capacity(labels.len() * dirs.len());
         for &dir in dirs {
             let mut lists: Vec<Vec<(u32, &[u32])>> = vec![Vec::new(); labels.len()];
@@ -127,20 +116,11 @@ impl Pcsr {
 
     /// PCSR from the keys (ascending, distinct) and their neighbour lists, each sorted by
     /// (neighbour label, id) as in `Graph` (GSI Alg. 1 with Δ = number of keys).
-    fn from_lists(
-        edge_label: u32,
-        dir: Dir,
-        order: ColumnOrder,
-        lists: &[(u32, &[u32])],
-    ) -> Result<Self> {
+    fn from_lists(edge_label: u32, dir: Dir, order: ColumnOrder, lists: &[(u32, &[u32])]) -> Result<Self> {
         let n = lists.len();
         let total: u64 = lists.iter().map(|(_, l)| l.len() as u64).sum();
         if total >= INVALID as u64 {
-            return Err(GpuError::TooLarge {
-                what: "PCSR column array",
-                len: total,
-                max: INVALID as u64 - 1,
-            });
+            return Err(GpuError::TooLarge { what: "PCSR column array", len: total, max: INVALID as u64 - 1 });
         }
         // Bucket the keys by hash (counting sort; keys stay ascending inside a bucket).
         let home: Vec<usize> = lists.iter().map(|&(v, _)| home_group(v, n)).collect();
@@ -169,9 +149,7 @@ impl Pcsr {
             members[b] = first;
             let mut tail = b;
             for chunk in chunks {
-                let g = empty
-                    .next()
-                    .expect("Claim 1 of GSI: enough empty groups when Δ = |V(D)|");
+                let g = empty.next().expect("Claim 1 of GSI: enough empty groups when Δ = |V(D)|");
                 members[g] = chunk;
                 next[tail] = g as u32;
                 tail = g;
@@ -199,14 +177,7 @@ impl Pcsr {
             words[NEXT_WORD] = next[g];
             words[END_WORD] = columns.len() as u32;
         }
-        Ok(Pcsr {
-            edge_label,
-            dir,
-            order,
-            num_keys: n,
-            groups,
-            columns,
-        })
+        Ok(Pcsr { edge_label, dir, order, num_keys: n, groups, columns })
     }
 
     pub fn edge_label(&self) -> u32 {
@@ -243,9 +214,7 @@ impl Pcsr {
 
     /// Groups taken as overflow of another group's bucket.
     pub fn num_overflow_groups(&self) -> usize {
-        (0..self.num_groups())
-            .filter(|&g| self.groups[g * GROUP_WORDS + NEXT_WORD] != INVALID)
-            .count()
+        (0..self.num_groups()).filter(|&g| self.groups[g * GROUP_WORDS + NEXT_WORD] != INVALID).count()
     }
 
     /// Bytes of both layers: 128·|V(D)| + 4·|ci|.
@@ -284,12 +253,7 @@ impl Pcsr {
     /// N(v, l) restricted to neighbours labelled `nbr_label` (`labels` = the graph's vertex
     /// labels), sorted by id: a sub-slice under `ByNeighbourLabel`, a filtered copy under
     /// `ById`.
-    pub fn neighbors_labelled<'a>(
-        &'a self,
-        v: u32,
-        nbr_label: u32,
-        labels: &[u32],
-    ) -> Cow<'a, [u32]> {
+    pub fn neighbors_labelled<'a>(&'a self, v: u32, nbr_label: u32, labels: &[u32]) -> Cow<'a, [u32]> {
         let all = self.neighbors(v);
         match self.order {
             ColumnOrder::ByNeighbourLabel => {
@@ -297,12 +261,7 @@ impl Pcsr {
                 let hi = all.partition_point(|&w| labels[w as usize] <= nbr_label);
                 Cow::Borrowed(&all[lo..hi])
             }
-            ColumnOrder::ById => Cow::Owned(
-                all.iter()
-                    .copied()
-                    .filter(|&w| labels[w as usize] == nbr_label)
-                    .collect(),
-            ),
+            ColumnOrder::ById => Cow::Owned(all.iter().copied().filter(|&w| labels[w as usize] == nbr_label).collect()),
         }
     }
 
@@ -372,11 +331,7 @@ impl DevicePcsr {
         )?;
         let starts = gpu.download(&starts)?;
         let ends = gpu.download(&ends)?;
-        Ok(starts
-            .into_iter()
-            .zip(ends)
-            .map(|(s, e)| (s != INVALID).then_some((s, e)))
-            .collect())
+        Ok(starts.into_iter().zip(ends).map(|(s, e)| (s != INVALID).then_some((s, e))).collect())
     }
 }
 
@@ -413,12 +368,7 @@ impl LabelledCsr {
             }
             offsets.push(columns.len() as u32);
         }
-        Ok(LabelledCsr {
-            dir,
-            offsets,
-            columns,
-            edge_labels,
-        })
+        Ok(LabelledCsr { dir, offsets, columns, edge_labels })
     }
 
     pub fn dir(&self) -> Dir {
@@ -439,14 +389,8 @@ impl LabelledCsr {
 
     /// N(v, l) by scanning N(v), in the graph's order.
     pub fn neighbors(&self, v: u32, edge_label: u32) -> Vec<u32> {
-        let (s, e) = (
-            self.offsets[v as usize] as usize,
-            self.offsets[v as usize + 1] as usize,
-        );
-        (s..e)
-            .filter(|&i| self.edge_labels[i] == edge_label)
-            .map(|i| self.columns[i])
-            .collect()
+        let (s, e) = (self.offsets[v as usize] as usize, self.offsets[v as usize + 1] as usize);
+        (s..e).filter(|&i| self.edge_labels[i] == edge_label).map(|i| self.columns[i]).collect()
     }
 }
 
@@ -513,8 +457,7 @@ mod tests {
                     assert_eq!(total, 2 * graph.num_edges() as usize);
                     for pcsr in &all {
                         check(&graph, pcsr);
-                        let single =
-                            Pcsr::build(&graph, pcsr.edge_label(), pcsr.dir(), order).unwrap();
+                        let single = Pcsr::build(&graph, pcsr.edge_label(), pcsr.dir(), order).unwrap();
                         assert_eq!(single.groups(), pcsr.groups());
                         assert_eq!(single.columns(), pcsr.columns());
                     }
@@ -527,15 +470,9 @@ mod tests {
     fn overflow_chains_into_empty_groups() {
         // 32 keys that all hash to group 0 of 32: 15 stay home, 15 + 2 overflow into two empty
         // groups chained from group 0.
-        let keys: Vec<u32> = (0..u32::MAX)
-            .filter(|&v| home_group(v, 32) == 0)
-            .take(32)
-            .collect();
-        let lists: Vec<(u32, Vec<u32>)> = keys
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| (v, (0..i as u32 % 5).map(|w| w * 3 + 1).collect()))
-            .collect();
+        let keys: Vec<u32> = (0..u32::MAX).filter(|&v| home_group(v, 32) == 0).take(32).collect();
+        let lists: Vec<(u32, Vec<u32>)> =
+            keys.iter().enumerate().map(|(i, &v)| (v, (0..i as u32 % 5).map(|w| w * 3 + 1).collect())).collect();
         let borrowed: Vec<(u32, &[u32])> = lists.iter().map(|(v, l)| (*v, &l[..])).collect();
         let pcsr = Pcsr::from_lists(0, Dir::Out, ColumnOrder::ById, &borrowed).unwrap();
         assert_eq!(pcsr.num_groups(), 32);
@@ -563,14 +500,7 @@ mod tests {
 
     #[test]
     fn plain_csr_filters_by_edge_label() {
-        let spec = GraphSpec {
-            vertices: 80,
-            edges: 400,
-            vertex_labels: 3,
-            edge_labels: 4,
-            directed: true,
-            seed: 3,
-        };
+        let spec = GraphSpec { vertices: 80, edges: 400, vertex_labels: 3, edge_labels: 4, directed: true, seed: 3 };
         let graph = random_graph(&spec);
         for dir in [Dir::Out, Dir::In] {
             let csr = LabelledCsr::build(&graph, dir).unwrap();

@@ -9,18 +9,9 @@ pub static SOURCE: KernelSource = KernelSource {
     name: "scan.cu",
     code: include_str!("scan.cu"),
     kernels: &[
-        KernelDecl {
-            name: "scan_tile_sums",
-            params: &[Param::BufU32, Param::U32, Param::BufU64],
-        },
-        KernelDecl {
-            name: "scan_tile_offsets",
-            params: &[Param::BufU64, Param::U32],
-        },
-        KernelDecl {
-            name: "scan_tile_apply",
-            params: &[Param::BufU32, Param::U32, Param::BufU64, Param::BufU64],
-        },
+        KernelDecl { name: "scan_tile_sums", params: &[Param::BufU32, Param::U32, Param::BufU64] },
+        KernelDecl { name: "scan_tile_offsets", params: &[Param::BufU64, Param::U32] },
+        KernelDecl { name: "scan_tile_apply", params: &[Param::BufU32, Param::U32, Param::BufU64, Param::BufU64] },
     ],
 };
 
@@ -44,29 +35,9 @@ pub fn exclusive_scan(gpu: &Gpu, input: &DeviceBuffer<u32>) -> Result<(DeviceBuf
     let offsets = gpu.kernel(&SOURCE, "scan_tile_offsets")?;
     let apply = gpu.kernel(&SOURCE, "scan_tile_apply")?;
     let grid = tiles as u32;
-    gpu.launch(
-        &sums,
-        grid,
-        BLOCK,
-        &mut [Arg::In32(input), Arg::U32(n), Arg::Out64(&mut tile_sums)],
-    )?;
-    gpu.launch(
-        &offsets,
-        1,
-        BLOCK,
-        &mut [Arg::Out64(&mut tile_sums), Arg::U32(grid)],
-    )?;
-    gpu.launch(
-        &apply,
-        grid,
-        BLOCK,
-        &mut [
-            Arg::In32(input),
-            Arg::U32(n),
-            Arg::In64(&tile_sums),
-            Arg::Out64(&mut out),
-        ],
-    )?;
+    gpu.launch(&sums, grid, BLOCK, &mut [Arg::In32(input), Arg::U32(n), Arg::Out64(&mut tile_sums)])?;
+    gpu.launch(&offsets, 1, BLOCK, &mut [Arg::Out64(&mut tile_sums), Arg::U32(grid)])?;
+    gpu.launch(&apply, grid, BLOCK, &mut [Arg::In32(input), Arg::U32(n), Arg::In64(&tile_sums), Arg::Out64(&mut out)])?;
     let total = gpu.download_range(&out, input.len()..input.len() + 1)?[0];
     Ok((out, total))
 }

@@ -95,10 +95,7 @@ impl PairCounters {
                 })
                 .collect()
         };
-        PairCounters {
-            out: table(Dir::Out),
-            inc: graph.is_directed().then(|| table(Dir::In)),
-        }
+        PairCounters { out: table(Dir::Out), inc: graph.is_directed().then(|| table(Dir::In)) }
     }
 
     fn dirs(&self) -> impl Iterator<Item = (Dir, &[usize])> {
@@ -119,11 +116,7 @@ impl SignatureTable {
     pub fn build(graph: &Graph) -> Result<Self> {
         let n = graph.num_vertices();
         if n >= u32::MAX as usize {
-            return Err(GpuError::TooLarge {
-                what: "signature table",
-                len: n as u64,
-                max: u32::MAX as u64 - 1,
-            });
+            return Err(GpuError::TooLarge { what: "signature table", len: n as u64, max: u32::MAX as u64 - 1 });
         }
         let counters = PairCounters::new(graph);
         let mut words = vec![0u32; WORDS * n];
@@ -133,10 +126,7 @@ impl SignatureTable {
                 words[k * n + v] = w;
             }
         }
-        Ok(SignatureTable {
-            num_vertices: n,
-            words,
-        })
+        Ok(SignatureTable { num_vertices: n, words })
     }
 
     pub fn num_vertices(&self) -> usize {
@@ -179,9 +169,7 @@ mod tests {
     use subgraph_core::GraphBuilder;
 
     fn graph(directed: bool, labels: &[u32], edges: &[(u32, u32, u32)]) -> Graph {
-        GraphBuilder::from_parts(labels.to_vec(), edges.to_vec(), directed)
-            .build()
-            .0
+        GraphBuilder::from_parts(labels.to_vec(), edges.to_vec(), directed).build().0
     }
 
     #[test]
@@ -197,10 +185,7 @@ mod tests {
         assert_eq!(s.counter(one), 1);
         let set = (0..COUNTERS).filter(|&p| s.counter(p) != 0).count();
         assert_eq!(set, 2);
-        assert_eq!(
-            Signature::of_vertex(&g, 1).counter(counter_of(5, 9, Dir::Out)),
-            1
-        );
+        assert_eq!(Signature::of_vertex(&g, 1).counter(counter_of(5, 9, Dir::Out)), 1);
     }
 
     #[test]
@@ -250,10 +235,8 @@ mod tests {
                 // Every vertex admits itself, and a signature built from a subset of its
                 // edges (a query vertex it matches).
                 assert!(sig.admits(&sig));
-                let sub: Vec<(u32, u32, u32)> = g
-                    .edges()
-                    .filter(|&(a, b, _)| (a == v || b == v) && (a + b) % 2 == 0)
-                    .collect();
+                let sub: Vec<(u32, u32, u32)> =
+                    g.edges().filter(|&(a, b, _)| (a == v || b == v) && (a + b) % 2 == 0).collect();
                 let sub_graph = graph(directed, g.labels(), &sub);
                 assert!(sig.admits(&Signature::of_vertex(&sub_graph, v)));
             }

@@ -40,26 +40,14 @@ impl Rng {
 pub fn random_graph(spec: &GraphSpec) -> Graph {
     let mut rng = Rng::new(spec.seed);
     let n = spec.vertices as u64;
-    let labels = (0..n)
-        .map(|_| 3 * rng.below(spec.vertex_labels as u64) as u32)
-        .collect();
+    let labels = (0..n).map(|_| 3 * rng.below(spec.vertex_labels as u64) as u32).collect();
     let hubs = (n / 50).max(1);
     let edges = (0..spec.edges)
         .map(|_| {
-            let u = if rng.below(4) == 0 {
-                rng.below(hubs)
-            } else {
-                rng.below(n)
-            };
+            let u = if rng.below(4) == 0 { rng.below(hubs) } else { rng.below(n) };
             let v = rng.below(n);
-            (
-                u as u32,
-                v as u32,
-                3 * rng.below(spec.edge_labels as u64) as u32,
-            )
+            (u as u32, v as u32, 3 * rng.below(spec.edge_labels as u64) as u32)
         })
         .collect();
-    GraphBuilder::from_parts(labels, edges, spec.directed)
-        .build()
-        .0
+    GraphBuilder::from_parts(labels, edges, spec.directed).build().0
 }

@@ -37,13 +37,7 @@ fn combos() -> Vec<GpuOptions> {
         for output in [OutputScheme::PreallocCombine, OutputScheme::TwoStep] {
             for write_cache in [true, false] {
                 for load_balance in [true, false] {
-                    out.push(GpuOptions {
-                        structure,
-                        output,
-                        write_cache,
-                        load_balance,
-                        ..GpuOptions::default()
-                    });
+                    out.push(GpuOptions { structure, output, write_cache, load_balance, ..GpuOptions::default() });
                 }
             }
         }
@@ -161,9 +155,7 @@ fn gpu_rows(
 ) -> (Vec<Vec<u32>>, u128, bool) {
     let buf = Buf::default();
     let out = Output::new(Box::new(buf.clone()), OutputFormat::Text);
-    let r = engine
-        .run_query(query.clone(), opts, gpu_opts, &Control::unlimited(), Some((&out, "q")))
-        .unwrap();
+    let r = engine.run_query(query.clone(), opts, gpu_opts, &Control::unlimited(), Some((&out, "q"))).unwrap();
     out.finish().unwrap();
     (rows_of(&buf), r.report.embeddings, r.report.complete)
 }
@@ -175,9 +167,7 @@ fn cpu_count(data: &Graph, query: &Graph, opts: &MatchOptions) -> u128 {
 }
 
 fn gpu_count(engine: &mut GpuEngine, query: &Graph, opts: &MatchOptions, g: &GpuOptions) -> u128 {
-    let r = engine
-        .run_query(query.clone(), opts, g, &Control::unlimited(), None)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let r = engine.run_query(query.clone(), opts, g, &Control::unlimited(), None).unwrap_or_else(|e| panic!("{e}"));
     assert!(r.report.complete);
     r.report.embeddings
 }
@@ -193,10 +183,7 @@ fn random_graphs_equal_the_cpu_in_every_ablation() {
             return;
         };
         for semantics in SEMANTICS {
-            let opts = MatchOptions {
-                semantics,
-                ..MatchOptions::default()
-            };
+            let opts = MatchOptions { semantics, ..MatchOptions::default() };
             if subgraph_core::Query::new(query.clone(), &data, semantics).is_err() {
                 assert!(gpu
                     .run_query(query.clone(), &opts, &GpuOptions::default(), &Control::unlimited(), None)
@@ -205,10 +192,7 @@ fn random_graphs_equal_the_cpu_in_every_ablation() {
             }
             let (rows, expect) = cpu_rows(&data, &query, &opts);
             for (i, g) in combos.iter().enumerate() {
-                let g = GpuOptions {
-                    order: if (seed + i as u64) % 3 == 0 { None } else { Some(Order::Gsi) },
-                    ..*g
-                };
+                let g = GpuOptions { order: if (seed + i as u64) % 3 == 0 { None } else { Some(Order::Gsi) }, ..*g };
                 let got = gpu_count(&mut gpu, &query, &opts, &g);
                 assert_eq!(got, expect, "seed {seed} {semantics:?} {g:?}");
                 checked += 1;
@@ -220,13 +204,8 @@ fn random_graphs_equal_the_cpu_in_every_ablation() {
             assert_eq!(got, rows, "written embeddings, seed {seed} {semantics:?} {g:?}");
             // A limit gives exactly min(limit, total), incomplete when reached.
             let limit = 1 + expect as u64 / 2;
-            let lopts = MatchOptions {
-                limit: Some(limit),
-                ..opts
-            };
-            let r = gpu
-                .run_query(query.clone(), &lopts, &g, &Control::unlimited(), None)
-                .unwrap();
+            let lopts = MatchOptions { limit: Some(limit), ..opts };
+            let r = gpu.run_query(query.clone(), &lopts, &g, &Control::unlimited(), None).unwrap();
             assert_eq!(r.report.embeddings, expect.min(limit as u128), "seed {seed}");
             assert_eq!(r.report.complete, (limit as u128) > expect, "seed {seed}");
         }
@@ -270,19 +249,13 @@ fn skewed_graphs_use_every_layer_and_chunking() {
         let path = graph(directed, vec![1, 0, 1], vec![(0, 1, 0), (1, 2, l(1))]);
         let star = graph(directed, vec![0, 1, 1, 0], vec![(0, 1, 0), (0, 2, l(1)), (0, 3, 0)]);
         for semantics in SEMANTICS {
-            let opts = MatchOptions {
-                semantics,
-                ..MatchOptions::default()
-            };
+            let opts = MatchOptions { semantics, ..MatchOptions::default() };
             let (rows, expect) = cpu_rows(&data, &triangle, &opts);
             assert!(expect > 0);
             let counts: Vec<u128> = [&path, &star].iter().map(|q| cpu_count(&data, q, &opts)).collect();
             for g in combos() {
-                for budget in [None, Some(1 << 16)] {
-                    let g = GpuOptions {
-                        memory_budget: budget,
-                        ..g
-                    };
+                for budget in [None, Some(1 << 20)] {
+                    let g = GpuOptions { memory_budget: budget, ..g };
                     let (got, n, _) = gpu_rows(&mut gpu, &triangle, &opts, &g);
                     assert_eq!(n, expect, "triangle {semantics:?} {g:?}");
                     assert!(got == rows, "triangle rows {semantics:?} {g:?}");
@@ -292,18 +265,13 @@ fn skewed_graphs_use_every_layer_and_chunking() {
                 }
             }
             // Chunking really splits: more chunks under the small budget.
-            let small = GpuOptions {
-                memory_budget: Some(1 << 16),
-                ..GpuOptions::default()
-            };
-            let a = gpu
-                .run_query(star.clone(), &opts, &GpuOptions::default(), &Control::unlimited(), None)
-                .unwrap();
-            let b = gpu.run_query(star.clone(), &opts, &small, &Control::unlimited(), None).unwrap();
+            let small = GpuOptions { memory_budget: Some(1 << 16), ..GpuOptions::default() };
+            let a = gpu.run_query(path.clone(), &opts, &GpuOptions::default(), &Control::unlimited(), None).unwrap();
+            let b = gpu.run_query(path.clone(), &opts, &small, &Control::unlimited(), None).unwrap();
             assert!(b.report.tasks > a.report.tasks, "{} vs {}", b.report.tasks, a.report.tasks);
             assert_eq!(a.report.embeddings, b.report.embeddings);
             eprintln!(
-                "skewed directed={directed} {semantics:?}: star {} embeddings, join {:.2} ms, {} chunks (budget: {} chunks, {:.2} ms), peak {} MiB",
+                "skewed directed={directed} {semantics:?}: path {} embeddings, join {:.2} ms, {} chunks (budget: {} chunks, {:.2} ms), peak {} MiB",
                 a.report.embeddings,
                 a.join_ms,
                 a.report.tasks,
@@ -321,17 +289,16 @@ fn limits_outputs_and_deadlines() {
     let Some(mut gpu) = engine(&data, &GpuOptions::default()) else {
         return;
     };
-    let star = graph(false, vec![0, 1, 1], vec![(0, 1, 0), (0, 2, 0)]);
+    // Hub-hub-leaf triangles: tens of thousands, through every load-balance layer.
+    let triangle = graph(false, vec![0, 0, 1], vec![(0, 1, 0), (1, 2, 0), (2, 0, 0)]);
     let opts = MatchOptions::default();
-    let (all, total) = cpu_rows(&data, &star, &opts);
+    let (all, total) = cpu_rows(&data, &triangle, &opts);
+    assert!(total > 5000, "{total}");
     for g in combos() {
         for limit in [0u64, 1, 31, 32, 33, 5000, total as u64, total as u64 + 1] {
-            let lopts = MatchOptions {
-                limit: Some(limit),
-                ..opts
-            };
+            let lopts = MatchOptions { limit: Some(limit), ..opts };
             let control = Control::unlimited();
-            let r = gpu.run_query(star.clone(), &lopts, &g, &control, None).unwrap();
+            let r = gpu.run_query(triangle.clone(), &lopts, &g, &control, None).unwrap();
             assert_eq!(r.report.embeddings, total.min(limit as u128), "{limit} {g:?}");
             assert_eq!(r.report.complete, limit as u128 > total);
             if !r.report.complete {
@@ -340,9 +307,7 @@ fn limits_outputs_and_deadlines() {
             // Written rows: exactly the limit, each a real embedding.
             let buf = Buf::default();
             let out = Output::new(Box::new(buf.clone()), OutputFormat::Text);
-            let r = gpu
-                .run_query(star.clone(), &lopts, &g, &Control::unlimited(), Some((&out, "q")))
-                .unwrap();
+            let r = gpu.run_query(triangle.clone(), &lopts, &g, &Control::unlimited(), Some((&out, "q"))).unwrap();
             out.finish().unwrap();
             let rows = rows_of(&buf);
             assert_eq!(rows.len() as u128, r.report.embeddings);
@@ -352,13 +317,8 @@ fn limits_outputs_and_deadlines() {
         }
     }
     // A deadline already past stops the query: incomplete, timed out.
-    let control = Control::new(
-        Some(Instant::now()),
-        Arc::new(std::sync::atomic::AtomicBool::new(false)),
-    );
-    let r = gpu
-        .run_query(star.clone(), &opts, &GpuOptions::default(), &control, None)
-        .unwrap();
+    let control = Control::new(Some(Instant::now()), Arc::new(std::sync::atomic::AtomicBool::new(false)));
+    let r = gpu.run_query(triangle.clone(), &opts, &GpuOptions::default(), &control, None).unwrap();
     assert!(!r.report.complete);
     assert_eq!(r.report.stopped, Some(Stopped::Timeout));
     assert!(r.report.embeddings < total);

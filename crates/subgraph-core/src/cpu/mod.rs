@@ -25,7 +25,7 @@ pub enum FailingSets {
 }
 
 /// Query size from which `FailingSets::Auto` prunes with failing sets.
-pub const FAILING_SETS_AUTO_MIN: usize = 10;
+pub const FAILING_SETS_AUTO_MIN: usize = 4;
 
 /// Options of one enumeration.
 #[derive(Debug, Clone, Copy)]

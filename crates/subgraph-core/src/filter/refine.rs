@@ -5,7 +5,6 @@ use super::{Bitset, Candidates};
 use crate::graph::{Dir, Graph};
 use crate::query::{Query, Semantics};
 use rayon::prelude::*;
-use std::collections::HashMap;
 
 /// Arc-consistency passes at most; each pass only removes candidates, so stopping early is safe.
 const CS_ROUNDS: usize = 8;
@@ -87,49 +86,59 @@ pub(super) fn arc_consistency(data: &Graph, query: &Query, cands: &mut Candidate
 /// (for homomorphisms: each to some admissible neighbour).
 pub(super) fn graphql(data: &Graph, query: &Query, semantics: Semantics, cands: &mut Candidates) {
     refine(data, query, cands, GQL_ROUNDS, |links, v, sets| {
-        // Count admissible neighbours up to the number of links: none fails at once, and when
-        // every link has that many, a matching exists (Hall) without building the lists.
+        // Count admissible neighbours up to k = the number of links. A link with none fails at
+        // once. A link with k or more can always be matched last, whatever the others took
+        // (fewer than k), so only the links with fewer than k need a matching among
+        // themselves, over lists shorter than k.
         let k = if semantics.injective() { links.len() } else { 1 };
-        let mut all_full = true;
+        let mut short = 0;
         for l in links {
-            let c = admissible(data, v, l, sets).take(k).count();
-            if c == 0 {
-                return false;
+            match admissible(data, v, l, sets).take(k).count() {
+                0 => return false,
+                c if c < k => short += 1,
+                _ => {}
             }
-            all_full &= c == k;
         }
-        all_full || semi_perfect(&links.iter().map(|l| admissible(data, v, l, sets).collect::<Vec<u32>>()).collect::<Vec<_>>())
+        short < 2 || {
+            let lists: Vec<Vec<u32>> = links
+                .iter()
+                .map(|l| admissible(data, v, l, sets).take(k).collect::<Vec<u32>>())
+                .filter(|list| list.len() < k)
+                .collect();
+            semi_perfect(&lists)
+        }
     });
 }
 
-/// Whether every left vertex i can be matched to a distinct right vertex of `lists[i]`.
+/// Whether every left vertex i can be matched to a distinct right vertex of `lists[i]`
+/// (Kuhn's augmenting paths; the lists are short).
 fn semi_perfect(lists: &[Vec<u32>]) -> bool {
-    // Hall's condition holds trivially when every list is at least as long as the left side.
-    if lists.iter().all(|l| l.len() >= lists.len()) {
-        return true;
-    }
-    let mut owner: HashMap<u32, usize> = HashMap::new();
-    for i in 0..lists.len() {
-        let mut seen: Vec<u32> = Vec::new();
-        if !augment(i, lists, &mut owner, &mut seen) {
-            return false;
-        }
-    }
-    true
+    let mut owner: Vec<(u32, usize)> = Vec::new();
+    let mut seen: Vec<u32> = Vec::new();
+    lists.iter().enumerate().all(|(i, _)| {
+        seen.clear();
+        augment(i, lists, &mut owner, &mut seen)
+    })
 }
 
-/// Kuhn's augmenting path from left vertex i.
-fn augment(i: usize, lists: &[Vec<u32>], owner: &mut HashMap<u32, usize>, seen: &mut Vec<u32>) -> bool {
+fn augment(i: usize, lists: &[Vec<u32>], owner: &mut Vec<(u32, usize)>, seen: &mut Vec<u32>) -> bool {
     for &w in &lists[i] {
         if seen.contains(&w) {
             continue;
         }
         seen.push(w);
-        match owner.get(&w).copied() {
-            Some(j) if !augment(j, lists, owner, seen) => continue,
-            _ => {
-                owner.insert(w, i);
+        match owner.iter().position(|&(x, _)| x == w) {
+            None => {
+                owner.push((w, i));
                 return true;
+            }
+            Some(at) => {
+                let j = owner[at].1;
+                if augment(j, lists, owner, seen) {
+                    let at = owner.iter().position(|&(x, _)| x == w).expect("still owned");
+                    owner[at].1 = i;
+                    return true;
+                }
             }
         }
     }

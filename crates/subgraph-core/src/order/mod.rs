@@ -138,8 +138,10 @@ mod tests {
         let g = b.build().0;
         let q = Query::new(g.clone(), &g, Semantics::Embed).unwrap();
         let cands = vec![vec![0; 5], vec![0; 1], vec![0; 3], vec![0; 2], vec![0; 9]];
-        assert_eq!(Order::Gql.compute(&g, &q, &cands), vec![1, 0, 2, 3, 4]);
-        assert_eq!(Order::Ri.compute(&g, &q, &cands), vec![1, 0, 2, 3, 4]);
+        // GQL: fewest candidates first (1), then the smallest frontier vertex: 2, 3, 0; then 4.
+        assert_eq!(Order::Gql.compute(&g, &q, &cands), vec![1, 2, 3, 0, 4]);
+        // RI: most placed neighbours, then most other unplaced neighbours (2 over 0), then id.
+        assert_eq!(Order::Ri.compute(&g, &q, &cands), vec![1, 2, 0, 3, 4]);
         // Scores |C|/deg: 5, 0.5, 1.5, 2, 9.
         assert_eq!(Order::Gsi.compute(&g, &q, &cands), vec![1, 2, 3, 0, 4]);
     }
