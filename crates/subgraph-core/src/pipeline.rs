@@ -12,6 +12,16 @@ use crate::sink::{Control, Output, Stopped};
 use crate::space::CandidateSpace;
 use std::time::Instant;
 
+const GIB: f64 = (1u64 << 30) as f64;
+
+/// Memory the system can still give this process (Linux `MemAvailable`), if known.
+pub fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
 /// Everything that decides how one query is matched.
 #[derive(Debug, Clone, Copy)]
 pub struct MatchOptions {
@@ -86,6 +96,18 @@ fn plan_and_enumerate(
     let q = Query::new(query, data, opts.semantics)?;
     let plan = Plan::new(data, &q, opts.plan());
     let t = Instant::now();
+    if let Some(free) = available_memory() {
+        let fits = |exact| CandidateSpace::estimate_bytes(data, &plan, exact) <= free;
+        if !fits(false) && !fits(true) {
+            let need = CandidateSpace::estimate_bytes(data, &plan, true);
+            return Err(Error::Limit(format!(
+                "the candidate space needs up to {:.1} GiB but only {:.1} GiB of memory is available; \
+                 try a stronger filter (--filter gql or cs)",
+                need as f64 / GIB,
+                free as f64 / GIB
+            )));
+        }
+    }
     let space = CandidateSpace::build(data, &plan);
     let space_ms = t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();

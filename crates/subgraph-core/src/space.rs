@@ -87,6 +87,31 @@ impl CandidateSpace {
         CandidateSpace { links }
     }
 
+    /// An upper bound of the bytes [`CandidateSpace::build`] allocates for `plan`. With
+    /// `exact`, every neighbour in a link's group counts as a candidate edge; without, every
+    /// neighbour in the link's direction does (looser, but one subtraction per candidate).
+    pub fn estimate_bytes(data: &Graph, plan: &Plan, exact: bool) -> u64 {
+        if plan.empty {
+            return 0;
+        }
+        plan.backward
+            .iter()
+            .flatten()
+            .map(|link| {
+                let sources = &plan.candidates[link.from];
+                let targets: u64 = sources
+                    .par_iter()
+                    .with_min_len(CHUNK)
+                    .map(|&v| match exact {
+                        true => data.neighbors_by_pair(v, link.dir, link.pair).len() as u64,
+                        false => data.degree(v, link.dir) as u64,
+                    })
+                    .sum();
+                (sources.len() as u64 + 1) * 8 + targets * 4
+            })
+            .sum()
+    }
+
     /// Bytes held.
     pub fn memory_bytes(&self) -> u64 {
         self.links.iter().flatten().map(Edges::memory_bytes).sum()

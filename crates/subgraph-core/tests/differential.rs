@@ -8,6 +8,8 @@ use subgraph_core::cpu::FailingSets;
 use subgraph_core::filter::Filter;
 use subgraph_core::order::Order;
 use subgraph_core::pipeline::{run_query, MatchOptions};
+use subgraph_core::plan::{Plan, PlanOptions};
+use subgraph_core::space::CandidateSpace;
 use subgraph_core::sink::{Control, Output, OutputFormat};
 use subgraph_core::{oracle, Graph, GraphBuilder, Query, Semantics};
 
@@ -145,6 +147,23 @@ proptest! {
             let r = four.install(|| run_query(&c.data, c.query.clone(), &opts, &Control::unlimited(), None)).unwrap();
             prop_assert_eq!(r.embeddings, expect.min(limit as u128));
             prop_assert_eq!(r.complete, (limit as u128) > expect);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 100, ..ProptestConfig::default() })]
+
+    /// The memory check's estimates bound what the candidate space really takes.
+    #[test]
+    fn space_estimates_are_upper_bounds(c in case()) {
+        let Ok(q) = Query::new(c.query.clone(), &c.data, Semantics::Embed) else { return Ok(()) };
+        for filter in [Filter::Ldf, Filter::Gql] {
+            let plan = Plan::new(&c.data, &q, PlanOptions { filter, ..PlanOptions::default() });
+            let space = CandidateSpace::build(&c.data, &plan);
+            let exact = CandidateSpace::estimate_bytes(&c.data, &plan, true);
+            prop_assert!(space.memory_bytes() <= exact);
+            prop_assert!(exact <= CandidateSpace::estimate_bytes(&c.data, &plan, false));
         }
     }
 }
