@@ -25,6 +25,8 @@
 #              build it first with `cargo build --release`)
 #   DATA       the Sun & Luo data (default: ../shared/data beside the repository)
 #   WORK       where generated workloads go (default: bench/work, not committed)
+#   COMPARE    sunluo only: an earlier sunluo run's folder; each dataset is compared with
+#              COMPARE/<dataset>/results.csv (--compare)
 #   BUILD_COMMIT  the commit SUBGRAPH was built from, for RUN.md (default: HEAD of this checkout,
 #              with a note and a hash of the diff when the tree has uncommitted changes); to build
 #              a clean one: git archive C | tar -x -C DIR && cd DIR && cargo build --release
@@ -104,7 +106,7 @@ record() {
         echo "- load average at start: ${3#*load average: }"
         echo "- load average at end: $(uptime | sed 's/.*load average: //')"
         echo
-        echo "Command (from the repository root; SUBGRAPH=$SUBGRAPH DATA=$DATA WORK=$WORK):"
+        echo "Command (from the repository root; SUBGRAPH=$SUBGRAPH DATA=$DATA WORK=$WORK${COMPARE:+ COMPARE=$COMPARE}):"
         echo
         echo "    $INVOCATION"
         if [ -n "${4:-}" ]; then
@@ -137,8 +139,10 @@ sunluo)
     for d in yeast hprd wordnet; do
         mkdir -p "$out/$d"
         started=$(date -u +%FT%TZ) up=$(uptime)
-        "$SUBGRAPH" bench "$DATA/$d/data_graph/$d.graph" "$DATA/$d/query_graph" --out "$out/$d" --label "$d" "$@" \
-            2>"$out/$d/bench.log"
+        compare=()
+        [ -n "${COMPARE:-}" ] && compare=(--compare "$COMPARE/$d/results.csv")
+        "$SUBGRAPH" bench "$DATA/$d/data_graph/$d.graph" "$DATA/$d/query_graph" --out "$out/$d" --label "$d${BUILD_COMMIT:+ ${BUILD_COMMIT:0:7}}" \
+            "${compare[@]}" "$@" 2>"$out/$d/bench.log"
         record "$out/$d" "$started" "$up"
     done
     ;;

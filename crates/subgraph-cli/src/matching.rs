@@ -14,6 +14,7 @@ use subgraph_core::filter::Filter;
 use subgraph_core::io::{read_graph, read_graphs, Format, ReadOptions};
 use subgraph_core::order::Order;
 use subgraph_core::pipeline::{run_query, MatchOptions, Report};
+use subgraph_gpu::{GpuEngine, GpuError, GpuOptions, GpuReport, OutputScheme, Structure};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::{automorphism, Graph, Semantics};
 
@@ -41,6 +42,89 @@ pub fn load_options(a: &InputArgs) -> Result<ReadOptions> {
     Ok(ReadOptions { format: format(&a.input_format)?, directed: a.directed, vertex_labels: a.vertex_labels.clone() })
 }
 
+/// The GPU engine's ablation switches (GSI §VIII).
+#[derive(Args, Clone)]
+pub struct GpuArgs {
+    /// GPU adjacency: pcsr (hashed, GSI §IV-A) or csr (scan N(v) for a label).
+    #[arg(long, default_value = "pcsr", value_parser = ["pcsr", "csr"])]
+    pub gpu_structure: String,
+    /// GPU join output: prealloc-combine (one pass, GSI §V) or two-step (count, then write).
+    #[arg(long, default_value = "prealloc-combine", value_parser = ["prealloc-combine", "two-step"])]
+    pub gpu_output: String,
+    /// GPU per-warp write cache.
+    #[arg(long, default_value = "on", value_parser = ["on", "off"])]
+    pub gpu_write_cache: String,
+    /// GPU load balancing of heavy rows across block and grid.
+    #[arg(long, default_value = "on", value_parser = ["on", "off"])]
+    pub gpu_load_balance: String,
+}
+
+impl GpuArgs {
+    pub fn options(&self, order: Order) -> GpuOptions {
+        GpuOptions {
+            structure: if self.gpu_structure == "csr" { Structure::Csr } else { Structure::Pcsr },
+            output: if self.gpu_output == "two-step" { OutputScheme::TwoStep } else { OutputScheme::PreallocCombine },
+            write_cache: self.gpu_write_cache == "on",
+            load_balance: self.gpu_load_balance == "on",
+            order: Some(order),
+            ..GpuOptions::default()
+        }
+    }
+}
+
+/// The engine that runs the queries: the GPU when asked for or usable, else the CPU.
+pub enum Engine<'a> {
+    Cpu,
+    Gpu(Box<GpuEngine<'a>>, GpuOptions),
+}
+
+impl<'a> Engine<'a> {
+    /// Opens the engine `device` names (auto, cpu, gpu); `auto` falls back to the CPU, saying
+    /// why unless `quiet`.
+    pub fn open(device: &str, data: &'a Graph, gpu: GpuOptions, quiet: bool) -> Result<Engine<'a>> {
+        if device == "cpu" {
+            return Ok(Engine::Cpu);
+        }
+        match GpuEngine::new(data, &gpu) {
+            Ok(e) => {
+                if !quiet {
+                    eprintln!("device: GPU {} (data graph uploaded in {:.0} ms)", e.device_info().name, e.graph_upload_ms());
+                }
+                Ok(Engine::Gpu(Box::new(e), gpu))
+            }
+            Err(e) if device == "gpu" => Err(anyhow::anyhow!("--device gpu: {e}")),
+            Err(e) => {
+                if !quiet {
+                    eprintln!("device: CPU ({e})");
+                }
+                Ok(Engine::Cpu)
+            }
+        }
+    }
+
+    /// Runs one query. A query the GPU layout cannot hold runs on the CPU, with a note.
+    pub fn run(
+        &mut self,
+        data: &Graph,
+        query: Graph,
+        opts: &MatchOptions,
+        control: &Control,
+        output: Option<(&Output, &str)>,
+    ) -> Result<(Report, Option<GpuReport>)> {
+        match self {
+            Engine::Cpu => Ok((run_query(data, query, opts, control, output)?, None)),
+            Engine::Gpu(engine, gpu) => match engine.run_query(query.clone(), opts, gpu, control, output) {
+                Ok(r) => Ok((r.report, Some(r))),
+                Err(GpuError::TooLarge { what, len, max }) => {
+                    eprintln!("note: {what} {len} exceed the GPU layout's {max}; this query runs on the CPU");
+                    Ok((run_query(data, query, opts, control, output)?, None))
+                }
+                Err(e) => Err(e.into()),
+            },
+        }
+    }
+}
+
 #[derive(Args)]
 pub struct MatchArgs {
     /// Data graph file.
@@ -59,9 +143,14 @@ pub struct MatchArgs {
     /// Candidate filter: ldf, nlf, gql, cs.
     #[arg(long, default_value = "gql")]
     filter: String,
-    /// Matching order: gql, ri, gsi.
-    #[arg(long, default_value = "gql")]
-    order: String,
+    /// Matching order: gql, ri, gsi (default: gql on the CPU, gsi on the GPU).
+    #[arg(long)]
+    order: Option<String>,
+    /// Where to match: auto (the GPU when one is usable, else the CPU), cpu, gpu.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "cpu", "gpu"])]
+    device: String,
+    #[command(flatten)]
+    gpu: GpuArgs,
     /// Failing-set pruning: auto (queries of 4+ vertices), on, off.
     #[arg(long, default_value = "auto", value_parser = ["auto", "on", "off"])]
     failing_sets: String,
@@ -113,6 +202,13 @@ struct Row {
     candidate_edges: u64,
     device: &'static str,
     threads: usize,
+    /// GPU only: this query's host-to-device copies, join time and device memory peak.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    upload_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    join_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    peak_device_bytes: Option<u64>,
     filter: &'static str,
     order: &'static str,
 }
@@ -122,8 +218,11 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
         .with_context(|| format!("unknown semantics '{}' (one of {})", a.semantics, Semantics::NAMES.join(", ")))?;
     let filter = Filter::from_name(&a.filter)
         .with_context(|| format!("unknown filter '{}' (one of {})", a.filter, Filter::NAMES.join(", ")))?;
-    let order = Order::from_name(&a.order)
-        .with_context(|| format!("unknown order '{}' (one of {})", a.order, Order::NAMES.join(", ")))?;
+    let order = a
+        .order
+        .as_deref()
+        .map(|o| Order::from_name(o).with_context(|| format!("unknown order '{o}' (one of {})", Order::NAMES.join(", "))))
+        .transpose()?;
     let out_format = OutputFormat::from_name(&a.output_format).with_context(|| {
         format!("unknown output format '{}' (one of {})", a.output_format, OutputFormat::NAMES.join(", "))
     })?;
@@ -189,14 +288,18 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
             Some(Output::new(Box::new(std::io::BufWriter::with_capacity(1 << 20, f)), out_format))
         }
     };
-    let opts = MatchOptions { semantics, filter, order, limit: a.limit, failing_sets };
+    let mut engine = Engine::open(&a.device, &data, a.gpu.options(order.unwrap_or(Order::Gsi)), a.quiet)?;
+    let default_order = if matches!(engine, Engine::Gpu(..)) { Order::Gsi } else { Order::Gql };
+    let opts = MatchOptions { semantics, filter, order: order.unwrap_or(default_order), limit: a.limit, failing_sets };
     // The query loop runs on a pool thread so no query waits for a sleeping worker to wake.
-    rayon::scope(|_| match_all(&a, &data, &qopts, &opts, output.as_ref(), &interrupt, threads))
+    rayon::scope(|_| match_all(&a, &data, &mut engine, &qopts, &opts, output.as_ref(), &interrupt, threads))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn match_all(
     a: &MatchArgs,
     data: &Graph,
+    engine: &mut Engine,
     qopts: &ReadOptions,
     opts: &MatchOptions,
     output: Option<&Output>,
@@ -218,8 +321,8 @@ fn match_all(
             let deadline = a.timeout.map(|s| Instant::now() + Duration::from_secs_f64(s));
             let control = Control::new(deadline, interrupt.clone());
             let auts = a.unique.then(|| automorphism::count(&q.graph));
-            let report: Report = with_progress(&name, &control, a.quiet, || {
-                run_query(data, q.graph, opts, &control, output.map(|o| (o, name.as_str())))
+            let (report, gpu) = with_progress(&name, &control, a.quiet, || {
+                engine.run(data, q.graph, opts, &control, output.map(|o| (o, name.as_str())))
             })
             .with_context(|| format!("query {name}"))?;
             let row = Row {
@@ -237,8 +340,11 @@ fn match_all(
                 enumerate_ms: report.enumerate_ms,
                 candidates: report.candidates,
                 candidate_edges: report.candidate_edges,
-                device: "cpu",
+                device: if gpu.is_some() { "gpu" } else { "cpu" },
                 threads,
+                upload_ms: gpu.map(|g| g.upload_ms),
+                join_ms: gpu.map(|g| g.join_ms),
+                peak_device_bytes: gpu.map(|g| g.peak_device_bytes),
                 filter: opts.filter.name(),
                 order: opts.order.name(),
             };

@@ -132,3 +132,27 @@ fn malformed_inputs_fail_with_one_line() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("/nonexistent/q.graph"));
 }
+
+/// `--device cpu` never touches CUDA; `--device gpu` either runs on the GPU or, where there is
+/// none, fails with one line naming what is missing; `auto` always answers.
+#[test]
+fn device_choice() {
+    let d = data("hprd/HPRD.graph");
+    let q = data("hprd/queries/query_dense_16_2.graph");
+    let (d, q) = (d.to_str().unwrap(), q.to_str().unwrap());
+    let o = run(&["match", "-q", "--format", "json", "--device", "cpu", d, q]);
+    assert_eq!(json_lines(&o)[0]["device"], "cpu");
+    let o = run(&["match", "-q", "--format", "json", "--device", "gpu", d, q]);
+    if o.status.success() {
+        let r = &json_lines(&o)[0];
+        assert_eq!((r["device"].as_str(), r["embeddings"].as_u64()), (Some("gpu"), Some(80)));
+    } else {
+        assert_eq!(o.status.code(), Some(1));
+        let err = stderr(&o);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("--device gpu: GPU unavailable"), "{err}");
+    }
+    let o = run(&["match", "-q", "--format", "json", d, q]);
+    assert!(o.status.success());
+    assert_eq!(json_lines(&o)[0]["embeddings"], 80);
+}

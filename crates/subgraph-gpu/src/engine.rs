@@ -184,19 +184,20 @@ struct Kernels {
     link: Kernel,
 }
 
-/// The GPU engine for one data graph; runs any number of queries.
-pub struct GpuEngine {
+/// The GPU engine for one data graph; runs any number of queries. It borrows the host graph
+/// (plans are made on the host) instead of copying it.
+pub struct GpuEngine<'a> {
     gpu: Gpu,
-    data: Graph,
+    data: &'a Graph,
     graph: DeviceGraph,
     kernels: Kernels,
     graph_upload_ms: f64,
 }
 
-impl GpuEngine {
+impl<'a> GpuEngine<'a> {
     /// Opens the GPU, compiles the join kernels and uploads `data` with the structure of
     /// `opts`. Returns [`GpuError::Unavailable`] when no driver, device or NVRTC is usable.
-    pub fn new(data: &Graph, opts: &GpuOptions) -> Result<Self> {
+    pub fn new(data: &'a Graph, opts: &GpuOptions) -> Result<Self> {
         let gpu = Gpu::new()?;
         let kernels = Kernels {
             sizes: gpu.kernel(&SOURCE, "join_sizes")?,
@@ -218,7 +219,7 @@ impl GpuEngine {
             DeviceGraph { labels: gpu.upload("vertex labels", data.labels())?, pcsr: None, csr: None, adjacency: None };
         graph.ensure(&gpu, data, opts.structure)?;
         gpu.synchronize()?;
-        Ok(GpuEngine { gpu, data: data.clone(), graph, kernels, graph_upload_ms: t.elapsed().as_secs_f64() * 1e3 })
+        Ok(GpuEngine { gpu, data, graph, kernels, graph_upload_ms: t.elapsed().as_secs_f64() * 1e3 })
     }
 
     pub fn device_info(&self) -> &DeviceInfo {
@@ -246,21 +247,21 @@ impl GpuEngine {
         output: Option<(&Output, &str)>,
     ) -> Result<GpuReport> {
         let start = Instant::now();
-        let q = Query::new(query, &self.data, opts.semantics)?;
+        let q = Query::new(query, self.data, opts.semantics)?;
         let mut plan_opts = opts.plan();
         if let Some(order) = gpu_opts.order {
             plan_opts.order = order;
         }
-        let plan = Plan::new(&self.data, &q, plan_opts);
+        let plan = Plan::new(self.data, &q, plan_opts);
         let n = plan.len();
         if n > MAX_COLUMNS {
             return Err(GpuError::TooLarge { what: "query vertices", len: n as u64, max: MAX_COLUMNS as u64 });
         }
         self.gpu.reset_peak();
         let t = Instant::now();
-        self.graph.ensure(&self.gpu, &self.data, gpu_opts.structure)?;
+        self.graph.ensure(&self.gpu, self.data, gpu_opts.structure)?;
         if opts.semantics == Semantics::Induced {
-            self.graph.ensure_adjacency(&self.gpu, &self.data)?;
+            self.graph.ensure_adjacency(&self.gpu, self.data)?;
         }
         let levels =
             if plan.empty { Vec::new() } else { self.upload_levels(&plan, &q, opts.semantics, gpu_opts.structure)? };
@@ -360,7 +361,7 @@ impl GpuEngine {
         (0..plan.len())
             .map(|pos| {
                 let u = plan.vertices[pos];
-                let desc = level_descriptor(plan, pos, q.label(u), semantics.injective(), &index);
+                let desc = level_descriptor(plan, pos, q.label(u), semantics.injective(), index);
                 let mut bitset = vec![0u32; words];
                 for &v in &plan.candidates[pos] {
                     bitset[v as usize / 32] |= 1 << (v % 32);
