@@ -6,7 +6,9 @@
 #   bench/suites.sh gen-scale S                  R-MAT graph of 2^S vertices and 16*2^S edges, 32
 #                                                power-law labels, as WORK/rmat-S/data.sgb, plus 100
 #                                                dense and 100 sparse queries of 8, 12 and 16 vertices
-#                                                in WORK/rmat-S/queries/  (S: 20, 24 or 26)
+#                                                in WORK/rmat-S/queries/  (S: 20, 24 or 26; the
+#                                                generator peaks near 33 bytes per edge: S=24 about
+#                                                9 GiB, S=26 about 35 GiB, beyond a 24 GiB machine)
 #   bench/suites.sh gen-1e8 [COUNT] [SIZES]      R-MAT graph of 2^23 vertices and 10^8 edges (same
 #                                                labels) as WORK/rmat-1e8/data.sgb, plus COUNT (20)
 #                                                dense and sparse queries of each of SIZES ("8 12")

@@ -12,7 +12,7 @@ for q in "$@"; do
     base= count=
     t=1
     while [ "$t" -le "$cores" ]; do
-        line=$("$bin" match -q --format json --threads "$t" "$data" "$q")
+        line=$("$bin" match -q --format json --device cpu --threads "$t" "$data" "$q")
         emb=$(sed -n 's/.*"embeddings":\([0-9]*\).*/\1/p' <<<"$line")
         ms=$(sed -n 's/.*"elapsed_ms":\([0-9.e+-]*\).*/\1/p' <<<"$line")
         [ -z "$count" ] && count=$emb

@@ -29,12 +29,7 @@ pub enum Model {
 
 impl Model {
     /// R-MAT with the Graph500 parameters a = 0.57, b = c = 0.19, d = 0.05.
-    pub const RMAT: Model = Model::Rmat {
-        a: 0.57,
-        b: 0.19,
-        c: 0.19,
-        d: 0.05,
-    };
+    pub const RMAT: Model = Model::Rmat { a: 0.57, b: 0.19, c: 0.19, d: 0.05 };
 
     /// `rmat`, `ba` or `er` (R-MAT with the default parameters).
     pub fn from_name(name: &str) -> Option<Model> {
@@ -71,16 +66,8 @@ impl LabelDist {
         if s == "uniform" {
             return Ok(LabelDist::Uniform);
         }
-        let bad = || {
-            GenError::Spec(format!(
-                "bad label distribution '{s}' (expected uniform or powerlaw:ALPHA)"
-            ))
-        };
-        let alpha: f64 = s
-            .strip_prefix("powerlaw:")
-            .ok_or_else(bad)?
-            .parse()
-            .map_err(|_| bad())?;
+        let bad = || GenError::Spec(format!("bad label distribution '{s}' (expected uniform or powerlaw:ALPHA)"));
+        let alpha: f64 = s.strip_prefix("powerlaw:").ok_or_else(bad)?.parse().map_err(|_| bad())?;
         if !alpha.is_finite() || alpha < 0.0 {
             return Err(bad());
         }
@@ -122,11 +109,7 @@ impl GraphSpec {
         if n > u32::MAX as u64 {
             return Err(GenError::Spec(format!("{n} vertices exceed the 2^32 - 1 supported")));
         }
-        let max = if self.directed {
-            n * n.saturating_sub(1)
-        } else {
-            n * n.saturating_sub(1) / 2
-        };
+        let max = if self.directed { n * n.saturating_sub(1) } else { n * n.saturating_sub(1) / 2 };
         if self.edges > max {
             return Err(GenError::Spec(format!(
                 "{} edges exceed the {max} a simple {} graph on {n} vertices can have",
@@ -195,10 +178,7 @@ pub fn generate_edges(spec: &GraphSpec) -> Result<Vec<u64>, GenError> {
         }
         let missing = target - kept.len() as u64;
         // Oversample when earlier rounds were short, within a bound on memory.
-        let batch = missing
-            .saturating_mul(1 << round.min(20))
-            .min(target.max(MIN_BATCH_CAP))
-            .max(missing);
+        let batch = missing.saturating_mul(1 << round.min(20)).min(target.max(MIN_BATCH_CAP)).max(missing);
         let mut fresh = candidates(spec, round, batch as usize);
         fresh.par_sort_unstable();
         fresh.dedup();
@@ -206,10 +186,7 @@ pub fn generate_edges(spec: &GraphSpec) -> Result<Vec<u64>, GenError> {
             fresh.pop();
         }
         if !kept.is_empty() {
-            fresh = fresh
-                .into_par_iter()
-                .filter(|k| kept.binary_search(k).is_err())
-                .collect();
+            fresh = fresh.into_par_iter().filter(|k| kept.binary_search(k).is_err()).collect();
         }
         if fresh.len() as u64 > missing {
             let salt = hash(spec.seed, &[TAG_SELECT, round]);
@@ -361,11 +338,7 @@ mod tests {
     }
 
     fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(f)
+        rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(f)
     }
 
     #[test]
@@ -416,11 +389,7 @@ mod tests {
         let labels = vertex_labels(&s);
         let norm = 1.0 + 0.25 + 1.0 / 9.0;
         for (l, w) in [(0, 1.0), (1, 0.25), (2, 1.0 / 9.0)] {
-            assert!(
-                (count(&labels, l) - w / norm).abs() < 0.01,
-                "{l}: {}",
-                count(&labels, l)
-            );
+            assert!((count(&labels, l) - w / norm).abs() < 0.01, "{l}: {}", count(&labels, l));
         }
         s.edges = 50_000;
         s.edge_labels = Some(5);
@@ -460,17 +429,7 @@ mod tests {
             "46 edges exceed the 45 a simple undirected graph on 10 vertices can have"
         );
         assert!(generate(&spec(Model::ErdosRenyi, 10, 90, true)).is_ok());
-        let mut s = spec(
-            Model::Rmat {
-                a: 0.5,
-                b: 0.5,
-                c: 0.5,
-                d: 0.0,
-            },
-            10,
-            5,
-            false,
-        );
+        let mut s = spec(Model::Rmat { a: 0.5, b: 0.5, c: 0.5, d: 0.0 }, 10, 5, false);
         assert!(err(s.clone()).contains("sum to 1"));
         s.model = Model::RMAT;
         s.edge_labels = Some(0);
@@ -478,17 +437,7 @@ mod tests {
         assert!(LabelDist::parse("powerlaw:-1").is_err());
         assert!(LabelDist::parse("zipf").is_err());
         // R-MAT cannot fill the pairs of its rarest quadrant in 64 rounds.
-        let s = spec(
-            Model::Rmat {
-                a: 0.97,
-                b: 0.01,
-                c: 0.01,
-                d: 0.01,
-            },
-            256,
-            60_000,
-            true,
-        );
+        let s = spec(Model::Rmat { a: 0.97, b: 0.01, c: 0.01, d: 0.01 }, 256, 60_000, true);
         assert!(err(s).contains("rounds"));
     }
 }

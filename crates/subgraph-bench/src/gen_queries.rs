@@ -66,18 +66,12 @@ pub struct Query {
 /// extracted in parallel.
 pub fn extract_queries(data: &Graph, spec: &QuerySpec) -> Result<Vec<Query>, GenError> {
     check(data, spec)?;
-    (0..spec.count)
-        .into_par_iter()
-        .map(|i| extract_query(data, spec, i))
-        .collect()
+    (0..spec.count).into_par_iter().map(|i| extract_query(data, spec, i)).collect()
 }
 
 fn check(data: &Graph, spec: &QuerySpec) -> Result<(), GenError> {
     if spec.size < 2 {
-        return Err(GenError::Spec(format!(
-            "a query needs at least 2 vertices, not {}",
-            spec.size
-        )));
+        return Err(GenError::Spec(format!("a query needs at least 2 vertices, not {}", spec.size)));
     }
     if spec.size > data.num_vertices() {
         return Err(GenError::Spec(format!(
@@ -88,11 +82,7 @@ fn check(data: &Graph, spec: &QuerySpec) -> Result<(), GenError> {
     }
     if let QueryKind::Gsi { edges } = spec.kind {
         let k = spec.size;
-        let max = if data.is_directed() {
-            k * (k - 1)
-        } else {
-            k * (k - 1) / 2
-        };
+        let max = if data.is_directed() { k * (k - 1) } else { k * (k - 1) / 2 };
         if edges < k - 1 || edges > max {
             return Err(GenError::Spec(format!(
                 "a connected query of {k} vertices has between {} and {max} edges, not {edges}",
@@ -147,21 +137,13 @@ fn try_walk(data: &Graph, spec: &QuerySpec, rng: &mut Rng) -> Result<Option<Quer
             break;
         }
         let out = data.neighbors(at, Dir::Out);
-        let inc: &[u32] = if data.is_directed() {
-            data.neighbors(at, Dir::In)
-        } else {
-            &[]
-        };
+        let inc: &[u32] = if data.is_directed() { data.neighbors(at, Dir::In) } else { &[] };
         let degree = (out.len() + inc.len()) as u64;
         if degree == 0 {
             return Ok(None);
         }
         let r = rng.below(degree) as usize;
-        let (next, forward) = if r < out.len() {
-            (out[r], true)
-        } else {
-            (inc[r - out.len()], false)
-        };
+        let (next, forward) = if r < out.len() { (out[r], true) } else { (inc[r - out.len()], false) };
         if !index.contains_key(&next) {
             let (a, b) = (index[&at], vertices.len() as u32);
             index.insert(next, b);
@@ -227,10 +209,7 @@ pub fn query_file_name(kind: QueryKind, size: usize, index: usize, directed: boo
 
 /// Writes the queries into `dir` (created if missing), numbered from 1; returns the paths.
 pub fn write_queries(queries: &[Query], kind: QueryKind, dir: &Path) -> Result<Vec<PathBuf>, GenError> {
-    std::fs::create_dir_all(dir).map_err(|source| subgraph_core::Error::Io {
-        file: dir.to_path_buf(),
-        source,
-    })?;
+    std::fs::create_dir_all(dir).map_err(|source| subgraph_core::Error::Io { file: dir.to_path_buf(), source })?;
     queries
         .iter()
         .enumerate()
@@ -263,13 +242,7 @@ mod tests {
     }
 
     fn spec(size: usize, kind: QueryKind) -> QuerySpec {
-        QuerySpec {
-            size,
-            count: 20,
-            kind,
-            seed: 3,
-            max_tries: DEFAULT_MAX_TRIES,
-        }
+        QuerySpec { size, count: 20, kind, seed: 3, max_tries: DEFAULT_MAX_TRIES }
     }
 
     /// Every query edge is a data edge between the walk's vertices with the same labels, the
@@ -312,10 +285,7 @@ mod tests {
             assert!(2 * q.graph.num_edges() >= 24);
             let mut induced = 0;
             for (i, &v) in q.vertices.iter().enumerate() {
-                induced += q.vertices[i + 1..]
-                    .iter()
-                    .filter(|&&w| g.edge_label(v, w).is_some())
-                    .count();
+                induced += q.vertices[i + 1..].iter().filter(|&&w| g.edge_label(v, w).is_some()).count();
             }
             assert_eq!(induced as u64, q.graph.num_edges());
         }
@@ -338,13 +308,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("gsi-queries-{}", std::process::id()));
         let paths = write_queries(&qs, QueryKind::Gsi { edges: 8 }, &dir).unwrap();
         assert_eq!(paths[0].file_name().unwrap(), "query_gsi_6_1.g");
-        let back = subgraph_core::io::read_graph(&paths[19], &Default::default())
-            .unwrap()
-            .graph;
-        assert_eq!(
-            back.edges().collect::<Vec<_>>(),
-            qs[19].graph.edges().collect::<Vec<_>>()
-        );
+        let back = subgraph_core::io::read_graph(&paths[19], &Default::default()).unwrap().graph;
+        assert_eq!(back.edges().collect::<Vec<_>>(), qs[19].graph.edges().collect::<Vec<_>>());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -363,18 +328,10 @@ mod tests {
         let mut dense = spec(10, QueryKind::Dense);
         dense.max_tries = 50;
         let e = extract_queries(&g, &dense).unwrap_err().to_string();
-        assert!(
-            e.contains("none of 50 random walks reached 10 distinct vertices"),
-            "{e}"
-        );
-        let e = extract_queries(&g, &spec(10, QueryKind::Gsi { edges: 50 }))
-            .unwrap_err()
-            .to_string();
+        assert!(e.contains("none of 50 random walks reached 10 distinct vertices"), "{e}");
+        let e = extract_queries(&g, &spec(10, QueryKind::Gsi { edges: 50 })).unwrap_err().to_string();
         assert_eq!(e, "a connected query of 10 vertices has between 9 and 45 edges, not 50");
         assert!(extract_queries(&g, &spec(3000, QueryKind::Sparse)).is_err());
-        assert_eq!(
-            query_file_name(QueryKind::Dense, 16, 3, false),
-            "query_dense_16_3.graph"
-        );
+        assert_eq!(query_file_name(QueryKind::Dense, 16, 3, false), "query_dense_16_3.graph");
     }
 }

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use subgraph_core::io::{read_graphs, ReadOptions};
-use subgraph_core::pipeline::{run_query, MatchOptions, Report};
+use subgraph_core::pipeline::{MatchOptions, Report};
 use subgraph_core::sink::{Control, Stopped};
 use subgraph_core::Graph;
 
@@ -22,10 +22,11 @@ pub enum BenchError {
     /// A malformed results CSV.
     #[error("{file}:{line}: {msg}")]
     Csv { file: PathBuf, line: usize, msg: String },
-    #[error("starting the thread pool: {0}")]
-    Pool(String),
     #[error("{query}: {source}")]
     Query { query: String, source: subgraph_core::Error },
+    /// The engine failed on a query.
+    #[error("{query}: {msg}")]
+    Run { query: String, msg: String },
     #[error(transparent)]
     Gen(#[from] GenError),
 }
@@ -39,7 +40,9 @@ space_ms,enumerate_ms,candidates,peak_rss_bytes,stopped";
 #[derive(Debug, Clone)]
 pub struct RunConfig {
     pub options: MatchOptions,
-    /// Worker threads of the pool the queries run in.
+    /// Where the queries run (`cpu` or `gpu`), for the CSV.
+    pub device: String,
+    /// Worker threads the engine uses, for the CSV.
     pub threads: usize,
     /// Per query and repeat; a query that times out is not repeated.
     pub timeout: Option<Duration>,
@@ -210,20 +213,18 @@ fn median(xs: &mut [f64]) -> f64 {
     }
 }
 
-/// Runs every graph of every query file `repeat` times on `data` in a pool of `cfg.threads`
-/// threads; `progress` sees each result as it is made (index, total files, result). Stops
-/// early, returning what it has, once `interrupt` is set.
+/// Runs every graph of every query file `repeat` times on `data` through `engine` (the CPU
+/// pipeline, or the GPU engine: it gets the query, the options and the stop control);
+/// `progress` sees each result as it is made (index, total files, result). Stops early,
+/// returning what it has, once `interrupt` is set.
 pub fn run_benchmark(
     data: &Graph,
     queries: &[PathBuf],
     cfg: &RunConfig,
     interrupt: &Arc<AtomicBool>,
+    mut engine: impl FnMut(Graph, &MatchOptions, &Control) -> Result<Report, String>,
     mut progress: impl FnMut(usize, usize, &QueryResult),
 ) -> Result<Vec<QueryResult>, BenchError> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(cfg.threads)
-        .build()
-        .map_err(|e| BenchError::Pool(e.to_string()))?;
     let qopts = ReadOptions { format: None, directed: data.is_directed(), vertex_labels: None };
     let mut results = Vec::new();
     for (index, path) in queries.iter().enumerate() {
@@ -236,9 +237,8 @@ pub fn run_benchmark(
             reset_peak_rss();
             for _ in 0..cfg.repeat.max(1) {
                 let control = Control::new(cfg.timeout.map(|t| Instant::now() + t), interrupt.clone());
-                let r = pool
-                    .install(|| run_query(data, q.graph.clone(), &cfg.options, &control, None))
-                    .map_err(|source| BenchError::Query { query: name.clone(), source })?;
+                let r = engine(q.graph.clone(), &cfg.options, &control)
+                    .map_err(|msg| BenchError::Run { query: name.clone(), msg })?;
                 reports.push(r);
                 if !Status::from_stopped(r.stopped).solved() {
                     break;
@@ -249,7 +249,7 @@ pub fn run_benchmark(
             let result = QueryResult {
                 query: name,
                 class: query_class(path),
-                device: "cpu".to_string(),
+                device: cfg.device.clone(),
                 threads: cfg.threads,
                 embeddings: reports.iter().map(|r| r.embeddings).max().unwrap_or(0),
                 status: Status::from_stopped(last.stopped),

@@ -1,12 +1,11 @@
 //! `subgraph bench`: time query sets against one data graph and write results.csv, summary.md
 //! and times.svg into an output directory, optionally compared with an earlier run's CSV.
 
-use crate::matching::{load_options, InputArgs};
+use crate::matching::{load_options, Engine, GpuArgs, InputArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use subgraph_bench::runner::{
     collect_queries, comparison_csv, pair_runs, read_csv, render_summary, render_svg, reset_peak_rss, run_benchmark,
@@ -28,9 +27,11 @@ pub struct BenchArgs {
     queries: Vec<PathBuf>,
     #[command(flatten)]
     input: InputArgs,
-    /// Engine: cpu (gpu is not in this build yet).
-    #[arg(long, default_value = "cpu", value_parser = ["cpu", "gpu"])]
+    /// Where to match: cpu, gpu, or auto (the GPU when one is usable, else the CPU).
+    #[arg(long, default_value = "cpu", value_parser = ["auto", "cpu", "gpu"])]
     device: String,
+    #[command(flatten)]
+    gpu: GpuArgs,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -49,9 +50,9 @@ pub struct BenchArgs {
     /// Candidate filter: ldf, nlf, gql, cs.
     #[arg(long, default_value = "gql")]
     filter: String,
-    /// Matching order: gql, ri, gsi.
-    #[arg(long, default_value = "gql")]
-    order: String,
+    /// Matching order: gql, ri, gsi (default: gql on the CPU, gsi on the GPU).
+    #[arg(long)]
+    order: Option<String>,
     /// Output directory for results.csv, summary.md and times.svg.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -78,15 +79,17 @@ fn write(path: &Path, text: &str) -> Result<()> {
 
 /// Runs `subgraph bench`.
 pub fn run(a: BenchArgs) -> Result<()> {
-    if a.device == "gpu" {
-        bail!("no GPU engine in this build; use --device cpu");
-    }
     let semantics = Semantics::from_name(&a.semantics)
         .with_context(|| format!("unknown semantics '{}' (one of {})", a.semantics, Semantics::NAMES.join(", ")))?;
     let filter = Filter::from_name(&a.filter)
         .with_context(|| format!("unknown filter '{}' (one of {})", a.filter, Filter::NAMES.join(", ")))?;
-    let order = Order::from_name(&a.order)
-        .with_context(|| format!("unknown order '{}' (one of {})", a.order, Order::NAMES.join(", ")))?;
+    let order = a
+        .order
+        .as_deref()
+        .map(|o| {
+            Order::from_name(o).with_context(|| format!("unknown order '{o}' (one of {})", Order::NAMES.join(", ")))
+        })
+        .transpose()?;
     if let Some(t) = a.timeout {
         if !(t > 0.0 && t.is_finite()) {
             bail!("--timeout must be a positive number of seconds, got {t}");
@@ -110,16 +113,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
     }
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
 
-    let interrupt = Arc::new(AtomicBool::new(false));
-    {
-        let flag = interrupt.clone();
-        ctrlc::set_handler(move || {
-            if flag.swap(true, Ordering::SeqCst) {
-                std::process::exit(130);
-            }
-        })
-        .context("installing the Ctrl-C handler")?;
-    }
+    let interrupt = crate::signal::interrupt_flag()?;
 
     let t = Instant::now();
     let data = read_graph(&a.data, &load_options(&a.input)?)?.graph;
@@ -131,14 +125,22 @@ pub fn run(a: BenchArgs) -> Result<()> {
         data.num_edges(),
         queries.len()
     );
+    let mut engine = Engine::open(&a.device, &data, a.gpu.options(order.unwrap_or(Order::Gsi)), a.quiet)?;
+    let on_gpu = matches!(engine, Engine::Gpu(..));
+    let order = order.unwrap_or(if on_gpu { Order::Gsi } else { Order::Gql });
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("starting the thread pool")?;
     let cfg = RunConfig {
         options: MatchOptions { semantics, filter, order, limit: a.limit, failing_sets: FailingSets::Auto },
+        device: if on_gpu { "gpu" } else { "cpu" }.to_string(),
         threads,
         timeout: a.timeout.map(Duration::from_secs_f64),
         repeat: a.repeat,
     };
     let start = Instant::now();
-    let results = run_benchmark(&data, &queries, &cfg, &interrupt, |i, n, r| {
+    let run = |q, opts: &MatchOptions, control: &subgraph_core::sink::Control| {
+        pool.install(|| engine.run(&data, q, opts, control, None)).map(|(r, _)| r).map_err(|e| format!("{e:#}"))
+    };
+    let results = run_benchmark(&data, &queries, &cfg, &interrupt, run, |i, n, r| {
         if !a.quiet {
             let note = match r.status {
                 Status::Complete => "",
@@ -169,7 +171,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
         ),
         ("data load".to_string(), format!("{load_ms:.0} ms")),
         ("queries".to_string(), format!("{} graphs from {} files", results.len(), queries.len())),
-        ("device".to_string(), format!("cpu, {threads} threads")),
+        ("device".to_string(), format!("{}, {threads} threads", cfg.device)),
         (
             "options".to_string(),
             format!(

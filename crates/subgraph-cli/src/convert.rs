@@ -36,11 +36,7 @@ pub fn parse_format(s: &str) -> Result<Format, String> {
 /// Runs `subgraph convert`.
 pub fn run(args: ConvertArgs) -> Result<()> {
     let start = Instant::now();
-    let opts = ReadOptions {
-        format: args.from,
-        directed: args.directed,
-        vertex_labels: args.vertex_labels,
-    };
+    let opts = ReadOptions { format: args.from, directed: args.directed, vertex_labels: args.vertex_labels };
     let loaded = read_graph(&args.input, &opts)?;
     let g = &loaded.graph;
     let read = start.elapsed();

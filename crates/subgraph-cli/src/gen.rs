@@ -123,16 +123,10 @@ pub fn run(args: GenArgs) -> Result<()> {
 /// direction.
 pub(crate) fn output_format(path: &Path, directed: bool) -> Result<Format> {
     let Some(format) = Format::from_extension(path) else {
-        bail!(
-            "{}: cannot tell the format from the extension (use .graph, .g, .txt or .sgb)",
-            path.display()
-        );
+        bail!("{}: cannot tell the format from the extension (use .graph, .g, .txt or .sgb)", path.display());
     };
     if directed && format == Format::SunLuo {
-        bail!(
-            "{}: Sun & Luo .graph files are undirected; write a directed graph as .g, .txt or .sgb",
-            path.display()
-        );
+        bail!("{}: Sun & Luo .graph files are undirected; write a directed graph as .g, .txt or .sgb", path.display());
     }
     Ok(format)
 }
@@ -177,28 +171,12 @@ fn run_queries(a: QueriesArgs) -> Result<()> {
         (KindArg::Gsi, None) => bail!("--kind gsi needs --edges"),
         (_, Some(_)) => bail!("--edges applies to --kind gsi only"),
     };
-    let opts = ReadOptions {
-        format: a.format,
-        directed: a.directed,
-        vertex_labels: a.vertex_labels,
-    };
+    let opts = ReadOptions { format: a.format, directed: a.directed, vertex_labels: a.vertex_labels };
     let data = read_graph(&a.data, &opts)?.graph;
-    let spec = QuerySpec {
-        size: a.size,
-        count: a.count,
-        kind,
-        seed: a.seed,
-        max_tries: a.max_tries,
-    };
+    let spec = QuerySpec { size: a.size, count: a.count, kind, seed: a.seed, max_tries: a.max_tries };
     let queries =
         extract_queries(&data, &spec).with_context(|| format!("extracting queries from {}", a.data.display()))?;
     let paths = write_queries(&queries, kind, &a.output)?;
-    eprintln!(
-        "wrote {} {} queries of {} vertices to {}",
-        paths.len(),
-        kind.name(),
-        a.size,
-        a.output.display()
-    );
+    eprintln!("wrote {} {} queries of {} vertices to {}", paths.len(), kind.name(), a.size, a.output.display());
     Ok(())
 }

@@ -74,9 +74,13 @@ pub fn run(a: InfoArgs) -> Result<ExitCode> {
             println!("edge labels       {}", info.edge_labels);
             println!("degree max/mean   {} / {:.2}", info.max_degree, info.mean_degree);
             println!("memory            {:.1} MiB", info.memory_bytes as f64 / (1 << 20) as f64);
-            println!("dropped           {} self loops, {} duplicate edges", info.self_loops_dropped, info.duplicates_dropped);
+            println!(
+                "dropped           {} self loops, {} duplicate edges",
+                info.self_loops_dropped, info.duplicates_dropped
+            );
             println!("load time         {:.1} ms", info.load_ms);
-            let top: Vec<String> = info.vertex_label_histogram.iter().take(10).map(|(l, c)| format!("{l}:{c}")).collect();
+            let top: Vec<String> =
+                info.vertex_label_histogram.iter().take(10).map(|(l, c)| format!("{l}:{c}")).collect();
             println!("top labels        {}", top.join(" "));
         }
     }

@@ -6,6 +6,7 @@ mod gen;
 mod info;
 mod matching;
 mod progress;
+mod signal;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -14,9 +14,9 @@ use subgraph_core::filter::Filter;
 use subgraph_core::io::{read_graph, read_graphs, Format, ReadOptions};
 use subgraph_core::order::Order;
 use subgraph_core::pipeline::{run_query, MatchOptions, Report};
-use subgraph_gpu::{GpuEngine, GpuError, GpuOptions, GpuReport, OutputScheme, Structure};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::{automorphism, Graph, Semantics};
+use subgraph_gpu::{GpuEngine, GpuError, GpuOptions, GpuReport, OutputScheme, Structure};
 
 /// How to read an input graph.
 #[derive(Args, Clone)]
@@ -34,7 +34,9 @@ pub struct InputArgs {
 
 fn format(name: &Option<String>) -> Result<Option<Format>> {
     name.as_deref()
-        .map(|n| Format::from_name(n).with_context(|| format!("unknown format '{n}' (one of {})", Format::NAMES.join(", "))))
+        .map(|n| {
+            Format::from_name(n).with_context(|| format!("unknown format '{n}' (one of {})", Format::NAMES.join(", ")))
+        })
         .transpose()
 }
 
@@ -88,7 +90,11 @@ impl<'a> Engine<'a> {
         match GpuEngine::new(data, &gpu) {
             Ok(e) => {
                 if !quiet {
-                    eprintln!("device: GPU {} (data graph uploaded in {:.0} ms)", e.device_info().name, e.graph_upload_ms());
+                    eprintln!(
+                        "device: GPU {} (data graph uploaded in {:.0} ms)",
+                        e.device_info().name,
+                        e.graph_upload_ms()
+                    );
                 }
                 Ok(Engine::Gpu(Box::new(e), gpu))
             }
@@ -221,7 +227,9 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
     let order = a
         .order
         .as_deref()
-        .map(|o| Order::from_name(o).with_context(|| format!("unknown order '{o}' (one of {})", Order::NAMES.join(", "))))
+        .map(|o| {
+            Order::from_name(o).with_context(|| format!("unknown order '{o}' (one of {})", Order::NAMES.join(", ")))
+        })
         .transpose()?;
     let out_format = OutputFormat::from_name(&a.output_format).with_context(|| {
         format!("unknown output format '{}' (one of {})", a.output_format, OutputFormat::NAMES.join(", "))
@@ -232,7 +240,9 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
         _ => FailingSets::Auto,
     };
     if a.unique && semantics == Semantics::Homomorphism {
-        bail!("--unique counts distinct subgraphs, which homomorphisms do not define; use --semantics embed or induced");
+        bail!(
+            "--unique counts distinct subgraphs, which homomorphisms do not define; use --semantics embed or induced"
+        );
     }
     if let Some(t) = a.timeout {
         if !(t > 0.0 && t.is_finite()) {
@@ -247,16 +257,7 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
     }
     let threads = rayon::current_num_threads();
 
-    let interrupt = Arc::new(AtomicBool::new(false));
-    {
-        let flag = interrupt.clone();
-        ctrlc::set_handler(move || {
-            if flag.swap(true, Ordering::SeqCst) {
-                std::process::exit(130);
-            }
-        })
-        .context("installing the Ctrl-C handler")?;
-    }
+    let interrupt = crate::signal::interrupt_flag()?;
 
     let t = Instant::now();
     let data = read_graph(&a.data, &load_options(&a.input)?)?;
@@ -282,7 +283,9 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
 
     let output: Option<Output> = match &a.output {
         None => None,
-        Some(p) if p.as_os_str() == "-" => Some(Output::new(Box::new(std::io::BufWriter::new(std::io::stdout())), out_format)),
+        Some(p) if p.as_os_str() == "-" => {
+            Some(Output::new(Box::new(std::io::BufWriter::new(std::io::stdout())), out_format))
+        }
         Some(p) => {
             let f = std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?;
             Some(Output::new(Box::new(std::io::BufWriter::with_capacity(1 << 20, f)), out_format))

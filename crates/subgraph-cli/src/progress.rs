@@ -24,7 +24,9 @@ pub fn with_progress<T: Send>(label: &str, control: &Control, quiet: bool, work:
                 }
                 let b = bar.get_or_insert_with(|| {
                     let b = ProgressBar::new_spinner();
-                    b.set_style(ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}").expect("valid template"));
+                    b.set_style(
+                        ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}").expect("valid template"),
+                    );
                     b
                 });
                 b.set_message(format!("{label}: {} matches so far", control.found.load(Ordering::Relaxed)));

@@ -60,7 +60,10 @@ fn unique_limit_and_outputs() {
     let tri = write(dir.path(), "tri.graph", b"t 3 3\nv 0 0 2\nv 1 0 2\nv 2 0 2\ne 0 1\ne 1 2\ne 0 2\n");
     let o = run(&["match", "-q", "--format", "json", "--unique", &tri, &tri]);
     let r = &json_lines(&o)[0];
-    assert_eq!((r["embeddings"].as_u64(), r["unique"].as_u64(), r["automorphisms"].as_u64()), (Some(6), Some(1), Some(6)));
+    assert_eq!(
+        (r["embeddings"].as_u64(), r["unique"].as_u64(), r["automorphisms"].as_u64()),
+        (Some(6), Some(1), Some(6))
+    );
 
     let o = run(&["match", "-q", "--format", "json", "--limit", "4", &tri, &tri]);
     let r = &json_lines(&o)[0];
@@ -100,18 +103,34 @@ fn malformed_inputs_fail_with_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let good = write(dir.path(), "good.graph", b"t 2 1\nv 0 0 1\nv 1 0 1\ne 0 1\n");
     let cases: Vec<(String, &str)> = vec![
-        (write(dir.path(), "trunc.graph", b"t 3 2\nv 0 0 1\nv 1 0 2\nv 2 0 1\ne 0 1\n"), "trunc.graph:5: the header declares 2 edges"),
-        (write(dir.path(), "range.graph", b"t 2 1\nv 0 0 1\nv 1 0 1\ne 0 5\n"), "range.graph:4: target id 5 out of range"),
-        (write(dir.path(), "count.graph", b"t 3 1\nv 0 0 1\nv 1 0 1\ne 0 1\n"), "count.graph:4: the header declares 3 vertices"),
-        (write(dir.path(), "degree.graph", b"t 2 1\nv 0 0 3\nv 1 0 1\ne 0 1\n"), "degree.graph:2: vertex 0 declares degree 3"),
-        (write(dir.path(), "garbage.graph", &[0x7f, b'E', b'L', b'F', 0, 1, 2, 0xff, 0xfe]), "garbage.graph:1: binary data"),
+        (
+            write(dir.path(), "trunc.graph", b"t 3 2\nv 0 0 1\nv 1 0 2\nv 2 0 1\ne 0 1\n"),
+            "trunc.graph:5: the header declares 2 edges",
+        ),
+        (
+            write(dir.path(), "range.graph", b"t 2 1\nv 0 0 1\nv 1 0 1\ne 0 5\n"),
+            "range.graph:4: target id 5 out of range",
+        ),
+        (
+            write(dir.path(), "count.graph", b"t 3 1\nv 0 0 1\nv 1 0 1\ne 0 1\n"),
+            "count.graph:4: the header declares 3 vertices",
+        ),
+        (
+            write(dir.path(), "degree.graph", b"t 2 1\nv 0 0 3\nv 1 0 1\ne 0 1\n"),
+            "degree.graph:2: vertex 0 declares degree 3",
+        ),
+        (
+            write(dir.path(), "garbage.graph", &[0x7f, b'E', b'L', b'F', 0, 1, 2, 0xff, 0xfe]),
+            "garbage.graph:1: binary data",
+        ),
         (write(dir.path(), "empty.graph", b""), "empty.graph:0: empty file"),
         (write(dir.path(), "token.graph", b"t 2 x\n"), "token.graph:1: bad edge count 'x'"),
         (write(dir.path(), "trunc.g", b"t # 0\n2 1 1 1\nv 0 1\n"), "trunc.g:3: truncated file"),
         (write(dir.path(), "empty.txt", b"# nothing\n"), "empty.txt:0: empty edge list"),
     ];
     for (bad, msg) in &cases {
-        for args in [vec!["match", "-q", bad.as_str(), good.as_str()], vec!["match", "-q", good.as_str(), bad.as_str()]] {
+        for args in [vec!["match", "-q", bad.as_str(), good.as_str()], vec!["match", "-q", good.as_str(), bad.as_str()]]
+        {
             let o = run(&args);
             assert_eq!(o.status.code(), Some(1), "{args:?}");
             let err = stderr(&o);

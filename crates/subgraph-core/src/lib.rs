@@ -18,7 +18,6 @@ pub mod query;
 pub mod sink;
 pub mod space;
 
-
 pub use error::{Error, Result};
 pub use graph::{Dir, Graph, GraphBuilder};
 pub use query::{Query, Semantics};

@@ -96,16 +96,21 @@ fn plan_and_enumerate(
     let q = Query::new(query, data, opts.semantics)?;
     let plan = Plan::new(data, &q, opts.plan());
     let t = Instant::now();
-    if let Some(free) = available_memory() {
-        let fits = |exact| CandidateSpace::estimate_bytes(data, &plan, exact) <= free;
-        if !fits(false) && !fits(true) {
+    // A space under 64 MiB is allocated without asking the system (a /proc read costs more
+    // than small queries take).
+    let loose = CandidateSpace::estimate_bytes(data, &plan, false);
+    if loose > 64 << 20 {
+        let free = available_memory().filter(|&free| loose > free);
+        if let Some(free) = free {
             let need = CandidateSpace::estimate_bytes(data, &plan, true);
-            return Err(Error::Limit(format!(
-                "the candidate space needs up to {:.1} GiB but only {:.1} GiB of memory is available; \
-                 try a stronger filter (--filter gql or cs)",
-                need as f64 / GIB,
-                free as f64 / GIB
-            )));
+            if need > free {
+                return Err(Error::Limit(format!(
+                    "the candidate space needs up to {:.1} GiB but only {:.1} GiB of memory is available; \
+                     try a stronger filter (--filter gql or cs)",
+                    need as f64 / GIB,
+                    free as f64 / GIB
+                )));
+            }
         }
     }
     let space = CandidateSpace::build(data, &plan);

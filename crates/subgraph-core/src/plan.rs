@@ -89,7 +89,9 @@ impl Plan {
                     continue;
                 }
                 match data.pair_id(e.label, query.label(u)) {
-                    Some(pair) => backward[i].push(Link { from, dir: flip(e.dir, directed), edge_label: e.label, pair }),
+                    Some(pair) => {
+                        backward[i].push(Link { from, dir: flip(e.dir, directed), edge_label: e.label, pair })
+                    }
                     None => empty = true,
                 }
             }

@@ -29,7 +29,13 @@ pub struct Control {
 impl Control {
     /// `interrupt` is set from outside (Ctrl-C) to stop every query.
     pub fn new(deadline: Option<Instant>, interrupt: Arc<AtomicBool>) -> Control {
-        Control { deadline, interrupt, stop: AtomicBool::new(false), reason: AtomicU8::new(0), found: AtomicU64::new(0) }
+        Control {
+            deadline,
+            interrupt,
+            stop: AtomicBool::new(false),
+            reason: AtomicU8::new(0),
+            found: AtomicU64::new(0),
+        }
     }
 
     /// A control with no deadline and no interrupt.

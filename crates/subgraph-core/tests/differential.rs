@@ -9,8 +9,8 @@ use subgraph_core::filter::Filter;
 use subgraph_core::order::Order;
 use subgraph_core::pipeline::{run_query, MatchOptions};
 use subgraph_core::plan::{Plan, PlanOptions};
-use subgraph_core::space::CandidateSpace;
 use subgraph_core::sink::{Control, Output, OutputFormat};
+use subgraph_core::space::CandidateSpace;
 use subgraph_core::{oracle, Graph, GraphBuilder, Query, Semantics};
 
 #[derive(Debug, Clone)]

@@ -92,19 +92,9 @@ fn device_pcsr_lookup_matches_the_host() {
 #[test]
 fn device_filter_matches_the_host() {
     let Some(gpu) = gpu() else { return };
-    for (seed, directed, n) in [
-        (1u64, false, 1000usize),
-        (2, true, 50_000),
-        (3, false, 300_001),
-    ] {
-        let g = random_graph(&GraphSpec {
-            vertices: n,
-            edges: 4 * n,
-            vertex_labels: 8,
-            edge_labels: 4,
-            directed,
-            seed,
-        });
+    for (seed, directed, n) in [(1u64, false, 1000usize), (2, true, 50_000), (3, false, 300_001)] {
+        let g =
+            random_graph(&GraphSpec { vertices: n, edges: 4 * n, vertex_labels: 8, edge_labels: 4, directed, seed });
         let table = SignatureTable::build(&g).unwrap();
         let dev = table.upload(gpu).unwrap();
         let mut rng = Rng::new(seed);
@@ -133,9 +123,7 @@ fn allocation_beyond_free_memory_is_an_error() {
     assert!(free <= total && free > 0);
     let len = (free / 4 + 1024) as usize;
     match gpu.alloc_zeros::<u32>("oversized test buffer", len) {
-        Err(GpuError::OutOfMemory {
-            requested, free: f, ..
-        }) => assert!(requested > f),
+        Err(GpuError::OutOfMemory { requested, free: f, .. }) => assert!(requested > f),
         Err(e) => panic!("unexpected error {e}"),
         Ok(_) => panic!("allocated {len} u32 with {free} bytes free"),
     }
@@ -144,13 +132,9 @@ fn allocation_beyond_free_memory_is_an_error() {
 #[test]
 fn launch_checks_arguments() {
     let Some(gpu) = gpu() else { return };
-    let kernel = gpu
-        .kernel(&subgraph_gpu::scan::SOURCE, "scan_tile_offsets")
-        .unwrap();
+    let kernel = gpu.kernel(&subgraph_gpu::scan::SOURCE, "scan_tile_offsets").unwrap();
     let buf = gpu.alloc_zeros::<u32>("argument test", 4).unwrap();
     let err = gpu.launch(&kernel, 1, 32, &mut [Arg::In32(&buf), Arg::U32(4)]);
     assert!(matches!(err, Err(GpuError::Mismatch(_))));
-    assert!(gpu
-        .kernel(&subgraph_gpu::scan::SOURCE, "no_such_kernel")
-        .is_err());
+    assert!(gpu.kernel(&subgraph_gpu::scan::SOURCE, "no_such_kernel").is_err());
 }

@@ -19,24 +19,10 @@ fn every_kernel_source_compiles_for_sm_90() {
     assert_eq!(ptx.len(), KERNEL_SOURCES.len());
     for (name, text) in &ptx {
         assert!(text.contains(".target sm_90"), "{name}");
-        for kernel in KERNEL_SOURCES
-            .iter()
-            .find(|s| s.name == *name)
-            .unwrap()
-            .kernels
-        {
-            assert!(
-                text.contains(&format!(".entry {}(", kernel.name)),
-                "{}",
-                kernel.name
-            );
+        for kernel in KERNEL_SOURCES.iter().find(|s| s.name == *name).unwrap().kernels {
+            assert!(text.contains(&format!(".entry {}(", kernel.name)), "{}", kernel.name);
         }
-        eprintln!(
-            "nvrtc {}.{}: {name} -> {} bytes of PTX",
-            version.0,
-            version.1,
-            text.len()
-        );
+        eprintln!("nvrtc {}.{}: {name} -> {} bytes of PTX", version.0, version.1, text.len());
     }
     // Cached: the second call returns the same PTX.
     assert_eq!(compile_all_ptx("sm_90").unwrap(), ptx);

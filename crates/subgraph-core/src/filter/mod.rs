@@ -115,7 +115,8 @@ impl Profile {
     }
 
     fn degrees_fit(&self, data: &Graph, v: u32) -> bool {
-        data.degree(v, Dir::Out) >= self.out_degree && (!data.is_directed() || data.degree(v, Dir::In) >= self.in_degree)
+        data.degree(v, Dir::Out) >= self.out_degree
+            && (!data.is_directed() || data.degree(v, Dir::In) >= self.in_degree)
     }
 
     fn neighbours_fit(&self, data: &Graph, v: u32) -> bool {

@@ -95,10 +95,8 @@ impl GraphBuilder {
                 vlabel_values.len()
             )));
         }
-        let vrank: Vec<u32> = labels
-            .par_iter()
-            .map(|l| vlabel_values.binary_search(l).expect("label present") as u32)
-            .collect();
+        let vrank: Vec<u32> =
+            labels.par_iter().map(|l| vlabel_values.binary_search(l).expect("label present") as u32).collect();
         let erank = |l: u32| elabel_values.binary_search(&l).expect("label present") as u64;
 
         let (out, inc) = if directed {
@@ -115,9 +113,7 @@ impl GraphBuilder {
         all_ranks.par_sort_unstable();
         all_ranks.dedup();
         let to_pair_id = |adj: &mut Adjacency| {
-            adj.group_pair
-                .par_iter_mut()
-                .for_each(|r| *r = all_ranks.binary_search(r).expect("rank present") as u32);
+            adj.group_pair.par_iter_mut().for_each(|r| *r = all_ranks.binary_search(r).expect("rank present") as u32);
         };
         to_pair_id(&mut out);
         if let Some(inc) = inc.as_mut() {
@@ -191,13 +187,7 @@ where
 /// Sorts each vertex's neighbours by (edge label, neighbour label, id) and records its groups,
 /// keyed for now by the rank `edge label rank * nl + neighbour label rank`; the caller turns
 /// ranks into pair ids. Every group's rank is appended to `all_ranks`.
-fn group<E: Fn(u32) -> u64 + Sync>(
-    raw: Raw,
-    vrank: &[u32],
-    nl: u64,
-    erank: &E,
-    all_ranks: &mut Vec<u32>,
-) -> Adjacency {
+fn group<E: Fn(u32) -> u64 + Sync>(raw: Raw, vrank: &[u32], nl: u64, erank: &E, all_ranks: &mut Vec<u32>) -> Adjacency {
     let Raw { offsets, mut nbrs, elabels } = raw;
     let n = offsets.len() - 1;
     // Split the neighbour array into chunks of whole vertices and sort each in parallel.

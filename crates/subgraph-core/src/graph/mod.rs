@@ -246,9 +246,7 @@ impl Graph {
         (0..self.num_vertices() as u32).flat_map(move |v| {
             self.out.groups(v).flat_map(move |(pair, nbrs)| {
                 let el = self.pairs[pair as usize].0;
-                nbrs.iter()
-                    .filter(move |&&w| self.directed || v < w)
-                    .map(move |&w| (v, w, el))
+                nbrs.iter().filter(move |&&w| self.directed || v < w).map(move |&w| (v, w, el))
             })
         })
     }
@@ -269,12 +267,7 @@ mod tests {
 
     #[test]
     fn groups_are_label_slices_sorted_by_id() {
-        let g = build(
-            5,
-            false,
-            &[0, 1, 2, 1, 2],
-            &[(0, 4, 0), (0, 1, 0), (0, 3, 0), (0, 2, 7), (1, 2, 0)],
-        );
+        let g = build(5, false, &[0, 1, 2, 1, 2], &[(0, 4, 0), (0, 1, 0), (0, 3, 0), (0, 2, 7), (1, 2, 0)]);
         assert_eq!(g.neighbors_labelled(0, Dir::Out, 0, 1), &[1, 3]);
         assert_eq!(g.neighbors_labelled(0, Dir::Out, 0, 2), &[4]);
         assert_eq!(g.neighbors_labelled(0, Dir::Out, 7, 2), &[2]);

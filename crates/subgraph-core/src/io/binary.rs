@@ -98,11 +98,7 @@ impl Counts {
         if c.vertices > u32::MAX as u64 {
             return Err(format!("vertex count {} exceeds 2^32 - 1", c.vertices));
         }
-        let entries = if c.directed {
-            Some(c.edges)
-        } else {
-            c.edges.checked_mul(2)
-        };
+        let entries = if c.directed { Some(c.edges) } else { c.edges.checked_mul(2) };
         if entries != Some(c.out_entries) {
             return Err(format!("{} out entries do not fit {} edges", c.out_entries, c.edges));
         }
@@ -122,11 +118,7 @@ impl Counts {
             return Err(format!("{} edge labels for {} edges", c.edge_labels, c.edges));
         }
         if c.pairs > 1 << 32 || c.pairs > c.out_groups + c.in_groups {
-            return Err(format!(
-                "{} label pairs for {} groups",
-                c.pairs,
-                c.out_groups + c.in_groups
-            ));
+            return Err(format!("{} label pairs for {} groups", c.pairs, c.out_groups + c.in_groups));
         }
         self.arrays()
             .iter()
@@ -239,22 +231,14 @@ pub fn has_magic(data: &[u8]) -> bool {
 /// Whether the file at `path` starts with the binary format's magic bytes.
 pub fn file_has_magic(path: &Path) -> Result<bool, Error> {
     let mut head = [0u8; 8];
-    let mut f = std::fs::File::open(path).map_err(|source| Error::Io {
-        file: path.to_path_buf(),
-        source,
-    })?;
+    let mut f = std::fs::File::open(path).map_err(|source| Error::Io { file: path.to_path_buf(), source })?;
     let mut got = 0;
     while got < head.len() {
         match f.read(&mut head[got..]) {
             Ok(0) => break,
             Ok(k) => got += k,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(source) => {
-                return Err(Error::Io {
-                    file: path.to_path_buf(),
-                    source,
-                })
-            }
+            Err(source) => return Err(Error::Io { file: path.to_path_buf(), source }),
         }
     }
     Ok(has_magic(&head[..got]))
@@ -262,10 +246,7 @@ pub fn file_has_magic(path: &Path) -> Result<bool, Error> {
 
 /// Reads and validates a binary graph file.
 pub fn read(path: &Path) -> Result<Graph, Error> {
-    let io = |source| Error::Io {
-        file: path.to_path_buf(),
-        source,
-    };
+    let io = |source| Error::Io { file: path.to_path_buf(), source };
     let f = std::fs::File::open(path).map_err(io)?;
     let len = f.metadata().map_err(io)?.len();
     decode(path, f, len)
@@ -275,20 +256,10 @@ pub fn read(path: &Path) -> Result<Graph, Error> {
 /// Every array is read straight into its vector; nothing is allocated before the header was
 /// checked against `len`.
 pub fn decode<R: Read>(file: &Path, r: R, len: u64) -> Result<Graph, Error> {
-    let bad = |msg: String| Error::Parse {
-        file: file.to_path_buf(),
-        line: 0,
-        msg,
-    };
-    let mut rd = Reader {
-        file,
-        r,
-        hasher: Xxh3::new(),
-    };
+    let bad = |msg: String| Error::Parse { file: file.to_path_buf(), line: 0, msg };
+    let mut rd = Reader { file, r, hasher: Xxh3::new() };
     if len < HEADER_LEN as u64 {
-        return Err(bad(format!(
-            "{len} bytes are too few for a binary graph (the header alone is {HEADER_LEN})"
-        )));
+        return Err(bad(format!("{len} bytes are too few for a binary graph (the header alone is {HEADER_LEN})")));
     }
     let mut head = [0u8; HEADER_LEN];
     rd.read_raw(&mut head)?;
@@ -302,9 +273,7 @@ pub fn decode<R: Read>(file: &Path, r: R, len: u64) -> Result<Graph, Error> {
     }
     let version = u32_at(8);
     if version != VERSION {
-        return Err(bad(format!(
-            "format version {version} is not supported (this build reads version {VERSION})"
-        )));
+        return Err(bad(format!("format version {version} is not supported (this build reads version {VERSION})")));
     }
     let flags = u32_at(12);
     if flags & !FLAG_DIRECTED != 0 {
@@ -326,39 +295,25 @@ pub fn decode<R: Read>(file: &Path, r: R, len: u64) -> Result<Graph, Error> {
     let sum = u64_at(96);
     let implied = counts.check().map_err(|m| bad(format!("inconsistent header: {m}")))?;
     if implied != payload_len {
-        return Err(bad(format!(
-            "inconsistent header: payload of {payload_len} bytes, the counts imply {implied}"
-        )));
+        return Err(bad(format!("inconsistent header: payload of {payload_len} bytes, the counts imply {implied}")));
     }
     let expected = HEADER_LEN as u64 + payload_len;
     if len != expected {
-        let what = if len < expected {
-            "truncated file"
-        } else {
-            "trailing bytes"
-        };
+        let what = if len < expected { "truncated file" } else { "trailing bytes" };
         return Err(bad(format!("{what}: {len} bytes, the header implies {expected}")));
     }
 
     let n = counts.vertices as usize;
     let labels = rd.u32s(n)?;
     let out = rd.adjacency(n, counts.out_entries, counts.out_groups)?;
-    let inc = if counts.directed {
-        Some(rd.adjacency(n, counts.in_entries, counts.in_groups)?)
-    } else {
-        None
-    };
+    let inc = if counts.directed { Some(rd.adjacency(n, counts.in_entries, counts.in_groups)?) } else { None };
     let flat_pairs = rd.u32s(2 * counts.pairs as usize)?;
     let vlabel_values = rd.u32s(counts.vertex_labels as usize)?;
     let vlabel_offsets = rd.u64s(counts.vertex_labels as usize + 1)?;
     let vlabel_vertices = rd.u32s(n)?;
     let elabel_values = rd.u32s(counts.edge_labels as usize)?;
     let mut extra = [0u8; 1];
-    if rd.r.read(&mut extra).map_err(|source| Error::Io {
-        file: file.to_path_buf(),
-        source,
-    })? != 0
-    {
+    if rd.r.read(&mut extra).map_err(|source| Error::Io { file: file.to_path_buf(), source })? != 0 {
         return Err(bad("trailing bytes: the file grew while it was read".into()));
     }
     if rd.hasher.digest() != sum {
@@ -396,10 +351,7 @@ impl<R: Read> Reader<'_, R> {
                 line: 0,
                 msg: "truncated file: it ended while being read".into(),
             },
-            _ => Error::Io {
-                file: self.file.to_path_buf(),
-                source,
-            },
+            _ => Error::Io { file: self.file.to_path_buf(), source },
         })
     }
 
@@ -485,9 +437,7 @@ fn validate(g: &Graph) -> Result<(), String> {
         .iter()
         .find(|(e, v)| g.elabel_values.binary_search(e).is_err() || g.vlabel_values.binary_search(v).is_err())
     {
-        return Err(format!(
-            "label pair ({e}, {v}) names a label missing from the label tables"
-        ));
+        return Err(format!("label pair ({e}, {v}) names a label missing from the label tables"));
     }
     check_offsets("vertex label offsets", &g.vlabel_offsets, n)?;
     // Each vertex listed under a label carries it and the lists are strictly increasing; as they
@@ -498,9 +448,7 @@ fn validate(g: &Graph) -> Result<(), String> {
         let mut prev: Option<u32> = None;
         for &v in list {
             if v as usize >= n || g.labels[v as usize] != want || prev.is_some_and(|p| p >= v) {
-                return Err(format!(
-                    "the vertex list of label {want} is not its vertices sorted by id"
-                ));
+                return Err(format!("the vertex list of label {want} is not its vertices sorted by id"));
             }
             prev = Some(v);
         }
@@ -519,18 +467,8 @@ fn validate(g: &Graph) -> Result<(), String> {
 fn validate_adjacencies<T: TryFrom<usize> + Copy + Eq + Send + Sync>(g: &Graph) -> Result<(), String> {
     let rank = |l: u32| g.vlabel_values.binary_search(&l).ok().and_then(|r| T::try_from(r).ok());
     let missing = || "a vertex label missing from the label table".to_string();
-    let ranks: Vec<T> = g
-        .labels
-        .par_iter()
-        .map(|&l| rank(l))
-        .collect::<Option<_>>()
-        .ok_or_else(missing)?;
-    let pair_ranks: Vec<T> = g
-        .pairs
-        .iter()
-        .map(|&(_, l)| rank(l))
-        .collect::<Option<_>>()
-        .ok_or_else(missing)?;
+    let ranks: Vec<T> = g.labels.par_iter().map(|&l| rank(l)).collect::<Option<_>>().ok_or_else(missing)?;
+    let pair_ranks: Vec<T> = g.pairs.iter().map(|&(_, l)| rank(l)).collect::<Option<_>>().ok_or_else(missing)?;
     validate_adjacency("out", &ranks, &pair_ranks, &g.out)?;
     if let Some(inc) = &g.inc {
         validate_adjacency("in", &ranks, &pair_ranks, inc)?;
@@ -552,13 +490,8 @@ fn validate_adjacency<T: Copy + Eq + Sync>(
         let (gs, ge) = (a.group_offsets[v] as usize, a.group_offsets[v + 1] as usize);
         let (keys, ends) = (&a.group_pair[gs..ge], &a.group_end[gs..ge]);
         // A branch-free pass over the ids, the group table, then each group's order and labels.
-        if nbrs
-            .iter()
-            .fold(false, |bad, &w| bad | (w as usize >= n) | (w as usize == v))
-        {
-            return Err(format!(
-                "{dir} neighbours of vertex {v}: an id out of range ({n} vertices) or a self loop"
-            ));
+        if nbrs.iter().fold(false, |bad, &w| bad | (w as usize >= n) | (w as usize == v)) {
+            return Err(format!("{dir} neighbours of vertex {v}: an id out of range ({n} vertices) or a self loop"));
         }
         let table_ok = match (keys.last(), ends.first(), ends.last()) {
             (Some(&k), Some(&first), Some(&last)) => {
@@ -577,9 +510,7 @@ fn validate_adjacency<T: Copy + Eq + Sync>(
             let want = pair_ranks[key as usize];
             let group = &nbrs[start..end as usize];
             if !group.windows(2).all(|w| w[0] < w[1]) || group.iter().any(|&w| ranks[w as usize] != want) {
-                return Err(format!(
-                    "{dir} neighbours of vertex {v} are not its sorted group members"
-                ));
+                return Err(format!("{dir} neighbours of vertex {v} are not its sorted group members"));
             }
             start = end as usize;
         }
@@ -595,16 +526,7 @@ mod tests {
     fn sample(directed: bool) -> Graph {
         let mut b = GraphBuilder::new(7, directed);
         b.set_labels(vec![3, 1, 3, 9, 1, 1, 3]);
-        for &(u, v, l) in &[
-            (0, 1, 0),
-            (0, 2, 5),
-            (1, 2, 0),
-            (3, 4, 2),
-            (4, 5, 0),
-            (5, 0, 5),
-            (2, 6, 0),
-            (6, 3, 2),
-        ] {
+        for &(u, v, l) in &[(0, 1, 0), (0, 2, 5), (1, 2, 0), (3, 4, 2), (4, 5, 0), (5, 0, 5), (2, 6, 0), (6, 3, 2)] {
             b.add_edge(u, v, l);
         }
         b.build().0
@@ -691,10 +613,7 @@ mod tests {
     #[test]
     fn messages_name_the_problem() {
         let data = bytes(&sample(false));
-        assert_eq!(
-            err(&data[..100]),
-            "g.sgb:0: 100 bytes are too few for a binary graph (the header alone is 112)"
-        );
+        assert_eq!(err(&data[..100]), "g.sgb:0: 100 bytes are too few for a binary graph (the header alone is 112)");
         assert!(err(&data[..data.len() - 8]).contains("truncated file"));
         let mut d = data.clone();
         d[0] = b'X';
@@ -717,11 +636,7 @@ mod tests {
         d[24..32].copy_from_slice(&(1u64 << 62).to_le_bytes());
         d[32..40].copy_from_slice(&(1u64 << 63).to_le_bytes());
         reseal(&mut d);
-        assert!(
-            err(&d).ends_with("inconsistent header: the counts overflow 64-bit sizes"),
-            "{}",
-            err(&d)
-        );
+        assert!(err(&d).ends_with("inconsistent header: the counts overflow 64-bit sizes"), "{}", err(&d));
         let mut d = data;
         d[89] ^= 1;
         reseal(&mut d);
@@ -742,16 +657,10 @@ mod tests {
         let cases: Vec<(Damage, &str)> = vec![
             (Box::new(|d| write32(d, out_nbrs_at, n as u32)), "out of range"),
             (Box::new(|d| write32(d, out_nbrs_at, 0)), "self loop"),
-            (
-                Box::new(|d| write32(d, out_nbrs_at + 4, 1)),
-                "not its sorted group members",
-            ),
+            (Box::new(|d| write32(d, out_nbrs_at + 4, 1)), "not its sorted group members"),
             (Box::new(|d| write32(d, labels_at, 77)), "not its vertices sorted by id"),
             (Box::new(|d| d[out_offsets_at + 8] += 1), "out groups of vertex 0"),
-            (
-                Box::new(|d| d[out_offsets_at + 8 * n] += 1),
-                "out offsets do not run from 0",
-            ),
+            (Box::new(|d| d[out_offsets_at + 8 * n] += 1), "out offsets do not run from 0"),
         ];
         for (damage, want) in cases {
             let mut d = data.clone();
@@ -774,10 +683,7 @@ mod tests {
         // Found by its magic bytes whatever the extension.
         let other = dir.join("a.bin");
         std::fs::copy(&path, &other).unwrap();
-        same(
-            &g,
-            &super::super::read_graph(&other, &Default::default()).unwrap().graph,
-        );
+        same(&g, &super::super::read_graph(&other, &Default::default()).unwrap().graph);
         let data = std::fs::read(&path).unwrap();
         std::fs::write(&path, &data[..data.len() - 1]).unwrap();
         let e = read(&path).unwrap_err().to_string();

@@ -12,8 +12,7 @@ pub fn parse_all(file: &Path, data: &[u8]) -> Result<Vec<GraphBuilder>, Error> {
     check_text(file, data)?;
     let mut lines = Lines::new(file, data, false);
     let mut graphs = Vec::new();
-    loop {
-        let Some(mut f) = lines.next_fields() else { break };
+    while let Some(mut f) = lines.next_fields() {
         let first = f.token();
         if !graphs.is_empty() && matches!(first, Some(b"v") | Some(b"e")) {
             return Err(f.error("a record after the vertices and edges its graph's counts line declares"));
@@ -26,9 +25,8 @@ pub fn parse_all(file: &Path, data: &[u8]) -> Result<Vec<GraphBuilder>, Error> {
             f.end()?;
             break;
         }
-        let mut counts = lines
-            .next_fields()
-            .ok_or_else(|| lines.error(lines.line(), "truncated file: missing the counts line"))?;
+        let mut counts =
+            lines.next_fields().ok_or_else(|| lines.error(lines.line(), "truncated file: missing the counts line"))?;
         let n = counts.u64("vertex count")?;
         let m = counts.u64("edge count")?;
         counts.u32("largest vertex label")?;
@@ -138,11 +136,26 @@ mod tests {
     fn errors() {
         let err = |t: &str| parse_all(Path::new("d.g"), t.as_bytes()).unwrap_err().to_string();
         assert_eq!(err("3 3 1 1\n"), "d.g:1: missing header: expected 't # <id>'");
-        assert_eq!(err("t # 0\n2 1 1 1\nv 0 1\nv 1 1\n"), "d.g:4: truncated file: graph of line 2 declares 2 vertices and 1 edges, found 2 and 0");
-        assert_eq!(err("t # 0\n2 0 1 1\nv 0 1\nv 1 1\nv 1 1\n"), "d.g:5: a record after the vertices and edges its graph's counts line declares");
-        assert_eq!(err("t # 0\n1 1 1 1\nv 0 1\nv 0 1\n"), "d.g:4: more records than the counts line 2 declares (1 vertices, 1 edges)");
-        assert_eq!(err("t # 0\n2 0 1 1\nv 0 1\nt # -1\n"), "d.g:4: graph ends early: the counts line 2 declares 2 vertices and 0 edges, found 1 and 0");
-        assert_eq!(err("t # 0\n1 1 1 1\nv 0 1\ne 0 3 1\n"), "d.g:4: target id 3 out of range (the graph has 1 vertices)");
+        assert_eq!(
+            err("t # 0\n2 1 1 1\nv 0 1\nv 1 1\n"),
+            "d.g:4: truncated file: graph of line 2 declares 2 vertices and 1 edges, found 2 and 0"
+        );
+        assert_eq!(
+            err("t # 0\n2 0 1 1\nv 0 1\nv 1 1\nv 1 1\n"),
+            "d.g:5: a record after the vertices and edges its graph's counts line declares"
+        );
+        assert_eq!(
+            err("t # 0\n1 1 1 1\nv 0 1\nv 0 1\n"),
+            "d.g:4: more records than the counts line 2 declares (1 vertices, 1 edges)"
+        );
+        assert_eq!(
+            err("t # 0\n2 0 1 1\nv 0 1\nt # -1\n"),
+            "d.g:4: graph ends early: the counts line 2 declares 2 vertices and 0 edges, found 1 and 0"
+        );
+        assert_eq!(
+            err("t # 0\n1 1 1 1\nv 0 1\ne 0 3 1\n"),
+            "d.g:4: target id 3 out of range (the graph has 1 vertices)"
+        );
         assert_eq!(err(""), "d.g:0: no graph in the file");
     }
 }

@@ -114,7 +114,8 @@ pub fn read_graphs(path: &Path, opts: &ReadOptions) -> Result<Vec<Loaded>, Error
 }
 
 fn finish(path: &Path, b: GraphBuilder) -> Result<Loaded, Error> {
-    let (graph, stats) = b.try_build().map_err(|e| Error::Parse { file: path.to_path_buf(), line: 0, msg: e.to_string() })?;
+    let (graph, stats) =
+        b.try_build().map_err(|e| Error::Parse { file: path.to_path_buf(), line: 0, msg: e.to_string() })?;
     Ok(Loaded { graph, stats })
 }
 

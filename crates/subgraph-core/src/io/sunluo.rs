@@ -12,9 +12,8 @@ use std::path::Path;
 pub fn parse(file: &Path, data: &[u8]) -> Result<GraphBuilder, Error> {
     check_text(file, data)?;
     let mut lines = Lines::new(file, data, true);
-    let mut head = lines
-        .next_fields()
-        .ok_or_else(|| lines.error(0, "empty file (expected a header 't <vertices> <edges>')"))?;
+    let mut head =
+        lines.next_fields().ok_or_else(|| lines.error(0, "empty file (expected a header 't <vertices> <edges>')"))?;
     if head.token() != Some(b"t") {
         return Err(head.error("missing header: the first line must be 't <vertices> <edges>'"));
     }
@@ -56,10 +55,7 @@ pub fn parse(file: &Path, data: &[u8]) -> Result<GraphBuilder, Error> {
                 edges += 1;
             }
             Some(tok) => {
-                return Err(f.error(format!(
-                    "expected a 'v' or 'e' record, found '{}'",
-                    super::text::show(tok)
-                )))
+                return Err(f.error(format!("expected a 'v' or 'e' record, found '{}'", super::text::show(tok))))
             }
             None => unreachable!("blank lines are skipped"),
         }
@@ -79,10 +75,9 @@ pub fn parse(file: &Path, data: &[u8]) -> Result<GraphBuilder, Error> {
     for (v, d) in declared.iter().enumerate() {
         let (degree, line) = d.expect("all declared");
         if degree != u32::MAX && degree != seen_edges[v] {
-            return Err(lines.error(
-                line,
-                format!("vertex {v} declares degree {degree} but has {} edges", seen_edges[v]),
-            ));
+            return Err(
+                lines.error(line, format!("vertex {v} declares degree {degree} but has {} edges", seen_edges[v]))
+            );
         }
     }
     Ok(b)
@@ -129,9 +124,18 @@ mod tests {
     fn errors_name_line_and_problem() {
         assert_eq!(err(""), "q.graph:0: empty file (expected a header 't <vertices> <edges>')");
         assert_eq!(err("v 0 1 0\n"), "q.graph:1: missing header: the first line must be 't <vertices> <edges>'");
-        assert_eq!(err("t 2 1\nv 0 1 1\nv 1 1 1\ne 0 2\n"), "q.graph:4: target id 2 out of range (the graph has 2 vertices)");
-        assert_eq!(err("t 2 1\nv 0 1 1\nv 1 1 1\n"), "q.graph:3: the header declares 1 edges but 0 'e' lines were found (truncated file?)");
-        assert_eq!(err("t 2 1\nv 0 1 1\n"), "q.graph:2: the header declares 2 vertices but 1 'v' lines were found (truncated file?)");
+        assert_eq!(
+            err("t 2 1\nv 0 1 1\nv 1 1 1\ne 0 2\n"),
+            "q.graph:4: target id 2 out of range (the graph has 2 vertices)"
+        );
+        assert_eq!(
+            err("t 2 1\nv 0 1 1\nv 1 1 1\n"),
+            "q.graph:3: the header declares 1 edges but 0 'e' lines were found (truncated file?)"
+        );
+        assert_eq!(
+            err("t 2 1\nv 0 1 1\n"),
+            "q.graph:2: the header declares 2 vertices but 1 'v' lines were found (truncated file?)"
+        );
         assert_eq!(err("t 2 1\nv 0 1 2\nv 1 1 1\ne 0 1\n"), "q.graph:2: vertex 0 declares degree 2 but has 1 edges");
         assert_eq!(err("t 2 1\nv 0 x 2\n"), "q.graph:2: bad vertex label 'x' (an integer 0..=4294967295)");
         assert_eq!(err("t 2 1\nv 0 1 1\nv 0 1 1\n"), "q.graph:3: vertex 0 declared twice");

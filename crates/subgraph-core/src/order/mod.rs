@@ -56,9 +56,15 @@ impl Order {
                 while order.len() < n {
                     let frontier = frontier(query, &order, &placed);
                     let u = if frontier.is_empty() {
-                        *unplaced(&placed).iter().max_by_key(|&&u| (query.degree(u), std::cmp::Reverse(u))).expect("non-empty")
+                        *unplaced(&placed)
+                            .iter()
+                            .max_by_key(|&&u| (query.degree(u), std::cmp::Reverse(u)))
+                            .expect("non-empty")
                     } else {
-                        *frontier.iter().max_by_key(|&&u| (ri_key(query, &placed, u), std::cmp::Reverse(u))).expect("non-empty")
+                        *frontier
+                            .iter()
+                            .max_by_key(|&&u| (ri_key(query, &placed, u), std::cmp::Reverse(u)))
+                            .expect("non-empty")
                     };
                     place(&mut order, &mut placed, u);
                 }
@@ -72,7 +78,10 @@ impl Order {
                 let mut score: Vec<f64> =
                     (0..n as u32).map(|u| cands[u as usize].len() as f64 / query.degree(u).max(1) as f64).collect();
                 let best = |pool: &[u32], score: &[f64]| {
-                    *pool.iter().min_by(|&&a, &&b| score[a as usize].total_cmp(&score[b as usize]).then(a.cmp(&b))).expect("non-empty")
+                    *pool
+                        .iter()
+                        .min_by(|&&a, &&b| score[a as usize].total_cmp(&score[b as usize]).then(a.cmp(&b)))
+                        .expect("non-empty")
                 };
                 while order.len() < n {
                     let frontier = frontier(query, &order, &placed);
@@ -115,10 +124,8 @@ fn ri_key(query: &Query, placed: &[bool], u: u32) -> (usize, usize, usize) {
     nbrs.sort_unstable();
     nbrs.dedup();
     let back = nbrs.iter().filter(|&&w| placed[w as usize]).count();
-    let touching = nbrs
-        .iter()
-        .filter(|&&w| !placed[w as usize] && query.edges(w).iter().any(|e| placed[e.to as usize]))
-        .count();
+    let touching =
+        nbrs.iter().filter(|&&w| !placed[w as usize] && query.edges(w).iter().any(|e| placed[e.to as usize])).count();
     (back, touching, nbrs.len() - back - touching)
 }
 
