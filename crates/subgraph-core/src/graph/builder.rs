@@ -139,6 +139,7 @@ impl GraphBuilder {
             vlabel_offsets,
             vlabel_vertices,
             elabel_values,
+            elabel_counts: Default::default(),
         };
         Ok((graph, BuildStats { self_loops, duplicates }))
     }

@@ -47,6 +47,8 @@ pub struct Graph {
     pub(crate) vlabel_vertices: Vec<u32>,
     /// Distinct edge label values, sorted.
     pub(crate) elabel_values: Vec<u32>,
+    /// Edges per edge label (aligned with `elabel_values`), counted on first use.
+    pub(crate) elabel_counts: std::sync::OnceLock<Vec<u64>>,
 }
 
 impl Adjacency {
@@ -212,6 +214,32 @@ impl Graph {
         &self.elabel_values
     }
 
+    /// Number of edges (arcs) carrying edge label `label`; counted once, on first use.
+    pub fn edge_label_count(&self, label: u32) -> u64 {
+        let counts = self.elabel_counts.get_or_init(|| {
+            use rayon::prelude::*;
+            let per_pair: Vec<u64> = (0..self.num_vertices() as u32)
+                .into_par_iter()
+                .fold(
+                    || vec![0u64; self.pairs.len()],
+                    |mut acc, v| {
+                        self.out.groups(v).for_each(|(p, nbrs)| acc[p as usize] += nbrs.len() as u64);
+                        acc
+                    },
+                )
+                .reduce(|| vec![0u64; self.pairs.len()], |a, b| a.iter().zip(&b).map(|(x, y)| x + y).collect());
+            let mut counts = vec![0u64; self.elabel_values.len()];
+            for (p, &(el, _)) in self.pairs.iter().enumerate() {
+                let i = self.elabel_values.binary_search(&el).expect("pair labels are edge labels");
+                counts[i] += per_pair[p];
+            }
+            // An undirected edge is stored at both ends.
+            let per_edge = if self.directed { 1 } else { 2 };
+            counts.iter().map(|c| c / per_edge).collect()
+        });
+        self.elabel_values.binary_search(&label).map_or(0, |i| counts[i])
+    }
+
     /// The vertices with vertex label `label`, sorted by id.
     pub fn vertices_with_label(&self, label: u32) -> &[u32] {
         match self.vlabel_values.binary_search(&label) {
@@ -277,6 +305,7 @@ mod tests {
         assert_eq!(g.edge_label(3, 4), None);
         assert_eq!(g.num_edges(), 5);
         assert_eq!(g.vertices_with_label(2), &[2, 4]);
+        assert_eq!((g.edge_label_count(0), g.edge_label_count(7), g.edge_label_count(3)), (4, 1, 0));
         let mut edges: Vec<_> = g.edges().collect();
         edges.sort();
         assert_eq!(edges, vec![(0, 1, 0), (0, 2, 7), (0, 3, 0), (0, 4, 0), (1, 2, 0)]);
@@ -291,6 +320,7 @@ mod tests {
         assert_eq!(g.edge_label(1, 0), Some(2));
         assert_eq!(g.edge_label(0, 2), None);
         assert_eq!(g.total_degree(0), 3);
+        assert_eq!((g.edge_label_count(1), g.edge_label_count(2)), (2, 1));
     }
 
     #[test]

@@ -331,6 +331,7 @@ pub fn decode<R: Read>(file: &Path, r: R, len: u64) -> Result<Graph, Error> {
         vlabel_offsets,
         vlabel_vertices,
         elabel_values,
+        elabel_counts: Default::default(),
     };
     validate(&g).map_err(|m| bad(format!("invalid graph: {m}")))?;
     Ok(g)

@@ -71,10 +71,6 @@ impl Order {
             }
             Order::Gsi => {
                 let total = data.num_edges().max(1) as f64;
-                let mut label_count = std::collections::HashMap::new();
-                for (_, _, l) in data.edges() {
-                    *label_count.entry(l).or_insert(0u64) += 1;
-                }
                 let mut score: Vec<f64> =
                     (0..n as u32).map(|u| cands[u as usize].len() as f64 / query.degree(u).max(1) as f64).collect();
                 let best = |pool: &[u32], score: &[f64]| {
@@ -89,7 +85,7 @@ impl Order {
                     let u = best(&pool, &score);
                     place(&mut order, &mut placed, u);
                     for e in query.edges(u) {
-                        let share = *label_count.get(&e.label).unwrap_or(&0) as f64 / total;
+                        let share = data.edge_label_count(e.label) as f64 / total;
                         score[e.to as usize] *= share;
                     }
                 }
