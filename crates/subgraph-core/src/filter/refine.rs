@@ -54,9 +54,15 @@ where
         return;
     };
     let mut sets: Vec<Bitset> = cands.iter().map(|c| Bitset::from_sorted(n, c)).collect();
+    // A check of (u, v) depends only on the candidate sets of u's neighbours: u needs a new
+    // pass only when one of them changed since u's last pass.
+    let mut dirty = vec![true; qn];
     for _ in 0..rounds {
         let mut changed = false;
         for u in 0..qn {
+            if !std::mem::replace(&mut dirty[u], false) {
+                continue;
+            }
             let kept: Vec<u32> =
                 cands[u].par_iter().with_min_len(PAR_MIN).copied().filter(|&v| keep(&all_links[u], v, &sets)).collect();
             if kept.len() != cands[u].len() {
@@ -67,6 +73,7 @@ where
                 if cands[u].is_empty() {
                     return;
                 }
+                all_links[u].iter().for_each(|l| dirty[l.to as usize] = true);
             }
         }
         if !changed {
