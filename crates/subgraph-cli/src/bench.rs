@@ -1,7 +1,7 @@
 //! `subgraph bench`: time query sets against one data graph and write results.csv, summary.md
 //! and times.svg into an output directory, optionally compared with an earlier run's CSV.
 
-use crate::matching::{load_options, Engine, GpuArgs, InputArgs};
+use crate::matching::{check_timeout, load_options, parse_parts, Engine, GpuArgs, InputArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -12,11 +12,9 @@ use subgraph_bench::runner::{
     to_csv, RunConfig, Status, SummaryInput,
 };
 use subgraph_core::cpu::FailingSets;
-use subgraph_core::filter::Filter;
 use subgraph_core::io::read_graph;
 use subgraph_core::order::Order;
 use subgraph_core::pipeline::MatchOptions;
-use subgraph_core::Semantics;
 
 #[derive(Args)]
 pub struct BenchArgs {
@@ -79,22 +77,8 @@ fn write(path: &Path, text: &str) -> Result<()> {
 
 /// Runs `subgraph bench`.
 pub fn run(a: BenchArgs) -> Result<()> {
-    let semantics = Semantics::from_name(&a.semantics)
-        .with_context(|| format!("unknown semantics '{}' (one of {})", a.semantics, Semantics::NAMES.join(", ")))?;
-    let filter = Filter::from_name(&a.filter)
-        .with_context(|| format!("unknown filter '{}' (one of {})", a.filter, Filter::NAMES.join(", ")))?;
-    let order = a
-        .order
-        .as_deref()
-        .map(|o| {
-            Order::from_name(o).with_context(|| format!("unknown order '{o}' (one of {})", Order::NAMES.join(", ")))
-        })
-        .transpose()?;
-    if let Some(t) = a.timeout {
-        if !(t > 0.0 && t.is_finite()) {
-            bail!("--timeout must be a positive number of seconds, got {t}");
-        }
-    }
+    let (semantics, filter, order) = parse_parts(&a.semantics, &a.filter, a.order.as_deref())?;
+    check_timeout(a.timeout)?;
     if a.repeat == 0 {
         bail!("--repeat must be at least 1");
     }

@@ -40,6 +40,28 @@ fn format(name: &Option<String>) -> Result<Option<Format>> {
         .transpose()
 }
 
+/// The parts a query is matched with, by name: semantics, filter and, if given, order.
+pub fn parse_parts(semantics: &str, filter: &str, order: Option<&str>) -> Result<(Semantics, Filter, Option<Order>)> {
+    let s = Semantics::from_name(semantics)
+        .with_context(|| format!("unknown semantics '{semantics}' (one of {})", Semantics::NAMES.join(", ")))?;
+    let f = Filter::from_name(filter)
+        .with_context(|| format!("unknown filter '{filter}' (one of {})", Filter::NAMES.join(", ")))?;
+    let o = order
+        .map(|o| {
+            Order::from_name(o).with_context(|| format!("unknown order '{o}' (one of {})", Order::NAMES.join(", ")))
+        })
+        .transpose()?;
+    Ok((s, f, o))
+}
+
+/// A `--timeout` must be a positive, finite number of seconds.
+pub fn check_timeout(t: Option<f64>) -> Result<()> {
+    match t {
+        Some(t) if !(t > 0.0 && t.is_finite()) => bail!("--timeout must be a positive number of seconds, got {t}"),
+        _ => Ok(()),
+    }
+}
+
 pub fn load_options(a: &InputArgs) -> Result<ReadOptions> {
     Ok(ReadOptions { format: format(&a.input_format)?, directed: a.directed, vertex_labels: a.vertex_labels.clone() })
 }
@@ -220,17 +242,7 @@ struct Row {
 }
 
 pub fn run(a: MatchArgs) -> Result<ExitCode> {
-    let semantics = Semantics::from_name(&a.semantics)
-        .with_context(|| format!("unknown semantics '{}' (one of {})", a.semantics, Semantics::NAMES.join(", ")))?;
-    let filter = Filter::from_name(&a.filter)
-        .with_context(|| format!("unknown filter '{}' (one of {})", a.filter, Filter::NAMES.join(", ")))?;
-    let order = a
-        .order
-        .as_deref()
-        .map(|o| {
-            Order::from_name(o).with_context(|| format!("unknown order '{o}' (one of {})", Order::NAMES.join(", ")))
-        })
-        .transpose()?;
+    let (semantics, filter, order) = parse_parts(&a.semantics, &a.filter, a.order.as_deref())?;
     let out_format = OutputFormat::from_name(&a.output_format).with_context(|| {
         format!("unknown output format '{}' (one of {})", a.output_format, OutputFormat::NAMES.join(", "))
     })?;
@@ -244,11 +256,7 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
             "--unique counts distinct subgraphs, which homomorphisms do not define; use --semantics embed or induced"
         );
     }
-    if let Some(t) = a.timeout {
-        if !(t > 0.0 && t.is_finite()) {
-            bail!("--timeout must be a positive number of seconds, got {t}");
-        }
-    }
+    check_timeout(a.timeout)?;
     if let Some(n) = a.threads {
         if n == 0 {
             bail!("--threads must be at least 1");
