@@ -228,6 +228,8 @@ struct Row {
     enumerate_ms: f64,
     candidates: u64,
     candidate_edges: u64,
+    /// Bytes of the candidate space (CPU) or of this query's device data (GPU).
+    space_bytes: u64,
     device: &'static str,
     threads: usize,
     /// GPU only: this query's host-to-device copies, join time and device memory peak.
@@ -351,6 +353,7 @@ fn match_all(
                 enumerate_ms: report.enumerate_ms,
                 candidates: report.candidates,
                 candidate_edges: report.candidate_edges,
+                space_bytes: report.space_bytes,
                 device: if gpu.is_some() { "gpu" } else { "cpu" },
                 threads,
                 upload_ms: gpu.map(|g| g.upload_ms),

@@ -51,6 +51,7 @@ fn json_report_per_query() {
         for k in ["elapsed_ms", "filter_ms", "order_ms", "space_ms", "enumerate_ms"] {
             assert!(r[k].as_f64().unwrap() >= 0.0, "{k}");
         }
+        assert!(r["space_bytes"].as_u64().unwrap() > 0);
     }
 }
 
