@@ -106,55 +106,98 @@ pub(super) fn graphql(data: &Graph, query: &Query, semantics: Semantics, cands: 
                 _ => {}
             }
         }
-        short < 2 || {
-            let lists: Vec<Vec<u32>> = links
-                .iter()
-                .map(|l| admissible(data, v, l, sets).take(k).collect::<Vec<u32>>())
-                .filter(|list| list.len() < k)
-                .collect();
-            semi_perfect(&lists)
-        }
+        short < 2
+            || MATCHING.with(|m| {
+                let m = &mut *m.borrow_mut();
+                m.clear();
+                for l in links {
+                    m.push_list(admissible(data, v, l, sets).take(k), k);
+                }
+                m.semi_perfect()
+            })
     });
 }
 
-/// Whether every left vertex i can be matched to a distinct right vertex of `lists[i]`
-/// (Kuhn's augmenting paths; the lists are short).
-fn semi_perfect(lists: &[Vec<u32>]) -> bool {
-    let mut owner: Vec<(u32, usize)> = Vec::new();
-    let mut seen: Vec<u32> = Vec::new();
-    lists.iter().enumerate().all(|(i, _)| {
-        seen.clear();
-        augment(i, lists, &mut owner, &mut seen)
-    })
+thread_local! {
+    /// Each thread's buffers for the bipartite matchings of the GraphQL check.
+    static MATCHING: std::cell::RefCell<Matching> = std::cell::RefCell::new(Matching::default());
 }
 
-fn augment(i: usize, lists: &[Vec<u32>], owner: &mut Vec<(u32, usize)>, seen: &mut Vec<u32>) -> bool {
-    for &w in &lists[i] {
-        if seen.contains(&w) {
-            continue;
+/// Left vertices with their admissible right vertices (flat), and Kuhn's state; reused across
+/// checks so the hot loop allocates nothing.
+#[derive(Default)]
+struct Matching {
+    flat: Vec<u32>,
+    lists: Vec<(usize, usize)>,
+    owner: Vec<(u32, usize)>,
+    seen: Vec<u32>,
+}
+
+impl Matching {
+    fn clear(&mut self) {
+        self.flat.clear();
+        self.lists.clear();
+        self.owner.clear();
+    }
+
+    /// Adds a left vertex with `rights`, unless it has `k` or more (then it always matches).
+    fn push_list(&mut self, rights: impl Iterator<Item = u32>, k: usize) {
+        let start = self.flat.len();
+        self.flat.extend(rights);
+        if self.flat.len() - start < k {
+            self.lists.push((start, self.flat.len()));
+        } else {
+            self.flat.truncate(start);
         }
-        seen.push(w);
-        match owner.iter().position(|&(x, _)| x == w) {
-            None => {
-                owner.push((w, i));
-                return true;
+    }
+
+    /// Whether every left vertex can be matched to a distinct right vertex of its list.
+    fn semi_perfect(&mut self) -> bool {
+        (0..self.lists.len()).all(|i| {
+            self.seen.clear();
+            self.augment(i)
+        })
+    }
+
+    /// Kuhn's augmenting path from left vertex i.
+    fn augment(&mut self, i: usize) -> bool {
+        let (s, e) = self.lists[i];
+        for x in s..e {
+            let w = self.flat[x];
+            if self.seen.contains(&w) {
+                continue;
             }
-            Some(at) => {
-                let j = owner[at].1;
-                if augment(j, lists, owner, seen) {
-                    let at = owner.iter().position(|&(x, _)| x == w).expect("still owned");
-                    owner[at].1 = i;
+            self.seen.push(w);
+            match self.owner.iter().position(|&(r, _)| r == w) {
+                None => {
+                    self.owner.push((w, i));
                     return true;
+                }
+                Some(at) => {
+                    let j = self.owner[at].1;
+                    if self.augment(j) {
+                        let at = self.owner.iter().position(|&(r, _)| r == w).expect("still owned");
+                        self.owner[at].1 = i;
+                        return true;
+                    }
                 }
             }
         }
+        false
     }
-    false
 }
 
 #[cfg(test)]
 mod tests {
-    use super::semi_perfect;
+    use super::Matching;
+
+    fn semi_perfect(lists: &[Vec<u32>]) -> bool {
+        let mut m = Matching::default();
+        for l in lists {
+            m.push_list(l.iter().copied(), usize::MAX);
+        }
+        m.semi_perfect()
+    }
 
     #[test]
     fn matching() {
@@ -162,5 +205,11 @@ mod tests {
         assert!(!semi_perfect(&[vec![1], vec![1]]));
         assert!(semi_perfect(&[vec![1, 2, 3], vec![1, 2], vec![1]]));
         assert!(!semi_perfect(&[vec![1, 2], vec![1, 2], vec![2, 1]]));
+        // A list as long as k is left out: it always finds a partner.
+        let mut m = Matching::default();
+        m.push_list([1].into_iter(), 2);
+        m.push_list([1, 2].into_iter(), 2);
+        assert_eq!(m.lists.len(), 1);
+        assert!(m.semi_perfect());
     }
 }
