@@ -1,7 +1,7 @@
 //! `subgraph bench`: time query sets against one data graph and write results.csv, summary.md
 //! and times.svg into an output directory, optionally compared with an earlier run's CSV.
 
-use crate::matching::{check_timeout, load_options, parse_parts, Engine, GpuArgs, InputArgs};
+use crate::matching::{check_timeout, load_options, Engine, GpuArgs, InputArgs, PartsArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -42,15 +42,8 @@ pub struct BenchArgs {
     /// Stop each query after N matches (counted as solved).
     #[arg(long)]
     limit: Option<u64>,
-    /// embed (injective, non-induced), induced, or homomorphism.
-    #[arg(long, default_value = "embed")]
-    semantics: String,
-    /// Candidate filter: ldf, nlf, gql, cs.
-    #[arg(long, default_value = "gql")]
-    filter: String,
-    /// Matching order: gql, ri, gsi (default: gql on the CPU, gsi on the GPU).
-    #[arg(long)]
-    order: Option<String>,
+    #[command(flatten)]
+    parts: PartsArgs,
     /// Output directory for results.csv, summary.md and times.svg.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -77,7 +70,7 @@ fn write(path: &Path, text: &str) -> Result<()> {
 
 /// Runs `subgraph bench`.
 pub fn run(a: BenchArgs) -> Result<()> {
-    let (semantics, filter, order) = parse_parts(&a.semantics, &a.filter, a.order.as_deref())?;
+    let (semantics, filter, order) = a.parts.parse()?;
     check_timeout(a.timeout)?;
     if a.repeat == 0 {
         bail!("--repeat must be at least 1");

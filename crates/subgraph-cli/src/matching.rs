@@ -40,18 +40,37 @@ fn format(name: &Option<String>) -> Result<Option<Format>> {
         .transpose()
 }
 
-/// The parts a query is matched with, by name: semantics, filter and, if given, order.
-pub fn parse_parts(semantics: &str, filter: &str, order: Option<&str>) -> Result<(Semantics, Filter, Option<Order>)> {
-    let s = Semantics::from_name(semantics)
-        .with_context(|| format!("unknown semantics '{semantics}' (one of {})", Semantics::NAMES.join(", ")))?;
-    let f = Filter::from_name(filter)
-        .with_context(|| format!("unknown filter '{filter}' (one of {})", Filter::NAMES.join(", ")))?;
-    let o = order
-        .map(|o| {
-            Order::from_name(o).with_context(|| format!("unknown order '{o}' (one of {})", Order::NAMES.join(", ")))
-        })
-        .transpose()?;
-    Ok((s, f, o))
+/// The parts a query is matched with, by name: semantics, filter and order.
+#[derive(Args, Clone)]
+pub struct PartsArgs {
+    /// embed (injective, non-induced), induced, or homomorphism.
+    #[arg(long, default_value = "embed")]
+    semantics: String,
+    /// Candidate filter: ldf, nlf, gql, cs.
+    #[arg(long, default_value = "gql")]
+    filter: String,
+    /// Matching order: gql, ri, gsi (default: gql on the CPU, gsi on the GPU).
+    #[arg(long)]
+    order: Option<String>,
+}
+
+impl PartsArgs {
+    /// The named parts; the order is None when not given (each device has its default).
+    pub fn parse(&self) -> Result<(Semantics, Filter, Option<Order>)> {
+        let (semantics, filter) = (self.semantics.as_str(), self.filter.as_str());
+        let s = Semantics::from_name(semantics)
+            .with_context(|| format!("unknown semantics '{semantics}' (one of {})", Semantics::NAMES.join(", ")))?;
+        let f = Filter::from_name(filter)
+            .with_context(|| format!("unknown filter '{filter}' (one of {})", Filter::NAMES.join(", ")))?;
+        let o = self
+            .order
+            .as_deref()
+            .map(|o| {
+                Order::from_name(o).with_context(|| format!("unknown order '{o}' (one of {})", Order::NAMES.join(", ")))
+            })
+            .transpose()?;
+        Ok((s, f, o))
+    }
 }
 
 /// A `--timeout` must be a positive, finite number of seconds.
@@ -165,15 +184,8 @@ pub struct MatchArgs {
     /// Query file format (default: by extension, then by content).
     #[arg(long, value_name = "FORMAT")]
     query_format: Option<String>,
-    /// embed (injective, non-induced), induced, or homomorphism.
-    #[arg(long, default_value = "embed")]
-    semantics: String,
-    /// Candidate filter: ldf, nlf, gql, cs.
-    #[arg(long, default_value = "gql")]
-    filter: String,
-    /// Matching order: gql, ri, gsi (default: gql on the CPU, gsi on the GPU).
-    #[arg(long)]
-    order: Option<String>,
+    #[command(flatten)]
+    parts: PartsArgs,
     /// Where to match: auto (the GPU when one is usable, else the CPU), cpu, gpu.
     #[arg(long, default_value = "auto", value_parser = ["auto", "cpu", "gpu"])]
     device: String,
@@ -244,7 +256,7 @@ struct Row {
 }
 
 pub fn run(a: MatchArgs) -> Result<ExitCode> {
-    let (semantics, filter, order) = parse_parts(&a.semantics, &a.filter, a.order.as_deref())?;
+    let (semantics, filter, order) = a.parts.parse()?;
     let out_format = OutputFormat::from_name(&a.output_format).with_context(|| {
         format!("unknown output format '{}' (one of {})", a.output_format, OutputFormat::NAMES.join(", "))
     })?;
