@@ -36,10 +36,33 @@ fn links(data: &Graph, query: &Query, u: u32) -> Option<Vec<Link>> {
 /// every edge of the link.
 fn admissible<'a>(data: &'a Graph, v: u32, link: &'a Link, sets: &'a [Bitset]) -> impl Iterator<Item = u32> + 'a {
     let (dir, pair) = link.edges[0];
+    let (set, rest) = (&sets[link.to as usize], &link.edges[1..]);
     data.neighbors_by_pair(v, dir, pair).iter().copied().filter(move |&w| {
-        sets[link.to as usize].contains(w)
-            && link.edges[1..].iter().all(|&(d, p)| data.neighbors_by_pair(v, d, p).binary_search(&w).is_ok())
+        set.contains(w) && rest.iter().all(|&(d, p)| data.neighbors_by_pair(v, d, p).binary_search(&w).is_ok())
     })
+}
+
+/// Appends v's admissible neighbours for `link` to `out` and returns how many: all of them
+/// when fewer than `enough`, otherwise at least `enough`. A link of one edge (the usual case)
+/// is collected branch-free over the neighbour slice.
+fn collect_admissible(data: &Graph, v: u32, link: &Link, sets: &[Bitset], enough: usize, out: &mut Vec<u32>) -> usize {
+    match link.edges[..] {
+        [(dir, pair)] => sets[link.to as usize].collect_in(data.neighbors_by_pair(v, dir, pair), enough, out),
+        _ => {
+            let start = out.len();
+            out.extend(admissible(data, v, link, sets).take(enough));
+            out.len() - start
+        }
+    }
+}
+
+/// How many admissible neighbours v has for `link`, exact below `enough`. A link of one edge
+/// (the usual case) is counted branch-free over the neighbour slice.
+fn admissible_count(data: &Graph, v: u32, link: &Link, sets: &[Bitset], enough: usize) -> usize {
+    match link.edges[..] {
+        [(dir, pair)] => sets[link.to as usize].count_in(data.neighbors_by_pair(v, dir, pair), enough),
+        _ => admissible(data, v, link, sets).take(enough).count(),
+    }
 }
 
 /// Repeats `keep(u, v)` over all candidates until nothing changes or `rounds` passes are done.
@@ -85,7 +108,7 @@ where
 /// Keeps v in C(u) only if every query neighbour of u has a candidate adjacent to v.
 pub(super) fn arc_consistency(data: &Graph, query: &Query, cands: &mut Candidates) {
     refine(data, query, cands, CS_ROUNDS, |links, v, sets| {
-        links.iter().all(|l| admissible(data, v, l, sets).next().is_some())
+        links.iter().all(|l| admissible_count(data, v, l, sets, 1) > 0)
     });
 }
 
@@ -93,28 +116,23 @@ pub(super) fn arc_consistency(data: &Graph, query: &Query, cands: &mut Candidate
 /// (for homomorphisms: each to some admissible neighbour).
 pub(super) fn graphql(data: &Graph, query: &Query, semantics: Semantics, cands: &mut Candidates) {
     refine(data, query, cands, GQL_ROUNDS, |links, v, sets| {
-        // Count admissible neighbours up to k = the number of links. A link with none fails at
-        // once. A link with k or more can always be matched last, whatever the others took
+        // Collect admissible neighbours up to k = the number of links. A link with none fails
+        // at once. A link with k or more can always be matched last, whatever the others took
         // (fewer than k), so only the links with fewer than k need a matching among
         // themselves, over lists shorter than k.
         let k = if semantics.injective() { links.len() } else { 1 };
-        let mut short = 0;
-        for l in links {
-            match admissible(data, v, l, sets).take(k).count() {
-                0 => return false,
-                c if c < k => short += 1,
-                _ => {}
-            }
-        }
-        short < 2
-            || MATCHING.with(|m| {
-                let m = &mut *m.borrow_mut();
-                m.clear();
-                for l in links {
-                    m.push_list(admissible(data, v, l, sets).take(k), k);
+        MATCHING.with(|m| {
+            let m = &mut *m.borrow_mut();
+            m.clear();
+            for l in links {
+                let start = m.flat.len();
+                if collect_admissible(data, v, l, sets, k, &mut m.flat) == 0 {
+                    return false;
                 }
-                m.semi_perfect()
-            })
+                m.close_list(start, k);
+            }
+            m.lists.len() < 2 || m.semi_perfect()
+        })
     });
 }
 
@@ -140,10 +158,9 @@ impl Matching {
         self.owner.clear();
     }
 
-    /// Adds a left vertex with `rights`, unless it has `k` or more (then it always matches).
-    fn push_list(&mut self, rights: impl Iterator<Item = u32>, k: usize) {
-        let start = self.flat.len();
-        self.flat.extend(rights);
+    /// Adds a left vertex whose right vertices were appended to `flat` from `start`, unless it
+    /// has `k` or more (then it always matches, and its list is dropped).
+    fn close_list(&mut self, start: usize, k: usize) {
         if self.flat.len() - start < k {
             self.lists.push((start, self.flat.len()));
         } else {
@@ -194,9 +211,15 @@ mod tests {
     fn semi_perfect(lists: &[Vec<u32>]) -> bool {
         let mut m = Matching::default();
         for l in lists {
-            m.push_list(l.iter().copied(), usize::MAX);
+            push(&mut m, l, usize::MAX);
         }
         m.semi_perfect()
+    }
+
+    fn push(m: &mut Matching, rights: &[u32], k: usize) {
+        let start = m.flat.len();
+        m.flat.extend_from_slice(rights);
+        m.close_list(start, k);
     }
 
     #[test]
@@ -207,8 +230,8 @@ mod tests {
         assert!(!semi_perfect(&[vec![1, 2], vec![1, 2], vec![2, 1]]));
         // A list as long as k is left out: it always finds a partner.
         let mut m = Matching::default();
-        m.push_list([1].into_iter(), 2);
-        m.push_list([1, 2].into_iter(), 2);
+        push(&mut m, &[1], 2);
+        push(&mut m, &[1, 2], 2);
         assert_eq!(m.lists.len(), 1);
         assert!(m.semi_perfect());
     }
