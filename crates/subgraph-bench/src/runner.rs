@@ -34,6 +34,9 @@ pub enum BenchError {
 /// The columns of a results CSV, in order. `stopped` is empty for a complete query, else why
 /// it stopped early (limit, timeout, interrupted).
 pub const CSV_HEADER: &str = "query,class,device,threads,embeddings,complete,elapsed_ms,filter_ms,order_ms,\
+space_ms,enumerate_ms,candidates,peak_rss_bytes,stopped,space_bytes";
+/// The header of CSVs written before `space_bytes` was added; still read (space_bytes 0).
+const CSV_HEADER_V1: &str = "query,class,device,threads,embeddings,complete,elapsed_ms,filter_ms,order_ms,\
 space_ms,enumerate_ms,candidates,peak_rss_bytes,stopped";
 
 /// How each query is run.
@@ -117,6 +120,8 @@ pub struct QueryResult {
     /// query where the kernel allows (/proc/self/clear_refs), so it is then the peak during
     /// that query; otherwise it is the peak since the process started.
     pub peak_rss_bytes: u64,
+    /// Bytes of the query's candidate space (the engine's `space_bytes`), largest over the runs.
+    pub space_bytes: u64,
 }
 
 /// The class of a query file: `query_dense_8_12.graph` gives `dense_8` (Sun & Luo's naming);
@@ -260,6 +265,7 @@ pub fn run_benchmark(
                 enumerate_ms: phase(|r| r.enumerate_ms),
                 candidates: last.candidates,
                 peak_rss_bytes: peak_rss_bytes(),
+                space_bytes: reports.iter().map(|r| r.space_bytes).max().unwrap_or(0),
             };
             progress(index, queries.len(), &result);
             results.push(result);
@@ -306,7 +312,7 @@ pub fn to_csv(results: &[QueryResult]) -> String {
     for r in results {
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{},{},{}",
+            "{},{},{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{},{},{},{}",
             csv_field(&r.query),
             csv_field(&r.class),
             csv_field(&r.device),
@@ -320,7 +326,8 @@ pub fn to_csv(results: &[QueryResult]) -> String {
             r.enumerate_ms,
             r.candidates,
             r.peak_rss_bytes,
-            r.status.stopped_name()
+            r.status.stopped_name(),
+            r.space_bytes
         );
     }
     s
@@ -331,14 +338,16 @@ pub fn parse_csv(text: &str, file: &Path) -> Result<Vec<QueryResult>, BenchError
     let err = |line: usize, msg: String| BenchError::Csv { file: file.to_path_buf(), line, msg };
     let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
     let header = lines.next().map(|(_, l)| l.trim()).unwrap_or("");
-    if header != CSV_HEADER {
-        return Err(err(1, format!("expected the header {CSV_HEADER}")));
-    }
+    let fields = match header {
+        CSV_HEADER => 15,
+        CSV_HEADER_V1 => 14,
+        _ => return Err(err(1, format!("expected the header {CSV_HEADER}"))),
+    };
     lines
         .map(|(i, line)| {
             let f = split_csv(line);
-            if f.len() != 14 {
-                return Err(err(i + 1, format!("expected 14 fields, found {}", f.len())));
+            if f.len() != fields {
+                return Err(err(i + 1, format!("expected {fields} fields, found {}", f.len())));
             }
             let num = |k: usize| f[k].parse::<f64>().map_err(|_| err(i + 1, format!("not a number: '{}'", f[k])));
             let int = |k: usize| f[k].parse::<u64>().map_err(|_| err(i + 1, format!("not an integer: '{}'", f[k])));
@@ -363,6 +372,7 @@ pub fn parse_csv(text: &str, file: &Path) -> Result<Vec<QueryResult>, BenchError
                 enumerate_ms: num(10)?,
                 candidates: int(11)?,
                 peak_rss_bytes: int(12)?,
+                space_bytes: if fields == 15 { int(14)? } else { 0 },
             })
         })
         .collect()
@@ -387,6 +397,9 @@ pub struct ClassSummary {
     pub p95_ms: f64,
     pub total_ms: f64,
     pub peak_rss_bytes: u64,
+    /// The largest peak RSS / (2 × graph bytes + space bytes) over the class's queries, given
+    /// the graph's bytes: the engine's memory bound (issue 2) holds when it is at most 1.
+    pub memory_ratio: Option<f64>,
 }
 
 /// The nearest-rank percentile `p` (0 < p <= 100) of `xs`: the smallest value with at least p%
@@ -401,8 +414,9 @@ pub fn percentile(xs: &[f64], p: f64) -> f64 {
     v[rank.clamp(1, v.len()) - 1]
 }
 
-/// One summary per class, classes in natural order, then an `all` line.
-pub fn summarize(results: &[QueryResult]) -> Vec<ClassSummary> {
+/// One summary per class, classes in natural order, then an `all` line. `graph_bytes` (the
+/// data graph in memory) gives each class its memory ratio.
+pub fn summarize(results: &[QueryResult], graph_bytes: Option<u64>) -> Vec<ClassSummary> {
     let mut classes: Vec<&str> = results.iter().map(|r| r.class.as_str()).collect();
     classes.sort_by(|a, b| natural_cmp(a, b));
     classes.dedup();
@@ -419,6 +433,9 @@ pub fn summarize(results: &[QueryResult]) -> Vec<ClassSummary> {
             mean_ms: total / rs.len().max(1) as f64,
             total_ms: total,
             peak_rss_bytes: rs.iter().map(|r| r.peak_rss_bytes).max().unwrap_or(0),
+            memory_ratio: graph_bytes.map(|g| {
+                rs.iter().map(|r| r.peak_rss_bytes as f64 / (2 * g + r.space_bytes) as f64).fold(0.0, f64::max)
+            }),
         }
     };
     let mut out: Vec<ClassSummary> =
@@ -524,6 +541,8 @@ pub struct SummaryInput<'a> {
     /// `key: value` lines shown under the title (data graph, options, machine ...).
     pub facts: &'a [(String, String)],
     pub results: &'a [QueryResult],
+    /// Bytes of the data graph in memory, for the memory-ratio column.
+    pub graph_bytes: Option<u64>,
     /// The other run's label and the paired queries, with --compare.
     pub compare: Option<(&'a str, &'a [Pair])>,
 }
@@ -549,14 +568,17 @@ pub fn render_summary(s: &SummaryInput) -> String {
         "\nTimes in ms, graph loading excluded. Solved: complete, or stopped at the embedding limit. \
          Timed-out queries count at their elapsed time (about the timeout), so statistics of a class \
          with timeouts are lower bounds. Peak RSS is the process's high-water mark (VmHWM, data graph \
-         included), the largest over the class's queries.\n\n",
+         included), the largest over the class's queries; memory ratio is the largest peak RSS / \
+         (2 × data graph + the query's candidate space), at most 1 when memory stays within that bound.\n\n",
     );
-    md.push_str("| class | queries | solved | timed out | median | mean | p95 | total | peak RSS MiB |\n");
-    md.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    for c in summarize(s.results) {
+    md.push_str(
+        "| class | queries | solved | timed out | median | mean | p95 | total | peak RSS MiB | memory ratio |\n",
+    );
+    md.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for c in summarize(s.results, s.graph_bytes) {
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {:.0} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {:.0} | {} |",
             c.class,
             c.queries,
             c.solved,
@@ -565,7 +587,8 @@ pub fn render_summary(s: &SummaryInput) -> String {
             ms(c.mean_ms),
             ms(c.p95_ms),
             ms(c.total_ms),
-            c.peak_rss_bytes as f64 / (1 << 20) as f64
+            c.peak_rss_bytes as f64 / (1 << 20) as f64,
+            c.memory_ratio.map_or("-".to_string(), |r| format!("{r:.2}"))
         );
     }
     let unfinished: Vec<&QueryResult> = s.results.iter().filter(|r| !r.status.solved()).collect();
@@ -703,6 +726,7 @@ mod tests {
             enumerate_ms: ms - 1.875,
             candidates: 42,
             peak_rss_bytes: 1 << 30,
+            space_bytes: 1 << 20,
         }
     }
 
@@ -739,8 +763,11 @@ mod tests {
                 .map(|(i, &(t, st))| result(&format!("q{i}"), "dense_8", t, st))
                 .chain([result("s", "sparse_8", 7.0, Status::Complete)])
                 .collect();
-        let s = summarize(&rs);
+        let s = summarize(&rs, Some(1 << 29));
         assert_eq!(s.len(), 3);
+        // peak 1 GiB over 2 × 512 MiB + 1 MiB of candidate space.
+        assert_eq!(s[0].memory_ratio, Some((1u64 << 30) as f64 / ((1u64 << 30) + (1 << 20)) as f64));
+        assert_eq!(summarize(&rs, None)[0].memory_ratio, None);
         assert_eq!((s[0].class.as_str(), s[0].queries, s[0].solved, s[0].timed_out), ("dense_8", 4, 3, 1));
         assert_eq!((s[0].median_ms, s[0].mean_ms, s[0].p95_ms, s[0].total_ms), (2.5, 4.0, 10.0, 16.0));
         assert_eq!((s[2].class.as_str(), s[2].queries, s[2].solved), ("all", 5, 4));
@@ -767,13 +794,27 @@ mod tests {
         let cmp = comparison_csv(&pairs, "new", "old");
         assert!(cmp.starts_with("query,class,new_ms,old_ms,ratio_old_over_new,new_status,old_status\n"));
         assert_eq!(cmp.lines().count(), 4);
-        let md =
-            render_summary(&SummaryInput { title: "t", facts: &[], results: &this, compare: Some(("old", &pairs)) });
+        let md = render_summary(&SummaryInput {
+            title: "t",
+            facts: &[],
+            results: &this,
+            graph_bytes: Some(1 << 30),
+            compare: Some(("old", &pairs)),
+        });
+        assert!(md.contains("| 1024 | 0.50 |"), "{md}");
         assert!(md.contains("| all | 3 | 2 | 1.000 |"), "{md}");
         assert!(md.contains("| a/query_dense_8_3.graph | timeout | 12345678901234567890123 |"), "{md}");
         assert!(parse_csv("query,class\n", Path::new("x")).is_err());
         let bad = text.replacen(",true,", ",false,", 1);
         assert!(parse_csv(&bad, Path::new("x")).is_err());
+        // A CSV from before the space_bytes column still reads, with space_bytes 0.
+        let v1: String = text
+            .lines()
+            .map(|l| format!("{}\n", l.rsplit_once(',').unwrap().0))
+            .collect::<String>()
+            .replacen(CSV_HEADER, CSV_HEADER_V1, 1);
+        let old = parse_csv(&v1, Path::new("v1.csv")).unwrap();
+        assert!(old.iter().zip(&this).all(|(o, t)| o.space_bytes == 0 && o.query == t.query));
     }
 
     #[test]

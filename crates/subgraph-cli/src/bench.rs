@@ -147,6 +147,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
             format!("{} ({} vertices, {} edges)", a.data.display(), data.num_vertices(), data.num_edges()),
         ),
         ("data load".to_string(), format!("{load_ms:.0} ms")),
+        ("data graph in memory".to_string(), format!("{:.1} MiB", data.memory_bytes() as f64 / (1 << 20) as f64)),
         ("queries".to_string(), format!("{} graphs from {} files", results.len(), queries.len())),
         ("device".to_string(), format!("{}, {threads} threads", cfg.device)),
         (
@@ -175,6 +176,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
         title: &format!("subgraph bench: {label}"),
         facts: &facts,
         results: &results,
+        graph_bytes: Some(data.memory_bytes()),
         compare: other_label.as_deref().zip(pairs.as_deref()),
     });
     let mut series = vec![(label.clone(), results.iter().map(|r| r.elapsed_ms).collect::<Vec<f64>>())];
