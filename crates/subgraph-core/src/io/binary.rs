@@ -10,7 +10,7 @@
 //! | 0 | magic `\x89SGB\r\n\x1a\n` |
 //! | 8 | format version (u32), flags (u32; bit 0: directed) |
 //! | 16 | vertices, edges, out entries, out groups, in entries, in groups, pairs, vertex labels, edge labels, payload bytes (u64 each) |
-//! | 96 | XXH3-64 of the payload, XXH3-64 of header bytes 0..104 |
+//! | 96 | payload checksum, XXH3-64 of header bytes 0..104 |
 //! | 112 | payload |
 //!
 //! The payload holds, each array padded with zero bytes to a multiple of 8: vertex labels (u32),
@@ -18,6 +18,11 @@
 //! group ends (u32), the same five for in-adjacency when directed, the pairs as (edge label,
 //! vertex label) u32 pairs, vertex label values (u32), vertex label offsets (u64), vertices by
 //! label (u32), edge label values (u32).
+//!
+//! The payload checksum of version 2 is the XXH3-64 of the XXH3-64s (u64 each) of the payload's
+//! 1 MiB chunks, the last one shorter, so that a loader reads and hashes the chunks in parallel.
+//! Version 1, which is still read, has the XXH3-64 of the whole payload there; nothing else
+//! differs.
 
 use crate::error::Error;
 use crate::graph::{Adjacency, Graph};
@@ -29,17 +34,21 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 /// The first eight bytes of every `.sgb` file.
 pub const MAGIC: [u8; 8] = *b"\x89SGB\r\n\x1a\n";
-/// The format version this build writes and reads.
-pub const VERSION: u32 = 1;
+/// The format version this build writes.
+pub const VERSION: u32 = 2;
+/// The version whose payload checksum hashes the payload as one stream; still read.
+const VERSION_1: u32 = 1;
 /// Bytes before the payload.
 pub const HEADER_LEN: usize = 112;
 const FLAG_DIRECTED: u32 = 1;
 /// Offset of the header checksum; the checksum covers the bytes before it.
 const HEADER_SUM_AT: usize = 104;
-/// Bytes read (and hashed) at a time, so hashing runs on data still in cache.
-const CHUNK: usize = 1 << 22;
-/// Vertices per parallel validation work item.
+/// Payload bytes per chunk of the version 2 checksum; also the unit of the parallel reads.
+const CHUNK: usize = 1 << 20;
+/// Vertices per parallel validation work item, at most.
 const VALIDATE_CHUNK: usize = 4096;
+/// Neighbours per parallel validation work item, about.
+const VALIDATE_ENTRIES: u64 = 1 << 16;
 
 /// The counts of the header, from which every array length follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -177,19 +186,135 @@ fn sections<'a>(g: &'a Graph, pairs: &'a [u32]) -> Vec<Section<'a>> {
     s
 }
 
-/// Writes `g` in the binary format.
+/// An array of the payload in file order, to be read into.
+enum SectionMut<'a> {
+    U32(&'a mut [u32]),
+    U64(&'a mut [u64]),
+}
+
+impl SectionMut<'_> {
+    fn bytes(&mut self) -> &mut [u8] {
+        match self {
+            SectionMut::U32(v) => bytemuck::cast_slice_mut(v),
+            SectionMut::U64(v) => bytemuck::cast_slice_mut(v),
+        }
+    }
+
+    /// Turns the little-endian values read into native ones.
+    fn make_native(&mut self) {
+        if cfg!(target_endian = "big") {
+            match self {
+                SectionMut::U32(v) => v.iter_mut().for_each(|x| *x = u32::from_le(*x)),
+                SectionMut::U64(v) => v.iter_mut().for_each(|x| *x = u64::from_le(*x)),
+            }
+        }
+    }
+}
+
+/// The arrays of `g` and the flat `pairs` in the order of [`sections`].
+fn sections_mut<'a>(g: &'a mut Graph, pairs: &'a mut [u32]) -> Vec<SectionMut<'a>> {
+    fn adj(a: &mut Adjacency) -> [SectionMut<'_>; 5] {
+        [
+            SectionMut::U64(&mut a.offsets),
+            SectionMut::U32(&mut a.nbrs),
+            SectionMut::U64(&mut a.group_offsets),
+            SectionMut::U32(&mut a.group_pair),
+            SectionMut::U32(&mut a.group_end),
+        ]
+    }
+    let mut s = vec![SectionMut::U32(&mut g.labels)];
+    s.extend(adj(&mut g.out));
+    if let Some(inc) = &mut g.inc {
+        s.extend(adj(inc));
+    }
+    s.extend([
+        SectionMut::U32(pairs),
+        SectionMut::U32(&mut g.vlabel_values),
+        SectionMut::U64(&mut g.vlabel_offsets),
+        SectionMut::U32(&mut g.vlabel_vertices),
+        SectionMut::U32(&mut g.elabel_values),
+    ]);
+    s
+}
+
+/// A graph of the header's sizes with every array zeroed, to be read into.
+fn zeroed(c: &Counts) -> Graph {
+    let n = c.vertices as usize;
+    let adj = |entries: u64, groups: u64| Adjacency {
+        offsets: vec![0; n + 1],
+        nbrs: vec![0; entries as usize],
+        group_offsets: vec![0; n + 1],
+        group_pair: vec![0; groups as usize],
+        group_end: vec![0; groups as usize],
+    };
+    Graph {
+        directed: c.directed,
+        labels: vec![0; n],
+        num_edges: c.edges,
+        out: adj(c.out_entries, c.out_groups),
+        inc: c.directed.then(|| adj(c.in_entries, c.in_groups)),
+        pairs: Vec::new(),
+        vlabel_values: vec![0; c.vertex_labels as usize],
+        vlabel_offsets: vec![0; c.vertex_labels as usize + 1],
+        vlabel_vertices: vec![0; n],
+        elabel_values: vec![0; c.edge_labels as usize],
+        elabel_counts: Default::default(),
+    }
+}
+
+/// The version 2 payload checksum, fed the payload in order.
+struct ChunkSums {
+    chunk: Xxh3,
+    filled: usize,
+    sums: Vec<u64>,
+}
+
+impl ChunkSums {
+    fn new() -> ChunkSums {
+        ChunkSums { chunk: Xxh3::new(), filled: 0, sums: Vec::new() }
+    }
+
+    fn update(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            let k = (CHUNK - self.filled).min(bytes.len());
+            self.chunk.update(&bytes[..k]);
+            self.filled += k;
+            bytes = &bytes[k..];
+            if self.filled == CHUNK {
+                self.sums.push(self.chunk.digest());
+                self.chunk.reset();
+                self.filled = 0;
+            }
+        }
+    }
+
+    fn digest(mut self) -> u64 {
+        if self.filled > 0 {
+            self.sums.push(self.chunk.digest());
+        }
+        of_chunk_sums(&self.sums)
+    }
+}
+
+/// The version 2 payload checksum from the XXH3-64 of each chunk.
+fn of_chunk_sums(sums: &[u64]) -> u64 {
+    let bytes: Vec<u8> = sums.iter().flat_map(|s| s.to_le_bytes()).collect();
+    xxh3_64(&bytes)
+}
+
+/// Writes `g` in the binary format, version [`VERSION`].
 pub fn write<W: Write>(g: &Graph, mut w: W) -> std::io::Result<()> {
     let counts = Counts::of(g);
     let pairs: Vec<u32> = g.pairs.iter().flat_map(|&(e, v)| [e, v]).collect();
     let sections = sections(g, &pairs);
     let zeros = [0u8; 8];
-    let mut hasher = Xxh3::new();
+    let mut sums = ChunkSums::new();
     let mut payload_len = 0u64;
     for s in &sections {
         let b = s.bytes();
         let pad = padded(b.len() as u64) as usize - b.len();
-        hasher.update(&b);
-        hasher.update(&zeros[..pad]);
+        sums.update(&b);
+        sums.update(&zeros[..pad]);
         payload_len += (b.len() + pad) as u64;
     }
     let mut head = Vec::with_capacity(HEADER_LEN);
@@ -207,7 +332,7 @@ pub fn write<W: Write>(g: &Graph, mut w: W) -> std::io::Result<()> {
         counts.vertex_labels,
         counts.edge_labels,
         payload_len,
-        hasher.digest(),
+        sums.digest(),
     ] {
         head.extend_from_slice(&x.to_le_bytes());
     }
@@ -244,25 +369,51 @@ pub fn file_has_magic(path: &Path) -> Result<bool, Error> {
     Ok(has_magic(&head[..got]))
 }
 
+/// The bytes of a binary graph, read at given offsets so that chunks load in parallel.
+pub trait Source: Sync {
+    /// Reads into `buf` from `offset` on; returns the bytes read, 0 at the end.
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize>;
+}
+
+impl Source for std::fs::File {
+    #[cfg(unix)]
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+        std::os::unix::fs::FileExt::read_at(self, buf, offset)
+    }
+
+    #[cfg(windows)]
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+        std::os::windows::fs::FileExt::seek_read(self, buf, offset)
+    }
+}
+
+impl Source for [u8] {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+        let rest = usize::try_from(offset).ok().and_then(|at| self.get(at..)).unwrap_or_default();
+        let k = buf.len().min(rest.len());
+        buf[..k].copy_from_slice(&rest[..k]);
+        Ok(k)
+    }
+}
+
 /// Reads and validates a binary graph file.
 pub fn read(path: &Path) -> Result<Graph, Error> {
     let io = |source| Error::Io { file: path.to_path_buf(), source };
     let f = std::fs::File::open(path).map_err(io)?;
     let len = f.metadata().map_err(io)?.len();
-    decode(path, f, len)
+    decode(path, &f, len)
 }
 
-/// Reads and validates a binary graph of `len` bytes from `r`; `file` names it in errors.
-/// Every array is read straight into its vector; nothing is allocated before the header was
-/// checked against `len`.
-pub fn decode<R: Read>(file: &Path, r: R, len: u64) -> Result<Graph, Error> {
+/// Reads and validates a binary graph of `len` bytes from `src`; `file` names it in errors.
+/// Every array is read straight into its vector, the payload's chunks in parallel; nothing is
+/// allocated before the header was checked against `len`.
+pub fn decode<S: Source + ?Sized>(file: &Path, src: &S, len: u64) -> Result<Graph, Error> {
     let bad = |msg: String| Error::Parse { file: file.to_path_buf(), line: 0, msg };
-    let mut rd = Reader { file, r, hasher: Xxh3::new() };
     if len < HEADER_LEN as u64 {
         return Err(bad(format!("{len} bytes are too few for a binary graph (the header alone is {HEADER_LEN})")));
     }
     let mut head = [0u8; HEADER_LEN];
-    rd.read_raw(&mut head)?;
+    read_exact_at(file, src, &mut head, 0)?;
     if !has_magic(&head) {
         return Err(bad("not a binary graph file (wrong magic bytes)".into()));
     }
@@ -272,8 +423,10 @@ pub fn decode<R: Read>(file: &Path, r: R, len: u64) -> Result<Graph, Error> {
         return Err(bad("corrupt header (checksum mismatch)".into()));
     }
     let version = u32_at(8);
-    if version != VERSION {
-        return Err(bad(format!("format version {version} is not supported (this build reads version {VERSION})")));
+    if version != VERSION && version != VERSION_1 {
+        return Err(bad(format!(
+            "format version {version} is not supported (this build reads versions {VERSION_1} to {VERSION})"
+        )));
     }
     let flags = u32_at(12);
     if flags & !FLAG_DIRECTED != 0 {
@@ -303,106 +456,130 @@ pub fn decode<R: Read>(file: &Path, r: R, len: u64) -> Result<Graph, Error> {
         return Err(bad(format!("{what}: {len} bytes, the header implies {expected}")));
     }
 
-    let n = counts.vertices as usize;
-    let labels = rd.u32s(n)?;
-    let out = rd.adjacency(n, counts.out_entries, counts.out_groups)?;
-    let inc = if counts.directed { Some(rd.adjacency(n, counts.in_entries, counts.in_groups)?) } else { None };
-    let flat_pairs = rd.u32s(2 * counts.pairs as usize)?;
-    let vlabel_values = rd.u32s(counts.vertex_labels as usize)?;
-    let vlabel_offsets = rd.u64s(counts.vertex_labels as usize + 1)?;
-    let vlabel_vertices = rd.u32s(n)?;
-    let elabel_values = rd.u32s(counts.edge_labels as usize)?;
-    let mut extra = [0u8; 1];
-    if rd.r.read(&mut extra).map_err(|source| Error::Io { file: file.to_path_buf(), source })? != 0 {
+    let mut g = zeroed(&counts);
+    let mut pairs = vec![0u32; 2 * counts.pairs as usize];
+    let mut sections = sections_mut(&mut g, &mut pairs);
+    let chunk_sums = fill(file, src, chunks(&mut sections), version == VERSION)?;
+    if src.read_at(&mut [0u8; 1], len).map_err(|source| Error::Io { file: file.to_path_buf(), source })? != 0 {
         return Err(bad("trailing bytes: the file grew while it was read".into()));
     }
-    if rd.hasher.digest() != sum {
+    let payload_sum = if version == VERSION {
+        of_chunk_sums(&chunk_sums)
+    } else {
+        let mut h = Xxh3::new();
+        for s in &mut sections {
+            let b = s.bytes();
+            h.update(b);
+            h.update(&[0u8; 8][..padded(b.len() as u64) as usize - b.len()]);
+        }
+        h.digest()
+    };
+    if payload_sum != sum {
         return Err(bad("corrupt payload (checksum mismatch)".into()));
     }
-    let pairs = flat_pairs.chunks_exact(2).map(|p| (p[0], p[1])).collect();
-    let g = Graph {
-        directed: counts.directed,
-        labels,
-        num_edges: counts.edges,
-        out,
-        inc,
-        pairs,
-        vlabel_values,
-        vlabel_offsets,
-        vlabel_vertices,
-        elabel_values,
-        elabel_counts: Default::default(),
-    };
+    sections.iter_mut().for_each(SectionMut::make_native);
+    drop(sections);
+    g.pairs = pairs.chunks_exact(2).map(|p| (p[0], p[1])).collect();
     validate(&g).map_err(|m| bad(format!("invalid graph: {m}")))?;
     Ok(g)
 }
 
-/// Reads the payload's arrays, hashing every byte.
-struct Reader<'a, R> {
-    file: &'a Path,
-    r: R,
-    hasher: Xxh3,
+/// Fills `buf` from `src` at `at`.
+fn read_exact_at<S: Source + ?Sized>(file: &Path, src: &S, mut buf: &mut [u8], mut at: u64) -> Result<(), Error> {
+    while !buf.is_empty() {
+        match src.read_at(buf, at) {
+            Ok(0) => {
+                return Err(Error::Parse {
+                    file: file.to_path_buf(),
+                    line: 0,
+                    msg: "truncated file: it ended while being read".into(),
+                })
+            }
+            Ok(k) => {
+                buf = &mut buf[k..];
+                at += k as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(source) => return Err(Error::Io { file: file.to_path_buf(), source }),
+        }
+    }
+    Ok(())
 }
 
-impl<R: Read> Reader<'_, R> {
-    fn read_raw(&mut self, buf: &mut [u8]) -> Result<(), Error> {
-        self.r.read_exact(buf).map_err(|source| match source.kind() {
-            std::io::ErrorKind::UnexpectedEof => Error::Parse {
-                file: self.file.to_path_buf(),
-                line: 0,
-                msg: "truncated file: it ended while being read".into(),
-            },
-            _ => Error::Io { file: self.file.to_path_buf(), source },
+/// Payload bytes that one read fills: part of an array, or the zero padding after one.
+enum Piece<'a> {
+    Data(&'a mut [u8]),
+    Pad(usize),
+}
+
+/// The pieces of each [`CHUNK`] of the payload, with their payload offsets.
+type Chunk<'a> = Vec<(u64, Piece<'a>)>;
+
+/// Splits the arrays, in file order, into the pieces of each chunk.
+fn chunks<'a>(sections: &'a mut [SectionMut<'_>]) -> Vec<Chunk<'a>> {
+    fn put<'a>(chunks: &mut Vec<Chunk<'a>>, pos: u64, piece: Piece<'a>) {
+        let c = (pos / CHUNK as u64) as usize;
+        if chunks.len() <= c {
+            chunks.resize_with(c + 1, Vec::new);
+        }
+        chunks[c].push((pos, piece));
+    }
+    let mut chunks = Vec::new();
+    let mut pos = 0u64;
+    for s in sections {
+        let mut rest = s.bytes();
+        let pad = (padded(rest.len() as u64) - rest.len() as u64) as usize;
+        while !rest.is_empty() {
+            let room = CHUNK - (pos % CHUNK as u64) as usize;
+            let (head, tail) = rest.split_at_mut(room.min(rest.len()));
+            let at = pos;
+            pos += head.len() as u64;
+            put(&mut chunks, at, Piece::Data(head));
+            rest = tail;
+        }
+        // The padding lies in one chunk: it ends at a multiple of 8, and so do chunks.
+        if pad > 0 {
+            put(&mut chunks, pos, Piece::Pad(pad));
+            pos += pad as u64;
+        }
+    }
+    chunks
+}
+
+/// Reads the chunks in parallel, checking that the padding is zeros; returns each chunk's
+/// XXH3-64 when `hash`.
+fn fill<S: Source + ?Sized>(file: &Path, src: &S, chunks: Vec<Chunk<'_>>, hash: bool) -> Result<Vec<u64>, Error> {
+    chunks
+        .into_par_iter()
+        .map(|pieces| {
+            let mut h = Xxh3::new();
+            for (pos, piece) in pieces {
+                let at = HEADER_LEN as u64 + pos;
+                let bytes: &[u8] = match piece {
+                    Piece::Data(buf) => {
+                        read_exact_at(file, src, buf, at)?;
+                        buf
+                    }
+                    Piece::Pad(k) => {
+                        let mut pad = [0u8; 8];
+                        read_exact_at(file, src, &mut pad[..k], at)?;
+                        if pad != [0; 8] {
+                            return Err(Error::Parse {
+                                file: file.to_path_buf(),
+                                line: 0,
+                                msg: "corrupt payload (non-zero padding)".into(),
+                            });
+                        }
+                        &[0; 8][..k]
+                    }
+                };
+                if hash {
+                    h.update(bytes);
+                }
+            }
+            Ok(h.digest())
         })
-    }
-
-    /// Fills `buf` and the padding after it, hashing both; the padding must be zeros.
-    fn fill(&mut self, buf: &mut [u8]) -> Result<(), Error> {
-        for chunk in buf.chunks_mut(CHUNK) {
-            self.read_raw(chunk)?;
-            self.hasher.update(chunk);
-        }
-        let mut pad = [0u8; 8];
-        let pad = &mut pad[..padded(buf.len() as u64) as usize - buf.len()];
-        self.read_raw(pad)?;
-        self.hasher.update(pad);
-        if pad.iter().any(|&b| b != 0) {
-            return Err(Error::Parse {
-                file: self.file.to_path_buf(),
-                line: 0,
-                msg: "corrupt payload (non-zero padding)".into(),
-            });
-        }
-        Ok(())
-    }
-
-    fn u32s(&mut self, len: usize) -> Result<Vec<u32>, Error> {
-        let mut v = vec![0u32; len];
-        self.fill(bytemuck::cast_slice_mut(&mut v))?;
-        if cfg!(target_endian = "big") {
-            v.iter_mut().for_each(|x| *x = u32::from_le(*x));
-        }
-        Ok(v)
-    }
-
-    fn u64s(&mut self, len: usize) -> Result<Vec<u64>, Error> {
-        let mut v = vec![0u64; len];
-        self.fill(bytemuck::cast_slice_mut(&mut v))?;
-        if cfg!(target_endian = "big") {
-            v.iter_mut().for_each(|x| *x = u64::from_le(*x));
-        }
-        Ok(v)
-    }
-
-    fn adjacency(&mut self, n: usize, entries: u64, groups: u64) -> Result<Adjacency, Error> {
-        Ok(Adjacency {
-            offsets: self.u64s(n + 1)?,
-            nbrs: self.u32s(entries as usize)?,
-            group_offsets: self.u64s(n + 1)?,
-            group_pair: self.u32s(groups as usize)?,
-            group_end: self.u32s(groups as usize)?,
-        })
-    }
+        .collect()
 }
 
 fn strictly_increasing<T: PartialOrd + Sync>(v: &[T]) -> bool {
@@ -420,8 +597,9 @@ fn check_offsets(what: &str, offsets: &[u64], total: usize) -> Result<(), String
     Ok(())
 }
 
-/// Checks everything the accessors of [`Graph`] rely on: offsets, ids in range, groups sorted
-/// and consistent with their pairs, the label tables sorted and complete.
+/// Checks everything the accessors of [`Graph`] and the matcher rely on: offsets, ids in range,
+/// no self loops, groups sorted by id and holding only neighbours of their pair's label, the
+/// label tables sorted and complete.
 fn validate(g: &Graph) -> Result<(), String> {
     let n = g.labels.len();
     if !strictly_increasing(&g.vlabel_values) {
@@ -441,20 +619,6 @@ fn validate(g: &Graph) -> Result<(), String> {
         return Err(format!("label pair ({e}, {v}) names a label missing from the label tables"));
     }
     check_offsets("vertex label offsets", &g.vlabel_offsets, n)?;
-    // Each vertex listed under a label carries it and the lists are strictly increasing; as they
-    // hold n entries in all, every vertex is listed exactly once and every label is in the table.
-    (0..g.vlabel_values.len()).into_par_iter().try_for_each(|i| {
-        let list = &g.vlabel_vertices[g.vlabel_offsets[i] as usize..g.vlabel_offsets[i + 1] as usize];
-        let want = g.vlabel_values[i];
-        let mut prev: Option<u32> = None;
-        for &v in list {
-            if v as usize >= n || g.labels[v as usize] != want || prev.is_some_and(|p| p >= v) {
-                return Err(format!("the vertex list of label {want} is not its vertices sorted by id"));
-            }
-            prev = Some(v);
-        }
-        Ok(())
-    })?;
     match g.vlabel_values.len() {
         0..=0x100 => validate_adjacencies::<u8>(g),
         0x101..=0x10000 => validate_adjacencies::<u16>(g),
@@ -465,11 +629,17 @@ fn validate(g: &Graph) -> Result<(), String> {
 /// Checks both adjacencies against vertex label ranks held in the narrowest integer type `T`
 /// that fits them: the per-neighbour label check gathers from a table a quarter or half the
 /// size of the labels, which keeps it in cache on large graphs.
-fn validate_adjacencies<T: TryFrom<usize> + Copy + Eq + Send + Sync>(g: &Graph) -> Result<(), String> {
+fn validate_adjacencies<T: TryFrom<usize> + Copy + Default + Eq + Into<u64> + Send + Sync>(
+    g: &Graph,
+) -> Result<(), String> {
+    let ranks = label_ranks::<T>(g)?;
     let rank = |l: u32| g.vlabel_values.binary_search(&l).ok().and_then(|r| T::try_from(r).ok());
-    let missing = || "a vertex label missing from the label table".to_string();
-    let ranks: Vec<T> = g.labels.par_iter().map(|&l| rank(l)).collect::<Option<_>>().ok_or_else(missing)?;
-    let pair_ranks: Vec<T> = g.pairs.iter().map(|&(_, l)| rank(l)).collect::<Option<_>>().ok_or_else(missing)?;
+    let pair_ranks: Vec<T> = g
+        .pairs
+        .iter()
+        .map(|&(_, l)| rank(l))
+        .collect::<Option<_>>()
+        .ok_or_else(|| "a label pair's vertex label is missing from the label table".to_string())?;
     validate_adjacency("out", &ranks, &pair_ranks, &g.out)?;
     if let Some(inc) = &g.inc {
         validate_adjacency("in", &ranks, &pair_ranks, inc)?;
@@ -477,7 +647,67 @@ fn validate_adjacencies<T: TryFrom<usize> + Copy + Eq + Send + Sync>(g: &Graph) 
     Ok(())
 }
 
-fn validate_adjacency<T: Copy + Eq + Sync>(
+/// Each vertex's label rank, the index of its label in the label table, from the vertex lists
+/// of the labels, which must each be their label's vertices sorted by id: as they hold n
+/// entries in all, every vertex is then listed exactly once and its label is in the table.
+/// Blocks of vertices take their ranks from the part of each list that falls in them.
+fn label_ranks<T: TryFrom<usize> + Copy + Default + Send>(g: &Graph) -> Result<Vec<T>, String> {
+    let n = g.labels.len();
+    let lists: Vec<&[u32]> =
+        g.vlabel_offsets.windows(2).map(|r| &g.vlabel_vertices[r[0] as usize..r[1] as usize]).collect();
+    let wrong = |i: usize| format!("the vertex list of label {} is not its vertices sorted by id", g.vlabel_values[i]);
+    let sorted = |list: &&[u32]| {
+        list.windows(2).fold(true, |ok, w| ok & (w[0] < w[1])) && list.last().map_or(0, |&v| v as usize + 1) <= n
+    };
+    if let Some(i) = lists.par_iter().position_first(|list| !sorted(list)) {
+        return Err(wrong(i));
+    }
+    let mut ranks = vec![T::default(); n];
+    let block = (16 * lists.len()).max(16 * VALIDATE_CHUNK);
+    ranks.par_chunks_mut(block).enumerate().try_for_each(|(b, out)| {
+        let first = (b * block) as u64;
+        for (i, list) in lists.iter().enumerate() {
+            let within = |v: u64| list.partition_point(|&w| u64::from(w) < v);
+            let part = &list[within(first)..within(first + out.len() as u64)];
+            let (want, rank) = (g.vlabel_values[i], T::try_from(i).map_err(|_| wrong(i))?);
+            let mut labelled = true;
+            for &v in part {
+                labelled &= g.labels[v as usize] == want;
+                out[(u64::from(v) - first) as usize] = rank;
+            }
+            if !labelled {
+                return Err(wrong(i));
+            }
+        }
+        Ok(())
+    })?;
+    Ok(ranks)
+}
+
+/// Vertex ranges of at most [`VALIDATE_CHUNK`] vertices and about [`VALIDATE_ENTRIES`]
+/// neighbours each (one vertex may hold more), so that the few vertices holding most neighbours
+/// do not make one work item hold most of the work.
+fn work_items(offsets: &[u64]) -> Vec<std::ops::Range<usize>> {
+    let n = offsets.len() - 1;
+    let entries = offsets[n];
+    let by_entries = (VALIDATE_ENTRIES..entries).step_by(VALIDATE_ENTRIES as usize);
+    let mut cuts: Vec<usize> = (0..n)
+        .step_by(VALIDATE_CHUNK)
+        .chain(by_entries.map(|at| offsets.partition_point(|&o| o < at)))
+        .chain([n])
+        .collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    cuts.windows(2).map(|w| w[0]..w[1]).collect()
+}
+
+/// Checks one adjacency: its offsets, then for each vertex its neighbour ids, its group table,
+/// and that each group is sorted by id and holds only neighbours of its label. The last takes
+/// no loop over each group's members: one branch-free pass over the vertex's neighbours counts
+/// the breaks, the neighbours whose (label rank, id) key does not exceed their predecessor's.
+/// Where the first and last neighbours of each group carry its label and breaks occur only
+/// where groups start, the ranks inside a group cannot change and its ids increase.
+fn validate_adjacency<T: Copy + Eq + Into<u64> + Sync>(
     dir: &str,
     ranks: &[T],
     pair_ranks: &[T],
@@ -486,37 +716,53 @@ fn validate_adjacency<T: Copy + Eq + Sync>(
     let n = ranks.len();
     check_offsets(&format!("{dir} offsets"), &a.offsets, a.nbrs.len())?;
     check_offsets(&format!("{dir} group offsets"), &a.group_offsets, a.group_pair.len())?;
-    (0..n).into_par_iter().with_min_len(VALIDATE_CHUNK).try_for_each(|v| {
+    let key = |rank: T, w: u32| (rank.into() << 32) | u64::from(w);
+    let check = |v: usize| {
         let nbrs = &a.nbrs[a.offsets[v] as usize..a.offsets[v + 1] as usize];
         let (gs, ge) = (a.group_offsets[v] as usize, a.group_offsets[v + 1] as usize);
-        let (keys, ends) = (&a.group_pair[gs..ge], &a.group_end[gs..ge]);
-        // A branch-free pass over the ids, the group table, then each group's order and labels.
-        if nbrs.iter().fold(false, |bad, &w| bad | (w as usize >= n) | (w as usize == v)) {
+        let (pairs, ends) = (&a.group_pair[gs..ge], &a.group_end[gs..ge]);
+        // v < n <= 2^32 - 1: comparing as u32 keeps the pass in 32-bit lanes.
+        let v32 = v as u32;
+        let (largest, self_loop) = nbrs.iter().fold((0, false), |(m, s), &w| (m.max(w), s | (w == v32)));
+        if largest as usize >= n || self_loop {
             return Err(format!("{dir} neighbours of vertex {v}: an id out of range ({n} vertices) or a self loop"));
         }
-        let table_ok = match (keys.last(), ends.first(), ends.last()) {
-            (Some(&k), Some(&first), Some(&last)) => {
-                (k as usize) < pair_ranks.len() && first > 0 && last as usize == nbrs.len()
-            }
-            _ => nbrs.is_empty(),
-        };
-        if !table_ok || !keys.windows(2).all(|w| w[0] < w[1]) || !ends.windows(2).all(|w| w[0] < w[1]) {
-            return Err(format!(
-                "{dir} groups of vertex {v} are not sorted pairs ending in order at its degree {}",
-                nbrs.len()
-            ));
+        let groups_wrong =
+            || format!("{dir} groups of vertex {v} are not sorted pairs ending in order at its degree {}", nbrs.len());
+        if ends.last().map_or(0, |&e| e as usize) != nbrs.len() {
+            return Err(groups_wrong());
         }
-        let mut start = 0;
-        for (&key, &end) in keys.iter().zip(ends) {
-            let want = pair_ranks[key as usize];
-            let group = &nbrs[start..end as usize];
-            if !group.windows(2).all(|w| w[0] < w[1]) || group.iter().any(|&w| ranks[w as usize] != want) {
-                return Err(format!("{dir} neighbours of vertex {v} are not its sorted group members"));
+        // The keys on either side of a group start, as they are when each group's first and
+        // last neighbours carry its label.
+        let (mut start, mut last_pair, mut last_key) = (0, 0, 0);
+        let (mut at_starts, mut labelled) = (0usize, true);
+        for (&pair, &end) in pairs.iter().zip(ends) {
+            let end = end as usize;
+            if end <= start || end > nbrs.len() || (start > 0 && last_pair >= pair) || pair as usize >= pair_ranks.len()
+            {
+                return Err(groups_wrong());
             }
-            start = end as usize;
+            let want = pair_ranks[pair as usize];
+            let (first, last) = (nbrs[start], nbrs[end - 1]);
+            labelled &= (ranks[first as usize] == want) & (ranks[last as usize] == want);
+            at_starts += usize::from(start > 0 && last_key >= key(want, first));
+            (start, last_pair, last_key) = (end, pair, key(want, last));
+        }
+        let mut breaks = 0usize;
+        if let Some((&first, rest)) = nbrs.split_first() {
+            let mut prev = key(ranks[first as usize], first);
+            for &w in rest {
+                let k = key(ranks[w as usize], w);
+                breaks += usize::from(prev >= k);
+                prev = k;
+            }
+        }
+        if breaks != at_starts || !labelled {
+            return Err(format!("{dir} neighbours of vertex {v} are not its sorted group members"));
         }
         Ok(())
-    })
+    };
+    work_items(&a.offsets).into_par_iter().try_for_each(|vertices| vertices.into_iter().try_for_each(check))
 }
 
 #[cfg(test)]
@@ -552,7 +798,9 @@ mod tests {
 
     /// Recomputes both checksums, as a forger would, so that validation alone must catch damage.
     fn reseal(data: &mut [u8]) {
-        let sum = xxh3_64(&data[HEADER_LEN..]);
+        let mut sums = ChunkSums::new();
+        sums.update(&data[HEADER_LEN..]);
+        let sum = sums.digest();
         data[96..104].copy_from_slice(&sum.to_le_bytes());
         let head = xxh3_64(&data[..HEADER_SUM_AT]);
         data[HEADER_SUM_AT..HEADER_LEN].copy_from_slice(&head.to_le_bytes());
@@ -626,9 +874,9 @@ mod tests {
         d[HEADER_LEN + 3] ^= 1;
         assert!(err(&d).ends_with("corrupt payload (checksum mismatch)"));
         let mut d = data.clone();
-        d[8] = 2;
+        d[8] = 3;
         reseal(&mut d);
-        assert!(err(&d).contains("format version 2 is not supported"));
+        assert!(err(&d).ends_with("format version 3 is not supported (this build reads versions 1 to 2)"));
         let mut d = data.clone();
         d[24] += 1;
         reseal(&mut d);
@@ -670,6 +918,142 @@ mod tests {
             let e = err(&d);
             assert!(e.contains("invalid graph") && e.contains(want), "{e} lacks {want}");
         }
+    }
+
+    /// Vertex 0 has the groups (0, 1): [1, 2, 4, 5], (0, 2): [3] and (3, 0): [6].
+    fn grouped() -> Graph {
+        let mut b = GraphBuilder::new(7, false);
+        b.set_labels(vec![0, 1, 1, 2, 1, 1, 0]);
+        for &(u, v, l) in &[(0, 1, 0), (0, 2, 0), (0, 4, 0), (0, 5, 0), (0, 3, 0), (0, 6, 3), (1, 2, 0), (4, 5, 0)] {
+            b.add_edge(u, v, l);
+        }
+        b.build().0
+    }
+
+    /// Damage that keeps every id in range and every group's first and last neighbour of the
+    /// group's label is caught by the count of breaks in the (label rank, id) order.
+    #[test]
+    fn validation_catches_unsorted_and_mislabelled_group_members() {
+        let g = grouped();
+        assert_eq!(g.neighbors(0, Dir::Out), &[1, 2, 4, 5, 3, 6]);
+        let data = bytes(&g);
+        let n = g.num_vertices();
+        let nbrs_at = HEADER_LEN + padded(4 * n as u64) as usize + 8 * (n + 1);
+        let list_at = data.len() - 8 - padded(4 * n as u64) as usize;
+        let cases: [(&[u32], usize, &str); 6] = [
+            (&[1, 3, 4, 5, 3, 6], nbrs_at, "out neighbours of vertex 0 are not its sorted group members"),
+            (&[1, 4, 2, 5, 3, 6], nbrs_at, "out neighbours of vertex 0 are not its sorted group members"),
+            (&[1, 2, 2, 5, 3, 6], nbrs_at, "out neighbours of vertex 0 are not its sorted group members"),
+            (
+                &[1, 2, 4, 5, 3, 0],
+                nbrs_at,
+                "out neighbours of vertex 0: an id out of range (7 vertices) or a self loop",
+            ),
+            (&[6, 0, 1, 2, 4, 5], list_at, "the vertex list of label 0 is not its vertices sorted by id"),
+            (&[0, 6, 1, 2, 3, 4], list_at, "the vertex list of label 1 is not its vertices sorted by id"),
+        ];
+        for (values, at, want) in cases {
+            let mut d = data.clone();
+            for (i, x) in values.iter().enumerate() {
+                d[at + 4 * i..at + 4 * i + 4].copy_from_slice(&x.to_le_bytes());
+            }
+            reseal(&mut d);
+            assert_eq!(err(&d), format!("g.sgb:0: invalid graph: {want}"));
+        }
+    }
+
+    /// What the fast validation stands for, checked the slow way: every group sorted by id,
+    /// holding in-range neighbours of its label other than the vertex, every label's vertex
+    /// list its vertices.
+    fn invariants_hold(g: &Graph) -> bool {
+        let n = g.num_vertices() as u32;
+        let groups_ok = (0..n).all(|v| {
+            [Dir::Out, Dir::In].iter().all(|&dir| {
+                g.neighbor_groups(v, dir).all(|(pair, nbrs)| {
+                    nbrs.windows(2).all(|w| w[0] < w[1])
+                        && nbrs.iter().all(|&w| w < n && w != v && g.label(w) == g.pair(pair).1)
+                })
+            })
+        });
+        groups_ok
+            && g.vertex_label_values()
+                .iter()
+                .all(|&l| g.vertices_with_label(l).iter().copied().eq((0..n).filter(|&v| g.label(v) == l)))
+    }
+
+    /// Any u32 of the payload, or any two at random, replaced by small ids, labels and counts
+    /// behind valid checksums: the file is rejected, or its graph meets every invariant the
+    /// matcher relies on.
+    #[test]
+    fn forged_payloads_are_rejected_or_valid() {
+        let mut x = 7u64;
+        let mut next = move |below: usize| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) as usize % below
+        };
+        for g in [grouped(), sample(true), sample(false)] {
+            let data = bytes(&g);
+            let slots = (data.len() - HEADER_LEN) / 4;
+            let values = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, u32::MAX];
+            let single = (0..slots).flat_map(|i| values.iter().map(move |&x| vec![(i, x)]));
+            let double = (0..10_000).map(|_| (0..2).map(|_| (next(slots), values[next(values.len())])).collect());
+            let (mut accepted, mut rejected) = (0, 0);
+            for damage in single.chain(double).collect::<Vec<Vec<(usize, u32)>>>() {
+                let mut d = data.clone();
+                for &(i, x) in &damage {
+                    let at = HEADER_LEN + 4 * i;
+                    d[at..at + 4].copy_from_slice(&x.to_le_bytes());
+                }
+                reseal(&mut d);
+                match load(&d) {
+                    Ok(forged) => {
+                        assert!(invariants_hold(&forged), "{damage:?}");
+                        accepted += 1;
+                    }
+                    Err(_) => rejected += 1,
+                }
+            }
+            assert!(accepted > 0 && rejected > accepted, "{accepted} accepted, {rejected} rejected");
+        }
+    }
+
+    /// The payload checksum is the XXH3-64 of the chunks' XXH3-64s, whose damage in any chunk
+    /// is found; the chunks are read in parallel.
+    #[test]
+    fn round_trips_a_graph_of_several_chunks() {
+        let n = 300_000u32;
+        let mut b = GraphBuilder::new(n as usize, true);
+        b.set_labels((0..n).map(|v| v % 5).collect());
+        let mut x = 1u64;
+        for _ in 0..400_000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            b.add_edge((x >> 33) as u32 % n, (x >> 13) as u32 % n, (x % 3) as u32);
+        }
+        let g = b.build().0;
+        let data = bytes(&g);
+        let payload = &data[HEADER_LEN..];
+        assert!(payload.len() > 5 * CHUNK);
+        let sums: Vec<u8> = payload.chunks(CHUNK).flat_map(|c| xxh3_64(c).to_le_bytes()).collect();
+        assert_eq!(data[96..104], xxh3_64(&sums).to_le_bytes());
+        same(&g, &load(&data).unwrap());
+        for at in [HEADER_LEN + 2 * CHUNK + 5, data.len() - 9] {
+            let mut d = data.clone();
+            d[at] ^= 0x10;
+            assert!(err(&d).ends_with("corrupt payload (checksum mismatch)"), "{}", err(&d));
+        }
+        assert!(err(&data[..data.len() - CHUNK]).contains("truncated file"));
+    }
+
+    #[test]
+    fn work_items_cover_every_vertex_once_and_split_large_ones_off() {
+        let mut offsets = vec![0u64, 3 * VALIDATE_ENTRIES];
+        offsets.extend((1..=3 * VALIDATE_CHUNK as u64).map(|i| 3 * VALIDATE_ENTRIES + i));
+        let items = work_items(&offsets);
+        assert_eq!(items[0], 0..1);
+        assert!(items.windows(2).all(|w| w[0].end == w[1].start && w[0].start < w[0].end));
+        assert!(items.iter().all(|r| r.len() <= VALIDATE_CHUNK));
+        assert_eq!(items.last().map(|r| r.end), Some(offsets.len() - 1));
+        assert_eq!(work_items(&[0]), Vec::<std::ops::Range<usize>>::new());
     }
 
     #[test]
