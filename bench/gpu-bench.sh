@@ -3,13 +3,23 @@
 #   bench/gpu-bench.sh build   here: runs scripts/gpu-suite.sh build, then adds the Sun & Luo
 #       data graphs and query sets (../shared/data/{yeast,hprd,wordnet}) to .device-bin.
 #   bench/gpu-bench.sh sets    there: for each of yeast, hprd, wordnet and each class of
-#       SETS_CLASSES, the first SETS_QUERIES queries, `subgraph match --device gpu` and
-#       `--device cpu` (all cores), counting every embedding (no limit), SETS_TIMEOUT seconds
-#       per query; JSON reports in $OUT/sets-*.jsonl.
+#       SETS_CLASSES, the first SETS_QUERIES queries, `subgraph match --device gpu` (device
+#       signature filter), `--device gpu --gpu-filter host` and `--device cpu` (all cores),
+#       counting every embedding (no limit), SETS_TIMEOUT seconds per query; JSON reports in
+#       $OUT/sets-*.jsonl.
+#   bench/gpu-bench.sh g3      there: generates G3 (../shared/bench/bigraph_gen.py, carried as
+#       $bin/bigraph_gen.py; the graph gMatch and EGSM were timed on) with its 16 queries, and
+#       runs them on the GPU, the GPU with the host filter, the CPU (all cores) and the GPU
+#       ablation chain (below); $OUT/g3-*.jsonl.
 #   bench/gpu-bench.sh large   there: generates an R-MAT graph (LARGE_VERTICES vertices,
-#       LARGE_EDGES edges, 32 power-law vertex labels), extracts LARGE_QUERIES dense and sparse
-#       queries of 8 and 12 vertices, and runs them on the GPU, on the CPU (all cores) and, for
-#       the GPU, in each ablation setting; JSON reports and timings in $OUT/large-*.
+#       LARGE_EDGES edges, LARGE_LABELS power-law vertex labels), extracts LARGE_QUERIES dense
+#       and sparse queries of 8 and 12 vertices, and runs them on the GPU, the GPU with the host
+#       filter and the CPU (all cores; LARGE_DEVICES picks), stopping at 10^5 embeddings (Sun &
+#       Luo's protocol) and counting every embedding (LARGE_MODES="limit full" picks), each
+#       within LARGE_TIMEOUT s; $OUT/large-<labels>-<device>-<mode>.jsonl.
+#   Ablation chain (GSI's tables: each technique added to the one before): CSR + two-step +
+#       no write cache + no load balancing, then PCSR, Prealloc-Combine, write cache, load
+#       balancing (the default); $OUT/<name>-chain<k>.jsonl.
 #   bench/gpu-bench.sh scaling there: the CPU engine on 1, 2, 4, ... threads (scripts/cpu-scaling.sh)
 #       over hard yeast queries; $OUT/scaling.csv.
 set -uo pipefail
@@ -18,6 +28,21 @@ bin="$root/.device-bin"
 out=${OUT:-/tmp/gpu-bench}
 mkdir -p "$out"
 sg="$bin/subgraph"
+
+# chain NAME GRAPH TIMEOUT QUERIES...: the ablation chain on the GPU.
+chain() {
+    local name=$1 g=$2 t=$3
+    shift 3
+    local steps=("--gpu-structure csr --gpu-output two-step --gpu-write-cache off --gpu-load-balance off"
+        "--gpu-structure pcsr --gpu-output two-step --gpu-write-cache off --gpu-load-balance off"
+        "--gpu-structure pcsr --gpu-output prealloc-combine --gpu-write-cache off --gpu-load-balance off"
+        "--gpu-structure pcsr --gpu-output prealloc-combine --gpu-write-cache on --gpu-load-balance off"
+        "--gpu-structure pcsr --gpu-output prealloc-combine --gpu-write-cache on --gpu-load-balance on")
+    for k in 0 1 2 3 4; do
+        # shellcheck disable=SC2086
+        "$sg" match -q --format json --device gpu --timeout "$t" ${steps[$k]} "$g" "$@" >"$out/$name-chain$k.jsonl"
+    done
+}
 
 case "${1:-}" in
 build)
@@ -28,6 +53,7 @@ build)
         cp -r "$root/../shared/data/$d/query_graph" "$bin/sets/$d/queries"
     done
     cp "$root/scripts/cpu-scaling.sh" "$bin/"
+    cp "$root/../shared/bench/bigraph_gen.py" "$bin/"
     for q in sparse_8_41 dense_16_162 dense_16_48 sparse_16_33; do
         cp "$root/../shared/data/yeast/query_graph/query_$q.graph" "$bin/sets/scaling-$q.graph"
     done
@@ -37,41 +63,58 @@ sets)
     for d in yeast hprd wordnet; do
         for c in ${SETS_CLASSES:-dense_8 sparse_8 dense_16 sparse_16}; do
             qs=$(ls "$bin/sets/$d/queries"/query_${c}_*.graph | sort -V | head -n "${SETS_QUERIES:-20}")
-            for dev in gpu cpu; do
+            for dev in gpu gpu-host cpu; do
                 # shellcheck disable=SC2086
-                "$sg" match -q --format json --device "$dev" --timeout "${SETS_TIMEOUT:-3}" \
-                    "$bin/sets/$d/$d.graph" $qs >"$out/sets-$d-$c-$dev.jsonl"
+                "$sg" match -q --format json --device "${dev%-host}" $( [ "$dev" = gpu-host ] && echo --gpu-filter host) \
+                    --timeout "${SETS_TIMEOUT:-3}" "$bin/sets/$d/$d.graph" $qs >"$out/sets-$d-$c-$dev.jsonl"
             done
         done
     done
     ;;
+g3)
+    g=/tmp/G3.graph
+    ( cd /tmp && /usr/bin/time -v python3 "$bin/bigraph_gen.py" graph --scale 20 --edge-factor 16 --labels 256 \
+        --alpha 0 --seed 13 --output G3.graph --queries G3_q --query-seed 5 dense:8:4 sparse:8:4 dense:12:4 \
+        sparse:12:4 ) >"$out/g3-gen.txt" 2>&1
+    sha256sum "$g" >>"$out/g3-gen.txt"
+    "$sg" convert "$g" /tmp/G3.sgb
+    qs=$(ls /tmp/G3_q/*.graph | sort -V)
+    t=${G3_TIMEOUT:-15}
+    # shellcheck disable=SC2086
+    "$sg" match -q --format json --device gpu --timeout "$t" /tmp/G3.sgb $qs >"$out/g3-gpu.jsonl"
+    # shellcheck disable=SC2086
+    "$sg" match -q --format json --device gpu --gpu-filter host --timeout "$t" /tmp/G3.sgb $qs >"$out/g3-gpu-host.jsonl"
+    # shellcheck disable=SC2086
+    "$sg" match -q --format json --device cpu --timeout "$t" /tmp/G3.sgb $qs >"$out/g3-cpu.jsonl"
+    chain g3 /tmp/G3.sgb "$t" $qs
+    ;;
 large)
-    g=/tmp/rmat.sgb
+    labels=${LARGE_LABELS:-32}
+    g=/tmp/rmat-$labels.sgb
     /usr/bin/time -v "$sg" gen graph --model rmat --vertices "${LARGE_VERTICES:-8388608}" \
-        --edges "${LARGE_EDGES:-100000000}" --vertex-labels 32 --label-dist powerlaw:1.0 --seed 7 \
-        --output "$g" 2>"$out/large-gen.txt"
-    "$sg" info --format json "$g" >"$out/large-info.json"
+        --edges "${LARGE_EDGES:-100000000}" --vertex-labels "$labels" --label-dist powerlaw:1.0 --seed 7 \
+        --output "$g" 2>"$out/large-$labels-gen.txt"
+    "$sg" info --format json "$g" >"$out/large-$labels-info.json"
     for spec in dense:8 sparse:8 dense:12 sparse:12; do
         "$sg" gen queries "$g" --size "${spec#*:}" --count "${LARGE_QUERIES:-10}" --kind "${spec%:*}" \
-            --seed 3 --output "/tmp/large-q/${spec%:*}-${spec#*:}"
+            --seed 3 --output "/tmp/large-$labels-q/${spec%:*}-${spec#*:}"
     done
-    qs=$(find /tmp/large-q -name '*.graph' | sort -V)
+    qs=$(find "/tmp/large-$labels-q" -name '*.graph' | sort -V)
     t=${LARGE_TIMEOUT:-20}
-    # shellcheck disable=SC2086
-    "$sg" match -q --format json --device gpu --timeout "$t" "$g" $qs >"$out/large-gpu.jsonl"
-    # shellcheck disable=SC2086
-    "$sg" match -q --format json --device cpu --timeout "$t" "$g" $qs >"$out/large-cpu.jsonl"
-    for ab in "--gpu-structure csr" "--gpu-output two-step" "--gpu-write-cache off" "--gpu-load-balance off"; do
-        # shellcheck disable=SC2086
-        "$sg" match -q --format json --device gpu --timeout "$t" $ab "$g" $qs \
-            >"$out/large-gpu$(tr -d ' -' <<<"$ab").jsonl"
+    for mode in ${LARGE_MODES:-limit full}; do
+        for dev in ${LARGE_DEVICES:-gpu gpu-host cpu}; do
+            # shellcheck disable=SC2086
+            "$sg" match -q --format json --device "${dev%-host}" $( [ "$dev" = gpu-host ] && echo --gpu-filter host) \
+                $( [ "$mode" = limit ] && echo --limit 100000) --timeout "$t" "$g" $qs \
+                >"$out/large-$labels-$dev-$mode.jsonl"
+        done
     done
     ;;
 scaling)
     "$bin/cpu-scaling.sh" "$sg" "$bin/sets/yeast/yeast.graph" "$bin"/sets/scaling-*.graph | tee "$out/scaling.csv"
     ;;
 *)
-    echo "usage: $0 build|sets|large|scaling" >&2
+    echo "usage: $0 build|sets|g3|large|scaling" >&2
     exit 2
     ;;
 esac

@@ -155,7 +155,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
             format!(
                 "semantics {}, filter {}, order {}, limit {}, timeout {}, repeat {}",
                 semantics.name(),
-                filter.name(),
+                engine.filter_name(on_gpu, filter),
                 order.name(),
                 opt(a.limit.map(|l| l.to_string())),
                 opt(a.timeout.map(|t| format!("{t} s"))),

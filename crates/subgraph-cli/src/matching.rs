@@ -16,7 +16,7 @@ use subgraph_core::order::Order;
 use subgraph_core::pipeline::{run_query, MatchOptions, Report};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::{automorphism, Graph, Semantics};
-use subgraph_gpu::{GpuEngine, GpuError, GpuOptions, GpuReport, OutputScheme, Structure};
+use subgraph_gpu::{CandidateFilter, GpuEngine, GpuError, GpuOptions, GpuReport, OutputScheme, Structure};
 
 /// How to read an input graph.
 #[derive(Args, Clone)]
@@ -88,6 +88,11 @@ pub fn load_options(a: &InputArgs) -> Result<ReadOptions> {
 /// The GPU engine's ablation switches (GSI §VIII).
 #[derive(Args, Clone)]
 pub struct GpuArgs {
+    /// GPU candidates: signature (GSI's signature filter on the device), refined (the signature
+    /// filter, then FSIG's edge-consistency refinement on the device) or host (the --filter
+    /// filter on the CPU, then uploaded).
+    #[arg(long, default_value = "refined", value_parser = ["signature", "refined", "host"])]
+    pub gpu_filter: String,
     /// GPU adjacency: pcsr (hashed, GSI §IV-A) or csr (scan N(v) for a label).
     #[arg(long, default_value = "pcsr", value_parser = ["pcsr", "csr"])]
     pub gpu_structure: String,
@@ -105,6 +110,11 @@ pub struct GpuArgs {
 impl GpuArgs {
     pub fn options(&self, order: Order) -> GpuOptions {
         GpuOptions {
+            filter: match self.gpu_filter.as_str() {
+                "host" => CandidateFilter::Host,
+                "signature" => CandidateFilter::Signature,
+                _ => CandidateFilter::Refined,
+            },
             structure: if self.gpu_structure == "csr" { Structure::Csr } else { Structure::Pcsr },
             output: if self.gpu_output == "two-step" { OutputScheme::TwoStep } else { OutputScheme::PreallocCombine },
             write_cache: self.gpu_write_cache == "on",
@@ -146,6 +156,16 @@ impl<'a> Engine<'a> {
                 }
                 Ok(Engine::Cpu)
             }
+        }
+    }
+
+    /// The name of the filter a query ran with: `signature` or `refined` when the GPU ran it
+    /// with a device filter, else the core filter's.
+    pub fn filter_name(&self, ran_on_gpu: bool, host: Filter) -> &'static str {
+        match self {
+            Engine::Gpu(_, g) if ran_on_gpu && g.filter == CandidateFilter::Signature => "signature",
+            Engine::Gpu(_, g) if ran_on_gpu && g.filter == CandidateFilter::Refined => "refined",
+            _ => host.name(),
         }
     }
 
@@ -371,7 +391,7 @@ fn match_all(
                 upload_ms: gpu.map(|g| g.upload_ms),
                 join_ms: gpu.map(|g| g.join_ms),
                 peak_device_bytes: gpu.map(|g| g.peak_device_bytes),
-                filter: opts.filter.name(),
+                filter: engine.filter_name(gpu.is_some(), opts.filter),
                 order: opts.order.name(),
             };
             print_row(&row, json)?;

@@ -72,6 +72,19 @@ impl Plan {
         let t = Instant::now();
         let by_vertex = options.filter.run(data, query, options.semantics);
         let filter_ms = t.elapsed().as_secs_f64() * 1e3;
+        Plan::from_candidates(data, query, options, by_vertex, filter_ms)
+    }
+
+    /// The plan over candidates filtered elsewhere (`by_vertex[u]`: C(u) sorted by id, a
+    /// superset of u's true matches, as the GPU's signature filter computes them);
+    /// `options.filter` is not run and `filter_ms` is reported as the filter's time.
+    pub fn from_candidates(
+        data: &Graph,
+        query: &Query,
+        options: PlanOptions,
+        by_vertex: Candidates,
+        filter_ms: f64,
+    ) -> Plan {
         let t = Instant::now();
         let vertices = options.order.compute(data, query, &by_vertex);
         let order_ms = t.elapsed().as_secs_f64() * 1e3;

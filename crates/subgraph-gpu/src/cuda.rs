@@ -372,6 +372,29 @@ impl Gpu {
         Ok(buf)
     }
 
+    /// Copies `len` elements of `src` from `src_at` into `dst` at `dst_at`, on the device.
+    pub fn copy<T: DeviceScalar>(
+        &self,
+        src: &DeviceBuffer<T>,
+        src_at: usize,
+        dst: &mut DeviceBuffer<T>,
+        dst_at: usize,
+        len: usize,
+    ) -> Result<()> {
+        if src_at.checked_add(len).is_none_or(|e| e > src.len) || dst_at.checked_add(len).is_none_or(|e| e > dst.len) {
+            return Err(GpuError::Mismatch(format!(
+                "copy of {len} elements from {src_at} of {} into {dst_at} of {}",
+                src.len, dst.len
+            )));
+        }
+        if len > 0 {
+            let from = src.slice.slice(src_at..src_at + len);
+            let mut to = dst.slice.slice_mut(dst_at..dst_at + len);
+            self.stream.memcpy_dtod(&from, &mut to)?;
+        }
+        Ok(())
+    }
+
     /// A host copy of `buf`.
     pub fn download<T: DeviceScalar>(&self, buf: &DeviceBuffer<T>) -> Result<Vec<T>> {
         self.download_range(buf, 0..buf.len)

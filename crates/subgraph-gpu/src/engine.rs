@@ -15,11 +15,14 @@ use subgraph_core::{Dir, Graph, Query, Semantics};
 
 use crate::cuda::{Arg, DeviceBuffer, DeviceInfo, Gpu, Kernel};
 use crate::error::{GpuError, Result};
+use crate::filter::{filter_on_device, DeviceCandidates};
 use crate::join::{
-    dir_index, level_descriptor, next_chunk_end, COUNT_ONLY, MAX_CHUNK_ROWS, MAX_COLUMNS, ROW_BLOCK,
-    ROW_OVERHEAD_BYTES, SOURCE, TASK_BLOCK, W1, W2, WRITE_CACHE,
+    dir_index, level_descriptor, next_chunk_end, COUNT_ONLY, LIMIT_FIRST_CHUNK_ROWS, MAX_CHUNK_ROWS, MAX_CHUNK_WORK,
+    MAX_COLUMNS, ROW_BLOCK, ROW_OVERHEAD_BYTES, SOURCE, TASK_BLOCK, W1, W2, WRITE_CACHE,
 };
 use crate::pcsr::{ColumnOrder, LabelledCsr, Pcsr};
+use crate::refine::{links_of, refine, RefineKernels};
+use crate::signature::{DeviceSignatureTable, Signature, SignatureTable};
 
 /// Where the join finds N(v, l).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,9 +42,21 @@ pub enum OutputScheme {
     TwoStep,
 }
 
+/// Where the candidate sets come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CandidateFilter {
+    /// GSI's signature filter on the device (§III-A): candidates and bitsets stay there.
+    Signature,
+    /// The signature filter, then FSIG's edge-consistency refinement on the device.
+    Refined,
+    /// The core filter of `MatchOptions::filter` on the host, then uploaded.
+    Host,
+}
+
 /// GPU-only options: the ablation switches of GSI §VIII and a memory budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GpuOptions {
+    pub filter: CandidateFilter,
     pub structure: Structure,
     pub output: OutputScheme,
     pub write_cache: bool,
@@ -55,6 +70,7 @@ pub struct GpuOptions {
 impl Default for GpuOptions {
     fn default() -> Self {
         GpuOptions {
+            filter: CandidateFilter::Refined,
             structure: Structure::Pcsr,
             output: OutputScheme::PreallocCombine,
             write_cache: true,
@@ -73,7 +89,8 @@ pub struct GpuReport {
     pub report: Report,
     /// Host-to-device copies of this query (structures built lazily, candidates, bitsets).
     pub upload_ms: f64,
-    /// Candidate filtering (the core filter, on the host).
+    /// Candidate filtering: the signature filter on the device with the candidates' copy to
+    /// the host, or the core filter on the host.
     pub filter_ms: f64,
     pub join_ms: f64,
     /// Most device bytes held by the engine during the query, data graph included.
@@ -88,10 +105,12 @@ struct DeviceStructure {
     elabels: DeviceBuffer<u32>,
 }
 
-/// The data graph on the device: vertex labels, the join structures (uploaded when first
-/// needed) and, for induced matching, the id-sorted adjacency that non-edges are checked in.
+/// The data graph on the device: vertex labels, the join structures and the signature table
+/// (uploaded when first needed) and, for induced matching, the id-sorted adjacency that
+/// non-edges are checked in.
 pub struct DeviceGraph {
     labels: DeviceBuffer<u32>,
+    signatures: Option<DeviceSignatureTable>,
     pcsr: Option<DeviceStructure>,
     csr: Option<DeviceStructure>,
     adjacency: Option<(DeviceBuffer<u64>, DeviceBuffer<u32>)>,
@@ -153,6 +172,14 @@ impl DeviceGraph {
         Ok(())
     }
 
+    /// Builds and uploads the signature table unless present.
+    fn ensure_signatures(&mut self, gpu: &Gpu, data: &Graph) -> Result<&DeviceSignatureTable> {
+        if self.signatures.is_none() {
+            self.signatures = Some(SignatureTable::build(data)?.upload(gpu)?);
+        }
+        self.signatures.as_ref().ok_or_else(|| GpuError::Mismatch("signature table not uploaded".into()))
+    }
+
     /// Uploads the id-sorted adjacency of every direction unless present.
     fn ensure_adjacency(&mut self, gpu: &Gpu, data: &Graph) -> Result<()> {
         if self.adjacency.is_some() {
@@ -191,6 +218,7 @@ pub struct GpuEngine<'a> {
     data: &'a Graph,
     graph: DeviceGraph,
     kernels: Kernels,
+    refine_kernels: RefineKernels,
     graph_upload_ms: f64,
 }
 
@@ -215,11 +243,20 @@ impl<'a> GpuEngine<'a> {
             });
         }
         let t = Instant::now();
-        let mut graph =
-            DeviceGraph { labels: gpu.upload("vertex labels", data.labels())?, pcsr: None, csr: None, adjacency: None };
+        let mut graph = DeviceGraph {
+            labels: gpu.upload("vertex labels", data.labels())?,
+            signatures: None,
+            pcsr: None,
+            csr: None,
+            adjacency: None,
+        };
         graph.ensure(&gpu, data, opts.structure)?;
+        if opts.filter != CandidateFilter::Host {
+            graph.ensure_signatures(&gpu, data)?;
+        }
         gpu.synchronize()?;
-        Ok(GpuEngine { gpu, data, graph, kernels, graph_upload_ms: t.elapsed().as_secs_f64() * 1e3 })
+        let refine_kernels = RefineKernels::new(&gpu)?;
+        Ok(GpuEngine { gpu, data, graph, kernels, refine_kernels, graph_upload_ms: t.elapsed().as_secs_f64() * 1e3 })
     }
 
     pub fn device_info(&self) -> &DeviceInfo {
@@ -248,25 +285,55 @@ impl<'a> GpuEngine<'a> {
     ) -> Result<GpuReport> {
         let start = Instant::now();
         let q = Query::new(query, self.data, opts.semantics)?;
+        if q.num_vertices() > MAX_COLUMNS {
+            return Err(GpuError::TooLarge {
+                what: "query vertices",
+                len: q.num_vertices() as u64,
+                max: MAX_COLUMNS as u64,
+            });
+        }
         let mut plan_opts = opts.plan();
         if let Some(order) = gpu_opts.order {
             plan_opts.order = order;
         }
-        let plan = Plan::new(self.data, &q, plan_opts);
-        let n = plan.len();
-        if n > MAX_COLUMNS {
-            return Err(GpuError::TooLarge { what: "query vertices", len: n as u64, max: MAX_COLUMNS as u64 });
-        }
         self.gpu.reset_peak();
-        let t = Instant::now();
         self.graph.ensure(&self.gpu, self.data, gpu_opts.structure)?;
+        let dummy64 = self.gpu.alloc_zeros::<u64>("placeholder", 1)?;
+        let dummy32 = self.gpu.alloc_zeros::<u32>("placeholder", 1)?;
+        let (plan, mut device_cands) = match gpu_opts.filter {
+            CandidateFilter::Host => (Plan::new(self.data, &q, plan_opts), Vec::new()),
+            CandidateFilter::Signature | CandidateFilter::Refined => {
+                let t = Instant::now();
+                // A query edge whose (edge label, neighbour label) the data lacks has no match.
+                let pairs_exist = (0..q.num_vertices() as u32)
+                    .all(|u| q.edges(u).iter().all(|e| self.data.pair_id(e.label, q.label(e.to)).is_some()));
+                let mut device_cands =
+                    if pairs_exist { self.signature_filter(&q, opts.semantics)? } else { Vec::new() };
+                let refine = gpu_opts.filter == CandidateFilter::Refined;
+                if refine && pairs_exist && device_cands.iter().all(|c| !c.is_empty()) {
+                    self.refine(&q, gpu_opts.structure, &mut device_cands, &dummy64, &dummy32)?;
+                }
+                let mut host =
+                    device_cands.iter().map(|c| self.gpu.download(&c.vertices)).collect::<Result<Vec<Vec<u32>>>>()?;
+                if !pairs_exist || host.iter().any(Vec::is_empty) {
+                    host = vec![Vec::new(); q.num_vertices()];
+                }
+                let filter_ms = t.elapsed().as_secs_f64() * 1e3;
+                let plan = Plan::from_candidates(self.data, &q, plan_opts, host, filter_ms);
+                (plan, device_cands.into_iter().map(Some).collect())
+            }
+        };
+        let n = plan.len();
+        let t = Instant::now();
         if opts.semantics == Semantics::Induced {
             self.graph.ensure_adjacency(&self.gpu, self.data)?;
         }
-        let levels =
-            if plan.empty { Vec::new() } else { self.upload_levels(&plan, &q, opts.semantics, gpu_opts.structure)? };
-        let dummy64 = self.gpu.alloc_zeros::<u64>("placeholder", 1)?;
-        let dummy32 = self.gpu.alloc_zeros::<u32>("placeholder", 1)?;
+        let levels = if plan.empty {
+            Vec::new()
+        } else {
+            self.upload_levels(&plan, &q, opts.semantics, gpu_opts.structure, &mut device_cands)?
+        };
+        drop(device_cands);
         let upload_ms = t.elapsed().as_secs_f64() * 1e3;
         let space_bytes = self.gpu.live_bytes();
         let t = Instant::now();
@@ -282,10 +349,7 @@ impl<'a> GpuEngine<'a> {
             labels: &self.graph.labels,
             adj_off: adjacency.map_or(&dummy64, |a| &a.0),
             adj_col: adjacency.map_or(&dummy32, |a| &a.1),
-            mode: match gpu_opts.structure {
-                Structure::Pcsr => 0,
-                Structure::Csr => 1,
-            },
+            mode: structure_mode(gpu_opts.structure),
             nverts: self.data.num_vertices() as u32,
             plan: &plan,
             levels: &levels,
@@ -344,35 +408,103 @@ impl<'a> GpuEngine<'a> {
         })
     }
 
-    /// Descriptor, candidate bitset and candidate list of every plan position after the first.
+    /// C(u) of every query vertex by the signature filter on the device (for homomorphisms the
+    /// query's counters are capped at one: several query neighbours may share a data vertex).
+    fn signature_filter(&mut self, q: &Query, semantics: Semantics) -> Result<Vec<DeviceCandidates>> {
+        let table = self.graph.ensure_signatures(&self.gpu, self.data)?;
+        (0..q.num_vertices() as u32)
+            .map(|u| {
+                let sig = Signature::of_vertex(q.graph(), u);
+                let sig = if semantics.injective() { sig } else { sig.at_most_one() };
+                filter_on_device(&self.gpu, table, &sig)
+            })
+            .collect()
+    }
+
+    /// FSIG's refinement of the signature filter's candidates (crate::refine) over the join's
+    /// structure; the placeholders stand in for the adjacency the refinement does not read.
+    fn refine(
+        &self,
+        q: &Query,
+        structure: Structure,
+        cands: &mut [DeviceCandidates],
+        dummy64: &DeviceBuffer<u64>,
+        dummy32: &DeviceBuffer<u32>,
+    ) -> Result<()> {
+        let st = self.graph.structure(structure).ok_or_else(|| GpuError::Mismatch("structure not uploaded".into()))?;
+        let index = structure_index(self.data, structure);
+        let links = (0..q.num_vertices() as u32)
+            .map(|u| self.gpu.upload("query edges", &links_of(q, u, &index)))
+            .collect::<Result<Vec<_>>>()?;
+        let graph = || {
+            vec![
+                Arg::In32(&st.groups),
+                Arg::In64(&st.meta),
+                Arg::In32(&st.columns),
+                Arg::In32(&st.elabels),
+                Arg::In32(&self.graph.labels),
+                Arg::In64(dummy64),
+                Arg::In32(dummy32),
+                Arg::U32(structure_mode(structure)),
+                Arg::U32(self.data.num_vertices() as u32),
+            ]
+        };
+        refine(&self.gpu, &self.refine_kernels, &graph, &links, cands)
+    }
+
+    /// Descriptor, candidate bitset and candidate list of every plan position after the first;
+    /// the bitset and list are taken from `device_cands` (indexed by query vertex) when the
+    /// device filter made them, else built from the plan and uploaded.
     fn upload_levels(
         &self,
         plan: &Plan,
         q: &Query,
         semantics: Semantics,
         structure: Structure,
+        device_cands: &mut [Option<DeviceCandidates>],
     ) -> Result<Vec<LevelData>> {
-        let labels = self.data.edge_label_values();
         let words = self.data.num_vertices().div_ceil(32).max(1);
-        let index = |dir: Dir, label: u32| match structure {
-            Structure::Pcsr => dir_index(dir) * labels.len() as u32 + labels.binary_search(&label).unwrap_or(0) as u32,
-            Structure::Csr => dir_index(dir),
-        };
+        let index = structure_index(self.data, structure);
         (0..plan.len())
             .map(|pos| {
                 let u = plan.vertices[pos];
-                let desc = level_descriptor(plan, pos, q.label(u), semantics.injective(), index);
+                let desc = self.gpu.upload(
+                    "level descriptor",
+                    &level_descriptor(plan, pos, q.label(u), semantics.injective(), &index),
+                )?;
+                if let Some(c) = device_cands.get_mut(u as usize).and_then(Option::take) {
+                    return Ok(LevelData { desc, bitset: c.bitset, cands: c.vertices });
+                }
                 let mut bitset = vec![0u32; words];
                 for &v in &plan.candidates[pos] {
                     bitset[v as usize / 32] |= 1 << (v % 32);
                 }
                 Ok(LevelData {
-                    desc: self.gpu.upload("level descriptor", &desc)?,
+                    desc,
                     bitset: self.gpu.upload("candidate bitset", &bitset)?,
                     cands: self.gpu.upload("candidates", &plan.candidates[pos])?,
                 })
             })
             .collect()
+    }
+}
+
+/// The `mode` argument of the kernels of `slices.cu`: 0 PCSR, 1 CSR.
+fn structure_mode(structure: Structure) -> u32 {
+    match structure {
+        Structure::Pcsr => 0,
+        Structure::Csr => 1,
+    }
+}
+
+/// The device index of N(·, dir, edge label) in `structure`: one PCSR per (direction, edge
+/// label), one CSR per direction. Edge labels absent from the data map to 0; a plan whose query
+/// has one is empty and never reaches the device.
+fn structure_index(data: &Graph, structure: Structure) -> impl Fn(Dir, u32) -> u32 + '_ {
+    let labels = data.edge_label_values();
+    move |dir, label| match structure {
+        Structure::Pcsr => dir_index(dir) * labels.len() as u32 + labels.binary_search(&label).unwrap_or(0) as u32,
+        Structure::Csr => dir_index(dir),
     }
 }
 
@@ -522,14 +654,20 @@ impl<'a> Join<'a> {
         self.gpu.launch(&self.k.sizes, warp_grid(rows)?, ROW_BLOCK, &mut args)?;
         drop(args);
         let (offsets, _) = crate::scan::exclusive_scan(self.gpu, &sizes)?;
+        // Under a limit, chunks start small and double: the first matches come after a few
+        // small chunks, depth first (the DFS side of FSIG's BFS-DFS switch), while a query
+        // whose matches are rare still runs in few chunks.
+        let mut limit_rows = if self.limit.is_some() { LIMIT_FIRST_CHUNK_ROWS } else { u64::MAX };
         let mut start = 0;
         while start < rows {
             if self.stop_now() {
                 return Ok(());
             }
             let budget = self.budget()?;
-            let max_rows = (budget / ROW_OVERHEAD_BYTES).clamp(1, MAX_CHUNK_ROWS);
-            let max_elems = if count_only { u64::MAX } else { budget / (4 * (cols as u64 + 2)) };
+            let max_rows = (budget / ROW_OVERHEAD_BYTES).clamp(1, MAX_CHUNK_ROWS).min(limit_rows);
+            limit_rows = limit_rows.saturating_mul(2);
+            let buffer_elems = if count_only { u64::MAX } else { budget / (4 * (cols as u64 + 2)) };
+            let max_elems = buffer_elems.min(MAX_CHUNK_WORK);
             let end = next_chunk_end(start, rows, max_rows, max_elems, |r| {
                 Ok(self.gpu.download_range(&offsets, r as usize..r as usize + 1)?[0])
             })?;

@@ -1,4 +1,4 @@
-// The GSI join (§V, Alg. 3 and 4; load balancing §VI-A), appended to pcsr.cu for pcsr_locate.
+// The GSI join (§V, Alg. 3 and 4; load balancing §VI-A), compiled after pcsr.cu and slices.cu.
 // The table M holds one partial embedding per row (u32 per column, row-major). For the next
 // query vertex u with links (u'_j, dir_j, l_j) to earlier columns:
 //   join_sizes:    one warp per row; the size of every link's slice N(M[u'_j], dir_j, l_j,
@@ -14,30 +14,13 @@
 //                  above W2, one per W1 elements above W1);
 //   join_tasks:    one block per task, its warps taking interleaved batches of the slice;
 //   join_link:     the combine step, row ++ [z] for every z of the row's buffer.
-// Slices: PCSR mode (mode 0) hashes v into the PCSR of (edge label, direction) and narrows
-// N(v, l) (sorted by neighbour label, then id) to the neighbours labelled L(u) by binary
-// search; CSR mode (mode 1) scans v's whole row, 32 entries per step (GSI Table II baseline).
+// Slices come from slices.cu's slice_of.
 
-#define J_FULL 0xFFFFFFFFu
 #define J_MAX_COLUMNS 64
 #define J_ROW_WARPS 8
 #define J_TASK_WARPS 16
 #define J_COUNT_ONLY 1u
 #define J_WRITE_CACHE 2u
-
-typedef unsigned long long u64;
-
-struct JGraph {
-    const unsigned int* groups;
-    const u64* meta;
-    const unsigned int* columns;
-    const unsigned int* elabels;
-    const unsigned int* labels;
-    const u64* adj_off;
-    const unsigned int* adj_col;
-    unsigned int mode;
-    unsigned int nverts;
-};
 
 // Level descriptor: [0] columns of M, [1] links k, [2] non-edges m, [3] injective,
 // [4] label of u; links at 8 + 3j: (from, structure, edge label); non-edges at 8 + 3k + 2q:
@@ -57,61 +40,6 @@ struct JWarp {
     unsigned int cache[32];
     unsigned int batch[32];
 };
-
-// CSR mode: the first index of [lo, hi) whose (edge label, neighbour label) is >= (or, when
-// strict, >) (el, nl), scanning 32 entries per step; warp-uniform.
-__device__ u64 csr_scan(const JGraph& g, u64 lo, u64 hi, unsigned int el, unsigned int nl,
-                        int strict) {
-    const unsigned int lane = threadIdx.x & 31u;
-    for (u64 base = lo; base < hi; base += 32) {
-        const u64 x = base + lane;
-        int hit = 0;
-        if (x < hi) {
-            const unsigned int a = g.elabels[x];
-            const unsigned int b = g.labels[g.columns[x]];
-            hit = a > el || (a == el && (strict ? b > nl : b >= nl));
-        }
-        const unsigned int m = __ballot_sync(J_FULL, hit);
-        if (m) return base + (unsigned int)(__ffs(m) - 1);
-    }
-    return hi;
-}
-
-// The slice of `columns` holding N(v, dir, el) restricted to neighbours labelled nl, sorted by
-// id; `st` is the PCSR index (mode 0) or the direction (mode 1). Warp-uniform.
-__device__ void slice_of(const JGraph& g, unsigned int st, unsigned int el, unsigned int nl,
-                         unsigned int v, u64* s, u64* e) {
-    if (g.mode == 0u) {
-        const u64 gbase = g.meta[3ull * st];
-        const unsigned int ngroups = (unsigned int)g.meta[3ull * st + 1];
-        const u64 cbase = g.meta[3ull * st + 2];
-        unsigned int a = 0, b = 0;
-        if (!pcsr_locate(g.groups + gbase, ngroups, v, &a, &b)) {
-            *s = 0;
-            *e = 0;
-            return;
-        }
-        u64 lo = cbase + a, hi = cbase + b;
-        while (lo < hi) {
-            const u64 mid = (lo + hi) >> 1;
-            if (g.labels[g.columns[mid]] < nl) lo = mid + 1; else hi = mid;
-        }
-        const u64 start = lo;
-        hi = cbase + b;
-        while (lo < hi) {
-            const u64 mid = (lo + hi) >> 1;
-            if (g.labels[g.columns[mid]] <= nl) lo = mid + 1; else hi = mid;
-        }
-        *s = start;
-        *e = lo;
-    } else {
-        const u64 base = (u64)st * (g.nverts + 1ull);
-        const u64 lo = g.meta[base + v], hi = g.meta[base + v + 1];
-        const u64 start = csr_scan(g, lo, hi, el, nl, 0);
-        *s = start;
-        *e = csr_scan(g, start, hi, el, nl, 1);
-    }
-}
 
 // Whether c is in the sorted global range [lo, hi) of a.
 __device__ __forceinline__ int sorted_has(const unsigned int* a, u64 lo, u64 hi,
@@ -244,14 +172,9 @@ __device__ void extend_row(const JGraph& g, const JLevel& q, const unsigned int*
     __syncwarp();
 }
 
-#define J_GRAPH_PARAMS                                                                     \
-    const unsigned int *groups, const u64 *meta, const unsigned int *columns,               \
-        const unsigned int *elabels, const unsigned int *labels, const u64 *adj_off,        \
-        const unsigned int *adj_col, unsigned int mode, unsigned int nverts
 #define J_LEVEL_PARAMS                                                                     \
     const unsigned int *desc, const unsigned int *bitset, const unsigned int *cands,         \
         unsigned int ncands
-#define J_GRAPH {groups, meta, columns, elabels, labels, adj_off, adj_col, mode, nverts}
 #define J_LEVEL {desc, bitset, cands, ncands}
 
 // One warp per row of the whole table: sizes[r] = the smallest link slice (|C(u)| without

@@ -27,6 +27,12 @@ pub const COUNT_ONLY: u32 = 1;
 pub const WRITE_CACHE: u32 = 2;
 /// Most rows of one chunk, so grids and per-row u32 arrays stay in range.
 pub const MAX_CHUNK_ROWS: u64 = 1 << 26;
+/// Rows of a level's first chunk when the query has a limit; each next chunk doubles.
+pub const LIMIT_FIRST_CHUNK_ROWS: u64 = 1 << 10;
+/// Most first-link slice elements one chunk examines (its rows' `sizes` summed): this bounds a
+/// chunk's kernel time (a fraction of a second at the H200's rates), so the deadline and Ctrl-C,
+/// checked between chunks, stop a query promptly even in count-only mode.
+pub const MAX_CHUNK_WORK: u64 = 1 << 28;
 /// Device bytes per chunk row besides the buffers: counts, their scan, task bookkeeping.
 pub const ROW_OVERHEAD_BYTES: u64 = 64;
 
@@ -46,10 +52,10 @@ static TASKS: [Param; 26] = [
     B32, U64, B32, B64, U64, U64, B32, B32, U32, B32, B32, B32, U32,
 ];
 
-/// The kernels of `join.cu` (compiled after `pcsr.cu`, whose lookup they call).
+/// The kernels of `join.cu` (compiled after `pcsr.cu` and `slices.cu`, whose lookups they call).
 pub static SOURCE: KernelSource = KernelSource {
     name: "join.cu",
-    code: concat!(include_str!("pcsr.cu"), "\n", include_str!("join.cu")),
+    code: concat!(include_str!("pcsr.cu"), "\n", include_str!("slices.cu"), "\n", include_str!("join.cu")),
     kernels: &[
         KernelDecl { name: "join_sizes", params: &SIZES },
         KernelDecl { name: "join_rows", params: &ROWS },

@@ -10,17 +10,19 @@ pub mod filter;
 pub mod hash;
 pub mod join;
 pub mod pcsr;
+pub mod refine;
 pub mod scan;
 pub mod signature;
 #[cfg(test)]
 mod testgen;
 
 pub use cuda::{Gpu, KernelSource};
-pub use engine::{GpuEngine, GpuOptions, GpuReport, OutputScheme, Structure};
+pub use engine::{CandidateFilter, GpuEngine, GpuOptions, GpuReport, OutputScheme, Structure};
 pub use error::{GpuError, GpuUnavailable, Result};
 
 /// Every kernel source of the crate.
-pub static KERNEL_SOURCES: [&KernelSource; 4] = [&pcsr::SOURCE, &scan::SOURCE, &filter::SOURCE, &join::SOURCE];
+pub static KERNEL_SOURCES: [&KernelSource; 5] =
+    [&pcsr::SOURCE, &scan::SOURCE, &filter::SOURCE, &join::SOURCE, &refine::SOURCE];
 
 /// Compiles every kernel source of the crate to PTX for `arch` (e.g. `sm_90`) with NVRTC; needs
 /// NVRTC but no GPU or driver. Returns (source name, PTX text) pairs.

@@ -5,6 +5,7 @@
 //! over the (edge label, neighbour label[, direction]) pairs of the vertex's edges, each pair
 //! hashed with MurmurHash2 (seed 17) to one counter.
 
+use rayon::prelude::*;
 use subgraph_core::{Dir, Graph};
 
 use crate::cuda::{DeviceBuffer, Gpu};
@@ -17,6 +18,8 @@ pub const WORDS: usize = 16;
 pub const COUNTERS: usize = 240;
 /// Counters per word.
 const COUNTERS_PER_WORD: usize = 16;
+/// Vertices per parallel piece of [`SignatureTable::build`].
+const BUILD_BLOCK: usize = 4096;
 
 /// The counter a (edge label, neighbour label) pair of direction `dir` hashes to. The key is
 /// the 9 bytes neighbour label, edge label (little endian) and a direction byte (0 for
@@ -74,6 +77,14 @@ impl Signature {
     /// Whether a data vertex with this signature may match a query vertex with signature
     /// `query`: equal labels and every counter bit of `query` set here (GSI's pruning rule
     /// S(v) & S(u) == S(u) on words 1..16).
+    /// The signature with every counter capped at one (`11` becomes `01`): what a query vertex
+    /// needs of a data vertex under homomorphism, where query neighbours may share a data vertex.
+    pub fn at_most_one(&self) -> Signature {
+        let mut words = self.0;
+        words[1..].iter_mut().for_each(|w| *w &= 0x5555_5555);
+        Signature(words)
+    }
+
     pub fn admits(&self, query: &Signature) -> bool {
         self.0[0] == query.0[0] && (1..WORDS).all(|k| self.0[k] & query.0[k] == query.0[k])
     }
@@ -120,12 +131,22 @@ impl SignatureTable {
         }
         let counters = PairCounters::new(graph);
         let mut words = vec![0u32; WORDS * n];
-        for v in 0..n {
-            let sig = Signature::with_positions(graph, v as u32, &counters);
-            for (k, &w) in sig.0.iter().enumerate() {
-                words[k * n + v] = w;
+        // Vertex block b owns rows [b * BUILD_BLOCK, ...) of every column: gather those pieces
+        // per block, so blocks fill their pieces of the column-major table in parallel.
+        let mut blocks: Vec<Vec<&mut [u32]>> = (0..n.div_ceil(BUILD_BLOCK)).map(|_| Vec::new()).collect();
+        for column in words.chunks_mut(n.max(1)) {
+            for (b, piece) in column.chunks_mut(BUILD_BLOCK).enumerate() {
+                blocks[b].push(piece);
             }
         }
+        blocks.into_par_iter().enumerate().for_each(|(b, mut pieces)| {
+            for i in 0..pieces[0].len() {
+                let sig = Signature::with_positions(graph, (b * BUILD_BLOCK + i) as u32, &counters);
+                for (k, &w) in sig.0.iter().enumerate() {
+                    pieces[k][i] = w;
+                }
+            }
+        });
         Ok(SignatureTable { num_vertices: n, words })
     }
 
@@ -200,6 +221,19 @@ mod tests {
     }
 
     #[test]
+    fn capped_counters_admit_shared_neighbours() {
+        // Under homomorphism a star a-b, a-b maps onto the single edge a-b.
+        let data = Signature::of_vertex(&graph(false, &[1, 2], &[(0, 1, 0)]), 0);
+        let star = Signature::of_vertex(&graph(false, &[1, 2, 2], &[(0, 1, 0), (0, 2, 0)]), 0);
+        assert_eq!(star.counter(counter_of(0, 2, Dir::Out)), 3);
+        assert!(!data.admits(&star));
+        let capped = star.at_most_one();
+        assert_eq!(capped.counter(counter_of(0, 2, Dir::Out)), 1);
+        assert_eq!(capped.label(), 1);
+        assert!(data.admits(&capped));
+    }
+
+    #[test]
     fn admits_needs_equal_labels_and_contained_counters() {
         let data = graph(false, &[1, 2, 2, 3], &[(0, 1, 0), (0, 2, 0), (0, 3, 4)]);
         let v = Signature::of_vertex(&data, 0);
@@ -228,6 +262,17 @@ mod tests {
             let table = SignatureTable::build(&g).unwrap();
             let n = g.num_vertices();
             assert_eq!(table.words().len(), WORDS * n);
+            // Several build blocks, the last one partial.
+            let big = random_graph(&GraphSpec {
+                vertices: 2 * BUILD_BLOCK + 100,
+                edges: 40_000,
+                vertex_labels: 4,
+                edge_labels: 2,
+                directed,
+                seed: 12,
+            });
+            let big_table = SignatureTable::build(&big).unwrap();
+            assert!((0..big.num_vertices() as u32).all(|v| big_table.get(v) == Signature::of_vertex(&big, v)));
             for v in 0..n as u32 {
                 let sig = Signature::of_vertex(&g, v);
                 assert_eq!(table.get(v), sig);

@@ -1,9 +1,10 @@
 //! The GPU join engine (GSI §V–§VI) against the CPU engine: random small graphs in every
 //! semantics, directed and undirected, 1–3 edge labels, 1–6 query vertices, in every ablation
-//! combination (PCSR/CSR × Prealloc-Combine/two-step × write cache × load balancing); skewed
-//! graphs whose heavy rows take the block and grid layers; chunked processing under a small
-//! memory budget; written embeddings; limits and deadlines. Skips when no GPU is usable,
-//! unless SUBGRAPH_REQUIRE_GPU=1.
+//! combination (refined/plain device signature filter or host filter × PCSR/CSR ×
+//! Prealloc-Combine/two-step × write cache × load balancing); skewed graphs whose heavy rows
+//! take the block and grid layers; chunked processing under a small memory budget; written
+//! embeddings; limits and deadlines; the device refinement against a host reference. Skips when
+//! no GPU is usable, unless SUBGRAPH_REQUIRE_GPU=1.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -11,8 +12,11 @@ use std::time::Instant;
 use subgraph_core::order::Order;
 use subgraph_core::pipeline::{run_query, MatchOptions};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
-use subgraph_core::{Graph, GraphBuilder, Semantics};
-use subgraph_gpu::{GpuEngine, GpuError, GpuOptions, OutputScheme, Structure};
+use subgraph_core::{Graph, GraphBuilder, Query, Semantics};
+use subgraph_gpu::filter::filter_host;
+use subgraph_gpu::refine;
+use subgraph_gpu::signature::{Signature, SignatureTable};
+use subgraph_gpu::{CandidateFilter, GpuEngine, GpuError, GpuOptions, OutputScheme, Structure};
 
 const SEMANTICS: [Semantics; 3] = [Semantics::Embed, Semantics::Induced, Semantics::Homomorphism];
 
@@ -33,11 +37,15 @@ fn engine<'a>(data: &'a Graph, opts: &GpuOptions) -> Option<GpuEngine<'a>> {
 /// Every ablation combination.
 fn combos() -> Vec<GpuOptions> {
     let mut out = Vec::new();
-    for structure in [Structure::Pcsr, Structure::Csr] {
-        for output in [OutputScheme::PreallocCombine, OutputScheme::TwoStep] {
-            for write_cache in [true, false] {
-                for load_balance in [true, false] {
-                    out.push(GpuOptions { structure, output, write_cache, load_balance, ..GpuOptions::default() });
+    for filter in [CandidateFilter::Refined, CandidateFilter::Signature, CandidateFilter::Host] {
+        for structure in [Structure::Pcsr, Structure::Csr] {
+            for output in [OutputScheme::PreallocCombine, OutputScheme::TwoStep] {
+                for write_cache in [true, false] {
+                    for load_balance in [true, false] {
+                        let g =
+                            GpuOptions { filter, structure, output, write_cache, load_balance, ..Default::default() };
+                        out.push(g);
+                    }
                 }
             }
         }
@@ -335,4 +343,76 @@ fn limits_outputs_and_deadlines() {
     assert!(!r.report.complete);
     assert_eq!(r.report.stopped, Some(Stopped::Timeout));
     assert!(r.report.embeddings < total);
+}
+
+/// FSIG's refinement by hand: from the signature filter's candidates, Jacobi rounds of edge
+/// consistency (at most `refine::ROUNDS`, stopping when nothing changes or a set empties), and
+/// every set cleared when one is empty or a query edge's labels occur nowhere in the data.
+/// Returns the candidates' total.
+fn host_refined_total(data: &Graph, query: &Graph, semantics: Semantics) -> u64 {
+    let table = SignatureTable::build(data).unwrap();
+    let q = Query::new(query.clone(), data, semantics).unwrap();
+    let mut cands: Vec<Vec<u32>> = (0..q.num_vertices() as u32)
+        .map(|u| {
+            let sig = Signature::of_vertex(query, u);
+            let sig = if semantics.injective() { sig } else { sig.at_most_one() };
+            filter_host(&table, &sig).vertices
+        })
+        .collect();
+    let pairs_exist =
+        (0..q.num_vertices() as u32).all(|u| q.edges(u).iter().all(|e| data.pair_id(e.label, q.label(e.to)).is_some()));
+    if !pairs_exist {
+        return 0;
+    }
+    if cands.iter().all(|c| !c.is_empty()) {
+        for _ in 0..refine::ROUNDS {
+            let prev = cands.clone();
+            for (u, c) in cands.iter_mut().enumerate() {
+                c.retain(|&v| {
+                    q.edges(u as u32).iter().all(|e| {
+                        data.neighbors_labelled(v, e.dir, e.label, q.label(e.to))
+                            .iter()
+                            .any(|w| prev[e.to as usize].binary_search(w).is_ok())
+                    })
+                });
+            }
+            if cands == prev || cands.iter().any(Vec::is_empty) {
+                break;
+            }
+        }
+    }
+    if cands.iter().any(Vec::is_empty) {
+        return 0;
+    }
+    cands.iter().map(|c| c.len() as u64).sum()
+}
+
+#[test]
+fn device_refinement_equals_host_edge_consistency() {
+    for seed in 0..12u64 {
+        let mut rng = Rng(0xABCD_EF01 + seed);
+        let directed = seed % 2 == 1;
+        let n = 3000u32;
+        let labels: Vec<u32> = (0..n).map(|_| rng.below(3) as u32).collect();
+        let edges: Vec<(u32, u32, u32)> =
+            (0..9000).map(|_| (rng.below(n as u64) as u32, rng.below(n as u64) as u32, rng.below(2) as u32)).collect();
+        let data = graph(directed, labels, edges);
+        let (_, query) = case(seed);
+        let Some(mut gpu) = engine(&data, &GpuOptions::default()) else {
+            return;
+        };
+        for semantics in [Semantics::Embed, Semantics::Homomorphism] {
+            if Query::new(query.clone(), &data, semantics).is_err() {
+                continue;
+            }
+            let opts = MatchOptions { semantics, ..MatchOptions::default() };
+            for structure in [Structure::Pcsr, Structure::Csr] {
+                let g = GpuOptions { filter: CandidateFilter::Refined, structure, ..GpuOptions::default() };
+                let r = gpu.run_query(query.clone(), &opts, &g, &Control::unlimited(), None).unwrap();
+                let expect = host_refined_total(&data, &query, semantics);
+                assert_eq!(r.report.candidates, expect, "seed {seed} {semantics:?} {structure:?}");
+                assert_eq!(r.report.embeddings, cpu_count(&data, &query, &opts), "seed {seed} {semantics:?}");
+            }
+        }
+    }
 }

@@ -1,0 +1,80 @@
+// The data graph as the join and the refinement read it, and the slice N(v, dir, el) of the
+// neighbours labelled nl (GSI §IV-A lookups: PCSR hashed per (edge label, direction), or the
+// plain CSR baseline of Table II). Compiled after pcsr.cu, before join.cu and refine.cu.
+
+#define J_FULL 0xFFFFFFFFu
+
+typedef unsigned long long u64;
+
+struct JGraph {
+    const unsigned int* groups;
+    const u64* meta;
+    const unsigned int* columns;
+    const unsigned int* elabels;
+    const unsigned int* labels;
+    const u64* adj_off;
+    const unsigned int* adj_col;
+    unsigned int mode;
+    unsigned int nverts;
+};
+
+// CSR mode: the first index of [lo, hi) whose (edge label, neighbour label) is >= (or, when
+// strict, >) (el, nl), scanning 32 entries per step; warp-uniform.
+__device__ u64 csr_scan(const JGraph& g, u64 lo, u64 hi, unsigned int el, unsigned int nl,
+                        int strict) {
+    const unsigned int lane = threadIdx.x & 31u;
+    for (u64 base = lo; base < hi; base += 32) {
+        const u64 x = base + lane;
+        int hit = 0;
+        if (x < hi) {
+            const unsigned int a = g.elabels[x];
+            const unsigned int b = g.labels[g.columns[x]];
+            hit = a > el || (a == el && (strict ? b > nl : b >= nl));
+        }
+        const unsigned int m = __ballot_sync(J_FULL, hit);
+        if (m) return base + (unsigned int)(__ffs(m) - 1);
+    }
+    return hi;
+}
+
+// The slice of `columns` holding N(v, dir, el) restricted to neighbours labelled nl, sorted by
+// id; `st` is the PCSR index (mode 0) or the direction (mode 1). Warp-uniform.
+__device__ void slice_of(const JGraph& g, unsigned int st, unsigned int el, unsigned int nl,
+                         unsigned int v, u64* s, u64* e) {
+    if (g.mode == 0u) {
+        const u64 gbase = g.meta[3ull * st];
+        const unsigned int ngroups = (unsigned int)g.meta[3ull * st + 1];
+        const u64 cbase = g.meta[3ull * st + 2];
+        unsigned int a = 0, b = 0;
+        if (!pcsr_locate(g.groups + gbase, ngroups, v, &a, &b)) {
+            *s = 0;
+            *e = 0;
+            return;
+        }
+        u64 lo = cbase + a, hi = cbase + b;
+        while (lo < hi) {
+            const u64 mid = (lo + hi) >> 1;
+            if (g.labels[g.columns[mid]] < nl) lo = mid + 1; else hi = mid;
+        }
+        const u64 start = lo;
+        hi = cbase + b;
+        while (lo < hi) {
+            const u64 mid = (lo + hi) >> 1;
+            if (g.labels[g.columns[mid]] <= nl) lo = mid + 1; else hi = mid;
+        }
+        *s = start;
+        *e = lo;
+    } else {
+        const u64 base = (u64)st * (g.nverts + 1ull);
+        const u64 lo = g.meta[base + v], hi = g.meta[base + v + 1];
+        const u64 start = csr_scan(g, lo, hi, el, nl, 0);
+        *s = start;
+        *e = csr_scan(g, start, hi, el, nl, 1);
+    }
+}
+
+#define J_GRAPH_PARAMS                                                                     \
+    const unsigned int *groups, const u64 *meta, const unsigned int *columns,               \
+        const unsigned int *elabels, const unsigned int *labels, const u64 *adj_off,        \
+        const unsigned int *adj_col, unsigned int mode, unsigned int nverts
+#define J_GRAPH {groups, meta, columns, elabels, labels, adj_off, adj_col, mode, nverts}
