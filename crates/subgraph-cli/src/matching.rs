@@ -89,9 +89,9 @@ pub fn load_options(a: &InputArgs) -> Result<ReadOptions> {
 #[derive(Args, Clone)]
 pub struct GpuArgs {
     /// GPU candidates: signature (GSI's signature filter on the device), refined (the signature
-    /// filter, then FSIG's edge-consistency refinement on the device) or host (the --filter
-    /// filter on the CPU, then uploaded).
-    #[arg(long, default_value = "refined", value_parser = ["signature", "refined", "host"])]
+    /// filter, then FSIG's edge-consistency refinement on the device), host (the --filter
+    /// filter on the CPU, then uploaded) or auto (refined from 2^20 data vertices, else host).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "signature", "refined", "host"])]
     pub gpu_filter: String,
     /// GPU adjacency: pcsr (hashed, GSI §IV-A) or csr (scan N(v) for a label).
     #[arg(long, default_value = "pcsr", value_parser = ["pcsr", "csr"])]
@@ -113,7 +113,8 @@ impl GpuArgs {
             filter: match self.gpu_filter.as_str() {
                 "host" => CandidateFilter::Host,
                 "signature" => CandidateFilter::Signature,
-                _ => CandidateFilter::Refined,
+                "refined" => CandidateFilter::Refined,
+                _ => CandidateFilter::Auto,
             },
             structure: if self.gpu_structure == "csr" { Structure::Csr } else { Structure::Pcsr },
             output: if self.gpu_output == "two-step" { OutputScheme::TwoStep } else { OutputScheme::PreallocCombine },
@@ -163,8 +164,11 @@ impl<'a> Engine<'a> {
     /// with a device filter, else the core filter's.
     pub fn filter_name(&self, ran_on_gpu: bool, host: Filter) -> &'static str {
         match self {
-            Engine::Gpu(_, g) if ran_on_gpu && g.filter == CandidateFilter::Signature => "signature",
-            Engine::Gpu(_, g) if ran_on_gpu && g.filter == CandidateFilter::Refined => "refined",
+            Engine::Gpu(e, g) if ran_on_gpu => match e.candidate_filter(g) {
+                CandidateFilter::Signature => "signature",
+                CandidateFilter::Refined => "refined",
+                CandidateFilter::Host | CandidateFilter::Auto => host.name(),
+            },
             _ => host.name(),
         }
     }

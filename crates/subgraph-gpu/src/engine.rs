@@ -45,12 +45,32 @@ pub enum OutputScheme {
 /// Where the candidate sets come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CandidateFilter {
+    /// [`CandidateFilter::Refined`] on data graphs of at least [`AUTO_DEVICE_FILTER_VERTICES`]
+    /// vertices, else [`CandidateFilter::Host`]: the device filter's launches cost a few
+    /// milliseconds per query whatever the graph, the host filter's work grows with it (measured
+    /// in bench/results/2026-11-21-h200-gpu-filters.md: host faster on the Sun & Luo sets, even
+    /// at 2^20 vertices (G3), refined 4 times faster at 2^23).
+    Auto,
     /// GSI's signature filter on the device (§III-A): candidates and bitsets stay there.
     Signature,
     /// The signature filter, then FSIG's edge-consistency refinement on the device.
     Refined,
     /// The core filter of `MatchOptions::filter` on the host, then uploaded.
     Host,
+}
+
+/// Data graphs from this many vertices take the device filter under [`CandidateFilter::Auto`].
+pub const AUTO_DEVICE_FILTER_VERTICES: usize = 1 << 20;
+
+impl CandidateFilter {
+    /// The filter that runs on `data`: [`CandidateFilter::Auto`] decided, the others as they are.
+    pub fn resolve(self, data: &Graph) -> CandidateFilter {
+        match self {
+            CandidateFilter::Auto if data.num_vertices() >= AUTO_DEVICE_FILTER_VERTICES => CandidateFilter::Refined,
+            CandidateFilter::Auto => CandidateFilter::Host,
+            other => other,
+        }
+    }
 }
 
 /// GPU-only options: the ablation switches of GSI §VIII and a memory budget.
@@ -70,7 +90,7 @@ pub struct GpuOptions {
 impl Default for GpuOptions {
     fn default() -> Self {
         GpuOptions {
-            filter: CandidateFilter::Refined,
+            filter: CandidateFilter::Auto,
             structure: Structure::Pcsr,
             output: OutputScheme::PreallocCombine,
             write_cache: true,
@@ -251,7 +271,7 @@ impl<'a> GpuEngine<'a> {
             adjacency: None,
         };
         graph.ensure(&gpu, data, opts.structure)?;
-        if opts.filter != CandidateFilter::Host {
+        if opts.filter.resolve(data) != CandidateFilter::Host {
             graph.ensure_signatures(&gpu, data)?;
         }
         gpu.synchronize()?;
@@ -261,6 +281,11 @@ impl<'a> GpuEngine<'a> {
 
     pub fn device_info(&self) -> &DeviceInfo {
         self.gpu.info()
+    }
+
+    /// The candidate filter `opts` runs on this engine's data graph.
+    pub fn candidate_filter(&self, opts: &GpuOptions) -> CandidateFilter {
+        opts.filter.resolve(self.data)
     }
 
     /// Milliseconds `new` spent building and uploading the data graph.
@@ -300,8 +325,9 @@ impl<'a> GpuEngine<'a> {
         self.graph.ensure(&self.gpu, self.data, gpu_opts.structure)?;
         let dummy64 = self.gpu.alloc_zeros::<u64>("placeholder", 1)?;
         let dummy32 = self.gpu.alloc_zeros::<u32>("placeholder", 1)?;
-        let (plan, mut device_cands) = match gpu_opts.filter {
-            CandidateFilter::Host => (Plan::new(self.data, &q, plan_opts), Vec::new()),
+        let filter = gpu_opts.filter.resolve(self.data);
+        let (plan, mut device_cands) = match filter {
+            CandidateFilter::Host | CandidateFilter::Auto => (Plan::new(self.data, &q, plan_opts), Vec::new()),
             CandidateFilter::Signature | CandidateFilter::Refined => {
                 let t = Instant::now();
                 // A query edge whose (edge label, neighbour label) the data lacks has no match.
@@ -309,7 +335,7 @@ impl<'a> GpuEngine<'a> {
                     .all(|u| q.edges(u).iter().all(|e| self.data.pair_id(e.label, q.label(e.to)).is_some()));
                 let mut device_cands =
                     if pairs_exist { self.signature_filter(&q, opts.semantics)? } else { Vec::new() };
-                let refine = gpu_opts.filter == CandidateFilter::Refined;
+                let refine = filter == CandidateFilter::Refined;
                 if refine && pairs_exist && device_cands.iter().all(|c| !c.is_empty()) {
                     self.refine(&q, gpu_opts.structure, &mut device_cands, &dummy64, &dummy32)?;
                 }
