@@ -3,18 +3,18 @@
 #   bench/gpu-bench.sh build   here: runs scripts/gpu-suite.sh build, then adds the Sun & Luo
 #       data graphs and query sets (../shared/data/{yeast,hprd,wordnet}) to .device-bin.
 #   bench/gpu-bench.sh sets    there: for each of yeast, hprd, wordnet and each class of
-#       SETS_CLASSES, the first SETS_QUERIES queries, `subgraph match --device gpu` (device
-#       signature filter), `--device gpu --gpu-filter host` and `--device cpu` (all cores),
+#       SETS_CLASSES, the first SETS_QUERIES queries, `subgraph match --device gpu --gpu-filter
+#       refined` (the device filters), `--gpu-filter host` and `--device cpu` (all cores),
 #       counting every embedding (no limit), SETS_TIMEOUT seconds per query; JSON reports in
 #       $OUT/sets-*.jsonl.
 #   bench/gpu-bench.sh g3      there: generates G3 (../shared/bench/bigraph_gen.py, carried as
 #       $bin/bigraph_gen.py; the graph gMatch and EGSM were timed on) with its 16 queries, and
-#       runs them on the GPU, the GPU with the host filter, the CPU (all cores) and the GPU
-#       ablation chain (below); $OUT/g3-*.jsonl.
+#       runs them on the GPU (refined device filter), the GPU with the host filter, the CPU (all
+#       cores) and the GPU ablation chain (below); $OUT/g3-*.jsonl.
 #   bench/gpu-bench.sh large   there: generates an R-MAT graph (LARGE_VERTICES vertices,
 #       LARGE_EDGES edges, LARGE_LABELS power-law vertex labels), extracts LARGE_QUERIES dense
-#       and sparse queries of 8 and 12 vertices, and runs them on the GPU, the GPU with the host
-#       filter and the CPU (all cores; LARGE_DEVICES picks), stopping at 10^5 embeddings (Sun &
+#       and sparse queries of 8 and 12 vertices, and runs them on the GPU (refined device filter),
+#       the GPU with the host filter and the CPU (all cores; LARGE_DEVICES picks), stopping at 10^5 embeddings (Sun &
 #       Luo's protocol) and counting every embedding (LARGE_MODES="limit full" picks), each
 #       within LARGE_TIMEOUT s; $OUT/large-<labels>-<device>-<mode>.jsonl.
 #   Ablation chain (GSI's tables: each technique added to the one before): CSR + two-step +
@@ -29,7 +29,16 @@ out=${OUT:-/tmp/gpu-bench}
 mkdir -p "$out"
 sg="$bin/subgraph"
 
-# chain NAME GRAPH TIMEOUT QUERIES...: the ablation chain on the GPU.
+# gpu_filter VARIANT: the filter flag of a run variant (gpu: the refined device filter; gpu-host:
+# the CPU's filter; cpu: none).
+gpu_filter() {
+    case "$1" in
+    gpu) echo --gpu-filter refined ;;
+    gpu-host) echo --gpu-filter host ;;
+    esac
+}
+
+# chain NAME GRAPH TIMEOUT QUERIES...: the ablation chain on the GPU (refined device filter).
 chain() {
     local name=$1 g=$2 t=$3
     shift 3
@@ -40,7 +49,8 @@ chain() {
         "--gpu-structure pcsr --gpu-output prealloc-combine --gpu-write-cache on --gpu-load-balance on")
     for k in 0 1 2 3 4; do
         # shellcheck disable=SC2086
-        "$sg" match -q --format json --device gpu --timeout "$t" ${steps[$k]} "$g" "$@" >"$out/$name-chain$k.jsonl"
+        "$sg" match -q --format json --device gpu --gpu-filter refined --timeout "$t" ${steps[$k]} "$g" "$@" \
+            >"$out/$name-chain$k.jsonl"
     done
 }
 
@@ -65,7 +75,7 @@ sets)
             qs=$(ls "$bin/sets/$d/queries"/query_${c}_*.graph | sort -V | head -n "${SETS_QUERIES:-20}")
             for dev in gpu gpu-host cpu; do
                 # shellcheck disable=SC2086
-                "$sg" match -q --format json --device "${dev%-host}" $( [ "$dev" = gpu-host ] && echo --gpu-filter host) \
+                "$sg" match -q --format json --device "${dev%-host}" $(gpu_filter "$dev") \
                     --timeout "${SETS_TIMEOUT:-3}" "$bin/sets/$d/$d.graph" $qs >"$out/sets-$d-$c-$dev.jsonl"
             done
         done
@@ -81,7 +91,7 @@ g3)
     qs=$(ls /tmp/G3_q/*.graph | sort -V)
     t=${G3_TIMEOUT:-15}
     # shellcheck disable=SC2086
-    "$sg" match -q --format json --device gpu --timeout "$t" /tmp/G3.sgb $qs >"$out/g3-gpu.jsonl"
+    "$sg" match -q --format json --device gpu --gpu-filter refined --timeout "$t" /tmp/G3.sgb $qs >"$out/g3-gpu.jsonl"
     # shellcheck disable=SC2086
     "$sg" match -q --format json --device gpu --gpu-filter host --timeout "$t" /tmp/G3.sgb $qs >"$out/g3-gpu-host.jsonl"
     # shellcheck disable=SC2086
@@ -104,7 +114,7 @@ large)
     for mode in ${LARGE_MODES:-limit full}; do
         for dev in ${LARGE_DEVICES:-gpu gpu-host cpu}; do
             # shellcheck disable=SC2086
-            "$sg" match -q --format json --device "${dev%-host}" $( [ "$dev" = gpu-host ] && echo --gpu-filter host) \
+            "$sg" match -q --format json --device "${dev%-host}" $(gpu_filter "$dev") \
                 $( [ "$mode" = limit ] && echo --limit 100000) --timeout "$t" "$g" $qs \
                 >"$out/large-$labels-$dev-$mode.jsonl"
         done

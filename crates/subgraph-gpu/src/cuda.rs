@@ -381,7 +381,8 @@ impl Gpu {
         dst_at: usize,
         len: usize,
     ) -> Result<()> {
-        if src_at.checked_add(len).is_none_or(|e| e > src.len) || dst_at.checked_add(len).is_none_or(|e| e > dst.len) {
+        let fits = |at: usize, buf_len: usize| at.checked_add(len).is_some_and(|e| e <= buf_len);
+        if !fits(src_at, src.len) || !fits(dst_at, dst.len) {
             return Err(GpuError::Mismatch(format!(
                 "copy of {len} elements from {src_at} of {} into {dst_at} of {}",
                 src.len, dst.len

@@ -46,10 +46,11 @@ pub enum OutputScheme {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CandidateFilter {
     /// [`CandidateFilter::Refined`] on data graphs of at least [`AUTO_DEVICE_FILTER_VERTICES`]
-    /// vertices, else [`CandidateFilter::Host`]: the device filter's launches cost a few
-    /// milliseconds per query whatever the graph, the host filter's work grows with it (measured
-    /// in bench/results/2026-11-21-h200-gpu-filters.md: host faster on the Sun & Luo sets, even
-    /// at 2^20 vertices (G3), refined 4 times faster at 2^23).
+    /// vertices, else [`CandidateFilter::Host`]: the device filter's launches cost milliseconds
+    /// per query whatever the graph, the host filter's work grows with it (measured in
+    /// bench/results/2026-11-21-h200-gpu-filters.md: host twice as fast on the Sun & Luo sets of
+    /// 3,112 to 76,853 vertices, a tie within run-to-run noise at 2^20 vertices (G3), refined 4
+    /// times faster at 2^23).
     Auto,
     /// GSI's signature filter on the device (§III-A): candidates and bitsets stay there.
     Signature,
@@ -109,8 +110,8 @@ pub struct GpuReport {
     pub report: Report,
     /// Host-to-device copies of this query (structures built lazily, candidates, bitsets).
     pub upload_ms: f64,
-    /// Candidate filtering: the signature filter on the device with the candidates' copy to
-    /// the host, or the core filter on the host.
+    /// Candidate filtering: the signature filter (and the refinement) on the device with the
+    /// candidates' copy to the host, or the core filter on the host.
     pub filter_ms: f64,
     pub join_ms: f64,
     /// Most device bytes held by the engine during the query, data graph included.
@@ -238,7 +239,8 @@ pub struct GpuEngine<'a> {
     data: &'a Graph,
     graph: DeviceGraph,
     kernels: Kernels,
-    refine_kernels: RefineKernels,
+    /// Loaded by `new` when its options refine, else on the first refinement.
+    refine_kernels: Option<RefineKernels>,
     graph_upload_ms: f64,
 }
 
@@ -275,8 +277,14 @@ impl<'a> GpuEngine<'a> {
             graph.ensure_signatures(&gpu, data)?;
         }
         gpu.synchronize()?;
-        let refine_kernels = RefineKernels::new(&gpu)?;
-        Ok(GpuEngine { gpu, data, graph, kernels, refine_kernels, graph_upload_ms: t.elapsed().as_secs_f64() * 1e3 })
+        let graph_upload_ms = t.elapsed().as_secs_f64() * 1e3;
+        // Compiled here, outside the upload time, when the refinement will run anyway, so the
+        // first query does not pay NVRTC; otherwise on the first refinement.
+        let refine_kernels = match opts.filter.resolve(data) {
+            CandidateFilter::Refined => Some(RefineKernels::new(&gpu)?),
+            _ => None,
+        };
+        Ok(GpuEngine { gpu, data, graph, kernels, refine_kernels, graph_upload_ms })
     }
 
     pub fn device_info(&self) -> &DeviceInfo {
@@ -322,12 +330,13 @@ impl<'a> GpuEngine<'a> {
             plan_opts.order = order;
         }
         self.gpu.reset_peak();
+        let t = Instant::now();
         self.graph.ensure(&self.gpu, self.data, gpu_opts.structure)?;
+        let ensure_ms = t.elapsed().as_secs_f64() * 1e3;
         let dummy64 = self.gpu.alloc_zeros::<u64>("placeholder", 1)?;
         let dummy32 = self.gpu.alloc_zeros::<u32>("placeholder", 1)?;
         let filter = gpu_opts.filter.resolve(self.data);
         let (plan, mut device_cands) = match filter {
-            CandidateFilter::Host | CandidateFilter::Auto => (Plan::new(self.data, &q, plan_opts), Vec::new()),
             CandidateFilter::Signature | CandidateFilter::Refined => {
                 let t = Instant::now();
                 // A query edge whose (edge label, neighbour label) the data lacks has no match.
@@ -348,6 +357,7 @@ impl<'a> GpuEngine<'a> {
                 let plan = Plan::from_candidates(self.data, &q, plan_opts, host, filter_ms);
                 (plan, device_cands.into_iter().map(Some).collect())
             }
+            CandidateFilter::Host | CandidateFilter::Auto => (Plan::new(self.data, &q, plan_opts), Vec::new()),
         };
         let n = plan.len();
         let t = Instant::now();
@@ -360,7 +370,7 @@ impl<'a> GpuEngine<'a> {
             self.upload_levels(&plan, &q, opts.semantics, gpu_opts.structure, &mut device_cands)?
         };
         drop(device_cands);
-        let upload_ms = t.elapsed().as_secs_f64() * 1e3;
+        let upload_ms = ensure_ms + t.elapsed().as_secs_f64() * 1e3;
         let space_bytes = self.gpu.live_bytes();
         let t = Instant::now();
         let structure = self
@@ -450,18 +460,20 @@ impl<'a> GpuEngine<'a> {
     /// FSIG's refinement of the signature filter's candidates (crate::refine) over the join's
     /// structure; the placeholders stand in for the adjacency the refinement does not read.
     fn refine(
-        &self,
+        &mut self,
         q: &Query,
         structure: Structure,
         cands: &mut [DeviceCandidates],
         dummy64: &DeviceBuffer<u64>,
         dummy32: &DeviceBuffer<u32>,
     ) -> Result<()> {
+        if self.refine_kernels.is_none() {
+            self.refine_kernels = Some(RefineKernels::new(&self.gpu)?);
+        }
+        let kernels = self.refine_kernels.as_ref().ok_or_else(|| GpuError::Mismatch("refine kernels".into()))?;
         let st = self.graph.structure(structure).ok_or_else(|| GpuError::Mismatch("structure not uploaded".into()))?;
         let index = structure_index(self.data, structure);
-        let links = (0..q.num_vertices() as u32)
-            .map(|u| self.gpu.upload("query edges", &links_of(q, u, &index)))
-            .collect::<Result<Vec<_>>>()?;
+        let links: Vec<Vec<u32>> = (0..q.num_vertices() as u32).map(|u| links_of(q, u, &index)).collect();
         let graph = || {
             vec![
                 Arg::In32(&st.groups),
@@ -475,7 +487,7 @@ impl<'a> GpuEngine<'a> {
                 Arg::U32(self.data.num_vertices() as u32),
             ]
         };
-        refine(&self.gpu, &self.refine_kernels, &graph, &links, cands)
+        refine(&self.gpu, kernels, &graph, &links, cands)
     }
 
     /// Descriptor, candidate bitset and candidate list of every plan position after the first;
@@ -870,5 +882,23 @@ impl<'a> Join<'a> {
             self.gpu.launch(&self.k.tasks, ntasks, TASK_BLOCK, &mut args)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use subgraph_core::GraphBuilder;
+
+    #[test]
+    fn auto_takes_the_device_filter_from_the_threshold() {
+        let graph = |n: usize| GraphBuilder::from_parts(vec![0; n], Vec::new(), false).build().0;
+        let (small, large) = (graph(AUTO_DEVICE_FILTER_VERTICES - 1), graph(AUTO_DEVICE_FILTER_VERTICES));
+        assert_eq!(CandidateFilter::Auto.resolve(&small), CandidateFilter::Host);
+        assert_eq!(CandidateFilter::Auto.resolve(&large), CandidateFilter::Refined);
+        for f in [CandidateFilter::Signature, CandidateFilter::Refined, CandidateFilter::Host] {
+            assert_eq!(f.resolve(&small), f);
+            assert_eq!(f.resolve(&large), f);
+        }
     }
 }

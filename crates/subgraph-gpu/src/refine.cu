@@ -1,24 +1,38 @@
 // FSIG's candidate refinement on the device (Yu's thesis §5.4, Alg. 7), after GSI's signature
-// filter; compiled after pcsr.cu and slices.cu. Each round is a Jacobi step: refine_check
-// reads every query vertex's candidate bitset from the round's input and clears removals in a
-// copy, one warp per candidate v of u: for each query edge of u, to u' through structure st
-// with edge label el, it streams the slice N(v, st, el) of neighbours labelled L(u') in
-// 32-element batches and probes C(u') in the bitset; v stays only when every such edge finds
-// a candidate (edge consistency: a match f with f(u) = v has f(u') in that slice, so no match
-// is lost). refine_flags and refine_scatter then compact C(u) to its survivors.
+// filter; compiled after pcsr.cu and slices.cu. Each round is a Jacobi step over all query
+// vertices at once: refine_check reads every query vertex's candidate bitset from the round's
+// input and clears removals in a copy, one warp per entry of the concatenated candidate lists
+// (entry i belongs to the query vertex u with at[u] <= i < at[u + 1]): for each query edge of
+// u, to u' through structure st with edge label el, it streams the slice N(v, st, el) of
+// neighbours labelled L(u') in 32-element batches and probes C(u') in the bitset; v stays only
+// when every such edge finds a candidate (edge consistency: a match f with f(u) = v has f(u') in
+// that slice, so no match is lost). refine_flags, a scan, refine_starts and refine_scatter then
+// compact the lists to their survivors.
 
-// links: 4 words per query edge of u: (u', st, el, L(u')). Bitsets of all query vertices lie
-// in `bits`, `words` words each; v's bit of C(u) is cleared in out[out_at + v / 32].
+// The query vertex owning entry i: the last u with at[u] <= i (at has nq + 1 entries).
+__device__ __forceinline__ unsigned int refine_owner(const u64* at, unsigned int nq, u64 i) {
+    unsigned int lo = 0, hi = nq;
+    while (hi - lo > 1) {
+        const unsigned int mid = (lo + hi) >> 1;
+        if (at[mid] <= i) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
+// links: 4 words per query edge, (u', st, el, L(u')), those of u at link_at[u] .. link_at[u + 1].
+// Bitsets of all query vertices lie in `bits`, `words` words each; v's bit of C(u) is cleared
+// in out[u * words + v / 32].
 extern "C" __global__ void refine_check(J_GRAPH_PARAMS, const unsigned int* links,
-                                        unsigned int nlinks, const unsigned int* bits, u64 words,
-                                        const unsigned int* cands, unsigned int ncands,
-                                        unsigned int* out, u64 out_at) {
+                                        const unsigned int* link_at, const unsigned int* bits,
+                                        u64 words, const unsigned int* cands, const u64* at,
+                                        unsigned int nq, unsigned int* out) {
     const JGraph g = J_GRAPH;
     const u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const unsigned int lane = threadIdx.x & 31u;
-    if (warp >= ncands) return;
+    if (warp >= at[nq]) return;
+    const unsigned int u = refine_owner(at, nq, warp);
     const unsigned int v = cands[warp];
-    for (unsigned int j = 0; j < nlinks; ++j) {
+    for (unsigned int j = link_at[u]; j < link_at[u + 1]; ++j) {
         const unsigned int* l = links + 4 * j;
         const unsigned int* c = bits + (u64)l[0] * words;
         u64 s, e;
@@ -34,26 +48,34 @@ extern "C" __global__ void refine_check(J_GRAPH_PARAMS, const unsigned int* link
             found = __ballot_sync(J_FULL, hit) != 0u;
         }
         if (!found) {
-            if (lane == 0) atomicAnd(&out[out_at + (v >> 5)], ~(1u << (v & 31u)));
+            if (lane == 0) atomicAnd(&out[(u64)u * words + (v >> 5)], ~(1u << (v & 31u)));
             return;
         }
     }
 }
 
-// flags[i] = whether cands[i] is still in the bitset at bits[at ...].
-extern "C" __global__ void refine_flags(const unsigned int* cands, unsigned int ncands,
-                                        const unsigned int* bits, u64 at, unsigned int* flags) {
+// flags[i] = whether entry i is still in its query vertex's bitset.
+extern "C" __global__ void refine_flags(const unsigned int* cands, const u64* at, unsigned int nq,
+                                        const unsigned int* bits, u64 words, unsigned int* flags) {
     const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < ncands) {
+    if (i < at[nq]) {
+        const unsigned int u = refine_owner(at, nq, i);
         const unsigned int v = cands[i];
-        flags[i] = (bits[at + (v >> 5)] >> (v & 31u)) & 1u;
+        flags[i] = (bits[(u64)u * words + (v >> 5)] >> (v & 31u)) & 1u;
     }
 }
 
-// The kept candidates, in their order, at their scanned positions.
-extern "C" __global__ void refine_scatter(const unsigned int* cands, unsigned int ncands,
+// starts[u] = offsets[at[u]] for u <= nq: where each query vertex's survivors begin.
+extern "C" __global__ void refine_starts(const u64* offsets, const u64* at, unsigned int nq,
+                                         u64* starts) {
+    const unsigned int u = blockIdx.x * blockDim.x + threadIdx.x;
+    if (u <= nq) starts[u] = offsets[at[u]];
+}
+
+// The kept entries, in their order, at their scanned positions.
+extern "C" __global__ void refine_scatter(const unsigned int* cands, u64 n,
                                           const unsigned int* flags, const u64* offsets,
                                           unsigned int* out) {
     const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < ncands && flags[i]) out[offsets[i]] = cands[i];
+    if (i < n && flags[i]) out[offsets[i]] = cands[i];
 }

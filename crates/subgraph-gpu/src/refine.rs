@@ -1,12 +1,13 @@
 //! FSIG's candidate refinement on the device (Yu's thesis §5.4, Alg. 7), run after GSI's
 //! signature filter (§III-A): rounds of edge consistency over the candidate bitsets, each a
-//! Jacobi step (read the round's bitsets, clear removals in a copy), then each C(u) compacted
-//! to its survivors by a scan and a scatter. At most [`ROUNDS`] rounds (FSIG's t_max), fewer
-//! when a round removes nothing.
+//! Jacobi step (read the round's bitsets, clear removals in a copy) over all query vertices'
+//! concatenated candidate lists in one launch, then the lists compacted to their survivors by
+//! one scan and scatter. At most [`ROUNDS`] rounds (FSIG's t_max), fewer when a round removes
+//! nothing.
 
 use subgraph_core::{Dir, Query};
 
-use crate::cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
+use crate::cuda::{Arg, Gpu, Kernel, KernelDecl, KernelSource, Param};
 use crate::error::{GpuError, Result};
 use crate::filter::DeviceCandidates;
 use crate::scan::exclusive_scan;
@@ -25,10 +26,11 @@ pub static SOURCE: KernelSource = KernelSource {
     kernels: &[
         KernelDecl {
             name: "refine_check",
-            params: &[B32, B64, B32, B32, B32, B64, B32, U32, U32, B32, U32, B32, U64, B32, U32, B32, U64],
+            params: &[B32, B64, B32, B32, B32, B64, B32, U32, U32, B32, B32, B32, U64, B32, B64, U32, B32],
         },
-        KernelDecl { name: "refine_flags", params: &[B32, U32, B32, U64, B32] },
-        KernelDecl { name: "refine_scatter", params: &[B32, U32, B32, B64, B32] },
+        KernelDecl { name: "refine_flags", params: &[B32, B64, U32, B32, U64, B32] },
+        KernelDecl { name: "refine_starts", params: &[B64, B64, U32, B64] },
+        KernelDecl { name: "refine_scatter", params: &[B32, U64, B32, B64, B32] },
     ],
 };
 
@@ -36,6 +38,7 @@ pub static SOURCE: KernelSource = KernelSource {
 pub struct RefineKernels {
     check: Kernel,
     flags: Kernel,
+    starts: Kernel,
     scatter: Kernel,
 }
 
@@ -44,6 +47,7 @@ impl RefineKernels {
         Ok(RefineKernels {
             check: gpu.kernel(&SOURCE, "refine_check")?,
             flags: gpu.kernel(&SOURCE, "refine_flags")?,
+            starts: gpu.kernel(&SOURCE, "refine_starts")?,
             scatter: gpu.kernel(&SOURCE, "refine_scatter")?,
         })
     }
@@ -55,87 +59,111 @@ pub fn links_of(q: &Query, u: u32, structure: impl Fn(Dir, u32) -> u32) -> Vec<u
     q.edges(u).iter().flat_map(|e| [e.to, structure(e.dir, e.label), e.label, q.label(e.to)]).collect()
 }
 
-fn to_u32(what: &'static str, n: usize) -> Result<u32> {
-    u32::try_from(n).map_err(|_| GpuError::TooLarge { what, len: n as u64, max: u32::MAX as u64 })
+fn to_u32(what: &'static str, n: u64) -> Result<u32> {
+    u32::try_from(n).map_err(|_| GpuError::TooLarge { what, len: n, max: u32::MAX as u64 })
 }
 
-/// Refines `cands` (C(u) of every query vertex u, list and bitset) in place.
-/// `links[u]` is [`links_of`] u, uploaded; `graph()` makes the nine data-graph arguments every
-/// kernel of `slices.cu` starts with. Stops early when some C(u) becomes empty.
+/// Where each list starts in the concatenation of lists of these lengths, and the total last.
+fn starts(lens: impl Iterator<Item = usize>) -> Vec<u64> {
+    let mut at = vec![0u64];
+    for len in lens {
+        at.push(at[at.len() - 1] + len as u64);
+    }
+    at
+}
+
+/// Refines `cands` (C(u) of every query vertex u, list and bitset) in place, all query vertices
+/// in one launch per kernel and round. `links[u]` is [`links_of`] u; `graph()` makes the nine
+/// data-graph arguments every kernel of `slices.cu` starts with. Stops early when a round
+/// removes nothing or some C(u) becomes empty.
 pub fn refine<'g>(
     gpu: &Gpu,
     k: &RefineKernels,
     graph: &dyn Fn() -> Vec<Arg<'g>>,
-    links: &[DeviceBuffer<u32>],
+    links: &[Vec<u32>],
     cands: &mut [DeviceCandidates],
 ) -> Result<()> {
     let qn = cands.len();
-    let words = cands.first().map_or(0, |c| c.bitset.len());
+    if qn == 0 {
+        return Ok(());
+    }
+    let nq = to_u32("query vertices", qn as u64)?;
+    let words = cands[0].bitset.len();
+    let link_at: Vec<u32> = starts(links.iter().map(|l| l.len() / 4)).iter().map(|&x| x as u32).collect();
+    let links_dev = gpu.upload("query edges", &links.concat())?;
+    let link_at_dev = gpu.upload("query edge offsets", &link_at)?;
     let mut bits = gpu.alloc_zeros::<u32>("refinement bitsets", qn * words)?;
+    let mut at = starts(cands.iter().map(|c| c.vertices.len()));
+    let mut list = gpu.alloc_zeros::<u32>("refined candidates", at[qn] as usize)?;
     for (u, c) in cands.iter().enumerate() {
         gpu.copy(&c.bitset, 0, &mut bits, u * words, words)?;
+        gpu.copy(&c.vertices, 0, &mut list, at[u] as usize, c.vertices.len())?;
     }
     for _ in 0..ROUNDS {
+        let n = at[qn];
+        let at_dev = gpu.upload("candidate offsets", &at)?;
         let mut next = gpu.alloc_zeros::<u32>("refinement bitsets", qn * words)?;
         gpu.copy(&bits, 0, &mut next, 0, qn * words)?;
-        for (u, c) in cands.iter().enumerate() {
-            let n = c.vertices.len();
-            let blocks = to_u32("refined candidates", n.div_ceil((BLOCK / 32) as usize))?;
-            let mut args = graph();
-            args.extend([
-                Arg::In32(&links[u]),
-                Arg::U32(to_u32("query edges", links[u].len() / 4)?),
+        let mut args = graph();
+        args.extend([
+            Arg::In32(&links_dev),
+            Arg::In32(&link_at_dev),
+            Arg::In32(&bits),
+            Arg::U64(words as u64),
+            Arg::In32(&list),
+            Arg::In64(&at_dev),
+            Arg::U32(nq),
+            Arg::Out32(&mut next),
+        ]);
+        gpu.launch(&k.check, to_u32("refined candidates", n.div_ceil((BLOCK / 32) as u64))?, BLOCK, &mut args)?;
+        drop(args);
+        bits = next;
+        let blocks = to_u32("refined candidates", n.div_ceil(BLOCK as u64))?;
+        let mut flags = gpu.alloc_zeros::<u32>("refinement flags", n as usize)?;
+        gpu.launch(
+            &k.flags,
+            blocks,
+            BLOCK,
+            &mut [
+                Arg::In32(&list),
+                Arg::In64(&at_dev),
+                Arg::U32(nq),
                 Arg::In32(&bits),
                 Arg::U64(words as u64),
-                Arg::In32(&c.vertices),
-                Arg::U32(to_u32("refined candidates", n)?),
-                Arg::Out32(&mut next),
-                Arg::U64((u * words) as u64),
-            ]);
-            gpu.launch(&k.check, blocks, BLOCK, &mut args)?;
+                Arg::Out32(&mut flags),
+            ],
+        )?;
+        let (offsets, kept) = exclusive_scan(gpu, &flags)?;
+        if kept == n {
+            break;
         }
-        bits = next;
-        let mut changed = false;
-        for (u, c) in cands.iter_mut().enumerate() {
-            let n = to_u32("refined candidates", c.vertices.len())?;
-            let blocks = n.div_ceil(BLOCK);
-            let mut flags = gpu.alloc_zeros::<u32>("refinement flags", n as usize)?;
-            gpu.launch(
-                &k.flags,
-                blocks,
-                BLOCK,
-                &mut [
-                    Arg::In32(&c.vertices),
-                    Arg::U32(n),
-                    Arg::In32(&bits),
-                    Arg::U64((u * words) as u64),
-                    Arg::Out32(&mut flags),
-                ],
-            )?;
-            let (offsets, kept) = exclusive_scan(gpu, &flags)?;
-            if kept < n as u64 {
-                changed = true;
-                let mut out = gpu.alloc_zeros::<u32>("refined candidates", kept as usize)?;
-                gpu.launch(
-                    &k.scatter,
-                    blocks,
-                    BLOCK,
-                    &mut [
-                        Arg::In32(&c.vertices),
-                        Arg::U32(n),
-                        Arg::In32(&flags),
-                        Arg::In64(&offsets),
-                        Arg::Out32(&mut out),
-                    ],
-                )?;
-                c.vertices = out;
-            }
-        }
-        if !changed || cands.iter().any(|c| c.vertices.is_empty()) {
+        let mut new_at = gpu.alloc_zeros::<u64>("candidate offsets", qn + 1)?;
+        gpu.launch(
+            &k.starts,
+            (qn as u32 + 1).div_ceil(BLOCK),
+            BLOCK,
+            &mut [Arg::In64(&offsets), Arg::In64(&at_dev), Arg::U32(nq), Arg::Out64(&mut new_at)],
+        )?;
+        let mut kept_list = gpu.alloc_zeros::<u32>("refined candidates", kept as usize)?;
+        gpu.launch(
+            &k.scatter,
+            blocks,
+            BLOCK,
+            &mut [Arg::In32(&list), Arg::U64(n), Arg::In32(&flags), Arg::In64(&offsets), Arg::Out32(&mut kept_list)],
+        )?;
+        list = kept_list;
+        at = gpu.download(&new_at)?;
+        if at.windows(2).any(|w| w[0] == w[1]) {
             break;
         }
     }
     for (u, c) in cands.iter_mut().enumerate() {
+        let len = (at[u + 1] - at[u]) as usize;
+        if len != c.vertices.len() {
+            let mut kept = gpu.alloc_zeros::<u32>("refined candidates", len)?;
+            gpu.copy(&list, at[u] as usize, &mut kept, 0, len)?;
+            c.vertices = kept;
+        }
         gpu.copy(&bits, u * words, &mut c.bitset, 0, words)?;
     }
     Ok(())
@@ -148,6 +176,12 @@ mod tests {
 
     fn graph(labels: &[u32], edges: &[(u32, u32, u32)]) -> Graph {
         GraphBuilder::from_parts(labels.to_vec(), edges.to_vec(), true).build().0
+    }
+
+    #[test]
+    fn starts_of_concatenated_lists() {
+        assert_eq!(starts([3, 0, 2].into_iter()), vec![0, 3, 3, 5]);
+        assert_eq!(starts(std::iter::empty()), vec![0]);
     }
 
     #[test]

@@ -74,9 +74,6 @@ impl Signature {
         (self.0[1 + pos / COUNTERS_PER_WORD] >> (2 * (pos % COUNTERS_PER_WORD))) & 0b11
     }
 
-    /// Whether a data vertex with this signature may match a query vertex with signature
-    /// `query`: equal labels and every counter bit of `query` set here (GSI's pruning rule
-    /// S(v) & S(u) == S(u) on words 1..16).
     /// The signature with every counter capped at one (`11` becomes `01`): what a query vertex
     /// needs of a data vertex under homomorphism, where query neighbours may share a data vertex.
     pub fn at_most_one(&self) -> Signature {
@@ -85,6 +82,9 @@ impl Signature {
         Signature(words)
     }
 
+    /// Whether a data vertex with this signature may match a query vertex with signature
+    /// `query`: equal labels and every counter bit of `query` set here (GSI's pruning rule
+    /// S(v) & S(u) == S(u) on words 1..16).
     pub fn admits(&self, query: &Signature) -> bool {
         self.0[0] == query.0[0] && (1..WORDS).all(|k| self.0[k] & query.0[k] == query.0[k])
     }
