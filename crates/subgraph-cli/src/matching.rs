@@ -275,6 +275,14 @@ struct Row {
     join_ms: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     peak_device_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpu_buffer_elements: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpu_joined_rows: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpu_block_tasks: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpu_grid_tasks: Option<u64>,
     filter: &'static str,
     order: &'static str,
 }
@@ -395,6 +403,10 @@ fn match_all(
                 upload_ms: gpu.map(|g| g.upload_ms),
                 join_ms: gpu.map(|g| g.join_ms),
                 peak_device_bytes: gpu.map(|g| g.peak_device_bytes),
+                gpu_buffer_elements: gpu.map(|g| g.buffer_elements),
+                gpu_joined_rows: gpu.map(|g| g.joined_rows),
+                gpu_block_tasks: gpu.map(|g| g.block_tasks),
+                gpu_grid_tasks: gpu.map(|g| g.grid_tasks),
                 filter: engine.filter_name(gpu.is_some(), opts.filter),
                 order: opts.order.name(),
             };

@@ -5,6 +5,7 @@
 //! parallelism, count-only last level, and chunked processing of a table whose next level
 //! would not fit in device memory. Answers equal the CPU engine's (same plan, same checks).
 
+use std::cell::Cell;
 use std::time::Instant;
 
 use subgraph_core::order::Order;
@@ -116,6 +117,15 @@ pub struct GpuReport {
     pub join_ms: f64,
     /// Most device bytes held by the engine during the query, data graph included.
     pub peak_device_bytes: u64,
+    /// Output-buffer (GBA) elements allocated over the query's materialised levels: the first
+    /// links' slice sizes under Prealloc-Combine, the exact survivors under two-step.
+    pub buffer_elements: u64,
+    /// Rows the materialised levels produced (the survivors written into those buffers).
+    pub joined_rows: u64,
+    /// Heavy rows run by a whole block, and pieces of heavier rows run by the separate grid
+    /// (load balancing's second and third layers), over all passes.
+    pub block_tasks: u64,
+    pub grid_tasks: u64,
 }
 
 /// One adjacency structure on the device, in the layout `join.cu` reads.
@@ -398,6 +408,10 @@ impl<'a> GpuEngine<'a> {
             done: false,
             nodes: 0,
             chunks: 0,
+            buffer_elements: 0,
+            joined_rows: 0,
+            block_tasks: Cell::new(0),
+            grid_tasks: Cell::new(0),
             embedding: vec![0; n],
             buf: Vec::new(),
         };
@@ -441,6 +455,10 @@ impl<'a> GpuEngine<'a> {
             filter_ms: plan.filter_ms,
             join_ms,
             peak_device_bytes: self.gpu.peak_bytes(),
+            buffer_elements: join.buffer_elements,
+            joined_rows: join.joined_rows,
+            block_tasks: join.block_tasks.get(),
+            grid_tasks: join.grid_tasks.get(),
         })
     }
 
@@ -588,6 +606,10 @@ struct Join<'a> {
     done: bool,
     nodes: u64,
     chunks: u64,
+    buffer_elements: u64,
+    joined_rows: u64,
+    block_tasks: Cell<u64>,
+    grid_tasks: Cell<u64>,
     embedding: Vec<u32>,
     buf: Vec<u8>,
 }
@@ -739,6 +761,7 @@ impl<'a> Join<'a> {
                     }
                 };
                 let buffer_offsets = exact.as_ref().unwrap_or(&offsets);
+                self.buffer_elements += gba_len;
                 let mut gba = self.gpu.alloc_zeros::<u32>("GBA", gba_len as usize)?;
                 let sink = Sink { offsets: buffer_offsets, f_row0, gba_base, counts: &mut counts, out: &mut gba };
                 self.pass(cols, &table, start, end, &sizes, &firsts, sink, flags)?;
@@ -769,6 +792,7 @@ impl<'a> Join<'a> {
                 )?;
                 drop((gba, counts, row_offsets, exact));
                 self.nodes += new_rows;
+                self.joined_rows += new_rows;
                 self.extend(cols + 1, next, new_rows)?;
             }
             if self.done {
@@ -843,6 +867,8 @@ impl<'a> Join<'a> {
             if total == 0 {
                 continue;
             }
+            let layer = if piece == u32::MAX { &self.block_tasks } else { &self.grid_tasks };
+            layer.set(layer.get() + total);
             let ntasks = to_u32("load-balance tasks", total)?;
             let mut task_row = self.gpu.alloc_zeros::<u32>("task rows", total as usize)?;
             let mut task_lo = self.gpu.alloc_zeros::<u32>("task starts", total as usize)?;

@@ -231,14 +231,31 @@ fn random_graphs_equal_the_cpu_in_every_ablation() {
 fn skewed(directed: bool, edge_labels: u32) -> Graph {
     let n = 20_000u32;
     let mut rng = Rng(0x1234_5678 + directed as u64);
-    let labels = (0..n).map(|v| if v < 8 { 0 } else { rng.below(2) as u32 }).collect();
+    let labels: Vec<u32> = (0..n).map(|v| if v < 8 { 0 } else { rng.below(2) as u32 }).collect();
     let mut edges = Vec::new();
     for hub in 0..8u32 {
-        let degree = if hub < 4 { 6000 } else { 1500 };
-        for _ in 0..degree {
-            let v = 8 + rng.below((n - 8) as u64) as u32;
-            let (a, b) = if rng.below(2) == 0 { (hub, v) } else { (v, hub) };
-            edges.push((a, b, rng.below(edge_labels as u64) as u32));
+        let degree = match hub {
+            0 | 1 => 16_000,
+            2 | 3 => 6000,
+            _ => 1500,
+        };
+        for i in 0..degree {
+            // Hubs 0 and 1 take label-1 neighbours only, half through out-edges labelled
+            // 1 % edge_labels and half through in-edges labelled 0: the path query's middle
+            // vertex then has slices N(hub, dir, edge label, 1) of about 5,500 distinct vertices
+            // (8,000 undirected), beyond W1.
+            let v = loop {
+                let v = 8 + rng.below((n - 8) as u64) as u32;
+                if hub >= 2 || labels[v as usize] == 1 {
+                    break v;
+                }
+            };
+            edges.push(match hub {
+                0 | 1 if i % 2 == 0 => (hub, v, 1 % edge_labels),
+                0 | 1 => (v, hub, 0),
+                _ if rng.below(2) == 0 => (hub, v, rng.below(edge_labels as u64) as u32),
+                _ => (v, hub, rng.below(edge_labels as u64) as u32),
+            });
         }
         for other in hub + 1..8 {
             edges.push((hub, other, 0));
@@ -253,6 +270,9 @@ fn skewed(directed: bool, edge_labels: u32) -> Graph {
 
 #[test]
 fn skewed_graphs_use_every_layer_and_chunking() {
+    // Block and grid tasks over both graphs: the undirected graph's hubs 2 and 3 have label-1
+    // slices within (W2, W1], the directed graph's split theirs by direction and edge label.
+    let (mut blocks, mut grids) = (0, 0);
     for (directed, edge_labels) in [(false, 1), (true, 2)] {
         let data = skewed(directed, edge_labels);
         let Some(mut gpu) = engine(&data, &GpuOptions::default()) else {
@@ -284,6 +304,23 @@ fn skewed_graphs_use_every_layer_and_chunking() {
                     }
                 }
             }
+            // The layers really run: the hub rows of these queries reach the block and the grid
+            // layers with load balancing on (counted over both graphs) and neither without;
+            // two-step buffers are exact, Prealloc-Combine's are upper bounds.
+            let mut run =
+                |q: &Graph, g: &GpuOptions| gpu.run_query(q.clone(), &opts, g, &Control::unlimited(), None).unwrap();
+            let heavy = if star_too { &[&triangle, &path, &star][..] } else { &[&triangle, &path][..] };
+            let mut layers = |g: &GpuOptions| {
+                heavy.iter().map(|q| run(q, g)).fold((0, 0), |(b, t), r| (b + r.block_tasks, t + r.grid_tasks))
+            };
+            let (block, grid) = layers(&GpuOptions::default());
+            blocks += block;
+            grids += grid;
+            assert_eq!(layers(&GpuOptions { load_balance: false, ..GpuOptions::default() }), (0, 0));
+            let pc = run(&triangle, &GpuOptions::default());
+            let ts = run(&triangle, &GpuOptions { output: OutputScheme::TwoStep, ..GpuOptions::default() });
+            assert!(pc.buffer_elements >= pc.joined_rows && pc.joined_rows > 0);
+            assert_eq!((ts.buffer_elements, ts.joined_rows), (pc.joined_rows, pc.joined_rows));
             // Chunking really splits: more chunks under the small budget.
             let small = GpuOptions { memory_budget: Some(1 << 16), ..GpuOptions::default() };
             let a = gpu.run_query(path.clone(), &opts, &GpuOptions::default(), &Control::unlimited(), None).unwrap();
@@ -302,6 +339,7 @@ fn skewed_graphs_use_every_layer_and_chunking() {
             );
         }
     }
+    assert!(blocks > 0 && grids > 0, "block tasks {blocks}, grid tasks {grids}");
 }
 
 #[test]
