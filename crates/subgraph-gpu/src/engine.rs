@@ -15,7 +15,7 @@ use subgraph_core::sink::{Control, Output, Stopped, OUTPUT_BATCH};
 use subgraph_core::{Dir, Graph, Query, Semantics};
 
 use crate::cuda::{Arg, DeviceBuffer, DeviceInfo, Gpu, Kernel};
-use crate::error::{GpuError, Result};
+use crate::error::{to_u32, GpuError, Result};
 use crate::filter::{filter_on_device, DeviceCandidates};
 use crate::join::{
     dir_index, level_descriptor, next_chunk_end, COUNT_ONLY, LIMIT_FIRST_CHUNK_ROWS, MAX_CHUNK_ROWS, MAX_CHUNK_WORK,
@@ -155,7 +155,55 @@ fn directions(data: &Graph) -> &'static [Dir] {
     }
 }
 
+/// The nine data-graph arguments every kernel of `slices.cu` (the join's and the refinement's)
+/// starts with.
+struct GraphArgs<'a> {
+    st: &'a DeviceStructure,
+    labels: &'a DeviceBuffer<u32>,
+    adj_off: &'a DeviceBuffer<u64>,
+    adj_col: &'a DeviceBuffer<u32>,
+    mode: u32,
+    nverts: u32,
+}
+
+impl<'a> GraphArgs<'a> {
+    fn args(&self) -> Vec<Arg<'a>> {
+        vec![
+            Arg::In32(&self.st.groups),
+            Arg::In64(&self.st.meta),
+            Arg::In32(&self.st.columns),
+            Arg::In32(&self.st.elabels),
+            Arg::In32(self.labels),
+            Arg::In64(self.adj_off),
+            Arg::In32(self.adj_col),
+            Arg::U32(self.mode),
+            Arg::U32(self.nverts),
+        ]
+    }
+}
+
 impl DeviceGraph {
+    /// The kernel arguments of `which` (uploaded already) over a graph of `nverts` vertices;
+    /// the placeholders stand in for the id-sorted adjacency when it is not uploaded.
+    fn args<'b>(
+        &'b self,
+        which: Structure,
+        nverts: u32,
+        dummy64: &'b DeviceBuffer<u64>,
+        dummy32: &'b DeviceBuffer<u32>,
+    ) -> Result<GraphArgs<'b>> {
+        let st = self.structure(which).ok_or_else(|| GpuError::Mismatch("structure not uploaded".into()))?;
+        let adjacency = self.adjacency.as_ref();
+        Ok(GraphArgs {
+            st,
+            labels: &self.labels,
+            adj_off: adjacency.map_or(dummy64, |a| &a.0),
+            adj_col: adjacency.map_or(dummy32, |a| &a.1),
+            mode: structure_mode(which),
+            nverts,
+        })
+    }
+
     fn structure(&self, which: Structure) -> Option<&DeviceStructure> {
         match which {
             Structure::Pcsr => self.pcsr.as_ref(),
@@ -383,20 +431,11 @@ impl<'a> GpuEngine<'a> {
         let upload_ms = ensure_ms + t.elapsed().as_secs_f64() * 1e3;
         let space_bytes = self.gpu.live_bytes();
         let t = Instant::now();
-        let structure = self
-            .graph
-            .structure(gpu_opts.structure)
-            .ok_or_else(|| GpuError::Mismatch("structure not uploaded".into()))?;
-        let adjacency = self.graph.adjacency.as_ref();
+        let nverts = self.data.num_vertices() as u32;
         let mut join = Join {
             gpu: &self.gpu,
             k: &self.kernels,
-            st: structure,
-            labels: &self.graph.labels,
-            adj_off: adjacency.map_or(&dummy64, |a| &a.0),
-            adj_col: adjacency.map_or(&dummy32, |a| &a.1),
-            mode: structure_mode(gpu_opts.structure),
-            nverts: self.data.num_vertices() as u32,
+            graph: self.graph.args(gpu_opts.structure, nverts, &dummy64, &dummy32)?,
             plan: &plan,
             levels: &levels,
             opts: gpu_opts,
@@ -476,7 +515,7 @@ impl<'a> GpuEngine<'a> {
     }
 
     /// FSIG's refinement of the signature filter's candidates (crate::refine) over the join's
-    /// structure; the placeholders stand in for the adjacency the refinement does not read.
+    /// structure.
     fn refine(
         &mut self,
         q: &Query,
@@ -489,23 +528,10 @@ impl<'a> GpuEngine<'a> {
             self.refine_kernels = Some(RefineKernels::new(&self.gpu)?);
         }
         let kernels = self.refine_kernels.as_ref().ok_or_else(|| GpuError::Mismatch("refine kernels".into()))?;
-        let st = self.graph.structure(structure).ok_or_else(|| GpuError::Mismatch("structure not uploaded".into()))?;
+        let graph = self.graph.args(structure, self.data.num_vertices() as u32, dummy64, dummy32)?;
         let index = structure_index(self.data, structure);
         let links: Vec<Vec<u32>> = (0..q.num_vertices() as u32).map(|u| links_of(q, u, &index)).collect();
-        let graph = || {
-            vec![
-                Arg::In32(&st.groups),
-                Arg::In64(&st.meta),
-                Arg::In32(&st.columns),
-                Arg::In32(&st.elabels),
-                Arg::In32(&self.graph.labels),
-                Arg::In64(dummy64),
-                Arg::In32(dummy32),
-                Arg::U32(structure_mode(structure)),
-                Arg::U32(self.data.num_vertices() as u32),
-            ]
-        };
-        refine(&self.gpu, kernels, &graph, &links, cands)
+        refine(&self.gpu, kernels, &|| graph.args(), &links, cands)
     }
 
     /// Descriptor, candidate bitset and candidate list of every plan position after the first;
@@ -581,20 +607,11 @@ fn warp_grid(rows: u64) -> Result<u32> {
     })
 }
 
-fn to_u32(what: &'static str, n: u64) -> Result<u32> {
-    u32::try_from(n).map_err(|_| GpuError::TooLarge { what, len: n, max: u32::MAX as u64 })
-}
-
 /// One query's join: the table of each level, extended chunk by chunk, depth first.
 struct Join<'a> {
     gpu: &'a Gpu,
     k: &'a Kernels,
-    st: &'a DeviceStructure,
-    labels: &'a DeviceBuffer<u32>,
-    adj_off: &'a DeviceBuffer<u64>,
-    adj_col: &'a DeviceBuffer<u32>,
-    mode: u32,
-    nverts: u32,
+    graph: GraphArgs<'a>,
     plan: &'a Plan,
     levels: &'a [LevelData],
     opts: &'a GpuOptions,
@@ -627,21 +644,14 @@ struct Sink<'b> {
 impl<'a> Join<'a> {
     /// The graph and level arguments every join kernel starts with.
     fn head<'b>(&'b self, lv: &'b LevelData, pos: usize) -> Vec<Arg<'b>> {
-        vec![
-            Arg::In32(&self.st.groups),
-            Arg::In64(&self.st.meta),
-            Arg::In32(&self.st.columns),
-            Arg::In32(&self.st.elabels),
-            Arg::In32(self.labels),
-            Arg::In64(self.adj_off),
-            Arg::In32(self.adj_col),
-            Arg::U32(self.mode),
-            Arg::U32(self.nverts),
+        let mut args = self.graph.args();
+        args.extend([
             Arg::In32(&lv.desc),
             Arg::In32(&lv.bitset),
             Arg::In32(&lv.cands),
             Arg::U32(self.plan.candidates[pos].len() as u32),
-        ]
+        ]);
+        args
     }
 
     /// Whether to stop: the limit was reached, or the control says so.
@@ -862,12 +872,11 @@ impl<'a> Join<'a> {
                 Arg::Out32(&mut ngrid),
             ],
         )?;
-        for (ntask, piece) in [(&nblock, u32::MAX), (&ngrid, W1)] {
+        for (ntask, piece, layer) in [(&nblock, u32::MAX, &self.block_tasks), (&ngrid, W1, &self.grid_tasks)] {
             let (offs, total) = crate::scan::exclusive_scan(self.gpu, ntask)?;
             if total == 0 {
                 continue;
             }
-            let layer = if piece == u32::MAX { &self.block_tasks } else { &self.grid_tasks };
             layer.set(layer.get() + total);
             let ntasks = to_u32("load-balance tasks", total)?;
             let mut task_row = self.gpu.alloc_zeros::<u32>("task rows", total as usize)?;

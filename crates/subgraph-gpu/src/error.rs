@@ -42,3 +42,8 @@ pub enum GpuError {
 }
 
 pub type Result<T, E = GpuError> = std::result::Result<T, E>;
+
+/// `n` as a u32, or [`GpuError::TooLarge`] naming `what`.
+pub(crate) fn to_u32(what: &'static str, n: u64) -> Result<u32> {
+    u32::try_from(n).map_err(|_| GpuError::TooLarge { what, len: n, max: u32::MAX as u64 })
+}

@@ -19,7 +19,7 @@ use std::borrow::Cow;
 use subgraph_core::{Dir, Graph};
 
 use crate::cuda::{Arg, DeviceBuffer, Gpu, KernelDecl, KernelSource, Param};
-use crate::error::{GpuError, Result};
+use crate::error::{to_u32, GpuError, Result};
 use crate::hash::{murmur2_u32, SEED};
 
 /// u32 words per group: 16 pairs, 128 bytes.
@@ -305,11 +305,7 @@ impl DevicePcsr {
     /// Locates N(v, l) for every v of `vertices` on the device (one warp per vertex), for
     /// checking the device lookup against [`Pcsr::locate`].
     pub fn locate_all(&self, gpu: &Gpu, vertices: &[u32]) -> Result<Vec<Option<(u32, u32)>>> {
-        let n = u32::try_from(vertices.len()).map_err(|_| GpuError::TooLarge {
-            what: "PCSR lookup batch",
-            len: vertices.len() as u64,
-            max: u32::MAX as u64,
-        })?;
+        let n = to_u32("PCSR lookup batch", vertices.len() as u64)?;
         let kernel = gpu.kernel(&SOURCE, "pcsr_locate_kernel")?;
         let input = gpu.upload("PCSR lookup vertices", vertices)?;
         let mut starts = gpu.alloc_zeros::<u32>("PCSR lookup starts", vertices.len())?;

@@ -8,7 +8,7 @@
 use subgraph_core::{Dir, Query};
 
 use crate::cuda::{Arg, Gpu, Kernel, KernelDecl, KernelSource, Param};
-use crate::error::{GpuError, Result};
+use crate::error::{to_u32, Result};
 use crate::filter::DeviceCandidates;
 use crate::scan::exclusive_scan;
 
@@ -57,10 +57,6 @@ impl RefineKernels {
 /// edge, `structure(dir, edge label)` giving the index of N(·, dir, edge label) on the device.
 pub fn links_of(q: &Query, u: u32, structure: impl Fn(Dir, u32) -> u32) -> Vec<u32> {
     q.edges(u).iter().flat_map(|e| [e.to, structure(e.dir, e.label), e.label, q.label(e.to)]).collect()
-}
-
-fn to_u32(what: &'static str, n: u64) -> Result<u32> {
-    u32::try_from(n).map_err(|_| GpuError::TooLarge { what, len: n, max: u32::MAX as u64 })
 }
 
 /// Where each list starts in the concatenation of lists of these lengths, and the total last.

@@ -2,7 +2,7 @@
 //! GSI's filtering (§III-A, CUB DeviceScan in the released code) and of Prealloc-Combine (§V).
 
 use crate::cuda::{Arg, DeviceBuffer, Gpu, KernelDecl, KernelSource, Param};
-use crate::error::{GpuError, Result};
+use crate::error::{to_u32, Result};
 
 /// The kernels of `scan.cu`.
 pub static SOURCE: KernelSource = KernelSource {
@@ -20,11 +20,7 @@ const TILE: usize = BLOCK as usize * 4;
 
 /// The exclusive prefix sum of `input` (n + 1 offsets, the last one the total) and the total.
 pub fn exclusive_scan(gpu: &Gpu, input: &DeviceBuffer<u32>) -> Result<(DeviceBuffer<u64>, u64)> {
-    let n = u32::try_from(input.len()).map_err(|_| GpuError::TooLarge {
-        what: "scan input",
-        len: input.len() as u64,
-        max: u32::MAX as u64,
-    })?;
+    let n = to_u32("scan input", input.len() as u64)?;
     let mut out = gpu.alloc_zeros::<u64>("scan offsets", input.len() + 1)?;
     if n == 0 {
         return Ok((out, 0));
