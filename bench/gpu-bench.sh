@@ -19,7 +19,18 @@
 #       within LARGE_TIMEOUT s; $OUT/large-<labels>-<device>-<mode>.jsonl.
 #   Ablation chain (GSI's tables: each technique added to the one before): CSR + two-step +
 #       no write cache + no load balancing, then PCSR, Prealloc-Combine, write cache, load
-#       balancing (the default); $OUT/<name>-chain<k>.jsonl.
+#       balancing with GSI's thresholds, then with the cost model (the default);
+#       $OUT/<name>-chain<k>.jsonl.
+#   bench/gpu-bench.sh hubs    there: a hub-heavy workload for load balancing: an R-MAT graph
+#       (HUBS_VERTICES, HUBS_EDGES, HUBS_LABELS = 16 power-law labels; its hubs' slices of one
+#       label run to thousands) with HUBS_QUERIES GSI-style queries each of 3 vertices and 3
+#       edges, 4 and 5, 5 and 7 (denser ones: sparse queries on hubs have 10^11 embeddings and
+#       more), counted in full within HUBS_TIMEOUT s on the GPU with load balancing off, with
+#       GSI's thresholds and with the cost model (on), and on the CPU; $OUT/hubs-*.jsonl.
+#   bench/gpu-bench.sh profile there, after g3: Nsight Compute metrics (time, DRAM bytes, global
+#       store and load sectors and requests, occupancy) of every join_rows and join_link launch
+#       of G3's PROFILE_QUERY (sparse_12_4) under two-step and Prealloc-Combine;
+#       $OUT/profile-<scheme>.csv.
 #   bench/gpu-bench.sh scaling there: the CPU engine on 1, 2, 4, ... threads (scripts/cpu-scaling.sh)
 #       over hard yeast queries; $OUT/scaling.csv.
 set -uo pipefail
@@ -46,8 +57,9 @@ chain() {
         "--gpu-structure pcsr --gpu-output two-step --gpu-write-cache off --gpu-load-balance off"
         "--gpu-structure pcsr --gpu-output prealloc-combine --gpu-write-cache off --gpu-load-balance off"
         "--gpu-structure pcsr --gpu-output prealloc-combine --gpu-write-cache on --gpu-load-balance off"
+        "--gpu-structure pcsr --gpu-output prealloc-combine --gpu-write-cache on --gpu-load-balance gsi"
         "--gpu-structure pcsr --gpu-output prealloc-combine --gpu-write-cache on --gpu-load-balance on")
-    for k in 0 1 2 3 4; do
+    for k in 0 1 2 3 4 5; do
         # shellcheck disable=SC2086
         "$sg" match -q --format json --device gpu --gpu-filter refined --timeout "$t" ${steps[$k]} "$g" "$@" \
             >"$out/$name-chain$k.jsonl"
@@ -120,11 +132,42 @@ large)
         done
     done
     ;;
+hubs)
+    g=/tmp/hubs.sgb
+    "$sg" gen graph --model rmat --vertices "${HUBS_VERTICES:-1048576}" --edges "${HUBS_EDGES:-16777216}" \
+        --vertex-labels "${HUBS_LABELS:-16}" --label-dist powerlaw:1.0 --seed 11 --output "$g"
+    "$sg" info --format json "$g" >"$out/hubs-info.json"
+    rm -rf /tmp/hubs-q
+    for spec in 3:3 4:5 5:7; do
+        "$sg" gen queries "$g" --size "${spec%:*}" --edges "${spec#*:}" --count "${HUBS_QUERIES:-3}" --kind gsi \
+            --seed 3 --output "/tmp/hubs-q/gsi-${spec%:*}-${spec#*:}"
+    done
+    qs=$(find /tmp/hubs-q -name '*.graph' | sort -V)
+    t=${HUBS_TIMEOUT:-10}
+    for lb in off gsi on; do
+        # shellcheck disable=SC2086
+        "$sg" match -q --format json --device gpu --gpu-filter refined --gpu-load-balance "$lb" --timeout "$t" \
+            "$g" $qs >"$out/hubs-lb-$lb.jsonl"
+    done
+    # shellcheck disable=SC2086
+    "$sg" match -q --format json --device cpu --timeout "$t" "$g" $qs >"$out/hubs-cpu.jsonl"
+    ;;
+profile)
+    # Needs /tmp/G3.sgb and /tmp/G3_q from `g3`. Nsight Compute on the join kernels of
+    # PROFILE_QUERY under each output scheme (clocks left alone, as the device notes ask).
+    q=/tmp/G3_q/${PROFILE_QUERY:-sparse_12_4}.graph
+    for scheme in two-step prealloc-combine; do
+        ncu --clock-control none --csv --page raw -k regex:'join_(rows|link)' -c "${PROFILE_KERNELS:-300}" \
+            --metrics "${PROFILE_METRICS:-gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,sm__warps_active.avg.pct_of_peak_sustained_active}" \
+            "$sg" match -q --format json --device gpu --gpu-filter refined --gpu-output "$scheme" /tmp/G3.sgb "$q" \
+            >"$out/profile-$scheme.csv" 2>"$out/profile-$scheme.err"
+    done
+    ;;
 scaling)
     "$bin/cpu-scaling.sh" "$sg" "$bin/sets/yeast/yeast.graph" "$bin"/sets/scaling-*.graph | tee "$out/scaling.csv"
     ;;
 *)
-    echo "usage: $0 build|sets|g3|large|scaling" >&2
+    echo "usage: $0 build|sets|g3|large|hubs|profile|scaling" >&2
     exit 2
     ;;
 esac

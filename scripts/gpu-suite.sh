@@ -75,7 +75,7 @@ run_all() {
     # Every ablation combination on 20 HPRD queries.
     local few
     few=$(ls "$d/hprd/queries"/*.graph | head -n 20)
-    for f in refined signature host; do for st in pcsr csr; do for o in prealloc-combine two-step; do for wc in on off; do for lb in on off; do
+    for f in refined signature host; do for st in pcsr csr; do for o in prealloc-combine two-step; do for wc in on off; do for lb in on gsi off; do
         sets+=("hprd-$f-$st-$o-wc$wc-lb$lb $d/hprd/HPRD.graph $d/hprd/expected_output.res $few -- --gpu-filter $f --gpu-structure $st --gpu-output $o --gpu-write-cache $wc --gpu-load-balance $lb")
     done; done; done; done; done
     for set in "${sets[@]}"; do

@@ -16,7 +16,7 @@ use subgraph_core::order::Order;
 use subgraph_core::pipeline::{run_query, MatchOptions, Report};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::{automorphism, Graph, Semantics};
-use subgraph_gpu::{CandidateFilter, GpuEngine, GpuError, GpuOptions, GpuReport, OutputScheme, Structure};
+use subgraph_gpu::{CandidateFilter, GpuEngine, GpuError, GpuOptions, GpuReport, LoadBalance, OutputScheme, Structure};
 
 /// How to read an input graph.
 #[derive(Args, Clone)]
@@ -102,8 +102,10 @@ pub struct GpuArgs {
     /// GPU per-warp write cache.
     #[arg(long, default_value = "on", value_parser = ["on", "off"])]
     pub gpu_write_cache: String,
-    /// GPU load balancing of heavy rows across block and grid.
-    #[arg(long, default_value = "on", value_parser = ["on", "off"])]
+    /// GPU load balancing of heavy rows across block and grid: on (GSI's thresholds raised per
+    /// chunk by a cost model: a row leaves its warp only when it would outlast the chunk's
+    /// share per resident warp), gsi (GSI's fixed thresholds) or off.
+    #[arg(long, default_value = "on", value_parser = ["on", "gsi", "off"])]
     pub gpu_load_balance: String,
 }
 
@@ -119,7 +121,11 @@ impl GpuArgs {
             structure: if self.gpu_structure == "csr" { Structure::Csr } else { Structure::Pcsr },
             output: if self.gpu_output == "two-step" { OutputScheme::TwoStep } else { OutputScheme::PreallocCombine },
             write_cache: self.gpu_write_cache == "on",
-            load_balance: self.gpu_load_balance == "on",
+            load_balance: match self.gpu_load_balance.as_str() {
+                "off" => LoadBalance::Off,
+                "gsi" => LoadBalance::Gsi,
+                _ => LoadBalance::Model,
+            },
             order: Some(order),
             ..GpuOptions::default()
         }

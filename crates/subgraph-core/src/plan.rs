@@ -46,8 +46,11 @@ pub struct Plan {
     pub options: PlanOptions,
     /// Query vertex at each position.
     pub vertices: Vec<u32>,
-    /// Candidates of the query vertex at each position, sorted by id.
+    /// Candidates of the query vertex at each position, sorted by id; empty lists in a plan
+    /// made by [`Plan::from_sizes`], whose sets stay where the filter made them.
     pub candidates: Candidates,
+    /// |C| of the query vertex at each position.
+    pub sizes: Vec<usize>,
     /// Links from earlier positions, per position (empty for the first vertex of a component).
     pub backward: Vec<Vec<Link>>,
     /// Induced matching: non-edges to earlier positions, per position.
@@ -76,22 +79,38 @@ impl Plan {
     }
 
     /// The plan over candidates filtered elsewhere (`by_vertex[u]`: C(u) sorted by id, a
-    /// superset of u's true matches, as the GPU's signature filter computes them);
-    /// `options.filter` is not run and `filter_ms` is reported as the filter's time.
+    /// superset of u's true matches); `options.filter` is not run and `filter_ms` is reported
+    /// as the filter's time.
     pub fn from_candidates(
         data: &Graph,
         query: &Query,
         options: PlanOptions,
-        by_vertex: Candidates,
+        mut by_vertex: Candidates,
+        filter_ms: f64,
+    ) -> Plan {
+        let sizes: Vec<usize> = by_vertex.iter().map(Vec::len).collect();
+        let mut plan = Plan::from_sizes(data, query, options, &sizes, filter_ms);
+        plan.candidates = plan.vertices.iter().map(|&u| std::mem::take(&mut by_vertex[u as usize])).collect();
+        plan
+    }
+
+    /// The plan over candidate sets that stay where they were filtered (on the GPU), of which
+    /// only the sizes are here (`sizes_by_vertex[u]` = |C(u)|): order, links and non-edges as
+    /// [`Plan::from_candidates`] makes them, `candidates` left empty.
+    pub fn from_sizes(
+        data: &Graph,
+        query: &Query,
+        options: PlanOptions,
+        sizes_by_vertex: &[usize],
         filter_ms: f64,
     ) -> Plan {
         let t = Instant::now();
-        let vertices = options.order.compute(data, query, &by_vertex);
+        let vertices = options.order.compute(data, query, sizes_by_vertex);
         let order_ms = t.elapsed().as_secs_f64() * 1e3;
         let n = vertices.len();
         let mut position = vec![0; n];
         vertices.iter().enumerate().for_each(|(i, &u)| position[u as usize] = i);
-        let mut empty = by_vertex.iter().any(Vec::is_empty);
+        let mut empty = sizes_by_vertex.contains(&0);
         let mut backward = vec![Vec::new(); n];
         let mut non_edges = vec![Vec::new(); n];
         let directed = data.is_directed();
@@ -121,8 +140,9 @@ impl Plan {
                 }
             }
         }
-        let candidates = vertices.iter().map(|&u| by_vertex[u as usize].clone()).collect();
-        Plan { options, vertices, candidates, backward, non_edges, empty, filter_ms, order_ms }
+        let sizes = vertices.iter().map(|&u| sizes_by_vertex[u as usize]).collect();
+        let candidates = vec![Vec::new(); n];
+        Plan { options, vertices, candidates, sizes, backward, non_edges, empty, filter_ms, order_ms }
     }
 
     pub fn len(&self) -> usize {
@@ -135,6 +155,6 @@ impl Plan {
 
     /// Total number of candidates over all query vertices.
     pub fn candidate_count(&self) -> u64 {
-        self.candidates.iter().map(|c| c.len() as u64).sum()
+        self.sizes.iter().map(|&c| c as u64).sum()
     }
 }

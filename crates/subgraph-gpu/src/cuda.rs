@@ -133,6 +133,8 @@ pub struct DeviceInfo {
     pub name: String,
     pub compute_capability: (i32, i32),
     pub total_memory: u64,
+    /// Streaming multiprocessors.
+    pub multiprocessors: u32,
     pub versions: Versions,
 }
 
@@ -294,11 +296,18 @@ impl Gpu {
                 return Err(GpuUnavailable::Device("the driver reports no device".into()).into());
             }
             let ctx = CudaContext::new(0).map_err(|e| GpuUnavailable::Device(format!("device 0: {e}")))?;
+            // SAFETY: every buffer, copy and launch of this `Gpu` uses the context's one default
+            // stream, in program order, so there is no cross-stream use for events to order; without
+            // tracking, an allocation creates no events and a drop destroys none.
+            unsafe { ctx.disable_event_tracking() };
             let (major, minor) = ctx.compute_capability()?;
             let info = DeviceInfo {
                 name: ctx.name()?,
                 compute_capability: (major, minor),
                 total_memory: ctx.total_mem()? as u64,
+                multiprocessors: ctx
+                    .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?
+                    .max(1) as u32,
                 versions,
             };
             let stream = ctx.default_stream();
@@ -436,6 +445,11 @@ impl Gpu {
         };
         let function = module.load_function(name)?;
         Ok(Kernel { function, decl })
+    }
+
+    /// Blocks of `block` threads of `kernel` one multiprocessor runs at once (its occupancy).
+    pub fn resident_blocks(&self, kernel: &Kernel, block: u32) -> Result<u32> {
+        Ok(kernel.function.occupancy_max_active_blocks_per_multiprocessor(block, 0, None)?)
     }
 
     /// Launches `kernel` on `grid` blocks of `block` threads with `args`, after checking them

@@ -6,6 +6,7 @@
 //! would not fit in device memory. Answers equal the CPU engine's (same plan, same checks).
 
 use std::cell::Cell;
+use std::collections::HashMap;
 use std::time::Instant;
 
 use subgraph_core::order::Order;
@@ -16,10 +17,10 @@ use subgraph_core::{Dir, Graph, Query, Semantics};
 
 use crate::cuda::{Arg, DeviceBuffer, DeviceInfo, Gpu, Kernel};
 use crate::error::{to_u32, GpuError, Result};
-use crate::filter::{filter_on_device, DeviceCandidates};
+use crate::filter::{filter_on_device, DeviceCandidateSet};
 use crate::join::{
-    dir_index, level_descriptor, next_chunk_end, COUNT_ONLY, LIMIT_FIRST_CHUNK_ROWS, MAX_CHUNK_ROWS, MAX_CHUNK_WORK,
-    MAX_COLUMNS, ROW_BLOCK, ROW_OVERHEAD_BYTES, SOURCE, TASK_BLOCK, W1, W2, WRITE_CACHE,
+    dir_index, level_descriptor, next_chunk_end, Layers, COUNT_ONLY, LIMIT_FIRST_CHUNK_ELEMS, LIMIT_FIRST_CHUNK_ROWS,
+    MAX_CHUNK_ROWS, MAX_CHUNK_WORK, MAX_COLUMNS, ROW_BLOCK, ROW_OVERHEAD_BYTES, SOURCE, TASK_BLOCK, W1, WRITE_CACHE,
 };
 use crate::pcsr::{ColumnOrder, LabelledCsr, Pcsr};
 use crate::refine::{links_of, refine, RefineKernels};
@@ -75,6 +76,20 @@ impl CandidateFilter {
     }
 }
 
+/// Load balancing of heavy rows (GSI §VI-A): which rows leave the one-warp-per-row layer for
+/// a whole block or pieces on a separate grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadBalance {
+    /// Every row on one warp.
+    Off,
+    /// GSI's fixed thresholds (W2, W1 of Table VIII) in every chunk.
+    Gsi,
+    /// GSI's thresholds raised per chunk by the cost model of [`Layers::for_chunk`]: a row
+    /// leaves the warp layer only when one warp on it would outlast the chunk's share per
+    /// resident warp.
+    Model,
+}
+
 /// GPU-only options: the ablation switches of GSI §VIII and a memory budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GpuOptions {
@@ -82,7 +97,7 @@ pub struct GpuOptions {
     pub structure: Structure,
     pub output: OutputScheme,
     pub write_cache: bool,
-    pub load_balance: bool,
+    pub load_balance: LoadBalance,
     /// The plan's order; `None` keeps `MatchOptions::order`.
     pub order: Option<Order>,
     /// Most device bytes one join chunk may use (the free memory bounds it anyway).
@@ -96,7 +111,7 @@ impl Default for GpuOptions {
             structure: Structure::Pcsr,
             output: OutputScheme::PreallocCombine,
             write_cache: true,
-            load_balance: true,
+            load_balance: LoadBalance::Model,
             order: Some(Order::Gsi),
             memory_budget: None,
         }
@@ -111,8 +126,8 @@ pub struct GpuReport {
     pub report: Report,
     /// Host-to-device copies of this query (structures built lazily, candidates, bitsets).
     pub upload_ms: f64,
-    /// Candidate filtering: the signature filter (and the refinement) on the device with the
-    /// candidates' copy to the host, or the core filter on the host.
+    /// Candidate filtering: the signature filter (and the refinement) on the device, the
+    /// candidates staying there, or the core filter on the host.
     pub filter_ms: f64,
     pub join_ms: f64,
     /// Most device bytes held by the engine during the query, data graph included.
@@ -288,6 +303,9 @@ struct Kernels {
     classify: Kernel,
     expand: Kernel,
     link: Kernel,
+    /// Warps of `join_rows` the device runs at once (its multiprocessors times its occupancy):
+    /// the load-balance cost model's parallelism.
+    resident_warps: u64,
 }
 
 /// The GPU engine for one data graph; runs any number of queries. It borrows the host graph
@@ -307,9 +325,14 @@ impl<'a> GpuEngine<'a> {
     /// `opts`. Returns [`GpuError::Unavailable`] when no driver, device or NVRTC is usable.
     pub fn new(data: &'a Graph, opts: &GpuOptions) -> Result<Self> {
         let gpu = Gpu::new()?;
+        let rows = gpu.kernel(&SOURCE, "join_rows")?;
+        let resident_warps = gpu.info().multiprocessors as u64
+            * gpu.resident_blocks(&rows, ROW_BLOCK)?.max(1) as u64
+            * (ROW_BLOCK / 32) as u64;
         let kernels = Kernels {
             sizes: gpu.kernel(&SOURCE, "join_sizes")?,
-            rows: gpu.kernel(&SOURCE, "join_rows")?,
+            rows,
+            resident_warps,
             tasks: gpu.kernel(&SOURCE, "join_tasks")?,
             classify: gpu.kernel(&SOURCE, "join_classify")?,
             expand: gpu.kernel(&SOURCE, "join_expand")?,
@@ -394,28 +417,29 @@ impl<'a> GpuEngine<'a> {
         let dummy64 = self.gpu.alloc_zeros::<u64>("placeholder", 1)?;
         let dummy32 = self.gpu.alloc_zeros::<u32>("placeholder", 1)?;
         let filter = gpu_opts.filter.resolve(self.data);
-        let (plan, mut device_cands) = match filter {
+        let (plan, device_cands) = match filter {
             CandidateFilter::Signature | CandidateFilter::Refined => {
                 let t = Instant::now();
                 // A query edge whose (edge label, neighbour label) the data lacks has no match.
                 let pairs_exist = (0..q.num_vertices() as u32)
                     .all(|u| q.edges(u).iter().all(|e| self.data.pair_id(e.label, q.label(e.to)).is_some()));
-                let mut device_cands =
-                    if pairs_exist { self.signature_filter(&q, opts.semantics)? } else { Vec::new() };
-                let refine = filter == CandidateFilter::Refined;
-                if refine && pairs_exist && device_cands.iter().all(|c| !c.is_empty()) {
-                    self.refine(&q, gpu_opts.structure, &mut device_cands, &dummy64, &dummy32)?;
+                let mut set = if pairs_exist { Some(self.signature_filter(&q, opts.semantics)?) } else { None };
+                if let Some(set) = set.as_mut().filter(|s| !s.any_empty()) {
+                    if filter == CandidateFilter::Refined {
+                        self.refine(&q, gpu_opts.structure, set, &dummy64, &dummy32)?;
+                    }
                 }
-                let mut host =
-                    device_cands.iter().map(|c| self.gpu.download(&c.vertices)).collect::<Result<Vec<Vec<u32>>>>()?;
-                if !pairs_exist || host.iter().any(Vec::is_empty) {
-                    host = vec![Vec::new(); q.num_vertices()];
-                }
+                // The sets stay on the device; the plan needs only their sizes.
+                let set = set.filter(|s| !s.any_empty());
+                let sizes: Vec<usize> = match &set {
+                    Some(s) => (0..q.num_vertices()).map(|u| s.len(u)).collect(),
+                    None => vec![0; q.num_vertices()],
+                };
                 let filter_ms = t.elapsed().as_secs_f64() * 1e3;
-                let plan = Plan::from_candidates(self.data, &q, plan_opts, host, filter_ms);
-                (plan, device_cands.into_iter().map(Some).collect())
+                let plan = Plan::from_sizes(self.data, &q, plan_opts, &sizes, filter_ms);
+                (plan, set)
             }
-            CandidateFilter::Host | CandidateFilter::Auto => (Plan::new(self.data, &q, plan_opts), Vec::new()),
+            CandidateFilter::Host | CandidateFilter::Auto => (Plan::new(self.data, &q, plan_opts), None),
         };
         let n = plan.len();
         let t = Instant::now();
@@ -425,7 +449,7 @@ impl<'a> GpuEngine<'a> {
         let levels = if plan.empty {
             Vec::new()
         } else {
-            self.upload_levels(&plan, &q, opts.semantics, gpu_opts.structure, &mut device_cands)?
+            self.upload_levels(&plan, &q, opts.semantics, gpu_opts.structure, device_cands.as_ref())?
         };
         drop(device_cands);
         let upload_ms = ensure_ms + t.elapsed().as_secs_f64() * 1e3;
@@ -461,8 +485,10 @@ impl<'a> GpuEngine<'a> {
             if opts.limit == Some(0) {
                 control.stop(Stopped::Limit);
             } else {
-                let first = self.gpu.upload("first column", &plan.candidates[0])?;
-                let rows = first.len() as u64;
+                let rows = plan.sizes[0];
+                let mut first = self.gpu.alloc_zeros::<u32>("first column", rows)?;
+                self.gpu.copy(&levels[0].cands, 0, &mut first, 0, rows)?;
+                let rows = rows as u64;
                 join.nodes = rows;
                 join.extend(1, first, rows)?;
             }
@@ -501,17 +527,22 @@ impl<'a> GpuEngine<'a> {
         })
     }
 
-    /// C(u) of every query vertex by the signature filter on the device (for homomorphisms the
-    /// query's counters are capped at one: several query neighbours may share a data vertex).
-    fn signature_filter(&mut self, q: &Query, semantics: Semantics) -> Result<Vec<DeviceCandidates>> {
+    /// C(u) of every query vertex by the signature filter on the device, in one pass (for
+    /// homomorphisms the query's counters are capped at one: several query neighbours may
+    /// share a data vertex).
+    fn signature_filter(&mut self, q: &Query, semantics: Semantics) -> Result<DeviceCandidateSet> {
         let table = self.graph.ensure_signatures(&self.gpu, self.data)?;
-        (0..q.num_vertices() as u32)
+        let sigs: Vec<Signature> = (0..q.num_vertices() as u32)
             .map(|u| {
                 let sig = Signature::of_vertex(q.graph(), u);
-                let sig = if semantics.injective() { sig } else { sig.at_most_one() };
-                filter_on_device(&self.gpu, table, &sig)
+                if semantics.injective() {
+                    sig
+                } else {
+                    sig.at_most_one()
+                }
             })
-            .collect()
+            .collect();
+        filter_on_device(&self.gpu, table, &sigs)
     }
 
     /// FSIG's refinement of the signature filter's candidates (crate::refine) over the join's
@@ -520,7 +551,7 @@ impl<'a> GpuEngine<'a> {
         &mut self,
         q: &Query,
         structure: Structure,
-        cands: &mut [DeviceCandidates],
+        cands: &mut DeviceCandidateSet,
         dummy64: &DeviceBuffer<u64>,
         dummy32: &DeviceBuffer<u32>,
     ) -> Result<()> {
@@ -534,16 +565,16 @@ impl<'a> GpuEngine<'a> {
         refine(&self.gpu, kernels, &|| graph.args(), &links, cands)
     }
 
-    /// Descriptor, candidate bitset and candidate list of every plan position after the first;
-    /// the bitset and list are taken from `device_cands` (indexed by query vertex) when the
-    /// device filter made them, else built from the plan and uploaded.
+    /// Descriptor, candidate bitset and candidate list of every plan position; the bitset and
+    /// list are copied from `device_cands` (indexed by query vertex) when the device filter
+    /// made them, else built from the plan and uploaded.
     fn upload_levels(
         &self,
         plan: &Plan,
         q: &Query,
         semantics: Semantics,
         structure: Structure,
-        device_cands: &mut [Option<DeviceCandidates>],
+        device_cands: Option<&DeviceCandidateSet>,
     ) -> Result<Vec<LevelData>> {
         let words = self.data.num_vertices().div_ceil(32).max(1);
         let index = structure_index(self.data, structure);
@@ -554,8 +585,9 @@ impl<'a> GpuEngine<'a> {
                     "level descriptor",
                     &level_descriptor(plan, pos, q.label(u), semantics.injective(), &index),
                 )?;
-                if let Some(c) = device_cands.get_mut(u as usize).and_then(Option::take) {
-                    return Ok(LevelData { desc, bitset: c.bitset, cands: c.vertices });
+                if let Some(set) = device_cands {
+                    let (cands, bitset) = set.take(&self.gpu, u as usize)?;
+                    return Ok(LevelData { desc, bitset, cands });
                 }
                 let mut bitset = vec![0u32; words];
                 for &v in &plan.candidates[pos] {
@@ -631,6 +663,63 @@ struct Join<'a> {
     buf: Vec<u8>,
 }
 
+/// Most first-link offsets copied to the host at once (8 bytes each): a level's whole scan, in
+/// the synchronisation that reads its total, when the level has at most this many rows; else
+/// the window of a chunk's candidate rows when the chunk's row bound is this small (under a
+/// limit). Chunk planning and the light-row check then read no more from the device.
+const HOST_OFFSET_ROWS: usize = 1 << 16;
+
+/// The exclusive scan of a level's first-link sizes, read at chunk boundaries: from the host
+/// window when it covers the row, else one element at a time from the device, each kept (a
+/// chunk starts where the one before ended).
+struct RowOffsets<'b> {
+    gpu: &'b Gpu,
+    device: &'b DeviceBuffer<u64>,
+    /// offsets[first..first + window.len()] on the host.
+    first: u64,
+    window: Vec<u64>,
+    read: HashMap<u64, u64>,
+}
+
+impl RowOffsets<'_> {
+    fn covers(&self, r: u64) -> bool {
+        r >= self.first && r - self.first < self.window.len() as u64
+    }
+
+    /// Copies offsets[start..=end] to the host unless covered or more than [`HOST_OFFSET_ROWS`].
+    fn load(&mut self, start: u64, end: u64) -> Result<()> {
+        if (self.covers(start) && self.covers(end)) || end - start >= HOST_OFFSET_ROWS as u64 {
+            return Ok(());
+        }
+        self.window = self.gpu.download_range(self.device, start as usize..end as usize + 1)?;
+        self.first = start;
+        Ok(())
+    }
+
+    /// The offset of row `r` (r = rows: the total).
+    fn at(&mut self, r: u64) -> Result<u64> {
+        if self.covers(r) {
+            return Ok(self.window[(r - self.first) as usize]);
+        }
+        if let Some(&value) = self.read.get(&r) {
+            return Ok(value);
+        }
+        let value = self.gpu.download_range(self.device, r as usize..r as usize + 1)?[0];
+        self.read.insert(r, value);
+        Ok(value)
+    }
+
+    /// Whether some row of [start, end) may have more than `heavy` first-link elements: exact
+    /// when the window covers the rows, else assumed.
+    fn may_have_heavy(&self, start: u64, end: u64, heavy: u32) -> bool {
+        if !(self.covers(start) && self.covers(end)) {
+            return true;
+        }
+        let (lo, hi) = ((start - self.first) as usize, (end - self.first) as usize);
+        self.window[lo..=hi].windows(2).any(|w| w[1] - w[0] > heavy as u64)
+    }
+}
+
 /// Where one pass writes: the buffer offsets (indexed by row - `f_row0`), the element
 /// `gba_base` maps to position 0 of `out`, the per-chunk-row counters and the buffer.
 struct Sink<'b> {
@@ -649,7 +738,7 @@ impl<'a> Join<'a> {
             Arg::In32(&lv.desc),
             Arg::In32(&lv.bitset),
             Arg::In32(&lv.cands),
-            Arg::U32(self.plan.candidates[pos].len() as u32),
+            Arg::U32(self.plan.sizes[pos] as u32),
         ]);
         args
     }
@@ -723,11 +812,20 @@ impl<'a> Join<'a> {
         args.extend([Arg::In32(&table), Arg::U64(rows), Arg::Out32(&mut sizes), Arg::Out32(&mut firsts)]);
         self.gpu.launch(&self.k.sizes, warp_grid(rows)?, ROW_BLOCK, &mut args)?;
         drop(args);
-        let (offsets, _) = crate::scan::exclusive_scan(self.gpu, &sizes)?;
-        // Under a limit, chunks start small and double: the first matches come after a few
-        // small chunks, depth first (the DFS side of FSIG's BFS-DFS switch), while a query
-        // whose matches are rare still runs in few chunks.
+        let (offsets, _, host) = crate::scan::exclusive_scan_to_host(self.gpu, &sizes, HOST_OFFSET_ROWS)?;
+        let mut probe = RowOffsets {
+            gpu: self.gpu,
+            device: &offsets,
+            first: 0,
+            window: host.unwrap_or_default(),
+            read: HashMap::new(),
+        };
+        // Under a limit, chunks start small and double, in rows and (a materialised level) in
+        // first-link elements, which bound the rows the chunk makes: the first matches come
+        // after a few small chunks, depth first (the DFS side of FSIG's BFS-DFS switch), while
+        // a query whose matches are rare still runs in few chunks.
         let mut limit_rows = if self.limit.is_some() { LIMIT_FIRST_CHUNK_ROWS } else { u64::MAX };
+        let mut limit_elems = if self.limit.is_some() && !count_only { LIMIT_FIRST_CHUNK_ELEMS } else { u64::MAX };
         let mut start = 0;
         while start < rows {
             if self.stop_now() {
@@ -737,17 +835,23 @@ impl<'a> Join<'a> {
             let max_rows = (budget / ROW_OVERHEAD_BYTES).clamp(1, MAX_CHUNK_ROWS).min(limit_rows);
             limit_rows = limit_rows.saturating_mul(2);
             let buffer_elems = if count_only { u64::MAX } else { budget / (4 * (cols as u64 + 2)) };
-            let max_elems = buffer_elems.min(MAX_CHUNK_WORK);
-            let end = next_chunk_end(start, rows, max_rows, max_elems, |r| {
-                Ok(self.gpu.download_range(&offsets, r as usize..r as usize + 1)?[0])
-            })?;
+            let max_elems = buffer_elems.min(MAX_CHUNK_WORK).min(limit_elems);
+            limit_elems = limit_elems.saturating_mul(2);
+            probe.load(start, rows.min(start.saturating_add(max_rows)))?;
+            let end = next_chunk_end(start, rows, max_rows, max_elems, |r| probe.at(r))?;
             self.chunks += 1;
             let chunk = end - start;
+            let layers = match self.opts.load_balance {
+                LoadBalance::Off => None,
+                LoadBalance::Gsi => Some(Layers::GSI),
+                LoadBalance::Model => Some(Layers::for_chunk(probe.at(end)? - probe.at(start)?, self.k.resident_warps)),
+            };
+            let layers = layers.filter(|l| probe.may_have_heavy(start, end, l.heavy));
             if count_only {
                 let mut counts = self.gpu.alloc_zeros::<u32>("row counts", chunk as usize)?;
                 let mut none = self.gpu.alloc_zeros::<u32>("placeholder", 1)?;
                 let sink = Sink { offsets: self.dummy64, f_row0: 0, gba_base: 0, counts: &mut counts, out: &mut none };
-                self.pass(cols, &table, start, end, &sizes, &firsts, sink, COUNT_ONLY)?;
+                self.pass(cols, &table, start, end, &sizes, &firsts, sink, COUNT_ONLY, layers)?;
                 let (_, total) = crate::scan::exclusive_scan(self.gpu, &counts)?;
                 self.add(total);
             } else {
@@ -755,16 +859,14 @@ impl<'a> Join<'a> {
                 let mut counts = self.gpu.alloc_zeros::<u32>("row counts", chunk as usize)?;
                 let (exact, f_row0, gba_base, gba_len) = match self.opts.output {
                     OutputScheme::PreallocCombine => {
-                        let range = start as usize..end as usize + 1;
-                        let ends = self.gpu.download_range(&offsets, range)?;
-                        let (first, last) = (ends[0], ends[ends.len() - 1]);
+                        let (first, last) = (probe.at(start)?, probe.at(end)?);
                         (None, 0, first, last - first)
                     }
                     OutputScheme::TwoStep => {
                         let mut none = self.gpu.alloc_zeros::<u32>("placeholder", 1)?;
                         let sink =
                             Sink { offsets: self.dummy64, f_row0: 0, gba_base: 0, counts: &mut counts, out: &mut none };
-                        self.pass(cols, &table, start, end, &sizes, &firsts, sink, COUNT_ONLY)?;
+                        self.pass(cols, &table, start, end, &sizes, &firsts, sink, COUNT_ONLY, layers)?;
                         let (exact, total) = crate::scan::exclusive_scan(self.gpu, &counts)?;
                         counts = self.gpu.alloc_zeros::<u32>("row counts", chunk as usize)?;
                         (Some(exact), start, 0, total)
@@ -774,7 +876,7 @@ impl<'a> Join<'a> {
                 self.buffer_elements += gba_len;
                 let mut gba = self.gpu.alloc_zeros::<u32>("GBA", gba_len as usize)?;
                 let sink = Sink { offsets: buffer_offsets, f_row0, gba_base, counts: &mut counts, out: &mut gba };
-                self.pass(cols, &table, start, end, &sizes, &firsts, sink, flags)?;
+                self.pass(cols, &table, start, end, &sizes, &firsts, sink, flags, layers)?;
                 let (row_offsets, new_rows) = crate::scan::exclusive_scan(self.gpu, &counts)?;
                 let next_len = new_rows.checked_mul(cols as u64 + 1).ok_or(GpuError::TooLarge {
                     what: "next table",
@@ -819,8 +921,8 @@ impl<'a> Join<'a> {
         Ok((free / 2).min(self.opts.memory_budget.unwrap_or(u64::MAX)))
     }
 
-    /// One join pass over chunk rows [start, end): the warp-per-row kernel, then (load
-    /// balancing on) the heavy rows gathered on the device into block and grid tasks.
+    /// One join pass over chunk rows [start, end): the warp-per-row kernel, then (with
+    /// `layers`) the heavy rows gathered on the device into block and grid tasks.
     #[allow(clippy::too_many_arguments)]
     fn pass(
         &self,
@@ -832,10 +934,11 @@ impl<'a> Join<'a> {
         firsts: &DeviceBuffer<u32>,
         sink: Sink<'_>,
         flags: u32,
+        layers: Option<Layers>,
     ) -> Result<()> {
         let lv = &self.levels[pos];
         let chunk = end - start;
-        let heavy = if self.opts.load_balance { W2 } else { u32::MAX };
+        let heavy = layers.map_or(u32::MAX, |l| l.heavy);
         let mut args = self.head(lv, pos);
         args.extend([
             Arg::In32(table),
@@ -853,9 +956,9 @@ impl<'a> Join<'a> {
         ]);
         self.gpu.launch(&self.k.rows, warp_grid(chunk)?, ROW_BLOCK, &mut args)?;
         drop(args);
-        if !self.opts.load_balance {
+        let Some(layers) = layers else {
             return Ok(());
-        }
+        };
         let mut nblock = self.gpu.alloc_zeros::<u32>("block tasks", chunk as usize)?;
         let mut ngrid = self.gpu.alloc_zeros::<u32>("grid tasks", chunk as usize)?;
         self.gpu.launch(
@@ -866,8 +969,8 @@ impl<'a> Join<'a> {
                 Arg::In32(sizes),
                 Arg::U64(start),
                 Arg::U64(chunk),
-                Arg::U32(W2),
-                Arg::U32(W1),
+                Arg::U32(layers.heavy),
+                Arg::U32(layers.grid),
                 Arg::Out32(&mut nblock),
                 Arg::Out32(&mut ngrid),
             ],

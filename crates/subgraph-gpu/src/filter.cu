@@ -1,31 +1,60 @@
-// GSI filtering on the device (§III-A, Fig. 8): one thread per data vertex reads its
-// signature column by column (coalesced: word k of vertex i at k * n + i), keeps it when the
-// label word equals the query's and every query counter bit is set, writes a 0/1 flag and,
-// through a warp ballot, the vertex's bit of the candidate bitset (word i / 32, bit i % 32).
-// After the scan of the flags, filter_scatter writes the candidates in ascending order.
+// GSI filtering on the device (§III-A, Fig. 8), every query vertex in one pass: one thread per
+// data vertex reads its label word (coalesced: word k of vertex i at k * n + i), and its 15
+// counter words only when some query vertex has that label; for each query vertex u it keeps
+// the vertex when the label equals u's and every counter bit of u is set, and a warp ballot
+// writes word i / 32 of u's candidate bitset and its population count. After one exclusive scan
+// of the counts (u's bitset, then u + 1's), filter_scatter writes every C(u) in ascending order,
+// one list after another, and filter_starts gathers where each begins.
 
 #define FILTER_WORDS 16u
+#define FILTER_MAX_QUERY 64u
 
-extern "C" __global__ void filter_flags(const unsigned int* __restrict__ table, unsigned int n,
-                                        const unsigned int* __restrict__ query,
-                                        unsigned int* flags, unsigned int* bitset) {
+extern "C" __global__ void filter_bits(const unsigned int* __restrict__ table, unsigned int n,
+                                       const unsigned int* __restrict__ queries, unsigned int nq,
+                                       unsigned int words, unsigned int* bits, unsigned int* counts) {
+    __shared__ unsigned int q[FILTER_MAX_QUERY * FILTER_WORDS];
+    for (unsigned int k = threadIdx.x; k < nq * FILTER_WORDS; k += blockDim.x) q[k] = queries[k];
+    __syncthreads();
     const unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    int keep = 0;
-    if (i < n) {
-        keep = table[i] == __ldg(&query[0]);
-        for (unsigned int k = 1; keep && k < FILTER_WORDS; ++k) {
-            const unsigned int q = __ldg(&query[k]);
-            keep = (table[(unsigned long long)k * n + i] & q) == q;
+    const bool in = i < n;
+    const unsigned int label = in ? table[i] : 0u;
+    bool wanted = false;
+    for (unsigned int u = 0; u < nq; ++u) wanted |= in && label == q[u * FILTER_WORDS];
+    unsigned int sig[FILTER_WORDS];
+#pragma unroll
+    for (unsigned int k = 1; k < FILTER_WORDS; ++k) sig[k] = wanted ? table[(unsigned long long)k * n + i] : 0u;
+    for (unsigned int u = 0; u < nq; ++u) {
+        const unsigned int* s = q + u * FILTER_WORDS;
+        bool keep = in && label == s[0];
+#pragma unroll
+        for (unsigned int k = 1; k < FILTER_WORDS; ++k) keep = keep && (sig[k] & s[k]) == s[k];
+        const unsigned int word = __ballot_sync(0xFFFFFFFFu, keep);
+        if ((threadIdx.x & 31u) == 0u && in) {
+            const unsigned long long at = (unsigned long long)u * words + (i >> 5);
+            bits[at] = word;
+            counts[at] = __popc(word);
         }
-        flags[i] = keep;
     }
-    const unsigned int word = __ballot_sync(0xFFFFFFFFu, keep);
-    if ((threadIdx.x & 31u) == 0u && i < n) bitset[i >> 5] = word;
 }
 
-extern "C" __global__ void filter_scatter(const unsigned int* __restrict__ flags, unsigned int n,
-                                          const unsigned long long* __restrict__ offsets,
+// Word j of the concatenated bitsets (u = j / words) writes its vertices from offsets[j].
+extern "C" __global__ void filter_scatter(const unsigned int* __restrict__ bits, unsigned long long total,
+                                          unsigned int words, const unsigned long long* __restrict__ offsets,
                                           unsigned int* candidates) {
-    const unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n && flags[i]) candidates[offsets[i]] = (unsigned int)i;
+    const unsigned long long j = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= total) return;
+    unsigned int w = bits[j];
+    unsigned long long at = offsets[j];
+    const unsigned int base = (unsigned int)(j % words) * 32u;
+    while (w != 0u) {
+        candidates[at++] = base + (unsigned int)(__ffs(w) - 1);
+        w &= w - 1u;
+    }
+}
+
+// starts[u] = offsets[u * words] for u <= nq: where C(u) begins in the concatenation.
+extern "C" __global__ void filter_starts(const unsigned long long* __restrict__ offsets, unsigned int words,
+                                         unsigned int nq, unsigned long long* starts) {
+    const unsigned int u = blockIdx.x * blockDim.x + threadIdx.x;
+    if (u <= nq) starts[u] = offsets[(unsigned long long)u * words];
 }

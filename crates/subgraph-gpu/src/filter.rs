@@ -1,26 +1,31 @@
 //! GSI filtering (§III-A): the candidates C(u) of a query vertex u are the data vertices whose
-//! signature admits u's (exact label, contained counters). On the device (`filter.cu`) one
-//! thread per data vertex writes a flag and the candidate bitset, an exclusive scan of the
-//! flags gives the write positions, and a scatter writes C(u) sorted by id. The host
-//! reference computes the same sets for tests.
+//! signature admits u's (exact label, contained counters). On the device (`filter.cu`) one pass
+//! over the signature table serves every query vertex: one thread per data vertex writes its
+//! bit of each candidate bitset, one exclusive scan of the bitsets' population counts gives the
+//! write positions, and a scatter writes every C(u) sorted by id, one list after another. The
+//! host reference computes the same sets for tests.
 
 use crate::cuda::{Arg, DeviceBuffer, Gpu, KernelDecl, KernelSource, Param};
-use crate::error::Result;
+use crate::error::{to_u32, GpuError, Result};
 use crate::scan::exclusive_scan;
 use crate::signature::{DeviceSignatureTable, Signature, SignatureTable, WORDS};
+
+use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 
 /// The kernels of `filter.cu`.
 pub static SOURCE: KernelSource = KernelSource {
     name: "filter.cu",
     code: include_str!("filter.cu"),
     kernels: &[
-        KernelDecl {
-            name: "filter_flags",
-            params: &[Param::BufU32, Param::U32, Param::BufU32, Param::BufU32, Param::BufU32],
-        },
-        KernelDecl { name: "filter_scatter", params: &[Param::BufU32, Param::U32, Param::BufU64, Param::BufU32] },
+        KernelDecl { name: "filter_bits", params: &[B32, U32, B32, U32, U32, B32, B32] },
+        KernelDecl { name: "filter_scatter", params: &[B32, U64, U32, B64, B32] },
+        KernelDecl { name: "filter_starts", params: &[B64, U32, U32, B64] },
     ],
 };
+
+/// Most query vertices one pass filters (`FILTER_MAX_QUERY`: their signatures sit in shared
+/// memory).
+pub const MAX_QUERY_VERTICES: usize = 64;
 
 const BLOCK: u32 = 1024;
 
@@ -52,7 +57,7 @@ fn bitset_words(n: usize) -> usize {
     n.div_ceil(32)
 }
 
-/// The host reference of [`filter_on_device`].
+/// The host reference of [`filter_on_device`], for one query vertex.
 pub fn filter_host(table: &SignatureTable, query: &Signature) -> Candidates {
     let n = table.num_vertices();
     let vertices: Vec<u32> = (0..n as u32).filter(|&v| table.get(v).admits(query)).collect();
@@ -63,57 +68,119 @@ pub fn filter_host(table: &SignatureTable, query: &Signature) -> Candidates {
     Candidates { vertices, bitset }
 }
 
-/// C(u) on the device.
-pub struct DeviceCandidates {
-    pub vertices: DeviceBuffer<u32>,
-    pub bitset: DeviceBuffer<u32>,
+/// C(u) of every query vertex u on the device: the lists one after another (C(u) at
+/// `at[u]..at[u + 1]` of `list`, sorted by id) and the bitsets one after another (C(u)'s at
+/// `u * words`).
+pub struct DeviceCandidateSet {
+    pub list: DeviceBuffer<u32>,
+    pub at: Vec<u64>,
+    pub bits: DeviceBuffer<u32>,
+    pub words: usize,
 }
 
-impl DeviceCandidates {
-    pub fn len(&self) -> usize {
-        self.vertices.len()
+impl DeviceCandidateSet {
+    /// Number of query vertices.
+    pub fn num_query_vertices(&self) -> usize {
+        self.at.len() - 1
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.vertices.is_empty()
+    /// |C(u)|.
+    pub fn len(&self, u: usize) -> usize {
+        (self.at[u + 1] - self.at[u]) as usize
     }
 
-    /// A host copy.
-    pub fn to_host(&self, gpu: &Gpu) -> Result<Candidates> {
-        Ok(Candidates { vertices: gpu.download(&self.vertices)?, bitset: gpu.download(&self.bitset)? })
+    /// Whether some C(u) is empty.
+    pub fn any_empty(&self) -> bool {
+        self.at.windows(2).any(|w| w[0] == w[1])
+    }
+
+    /// Every C(u) on the host, list and bitset, in two copies.
+    pub fn to_host(&self, gpu: &Gpu) -> Result<Vec<Candidates>> {
+        let bits = gpu.download(&self.bits)?;
+        let lists = self.lists_to_host(gpu)?;
+        Ok(lists
+            .into_iter()
+            .enumerate()
+            .map(|(u, vertices)| Candidates { vertices, bitset: bits[u * self.words..(u + 1) * self.words].to_vec() })
+            .collect())
+    }
+
+    /// Every C(u)'s list on the host, in one copy.
+    pub fn lists_to_host(&self, gpu: &Gpu) -> Result<Vec<Vec<u32>>> {
+        let all = gpu.download(&self.list)?;
+        Ok(self.at.windows(2).map(|w| all[w[0] as usize..w[1] as usize].to_vec()).collect())
+    }
+
+    /// Device copies of C(u)'s list and bitset, on their own.
+    pub fn take(&self, gpu: &Gpu, u: usize) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>)> {
+        let mut list = gpu.alloc_zeros::<u32>("candidates", self.len(u))?;
+        gpu.copy(&self.list, self.at[u] as usize, &mut list, 0, self.len(u))?;
+        let mut bitset = gpu.alloc_zeros::<u32>("candidate bitset", self.words)?;
+        gpu.copy(&self.bits, u * self.words, &mut bitset, 0, self.words)?;
+        Ok((list, bitset))
     }
 }
 
-/// C(u) for the query vertex with signature `query`, computed on the device from `table`.
-pub fn filter_on_device(gpu: &Gpu, table: &DeviceSignatureTable, query: &Signature) -> Result<DeviceCandidates> {
+/// C(u) for the query vertices with signatures `queries`, computed on the device from `table`
+/// in one pass (two synchronisations whatever the number of query vertices).
+pub fn filter_on_device(gpu: &Gpu, table: &DeviceSignatureTable, queries: &[Signature]) -> Result<DeviceCandidateSet> {
+    if queries.len() > MAX_QUERY_VERTICES {
+        return Err(GpuError::TooLarge {
+            what: "query vertices of one filter pass",
+            len: queries.len() as u64,
+            max: MAX_QUERY_VERTICES as u64,
+        });
+    }
     let n = table.num_vertices;
-    let flags_kernel = gpu.kernel(&SOURCE, "filter_flags")?;
+    let nq = queries.len() as u32;
+    let words = bitset_words(n as usize);
+    let words32 = to_u32("candidate bitset words", words as u64)?;
+    let bits_kernel = gpu.kernel(&SOURCE, "filter_bits")?;
     let scatter_kernel = gpu.kernel(&SOURCE, "filter_scatter")?;
-    let query_words = gpu.upload("query signature", &query.0[..WORDS])?;
-    let mut flags = gpu.alloc_zeros::<u32>("filter flags", n as usize)?;
-    let mut bitset = gpu.alloc_zeros::<u32>("candidate bitset", bitset_words(n as usize))?;
-    let grid = n.div_ceil(BLOCK);
+    let starts_kernel = gpu.kernel(&SOURCE, "filter_starts")?;
+    let signatures: Vec<u32> = queries.iter().flat_map(|q| q.0[..WORDS].iter().copied()).collect();
+    let signatures = gpu.upload("query signatures", &signatures)?;
+    let total_words = queries.len() * words;
+    let mut bits = gpu.alloc_zeros::<u32>("candidate bitsets", total_words)?;
+    let mut counts = gpu.alloc_zeros::<u32>("candidate bitset counts", total_words)?;
     gpu.launch(
-        &flags_kernel,
-        grid,
+        &bits_kernel,
+        n.div_ceil(BLOCK),
         BLOCK,
         &mut [
             Arg::In32(&table.words),
             Arg::U32(n),
-            Arg::In32(&query_words),
-            Arg::Out32(&mut flags),
-            Arg::Out32(&mut bitset),
+            Arg::In32(&signatures),
+            Arg::U32(nq),
+            Arg::U32(words32),
+            Arg::Out32(&mut bits),
+            Arg::Out32(&mut counts),
         ],
     )?;
-    let (offsets, total) = exclusive_scan(gpu, &flags)?;
-    let mut vertices = gpu.alloc_zeros::<u32>("candidates", total as usize)?;
+    let (offsets, total) = exclusive_scan(gpu, &counts)?;
+    drop(counts);
+    let mut list = gpu.alloc_zeros::<u32>("candidates", total as usize)?;
     gpu.launch(
         &scatter_kernel,
-        grid,
+        to_u32("candidate bitset words", (total_words as u64).div_ceil(BLOCK as u64))?,
         BLOCK,
-        &mut [Arg::In32(&flags), Arg::U32(n), Arg::In64(&offsets), Arg::Out32(&mut vertices)],
+        &mut [
+            Arg::In32(&bits),
+            Arg::U64(total_words as u64),
+            Arg::U32(words32),
+            Arg::In64(&offsets),
+            Arg::Out32(&mut list),
+        ],
     )?;
-    Ok(DeviceCandidates { vertices, bitset })
+    let mut starts = gpu.alloc_zeros::<u64>("candidate offsets", queries.len() + 1)?;
+    gpu.launch(
+        &starts_kernel,
+        1,
+        MAX_QUERY_VERTICES as u32 + 1,
+        &mut [Arg::In64(&offsets), Arg::U32(words32), Arg::U32(nq), Arg::Out64(&mut starts)],
+    )?;
+    let at = gpu.download(&starts)?;
+    Ok(DeviceCandidateSet { list, at, bits, words })
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! Host side of the GSI join (§V, Alg. 3–4; load balancing §VI-A): the kernels of `join.cu`,
 //! the per-level descriptor the kernels read (links, non-edges, injectivity), the Prealloc-
 //! Combine chunk planner that keeps each step's buffers within a device-memory budget, and the
-//! load-balance thresholds W1 = 4096, W2 = 1024 of GSI Table VIII.
+//! load-balance layers: GSI Table VIII's thresholds W1 = 4096, W2 = 1024, raised per chunk by a
+//! cost model.
 
 use subgraph_core::plan::Plan;
 use subgraph_core::Dir;
@@ -29,6 +30,9 @@ pub const WRITE_CACHE: u32 = 2;
 pub const MAX_CHUNK_ROWS: u64 = 1 << 26;
 /// Rows of a level's first chunk when the query has a limit; each next chunk doubles.
 pub const LIMIT_FIRST_CHUNK_ROWS: u64 = 1 << 10;
+/// First-link elements (a bound on the rows it makes) of a materialised level's first chunk
+/// when the query has a limit; each next chunk doubles.
+pub const LIMIT_FIRST_CHUNK_ELEMS: u64 = 1 << 15;
 /// Most first-link slice elements one chunk examines (its rows' `sizes` summed): this bounds a
 /// chunk's kernel time (a fraction of a second at the H200's rates), so the deadline and Ctrl-C,
 /// checked between chunks, stop a query promptly even in count-only mode.
@@ -134,15 +138,42 @@ pub fn next_chunk_end(
     Ok(lo)
 }
 
-/// How `join.cu` schedules a row whose first slice has `size` elements when load balancing is
-/// on: (tasks for the block layer, tasks for the grid layer); (0, 0) is the warp layer.
-pub fn layer_tasks(size: u32) -> (u32, u32) {
-    if size > W1 {
-        (0, size.div_ceil(W1))
-    } else if size > W2 {
-        (1, 0)
-    } else {
-        (0, 0)
+/// The load-balance layers of one chunk (GSI §VI-A): rows whose first slice exceeds `heavy`
+/// leave the warp layer; those up to `grid` run on one block, longer ones in W1-element pieces
+/// on the separate grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layers {
+    pub heavy: u32,
+    pub grid: u32,
+}
+
+impl Layers {
+    /// GSI's fixed thresholds.
+    pub const GSI: Layers = Layers { heavy: W2, grid: W1 };
+
+    /// The layers of a chunk whose rows' first slices total `elems` elements, on a device that
+    /// runs `resident_warps` warps of the warp layer at once. GSI's thresholds (W2, W1) are
+    /// raised by a cost model: a row leaves the warp layer only when one warp on it would
+    /// outlast the chunk's even share per resident warp. When heavy rows are many, the warp
+    /// layer is balanced already and the block and grid layers' per-warp set-up (the row, the
+    /// slice lookups) is extra work: 2.2 times the kernel time on the hub-heavy workload of
+    /// bench/results/2026-11-21-h200-gpu-launches.md.
+    pub fn for_chunk(elems: u64, resident_warps: u64) -> Layers {
+        let share = elems.div_ceil(resident_warps.max(1));
+        let heavy = share.clamp(W2 as u64, u32::MAX as u64) as u32;
+        Layers { heavy, grid: heavy.max(W1) }
+    }
+
+    /// (block tasks, grid tasks) of a row whose first slice has `size` elements: the host
+    /// statement of `join_classify` and `join_expand`; (0, 0) is the warp layer.
+    pub fn tasks(self, size: u32) -> (u32, u32) {
+        if size > self.grid {
+            (0, size.div_ceil(W1))
+        } else if size > self.heavy {
+            (1, 0)
+        } else {
+            (0, 0)
+        }
     }
 }
 
@@ -197,19 +228,38 @@ mod tests {
     }
 
     #[test]
-    fn layers_follow_the_gsi_thresholds() {
-        assert_eq!(layer_tasks(0), (0, 0));
-        assert_eq!(layer_tasks(W2), (0, 0));
-        assert_eq!(layer_tasks(W2 + 1), (1, 0));
-        assert_eq!(layer_tasks(W1), (1, 0));
-        assert_eq!(layer_tasks(W1 + 1), (0, 2));
-        assert_eq!(layer_tasks(10 * W1), (0, 10));
+    fn layers_follow_the_gsi_thresholds_on_a_small_chunk() {
+        let layers = Layers::for_chunk(1000, 4224);
+        assert_eq!(layers, Layers::GSI);
+        assert_eq!(layers.tasks(0), (0, 0));
+        assert_eq!(layers.tasks(W2), (0, 0));
+        assert_eq!(layers.tasks(W2 + 1), (1, 0));
+        assert_eq!(layers.tasks(W1), (1, 0));
+        assert_eq!(layers.tasks(W1 + 1), (0, 2));
+        assert_eq!(layers.tasks(10 * W1), (0, 10));
         // Every element of a row is covered by exactly one grid task.
         for size in [W1 + 1, 3 * W1 - 1, 3 * W1, 77_777] {
-            let (_, tasks) = layer_tasks(size);
+            let (_, tasks) = layers.tasks(size);
             let covered: u64 = (0..tasks).map(|q| (size as u64 - q as u64 * W1 as u64).min(W1 as u64)).sum();
             assert_eq!(covered, size as u64);
         }
+    }
+
+    #[test]
+    fn layers_rise_with_the_share_per_warp() {
+        // 2,000 elements per warp: rows up to it stay in the warp layer, none runs on a block.
+        let layers = Layers::for_chunk(2000 * 4224, 4224);
+        assert_eq!(layers, Layers { heavy: 2000, grid: W1 });
+        assert_eq!(layers.tasks(2000), (0, 0));
+        assert_eq!(layers.tasks(2001), (1, 0));
+        // 10,000 per warp: above W1, so a row leaving the warp layer goes to the grid.
+        let layers = Layers::for_chunk(10_000 * 4224 - 1, 4224);
+        assert_eq!(layers, Layers { heavy: 10_000, grid: 10_000 });
+        assert_eq!(layers.tasks(10_000), (0, 0));
+        assert_eq!(layers.tasks(10_001), (0, 3));
+        // Beyond u32: no row is heavy.
+        assert_eq!(Layers::for_chunk(u64::MAX, 1).heavy, u32::MAX);
+        assert_eq!(Layers::for_chunk(5, 0).heavy, W2);
     }
 
     #[test]

@@ -17,7 +17,7 @@ pub mod signature;
 mod testgen;
 
 pub use cuda::{Gpu, KernelSource};
-pub use engine::{CandidateFilter, GpuEngine, GpuOptions, GpuReport, OutputScheme, Structure};
+pub use engine::{CandidateFilter, GpuEngine, GpuOptions, GpuReport, LoadBalance, OutputScheme, Structure};
 pub use error::{GpuError, GpuUnavailable, Result};
 
 /// Every kernel source of the crate.

@@ -9,7 +9,7 @@ use subgraph_core::{Dir, Query};
 
 use crate::cuda::{Arg, Gpu, Kernel, KernelDecl, KernelSource, Param};
 use crate::error::{to_u32, Result};
-use crate::filter::DeviceCandidates;
+use crate::filter::DeviceCandidateSet;
 use crate::scan::exclusive_scan;
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
@@ -68,52 +68,45 @@ fn starts(lens: impl Iterator<Item = usize>) -> Vec<u64> {
     at
 }
 
-/// Refines `cands` (C(u) of every query vertex u, list and bitset) in place, all query vertices
-/// in one launch per kernel and round. `links[u]` is [`links_of`] u; `graph()` makes the nine
-/// data-graph arguments every kernel of `slices.cu` starts with. Stops early when a round
-/// removes nothing or some C(u) becomes empty.
+/// Refines `cands` (C(u) of every query vertex u, lists and bitsets) in place, all query
+/// vertices in one launch per kernel and round. `links[u]` is [`links_of`] u; `graph()` makes
+/// the nine data-graph arguments every kernel of `slices.cu` starts with. Stops early when a
+/// round removes nothing or some C(u) becomes empty.
 pub fn refine<'g>(
     gpu: &Gpu,
     k: &RefineKernels,
     graph: &dyn Fn() -> Vec<Arg<'g>>,
     links: &[Vec<u32>],
-    cands: &mut [DeviceCandidates],
+    cands: &mut DeviceCandidateSet,
 ) -> Result<()> {
-    let qn = cands.len();
+    let qn = cands.num_query_vertices();
     if qn == 0 {
         return Ok(());
     }
     let nq = to_u32("query vertices", qn as u64)?;
-    let words = cands[0].bitset.len();
+    let words = cands.words;
     let link_at: Vec<u32> = starts(links.iter().map(|l| l.len() / 4)).iter().map(|&x| x as u32).collect();
     let links_dev = gpu.upload("query edges", &links.concat())?;
     let link_at_dev = gpu.upload("query edge offsets", &link_at)?;
-    let mut bits = gpu.alloc_zeros::<u32>("refinement bitsets", qn * words)?;
-    let mut at = starts(cands.iter().map(|c| c.vertices.len()));
-    let mut list = gpu.alloc_zeros::<u32>("refined candidates", at[qn] as usize)?;
-    for (u, c) in cands.iter().enumerate() {
-        gpu.copy(&c.bitset, 0, &mut bits, u * words, words)?;
-        gpu.copy(&c.vertices, 0, &mut list, at[u] as usize, c.vertices.len())?;
-    }
     for _ in 0..ROUNDS {
-        let n = at[qn];
-        let at_dev = gpu.upload("candidate offsets", &at)?;
+        let n = cands.at[qn];
+        let at_dev = gpu.upload("candidate offsets", &cands.at)?;
         let mut next = gpu.alloc_zeros::<u32>("refinement bitsets", qn * words)?;
-        gpu.copy(&bits, 0, &mut next, 0, qn * words)?;
+        gpu.copy(&cands.bits, 0, &mut next, 0, qn * words)?;
         let mut args = graph();
         args.extend([
             Arg::In32(&links_dev),
             Arg::In32(&link_at_dev),
-            Arg::In32(&bits),
+            Arg::In32(&cands.bits),
             Arg::U64(words as u64),
-            Arg::In32(&list),
+            Arg::In32(&cands.list),
             Arg::In64(&at_dev),
             Arg::U32(nq),
             Arg::Out32(&mut next),
         ]);
         gpu.launch(&k.check, to_u32("refined candidates", n.div_ceil((BLOCK / 32) as u64))?, BLOCK, &mut args)?;
         drop(args);
-        bits = next;
+        cands.bits = next;
         let blocks = to_u32("refined candidates", n.div_ceil(BLOCK as u64))?;
         let mut flags = gpu.alloc_zeros::<u32>("refinement flags", n as usize)?;
         gpu.launch(
@@ -121,10 +114,10 @@ pub fn refine<'g>(
             blocks,
             BLOCK,
             &mut [
-                Arg::In32(&list),
+                Arg::In32(&cands.list),
                 Arg::In64(&at_dev),
                 Arg::U32(nq),
-                Arg::In32(&bits),
+                Arg::In32(&cands.bits),
                 Arg::U64(words as u64),
                 Arg::Out32(&mut flags),
             ],
@@ -145,22 +138,19 @@ pub fn refine<'g>(
             &k.scatter,
             blocks,
             BLOCK,
-            &mut [Arg::In32(&list), Arg::U64(n), Arg::In32(&flags), Arg::In64(&offsets), Arg::Out32(&mut kept_list)],
+            &mut [
+                Arg::In32(&cands.list),
+                Arg::U64(n),
+                Arg::In32(&flags),
+                Arg::In64(&offsets),
+                Arg::Out32(&mut kept_list),
+            ],
         )?;
-        list = kept_list;
-        at = gpu.download(&new_at)?;
-        if at.windows(2).any(|w| w[0] == w[1]) {
+        cands.list = kept_list;
+        cands.at = gpu.download(&new_at)?;
+        if cands.any_empty() {
             break;
         }
-    }
-    for (u, c) in cands.iter_mut().enumerate() {
-        let len = (at[u + 1] - at[u]) as usize;
-        if len != c.vertices.len() {
-            let mut kept = gpu.alloc_zeros::<u32>("refined candidates", len)?;
-            gpu.copy(&list, at[u] as usize, &mut kept, 0, len)?;
-            c.vertices = kept;
-        }
-        gpu.copy(&bits, u * words, &mut c.bitset, 0, words)?;
     }
     Ok(())
 }

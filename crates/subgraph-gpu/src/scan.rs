@@ -20,10 +20,33 @@ const TILE: usize = BLOCK as usize * 4;
 
 /// The exclusive prefix sum of `input` (n + 1 offsets, the last one the total) and the total.
 pub fn exclusive_scan(gpu: &Gpu, input: &DeviceBuffer<u32>) -> Result<(DeviceBuffer<u64>, u64)> {
+    let out = scan_on_device(gpu, input)?;
+    let total = gpu.download_range(&out, input.len()..input.len() + 1)?[0];
+    Ok((out, total))
+}
+
+/// [`exclusive_scan`], with all n + 1 offsets copied to the host in the same synchronisation
+/// when `input` has at most `host_max` elements.
+pub fn exclusive_scan_to_host(
+    gpu: &Gpu,
+    input: &DeviceBuffer<u32>,
+    host_max: usize,
+) -> Result<(DeviceBuffer<u64>, u64, Option<Vec<u64>>)> {
+    if input.len() > host_max {
+        let (out, total) = exclusive_scan(gpu, input)?;
+        return Ok((out, total, None));
+    }
+    let out = scan_on_device(gpu, input)?;
+    let host = gpu.download(&out)?;
+    Ok((out, host[input.len()], Some(host)))
+}
+
+/// Launches the scan of `input` into n + 1 offsets.
+fn scan_on_device(gpu: &Gpu, input: &DeviceBuffer<u32>) -> Result<DeviceBuffer<u64>> {
     let n = to_u32("scan input", input.len() as u64)?;
     let mut out = gpu.alloc_zeros::<u64>("scan offsets", input.len() + 1)?;
     if n == 0 {
-        return Ok((out, 0));
+        return Ok(out);
     }
     let tiles = input.len().div_ceil(TILE);
     let mut tile_sums = gpu.alloc_zeros::<u64>("scan tile sums", tiles)?;
@@ -31,9 +54,11 @@ pub fn exclusive_scan(gpu: &Gpu, input: &DeviceBuffer<u32>) -> Result<(DeviceBuf
     let offsets = gpu.kernel(&SOURCE, "scan_tile_offsets")?;
     let apply = gpu.kernel(&SOURCE, "scan_tile_apply")?;
     let grid = tiles as u32;
-    gpu.launch(&sums, grid, BLOCK, &mut [Arg::In32(input), Arg::U32(n), Arg::Out64(&mut tile_sums)])?;
-    gpu.launch(&offsets, 1, BLOCK, &mut [Arg::Out64(&mut tile_sums), Arg::U32(grid)])?;
+    // One tile starts at offset 0, as zeroed: no tile sums to scan.
+    if tiles > 1 {
+        gpu.launch(&sums, grid, BLOCK, &mut [Arg::In32(input), Arg::U32(n), Arg::Out64(&mut tile_sums)])?;
+        gpu.launch(&offsets, 1, BLOCK, &mut [Arg::Out64(&mut tile_sums), Arg::U32(grid)])?;
+    }
     gpu.launch(&apply, grid, BLOCK, &mut [Arg::In32(input), Arg::U32(n), Arg::In64(&tile_sums), Arg::Out64(&mut out)])?;
-    let total = gpu.download_range(&out, input.len()..input.len() + 1)?[0];
-    Ok((out, total))
+    Ok(out)
 }

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use subgraph_gpu::cuda::{Arg, Gpu};
 use subgraph_gpu::filter::{filter_host, filter_on_device};
 use subgraph_gpu::pcsr::{ColumnOrder, Pcsr, GROUP_WORDS};
-use subgraph_gpu::scan::exclusive_scan;
+use subgraph_gpu::scan::{exclusive_scan, exclusive_scan_to_host};
 use subgraph_gpu::signature::{Signature, SignatureTable};
 use subgraph_gpu::GpuError;
 use testgen::{random_graph, GraphSpec, Rng};
@@ -61,6 +61,17 @@ fn scan_matches_the_host() {
         want.push(run);
         assert_eq!(total, run, "n={n}");
         assert!(got == want, "scan differs for n={n}");
+        // With the host copy: given up to `host_max` elements, withheld above.
+        for host_max in [n, n.saturating_sub(1)] {
+            let (out, total, host) = exclusive_scan_to_host(gpu, &buf, host_max).unwrap();
+            assert_eq!(total, run, "n={n}");
+            assert!(gpu.download(&out).unwrap() == want, "scan differs for n={n}");
+            if host_max == n {
+                assert!(host.as_ref() == Some(&want), "host offsets differ for n={n}");
+            } else {
+                assert!(host.is_none(), "n={n}");
+            }
+        }
     }
 }
 
@@ -98,21 +109,33 @@ fn device_filter_matches_the_host() {
         let table = SignatureTable::build(&g).unwrap();
         let dev = table.upload(gpu).unwrap();
         let mut rng = Rng::new(seed);
-        for _ in 0..6 {
-            let u = rng.below(n as u64) as u32;
-            let q = Signature::of_vertex(&g, u);
-            let want = filter_host(&table, &q);
-            let got = filter_on_device(gpu, &dev, &q).unwrap();
-            assert_eq!(got.len(), want.len());
-            assert!(got.to_host(gpu).unwrap() == want, "n={n} u={u}");
-            assert!(want.contains(u));
+        // Six query vertices in one pass, then a label no vertex has between two others: an
+        // empty C(u) in the middle of the concatenation.
+        let mut sigs: Vec<Signature> = (0..6).map(|_| Signature::of_vertex(&g, rng.below(n as u64) as u32)).collect();
+        let mut none = Signature::of_vertex(&g, 0);
+        none.0[0] = u32::MAX;
+        for batch in [sigs.clone(), {
+            sigs.insert(1, none);
+            sigs.truncate(3);
+            sigs
+        }] {
+            let got = filter_on_device(gpu, &dev, &batch).unwrap();
+            assert_eq!(got.num_query_vertices(), batch.len());
+            let host = got.to_host(gpu).unwrap();
+            for (u, q) in batch.iter().enumerate() {
+                let want = filter_host(&table, q);
+                assert_eq!(got.len(u), want.len());
+                assert!(host[u] == want, "n={n} query vertex {u}");
+                let (list, bitset) = got.take(gpu, u).unwrap();
+                assert_eq!(gpu.download(&list).unwrap(), want.vertices);
+                assert_eq!(gpu.download(&bitset).unwrap(), want.bitset);
+                if q.0[0] == u32::MAX {
+                    assert!(want.is_empty() && got.any_empty());
+                } else {
+                    assert!(!want.is_empty());
+                }
+            }
         }
-        // A label no vertex has: no candidates.
-        let mut q = Signature::of_vertex(&g, 0);
-        q.0[0] = u32::MAX;
-        let none = filter_on_device(gpu, &dev, &q).unwrap();
-        assert!(none.is_empty());
-        assert!(none.to_host(gpu).unwrap().bitset.iter().all(|&w| w == 0));
     }
 }
 

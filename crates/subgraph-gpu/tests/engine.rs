@@ -16,7 +16,7 @@ use subgraph_core::{Graph, GraphBuilder, Query, Semantics};
 use subgraph_gpu::filter::filter_host;
 use subgraph_gpu::refine;
 use subgraph_gpu::signature::{Signature, SignatureTable};
-use subgraph_gpu::{CandidateFilter, GpuEngine, GpuError, GpuOptions, OutputScheme, Structure};
+use subgraph_gpu::{CandidateFilter, GpuEngine, GpuError, GpuOptions, LoadBalance, OutputScheme, Structure};
 
 const SEMANTICS: [Semantics; 3] = [Semantics::Embed, Semantics::Induced, Semantics::Homomorphism];
 
@@ -41,7 +41,7 @@ fn combos() -> Vec<GpuOptions> {
         for structure in [Structure::Pcsr, Structure::Csr] {
             for output in [OutputScheme::PreallocCombine, OutputScheme::TwoStep] {
                 for write_cache in [true, false] {
-                    for load_balance in [true, false] {
+                    for load_balance in [LoadBalance::Model, LoadBalance::Gsi, LoadBalance::Off] {
                         let g =
                             GpuOptions { filter, structure, output, write_cache, load_balance, ..Default::default() };
                         out.push(g);
@@ -305,7 +305,7 @@ fn skewed_graphs_use_every_layer_and_chunking() {
                 }
             }
             // The layers really run: the hub rows of these queries reach the block and the grid
-            // layers with load balancing on (counted over both graphs) and neither without;
+            // layers with GSI's thresholds (counted over both graphs) and neither without;
             // two-step buffers are exact, Prealloc-Combine's are upper bounds.
             let mut run =
                 |q: &Graph, g: &GpuOptions| gpu.run_query(q.clone(), &opts, g, &Control::unlimited(), None).unwrap();
@@ -313,10 +313,14 @@ fn skewed_graphs_use_every_layer_and_chunking() {
             let mut layers = |g: &GpuOptions| {
                 heavy.iter().map(|q| run(q, g)).fold((0, 0), |(b, t), r| (b + r.block_tasks, t + r.grid_tasks))
             };
-            let (block, grid) = layers(&GpuOptions::default());
+            let (block, grid) = layers(&GpuOptions { load_balance: LoadBalance::Gsi, ..GpuOptions::default() });
             blocks += block;
             grids += grid;
-            assert_eq!(layers(&GpuOptions { load_balance: false, ..GpuOptions::default() }), (0, 0));
+            assert_eq!(layers(&GpuOptions { load_balance: LoadBalance::Off, ..GpuOptions::default() }), (0, 0));
+            // The cost model's thresholds are never below GSI's: it sends a subset of the rows
+            // GSI sends to each layer, in the same chunks.
+            let (mb, mg) = layers(&GpuOptions::default());
+            assert!(mb <= block && mg <= grid, "model {mb} + {mg}, GSI {block} + {grid}");
             let pc = run(&triangle, &GpuOptions::default());
             let ts = run(&triangle, &GpuOptions { output: OutputScheme::TwoStep, ..GpuOptions::default() });
             assert!(pc.buffer_elements >= pc.joined_rows && pc.joined_rows > 0);

@@ -37,14 +37,14 @@ impl Order {
         }
     }
 
-    /// The query vertices in matching order.
-    pub fn compute(self, data: &Graph, query: &Query, cands: &[Vec<u32>]) -> Vec<u32> {
+    /// The query vertices in matching order; `sizes[u]` is |C(u)|.
+    pub fn compute(self, data: &Graph, query: &Query, sizes: &[usize]) -> Vec<u32> {
         let n = query.num_vertices();
         let mut order: Vec<u32> = Vec::with_capacity(n);
         let mut placed = vec![false; n];
         match self {
             Order::Gql => {
-                let size = |u: u32| cands[u as usize].len();
+                let size = |u: u32| sizes[u as usize];
                 while order.len() < n {
                     let frontier = frontier(query, &order, &placed);
                     let pool = if frontier.is_empty() { unplaced(&placed) } else { frontier };
@@ -72,7 +72,7 @@ impl Order {
             Order::Gsi => {
                 let total = data.num_edges().max(1) as f64;
                 let mut score: Vec<f64> =
-                    (0..n as u32).map(|u| cands[u as usize].len() as f64 / query.degree(u).max(1) as f64).collect();
+                    (0..n as u32).map(|u| sizes[u as usize] as f64 / query.degree(u).max(1) as f64).collect();
                 let best = |pool: &[u32], score: &[f64]| {
                     *pool
                         .iter()
@@ -140,12 +140,12 @@ mod tests {
         }
         let g = b.build().0;
         let q = Query::new(g.clone(), &g, Semantics::Embed).unwrap();
-        let cands = vec![vec![0; 5], vec![0; 1], vec![0; 3], vec![0; 2], vec![0; 9]];
+        let sizes = [5, 1, 3, 2, 9];
         // GQL: fewest candidates first (1), then the smallest frontier vertex: 2, 3, 0; then 4.
-        assert_eq!(Order::Gql.compute(&g, &q, &cands), vec![1, 2, 3, 0, 4]);
+        assert_eq!(Order::Gql.compute(&g, &q, &sizes), vec![1, 2, 3, 0, 4]);
         // RI: most placed neighbours, then most other unplaced neighbours (2 over 0), then id.
-        assert_eq!(Order::Ri.compute(&g, &q, &cands), vec![1, 2, 0, 3, 4]);
+        assert_eq!(Order::Ri.compute(&g, &q, &sizes), vec![1, 2, 0, 3, 4]);
         // Scores |C|/deg: 5, 0.5, 1.5, 2, 9.
-        assert_eq!(Order::Gsi.compute(&g, &q, &cands), vec![1, 2, 3, 0, 4]);
+        assert_eq!(Order::Gsi.compute(&g, &q, &sizes), vec![1, 2, 3, 0, 4]);
     }
 }
