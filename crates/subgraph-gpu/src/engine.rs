@@ -17,7 +17,7 @@ use subgraph_core::{Dir, Graph, Query, Semantics};
 
 use crate::cuda::{Arg, DeviceBuffer, DeviceInfo, Gpu, Kernel};
 use crate::error::{to_u32, GpuError, Result};
-use crate::filter::{filter_on_device, DeviceCandidateSet};
+use crate::filter::{filter_on_device, DeviceCandidateSet, FilterKernels};
 use crate::join::{
     dir_index, level_descriptor, next_chunk_end, Layers, COUNT_ONLY, LIMIT_FIRST_CHUNK_ELEMS, LIMIT_FIRST_CHUNK_ROWS,
     MAX_CHUNK_ROWS, MAX_CHUNK_WORK, MAX_COLUMNS, ROW_BLOCK, ROW_OVERHEAD_BYTES, SOURCE, TASK_BLOCK, W1, WRITE_CACHE,
@@ -315,6 +315,8 @@ pub struct GpuEngine<'a> {
     data: &'a Graph,
     graph: DeviceGraph,
     kernels: Kernels,
+    /// Loaded by `new` when its options filter on the device, else on first use.
+    filter_kernels: Option<FilterKernels>,
     /// Loaded by `new` when its options refine, else on the first refinement.
     refine_kernels: Option<RefineKernels>,
     graph_upload_ms: f64,
@@ -359,13 +361,18 @@ impl<'a> GpuEngine<'a> {
         }
         gpu.synchronize()?;
         let graph_upload_ms = t.elapsed().as_secs_f64() * 1e3;
-        // Compiled here, outside the upload time, when the refinement will run anyway, so the
-        // first query does not pay NVRTC; otherwise on the first refinement.
-        let refine_kernels = match opts.filter.resolve(data) {
-            CandidateFilter::Refined => Some(RefineKernels::new(&gpu)?),
-            _ => None,
-        };
-        Ok(GpuEngine { gpu, data, graph, kernels, refine_kernels, graph_upload_ms })
+        // Compiled here, outside the upload time, for the filter `opts` runs, so the first
+        // query does not pay NVRTC; other filters' kernels on their first use.
+        crate::scan::prepare(&gpu)?;
+        let filter = opts.filter.resolve(data);
+        let filter_kernels = if filter == CandidateFilter::Host { None } else { Some(FilterKernels::new(&gpu)?) };
+        let refine_kernels = if filter == CandidateFilter::Refined { Some(RefineKernels::new(&gpu)?) } else { None };
+        // The GSI order reads the data's edge-label counts, computed on first use: here, once
+        // per graph, rather than in the first query.
+        if opts.order == Some(Order::Gsi) {
+            data.edge_label_count(0);
+        }
+        Ok(GpuEngine { gpu, data, graph, kernels, filter_kernels, refine_kernels, graph_upload_ms })
     }
 
     pub fn device_info(&self) -> &DeviceInfo {
@@ -531,6 +538,10 @@ impl<'a> GpuEngine<'a> {
     /// homomorphisms the query's counters are capped at one: several query neighbours may
     /// share a data vertex).
     fn signature_filter(&mut self, q: &Query, semantics: Semantics) -> Result<DeviceCandidateSet> {
+        if self.filter_kernels.is_none() {
+            self.filter_kernels = Some(FilterKernels::new(&self.gpu)?);
+        }
+        let kernels = self.filter_kernels.as_ref().ok_or_else(|| GpuError::Mismatch("filter kernels".into()))?;
         let table = self.graph.ensure_signatures(&self.gpu, self.data)?;
         let sigs: Vec<Signature> = (0..q.num_vertices() as u32)
             .map(|u| {
@@ -542,7 +553,7 @@ impl<'a> GpuEngine<'a> {
                 }
             })
             .collect();
-        filter_on_device(&self.gpu, table, &sigs)
+        filter_on_device(&self.gpu, kernels, table, &sigs)
     }
 
     /// FSIG's refinement of the signature filter's candidates (crate::refine) over the join's

@@ -5,7 +5,7 @@
 //! write positions, and a scatter writes every C(u) sorted by id, one list after another. The
 //! host reference computes the same sets for tests.
 
-use crate::cuda::{Arg, DeviceBuffer, Gpu, KernelDecl, KernelSource, Param};
+use crate::cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
 use crate::error::{to_u32, GpuError, Result};
 use crate::scan::exclusive_scan;
 use crate::signature::{DeviceSignatureTable, Signature, SignatureTable, WORDS};
@@ -121,9 +121,31 @@ impl DeviceCandidateSet {
     }
 }
 
+/// The kernels of `filter.cu`, loaded once.
+pub struct FilterKernels {
+    bits: Kernel,
+    scatter: Kernel,
+    starts: Kernel,
+}
+
+impl FilterKernels {
+    pub fn new(gpu: &Gpu) -> Result<Self> {
+        Ok(FilterKernels {
+            bits: gpu.kernel(&SOURCE, "filter_bits")?,
+            scatter: gpu.kernel(&SOURCE, "filter_scatter")?,
+            starts: gpu.kernel(&SOURCE, "filter_starts")?,
+        })
+    }
+}
+
 /// C(u) for the query vertices with signatures `queries`, computed on the device from `table`
 /// in one pass (two synchronisations whatever the number of query vertices).
-pub fn filter_on_device(gpu: &Gpu, table: &DeviceSignatureTable, queries: &[Signature]) -> Result<DeviceCandidateSet> {
+pub fn filter_on_device(
+    gpu: &Gpu,
+    k: &FilterKernels,
+    table: &DeviceSignatureTable,
+    queries: &[Signature],
+) -> Result<DeviceCandidateSet> {
     if queries.len() > MAX_QUERY_VERTICES {
         return Err(GpuError::TooLarge {
             what: "query vertices of one filter pass",
@@ -135,16 +157,13 @@ pub fn filter_on_device(gpu: &Gpu, table: &DeviceSignatureTable, queries: &[Sign
     let nq = queries.len() as u32;
     let words = bitset_words(n as usize);
     let words32 = to_u32("candidate bitset words", words as u64)?;
-    let bits_kernel = gpu.kernel(&SOURCE, "filter_bits")?;
-    let scatter_kernel = gpu.kernel(&SOURCE, "filter_scatter")?;
-    let starts_kernel = gpu.kernel(&SOURCE, "filter_starts")?;
     let signatures: Vec<u32> = queries.iter().flat_map(|q| q.0[..WORDS].iter().copied()).collect();
     let signatures = gpu.upload("query signatures", &signatures)?;
     let total_words = queries.len() * words;
     let mut bits = gpu.alloc_zeros::<u32>("candidate bitsets", total_words)?;
     let mut counts = gpu.alloc_zeros::<u32>("candidate bitset counts", total_words)?;
     gpu.launch(
-        &bits_kernel,
+        &k.bits,
         n.div_ceil(BLOCK),
         BLOCK,
         &mut [
@@ -161,7 +180,7 @@ pub fn filter_on_device(gpu: &Gpu, table: &DeviceSignatureTable, queries: &[Sign
     drop(counts);
     let mut list = gpu.alloc_zeros::<u32>("candidates", total as usize)?;
     gpu.launch(
-        &scatter_kernel,
+        &k.scatter,
         to_u32("candidate bitset words", (total_words as u64).div_ceil(BLOCK as u64))?,
         BLOCK,
         &mut [
@@ -174,7 +193,7 @@ pub fn filter_on_device(gpu: &Gpu, table: &DeviceSignatureTable, queries: &[Sign
     )?;
     let mut starts = gpu.alloc_zeros::<u64>("candidate offsets", queries.len() + 1)?;
     gpu.launch(
-        &starts_kernel,
+        &k.starts,
         1,
         MAX_QUERY_VERTICES as u32 + 1,
         &mut [Arg::In64(&offsets), Arg::U32(words32), Arg::U32(nq), Arg::Out64(&mut starts)],

@@ -18,6 +18,11 @@ pub static SOURCE: KernelSource = KernelSource {
 const BLOCK: u32 = 1024;
 const TILE: usize = BLOCK as usize * 4;
 
+/// Compiles and loads the scan kernels now rather than at the first scan.
+pub fn prepare(gpu: &Gpu) -> Result<()> {
+    gpu.kernel(&SOURCE, "scan_tile_apply").map(drop)
+}
+
 /// The exclusive prefix sum of `input` (n + 1 offsets, the last one the total) and the total.
 pub fn exclusive_scan(gpu: &Gpu, input: &DeviceBuffer<u32>) -> Result<(DeviceBuffer<u64>, u64)> {
     let out = scan_on_device(gpu, input)?;

@@ -8,7 +8,7 @@ mod testgen;
 use std::sync::OnceLock;
 
 use subgraph_gpu::cuda::{Arg, Gpu};
-use subgraph_gpu::filter::{filter_host, filter_on_device};
+use subgraph_gpu::filter::{filter_host, filter_on_device, FilterKernels};
 use subgraph_gpu::pcsr::{ColumnOrder, Pcsr, GROUP_WORDS};
 use subgraph_gpu::scan::{exclusive_scan, exclusive_scan_to_host};
 use subgraph_gpu::signature::{Signature, SignatureTable};
@@ -103,6 +103,7 @@ fn device_pcsr_lookup_matches_the_host() {
 #[test]
 fn device_filter_matches_the_host() {
     let Some(gpu) = gpu() else { return };
+    let kernels = FilterKernels::new(gpu).unwrap();
     for (seed, directed, n) in [(1u64, false, 1000usize), (2, true, 50_000), (3, false, 300_001)] {
         let g =
             random_graph(&GraphSpec { vertices: n, edges: 4 * n, vertex_labels: 8, edge_labels: 4, directed, seed });
@@ -119,7 +120,7 @@ fn device_filter_matches_the_host() {
             sigs.truncate(3);
             sigs
         }] {
-            let got = filter_on_device(gpu, &dev, &batch).unwrap();
+            let got = filter_on_device(gpu, &kernels, &dev, &batch).unwrap();
             assert_eq!(got.num_query_vertices(), batch.len());
             let host = got.to_host(gpu).unwrap();
             for (u, q) in batch.iter().enumerate() {
