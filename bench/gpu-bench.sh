@@ -16,7 +16,8 @@
 #       and sparse queries of 8 and 12 vertices, and runs them on the GPU (refined device filter),
 #       the GPU with the host filter and the CPU (all cores; LARGE_DEVICES picks), stopping at 10^5 embeddings (Sun &
 #       Luo's protocol) and counting every embedding (LARGE_MODES="limit full" picks), each
-#       within LARGE_TIMEOUT s; $OUT/large-<labels>-<device>-<mode>.jsonl.
+#       within LARGE_TIMEOUT s; $OUT/large-<labels>-<device>-<mode>.jsonl. With LARGE_CHAIN=1,
+#       also the ablation chain under the 10^5 limit; $OUT/large-<labels>-limit-chain<k>.jsonl.
 #   Ablation chain (GSI's tables: each technique added to the one before): CSR + two-step +
 #       no write cache + no load balancing, then PCSR, Prealloc-Combine, write cache, load
 #       balancing with GSI's thresholds, then with the cost model (the default);
@@ -27,10 +28,10 @@
 #       edges, 4 and 5, 5 and 7 (denser ones: sparse queries on hubs have 10^11 embeddings and
 #       more), counted in full within HUBS_TIMEOUT s on the GPU with load balancing off, with
 #       GSI's thresholds and with the cost model (on), and on the CPU; $OUT/hubs-*.jsonl.
-#   bench/gpu-bench.sh profile there, after g3: Nsight Compute metrics (time, DRAM bytes, global
-#       store and load sectors and requests, occupancy) of every join_rows and join_link launch
-#       of G3's PROFILE_QUERY (sparse_12_4) under two-step and Prealloc-Combine;
-#       $OUT/profile-<scheme>.csv.
+#   bench/gpu-bench.sh profile there: Nsight Compute metrics (time, DRAM bytes, global store
+#       and load sectors and requests, occupancy) of every join_rows and join_link launch of G3's
+#       PROFILE_QUERY (sparse_12_4) under two-step, Prealloc-Combine, and Prealloc-Combine
+#       without the write cache; $OUT/profile-<scheme>[-wcoff].csv.
 #   bench/gpu-bench.sh scaling there: the CPU engine on 1, 2, 4, ... threads (scripts/cpu-scaling.sh)
 #       over hard yeast queries; $OUT/scaling.csv.
 set -uo pipefail
@@ -61,9 +62,19 @@ chain() {
         "--gpu-structure pcsr --gpu-output prealloc-combine --gpu-write-cache on --gpu-load-balance on")
     for k in 0 1 2 3 4 5; do
         # shellcheck disable=SC2086
-        "$sg" match -q --format json --device gpu --gpu-filter refined --timeout "$t" ${steps[$k]} "$g" "$@" \
+        "$sg" match -q --format json --device gpu --gpu-filter refined --timeout "$t" ${steps[$k]} ${CHAIN_FLAGS:-} "$g" "$@" \
             >"$out/$name-chain$k.jsonl"
     done
+}
+
+# g3_graph: G3 and its queries in /tmp (G3.sgb, G3_q/), generated unless present.
+g3_graph() {
+    [ -f /tmp/G3.sgb ] && return
+    ( cd /tmp && /usr/bin/time -v python3 "$bin/bigraph_gen.py" graph --scale 20 --edge-factor 16 --labels 256 \
+        --alpha 0 --seed 13 --output G3.graph --queries G3_q --query-seed 5 dense:8:4 sparse:8:4 dense:12:4 \
+        sparse:12:4 ) >"$out/g3-gen.txt" 2>&1
+    sha256sum /tmp/G3.graph >>"$out/g3-gen.txt"
+    "$sg" convert /tmp/G3.graph /tmp/G3.sgb
 }
 
 case "${1:-}" in
@@ -94,12 +105,7 @@ sets)
     done
     ;;
 g3)
-    g=/tmp/G3.graph
-    ( cd /tmp && /usr/bin/time -v python3 "$bin/bigraph_gen.py" graph --scale 20 --edge-factor 16 --labels 256 \
-        --alpha 0 --seed 13 --output G3.graph --queries G3_q --query-seed 5 dense:8:4 sparse:8:4 dense:12:4 \
-        sparse:12:4 ) >"$out/g3-gen.txt" 2>&1
-    sha256sum "$g" >>"$out/g3-gen.txt"
-    "$sg" convert "$g" /tmp/G3.sgb
+    g3_graph
     qs=$(ls /tmp/G3_q/*.graph | sort -V)
     t=${G3_TIMEOUT:-15}
     # shellcheck disable=SC2086
@@ -131,6 +137,10 @@ large)
                 >"$out/large-$labels-$dev-$mode.jsonl"
         done
     done
+    if [ -n "${LARGE_CHAIN:-}" ]; then
+        # shellcheck disable=SC2086
+        CHAIN_FLAGS="--limit 100000" chain "large-$labels-limit" "$g" "$t" $qs
+    fi
     ;;
 hubs)
     g=/tmp/hubs.sgb
@@ -153,14 +163,17 @@ hubs)
     "$sg" match -q --format json --device cpu --timeout "$t" "$g" $qs >"$out/hubs-cpu.jsonl"
     ;;
 profile)
-    # Needs /tmp/G3.sgb and /tmp/G3_q from `g3`. Nsight Compute on the join kernels of
-    # PROFILE_QUERY under each output scheme (clocks left alone, as the device notes ask).
+    # Nsight Compute on the join kernels of G3's PROFILE_QUERY (clocks left alone, as the device
+    # notes ask) under two-step, Prealloc-Combine, and Prealloc-Combine without the write cache.
+    g3_graph
     q=/tmp/G3_q/${PROFILE_QUERY:-sparse_12_4}.graph
-    for scheme in two-step prealloc-combine; do
+    for variant in two-step:on prealloc-combine:on prealloc-combine:off; do
+        name=${variant%:*}
+        [ "${variant#*:}" = off ] && name=$name-wcoff
         ncu --clock-control none --csv --page raw -k regex:'join_(rows|link)' -c "${PROFILE_KERNELS:-300}" \
             --metrics "${PROFILE_METRICS:-gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,sm__warps_active.avg.pct_of_peak_sustained_active}" \
-            "$sg" match -q --format json --device gpu --gpu-filter refined --gpu-output "$scheme" /tmp/G3.sgb "$q" \
-            >"$out/profile-$scheme.csv" 2>"$out/profile-$scheme.err"
+            "$sg" match -q --format json --device gpu --gpu-filter refined --gpu-output "${variant%:*}" \
+            --gpu-write-cache "${variant#*:}" /tmp/G3.sgb "$q" >"$out/profile-$name.csv" 2>"$out/profile-$name.err"
     done
     ;;
 scaling)
