@@ -96,7 +96,8 @@ impl Plan {
 
     /// The plan over candidate sets that stay where they were filtered (on the GPU), of which
     /// only the sizes are here (`sizes_by_vertex[u]` = |C(u)|): order, links and non-edges as
-    /// [`Plan::from_candidates`] makes them, `candidates` left empty.
+    /// [`Plan::from_candidates`] makes them, `candidates` left empty (so not a plan for the CPU
+    /// engine, which enumerates from the lists).
     pub fn from_sizes(
         data: &Graph,
         query: &Query,

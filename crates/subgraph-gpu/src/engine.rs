@@ -982,6 +982,7 @@ impl<'a> Join<'a> {
                 Arg::U64(chunk),
                 Arg::U32(layers.heavy),
                 Arg::U32(layers.grid),
+                Arg::U32(W1),
                 Arg::Out32(&mut nblock),
                 Arg::Out32(&mut ngrid),
             ],

@@ -242,15 +242,18 @@ extern "C" __global__ void join_tasks(J_GRAPH_PARAMS, J_LEVEL_PARAMS, const unsi
                lo + task_len[t], 32ull * nw, mem[wid]);
 }
 
-// Per row of the chunk: nblock = 1 when W2 < size <= W1; ngrid = ceil(size / W1) above W1.
+// Per row of the chunk: nblock = 1 when heavy < size <= grid; above grid, ngrid = ceil(size /
+// piece), the pieces join_expand makes (GSI: heavy = W2, grid = piece = W1; the cost model
+// raises heavy and grid, never the piece).
 extern "C" __global__ void join_classify(const unsigned int* sizes, u64 row0, u64 nrows,
-                                         unsigned int w2, unsigned int w1,
-                                         unsigned int* nblock, unsigned int* ngrid) {
+                                         unsigned int heavy, unsigned int grid,
+                                         unsigned int piece, unsigned int* nblock,
+                                         unsigned int* ngrid) {
     const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= nrows) return;
     const unsigned int s = sizes[row0 + i];
-    nblock[i] = s > w2 && s <= w1;
-    ngrid[i] = s > w1 ? (unsigned int)((s + (u64)w1 - 1) / w1) : 0u;
+    nblock[i] = s > heavy && s <= grid;
+    ngrid[i] = s > grid ? (unsigned int)((s + (u64)piece - 1) / piece) : 0u;
 }
 
 // Writes the ntask[i] tasks of chunk row i at offs[i]: task q covers [q * piece, (q + 1) *

@@ -64,7 +64,7 @@ pub static SOURCE: KernelSource = KernelSource {
         KernelDecl { name: "join_sizes", params: &SIZES },
         KernelDecl { name: "join_rows", params: &ROWS },
         KernelDecl { name: "join_tasks", params: &TASKS },
-        KernelDecl { name: "join_classify", params: &[B32, U64, U64, U32, U32, B32, B32] },
+        KernelDecl { name: "join_classify", params: &[B32, U64, U64, U32, U32, U32, B32, B32] },
         KernelDecl { name: "join_expand", params: &[B32, B64, B32, U64, U64, U32, B32, B32, B32] },
         KernelDecl { name: "join_link", params: &[B32, U64, U64, U32, B64, U64, U64, B32, B32, B64, B32] },
     ],
@@ -247,7 +247,8 @@ mod tests {
 
     #[test]
     fn layers_rise_with_the_share_per_warp() {
-        // 2,000 elements per warp: rows up to it stay in the warp layer, none runs on a block.
+        // 2,000 elements per warp: rows up to it stay in the warp layer, longer ones up to W1
+        // run on a block.
         let layers = Layers::for_chunk(2000 * 4224, 4224);
         assert_eq!(layers, Layers { heavy: 2000, grid: W1 });
         assert_eq!(layers.tasks(2000), (0, 0));

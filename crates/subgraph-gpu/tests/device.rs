@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 
 use subgraph_gpu::cuda::{Arg, Gpu};
 use subgraph_gpu::filter::{filter_host, filter_on_device, FilterKernels};
+use subgraph_gpu::join::{self, Layers, W1, W2};
 use subgraph_gpu::pcsr::{ColumnOrder, Pcsr, GROUP_WORDS};
 use subgraph_gpu::scan::{exclusive_scan, exclusive_scan_to_host};
 use subgraph_gpu::signature::{Signature, SignatureTable};
@@ -161,4 +162,65 @@ fn launch_checks_arguments() {
     let err = gpu.launch(&kernel, 1, 32, &mut [Arg::In32(&buf), Arg::U32(4)]);
     assert!(matches!(err, Err(GpuError::Mismatch(_))));
     assert!(gpu.kernel(&subgraph_gpu::scan::SOURCE, "no_such_kernel").is_err());
+}
+
+#[test]
+fn load_balance_tasks_cover_every_heavy_row() {
+    // join_classify and join_expand against the host statement `Layers::tasks`, for GSI's
+    // thresholds and for thresholds the cost model raises below and above W1: every row above
+    // `heavy` (which join_rows leaves) is one block task or W1-element grid pieces covering it
+    // exactly.
+    let Some(gpu) = gpu() else { return };
+    let classify = gpu.kernel(&join::SOURCE, "join_classify").unwrap();
+    let expand = gpu.kernel(&join::SOURCE, "join_expand").unwrap();
+    let sizes: Vec<u32> = vec![7, 0, 5, W2, W2 + 1, 2_000, W1, W1 + 1, 3 * W1, 9_000, 12_000, 20_000, 77_777];
+    let dev_sizes = gpu.upload("sizes", &sizes).unwrap();
+    let row0 = 1u64;
+    let n = sizes.len() - 1;
+    for layers in [Layers::GSI, Layers::for_chunk(2_000 * 100, 100), Layers::for_chunk(10_000 * 100, 100)] {
+        let mut nblock = gpu.alloc_zeros::<u32>("block tasks", n).unwrap();
+        let mut ngrid = gpu.alloc_zeros::<u32>("grid tasks", n).unwrap();
+        let args = &mut [
+            Arg::In32(&dev_sizes),
+            Arg::U64(row0),
+            Arg::U64(n as u64),
+            Arg::U32(layers.heavy),
+            Arg::U32(layers.grid),
+            Arg::U32(W1),
+            Arg::Out32(&mut nblock),
+            Arg::Out32(&mut ngrid),
+        ];
+        gpu.launch(&classify, 1, 1024, args).unwrap();
+        let (blocks, grids) = (gpu.download(&nblock).unwrap(), gpu.download(&ngrid).unwrap());
+        let (offs, total) = exclusive_scan(gpu, &ngrid).unwrap();
+        let mut task_row = gpu.alloc_zeros::<u32>("task rows", total as usize).unwrap();
+        let mut task_lo = gpu.alloc_zeros::<u32>("task starts", total as usize).unwrap();
+        let mut task_len = gpu.alloc_zeros::<u32>("task lengths", total as usize).unwrap();
+        let args = &mut [
+            Arg::In32(&ngrid),
+            Arg::In64(&offs),
+            Arg::In32(&dev_sizes),
+            Arg::U64(row0),
+            Arg::U64(n as u64),
+            Arg::U32(W1),
+            Arg::Out32(&mut task_row),
+            Arg::Out32(&mut task_lo),
+            Arg::Out32(&mut task_len),
+        ];
+        gpu.launch(&expand, 1, 1024, args).unwrap();
+        let (rows, los, lens) =
+            (gpu.download(&task_row).unwrap(), gpu.download(&task_lo).unwrap(), gpu.download(&task_len).unwrap());
+        for (i, &size) in sizes[row0 as usize..].iter().enumerate() {
+            assert_eq!((blocks[i], grids[i]), layers.tasks(size), "{layers:?} size {size}");
+            let mut covered = 0u64;
+            for t in (0..rows.len()).filter(|&t| rows[t] as usize == i) {
+                assert_eq!(los[t] as u64, covered, "{layers:?} size {size}: pieces in order, no gap");
+                covered += lens[t] as u64;
+            }
+            let expect = if size > layers.heavy && blocks[i] == 0 { size as u64 } else { 0 };
+            assert_eq!(covered, expect, "{layers:?} size {size}");
+            // A row join_rows leaves is run by exactly one of the two layers.
+            assert_eq!(size > layers.heavy, blocks[i] == 1 || grids[i] > 0, "{layers:?} size {size}");
+        }
+    }
 }
