@@ -356,7 +356,8 @@ impl<'a> GpuEngine<'a> {
             adjacency: None,
         };
         graph.ensure(&gpu, data, opts.structure)?;
-        if opts.filter.resolve(data) != CandidateFilter::Host {
+        let filter = opts.filter.resolve(data);
+        if filter != CandidateFilter::Host {
             graph.ensure_signatures(&gpu, data)?;
         }
         gpu.synchronize()?;
@@ -364,7 +365,6 @@ impl<'a> GpuEngine<'a> {
         // Compiled here, outside the upload time, for the filter `opts` runs, so the first
         // query does not pay NVRTC; other filters' kernels on their first use.
         crate::scan::prepare(&gpu)?;
-        let filter = opts.filter.resolve(data);
         let filter_kernels = if filter == CandidateFilter::Host { None } else { Some(FilterKernels::new(&gpu)?) };
         let refine_kernels = if filter == CandidateFilter::Refined { Some(RefineKernels::new(&gpu)?) } else { None };
         // The GSI order reads the data's edge-label counts, computed on first use: here, once
@@ -538,10 +538,7 @@ impl<'a> GpuEngine<'a> {
     /// homomorphisms the query's counters are capped at one: several query neighbours may
     /// share a data vertex).
     fn signature_filter(&mut self, q: &Query, semantics: Semantics) -> Result<DeviceCandidateSet> {
-        if self.filter_kernels.is_none() {
-            self.filter_kernels = Some(FilterKernels::new(&self.gpu)?);
-        }
-        let kernels = self.filter_kernels.as_ref().ok_or_else(|| GpuError::Mismatch("filter kernels".into()))?;
+        let kernels = loaded(&mut self.filter_kernels, || FilterKernels::new(&self.gpu))?;
         let table = self.graph.ensure_signatures(&self.gpu, self.data)?;
         let sigs: Vec<Signature> = (0..q.num_vertices() as u32)
             .map(|u| {
@@ -566,10 +563,7 @@ impl<'a> GpuEngine<'a> {
         dummy64: &DeviceBuffer<u64>,
         dummy32: &DeviceBuffer<u32>,
     ) -> Result<()> {
-        if self.refine_kernels.is_none() {
-            self.refine_kernels = Some(RefineKernels::new(&self.gpu)?);
-        }
-        let kernels = self.refine_kernels.as_ref().ok_or_else(|| GpuError::Mismatch("refine kernels".into()))?;
+        let kernels = loaded(&mut self.refine_kernels, || RefineKernels::new(&self.gpu))?;
         let graph = self.graph.args(structure, self.data.num_vertices() as u32, dummy64, dummy32)?;
         let index = structure_index(self.data, structure);
         let links: Vec<Vec<u32>> = (0..q.num_vertices() as u32).map(|u| links_of(q, u, &index)).collect();
@@ -612,6 +606,14 @@ impl<'a> GpuEngine<'a> {
             })
             .collect()
     }
+}
+
+/// The kernels in `slot`, loaded by `load` unless they were already.
+fn loaded<T>(slot: &mut Option<T>, load: impl FnOnce() -> Result<T>) -> Result<&T> {
+    Ok(match slot {
+        Some(kernels) => kernels,
+        None => slot.insert(load()?),
+    })
 }
 
 /// The `mode` argument of the kernels of `slices.cu`: 0 PCSR, 1 CSR.

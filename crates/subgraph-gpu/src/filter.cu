@@ -4,7 +4,7 @@
 // the vertex when the label equals u's and every counter bit of u is set, and a warp ballot
 // writes word i / 32 of u's candidate bitset and its population count. After one exclusive scan
 // of the counts (u's bitset, then u + 1's), filter_scatter writes every C(u) in ascending order,
-// one list after another, and filter_starts gathers where each begins.
+// one list after another (scan.cu's scan_gather then reads where each begins).
 
 #define FILTER_WORDS 16u
 #define FILTER_MAX_QUERY 64u
@@ -50,11 +50,4 @@ extern "C" __global__ void filter_scatter(const unsigned int* __restrict__ bits,
         candidates[at++] = base + (unsigned int)(__ffs(w) - 1);
         w &= w - 1u;
     }
-}
-
-// starts[u] = offsets[u * words] for u <= nq: where C(u) begins in the concatenation.
-extern "C" __global__ void filter_starts(const unsigned long long* __restrict__ offsets, unsigned int words,
-                                         unsigned int nq, unsigned long long* starts) {
-    const unsigned int u = blockIdx.x * blockDim.x + threadIdx.x;
-    if (u <= nq) starts[u] = offsets[(unsigned long long)u * words];
 }

@@ -7,7 +7,7 @@
 
 use crate::cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
 use crate::error::{to_u32, GpuError, Result};
-use crate::scan::exclusive_scan;
+use crate::scan::{exclusive_scan, list_starts};
 use crate::signature::{DeviceSignatureTable, Signature, SignatureTable, WORDS};
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
@@ -19,7 +19,6 @@ pub static SOURCE: KernelSource = KernelSource {
     kernels: &[
         KernelDecl { name: "filter_bits", params: &[B32, U32, B32, U32, U32, B32, B32] },
         KernelDecl { name: "filter_scatter", params: &[B32, U64, U32, B64, B32] },
-        KernelDecl { name: "filter_starts", params: &[B64, U32, U32, B64] },
     ],
 };
 
@@ -96,19 +95,16 @@ impl DeviceCandidateSet {
 
     /// Every C(u) on the host, list and bitset, in two copies.
     pub fn to_host(&self, gpu: &Gpu) -> Result<Vec<Candidates>> {
-        let bits = gpu.download(&self.bits)?;
-        let lists = self.lists_to_host(gpu)?;
-        Ok(lists
-            .into_iter()
+        let (list, bits) = (gpu.download(&self.list)?, gpu.download(&self.bits)?);
+        Ok(self
+            .at
+            .windows(2)
             .enumerate()
-            .map(|(u, vertices)| Candidates { vertices, bitset: bits[u * self.words..(u + 1) * self.words].to_vec() })
+            .map(|(u, w)| Candidates {
+                vertices: list[w[0] as usize..w[1] as usize].to_vec(),
+                bitset: bits[u * self.words..(u + 1) * self.words].to_vec(),
+            })
             .collect())
-    }
-
-    /// Every C(u)'s list on the host, in one copy.
-    pub fn lists_to_host(&self, gpu: &Gpu) -> Result<Vec<Vec<u32>>> {
-        let all = gpu.download(&self.list)?;
-        Ok(self.at.windows(2).map(|w| all[w[0] as usize..w[1] as usize].to_vec()).collect())
     }
 
     /// Device copies of C(u)'s list and bitset, on their own.
@@ -125,16 +121,11 @@ impl DeviceCandidateSet {
 pub struct FilterKernels {
     bits: Kernel,
     scatter: Kernel,
-    starts: Kernel,
 }
 
 impl FilterKernels {
     pub fn new(gpu: &Gpu) -> Result<Self> {
-        Ok(FilterKernels {
-            bits: gpu.kernel(&SOURCE, "filter_bits")?,
-            scatter: gpu.kernel(&SOURCE, "filter_scatter")?,
-            starts: gpu.kernel(&SOURCE, "filter_starts")?,
-        })
+        Ok(FilterKernels { bits: gpu.kernel(&SOURCE, "filter_bits")?, scatter: gpu.kernel(&SOURCE, "filter_scatter")? })
     }
 }
 
@@ -191,14 +182,8 @@ pub fn filter_on_device(
             Arg::Out32(&mut list),
         ],
     )?;
-    let mut starts = gpu.alloc_zeros::<u64>("candidate offsets", queries.len() + 1)?;
-    gpu.launch(
-        &k.starts,
-        1,
-        MAX_QUERY_VERTICES as u32 + 1,
-        &mut [Arg::In64(&offsets), Arg::U32(words32), Arg::U32(nq), Arg::Out64(&mut starts)],
-    )?;
-    let at = gpu.download(&starts)?;
+    let bitset_starts: Vec<u64> = (0..=queries.len()).map(|u| (u * words) as u64).collect();
+    let at = list_starts(gpu, &offsets, &gpu.upload("candidate bitset starts", &bitset_starts)?)?;
     Ok(DeviceCandidateSet { list, at, bits, words })
 }
 

@@ -11,7 +11,8 @@
 //                  matching the absence of data edges; survivors compacted with ballot/popc and
 //                  written through a per-warp 32-entry write cache into the row's buffer;
 //   join_classify / join_expand: heavy rows gathered on the device into tasks (one per row
-//                  above W2, one per W1 elements above W1);
+//                  above the heavy threshold, W2 or raised by the host's cost model; one per
+//                  W1 elements above the grid threshold);
 //   join_tasks:    one block per task, its warps taking interleaved batches of the slice;
 //   join_link:     the combine step, row ++ [z] for every z of the row's buffer.
 // Slices come from slices.cu's slice_of.

@@ -6,8 +6,8 @@
 // u, to u' through structure st with edge label el, it streams the slice N(v, st, el) of
 // neighbours labelled L(u') in 32-element batches and probes C(u') in the bitset; v stays only
 // when every such edge finds a candidate (edge consistency: a match f with f(u) = v has f(u') in
-// that slice, so no match is lost). refine_flags, a scan, refine_starts and refine_scatter then
-// compact the lists to their survivors.
+// that slice, so no match is lost). refine_flags, a scan, refine_scatter and scan.cu's
+// scan_gather (the new list starts) then compact the lists to their survivors.
 
 // The query vertex owning entry i: the last u with at[u] <= i (at has nq + 1 entries).
 __device__ __forceinline__ unsigned int refine_owner(const u64* at, unsigned int nq, u64 i) {
@@ -63,13 +63,6 @@ extern "C" __global__ void refine_flags(const unsigned int* cands, const u64* at
         const unsigned int v = cands[i];
         flags[i] = (bits[(u64)u * words + (v >> 5)] >> (v & 31u)) & 1u;
     }
-}
-
-// starts[u] = offsets[at[u]] for u <= nq: where each query vertex's survivors begin.
-extern "C" __global__ void refine_starts(const u64* offsets, const u64* at, unsigned int nq,
-                                         u64* starts) {
-    const unsigned int u = blockIdx.x * blockDim.x + threadIdx.x;
-    if (u <= nq) starts[u] = offsets[at[u]];
 }
 
 // The kept entries, in their order, at their scanned positions.

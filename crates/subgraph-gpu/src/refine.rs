@@ -10,7 +10,7 @@ use subgraph_core::{Dir, Query};
 use crate::cuda::{Arg, Gpu, Kernel, KernelDecl, KernelSource, Param};
 use crate::error::{to_u32, Result};
 use crate::filter::DeviceCandidateSet;
-use crate::scan::exclusive_scan;
+use crate::scan::{exclusive_scan, list_starts};
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 
@@ -29,7 +29,6 @@ pub static SOURCE: KernelSource = KernelSource {
             params: &[B32, B64, B32, B32, B32, B64, B32, U32, U32, B32, B32, B32, U64, B32, B64, U32, B32],
         },
         KernelDecl { name: "refine_flags", params: &[B32, B64, U32, B32, U64, B32] },
-        KernelDecl { name: "refine_starts", params: &[B64, B64, U32, B64] },
         KernelDecl { name: "refine_scatter", params: &[B32, U64, B32, B64, B32] },
     ],
 };
@@ -38,7 +37,6 @@ pub static SOURCE: KernelSource = KernelSource {
 pub struct RefineKernels {
     check: Kernel,
     flags: Kernel,
-    starts: Kernel,
     scatter: Kernel,
 }
 
@@ -47,7 +45,6 @@ impl RefineKernels {
         Ok(RefineKernels {
             check: gpu.kernel(&SOURCE, "refine_check")?,
             flags: gpu.kernel(&SOURCE, "refine_flags")?,
-            starts: gpu.kernel(&SOURCE, "refine_starts")?,
             scatter: gpu.kernel(&SOURCE, "refine_scatter")?,
         })
     }
@@ -126,13 +123,6 @@ pub fn refine<'g>(
         if kept == n {
             break;
         }
-        let mut new_at = gpu.alloc_zeros::<u64>("candidate offsets", qn + 1)?;
-        gpu.launch(
-            &k.starts,
-            (qn as u32 + 1).div_ceil(BLOCK),
-            BLOCK,
-            &mut [Arg::In64(&offsets), Arg::In64(&at_dev), Arg::U32(nq), Arg::Out64(&mut new_at)],
-        )?;
         let mut kept_list = gpu.alloc_zeros::<u32>("refined candidates", kept as usize)?;
         gpu.launch(
             &k.scatter,
@@ -147,7 +137,7 @@ pub fn refine<'g>(
             ],
         )?;
         cands.list = kept_list;
-        cands.at = gpu.download(&new_at)?;
+        cands.at = list_starts(gpu, &offsets, &at_dev)?;
         if cands.any_empty() {
             break;
         }

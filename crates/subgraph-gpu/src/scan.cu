@@ -85,3 +85,12 @@ extern "C" __global__ void scan_tile_apply(const unsigned int* in, unsigned int 
     if (blockIdx.x == gridDim.x - 1u && threadIdx.x == 0)
         out[n] = tile_offsets[blockIdx.x] + total;
 }
+
+// out[i] = offsets[at[i]] for i < n: after a scan over several lists laid one after another
+// (list u's entries from at[u]), where each list's scanned entries begin.
+extern "C" __global__ void scan_gather(const unsigned long long* offsets,
+                                       const unsigned long long* at, unsigned int n,
+                                       unsigned long long* out) {
+    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = offsets[at[i]];
+}

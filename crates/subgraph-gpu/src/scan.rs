@@ -12,6 +12,7 @@ pub static SOURCE: KernelSource = KernelSource {
         KernelDecl { name: "scan_tile_sums", params: &[Param::BufU32, Param::U32, Param::BufU64] },
         KernelDecl { name: "scan_tile_offsets", params: &[Param::BufU64, Param::U32] },
         KernelDecl { name: "scan_tile_apply", params: &[Param::BufU32, Param::U32, Param::BufU64, Param::BufU64] },
+        KernelDecl { name: "scan_gather", params: &[Param::BufU64, Param::BufU64, Param::U32, Param::BufU64] },
     ],
 };
 
@@ -44,6 +45,21 @@ pub fn exclusive_scan_to_host(
     let out = scan_on_device(gpu, input)?;
     let host = gpu.download(&out)?;
     Ok((out, host[input.len()], Some(host)))
+}
+
+/// `offsets[at[i]]` for every i, on the host: after a scan over several lists laid one after
+/// another (list u's entries from `at[u]`), where each list's scanned entries begin.
+pub fn list_starts(gpu: &Gpu, offsets: &DeviceBuffer<u64>, at: &DeviceBuffer<u64>) -> Result<Vec<u64>> {
+    let n = to_u32("scan gather", at.len() as u64)?;
+    let gather = gpu.kernel(&SOURCE, "scan_gather")?;
+    let mut out = gpu.alloc_zeros::<u64>("list starts", at.len())?;
+    gpu.launch(
+        &gather,
+        n.div_ceil(BLOCK),
+        BLOCK,
+        &mut [Arg::In64(offsets), Arg::In64(at), Arg::U32(n), Arg::Out64(&mut out)],
+    )?;
+    gpu.download(&out)
 }
 
 /// Launches the scan of `input` into n + 1 offsets.
