@@ -13,7 +13,6 @@ use subgraph_bench::runner::{
 };
 use subgraph_core::cpu::FailingSets;
 use subgraph_core::io::read_graph;
-use subgraph_core::order::Order;
 use subgraph_core::pipeline::MatchOptions;
 
 #[derive(Args)]
@@ -70,7 +69,7 @@ fn write(path: &Path, text: &str) -> Result<()> {
 
 /// Runs `subgraph bench`.
 pub fn run(a: BenchArgs) -> Result<()> {
-    let (semantics, filter, order) = a.parts.parse()?;
+    let parts = a.parts.parse()?;
     check_timeout(a.timeout)?;
     if a.repeat == 0 {
         bail!("--repeat must be at least 1");
@@ -102,12 +101,11 @@ pub fn run(a: BenchArgs) -> Result<()> {
         data.num_edges(),
         queries.len()
     );
-    let mut engine = Engine::open(&a.device, &data, a.gpu.options(order.unwrap_or(Order::Gsi)), a.quiet)?;
+    let mut engine = Engine::open(&a.device, &data, a.gpu.options(), a.quiet)?;
     let on_gpu = matches!(engine, Engine::Gpu(..));
-    let order = order.unwrap_or(if on_gpu { Order::Gsi } else { Order::Gql });
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("starting the thread pool")?;
     let cfg = RunConfig {
-        options: MatchOptions { semantics, filter, order, limit: a.limit, failing_sets: FailingSets::Auto },
+        options: parts.options(a.limit, FailingSets::Auto),
         device: if on_gpu { "gpu" } else { "cpu" }.to_string(),
         threads,
         timeout: a.timeout.map(Duration::from_secs_f64),
@@ -153,10 +151,12 @@ pub fn run(a: BenchArgs) -> Result<()> {
         (
             "options".to_string(),
             format!(
-                "semantics {}, filter {}, order {}, limit {}, timeout {}, repeat {}",
-                semantics.name(),
-                engine.filter_name(on_gpu, filter),
-                order.name(),
+                "semantics {}, filter {}, order {}, symmetry {}, tail {}, limit {}, timeout {}, repeat {}",
+                parts.semantics.name(),
+                engine.filter_name(on_gpu, parts.filter),
+                parts.order_name(),
+                a.parts.symmetry_name(),
+                a.parts.tail_name(),
                 opt(a.limit.map(|l| l.to_string())),
                 opt(a.timeout.map(|t| format!("{t} s"))),
                 a.repeat

@@ -2,6 +2,7 @@
 
 mod bench;
 mod convert;
+mod explain;
 mod gen;
 mod info;
 mod matching;
@@ -22,6 +23,9 @@ struct Cli {
 enum Command {
     /// Find, count or stream the matches of query graphs in a data graph.
     Match(matching::MatchArgs),
+    /// Show how queries are planned: the compared plans, the chosen order, symmetry
+    /// restrictions and counted tail, estimated against actual partial matches.
+    Explain(explain::ExplainArgs),
     /// Print a graph's statistics.
     Info(info::InfoArgs),
     /// Generate data graphs and query sets.
@@ -36,6 +40,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Match(a) => matching::run(a),
+        Command::Explain(a) => explain::run(a).map(|()| ExitCode::SUCCESS),
         Command::Info(a) => info::run(a),
         Command::Gen(a) => gen::run(a).map(|()| ExitCode::SUCCESS),
         Command::Convert(a) => convert::run(a).map(|()| ExitCode::SUCCESS),

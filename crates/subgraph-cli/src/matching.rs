@@ -9,13 +9,15 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use subgraph_core::automorphism::Automorphisms;
 use subgraph_core::cpu::FailingSets;
 use subgraph_core::filter::Filter;
 use subgraph_core::io::{read_graph, read_graphs, Format, ReadOptions};
 use subgraph_core::order::Order;
 use subgraph_core::pipeline::{run_query, MatchOptions, Report};
+use subgraph_core::plan::{Symmetry, Tail};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
-use subgraph_core::{automorphism, Graph, Semantics};
+use subgraph_core::{Graph, Semantics};
 use subgraph_gpu::{CandidateFilter, GpuEngine, GpuError, GpuOptions, GpuReport, LoadBalance, OutputScheme, Structure};
 
 /// How to read an input graph.
@@ -40,7 +42,8 @@ fn format(name: &Option<String>) -> Result<Option<Format>> {
         .transpose()
 }
 
-/// The parts a query is matched with, by name: semantics, filter and order.
+/// The parts a query is matched with, by name: semantics, filter, order, symmetry breaking and
+/// the counted tail.
 #[derive(Args, Clone)]
 pub struct PartsArgs {
     /// embed (injective, non-induced), induced, or homomorphism.
@@ -49,27 +52,83 @@ pub struct PartsArgs {
     /// Candidate filter: ldf, nlf, gql, cs.
     #[arg(long, default_value = "gql")]
     filter: String,
-    /// Matching order: gql, ri, gsi (default: gql on the CPU, gsi on the GPU).
-    #[arg(long)]
-    order: Option<String>,
+    /// Matching order: auto (the plan of least estimated cost among the others), gql, ri, gsi,
+    /// card (grown by estimated partial-match counts).
+    #[arg(long, default_value = "auto")]
+    order: String,
+    /// Symmetry breaking: match one embedding per automorphism class and multiply (or expand
+    /// the written matches): auto (on for embed and induced), on, off.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "on", "off"])]
+    symmetry: String,
+    /// Count the last pairwise non-adjacent query vertices together (inclusion–exclusion)
+    /// instead of enumerating them, when counting: auto (when the cost estimate prefers it), on,
+    /// off.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "on", "off"])]
+    tail: String,
+}
+
+/// What [`PartsArgs`] names.
+#[derive(Debug, Clone, Copy)]
+pub struct Parts {
+    pub semantics: Semantics,
+    pub filter: Filter,
+    /// None: chosen by estimated cost.
+    pub order: Option<Order>,
+    pub symmetry: Symmetry,
+    pub tail: Tail,
+}
+
+impl Parts {
+    /// The match options of these parts.
+    pub fn options(&self, limit: Option<u64>, failing_sets: FailingSets) -> MatchOptions {
+        MatchOptions {
+            semantics: self.semantics,
+            filter: self.filter,
+            order: self.order,
+            symmetry: self.symmetry,
+            tail: self.tail,
+            limit,
+            failing_sets,
+        }
+    }
+
+    /// The name of the order as asked for (`auto` when the planner chooses).
+    pub fn order_name(&self) -> &'static str {
+        self.order.map_or("auto", Order::name)
+    }
 }
 
 impl PartsArgs {
-    /// The named parts; the order is None when not given (each device has its default).
-    pub fn parse(&self) -> Result<(Semantics, Filter, Option<Order>)> {
+    pub fn symmetry_name(&self) -> &str {
+        &self.symmetry
+    }
+
+    pub fn tail_name(&self) -> &str {
+        &self.tail
+    }
+
+    pub fn parse(&self) -> Result<Parts> {
         let (semantics, filter) = (self.semantics.as_str(), self.filter.as_str());
         let s = Semantics::from_name(semantics)
             .with_context(|| format!("unknown semantics '{semantics}' (one of {})", Semantics::NAMES.join(", ")))?;
         let f = Filter::from_name(filter)
             .with_context(|| format!("unknown filter '{filter}' (one of {})", Filter::NAMES.join(", ")))?;
-        let o = self
-            .order
-            .as_deref()
-            .map(|o| {
-                Order::from_name(o).with_context(|| format!("unknown order '{o}' (one of {})", Order::NAMES.join(", ")))
-            })
-            .transpose()?;
-        Ok((s, f, o))
+        let o = match self.order.as_str() {
+            "auto" => None,
+            o => Some(
+                Order::from_name(o)
+                    .with_context(|| format!("unknown order '{o}' (one of auto, {})", Order::NAMES.join(", ")))?,
+            ),
+        };
+        let symmetry = Symmetry::from_name(&self.symmetry).expect("clap checked the value");
+        if symmetry == Symmetry::On && !s.injective() {
+            bail!(
+                "--symmetry on needs injective matches (embed or induced): homomorphisms may map \
+                 automorphic query vertices to one data vertex"
+            );
+        }
+        let tail = Tail::from_name(&self.tail).expect("clap checked the value");
+        Ok(Parts { semantics: s, filter: f, order: o, symmetry, tail })
     }
 }
 
@@ -110,7 +169,7 @@ pub struct GpuArgs {
 }
 
 impl GpuArgs {
-    pub fn options(&self, order: Order) -> GpuOptions {
+    pub fn options(&self) -> GpuOptions {
         GpuOptions {
             filter: match self.gpu_filter.as_str() {
                 "host" => CandidateFilter::Host,
@@ -126,7 +185,6 @@ impl GpuArgs {
                 "gsi" => LoadBalance::Gsi,
                 _ => LoadBalance::Model,
             },
-            order: Some(order),
             ..GpuOptions::default()
         }
     }
@@ -290,11 +348,18 @@ struct Row {
     #[serde(skip_serializing_if = "Option::is_none")]
     gpu_grid_tasks: Option<u64>,
     filter: &'static str,
+    /// The order the plan matched in (the planner's choice under `--order auto`).
     order: &'static str,
+    /// Last query vertices counted together (0: none), symmetry-breaking restrictions, and
+    /// the embeddings each enumerated match stood for.
+    tail: usize,
+    restrictions: usize,
+    multiplier: u128,
 }
 
 pub fn run(a: MatchArgs) -> Result<ExitCode> {
-    let (semantics, filter, order) = a.parts.parse()?;
+    let parts = a.parts.parse()?;
+    let semantics = parts.semantics;
     let out_format = OutputFormat::from_name(&a.output_format).with_context(|| {
         format!("unknown output format '{}' (one of {})", a.output_format, OutputFormat::NAMES.join(", "))
     })?;
@@ -351,9 +416,8 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
             Some(Output::new(Box::new(std::io::BufWriter::with_capacity(1 << 20, f)), out_format))
         }
     };
-    let mut engine = Engine::open(&a.device, &data, a.gpu.options(order.unwrap_or(Order::Gsi)), a.quiet)?;
-    let default_order = if matches!(engine, Engine::Gpu(..)) { Order::Gsi } else { Order::Gql };
-    let opts = MatchOptions { semantics, filter, order: order.unwrap_or(default_order), limit: a.limit, failing_sets };
+    let mut engine = Engine::open(&a.device, &data, a.gpu.options(), a.quiet)?;
+    let opts = parts.options(a.limit, failing_sets);
     // The query loop runs on a pool thread so no query waits for a sleeping worker to wake.
     rayon::scope(|_| match_all(&a, &data, &mut engine, &qopts, &opts, output.as_ref(), &interrupt, threads))
 }
@@ -383,7 +447,7 @@ fn match_all(
             let name = if several { format!("{}#{i}", path.display()) } else { path.display().to_string() };
             let deadline = a.timeout.map(|s| Instant::now() + Duration::from_secs_f64(s));
             let control = Control::new(deadline, interrupt.clone());
-            let auts = a.unique.then(|| automorphism::count(&q.graph));
+            let auts = a.unique.then(|| Automorphisms::of(&q.graph).order()).flatten();
             let (report, gpu) = with_progress(&name, &control, a.quiet, || {
                 engine.run(data, q.graph, opts, &control, output.map(|o| (o, name.as_str())))
             })
@@ -414,7 +478,10 @@ fn match_all(
                 gpu_block_tasks: gpu.map(|g| g.block_tasks),
                 gpu_grid_tasks: gpu.map(|g| g.grid_tasks),
                 filter: engine.filter_name(gpu.is_some(), opts.filter),
-                order: opts.order.name(),
+                order: report.order,
+                tail: report.tail,
+                restrictions: report.restrictions,
+                multiplier: report.multiplier,
             };
             print_row(&row, json)?;
             if let Some(why) = report.stopped {

@@ -1,17 +1,504 @@
-//! Automorphisms of a query, counted by matching the query onto itself: every embedding of a
-//! graph into itself is a bijection mapping edges onto edges, hence an automorphism. The
-//! number of distinct subgraphs is then embeddings / automorphisms, since automorphisms act
-//! freely on embeddings and each orbit is one subgraph.
+//! Automorphisms of a query and the symmetry-breaking restrictions derived from them
+//! (Grochow & Kellis, RECOMB 2007; as used by GraphPi, Peregrine and gMatch). The group is held
+//! as a stabiliser chain: base vertices b1, b2, … chosen in a preferred order (the matching
+//! order), and for each the orbit of b_j under the automorphisms fixing b1..b_{j-1}, with one
+//! such automorphism per orbit member (a transversal). Each automorphism is found by a search
+//! of the query onto itself with some vertices pinned, pruned by colour refinement; the group
+//! itself is never enumerated, so |Aut(Q)| is the product of the orbit sizes.
+//!
+//! Restrictions f(b_j) < f(w) for every other w in b_j's orbit, over the first k steps of the
+//! chain, keep exactly |H_k| embeddings of every orbit of embeddings under Aut(Q), where H_k is
+//! the stabiliser left after k steps (the automorphisms act freely on injective maps). So the
+//! embeddings are the restricted ones times ∏ orbit sizes of those k steps; with the whole chain
+//! every orbit keeps one, and each representative f stands for the |Aut(Q)| embeddings f∘σ.
 
-use crate::graph::Graph;
-use crate::pipeline::{run_query, MatchOptions};
-use crate::query::Semantics;
-use crate::sink::Control;
+use crate::graph::{Dir, Graph};
+use std::collections::HashMap;
 
-/// |Aut(q)|: label- and edge-label-preserving automorphisms, direction-preserving if directed.
-pub fn count(q: &Graph) -> u128 {
-    let opts = MatchOptions { semantics: Semantics::Embed, ..MatchOptions::default() };
-    run_query(q, q.clone(), &opts, &Control::unlimited(), None)
-        .map(|r| r.embeddings)
-        .expect("a graph always matches itself")
+/// One step of the stabiliser chain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    /// The base vertex b_j.
+    pub base: u32,
+    /// b_j's orbit under the automorphisms fixing the earlier bases, b_j first.
+    pub orbit: Vec<u32>,
+    /// For each orbit member w, an automorphism fixing the earlier bases and mapping b_j to w
+    /// (`perm[u]` is the image of u); the first is the identity.
+    pub transversal: Vec<Vec<u32>>,
+}
+
+/// The automorphism group of a query as a stabiliser chain whose bases follow a preferred
+/// vertex order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Automorphisms {
+    n: usize,
+    steps: Vec<Step>,
+    /// Leading steps that restrict (the rest leave their symmetry to the caller).
+    restricting: usize,
+    /// ∏ orbit sizes of all steps, None when it exceeds u128.
+    order: Option<u128>,
+}
+
+impl Automorphisms {
+    /// The group of `q` (label-, edge-label- and direction-preserving automorphisms), with the
+    /// bases taken in `prefer` order (every vertex once). Restrictions come from the leading
+    /// steps up to, not including, the first base for which `stop` holds.
+    pub fn chain(q: &Graph, prefer: &[u32], stop: impl Fn(u32) -> bool) -> Automorphisms {
+        let n = q.num_vertices();
+        // Automorphisms keep labels and degrees: when no two vertices share both, the group is
+        // trivial (most labelled queries), found without refining colours.
+        let mut keys: Vec<(u32, u32, u32)> =
+            (0..n as u32).map(|v| (q.label(v), q.degree(v, Dir::Out), q.degree(v, Dir::In))).collect();
+        keys.sort_unstable();
+        if keys.windows(2).all(|w| w[0] != w[1]) {
+            return Automorphisms { n, steps: Vec::new(), restricting: 0, order: Some(1) };
+        }
+        let shape = Shape::new(q);
+        let mut pins: Vec<(u32, u32)> = Vec::new();
+        let mut steps = Vec::new();
+        let mut restricting = None;
+        let mut order: Option<u128> = Some(1);
+        for &v in prefer {
+            let mut orbit = vec![v];
+            let mut transversal = vec![(0..n as u32).collect::<Vec<u32>>()];
+            for w in 0..n as u32 {
+                if w == v || shape.colour[w as usize] != shape.colour[v as usize] {
+                    continue;
+                }
+                pins.push((v, w));
+                if let Some(perm) = shape.find(&pins) {
+                    orbit.push(w);
+                    transversal.push(perm);
+                }
+                pins.pop();
+            }
+            if orbit.len() > 1 {
+                if restricting.is_none() && stop(v) {
+                    restricting = Some(steps.len());
+                }
+                order = order.and_then(|o| o.checked_mul(orbit.len() as u128));
+                steps.push(Step { base: v, orbit, transversal });
+            }
+            pins.push((v, v));
+        }
+        let restricting = restricting.unwrap_or(steps.len());
+        Automorphisms { n, steps, restricting, order }
+    }
+
+    /// The group of `q` with bases in vertex id order, all steps restricting.
+    pub fn of(q: &Graph) -> Automorphisms {
+        let prefer: Vec<u32> = (0..q.num_vertices() as u32).collect();
+        Automorphisms::chain(q, &prefer, |_| false)
+    }
+
+    /// |Aut(Q)|, None when it exceeds u128 (no embedding count then fits either).
+    pub fn order(&self) -> Option<u128> {
+        self.order
+    }
+
+    /// The steps of the chain.
+    pub fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
+    /// Steps whose restrictions apply.
+    pub fn restricting(&self) -> &[Step] {
+        &self.steps[..self.restricting]
+    }
+
+    /// Whether the restrictions cover the whole group (one embedding per orbit).
+    pub fn complete(&self) -> bool {
+        self.restricting == self.steps.len()
+    }
+
+    /// Embeddings each restricted match stands for: ∏ orbit sizes of the restricting steps.
+    pub fn multiplier(&self) -> Option<u128> {
+        self.restricting().iter().try_fold(1u128, |m, s| m.checked_mul(s.orbit.len() as u128))
+    }
+
+    /// The restrictions (b, w): f(b) < f(w), b matched before w in the preferred order.
+    pub fn restrictions(&self) -> Vec<(u32, u32)> {
+        self.restricting().iter().flat_map(|s| s.orbit[1..].iter().map(move |&w| (s.base, w))).collect()
+    }
+
+    /// Every automorphism of the subgroup the restricting steps generate (all of Aut(Q) when
+    /// [`Automorphisms::complete`]), each as `perm[u]` = image of u.
+    pub fn elements(&self) -> Vec<Vec<u32>> {
+        let mut all = Vec::new();
+        self.for_each(|p| {
+            all.push(p.to_vec());
+            true
+        });
+        all
+    }
+
+    /// Calls `f` with each automorphism of the subgroup the restricting steps generate, once
+    /// each: the products t_1 ∘ … ∘ t_k of one transversal element per step, composed depth
+    /// first (n words per node of the product tree). Stops and returns false when `f` does.
+    pub fn for_each(&self, mut f: impl FnMut(&[u32]) -> bool) -> bool {
+        let steps = self.restricting();
+        let k = steps.len();
+        // prefix[j] = t_1 ∘ … ∘ t_j for the current choices; choice[j] indexes step j's transversal.
+        let mut prefix: Vec<Vec<u32>> = vec![(0..self.n as u32).collect(); k + 1];
+        let mut choice = vec![0usize; k];
+        let mut j = 0;
+        loop {
+            if j == k {
+                if !f(&prefix[k]) {
+                    return false;
+                }
+                // Next choice at the deepest step that has one left.
+                loop {
+                    if j == 0 {
+                        return true;
+                    }
+                    j -= 1;
+                    choice[j] += 1;
+                    if choice[j] < steps[j].transversal.len() {
+                        break;
+                    }
+                    choice[j] = 0;
+                }
+            }
+            let t = &steps[j].transversal[choice[j]];
+            let (head, tail) = prefix.split_at_mut(j + 1);
+            for (x, out) in tail[0].iter_mut().enumerate() {
+                *out = head[j][t[x] as usize];
+            }
+            j += 1;
+        }
+    }
+}
+
+/// The query as the automorphism search reads it: refined vertex colours and sorted
+/// adjacency with edge labels and directions.
+struct Shape {
+    colour: Vec<u64>,
+    /// (neighbour, edge label, 0 out / 1 in), sorted.
+    adj: Vec<Vec<(u32, u32, u8)>>,
+}
+
+impl Shape {
+    fn new(q: &Graph) -> Shape {
+        let n = q.num_vertices();
+        let mut adj = vec![Vec::new(); n];
+        for (a, b, l) in q.edges() {
+            let back = if q.is_directed() { 1 } else { 0 };
+            adj[a as usize].push((b, l, 0u8));
+            adj[b as usize].push((a, l, back));
+        }
+        adj.iter_mut().for_each(|a| a.sort_unstable());
+        let start: Vec<u64> = (0..n as u32)
+            .map(|v| mix(&[q.label(v) as u64, q.degree(v, Dir::Out) as u64, q.degree(v, Dir::In) as u64]))
+            .collect();
+        let colour = refine(&adj, start);
+        Shape { colour, adj }
+    }
+
+    fn has(&self, a: u32, b: u32, label: u32, dir: u8) -> bool {
+        let list = &self.adj[a as usize];
+        list.binary_search_by(|&(t, l, d)| (t, l, d).cmp(&(b, label, dir))).is_ok()
+    }
+
+    /// An automorphism mapping each pinned vertex a to its b, if one exists.
+    fn find(&self, pins: &[(u32, u32)]) -> Option<Vec<u32>> {
+        let n = self.colour.len();
+        // Colours with the pins individualised on each side, refined in the same number of
+        // rounds: x may map to y only if their refined colours agree.
+        let (mut from, mut to) = (self.colour.clone(), self.colour.clone());
+        for (i, &(a, b)) in pins.iter().enumerate() {
+            let mark = mix(&[0x5eed, i as u64]);
+            from[a as usize] = mix(&[from[a as usize], mark]);
+            to[b as usize] = mix(&[to[b as usize], mark]);
+        }
+        let (from, to) = refine_pair(&self.adj, from, to);
+        let mut map = vec![u32::MAX; n];
+        let mut used = vec![false; n];
+        for &(a, b) in pins {
+            if from[a as usize] != to[b as usize] || (map[a as usize] != u32::MAX && map[a as usize] != b) {
+                return None;
+            }
+            if map[a as usize] == u32::MAX {
+                if used[b as usize] {
+                    return None;
+                }
+                map[a as usize] = b;
+                used[b as usize] = true;
+            }
+        }
+        // Pinned vertices first, then breadth first from them, so each vertex meets mapped
+        // neighbours early.
+        let mut order: Vec<u32> = Vec::with_capacity(n);
+        let mut placed = vec![false; n];
+        for &(a, _) in pins {
+            if !std::mem::replace(&mut placed[a as usize], true) {
+                order.push(a);
+            }
+        }
+        let mut head = 0;
+        for s in 0..=n as u32 {
+            while head < order.len() {
+                let x = order[head];
+                head += 1;
+                for &(y, _, _) in &self.adj[x as usize] {
+                    if !std::mem::replace(&mut placed[y as usize], true) {
+                        order.push(y);
+                    }
+                }
+            }
+            if s < n as u32 && !std::mem::replace(&mut placed[s as usize], true) {
+                order.push(s);
+            }
+        }
+        for &(a, b) in pins {
+            if !self.consistent(&map, a, b) {
+                return None;
+            }
+        }
+        let mut by_colour: HashMap<u64, Vec<u32>> = HashMap::new();
+        for y in 0..n as u32 {
+            by_colour.entry(to[y as usize]).or_default().push(y);
+        }
+        let free: Vec<u32> = order.iter().copied().filter(|&x| map[x as usize] == u32::MAX).collect();
+        self.extend(&free, 0, &from, &by_colour, &mut map, &mut used).then_some(map)
+    }
+
+    /// Whether mapping a to b keeps every edge between a and a mapped vertex.
+    fn consistent(&self, map: &[u32], a: u32, b: u32) -> bool {
+        self.adj[a as usize].iter().all(|&(z, l, d)| {
+            let mz = if z == a { b } else { map[z as usize] };
+            mz == u32::MAX || self.has(b, mz, l, d)
+        })
+    }
+
+    fn extend(
+        &self,
+        free: &[u32],
+        i: usize,
+        from: &[u64],
+        by_colour: &HashMap<u64, Vec<u32>>,
+        map: &mut [u32],
+        used: &mut [bool],
+    ) -> bool {
+        let Some(&x) = free.get(i) else { return true };
+        let Some(ys) = by_colour.get(&from[x as usize]) else { return false };
+        for &y in ys {
+            if used[y as usize] || !self.consistent(map, x, y) {
+                continue;
+            }
+            map[x as usize] = y;
+            used[y as usize] = true;
+            if self.extend(free, i + 1, from, by_colour, map, used) {
+                return true;
+            }
+            map[x as usize] = u32::MAX;
+            used[y as usize] = false;
+        }
+        false
+    }
+}
+
+/// A 64-bit hash of a few words (splitmix64 steps), for colours.
+fn mix(words: &[u64]) -> u64 {
+    let mut h = 0x9E37_79B9_7F4A_7C15u64;
+    for &w in words {
+        let mut z = h ^ w.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        h = z ^ (z >> 31);
+    }
+    h
+}
+
+/// One round of colour refinement: a vertex's new colour hashes its colour with the sorted
+/// (edge label, direction, neighbour colour) of its edges.
+fn round(adj: &[Vec<(u32, u32, u8)>], colour: &[u64]) -> Vec<u64> {
+    let mut sig = Vec::new();
+    adj.iter()
+        .enumerate()
+        .map(|(v, edges)| {
+            sig.clear();
+            sig.extend(edges.iter().map(|&(w, l, d)| mix(&[l as u64, d as u64, colour[w as usize]])));
+            sig.sort_unstable();
+            sig.push(colour[v]);
+            mix(&sig)
+        })
+        .collect()
+}
+
+fn classes(colour: &[u64]) -> usize {
+    let mut c = colour.to_vec();
+    c.sort_unstable();
+    c.dedup();
+    c.len()
+}
+
+/// Colour refinement to the stable partition.
+fn refine(adj: &[Vec<(u32, u32, u8)>], mut colour: Vec<u64>) -> Vec<u64> {
+    let mut k = classes(&colour);
+    loop {
+        let next = round(adj, &colour);
+        let k2 = classes(&next);
+        colour = next;
+        if k2 == k {
+            return colour;
+        }
+        k = k2;
+    }
+}
+
+/// Two colourings of the same graph refined in lockstep until neither splits further, so equal
+/// colours mean the same thing on both sides.
+fn refine_pair(adj: &[Vec<(u32, u32, u8)>], mut a: Vec<u64>, mut b: Vec<u64>) -> (Vec<u64>, Vec<u64>) {
+    let (mut ka, mut kb) = (classes(&a), classes(&b));
+    loop {
+        let (na, nb) = (round(adj, &a), round(adj, &b));
+        let (ka2, kb2) = (classes(&na), classes(&nb));
+        a = na;
+        b = nb;
+        if ka2 == ka && kb2 == kb {
+            return (a, b);
+        }
+        ka = ka2;
+        kb = kb2;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::GraphBuilder;
+
+    fn graph(directed: bool, labels: Vec<u32>, edges: &[(u32, u32, u32)]) -> Graph {
+        GraphBuilder::from_parts(labels, edges.to_vec(), directed).build().0
+    }
+
+    /// Every automorphism by brute force over all permutations.
+    fn brute(q: &Graph) -> Vec<Vec<u32>> {
+        let n = q.num_vertices();
+        let edges: std::collections::BTreeSet<(u32, u32, u32)> = q.edges().collect();
+        let mut out = Vec::new();
+        let mut perm: Vec<u32> = (0..n as u32).collect();
+        permutations(&mut perm, 0, &mut |p| {
+            let labels = (0..n as u32).all(|u| q.label(u) == q.label(p[u as usize]));
+            let mapped = edges.iter().all(|&(a, b, l)| {
+                let (x, y) = (p[a as usize], p[b as usize]);
+                edges.contains(&(x, y, l)) || (!q.is_directed() && edges.contains(&(y, x, l)))
+            });
+            if labels && mapped {
+                out.push(p.to_vec());
+            }
+        });
+        out.sort();
+        out
+    }
+
+    fn permutations(p: &mut [u32], i: usize, f: &mut impl FnMut(&[u32])) {
+        if i == p.len() {
+            f(p);
+            return;
+        }
+        for j in i..p.len() {
+            p.swap(i, j);
+            permutations(p, i + 1, f);
+            p.swap(i, j);
+        }
+    }
+
+    #[test]
+    fn small_groups() {
+        let triangle = graph(false, vec![0; 3], &[(0, 1, 0), (1, 2, 0), (0, 2, 0)]);
+        assert_eq!(Automorphisms::of(&triangle).order(), Some(6));
+        let star = graph(false, vec![0; 5], &[(0, 1, 0), (0, 2, 0), (0, 3, 0), (0, 4, 0)]);
+        assert_eq!(Automorphisms::of(&star).order(), Some(24));
+        // A directed triangle (cycle) has only its rotations.
+        let cycle = graph(true, vec![0; 3], &[(0, 1, 0), (1, 2, 0), (2, 0, 0)]);
+        assert_eq!(Automorphisms::of(&cycle).order(), Some(3));
+        // Edge labels break the symmetry of a path.
+        let path = graph(false, vec![0; 3], &[(0, 1, 0), (1, 2, 1)]);
+        assert_eq!(Automorphisms::of(&path).order(), Some(1));
+        // Two disjoint edges: swap within each and swap the two.
+        let two = graph(false, vec![0; 4], &[(0, 1, 0), (2, 3, 0)]);
+        assert_eq!(Automorphisms::of(&two).order(), Some(8));
+    }
+
+    #[test]
+    fn elements_are_the_group_and_restrictions_pick_one_per_orbit() {
+        let mut seed = 7u64;
+        let mut next = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        for _ in 0..300 {
+            let directed = next(2) == 1;
+            let n = 1 + next(6) as u32;
+            let labels: Vec<u32> = (0..n).map(|_| next(2) as u32).collect();
+            let mut edges = Vec::new();
+            for a in 0..n {
+                for b in 0..n {
+                    if a != b && (directed || a < b) && next(100) < 45 {
+                        edges.push((a, b, next(2) as u32));
+                    }
+                }
+            }
+            let q = graph(directed, labels, &edges);
+            let expect = brute(&q);
+            // Bases in a shuffled order.
+            let mut prefer: Vec<u32> = (0..n).collect();
+            for i in (1..prefer.len()).rev() {
+                prefer.swap(i, next(i as u64 + 1) as usize);
+            }
+            let aut = Automorphisms::chain(&q, &prefer, |_| false);
+            assert_eq!(aut.order(), Some(expect.len() as u128));
+            let mut got = aut.elements();
+            got.sort();
+            assert_eq!(got, expect);
+            // Every orbit of injective maps keeps exactly one map under the restrictions.
+            let r = aut.restrictions();
+            let maps: Vec<Vec<u32>> = {
+                let mut all = Vec::new();
+                let mut p: Vec<u32> = (0..n).map(|i| i * 3 + 1).collect();
+                permutations(&mut p, 0, &mut |p| all.push(p.to_vec()));
+                all
+            };
+            for f in &maps {
+                let kept = expect
+                    .iter()
+                    .filter(|s| r.iter().all(|&(b, w)| f[s[b as usize] as usize] < f[s[w as usize] as usize]));
+                assert_eq!(kept.count(), 1);
+            }
+            // A partial chain keeps |H_k| per orbit: multiplier × kept = |Aut|.
+            let stop_at = next(n as u64) as u32;
+            let part = Automorphisms::chain(&q, &prefer, |v| v == stop_at);
+            let r = part.restrictions();
+            let m = part.multiplier().unwrap();
+            for f in maps.iter().take(20) {
+                let kept = expect
+                    .iter()
+                    .filter(|s| r.iter().all(|&(b, w)| f[s[b as usize] as usize] < f[s[w as usize] as usize]))
+                    .count() as u128;
+                assert_eq!(kept * m, expect.len() as u128);
+            }
+        }
+    }
+
+    #[test]
+    fn large_symmetric_queries_are_fast() {
+        // A 40-leaf star: 40! automorphisms overflow u128, found without enumerating them.
+        let edges: Vec<(u32, u32, u32)> = (1..=40).map(|i| (0, i, 0)).collect();
+        let star = graph(false, vec![0; 41], &edges);
+        let aut = Automorphisms::of(&star);
+        assert_eq!(aut.order(), None);
+        assert_eq!(aut.steps().len(), 39);
+        // A 12-clique: 12! = 479001600.
+        let mut edges = Vec::new();
+        for a in 0..12 {
+            for b in a + 1..12 {
+                edges.push((a, b, 0));
+            }
+        }
+        assert_eq!(Automorphisms::of(&graph(false, vec![0; 12], &edges)).order(), Some(479_001_600));
+    }
 }

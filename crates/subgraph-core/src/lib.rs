@@ -1,11 +1,13 @@
-//! subgraph-core: the graph model, file formats, candidate filters, matching orders and the
-//! parallel CPU matcher that every engine of subgraph shares. A query flows
-//! read (`io`) → graph (`graph`) → filter (`filter`) → order (`order`) → plan (`plan`) →
-//! candidate space (`space`) → enumerate (`cpu`) → sink (`sink`).
+//! subgraph-core: the graph model, file formats, candidate filters, matching orders, the
+//! planner and the parallel CPU matcher that every engine of subgraph shares. A query flows
+//! read (`io`) → graph (`graph`) → filter (`filter`) → order (`order`, `automorphism`) →
+//! plan (`plan`, chosen by `planner` on `estimate`s) → candidate space (`space`) →
+//! enumerate (`cpu`, counting its tail by `tail`) → sink (`sink`).
 
 pub mod automorphism;
 pub mod cpu;
 pub mod error;
+pub mod estimate;
 pub mod filter;
 pub mod graph;
 pub mod intersect;
@@ -14,9 +16,11 @@ pub mod oracle;
 pub mod order;
 pub mod pipeline;
 pub mod plan;
+pub mod planner;
 pub mod query;
 pub mod sink;
 pub mod space;
+pub mod tail;
 
 pub use error::{Error, Result};
 pub use graph::{Dir, Graph, GraphBuilder};

@@ -112,6 +112,15 @@ impl CandidateSpace {
             .sum()
     }
 
+    /// The longest candidate-edge list of every link of every position (0 where a position
+    /// has no links).
+    pub fn longest_lists(&self) -> Vec<Vec<u64>> {
+        self.links
+            .iter()
+            .map(|edges| edges.iter().map(|e| e.offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0)).collect())
+            .collect()
+    }
+
     /// Bytes held.
     pub fn memory_bytes(&self) -> u64 {
         self.links.iter().flatten().map(Edges::memory_bytes).sum()

@@ -1,6 +1,7 @@
-//! Differential tests: every filter, order, failing-set mode and semantics of the CPU engine
-//! against the brute-force oracle on random small graphs, directed and undirected, with and
-//! without edge labels, 1 to 6 query vertices, on 1 and 4 threads.
+//! Differential tests: every filter, order, failing-set mode and semantics of the CPU engine,
+//! with and without symmetry breaking and counted tails, against the brute-force oracle on
+//! random small graphs, directed and undirected, with and without edge labels, 1 to 7 query
+//! vertices, on 1 and 4 threads; written embeddings and limits included.
 
 use proptest::prelude::*;
 use std::sync::{Arc, Mutex};
@@ -8,7 +9,7 @@ use subgraph_core::cpu::FailingSets;
 use subgraph_core::filter::Filter;
 use subgraph_core::order::Order;
 use subgraph_core::pipeline::{run_query, MatchOptions};
-use subgraph_core::plan::{Plan, PlanOptions};
+use subgraph_core::plan::{Plan, PlanOptions, Symmetry, Tail};
 use subgraph_core::sink::{Control, Output, OutputFormat};
 use subgraph_core::space::CandidateSpace;
 use subgraph_core::{oracle, Graph, GraphBuilder, Query, Semantics};
@@ -25,7 +26,7 @@ fn graph(directed: bool, labels: Vec<u32>, edges: Vec<(u32, u32, u32)>) -> Graph
 
 /// A random data graph and a query that is either a random graph or a piece of the data.
 fn case() -> impl Strategy<Value = Case> {
-    (any::<bool>(), 1u32..=3, 1u32..=2, 2usize..=11, 1usize..=6, any::<bool>(), any::<u64>()).prop_map(
+    (any::<bool>(), 1u32..=3, 1u32..=2, 2usize..=11, 1usize..=7, any::<bool>(), any::<u64>()).prop_map(
         |(directed, nl, ne, n, qn, from_data, seed)| {
             let mut rng = seed | 1;
             let mut next = move |m: u64| {
@@ -125,28 +126,55 @@ proptest! {
             let q = Query::new(c.query.clone(), &c.data, semantics);
             let Ok(q) = q else { continue };
             let expect = oracle::count(&c.data, &q, semantics);
+            let run = |p: &rayon::ThreadPool, opts: &MatchOptions| {
+                p.install(|| run_query(&c.data, c.query.clone(), opts, &Control::unlimited(), None)).unwrap()
+            };
             for filter in [Filter::Ldf, Filter::Nlf, Filter::Gql, Filter::Cs] {
-                for order in [Order::Gql, Order::Ri, Order::Gsi] {
+                for order in Order::ALL {
                     for fs in [FailingSets::On, FailingSets::Off] {
-                        let opts = MatchOptions { semantics, filter, order, limit: None, failing_sets: fs };
+                        let opts = MatchOptions { semantics, filter, order: Some(order), failing_sets: fs, ..MatchOptions::default() };
                         for p in [&one, &four] {
-                            let r = p.install(|| run_query(&c.data, c.query.clone(), &opts, &Control::unlimited(), None)).unwrap();
+                            let r = run(p, &opts);
                             prop_assert_eq!(r.embeddings, expect, "{:?} {:?} {:?} {:?}", semantics, filter, order, fs);
                             prop_assert!(r.complete);
                         }
                     }
                 }
             }
-            // The written embeddings are exactly the oracle's.
-            let opts = MatchOptions { semantics, failing_sets: FailingSets::On, ..MatchOptions::default() };
-            let rows = four.install(|| written(&c.data, &c.query, &opts));
-            prop_assert_eq!(rows, oracle::all(&c.data, &q, semantics));
-            // A limit returns exactly min(limit, total), marked incomplete when reached.
+            // Symmetry breaking and counted tails, on and off, under every order and the
+            // planner's choice.
+            for symmetry in [Symmetry::On, Symmetry::Off] {
+                for tail in [Tail::On, Tail::Off, Tail::Auto] {
+                    for order in [None, Some(Order::Ri), Some(Order::Card)] {
+                        let opts = MatchOptions { semantics, symmetry, tail, order, failing_sets: FailingSets::On, ..MatchOptions::default() };
+                        for p in [&one, &four] {
+                            let r = run(p, &opts);
+                            prop_assert_eq!(r.embeddings, expect, "{:?} {:?} {:?} {:?}", semantics, symmetry, tail, order);
+                            if !semantics.injective() {
+                                prop_assert_eq!(r.multiplier, 1);
+                            }
+                        }
+                    }
+                }
+            }
+            // The written embeddings are exactly the oracle's, with and without symmetry
+            // breaking (each representative expanded by the automorphisms).
+            for symmetry in [Symmetry::On, Symmetry::Off] {
+                let opts = MatchOptions { semantics, symmetry, failing_sets: FailingSets::On, ..MatchOptions::default() };
+                let rows = four.install(|| written(&c.data, &c.query, &opts));
+                prop_assert_eq!(rows, oracle::all(&c.data, &q, semantics));
+            }
+            // A limit returns exactly min(limit, total), marked incomplete when reached; written
+            // rows stop at the limit too.
             let limit = 1 + expect as u64 / 2;
-            let opts = MatchOptions { semantics, limit: Some(limit), ..MatchOptions::default() };
-            let r = four.install(|| run_query(&c.data, c.query.clone(), &opts, &Control::unlimited(), None)).unwrap();
-            prop_assert_eq!(r.embeddings, expect.min(limit as u128));
-            prop_assert_eq!(r.complete, (limit as u128) > expect);
+            for symmetry in [Symmetry::On, Symmetry::Off] {
+                let opts = MatchOptions { semantics, symmetry, limit: Some(limit), ..MatchOptions::default() };
+                let r = run(&four, &opts);
+                prop_assert_eq!(r.embeddings, expect.min(limit as u128));
+                prop_assert_eq!(r.complete, (limit as u128) > expect);
+                let rows = four.install(|| written(&c.data, &c.query, &opts));
+                prop_assert_eq!(rows.len() as u128, expect.min(limit as u128));
+            }
         }
     }
 }

@@ -9,9 +9,9 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::time::Instant;
 
-use subgraph_core::order::Order;
 use subgraph_core::pipeline::{MatchOptions, Report};
-use subgraph_core::plan::Plan;
+use subgraph_core::plan::{Plan, PlanOptions, Tail};
+use subgraph_core::planner;
 use subgraph_core::sink::{Control, Output, Stopped, OUTPUT_BATCH};
 use subgraph_core::{Dir, Graph, Query, Semantics};
 
@@ -98,8 +98,6 @@ pub struct GpuOptions {
     pub output: OutputScheme,
     pub write_cache: bool,
     pub load_balance: LoadBalance,
-    /// The plan's order; `None` keeps `MatchOptions::order`.
-    pub order: Option<Order>,
     /// Most device bytes one join chunk may use (the free memory bounds it anyway).
     pub memory_budget: Option<u64>,
 }
@@ -112,7 +110,6 @@ impl Default for GpuOptions {
             output: OutputScheme::PreallocCombine,
             write_cache: true,
             load_balance: LoadBalance::Model,
-            order: Some(Order::Gsi),
             memory_budget: None,
         }
     }
@@ -367,11 +364,9 @@ impl<'a> GpuEngine<'a> {
         crate::scan::prepare(&gpu)?;
         let filter_kernels = if filter == CandidateFilter::Host { None } else { Some(FilterKernels::new(&gpu)?) };
         let refine_kernels = if filter == CandidateFilter::Refined { Some(RefineKernels::new(&gpu)?) } else { None };
-        // The GSI order reads the data's edge-label counts, computed on first use: here, once
-        // per graph, rather than in the first query.
-        if opts.order == Some(Order::Gsi) {
-            data.edge_label_count(0);
-        }
+        // The GSI order, which the planner tries, reads the data's edge-label counts, computed
+        // on first use: here, once per graph, rather than in the first query.
+        data.edge_label_count(0);
         Ok(GpuEngine { gpu, data, graph, kernels, filter_kernels, refine_kernels, graph_upload_ms })
     }
 
@@ -413,10 +408,8 @@ impl<'a> GpuEngine<'a> {
                 max: MAX_COLUMNS as u64,
             });
         }
-        let mut plan_opts = opts.plan();
-        if let Some(order) = gpu_opts.order {
-            plan_opts.order = order;
-        }
+        // The join counts a tail only as its last level.
+        let plan_opts = PlanOptions { tail: Tail::Off, ..opts.plan(output.is_none()) };
         self.gpu.reset_peak();
         let t = Instant::now();
         self.graph.ensure(&self.gpu, self.data, gpu_opts.structure)?;
@@ -436,14 +429,14 @@ impl<'a> GpuEngine<'a> {
                         self.refine(&q, gpu_opts.structure, set, &dummy64, &dummy32)?;
                     }
                 }
-                // The sets stay on the device; the plan needs only their sizes.
+                // The sets stay on the device for the join; the planner samples a host copy.
                 let set = set.filter(|s| !s.any_empty());
-                let sizes: Vec<usize> = match &set {
-                    Some(s) => (0..q.num_vertices()).map(|u| s.len(u)).collect(),
-                    None => vec![0; q.num_vertices()],
+                let lists = match &set {
+                    Some(s) => s.lists_to_host(&self.gpu)?,
+                    None => vec![Vec::new(); q.num_vertices()],
                 };
                 let filter_ms = t.elapsed().as_secs_f64() * 1e3;
-                let plan = Plan::from_sizes(self.data, &q, plan_opts, &sizes, filter_ms);
+                let (plan, _) = planner::choose(self.data, &q, plan_opts, lists, filter_ms);
                 (plan, set)
             }
             CandidateFilter::Host | CandidateFilter::Auto => (Plan::new(self.data, &q, plan_opts), None),
@@ -520,7 +513,13 @@ impl<'a> GpuEngine<'a> {
             space_bytes,
             nodes: join.nodes,
             tasks: join.chunks,
-        };
+            order: "",
+            tail: 0,
+            restrictions: 0,
+            multiplier: 1,
+            estimated_embeddings: None,
+        }
+        .with_plan(&plan);
         Ok(GpuReport {
             report,
             upload_ms,
@@ -764,12 +763,13 @@ impl<'a> Join<'a> {
         self.done
     }
 
-    /// Counts k matches, honouring the limit exactly as the CPU engine does.
-    fn add(&mut self, k: u64) -> u64 {
+    /// Counts k embeddings, honouring the limit exactly as the CPU engine does; returns how
+    /// many were taken.
+    fn add(&mut self, k: u128) -> u128 {
         let taken = match self.limit {
             None => k,
             Some(limit) => {
-                let left = (limit as u128 - self.count) as u64;
+                let left = limit as u128 - self.count;
                 if k >= left {
                     self.control.stop(Stopped::Limit);
                     self.done = true;
@@ -779,31 +779,55 @@ impl<'a> Join<'a> {
                 }
             }
         };
-        self.count += taken as u128;
-        self.control.found.fetch_add(taken, std::sync::atomic::Ordering::Relaxed);
+        self.count += taken;
+        self.control.found.fetch_add(taken.min(u64::MAX as u128) as u64, std::sync::atomic::Ordering::Relaxed);
         taken
     }
 
-    /// Full embeddings: counted, and written when there is an output.
+    /// Full matches: counted as the plan's multiplier each, and written when there is an
+    /// output, expanded by the automorphisms behind the plan's restrictions.
     fn emit(&mut self, table: &DeviceBuffer<u32>, rows: u64) -> Result<()> {
+        let plan = self.plan;
         let Some((out, name)) = self.output else {
-            self.add(rows);
+            self.add(rows as u128 * plan.multiplier);
             return Ok(());
         };
-        let n = self.plan.len();
+        let mut position = vec![0; plan.len()];
+        plan.vertices.iter().enumerate().for_each(|(p, &u)| position[u as usize] = p);
         let host = self.gpu.download(table)?;
-        let taken = self.add(rows) as usize;
-        for row in host.chunks_exact(n).take(taken) {
-            for (p, &u) in self.plan.vertices.iter().enumerate() {
-                self.embedding[u as usize] = row[p];
-            }
-            out.format(name, &self.embedding, &mut self.buf);
-            if self.buf.len() >= OUTPUT_BATCH {
-                out.write_batch(&self.buf);
-                self.buf.clear();
+        for row in host.chunks_exact(plan.len()) {
+            let more = match &plan.symmetry {
+                None => {
+                    for (p, &u) in plan.vertices.iter().enumerate() {
+                        self.embedding[u as usize] = row[p];
+                    }
+                    self.write(out, name)
+                }
+                Some(aut) => aut.for_each(|sigma| {
+                    for (u, &s) in sigma.iter().enumerate() {
+                        self.embedding[u] = row[position[s as usize]];
+                    }
+                    self.write(out, name)
+                }),
+            };
+            if !more {
+                break;
             }
         }
         Ok(())
+    }
+
+    /// Counts and writes the embedding in `self.embedding`; false once the limit is reached.
+    fn write(&mut self, out: &Output, name: &str) -> bool {
+        if self.add(1) == 0 {
+            return false;
+        }
+        out.format(name, &self.embedding, &mut self.buf);
+        if self.buf.len() >= OUTPUT_BATCH {
+            out.write_batch(&self.buf);
+            self.buf.clear();
+        }
+        !self.done
     }
 
     /// Extends `table` (`cols` columns, `rows` rows) by plan position `cols`, chunk by chunk,
@@ -866,7 +890,7 @@ impl<'a> Join<'a> {
                 let sink = Sink { offsets: self.dummy64, f_row0: 0, gba_base: 0, counts: &mut counts, out: &mut none };
                 self.pass(cols, &table, start, end, &sizes, &firsts, sink, COUNT_ONLY, layers)?;
                 let (_, total) = crate::scan::exclusive_scan(self.gpu, &counts)?;
-                self.add(total);
+                self.add(total as u128 * self.plan.multiplier);
             } else {
                 let flags = if self.opts.write_cache { WRITE_CACHE } else { 0 };
                 let mut counts = self.gpu.alloc_zeros::<u32>("row counts", chunk as usize)?;

@@ -107,6 +107,12 @@ impl DeviceCandidateSet {
             .collect())
     }
 
+    /// Every C(u)'s list on the host.
+    pub fn lists_to_host(&self, gpu: &Gpu) -> Result<Vec<Vec<u32>>> {
+        let list = gpu.download(&self.list)?;
+        Ok(self.at.windows(2).map(|w| list[w[0] as usize..w[1] as usize].to_vec()).collect())
+    }
+
     /// Device copies of C(u)'s list and bitset, on their own.
     pub fn take(&self, gpu: &Gpu, u: usize) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>)> {
         let mut list = gpu.alloc_zeros::<u32>("candidates", self.len(u))?;

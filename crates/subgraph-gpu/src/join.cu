@@ -24,8 +24,9 @@
 #define J_WRITE_CACHE 2u
 
 // Level descriptor: [0] columns of M, [1] links k, [2] non-edges m, [3] injective,
-// [4] label of u; links at 8 + 3j: (from, structure, edge label); non-edges at 8 + 3k + 2q:
-// (from, direction 0 out / 1 in).
+// [4] label of u, [5] symmetry bounds b; links at 8 + 3j: (from, structure, edge label);
+// non-edges at 8 + 3k + 2q: (from, direction 0 out / 1 in); bounds at 8 + 3k + 2m + t: a
+// column whose vertex the candidate must exceed (symmetry breaking).
 struct JLevel {
     const unsigned int* desc;
     const unsigned int* bitset;
@@ -53,7 +54,25 @@ __device__ __forceinline__ int sorted_has(const unsigned int* a, u64 lo, u64 hi,
     return lo < end && a[lo] == c;
 }
 
-// Extends row r by the elements [from, to) of its first slice, this warp taking the batches
+// The first index of the sorted range [lo, hi) of a holding a value above the row's symmetry
+// bounds (lo when the level has none).
+__device__ __forceinline__ u64 above_bounds(const unsigned int* desc, const unsigned int* row,
+                                           const unsigned int* a, u64 lo, u64 hi) {
+    const unsigned int k = desc[1], m = desc[2], b = desc[5];
+    if (b == 0u) return lo;
+    unsigned int floor = 0;
+    for (unsigned int t = 0; t < b; ++t) {
+        const unsigned int v = row[desc[8 + 3 * k + 2 * m + t]];
+        floor = v > floor ? v : floor;
+    }
+    while (lo < hi) {
+        const u64 mid = (lo + hi) >> 1;
+        if (a[mid] <= floor) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+// Extends row r by the elements [from, to) of its first slice (above the symmetry bounds), this warp taking the batches
 // at from, from + stride, ...; survivors go to out[out_base + ...], positions reserved by
 // atomicAdd on *counter (or only counted there in count-only mode).
 __device__ void extend_row(const JGraph& g, const JLevel& q, const unsigned int* table, u64 r,
@@ -76,8 +95,8 @@ __device__ void extend_row(const JGraph& g, const JLevel& q, const unsigned int*
     }
     __syncwarp();
     const unsigned int* src = k ? g.columns : q.cands;
-    const u64 s0 = k ? w.lo[first] : 0ull;
     const u64 e0 = k ? w.hi[first] : (u64)q.ncands;
+    const u64 s0 = above_bounds(q.desc, w.row, src, k ? w.lo[first] : 0ull, e0);
     const u64 end = to < e0 - s0 ? s0 + to : e0;
     const int count_only = (flags & J_COUNT_ONLY) != 0u;
     const int use_cache = (flags & J_WRITE_CACHE) != 0u;
@@ -178,20 +197,21 @@ __device__ void extend_row(const JGraph& g, const JLevel& q, const unsigned int*
         unsigned int ncands
 #define J_LEVEL {desc, bitset, cands, ncands}
 
-// One warp per row of the whole table: sizes[r] = the smallest link slice (|C(u)| without
-// links), firsts[r] = its link.
+// One warp per row of the whole table: sizes[r] = the smallest link slice above the row's
+// symmetry bounds (C(u) above them without links), firsts[r] = its link.
 extern "C" __global__ void join_sizes(J_GRAPH_PARAMS, J_LEVEL_PARAMS, const unsigned int* table,
                                       u64 nrows, unsigned int* sizes, unsigned int* firsts) {
     const JGraph g = J_GRAPH;
     const u64 r = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     if (r >= nrows) return;
     const unsigned int cols = desc[0], k = desc[1], nl = desc[4];
-    u64 best = k ? ~0ull : (u64)ncands;
+    const unsigned int* row = table + r * cols;
+    u64 best = k ? ~0ull : (u64)ncands - above_bounds(desc, row, cands, 0ull, (u64)ncands);
     unsigned int arg = 0;
     for (unsigned int j = 0; j < k; ++j) {
         u64 s, e;
-        slice_of(g, desc[9 + 3 * j], desc[10 + 3 * j], nl, table[r * cols + desc[8 + 3 * j]], &s,
-                 &e);
+        slice_of(g, desc[9 + 3 * j], desc[10 + 3 * j], nl, row[desc[8 + 3 * j]], &s, &e);
+        s = above_bounds(desc, row, g.columns, s, e);
         if (e - s < best) {
             best = e - s;
             arg = j;

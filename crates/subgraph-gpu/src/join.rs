@@ -82,9 +82,10 @@ pub fn dir_index(dir: Dir) -> u32 {
 pub const DESC_HEADER: usize = 8;
 
 /// The descriptor of plan position `pos` as `join.cu` reads it: [0] columns of the table
-/// (= pos), [1] links, [2] non-edges, [3] injective, [4] label of the query vertex; then per
-/// link (from, structure, edge label), where `structure(dir, edge label)` names the device
-/// structure holding the link's slices; then per non-edge (from, direction).
+/// (= pos), [1] links, [2] non-edges, [3] injective, [4] label of the query vertex, [5]
+/// symmetry bounds; then per link (from, structure, edge label), where `structure(dir, edge
+/// label)` names the device structure holding the link's slices; then per non-edge (from,
+/// direction); then per bound the column whose vertex the candidate must exceed.
 pub fn level_descriptor(
     plan: &Plan,
     pos: usize,
@@ -100,12 +101,14 @@ pub fn level_descriptor(
     desc[2] = non_edges.len() as u32;
     desc[3] = u32::from(injective);
     desc[4] = vertex_label;
+    desc[5] = plan.greater_than[pos].len() as u32;
     for l in links {
         desc.extend([l.from as u32, structure(l.dir, l.edge_label), l.edge_label]);
     }
     for ne in non_edges {
         desc.extend([ne.from as u32, dir_index(ne.dir)]);
     }
+    desc.extend(plan.greater_than[pos].iter().map(|&p| p as u32));
     desc
 }
 
@@ -270,14 +273,23 @@ mod tests {
         let query = data.clone();
         for semantics in [Semantics::Embed, Semantics::Induced, Semantics::Homomorphism] {
             let q = Query::new(query.clone(), &data, semantics).unwrap();
-            let plan = Plan::new(&data, &q, PlanOptions { semantics, filter: Filter::Ldf, order: Order::Gsi });
+            let opts =
+                PlanOptions { semantics, filter: Filter::Ldf, order: Some(Order::Gsi), ..PlanOptions::default() };
+            let plan = Plan::new(&data, &q, opts);
             for pos in 0..plan.len() {
                 let label = query.label(plan.vertices[pos]);
                 let desc = level_descriptor(&plan, pos, label, semantics.injective(), |d, l| 10 * dir_index(d) + l);
                 let k = plan.backward[pos].len();
                 let m = plan.non_edges[pos].len();
-                assert_eq!(desc.len(), DESC_HEADER + 3 * k + 2 * m);
-                assert_eq!(desc[..5], [pos as u32, k as u32, m as u32, u32::from(semantics.injective()), label]);
+                let b = plan.greater_than[pos].len();
+                assert_eq!(desc.len(), DESC_HEADER + 3 * k + 2 * m + b);
+                assert_eq!(
+                    desc[..6],
+                    [pos as u32, k as u32, m as u32, u32::from(semantics.injective()), label, b as u32]
+                );
+                for (t, &p) in plan.greater_than[pos].iter().enumerate() {
+                    assert_eq!(desc[DESC_HEADER + 3 * k + 2 * m + t], p as u32);
+                }
                 for (j, l) in plan.backward[pos].iter().enumerate() {
                     let at = DESC_HEADER + 3 * j;
                     assert_eq!(desc[at..at + 3], [l.from as u32, 10 * dir_index(l.dir) + l.edge_label, l.edge_label]);

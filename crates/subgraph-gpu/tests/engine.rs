@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use subgraph_core::order::Order;
 use subgraph_core::pipeline::{run_query, MatchOptions};
+use subgraph_core::plan::Symmetry;
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::{Graph, GraphBuilder, Query, Semantics};
 use subgraph_gpu::filter::filter_host;
@@ -200,15 +201,13 @@ fn random_graphs_equal_the_cpu_in_every_ablation() {
             }
             let (rows, expect) = cpu_rows(&data, &query, &opts);
             for (i, g) in combos.iter().enumerate() {
-                let g = GpuOptions {
-                    order: match (seed + i as u64) % 3 {
-                        0 => None,
-                        _ => Some(Order::Gsi),
-                    },
-                    ..*g
-                };
-                let got = gpu_count(&mut gpu, &query, &opts, &g);
-                assert_eq!(got, expect, "seed {seed} {semantics:?} {g:?}");
+                // Orders and symmetry breaking vary with the combination.
+                let k = seed + i as u64;
+                let order = [None, Some(Order::Gsi), Some(Order::Card)][(k % 3) as usize];
+                let symmetry = [Symmetry::Auto, Symmetry::Off][(k / 3 % 2) as usize];
+                let o = MatchOptions { order, symmetry, ..opts };
+                let got = gpu_count(&mut gpu, &query, &o, g);
+                assert_eq!(got, expect, "seed {seed} {semantics:?} {g:?} {order:?} {symmetry:?}");
                 checked += 1;
             }
             let g = combos[seed as usize % combos.len()];

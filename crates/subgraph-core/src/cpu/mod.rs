@@ -1,9 +1,13 @@
 //! The parallel CPU matcher: backtracking over the candidate space, each step's local
 //! candidates the intersection of the candidate-edge lists of the matched neighbours (Sun & Luo
-//! §6, LFTJ-style), DP-iso failing-set pruning (Han et al., SIGMOD 2019 §5), and work stealing
-//! that splits any level of a running search, not only the first, whenever a thread is idle.
+//! §6, LFTJ-style), cut to the plan's symmetry bounds (candidates are sorted by id, so a bound
+//! f(b) < f(w) is a range), DP-iso failing-set pruning (Han et al., SIGMOD 2019 §5), and work
+//! stealing that splits any level of a running search, not only the first, whenever a thread is
+//! idle. Counting never enumerates the last level, nor the plan's tail (`tail.rs`); each match
+//! counts as the plan's multiplier, and a written match is expanded by the automorphisms.
 
 mod failing;
+mod tail;
 
 use crate::graph::{Dir, Graph};
 use crate::intersect::intersect_in_place;
@@ -42,7 +46,7 @@ impl Default for EngineOptions {
 }
 
 /// What an enumeration found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
     /// Matches found (at most the limit).
     pub embeddings: u128,
@@ -50,6 +54,10 @@ pub struct Outcome {
     pub stopped: Option<Stopped>,
     /// Search tree nodes visited.
     pub nodes: u64,
+    /// Per position: partial matches that bound it (passed every check); at the counted last
+    /// position (or the first of a counted tail) the matches counted there, before the plan's
+    /// multiplier.
+    pub levels: Vec<u64>,
     /// Parallel tasks run (1 + the number of work donations).
     pub tasks: u64,
 }
@@ -68,7 +76,7 @@ pub fn enumerate(
     output: Option<(&Output, &str)>,
 ) -> Outcome {
     if plan.empty {
-        return Outcome { embeddings: 0, stopped: None, nodes: 0, tasks: 0 };
+        return Outcome { embeddings: 0, stopped: None, nodes: 0, levels: vec![0; plan.len()], tasks: 0 };
     }
     let n = plan.len();
     let use_fs = match options.failing_sets {
@@ -99,11 +107,13 @@ fn run<const W: usize>(
     let semantics = plan.options.semantics;
     let mut anc: Vec<Fs<W>> = vec![Fs::EMPTY; n];
     if use_fs {
+        // A position's local candidates depend on its linked positions and, through the
+        // symmetry bounds, on the positions it must exceed.
         for i in 0..n {
             let mut a = Fs::EMPTY;
             a.insert(i);
-            for l in &plan.backward[i] {
-                a = a.union(&anc[l.from]);
+            for from in plan.backward[i].iter().map(|l| l.from).chain(plan.greater_than[i].iter().copied()) {
+                a = a.union(&anc[from]);
             }
             anc[i] = a;
         }
@@ -114,13 +124,18 @@ fn run<const W: usize>(
             (0..i).filter(|&p| plan.candidates[p].first().map(|&v| data.label(v)) == li).collect()
         })
         .collect();
+    let mut position = vec![0; n];
+    plan.vertices.iter().enumerate().for_each(|(p, &u)| position[u as usize] = p);
+    debug_assert!(plan.tail == 0 || output.is_none(), "a counted tail is only planned for counting");
     let shared = Shared {
         data,
         plan,
         space,
         n,
         anc,
+        tail_groups: tail::groups(data, plan),
         same_label,
+        position,
         injective: semantics.injective(),
         induced: semantics == Semantics::Induced,
         use_fs,
@@ -132,6 +147,7 @@ fn run<const W: usize>(
         threads: rayon::current_num_threads(),
         total: Mutex::new(0),
         nodes: AtomicU64::new(0),
+        levels: Mutex::new(vec![0; n]),
         tasks: AtomicU64::new(0),
     };
     if let Some((out, name)) = output {
@@ -148,6 +164,7 @@ fn run<const W: usize>(
         embeddings,
         stopped: control.stopped(),
         nodes: shared.nodes.load(Ordering::Relaxed),
+        levels: shared.levels.into_inner().unwrap_or_else(|e| e.into_inner()),
         tasks: shared.tasks.load(Ordering::Relaxed),
     }
 }
@@ -161,6 +178,10 @@ struct Shared<'a, const W: usize> {
     anc: Vec<Fs<W>>,
     /// Per position: earlier positions whose candidates share its label (possible conflicts).
     same_label: Vec<Vec<usize>>,
+    /// The plan's counted tail, as groups of positions sharing a label.
+    tail_groups: Vec<Vec<usize>>,
+    /// Position of each query vertex.
+    position: Vec<usize>,
     injective: bool,
     induced: bool,
     use_fs: bool,
@@ -172,6 +193,7 @@ struct Shared<'a, const W: usize> {
     threads: usize,
     total: Mutex<u128>,
     nodes: AtomicU64,
+    levels: Mutex<Vec<u64>>,
     tasks: AtomicU64,
 }
 
@@ -215,10 +237,12 @@ struct Worker<'a, 's, const W: usize> {
     levels: Vec<Level<'a>>,
     bufs: Vec<Vec<u32>>,
     scratch: Vec<u32>,
+    tail: tail::TailBuffers,
     root: usize,
     count: u128,
     reported: u128,
     nodes: u64,
+    levels_bound: Vec<u64>,
     ticks: u32,
     stopped: bool,
     out: Vec<u8>,
@@ -238,10 +262,12 @@ where
         levels: vec![Level { src: Src::Buf, cursor: 0, end: 0, donated: false }; n],
         bufs: vec![Vec::new(); n],
         scratch: Vec::new(),
+        tail: tail::TailBuffers::default(),
         root: task.depth,
         count: 0,
         reported: 0,
         nodes: 0,
+        levels_bound: vec![0; n],
         ticks: 0,
         stopped: false,
         out: Vec::new(),
@@ -280,15 +306,25 @@ where
         }
     }
 
-    /// Computes the local candidates of position d from the matched prefix.
+    /// Computes the local candidates of position d from the matched prefix: the intersection
+    /// of its links' candidate-edge lists, cut above its symmetry bounds.
     fn setup(&mut self, d: usize) {
         let sh = self.sh;
         let back = &sh.plan.backward[d];
         let links = &sh.space.links[d];
+        // Candidates are sorted by id, so f(v) > f(b) for the bounds b keeps indices from `cut`.
+        let cut = match sh.plan.greater_than[d].iter().map(|&p| self.vid[p]).max() {
+            Some(floor) => sh.plan.candidates[d].partition_point(|&v| v <= floor) as u32,
+            None => 0,
+        };
+        let above = |s: &'a [u32]| &s[s.partition_point(|&c| c < cut)..];
         let level = match back.len() {
-            0 => Level { src: Src::Range(0), cursor: 0, end: sh.plan.candidates[d].len(), donated: false },
+            0 => {
+                let len = sh.plan.candidates[d].len() as u32;
+                Level { src: Src::Range(cut), cursor: 0, end: len.saturating_sub(cut) as usize, donated: false }
+            }
             1 => {
-                let s = links[0].of(self.idx[back[0].from]);
+                let s = above(links[0].of(self.idx[back[0].from]));
                 Level { src: Src::Slice(s), cursor: 0, end: s.len(), donated: false }
             }
             k => {
@@ -298,7 +334,7 @@ where
                 let shortest = (0..k).min_by_key(|&j| list(j).len()).expect("k > 1");
                 let buf = &mut self.bufs[d];
                 buf.clear();
-                buf.extend_from_slice(list(shortest));
+                buf.extend_from_slice(above(list(shortest)));
                 for j in (0..k).filter(|&j| j != shortest) {
                     if buf.is_empty() {
                         break;
@@ -334,6 +370,9 @@ where
     fn descend(&mut self, d: usize, scope: &rayon::Scope<'s>) -> Fs<W> {
         let sh = self.sh;
         let last = d + 1 == sh.n;
+        if sh.plan.tail > 0 && d == sh.n - sh.plan.tail {
+            return self.count_tail(d);
+        }
         if last && sh.output.is_none() && !sh.induced {
             return self.count_last(d);
         }
@@ -366,6 +405,7 @@ where
             }
             self.idx[d] = c;
             self.vid[d] = v;
+            self.levels_bound[d] += 1;
             if last {
                 self.emit();
                 if self.stopped {
@@ -417,21 +457,26 @@ where
             }
         }
         self.nodes += len as u64;
-        let k = (len - hits) as u64;
+        let k = (len - hits) as u128;
         if k == 0 {
             return fs;
         }
-        self.add(k);
+        self.levels_bound[d] += k as u64;
+        self.add(k * sh.plan.multiplier);
         Fs::FULL
     }
 
-    /// Counts k matches, honouring the limit.
-    fn add(&mut self, k: u64) {
+    /// Counts k embeddings, honouring the limit.
+    fn add(&mut self, k: u128) {
         let sh = self.sh;
         match sh.limit {
-            None => self.count += k as u128,
+            None => self.count += k,
             Some(limit) => {
-                let prev = sh.accepted.fetch_add(k, Ordering::Relaxed);
+                let k = k.min(u64::MAX as u128) as u64;
+                let prev = sh
+                    .accepted
+                    .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |a| Some(a.saturating_add(k)))
+                    .expect("the update always succeeds");
                 if prev < limit {
                     self.count += k.min(limit - prev) as u128;
                 }
@@ -443,24 +488,43 @@ where
         }
     }
 
-    /// One full match: count it and write it.
+    /// One full match: counted as the plan's multiplier; written, when there is an output, as
+    /// the embeddings it stands for (f∘σ for every automorphism σ behind the restrictions),
+    /// each counted and each honouring the limit.
     fn emit(&mut self) {
         let sh = self.sh;
-        let before = self.count;
-        self.add(1);
-        if self.count == before {
+        let Some((out, name)) = sh.output else {
+            self.add(sh.plan.multiplier);
             return;
-        }
-        if let Some((out, name)) = sh.output {
+        };
+        let Some(aut) = &sh.plan.symmetry else {
             for (p, &u) in sh.plan.vertices.iter().enumerate() {
                 self.embedding[u as usize] = self.vid[p];
             }
-            out.format(name, &self.embedding, &mut self.out);
-            if self.out.len() >= OUTPUT_BATCH {
-                out.write_batch(&self.out);
-                self.out.clear();
+            self.write(out, name);
+            return;
+        };
+        aut.for_each(|sigma| {
+            for (u, &s) in sigma.iter().enumerate() {
+                self.embedding[u] = self.vid[sh.position[s as usize]];
             }
+            self.write(out, name)
+        });
+    }
+
+    /// Counts and writes the embedding in `self.embedding`; false once the limit is reached.
+    fn write(&mut self, out: &Output, name: &str) -> bool {
+        let before = self.count;
+        self.add(1);
+        if self.count == before {
+            return false;
         }
+        out.format(name, &self.embedding, &mut self.out);
+        if self.out.len() >= OUTPUT_BATCH {
+            out.write_batch(&self.out);
+            self.out.clear();
+        }
+        !self.stopped
     }
 
     /// Periodic work: progress, stop flags, and a donation when a thread is idle.
@@ -510,6 +574,8 @@ where
         sh.control.found.fetch_add(delta.min(u64::MAX as u128) as u64, Ordering::Relaxed);
         *sh.total.lock().unwrap_or_else(|e| e.into_inner()) += self.count;
         sh.nodes.fetch_add(self.nodes, Ordering::Relaxed);
+        let mut levels = sh.levels.lock().unwrap_or_else(|e| e.into_inner());
+        levels.iter_mut().zip(&self.levels_bound).for_each(|(a, b)| *a += b);
         sh.pending.fetch_sub(1, Ordering::Relaxed);
     }
 }

@@ -1,8 +1,10 @@
 //! Matching orders, interchangeable by name: GQL (GraphQL, Sun & Luo §5), RI (Bonnici et al.,
-//! Sun & Luo §5) and the GSI order (GSI Alg. 2: |C(u)|/deg(u), scaled by edge-label frequency).
-//! Every order keeps the plan connected while it can; a disconnected query continues with the
-//! best-scored vertex of a new component.
+//! Sun & Luo §5), the GSI order (GSI Alg. 2: |C(u)|/deg(u), scaled by edge-label frequency) and
+//! `card`, which grows the order by the vertex of fewest estimated partial matches (sampled,
+//! `estimate`). Every order keeps the plan connected while it can; a disconnected query
+//! continues with the best-scored vertex of a new component.
 
+use crate::estimate::Sampler;
 use crate::graph::Graph;
 use crate::query::Query;
 
@@ -15,16 +17,23 @@ pub enum Order {
     Ri,
     /// GSI: lowest |C(u)| / deg(u) first, scores of neighbours scaled by their edge label's share.
     Gsi,
+    /// Fewest candidates first, then the neighbour of the matched part with the fewest
+    /// estimated partial matches (sampled over the candidate sets).
+    Card,
 }
 
 impl Order {
-    pub const NAMES: &'static [&'static str] = &["gql", "ri", "gsi"];
+    pub const NAMES: &'static [&'static str] = &["gql", "ri", "gsi", "card"];
+
+    /// Every order, as the planner tries them.
+    pub const ALL: [Order; 4] = [Order::Gql, Order::Ri, Order::Gsi, Order::Card];
 
     pub fn from_name(name: &str) -> Option<Order> {
         match name {
             "gql" | "graphql" => Some(Order::Gql),
             "ri" => Some(Order::Ri),
             "gsi" => Some(Order::Gsi),
+            "card" => Some(Order::Card),
             _ => None,
         }
     }
@@ -34,11 +43,13 @@ impl Order {
             Order::Gql => "gql",
             Order::Ri => "ri",
             Order::Gsi => "gsi",
+            Order::Card => "card",
         }
     }
 
-    /// The query vertices in matching order; `sizes[u]` is |C(u)|.
-    pub fn compute(self, data: &Graph, query: &Query, sizes: &[usize]) -> Vec<u32> {
+    /// The query vertices in matching order, over the sampler's candidate sets.
+    pub fn compute(self, data: &Graph, query: &Query, sampler: &mut Sampler) -> Vec<u32> {
+        let sizes: Vec<usize> = sampler.candidates().iter().map(Vec::len).collect();
         let n = query.num_vertices();
         let mut order: Vec<u32> = Vec::with_capacity(n);
         let mut placed = vec![false; n];
@@ -90,6 +101,7 @@ impl Order {
                     }
                 }
             }
+            Order::Card => return sampler.card_order(),
         }
         order
     }
@@ -140,12 +152,17 @@ mod tests {
         }
         let g = b.build().0;
         let q = Query::new(g.clone(), &g, Semantics::Embed).unwrap();
-        let sizes = [5, 1, 3, 2, 9];
+        // Candidate sets of sizes 5, 1, 3, 2, 9.
+        let cands: Vec<Vec<u32>> = [5u32, 1, 3, 2, 9].iter().map(|&k| (0..k).collect()).collect();
+        let mut s = Sampler::new(&g, &q, &cands, true, 8, 1);
         // GQL: fewest candidates first (1), then the smallest frontier vertex: 2, 3, 0; then 4.
-        assert_eq!(Order::Gql.compute(&g, &q, &sizes), vec![1, 2, 3, 0, 4]);
+        assert_eq!(Order::Gql.compute(&g, &q, &mut s), vec![1, 2, 3, 0, 4]);
         // RI: most placed neighbours, then most other unplaced neighbours (2 over 0), then id.
-        assert_eq!(Order::Ri.compute(&g, &q, &sizes), vec![1, 2, 0, 3, 4]);
+        assert_eq!(Order::Ri.compute(&g, &q, &mut s), vec![1, 2, 0, 3, 4]);
         // Scores |C|/deg: 5, 0.5, 1.5, 2, 9.
-        assert_eq!(Order::Gsi.compute(&g, &q, &sizes), vec![1, 2, 3, 0, 4]);
+        assert_eq!(Order::Gsi.compute(&g, &q, &mut s), vec![1, 2, 3, 0, 4]);
+        let mut card = Order::Card.compute(&g, &q, &mut s);
+        card.sort_unstable();
+        assert_eq!(card, vec![0, 1, 2, 3, 4]);
     }
 }

@@ -1,0 +1,283 @@
+//! `subgraph explain`: how a query is planned and why: the plans the planner compared with their
+//! estimated embeddings and cost, the chosen order with its symmetry restrictions and counted
+//! tail, and per position the estimated against the actual partial matches (the chosen plan
+//! is run on the CPU engine); with `--all`, every compared plan is run and timed.
+
+use crate::matching::{check_timeout, load_options, InputArgs, PartsArgs};
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use serde::Serialize;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+use subgraph_core::cpu::FailingSets;
+use subgraph_core::io::{read_graph, read_graphs, ReadOptions};
+use subgraph_core::pipeline::{explain_query, Explained};
+use subgraph_core::sink::Control;
+
+#[derive(Args)]
+pub struct ExplainArgs {
+    /// Data graph file.
+    data: PathBuf,
+    /// Query graph files.
+    #[arg(required = true)]
+    queries: Vec<PathBuf>,
+    #[command(flatten)]
+    input: InputArgs,
+    #[command(flatten)]
+    parts: PartsArgs,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Stop each run after SECS seconds.
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<f64>,
+    /// Stop each run after N matches.
+    #[arg(long)]
+    limit: Option<u64>,
+    /// Also run every plan the planner compared, and report each one's time.
+    #[arg(long)]
+    all: bool,
+    /// A readable report, or one JSON object per query per line.
+    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+    format: String,
+}
+
+/// One position of the chosen plan.
+#[derive(Serialize)]
+struct Position {
+    vertex: u32,
+    label: u32,
+    candidates: usize,
+    /// Earlier positions linked to it by query edges.
+    links: Vec<usize>,
+    /// Earlier positions whose data vertex it must exceed (symmetry breaking).
+    greater_than: Vec<usize>,
+    /// Counted rather than enumerated (the last position, or the tail).
+    counted: bool,
+    estimated: Option<f64>,
+    actual: u64,
+}
+
+/// One run plan: what the planner expected and what happened.
+#[derive(Serialize)]
+struct Run {
+    order: &'static str,
+    tail: usize,
+    vertices: Vec<u32>,
+    estimated_embeddings: Option<f64>,
+    estimated_cost: Option<f64>,
+    embeddings: u128,
+    complete: bool,
+    elapsed_ms: f64,
+}
+
+#[derive(Serialize)]
+struct Explanation {
+    query: String,
+    semantics: &'static str,
+    automorphisms: Option<u128>,
+    multiplier: u128,
+    restrictions: Vec<(u32, u32)>,
+    chosen: Run,
+    /// Why this plan: the rule that picked it.
+    reason: String,
+    considered: Vec<Run>,
+    positions: Vec<Position>,
+    filter_ms: f64,
+    order_ms: f64,
+    space_ms: f64,
+    enumerate_ms: f64,
+    /// With --all, the other compared plans as run.
+    others: Vec<Run>,
+}
+
+fn run_of(e: &Explained) -> Run {
+    let p = &e.plan;
+    Run {
+        order: p.order.name(),
+        tail: p.tail,
+        vertices: p.vertices.clone(),
+        estimated_embeddings: p.estimate.as_ref().map(|x| x.matches * p.multiplier as f64),
+        estimated_cost: p.estimate.as_ref().map(|x| x.cost),
+        embeddings: e.report.embeddings,
+        complete: e.report.complete,
+        elapsed_ms: e.report.elapsed_ms,
+    }
+}
+
+fn explanation(name: String, query: &subgraph_core::Graph, runs: &[Explained], semantics: &'static str) -> Explanation {
+    let chosen = &runs[0];
+    let plan = &chosen.plan;
+    let n = plan.len();
+    let start = plan.tail_start();
+    let considered: Vec<Run> = chosen
+        .considered
+        .iter()
+        .map(|c| Run {
+            order: c.order,
+            tail: c.tail,
+            vertices: c.vertices.clone(),
+            estimated_embeddings: Some(c.estimate.matches * plan.multiplier as f64),
+            estimated_cost: Some(c.estimate.cost),
+            embeddings: 0,
+            complete: false,
+            elapsed_ms: 0.0,
+        })
+        .collect();
+    let reason = match considered.len() {
+        0 => "the order was given and there was nothing to compare".to_string(),
+        1 => "the only plan the options allow".to_string(),
+        k => format!(
+            "least estimated cost of {k} plans (orders gql, ri, gsi, card, each with and without a counted tail)"
+        ),
+    };
+    let estimate = plan.estimate.as_ref();
+    let positions = (0..n)
+        .map(|i| Position {
+            vertex: plan.vertices[i],
+            label: query.label(plan.vertices[i]),
+            candidates: plan.sizes[i],
+            links: plan.backward[i].iter().map(|l| l.from).collect(),
+            greater_than: plan.greater_than[i].clone(),
+            counted: i >= start,
+            estimated: estimate.and_then(|e| e.levels.get(i.min(start)).copied()),
+            actual: chosen.levels[i],
+        })
+        .collect();
+    let restrictions =
+        (0..n).flat_map(|i| plan.greater_than[i].iter().map(move |&p| (plan.vertices[p], plan.vertices[i]))).collect();
+    Explanation {
+        query: name,
+        semantics,
+        automorphisms: plan.symmetry.as_ref().and_then(|a| a.order()),
+        multiplier: plan.multiplier,
+        restrictions,
+        chosen: run_of(chosen),
+        reason,
+        considered,
+        positions,
+        filter_ms: chosen.report.filter_ms,
+        order_ms: chosen.report.order_ms,
+        space_ms: chosen.report.space_ms,
+        enumerate_ms: chosen.report.enumerate_ms,
+        others: runs[1..].iter().map(run_of).collect(),
+    }
+}
+
+fn sci(x: Option<f64>) -> String {
+    x.map_or("-".to_string(), |x| if x < 1e6 { format!("{x:.0}") } else { format!("{x:.3e}") })
+}
+
+fn print_text(e: &Explanation) {
+    println!("query {} ({} vertices, semantics {})", e.query, e.positions.len(), e.semantics);
+    println!(
+        "chosen: order {}, {} ({})",
+        e.chosen.order,
+        if e.chosen.tail > 0 {
+            format!("last {} positions counted together", e.chosen.tail)
+        } else {
+            "no counted tail".into()
+        },
+        e.reason
+    );
+    match e.automorphisms {
+        Some(a) if e.multiplier > 1 => println!(
+            "symmetry: |Aut| = {a}; restrictions {}; each match found stands for {} embeddings",
+            e.restrictions.iter().map(|(b, w)| format!("f(u{b}) < f(u{w})")).collect::<Vec<_>>().join(", "),
+            e.multiplier
+        ),
+        _ => println!("symmetry: none used (trivial group, homomorphism, or --symmetry off)"),
+    }
+    if !e.considered.is_empty() {
+        println!("{:<6} {:>4} {:>14} {:>14}  order", "plan", "tail", "est. embed.", "est. cost");
+        for c in &e.considered {
+            let v: Vec<String> = c.vertices.iter().map(|u| format!("u{u}")).collect();
+            println!(
+                "{:<6} {:>4} {:>14} {:>14}  {}",
+                c.order,
+                c.tail,
+                sci(c.estimated_embeddings),
+                sci(c.estimated_cost),
+                v.join(" ")
+            );
+        }
+    }
+    println!(
+        "{:>3} {:>6} {:>6} {:>9} {:>12} {:>10} {:>14} {:>14}",
+        "pos", "vertex", "label", "cands", "links", "above", "estimated", "actual"
+    );
+    for (i, p) in e.positions.iter().enumerate() {
+        let list = |v: &[usize]| {
+            if v.is_empty() {
+                "-".into()
+            } else {
+                v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")
+            }
+        };
+        println!(
+            "{:>3} {:>6} {:>6} {:>9} {:>12} {:>10} {:>14} {:>14}{}",
+            i,
+            format!("u{}", p.vertex),
+            p.label,
+            p.candidates,
+            list(&p.links),
+            list(&p.greater_than),
+            sci(p.estimated),
+            p.actual,
+            if p.counted { "  counted" } else { "" }
+        );
+    }
+    println!(
+        "result: {} embeddings{}, estimated {}; {:.2} ms (filter {:.2}, plan {:.2}, space {:.2}, enumerate {:.2})",
+        e.chosen.embeddings,
+        if e.chosen.complete { "" } else { " (partial)" },
+        sci(e.chosen.estimated_embeddings),
+        e.chosen.elapsed_ms,
+        e.filter_ms,
+        e.order_ms,
+        e.space_ms,
+        e.enumerate_ms
+    );
+    for o in &e.others {
+        println!(
+            "also ran: order {:<5} tail {} est. cost {:>12}: {:.2} ms{}",
+            o.order,
+            o.tail,
+            sci(o.estimated_cost),
+            o.elapsed_ms,
+            if o.complete { "" } else { " (stopped)" }
+        );
+    }
+}
+
+pub fn run(a: ExplainArgs) -> Result<()> {
+    let parts = a.parts.parse()?;
+    check_timeout(a.timeout)?;
+    if let Some(n) = a.threads {
+        if n == 0 {
+            bail!("--threads must be at least 1");
+        }
+        rayon::ThreadPoolBuilder::new().num_threads(n).build_global().context("starting the thread pool")?;
+    }
+    let data = read_graph(&a.data, &load_options(&a.input)?)?.graph;
+    let qopts = ReadOptions { format: None, directed: data.is_directed(), vertex_labels: None };
+    let opts = parts.options(a.limit, FailingSets::Auto);
+    let timeout = a.timeout.map(Duration::from_secs_f64);
+    let control = || Control::new(timeout.map(|t| Instant::now() + t), Default::default());
+    for path in &a.queries {
+        let queries = read_graphs(path, &qopts)?;
+        let several = queries.len() > 1;
+        for (i, q) in queries.into_iter().enumerate() {
+            let name = if several { format!("{}#{i}", path.display()) } else { path.display().to_string() };
+            let runs = explain_query(&data, q.graph.clone(), &opts, a.all, control)
+                .with_context(|| format!("query {name}"))?;
+            let e = explanation(name, &q.graph, &runs, parts.semantics.name());
+            if a.format == "json" {
+                println!("{}", serde_json::to_string(&e)?);
+            } else {
+                print_text(&e);
+            }
+        }
+    }
+    Ok(())
+}
