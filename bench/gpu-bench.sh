@@ -5,12 +5,23 @@
 #   bench/gpu-bench.sh sets    there: for each of yeast, hprd, wordnet and each class of
 #       SETS_CLASSES, the first SETS_QUERIES queries, `subgraph match --device gpu --gpu-filter
 #       refined` (the device filters), `--gpu-filter host` and `--device cpu` (all cores),
-#       counting every embedding (no limit), SETS_TIMEOUT seconds per query; JSON reports in
+#       counting every embedding (no limit), SETS_TIMEOUT seconds per query (SETS_DEVICES picks
+#       among gpu, gpu-host, cpu and auto, the per-query choice); JSON reports in
 #       $OUT/sets-*.jsonl.
 #   bench/gpu-bench.sh g3      there: generates G3 (../shared/bench/bigraph_gen.py, carried as
 #       $bin/bigraph_gen.py; the graph gMatch and EGSM were timed on) with its 16 queries, and
 #       runs them on the GPU (refined device filter), the GPU with the host filter, the CPU (all
 #       cores) and the GPU ablation chain (below); $OUT/g3-*.jsonl.
+#   bench/gpu-bench.sh heavy   there: generates G1 (bigraph_gen.py, 32 power-law labels; the
+#       graph of the issue "Heavy queries", on which gMatch counted dense_8_1 in 9.4 s) with its
+#       10 queries, and counts every embedding within HEAVY_TIMEOUT s (default 30) per query in
+#       each of HEAVY_VARIANTS (default: gpu cpu): gpu (the defaults: planner, symmetry
+#       breaking, counted tails, depth-first counting), gpu-nosym (--symmetry off), gpu-bfs
+#       (--gpu-dfs off), gpu-old (what ran before the planner: --order gsi --symmetry off
+#       --tail off --gpu-dfs off), cpu (all cores), auto (--device auto: the cheaper by the
+#       planner's estimate, per query); $OUT/heavy-<variant>.jsonl.
+#   bench/gpu-bench.sh g3-variants there: G3's 16 queries (generated as for g3) counted in
+#       each of HEAVY_VARIANTS within HEAVY_TIMEOUT s per query; $OUT/g3h-<variant>.jsonl.
 #   bench/gpu-bench.sh large   there: generates an R-MAT graph (LARGE_VERTICES vertices,
 #       LARGE_EDGES edges, LARGE_LABELS power-law vertex labels), extracts LARGE_QUERIES dense
 #       and sparse queries of 8 and 12 vertices, and runs them on the GPU (refined device filter),
@@ -77,6 +88,28 @@ g3_graph() {
     "$sg" convert /tmp/G3.graph /tmp/G3.sgb
 }
 
+# g1_graph: G1 and its queries in /tmp (G1.sgb, G1_q/), generated unless present.
+g1_graph() {
+    [ -f /tmp/G1.sgb ] && return
+    ( cd /tmp && /usr/bin/time -v python3 "$bin/bigraph_gen.py" graph --scale 20 --edge-factor 16 --labels 32 \
+        --alpha 1.0 --seed 11 --output G1.graph --queries G1_q --query-seed 5 dense:8:5 sparse:8:5 ) \
+        >"$out/g1-gen.txt" 2>&1
+    sha256sum /tmp/G1.graph >>"$out/g1-gen.txt"
+    "$sg" convert /tmp/G1.graph /tmp/G1.sgb
+}
+
+# variant_flags VARIANT: the flags of a heavy-query run variant (see `heavy`).
+variant_flags() {
+    case "$1" in
+    gpu) echo --device gpu ;;
+    gpu-nosym) echo --device gpu --symmetry off ;;
+    gpu-bfs) echo --device gpu --gpu-dfs off ;;
+    gpu-old) echo --device gpu --order gsi --symmetry off --tail off --gpu-dfs off ;;
+    cpu) echo --device cpu ;;
+    auto) echo --device auto ;;
+    esac
+}
+
 case "${1:-}" in
 build)
     "$root/scripts/gpu-suite.sh" build || exit 1
@@ -96,7 +129,7 @@ sets)
     for d in yeast hprd wordnet; do
         for c in ${SETS_CLASSES:-dense_8 sparse_8 dense_16 sparse_16}; do
             qs=$(ls "$bin/sets/$d/queries"/query_${c}_*.graph | sort -V | head -n "${SETS_QUERIES:-20}")
-            for dev in gpu gpu-host cpu; do
+            for dev in ${SETS_DEVICES:-gpu gpu-host cpu}; do
                 # shellcheck disable=SC2086
                 "$sg" match -q --format json --device "${dev%-host}" $(gpu_filter "$dev") \
                     --timeout "${SETS_TIMEOUT:-3}" "$bin/sets/$d/$d.graph" $qs >"$out/sets-$d-$c-$dev.jsonl"
@@ -115,6 +148,24 @@ g3)
     # shellcheck disable=SC2086
     "$sg" match -q --format json --device cpu --timeout "$t" /tmp/G3.sgb $qs >"$out/g3-cpu.jsonl"
     chain g3 /tmp/G3.sgb "$t" $qs
+    ;;
+heavy)
+    g1_graph
+    qs=$(ls /tmp/G1_q/*.graph | sort -V | head -n "${HEAVY_QUERIES:-10}")
+    t=${HEAVY_TIMEOUT:-30}
+    for v in ${HEAVY_VARIANTS:-gpu cpu}; do
+        # shellcheck disable=SC2046,SC2086
+        "$sg" match -q --format json $(variant_flags "$v") --timeout "$t" /tmp/G1.sgb $qs >"$out/heavy-$v.jsonl"
+    done
+    ;;
+g3-variants)
+    g3_graph
+    qs=$(ls /tmp/G3_q/*.graph | sort -V)
+    for v in ${HEAVY_VARIANTS:-gpu cpu}; do
+        # shellcheck disable=SC2046,SC2086
+        "$sg" match -q --format json $(variant_flags "$v") --timeout "${HEAVY_TIMEOUT:-30}" /tmp/G3.sgb $qs \
+            >"$out/g3h-$v.jsonl"
+    done
     ;;
 large)
     labels=${LARGE_LABELS:-32}
@@ -180,7 +231,7 @@ scaling)
     "$bin/cpu-scaling.sh" "$sg" "$bin/sets/yeast/yeast.graph" "$bin"/sets/scaling-*.graph | tee "$out/scaling.csv"
     ;;
 *)
-    echo "usage: $0 build|sets|g3|large|hubs|profile|scaling" >&2
+    echo "usage: $0 build|sets|g3|heavy|g3-variants|large|hubs|profile|scaling" >&2
     exit 2
     ;;
 esac

@@ -72,6 +72,11 @@ run_all() {
     yeast_q=$(cut -d' ' -f1 "$d/yeast/expected.txt" | head -n "$n" | sed "s|^|$d/yeast/queries/|")
     local sets=("hprd $d/hprd/HPRD.graph $d/hprd/expected_output.res $hprd_q"
         "yeast $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q")
+    # Depth-first counting with counted tails and symmetry breaking forced on, and the
+    # breadth-first join without them, over the oracles.
+    sets+=("hprd-dfs $d/hprd/HPRD.graph $d/hprd/expected_output.res $hprd_q -- --gpu-dfs on --tail on"
+        "yeast-dfs $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-dfs on --tail on"
+        "yeast-bfs $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-dfs off --symmetry off")
     # Every ablation combination on 20 HPRD queries.
     local few
     few=$(ls "$d/hprd/queries"/*.graph | head -n 20)

@@ -102,18 +102,18 @@ pub fn run(a: BenchArgs) -> Result<()> {
         queries.len()
     );
     let mut engine = Engine::open(&a.device, &data, a.gpu.options(), a.quiet)?;
-    let on_gpu = matches!(engine, Engine::Gpu(..));
+    let on_gpu = engine.has_gpu();
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("starting the thread pool")?;
     let cfg = RunConfig {
         options: parts.options(a.limit, FailingSets::Auto),
-        device: if on_gpu { "gpu" } else { "cpu" }.to_string(),
+        device: if on_gpu { a.device.clone() } else { "cpu".to_string() },
         threads,
         timeout: a.timeout.map(Duration::from_secs_f64),
         repeat: a.repeat,
     };
     let start = Instant::now();
     let run = |q, opts: &MatchOptions, control: &subgraph_core::sink::Control| {
-        pool.install(|| engine.run(&data, q, opts, control, None)).map(|(r, _)| r).map_err(|e| format!("{e:#}"))
+        pool.install(|| engine.run(&data, q, opts, control, None)).map(|(r, _, _)| r).map_err(|e| format!("{e:#}"))
     };
     let results = run_benchmark(&data, &queries, &cfg, &interrupt, run, |i, n, r| {
         if !a.quiet {

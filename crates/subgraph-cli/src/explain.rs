@@ -10,6 +10,7 @@ use serde::Serialize;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use subgraph_core::cpu::FailingSets;
+use subgraph_core::estimate::GPU_WEIGHTS;
 use subgraph_core::io::{read_graph, read_graphs, ReadOptions};
 use subgraph_core::pipeline::{explain_query, Explained};
 use subgraph_core::sink::Control;
@@ -66,6 +67,8 @@ struct Run {
     vertices: Vec<u32>,
     estimated_embeddings: Option<f64>,
     estimated_cost: Option<f64>,
+    /// The same estimate priced for the GPU engine (`estimate::GPU_WEIGHTS`).
+    estimated_gpu_cost: Option<f64>,
     embeddings: u128,
     complete: bool,
     elapsed_ms: f64,
@@ -99,6 +102,7 @@ fn run_of(e: &Explained) -> Run {
         vertices: p.vertices.clone(),
         estimated_embeddings: p.estimate.as_ref().map(|x| x.matches * p.multiplier as f64),
         estimated_cost: p.estimate.as_ref().map(|x| x.cost),
+        estimated_gpu_cost: p.estimate.as_ref().map(|x| x.cost_with(&GPU_WEIGHTS)),
         embeddings: e.report.embeddings,
         complete: e.report.complete,
         elapsed_ms: e.report.elapsed_ms,
@@ -119,6 +123,7 @@ fn explanation(name: String, query: &subgraph_core::Graph, runs: &[Explained], s
             vertices: c.vertices.clone(),
             estimated_embeddings: Some(c.estimate.matches * plan.multiplier as f64),
             estimated_cost: Some(c.estimate.cost),
+            estimated_gpu_cost: Some(c.estimate.cost_with(&GPU_WEIGHTS)),
             embeddings: 0,
             complete: false,
             elapsed_ms: 0.0,
@@ -189,15 +194,16 @@ fn print_text(e: &Explanation) {
         _ => println!("symmetry: none used (trivial group, homomorphism, or --symmetry off)"),
     }
     if !e.considered.is_empty() {
-        println!("{:<6} {:>4} {:>14} {:>14}  order", "plan", "tail", "est. embed.", "est. cost");
+        println!("{:<6} {:>4} {:>14} {:>14} {:>14}  order", "plan", "tail", "est. embed.", "est. cost", "gpu-priced");
         for c in &e.considered {
             let v: Vec<String> = c.vertices.iter().map(|u| format!("u{u}")).collect();
             println!(
-                "{:<6} {:>4} {:>14} {:>14}  {}",
+                "{:<6} {:>4} {:>14} {:>14} {:>14}  {}",
                 c.order,
                 c.tail,
                 sci(c.estimated_embeddings),
                 sci(c.estimated_cost),
+                sci(c.estimated_gpu_cost),
                 v.join(" ")
             );
         }

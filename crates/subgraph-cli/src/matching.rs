@@ -14,11 +14,14 @@ use subgraph_core::cpu::FailingSets;
 use subgraph_core::filter::Filter;
 use subgraph_core::io::{read_graph, read_graphs, Format, ReadOptions};
 use subgraph_core::order::Order;
-use subgraph_core::pipeline::{run_query, MatchOptions, Report};
+use subgraph_core::pipeline::{prepare, run_query, MatchOptions, Report};
 use subgraph_core::plan::{Symmetry, Tail};
+use subgraph_core::planner::{choose_device, device_for_graph, Device, DeviceChoice, H200_COSTS};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::{Graph, Semantics};
-use subgraph_gpu::{CandidateFilter, GpuEngine, GpuError, GpuOptions, GpuReport, LoadBalance, OutputScheme, Structure};
+use subgraph_gpu::{
+    CandidateFilter, DepthFirst, GpuEngine, GpuError, GpuOptions, GpuReport, LoadBalance, OutputScheme, Structure,
+};
 
 /// How to read an input graph.
 #[derive(Args, Clone)]
@@ -166,6 +169,12 @@ pub struct GpuArgs {
     /// share per resident warp), gsi (GSI's fixed thresholds) or off.
     #[arg(long, default_value = "on", value_parser = ["on", "gsi", "off"])]
     pub gpu_load_balance: String,
+    /// GPU depth-first counting of the last positions (persistent warps over the rows the
+    /// breadth-first join makes, counting the plan's tail in the warp): auto (counting queries
+    /// whose plan has a counted tail, which the GPU prefers), on (every counting query), off
+    /// (breadth first throughout, no counted tails).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "on", "off"])]
+    pub gpu_dfs: String,
 }
 
 impl GpuArgs {
@@ -185,16 +194,26 @@ impl GpuArgs {
                 "gsi" => LoadBalance::Gsi,
                 _ => LoadBalance::Model,
             },
+            depth_first: match self.gpu_dfs.as_str() {
+                "on" => DepthFirst::On,
+                "off" => DepthFirst::Off,
+                _ => DepthFirst::Auto,
+            },
             ..GpuOptions::default()
         }
     }
 }
 
-/// The engine that runs the queries: the GPU when asked for or usable, else the CPU.
+/// The engine that runs the queries: the CPU, the GPU, or under `--device auto` with a usable
+/// GPU either one per query, by estimated cost.
 pub enum Engine<'a> {
     Cpu,
-    Gpu(Box<GpuEngine<'a>>, GpuOptions),
+    Gpu { engine: Box<GpuEngine<'a>>, options: GpuOptions, auto: bool },
 }
+
+/// One query's result: the report, the GPU's when it ran there, and the device choice when
+/// `--device auto` made one.
+pub type Ran = (Report, Option<GpuReport>, Option<DeviceChoice>);
 
 impl<'a> Engine<'a> {
     /// Opens the engine `device` names (auto, cpu, gpu); `auto` falls back to the CPU, saying
@@ -207,12 +226,13 @@ impl<'a> Engine<'a> {
             Ok(e) => {
                 if !quiet {
                     eprintln!(
-                        "device: GPU {} (data graph uploaded in {:.0} ms)",
+                        "device: GPU {} (data graph uploaded in {:.0} ms){}",
                         e.device_info().name,
-                        e.graph_upload_ms()
+                        e.graph_upload_ms(),
+                        if device == "auto" { "; each query runs where its estimated cost is lower" } else { "" }
                     );
                 }
-                Ok(Engine::Gpu(Box::new(e), gpu))
+                Ok(Engine::Gpu { engine: Box::new(e), options: gpu, auto: device == "auto" })
             }
             Err(e) if device == "gpu" => Err(anyhow::anyhow!("--device gpu: {e}")),
             Err(e) => {
@@ -224,11 +244,16 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// Whether queries may run on the GPU.
+    pub fn has_gpu(&self) -> bool {
+        matches!(self, Engine::Gpu { .. })
+    }
+
     /// The name of the filter a query ran with: `signature` or `refined` when the GPU ran it
     /// with a device filter, else the core filter's.
     pub fn filter_name(&self, ran_on_gpu: bool, host: Filter) -> &'static str {
         match self {
-            Engine::Gpu(e, g) if ran_on_gpu => match e.candidate_filter(g) {
+            Engine::Gpu { engine, options, .. } if ran_on_gpu => match engine.candidate_filter(options) {
                 CandidateFilter::Signature => "signature",
                 CandidateFilter::Refined => "refined",
                 CandidateFilter::Host | CandidateFilter::Auto => host.name(),
@@ -237,7 +262,9 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Runs one query. A query the GPU layout cannot hold runs on the CPU, with a note.
+    /// Runs one query. A query the GPU layout cannot hold runs on the CPU, with a note. Under
+    /// `--device auto` the CPU's preparation (filter, default plan, candidate space, gate
+    /// estimate) prices the query, and it continues on the CPU or goes to the GPU.
     pub fn run(
         &mut self,
         data: &Graph,
@@ -245,17 +272,30 @@ impl<'a> Engine<'a> {
         opts: &MatchOptions,
         control: &Control,
         output: Option<(&Output, &str)>,
-    ) -> Result<(Report, Option<GpuReport>)> {
-        match self {
-            Engine::Cpu => Ok((run_query(data, query, opts, control, output)?, None)),
-            Engine::Gpu(engine, gpu) => match engine.run_query(query.clone(), opts, gpu, control, output) {
-                Ok(r) => Ok((r.report, Some(r))),
-                Err(GpuError::TooLarge { what, len, max }) => {
-                    eprintln!("note: {what} {len} exceed the GPU layout's {max}; this query runs on the CPU");
-                    Ok((run_query(data, query, opts, control, output)?, None))
+    ) -> Result<Ran> {
+        let (engine, gpu, auto) = match self {
+            Engine::Cpu => return Ok((run_query(data, query, opts, control, output)?, None, None)),
+            Engine::Gpu { engine, options, auto } => (engine, options, *auto),
+        };
+        let mut choice = None;
+        if auto {
+            choice = device_for_graph(data.num_vertices());
+            if choice.is_none() {
+                let prepared = prepare(data, query.clone(), opts, output.is_none(), true)?;
+                let c = choose_device(prepared.estimated_cost(), rayon::current_num_threads(), &H200_COSTS);
+                choice = Some(c);
+                if c.device == Device::Cpu {
+                    return Ok((prepared.run(data, opts, control, output)?.report, None, choice));
                 }
-                Err(e) => Err(e.into()),
-            },
+            }
+        }
+        match engine.run_query(query.clone(), opts, gpu, control, output) {
+            Ok(r) => Ok((r.report, Some(r), choice)),
+            Err(GpuError::TooLarge { what, len, max }) => {
+                eprintln!("note: {what} {len} exceed the GPU layout's {max}; this query runs on the CPU");
+                Ok((run_query(data, query, opts, control, output)?, None, choice))
+            }
+            Err(e) => Err(e.into()),
         }
     }
 }
@@ -347,6 +387,11 @@ struct Row {
     gpu_block_tasks: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     gpu_grid_tasks: Option<u64>,
+    /// GPU only: frontier rows counted depth first, and the depth-first launches.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpu_dfs_rows: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpu_dfs_launches: Option<u64>,
     filter: &'static str,
     /// The order the plan matched in (the planner's choice under `--order auto`).
     order: &'static str,
@@ -355,6 +400,14 @@ struct Row {
     tail: usize,
     restrictions: usize,
     multiplier: u128,
+    /// The planner's estimate of the embeddings, when it sampled the query.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    estimated_embeddings: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    estimated_cost: Option<f64>,
+    /// Under `--device auto`: the device chosen and the predicted times that chose it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    device_choice: Option<String>,
 }
 
 pub fn run(a: MatchArgs) -> Result<ExitCode> {
@@ -448,7 +501,7 @@ fn match_all(
             let deadline = a.timeout.map(|s| Instant::now() + Duration::from_secs_f64(s));
             let control = Control::new(deadline, interrupt.clone());
             let auts = a.unique.then(|| Automorphisms::of(&q.graph).order()).flatten();
-            let (report, gpu) = with_progress(&name, &control, a.quiet, || {
+            let (report, gpu, choice) = with_progress(&name, &control, a.quiet, || {
                 engine.run(data, q.graph, opts, &control, output.map(|o| (o, name.as_str())))
             })
             .with_context(|| format!("query {name}"))?;
@@ -477,12 +530,20 @@ fn match_all(
                 gpu_joined_rows: gpu.map(|g| g.joined_rows),
                 gpu_block_tasks: gpu.map(|g| g.block_tasks),
                 gpu_grid_tasks: gpu.map(|g| g.grid_tasks),
+                gpu_dfs_rows: gpu.map(|g| g.dfs_rows),
+                gpu_dfs_launches: gpu.map(|g| g.dfs_launches),
                 filter: engine.filter_name(gpu.is_some(), opts.filter),
                 order: report.order,
                 tail: report.tail,
                 restrictions: report.restrictions,
                 multiplier: report.multiplier,
+                estimated_embeddings: report.estimated_embeddings,
+                estimated_cost: report.estimated_cost,
+                device_choice: choice.map(|c| c.to_string()),
             };
+            if let (Some(c), false) = (choice, a.quiet) {
+                eprintln!("device: {name}: {c}");
+            }
             print_row(&row, json)?;
             if let Some(why) = report.stopped {
                 let what = match why {

@@ -28,6 +28,24 @@ pub const NODE_UNITS: f64 = 16.0;
 /// counted.
 pub const LEAF_UNITS: f64 = 8.0;
 
+/// How a device prices an estimate's parts, a merged list element costing 1.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Weights {
+    /// Per enumerated partial match.
+    pub node: f64,
+    /// Per counted position of each partial match whose last positions are counted.
+    pub leaf: f64,
+}
+
+/// The CPU engine: a node of the backtracking, a counted position's set-up.
+pub const CPU_WEIGHTS: Weights = Weights { node: NODE_UNITS, leaf: LEAF_UNITS };
+/// The GPU engine: a row the breadth-first join materialises, or the depth-first kernel counts,
+/// costs a warp's pass (slice lookups, a 32-lane batch, a write), where merged elements stream
+/// 32 at a time: rows weigh four times what they weigh on the CPU (measured on wordnet
+/// sparse_8 and G3, bench/results/2026-11-24-h200-heavy.md: counted tails that multiply the
+/// rows before them lose on the GPU, those that replace deep levels win).
+pub const GPU_WEIGHTS: Weights = Weights { node: 4.0 * NODE_UNITS, leaf: 4.0 * LEAF_UNITS };
+
 /// What a sampler predicts for one plan.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Estimate {
@@ -36,10 +54,29 @@ pub struct Estimate {
     pub levels: Vec<f64>,
     /// Matches of the plan, before its multiplier.
     pub matches: f64,
-    /// Work in units of about one merged list element.
+    /// Work in units of about one merged list element, priced for the CPU.
     pub cost: f64,
+    /// The parts of the cost: merged list elements, enumerated partial matches, and counted
+    /// positions of partial matches.
+    pub work: f64,
+    pub nodes: f64,
+    pub leaves: f64,
     /// Particles per level.
     pub particles: usize,
+}
+
+impl Estimate {
+    /// The work priced by `w`.
+    pub fn cost_with(&self, w: &Weights) -> f64 {
+        self.work + w.node * self.nodes + w.leaf * self.leaves
+    }
+
+    /// Whether the particles reached complete matches. One whose particles all died on the
+    /// way says nothing of the search below the level where they died (rare matches in a
+    /// large search look free to it), so the planner does not trust it over the default plan.
+    pub fn reliable(&self) -> bool {
+        self.matches > 0.0
+    }
 }
 
 /// The particles of one estimate: `stride` values each (one per matched position), stored
@@ -139,20 +176,24 @@ fn smc(plan: &Plan, parts: &mut Particles, src: &mut impl Source) -> Estimate {
     let start = plan.tail_start();
     parts.reset(n);
     let mut z = 1.0f64;
-    let mut cost = 0.0;
+    let (mut total, mut nodes) = (0.0, 0.0);
     let mut levels = Vec::with_capacity(start + 1);
+    let finish = |levels, matches, total: f64, nodes: f64, leaves: f64| {
+        let cost = total + NODE_UNITS * nodes + LEAF_UNITS * leaves;
+        Estimate { levels, matches, cost, work: total, nodes, leaves, particles: p }
+    };
     for i in 0..start {
         // Before the first level every particle is the empty match: one stands for all.
         let count = if i == 0 { 1 } else { p };
         let work = parts.fill(i, count, |prefix, out| src.local(i, prefix, out));
         let mean = parts.locals.iter().map(|l| l.len() as f64).sum::<f64>() / count as f64;
-        cost += z * work / count as f64;
+        total += z * work / count as f64;
         z *= mean;
-        cost += z * NODE_UNITS;
+        nodes += z;
         levels.push(z);
         if z == 0.0 {
             levels.resize(start + 1, 0.0);
-            return Estimate { levels, matches: 0.0, cost, particles: p };
+            return finish(levels, 0.0, total, nodes, 0.0);
         }
         parts.resample(i, None);
     }
@@ -171,9 +212,9 @@ fn smc(plan: &Plan, parts: &mut Particles, src: &mut impl Source) -> Estimate {
         work += w;
     }
     let matches = z * count / reps as f64;
-    cost += z * (work / reps as f64 + LEAF_UNITS * counted as f64);
+    total += z * work / reps as f64;
     levels.push(matches);
-    Estimate { levels, matches, cost, particles: p }
+    finish(levels, matches, total, nodes, z * counted as f64)
 }
 
 /// The local candidates of a query vertex over the data graph: within C(u) (`cands`, `bits`),
@@ -496,6 +537,65 @@ mod tests {
 
     fn graph(labels: Vec<u32>, edges: &[(u32, u32)]) -> Graph {
         GraphBuilder::from_parts(labels, edges.iter().map(|&(a, b)| (a, b, 0)).collect(), false).build().0
+    }
+
+    /// A random graph of `n` vertices, `labels` labels and about `degree` neighbours each.
+    fn random_graph(n: u32, labels: u32, degree: u32, seed: u64) -> Graph {
+        let mut s = seed | 1;
+        let mut next = move |m: u64| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s % m
+        };
+        let vl = (0..n).map(|_| next(labels as u64) as u32).collect();
+        let mut edges = Vec::new();
+        for a in 0..n {
+            for _ in 0..degree / 2 {
+                let b = next(n as u64) as u32;
+                if a != b {
+                    edges.push((a, b, 0));
+                }
+            }
+        }
+        GraphBuilder::from_parts(vl, edges, false).build().0
+    }
+
+    #[test]
+    fn the_space_walk_agrees_with_the_data_graph_sampler() {
+        // On an order without injectivity conflicts to speak of (many labels), the gate's walk
+        // over the candidate space and the data-graph sampler estimate the same partial
+        // matches, and both are close to the truth.
+        use crate::cpu::{enumerate, EngineOptions};
+        use crate::sink::Control;
+        use crate::space::CandidateSpace;
+        let data = random_graph(2000, 3, 24, 3);
+        // A path of five vertices with one chord.
+        let q = GraphBuilder::from_parts(
+            vec![0, 1, 2, 0, 1],
+            vec![(0, 1, 0), (1, 2, 0), (2, 3, 0), (3, 4, 0), (0, 2, 0)],
+            false,
+        )
+        .build()
+        .0;
+        let query = Query::new(q, &data, Semantics::Embed).unwrap();
+        let cands = Filter::Nlf.run(&data, &query, Semantics::Embed);
+        let sizes: Vec<usize> = cands.iter().map(Vec::len).collect();
+        let opts = PlanOptions { order: Some(Order::Gql), symmetry: Symmetry::Off, ..PlanOptions::default() };
+        let plan = Plan::shaped(&data, &query, opts, Order::Gql, vec![1, 0, 2, 3, 4], 0, &sizes)
+            .with_candidates(cands.clone());
+        let space = CandidateSpace::build(&data, &plan);
+        let truth = enumerate(&data, &plan, &space, EngineOptions::default(), &Control::unlimited(), None);
+        let walk = space_estimate(&plan, &space, 256, 9);
+        let raw = Sampler::new(&data, &query, &cands, true, 256, 9).estimate(&plan);
+        for (i, &actual) in truth.levels.iter().enumerate().take(plan.len() - 1) {
+            for (name, e) in [("walk", &walk), ("raw", &raw)] {
+                let ratio = e.levels[i] / actual as f64;
+                assert!((0.7..1.4).contains(&ratio), "{name} level {i}: {} against {actual}", e.levels[i]);
+            }
+        }
+        let ratio = walk.cost / raw.cost;
+        assert!((0.5..2.0).contains(&ratio), "costs: walk {} raw {}", walk.cost, raw.cost);
     }
 
     #[test]

@@ -3,16 +3,16 @@
 
 use crate::cpu::{self, EngineOptions, FailingSets};
 use crate::error::Error;
-use crate::estimate;
+use crate::estimate::{self, Estimate};
 use crate::filter::Filter;
 use crate::graph::Graph;
 use crate::order::Order;
-use crate::plan::{Plan, PlanOptions, Symmetry, Tail};
+use crate::plan::{Device, Plan, PlanOptions, Symmetry, Tail};
 use crate::planner::{self, Considered};
 use crate::query::{Query, Semantics};
 use crate::sink::{Control, Output, Stopped};
 use crate::space::CandidateSpace;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 const GIB: f64 = (1u64 << 30) as f64;
 
@@ -53,7 +53,7 @@ impl Default for MatchOptions {
 }
 
 impl MatchOptions {
-    /// The plan options; `counting` when no match is written.
+    /// The plan options for the CPU engine; `counting` when no match is written.
     pub fn plan(&self, counting: bool) -> PlanOptions {
         PlanOptions {
             semantics: self.semantics,
@@ -62,6 +62,8 @@ impl MatchOptions {
             symmetry: self.symmetry,
             tail: self.tail,
             counting,
+            device: Device::Cpu,
+            limit: self.limit,
         }
     }
 }
@@ -91,8 +93,10 @@ pub struct Report {
     /// Symmetry-breaking restrictions, and the embeddings each match stands for.
     pub restrictions: usize,
     pub multiplier: u128,
-    /// The planner's estimate of the embeddings, when it made one.
+    /// The planner's estimate of the embeddings and of the work (units of `estimate`), when
+    /// it made one.
     pub estimated_embeddings: Option<f64>,
+    pub estimated_cost: Option<f64>,
 }
 
 impl Report {
@@ -103,6 +107,7 @@ impl Report {
         self.restrictions = plan.restriction_count();
         self.multiplier = plan.multiplier;
         self.estimated_embeddings = plan.estimate.as_ref().map(|e| e.matches * plan.multiplier as f64);
+        self.estimated_cost = plan.estimate.as_ref().map(|e| e.cost);
         self
     }
 }
@@ -127,9 +132,141 @@ pub fn run_query(
 ) -> Result<Report, Error> {
     // Run on a pool thread: parallel loops started there cost a deque push, while each one
     // started from outside the pool waits for a sleeping worker to wake.
-    let start = Instant::now();
-    rayon::scope(|_| plan_and_enumerate(start, data, query, opts, control, output)).map(|e| e.report)
+    rayon::scope(|_| prepare(data, query, opts, output.is_none(), false)?.run(data, opts, control, output))
+        .map(|e| e.report)
 }
+
+/// A query ready for the CPU engine: checked, filtered, planned by default, its candidate
+/// space built and its work estimated (a bound, or the gate's sample over that space), so that
+/// `--device auto` can choose before anything is done twice.
+pub struct Prepared {
+    start: Instant,
+    query: Query,
+    options: PlanOptions,
+    filter_ms: f64,
+    plan: Plan,
+    space: CandidateSpace,
+    space_ms: f64,
+    /// The default plan's estimated work, and the gate's sample with its time per particle
+    /// when the bound did not settle it.
+    cost: f64,
+    gate: Option<(Estimate, f64)>,
+}
+
+/// Filters `query`, makes the default plan and its candidate space, and estimates its work
+/// where the planner could use the estimate to compare plans, or always with `price` (for
+/// `--device auto`); `counting` when no match is written.
+pub fn prepare(
+    data: &Graph,
+    query: Graph,
+    opts: &MatchOptions,
+    counting: bool,
+    price: bool,
+) -> Result<Prepared, Error> {
+    let start = Instant::now();
+    let q = Query::new(query, data, opts.semantics)?;
+    let popts = opts.plan(counting);
+    let t = Instant::now();
+    let cands = popts.filter.run(data, &q, popts.semantics);
+    let filter_ms = t.elapsed().as_secs_f64() * 1e3;
+    let mut plan = planner::default_plan(data, &q, popts, cands, filter_ms);
+    let (space, space_ms) = build_space(data, &plan)?;
+    // A bound from the space's longest lists first; a sample over the space (cheap: its lists
+    // are filtered already) when the bound does not show the query small.
+    let bound = if plan.empty { 0.0 } else { estimate::space_bound(&plan, &space) };
+    let mut cost = bound;
+    let mut gate = None;
+    if bound >= planner::SMALL_COST && (price || planner::has_alternatives(&popts)) {
+        let t = Instant::now();
+        let mut particles = planner::GATE_PARTICLES;
+        let mut g = estimate::space_estimate(&plan, &space, particles, GATE_SEED);
+        // Few particles miss the rare heavy subtrees of skewed searches: an estimate far
+        // below the bound is sampled again, with more.
+        if g.cost * planner::GATE_DOUBT < bound {
+            particles = planner::GATE_RECHECK_PARTICLES;
+            g = estimate::space_estimate(&plan, &space, particles, GATE_SEED ^ 1);
+        }
+        let per_particle = t.elapsed().as_secs_f64() * 1e3 / particles as f64;
+        plan.order_ms += t.elapsed().as_secs_f64() * 1e3;
+        cost = popts.price(&g, plan.multiplier);
+        gate = Some((g, per_particle));
+    }
+    Ok(Prepared { start, query: q, options: popts, filter_ms, plan, space, space_ms, cost, gate })
+}
+
+impl Prepared {
+    /// The default plan's estimated work (units of `estimate`, up to the limit): the space's
+    /// upper bound for queries it shows small (or, prepared without `price`, for queries whose
+    /// plan is not compared), else the gate's sample.
+    pub fn estimated_cost(&self) -> f64 {
+        self.cost
+    }
+
+    /// The query graph.
+    pub fn query(&self) -> &Graph {
+        self.query.graph()
+    }
+
+    /// Compares plans when that pays (and the options leave a choice), then enumerates.
+    pub fn run(
+        self,
+        data: &Graph,
+        opts: &MatchOptions,
+        control: &Control,
+        output: Option<(&Output, &str)>,
+    ) -> Result<Explained, Error> {
+        let Prepared { start, query, options, filter_ms, mut plan, mut space, mut space_ms, gate, .. } = self;
+        let engine = EngineOptions { limit: opts.limit, failing_sets: opts.failing_sets };
+        let mut considered = Vec::new();
+        if let Some((gate, per_particle)) = gate {
+            let threads = rayon::current_num_threads();
+            let particles = planner::comparison_particles(options.price(&gate, plan.multiplier), per_particle, threads)
+                .filter(|_| planner::has_alternatives(&options));
+            if let (Some(p), None) = (particles, output) {
+                // A counting query first runs its default plan for as long as the comparison
+                // would take (at least `TRIAL`): the estimates do not see the failing sets'
+                // pruning, and many queries they call heavy end at once. One that does not
+                // has spent at most twice the comparison's time on planning.
+                let budget = TRIAL.max(Duration::from_secs_f64(planner::comparison_ms(p, per_particle) * 1e-3));
+                let t = Instant::now();
+                let trial = control.trial(budget);
+                let out = cpu::enumerate(data, &plan, &space, engine, &trial, None);
+                if out.stopped != Some(Stopped::Timeout) || control.should_stop() {
+                    let enumerate_ms = t.elapsed().as_secs_f64() * 1e3;
+                    let report = report(start, &plan, &space, space_ms, enumerate_ms, &out);
+                    plan.estimate = Some(gate);
+                    return Ok(Explained { report, levels: out.levels, plan, considered });
+                }
+            }
+            match particles {
+                None => {
+                    considered.push(Considered::of(&plan, gate.clone()));
+                    plan.estimate = Some(gate);
+                }
+                Some(particles) => {
+                    let (vertices, tail) = (plan.vertices.clone(), plan.tail);
+                    let (best, c) =
+                        planner::compare(data, &query, options, plan.take_candidates(), filter_ms, particles);
+                    considered = c;
+                    let same = best.vertices == vertices && best.tail == tail;
+                    plan = best;
+                    if !same {
+                        (space, space_ms) = build_space(data, &plan)?;
+                    }
+                }
+            }
+        }
+        let t = Instant::now();
+        let out = cpu::enumerate(data, &plan, &space, engine, control, output);
+        let enumerate_ms = t.elapsed().as_secs_f64() * 1e3;
+        let report = report(start, &plan, &space, space_ms, enumerate_ms, &out);
+        Ok(Explained { report, levels: out.levels, plan, considered })
+    }
+}
+
+/// The least time a counting query runs its default plan before the planner compares plans
+/// (`Prepared::run`).
+pub const TRIAL: Duration = Duration::from_millis(1);
 
 /// Plans `query` comparing every plan the planner considers (whatever the query's size), then
 /// runs the chosen one; with `every`, runs each considered plan in turn (under a control from
@@ -181,54 +318,6 @@ pub fn explain_query(
         }
         Ok(out)
     })
-}
-
-fn plan_and_enumerate(
-    start: Instant,
-    data: &Graph,
-    query: Graph,
-    opts: &MatchOptions,
-    control: &Control,
-    output: Option<(&Output, &str)>,
-) -> Result<Explained, Error> {
-    let q = Query::new(query, data, opts.semantics)?;
-    let popts = opts.plan(output.is_none());
-    let t = Instant::now();
-    let cands = popts.filter.run(data, &q, popts.semantics);
-    let filter_ms = t.elapsed().as_secs_f64() * 1e3;
-    let engine = EngineOptions { limit: opts.limit, failing_sets: opts.failing_sets };
-    // The default plan and its candidate space; a gate estimate over that space (cheap: its
-    // lists are filtered already) says whether comparing plans would pay.
-    let mut plan = planner::default_plan(data, &q, popts, cands, filter_ms);
-    let (mut space, mut space_ms) = build_space(data, &plan)?;
-    let mut considered = Vec::new();
-    if !plan.empty && planner::has_alternatives(&popts) && estimate::space_bound(&plan, &space) >= planner::SMALL_COST {
-        let t = Instant::now();
-        let gate = estimate::space_estimate(&plan, &space, planner::GATE_PARTICLES, GATE_SEED);
-        let per_particle = t.elapsed().as_secs_f64() * 1e3 / planner::GATE_PARTICLES as f64;
-        match planner::comparison_particles(&gate, per_particle, rayon::current_num_threads()) {
-            None => {
-                plan.order_ms += t.elapsed().as_secs_f64() * 1e3;
-                considered.push(Considered::of(&plan, gate.clone()));
-                plan.estimate = Some(gate);
-            }
-            Some(particles) => {
-                let (vertices, tail) = (plan.vertices.clone(), plan.tail);
-                let (best, c) = planner::compare(data, &q, popts, plan.take_candidates(), filter_ms, particles);
-                considered = c;
-                let same = best.vertices == vertices && best.tail == tail;
-                plan = best;
-                if !same {
-                    (space, space_ms) = build_space(data, &plan)?;
-                }
-            }
-        }
-    }
-    let t = Instant::now();
-    let out = cpu::enumerate(data, &plan, &space, engine, control, output);
-    let enumerate_ms = t.elapsed().as_secs_f64() * 1e3;
-    let report = report(start, &plan, &space, space_ms, enumerate_ms, &out);
-    Ok(Explained { report, levels: out.levels, plan, considered })
 }
 
 /// Seed of the gate's sampling.
@@ -285,6 +374,7 @@ fn report(
         restrictions: 0,
         multiplier: 1,
         estimated_embeddings: None,
+        estimated_cost: None,
     }
     .with_plan(plan)
 }

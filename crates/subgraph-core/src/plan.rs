@@ -7,7 +7,7 @@
 //! gets is the planner's choice (`planner`).
 
 use crate::automorphism::Automorphisms;
-use crate::estimate::Estimate;
+use crate::estimate::{Estimate, Weights, CPU_WEIGHTS, GPU_WEIGHTS};
 use crate::filter::{Candidates, Filter};
 use crate::graph::{Dir, Graph};
 use crate::order::Order;
@@ -78,6 +78,13 @@ impl Tail {
     }
 }
 
+/// Where a query runs: the planner prices plans for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Device {
+    Cpu,
+    Gpu,
+}
+
 /// Which parts make a plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PlanOptions {
@@ -90,6 +97,10 @@ pub struct PlanOptions {
     /// Matches are only counted, not written: the tail may be counted by inclusion–exclusion
     /// and the restrictions may leave the tail's symmetry to it.
     pub counting: bool,
+    /// The engine that will run the plan.
+    pub device: Device,
+    /// The embeddings after which the engine stops: plans are priced by the work to reach it.
+    pub limit: Option<u64>,
 }
 
 impl Default for PlanOptions {
@@ -101,6 +112,8 @@ impl Default for PlanOptions {
             symmetry: Symmetry::Auto,
             tail: Tail::Auto,
             counting: true,
+            device: Device::Cpu,
+            limit: None,
         }
     }
 }
@@ -116,6 +129,27 @@ impl PlanOptions {
     /// tail vertices).
     pub fn allows_tail(&self) -> bool {
         self.tail != Tail::Off && self.counting && self.semantics != Semantics::Induced
+    }
+
+    /// How the device prices an estimate.
+    pub fn weights(&self) -> Weights {
+        match self.device {
+            Device::Cpu => CPU_WEIGHTS,
+            Device::Gpu => GPU_WEIGHTS,
+        }
+    }
+
+    /// The work `e` predicts for a plan whose matches stand for `multiplier` embeddings each,
+    /// priced for the device, up to the limit: under a limit of L embeddings out of an
+    /// estimated E > L, the share L / E of the whole (matches assumed spread evenly over the
+    /// search; an estimate that found none is not scaled).
+    pub fn price(&self, e: &Estimate, multiplier: u128) -> f64 {
+        let whole = e.cost_with(&self.weights());
+        let embeddings = e.matches * multiplier as f64;
+        match self.limit {
+            Some(l) if embeddings > l as f64 => whole * (l as f64 / embeddings),
+            _ => whole,
+        }
     }
 }
 

@@ -9,13 +9,28 @@ use crate::estimate::{Estimate, Sampler};
 use crate::filter::Candidates;
 use crate::graph::Graph;
 use crate::order::Order;
+pub use crate::plan::Device;
 use crate::plan::{Plan, PlanOptions, Tail};
 use crate::query::Query;
 use crate::tail::{MAX_GROUP, MAX_TAIL};
+use rayon::prelude::*;
 use std::time::Instant;
 
 /// Particles of the first, quick estimate of the default plan (the gate).
 pub const GATE_PARTICLES: usize = 16;
+/// When the gate's estimate is below the space's bound by more than this factor, it is
+/// sampled again with [`GATE_RECHECK_PARTICLES`] (a search whose work hides in a few subtrees
+/// looks cheap to few particles: G3's dense_12_3 sampled 26,000 units with 16 particles and
+/// 2·10^8 with 256).
+pub const GATE_DOUBT: f64 = 100.0;
+/// Particles of the gate's second look.
+pub const GATE_RECHECK_PARTICLES: usize = 128;
+/// Estimated work (priced for the GPU) from which plans for the GPU are compared, with at
+/// least [`GPU_PARTICLES`] particles: about 16 ms of the H200's join, where a comparison takes
+/// 2–6 ms of the host's cores. Below it the planning cost more than it saved on G3's 8-vertex
+/// classes (1–1.7 ms of planning for 1.5 ms joins, H100, 2026-11-24).
+pub const GPU_COMPARE_COST: f64 = 2e8;
+pub const GPU_PARTICLES: usize = 64;
 /// Fewest particles per level worth comparing plans with; a query whose comparison budget
 /// affords fewer keeps the default plan.
 pub const MIN_PARTICLES: usize = 24;
@@ -71,18 +86,29 @@ pub fn default_plan(data: &Graph, query: &Query, options: PlanOptions, cands: Ca
     plan.with_candidates(cands)
 }
 
-/// Whether the options leave the planner a choice (of order, or of the tail).
+/// Whether the options leave the planner a choice (of order, or of the tail). Not under a
+/// limit: samples price the whole search, while the work to the first N matches depends on
+/// where in it the matches lie, which they do not show (measured on yeast dense_32: plans
+/// sampled cheapest ran into the 10 s timeout before 10^5 matches, where the default order,
+/// which places the fewest candidates first, took 18 ms).
 pub fn has_alternatives(options: &PlanOptions) -> bool {
-    options.order.is_none() || (options.tail == Tail::Auto && options.allows_tail())
+    options.limit.is_none() && (options.order.is_none() || (options.tail == Tail::Auto && options.allows_tail()))
 }
 
-/// The particles per level a comparison of plans may use, given a gate estimate of the
-/// default plan (its cost, and the time it took per particle), on `threads` enumeration
-/// threads: None when the query is too cheap for the comparison to pay.
-pub fn comparison_particles(gate: &Estimate, ms_per_particle: f64, threads: usize) -> Option<usize> {
-    let predicted_ms = gate.cost * NS_PER_UNIT * 1e-6 / threads.max(1) as f64;
-    let affordable = PLAN_SHARE * predicted_ms / (ms_per_particle * COMPARISON_ESTIMATES);
-    (gate.cost >= SMALL_COST && affordable >= MIN_PARTICLES as f64).then(|| (affordable as usize).min(FULL_PARTICLES))
+/// The particles per level a comparison of plans may use, given the default plan's work as
+/// its gate estimate prices it (`PlanOptions::price`) and the time that estimate took per
+/// particle, on `threads` enumeration threads: None when the query is too cheap for the
+/// comparison to pay.
+pub fn comparison_particles(cost: f64, ms_per_particle: f64, threads: usize) -> Option<usize> {
+    let predicted_ms = cost * NS_PER_UNIT * 1e-6 / threads.max(1) as f64;
+    let affordable = PLAN_SHARE * predicted_ms / comparison_ms(1, ms_per_particle);
+    (cost >= SMALL_COST && affordable >= MIN_PARTICLES as f64).then(|| (affordable as usize).min(FULL_PARTICLES))
+}
+
+/// The time in milliseconds a comparison with `particles` particles per level takes, given
+/// the gate's time per particle.
+pub fn comparison_ms(particles: usize, ms_per_particle: f64) -> f64 {
+    particles as f64 * ms_per_particle * COMPARISON_ESTIMATES
 }
 
 /// The plan over candidate sets `cands` (C(u) sorted by id, per query vertex, each a superset
@@ -106,7 +132,17 @@ pub fn choose(
     let g = Instant::now();
     let gate = sampler.estimate(&plan);
     let per_particle = g.elapsed().as_secs_f64() * 1e3 / GATE_PARTICLES as f64;
-    match comparison_particles(&gate, per_particle, rayon::current_num_threads()) {
+    let cost = options.price(&gate, plan.multiplier);
+    let particles = match options.device {
+        Device::Cpu => comparison_particles(cost, per_particle, rayon::current_num_threads()),
+        // The share of the GPU's predicted time, at least GPU_PARTICLES.
+        Device::Gpu => (cost >= GPU_COMPARE_COST).then(|| {
+            let predicted_ms = cost * H200_COSTS.gpu_ns_per_unit * 1e-6;
+            let affordable = PLAN_SHARE * predicted_ms / comparison_ms(1, per_particle);
+            (affordable as usize).clamp(GPU_PARTICLES, FULL_PARTICLES)
+        }),
+    };
+    match particles {
         Some(particles) => compare(data, query, options, cands, filter_ms, particles),
         None => {
             let considered = vec![Considered::of(&plan, gate.clone())];
@@ -115,6 +151,68 @@ pub fn choose(
             (plan.with_candidates(cands), considered)
         }
     }
+}
+
+/// What a query costs on each device: per unit of estimated work (`estimate`) and fixed. The
+/// constants `--device auto` compares.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DeviceCosts {
+    /// CPU nanoseconds per unit, one thread.
+    pub cpu_ns_per_unit: f64,
+    /// GPU nanoseconds per unit, the whole device.
+    pub gpu_ns_per_unit: f64,
+    /// GPU milliseconds every query pays: launches, synchronisations, uploads.
+    pub gpu_fixed_ms: f64,
+}
+
+/// Measured on the H200 host (16 cores), 2026-11-24 (bench/results/2026-11-24-h200-heavy.md):
+/// the 16-core CPU answers the Sun & Luo classes in 0.2–3 ms where the GPU needs 1.5–5 ms, and
+/// G1's dense_8_1 (1.4·10^10 units) takes the GPU 1.09 s and the CPU 2.35 s.
+pub const H200_COSTS: DeviceCosts =
+    DeviceCosts { cpu_ns_per_unit: NS_PER_UNIT, gpu_ns_per_unit: 0.08, gpu_fixed_ms: 3.0 };
+
+/// A device chosen for a query, and why: the predicted times, or the data graph's size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DeviceChoice {
+    pub device: Device,
+    /// The predicted times that chose it; None when the graph's size did.
+    pub predicted: Option<(f64, f64)>,
+}
+
+impl std::fmt::Display for DeviceChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = match self.device {
+            Device::Cpu => "cpu",
+            Device::Gpu => "gpu",
+        };
+        match self.predicted {
+            Some((cpu, gpu)) => write!(f, "{name} (faster: predicted CPU {cpu:.3} ms, GPU {gpu:.3} ms)"),
+            None => write!(
+                f,
+                "{name} (a data graph of {GPU_GRAPH_VERTICES} vertices or more: the CPU's filter alone costs more than the GPU's query)"
+            ),
+        }
+    }
+}
+
+/// Data graphs from this many vertices run every query on the GPU under `--device auto`: the
+/// CPU's filter (a pass over the candidates of every query vertex) then costs more than the
+/// GPU's whole query on small queries (G3's 8-vertex classes: 3.4 against 2.2 ms at the
+/// median), and heavy queries are faster on the GPU anyway.
+pub const GPU_GRAPH_VERTICES: usize = 1 << 20;
+
+/// The device for queries on a data graph of `vertices` vertices, when its size decides.
+pub fn device_for_graph(vertices: usize) -> Option<DeviceChoice> {
+    (vertices >= GPU_GRAPH_VERTICES).then_some(DeviceChoice { device: Device::Gpu, predicted: None })
+}
+
+/// The device that finishes `cost` units of work sooner, the CPU on `threads` threads against
+/// the GPU as `costs` says.
+pub fn choose_device(cost: f64, threads: usize, costs: &DeviceCosts) -> DeviceChoice {
+    let cpu_ms = cost * costs.cpu_ns_per_unit * 1e-6 / threads.max(1) as f64;
+    let gpu_ms = costs.gpu_fixed_ms + cost * costs.gpu_ns_per_unit * 1e-6;
+    let device = if gpu_ms < cpu_ms { Device::Gpu } else { Device::Cpu };
+    DeviceChoice { device, predicted: Some((cpu_ms, gpu_ms)) }
 }
 
 /// Seed of the planner's sampling: plans are the same from run to run.
@@ -154,28 +252,44 @@ pub fn compare(
         let vertices: Vec<u32> = (0..query.num_vertices() as u32).collect();
         return (finish(shape(default_order, &vertices, 0), None, cands), Vec::new());
     }
-    let mut sampler = Sampler::new(data, query, &cands, options.semantics.injective(), particles, SEED);
     let orders = match options.order {
         Some(o) => vec![o],
         None => Order::ALL.to_vec(),
     };
+    // Each order with its own sampler (seeded by the order), on the pool's threads.
+    let per_order: Vec<Vec<(Plan, Estimate)>> = orders
+        .par_iter()
+        .enumerate()
+        .map(|(i, &order)| {
+            let seed = SEED ^ (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let mut sampler = Sampler::new(data, query, &cands, options.semantics.injective(), particles, seed);
+            let vertices = order.compute(data, query, &mut sampler);
+            variants(query, &options, order, vertices)
+                .into_iter()
+                .map(|(order, vertices, tail)| {
+                    let plan = shape(order, &vertices, tail);
+                    let estimate = sampler.estimate(&plan);
+                    (plan, estimate)
+                })
+                .collect()
+        })
+        .collect();
+    // The first plan is the default one; another replaces it only with a reliable estimate
+    // (`Estimate::reliable`) of less work, and not under a limit (`has_alternatives`).
+    let may_switch = has_alternatives(&options);
     let mut considered: Vec<Considered> = Vec::new();
-    let mut best: Option<(Plan, Estimate)> = None;
-    for order in orders {
-        let vertices = order.compute(data, query, &mut sampler);
-        for (order, vertices, tail) in variants(query, &options, order, vertices) {
-            if considered.iter().any(|c| c.vertices == vertices && c.tail == tail) {
-                continue;
-            }
-            let plan = shape(order, &vertices, tail);
-            let estimate = sampler.estimate(&plan);
-            considered.push(Considered::of(&plan, estimate.clone()));
-            if !best.as_ref().is_some_and(|(_, b)| estimate.cost >= b.cost) {
-                best = Some((plan, estimate));
-            }
+    let mut best: Option<(Plan, Estimate, f64)> = None;
+    for (plan, estimate) in per_order.into_iter().flatten() {
+        if considered.iter().any(|c| c.vertices == plan.vertices && c.tail == plan.tail) {
+            continue;
+        }
+        considered.push(Considered::of(&plan, estimate.clone()));
+        let price = options.price(&estimate, plan.multiplier);
+        if best.is_none() || (may_switch && estimate.reliable() && best.as_ref().is_some_and(|b| price < b.2)) {
+            best = Some((plan, estimate, price));
         }
     }
-    let (plan, estimate) = best.expect("at least one plan");
+    let (plan, estimate, _) = best.expect("at least one plan");
     (finish(plan, Some(estimate), cands), considered)
 }
 
@@ -242,6 +356,21 @@ mod tests {
         let g = GraphBuilder::from_parts(labels, edges.iter().map(|&(a, b)| (a, b, 0)).collect(), false).build().0;
         let data = GraphBuilder::from_parts(vec![0; n.max(8)], Vec::new(), false).build().0;
         Query::new(g, &data, Semantics::Embed).unwrap()
+    }
+
+    #[test]
+    fn the_device_follows_the_work() {
+        let c = H200_COSTS;
+        assert_eq!(choose_device(1e3, 16, &c).device, Device::Cpu);
+        assert_eq!(choose_device(1e10, 16, &c).device, Device::Gpu);
+        // One thread hands work to the GPU sooner than sixteen.
+        let even = c.gpu_fixed_ms / (c.cpu_ns_per_unit * 1e-6 / 16.0 - c.gpu_ns_per_unit * 1e-6);
+        assert_eq!(choose_device(even * 0.9, 16, &c).device, Device::Cpu);
+        assert_eq!(choose_device(even * 0.9, 1, &c).device, Device::Gpu);
+        let shown = choose_device(1e10, 16, &c).to_string();
+        assert!(shown.starts_with("gpu (faster: predicted CPU"), "{shown}");
+        assert_eq!(device_for_graph(GPU_GRAPH_VERTICES - 1), None);
+        assert_eq!(device_for_graph(GPU_GRAPH_VERTICES).map(|c| c.device), Some(Device::Gpu));
     }
 
     #[test]

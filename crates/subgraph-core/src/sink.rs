@@ -43,6 +43,13 @@ impl Control {
         Control::new(None, Arc::new(AtomicBool::new(false)))
     }
 
+    /// A control for a trial run of at most `budget`: this one's interrupt, and its deadline
+    /// or `budget` from now, whichever comes first.
+    pub fn trial(&self, budget: std::time::Duration) -> Control {
+        let end = Instant::now() + budget;
+        Control::new(Some(self.deadline.map_or(end, |d| d.min(end))), self.interrupt.clone())
+    }
+
     /// Records the first reason and raises the flag.
     pub fn stop(&self, why: Stopped) {
         let code = match why {

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::{
@@ -227,7 +227,7 @@ pub fn compile_ptx(source: &KernelSource, arch: &str) -> Result<Ptx> {
         let opts = CompileOptions {
             arch: Some(arch_static),
             name: Some(source.name.to_string()),
-            options: vec!["--std=c++17".to_string()],
+            options: vec!["--std=c++17".to_string(), "--device-int128".to_string()],
             ..Default::default()
         };
         compile_ptx_with_opts(source.code, opts).map_err(|e| GpuError::Compile {
@@ -489,5 +489,72 @@ impl Gpu {
     pub fn synchronize(&self) -> Result<()> {
         self.stream.synchronize()?;
         Ok(())
+    }
+
+    /// Waits for all launched work, calling `poll` about every millisecond meanwhile (to
+    /// raise a [`HostFlag`] that running kernels read, say).
+    pub fn wait_polling(&self, mut poll: impl FnMut()) -> Result<()> {
+        let done = self.stream.record_event(None)?;
+        // Short kernels end within microseconds: the pause grows from 10 µs to a millisecond.
+        let mut pause = std::time::Duration::from_micros(10);
+        while !done.try_is_complete()? {
+            poll();
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(std::time::Duration::from_millis(1));
+        }
+        Ok(())
+    }
+
+    /// A flag in page-locked host memory that kernels read (and may set) while they run.
+    pub fn host_flag(&self) -> Result<HostFlag> {
+        // SAFETY: the allocation is written (zeroed) before any read, below.
+        let mut slice = unsafe {
+            self.ctx.alloc_pinned_with_flags::<u32>(
+                1,
+                cudarc::driver::sys::CU_MEMHOSTALLOC_DEVICEMAP | cudarc::driver::sys::CU_MEMHOSTALLOC_PORTABLE,
+            )
+        }?;
+        let ptr = slice.as_mut_ptr()?;
+        let mut device = 0;
+        // SAFETY: `ptr` is a live page-locked allocation made with DEVICEMAP in this context,
+        // and `device` is valid for the write.
+        unsafe { cudarc::driver::sys::cuMemHostGetDevicePointer_v2(&mut device, ptr as *mut _, 0) }.result()?;
+        let flag = HostFlag { _slice: slice, ptr, device };
+        flag.set(0);
+        Ok(flag)
+    }
+}
+
+/// One u32 in page-locked, device-mapped host memory: the host (atomically) and running
+/// kernels (volatile) both read and write it.
+pub struct HostFlag {
+    _slice: cudarc::driver::PinnedHostSlice<u32>,
+    ptr: *mut u32,
+    device: u64,
+}
+
+// SAFETY: `ptr` points into `_slice`, which the flag owns (and which is Send and Sync itself);
+// the host only accesses it through `AtomicU32`, so shared use from several threads is sound.
+unsafe impl Send for HostFlag {}
+unsafe impl Sync for HostFlag {}
+
+impl HostFlag {
+    fn cell(&self) -> &AtomicU32 {
+        // SAFETY: `ptr` is a live, 4-byte aligned u32 allocation owned by `self` (see above), and
+        // AtomicU32 has u32's layout.
+        unsafe { &*(self.ptr as *const AtomicU32) }
+    }
+
+    pub fn set(&self, value: u32) {
+        self.cell().store(value, Ordering::SeqCst);
+    }
+
+    pub fn get(&self) -> u32 {
+        self.cell().load(Ordering::SeqCst)
+    }
+
+    /// The address kernels read it at.
+    pub fn device_address(&self) -> u64 {
+        self.device
     }
 }

@@ -10,12 +10,13 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use subgraph_core::pipeline::{MatchOptions, Report};
-use subgraph_core::plan::{Plan, PlanOptions, Tail};
+use subgraph_core::plan::{Device, Plan, PlanOptions, Tail};
 use subgraph_core::planner;
 use subgraph_core::sink::{Control, Output, Stopped, OUTPUT_BATCH};
 use subgraph_core::{Dir, Graph, Query, Semantics};
 
 use crate::cuda::{Arg, DeviceBuffer, DeviceInfo, Gpu, Kernel};
+use crate::dfs::{self, largest_groups, DfsKernels, DfsPlan, LevelAddresses};
 use crate::error::{to_u32, GpuError, Result};
 use crate::filter::{filter_on_device, DeviceCandidateSet, FilterKernels};
 use crate::join::{
@@ -90,6 +91,27 @@ pub enum LoadBalance {
     Model,
 }
 
+/// When counting queries count their last positions with the depth-first kernel (`dfs`): the
+/// breadth-first join makes the rows of the first counted position (the plan's tail, or the
+/// last position), and persistent warps count each row's matches there; where the planner
+/// expects that table to pass [`DFS_FRONTIER_ROWS`] rows, the kernel takes over at the
+/// deepest level below it and enumerates the levels in between depth first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DepthFirst {
+    /// For counting queries whose plan has a counted tail (which it prefers on the GPU).
+    Auto,
+    /// For every counting query of at least two vertices.
+    On,
+    /// Never: the breadth-first join to the last level, no counted tails.
+    Off,
+}
+
+/// Most rows the breadth-first join makes (in chunks) for the depth-first kernel: beyond them
+/// it hands over a shallower level (measured on G3: one warp enumerating a hub row's subtree
+/// alone is slower than the breadth-first join by up to 100 times, so the handover is as deep
+/// as memory traffic allows).
+pub const DFS_FRONTIER_ROWS: f64 = (1u64 << 28) as f64;
+
 /// GPU-only options: the ablation switches of GSI §VIII and a memory budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GpuOptions {
@@ -98,6 +120,7 @@ pub struct GpuOptions {
     pub output: OutputScheme,
     pub write_cache: bool,
     pub load_balance: LoadBalance,
+    pub depth_first: DepthFirst,
     /// Most device bytes one join chunk may use (the free memory bounds it anyway).
     pub memory_budget: Option<u64>,
 }
@@ -110,6 +133,7 @@ impl Default for GpuOptions {
             output: OutputScheme::PreallocCombine,
             write_cache: true,
             load_balance: LoadBalance::Model,
+            depth_first: DepthFirst::Auto,
             memory_budget: None,
         }
     }
@@ -138,6 +162,9 @@ pub struct GpuReport {
     /// (load balancing's second and third layers), over all passes.
     pub block_tasks: u64,
     pub grid_tasks: u64,
+    /// Frontier rows the depth-first kernel extended and counted, and its launches.
+    pub dfs_rows: u64,
+    pub dfs_launches: u64,
 }
 
 /// One adjacency structure on the device, in the layout `join.cu` reads.
@@ -316,6 +343,10 @@ pub struct GpuEngine<'a> {
     filter_kernels: Option<FilterKernels>,
     /// Loaded by `new` when its options refine, else on the first refinement.
     refine_kernels: Option<RefineKernels>,
+    /// Loaded on the first depth-first query.
+    dfs_kernels: Option<DfsKernels>,
+    /// The data graph's largest N(v, dir, pair), computed on the first depth-first query.
+    largest: Option<Vec<Vec<u32>>>,
     graph_upload_ms: f64,
 }
 
@@ -367,7 +398,23 @@ impl<'a> GpuEngine<'a> {
         // The GSI order, which the planner tries, reads the data's edge-label counts, computed
         // on first use: here, once per graph, rather than in the first query.
         data.edge_label_count(0);
-        Ok(GpuEngine { gpu, data, graph, kernels, filter_kernels, refine_kernels, graph_upload_ms })
+        // The depth-first kernels (whose first load JIT-compiles seconds of code) and the
+        // largest neighbour groups they size their scratch by, when queries may use them.
+        let (dfs_kernels, largest) = match opts.depth_first {
+            DepthFirst::Off => (None, None),
+            _ => (Some(DfsKernels::new(&gpu)?), Some(largest_groups(data))),
+        };
+        Ok(GpuEngine {
+            gpu,
+            data,
+            graph,
+            kernels,
+            filter_kernels,
+            refine_kernels,
+            dfs_kernels,
+            largest,
+            graph_upload_ms,
+        })
     }
 
     pub fn device_info(&self) -> &DeviceInfo {
@@ -408,8 +455,11 @@ impl<'a> GpuEngine<'a> {
                 max: MAX_COLUMNS as u64,
             });
         }
-        // The join counts a tail only as its last level.
-        let plan_opts = PlanOptions { tail: Tail::Off, ..opts.plan(output.is_none()) };
+        // Only the depth-first kernel counts a tail; plans are priced for the GPU.
+        let counting = output.is_none();
+        let may_dfs = counting && gpu_opts.depth_first != DepthFirst::Off;
+        let tail = if may_dfs { opts.tail } else { Tail::Off };
+        let plan_opts = PlanOptions { tail, device: Device::Gpu, ..opts.plan(counting) };
         self.gpu.reset_peak();
         let t = Instant::now();
         self.graph.ensure(&self.gpu, self.data, gpu_opts.structure)?;
@@ -452,6 +502,16 @@ impl<'a> GpuEngine<'a> {
             self.upload_levels(&plan, &q, opts.semantics, gpu_opts.structure, device_cands.as_ref())?
         };
         drop(device_cands);
+        let use_dfs = may_dfs
+            && !plan.empty
+            && n >= 2
+            && match gpu_opts.depth_first {
+                DepthFirst::On => true,
+                DepthFirst::Auto => plan.tail > 0,
+                DepthFirst::Off => false,
+            };
+        let dfs =
+            if use_dfs { Some(self.dfs_plan(&plan, &q, opts.semantics, gpu_opts.structure, &levels)?) } else { None };
         let upload_ms = ensure_ms + t.elapsed().as_secs_f64() * 1e3;
         let space_bytes = self.gpu.live_bytes();
         let t = Instant::now();
@@ -475,6 +535,9 @@ impl<'a> GpuEngine<'a> {
             joined_rows: 0,
             block_tasks: Cell::new(0),
             grid_tasks: Cell::new(0),
+            dfs: dfs.as_ref().map(|p| (self.dfs_kernels.as_ref().expect("loaded with the DFS plan"), p)),
+            dfs_rows: 0,
+            dfs_launches: 0,
             embedding: vec![0; n],
             buf: Vec::new(),
         };
@@ -518,6 +581,7 @@ impl<'a> GpuEngine<'a> {
             restrictions: 0,
             multiplier: 1,
             estimated_embeddings: None,
+            estimated_cost: None,
         }
         .with_plan(&plan);
         Ok(GpuReport {
@@ -530,6 +594,8 @@ impl<'a> GpuEngine<'a> {
             joined_rows: join.joined_rows,
             block_tasks: join.block_tasks.get(),
             grid_tasks: join.grid_tasks.get(),
+            dfs_rows: join.dfs_rows,
+            dfs_launches: join.dfs_launches,
         })
     }
 
@@ -572,6 +638,47 @@ impl<'a> GpuEngine<'a> {
     /// Descriptor, candidate bitset and candidate list of every plan position; the bitset and
     /// list are copied from `device_cands` (indexed by query vertex) when the device filter
     /// made them, else built from the plan and uploaded.
+    /// The depth-first kernel's records for `plan` over its uploaded levels (loading the
+    /// kernels and the data graph's largest groups on first use).
+    fn dfs_plan(
+        &mut self,
+        plan: &Plan,
+        q: &Query,
+        semantics: Semantics,
+        structure: Structure,
+        levels: &[LevelData],
+    ) -> Result<DfsPlan> {
+        loaded(&mut self.dfs_kernels, || DfsKernels::new(&self.gpu))?;
+        let data = self.data;
+        let largest: &Vec<Vec<u32>> = match &mut self.largest {
+            Some(l) => l,
+            slot => slot.insert(largest_groups(data)),
+        };
+        let kernels = self.dfs_kernels.as_ref().expect("loaded above");
+        let addresses: Vec<LevelAddresses> = levels
+            .iter()
+            .map(|l| LevelAddresses {
+                bitset: l.bitset.device_address(),
+                cands: l.cands.device_address(),
+                ncands: l.cands.len() as u64,
+            })
+            .collect();
+        let words = data.num_vertices().div_ceil(32).max(1);
+        let index = structure_index(data, structure);
+        DfsPlan::new(
+            &self.gpu,
+            kernels,
+            plan,
+            q,
+            semantics.injective(),
+            index,
+            &addresses,
+            words,
+            largest,
+            DFS_FRONTIER_ROWS,
+        )
+    }
+
     fn upload_levels(
         &self,
         plan: &Plan,
@@ -671,6 +778,10 @@ struct Join<'a> {
     joined_rows: u64,
     block_tasks: Cell<u64>,
     grid_tasks: Cell<u64>,
+    /// Depth-first counting from a frontier level on, when the query takes it.
+    dfs: Option<(&'a DfsKernels, &'a DfsPlan)>,
+    dfs_rows: u64,
+    dfs_launches: u64,
     embedding: Vec<u32>,
     buf: Vec<u8>,
 }
@@ -837,6 +948,11 @@ impl<'a> Join<'a> {
         if cols == n {
             return self.emit(&table, rows);
         }
+        if let Some((k, d)) = self.dfs {
+            if cols >= d.frontier() {
+                return self.depth_first(k, d, cols, &table, rows);
+            }
+        }
         if rows == 0 || self.stop_now() {
             return Ok(());
         }
@@ -948,6 +1064,35 @@ impl<'a> Join<'a> {
                 return Ok(());
             }
             start = end;
+        }
+        Ok(())
+    }
+
+    /// Counts every row of `table` (`cols` columns) depth first, honouring the limit and the
+    /// control.
+    fn depth_first(
+        &mut self,
+        k: &DfsKernels,
+        d: &DfsPlan,
+        cols: usize,
+        table: &DeviceBuffer<u32>,
+        rows: u64,
+    ) -> Result<()> {
+        if rows == 0 || self.stop_now() {
+            return Ok(());
+        }
+        let m = self.plan.multiplier;
+        // The kernel counts plan matches: a limit of embeddings needs ceil(left / m) of them.
+        let left = self.limit.map_or(0, |l| ((l as u128 - self.count).div_ceil(m)).clamp(1, u64::MAX as u128) as u64);
+        let control = self.control;
+        let budget = self.budget()?;
+        let out =
+            dfs::count(self.gpu, k, d, self.graph.args(), table, rows, cols, left, budget, || control.should_stop())?;
+        self.dfs_rows += rows;
+        self.dfs_launches += 1;
+        self.add(out.matches * m);
+        if out.stopped {
+            self.stop_now();
         }
         Ok(())
     }

@@ -4,6 +4,7 @@
 //! with kernels compiled at run time by NVRTC.
 
 pub mod cuda;
+pub mod dfs;
 pub mod engine;
 pub mod error;
 pub mod filter;
@@ -17,12 +18,12 @@ pub mod signature;
 mod testgen;
 
 pub use cuda::{Gpu, KernelSource};
-pub use engine::{CandidateFilter, GpuEngine, GpuOptions, GpuReport, LoadBalance, OutputScheme, Structure};
+pub use engine::{CandidateFilter, DepthFirst, GpuEngine, GpuOptions, GpuReport, LoadBalance, OutputScheme, Structure};
 pub use error::{GpuError, GpuUnavailable, Result};
 
 /// Every kernel source of the crate.
-pub static KERNEL_SOURCES: [&KernelSource; 5] =
-    [&pcsr::SOURCE, &scan::SOURCE, &filter::SOURCE, &join::SOURCE, &refine::SOURCE];
+pub static KERNEL_SOURCES: [&KernelSource; 6] =
+    [&pcsr::SOURCE, &scan::SOURCE, &filter::SOURCE, &join::SOURCE, &refine::SOURCE, &dfs::SOURCE];
 
 /// Compiles every kernel source of the crate to PTX for `arch` (e.g. `sm_90`) with NVRTC; needs
 /// NVRTC but no GPU or driver. Returns (source name, PTX text) pairs.

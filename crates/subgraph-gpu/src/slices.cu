@@ -73,6 +73,35 @@ __device__ void slice_of(const JGraph& g, unsigned int st, unsigned int el, unsi
     }
 }
 
+// Whether c is in the sorted global range [lo, hi) of a.
+__device__ __forceinline__ int sorted_has(const unsigned int* a, u64 lo, u64 hi,
+                                          unsigned int c) {
+    const u64 end = hi;
+    while (lo < hi) {
+        const u64 mid = (lo + hi) >> 1;
+        if (a[mid] < c) lo = mid + 1; else hi = mid;
+    }
+    return lo < end && a[lo] == c;
+}
+
+// The first index of the sorted range [lo, hi) of a holding a value above the row's symmetry
+// bounds (lo when the level has none); `desc` is a level descriptor (join.cu's layout).
+__device__ __forceinline__ u64 above_bounds(const unsigned int* desc, const unsigned int* row,
+                                           const unsigned int* a, u64 lo, u64 hi) {
+    const unsigned int k = desc[1], m = desc[2], b = desc[5];
+    if (b == 0u) return lo;
+    unsigned int floor = 0;
+    for (unsigned int t = 0; t < b; ++t) {
+        const unsigned int v = row[desc[8 + 3 * k + 2 * m + t]];
+        floor = v > floor ? v : floor;
+    }
+    while (lo < hi) {
+        const u64 mid = (lo + hi) >> 1;
+        if (a[mid] <= floor) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
 #define J_GRAPH_PARAMS                                                                     \
     const unsigned int *groups, const u64 *meta, const unsigned int *columns,               \
         const unsigned int *elabels, const unsigned int *labels, const u64 *adj_off,        \

@@ -11,13 +11,15 @@ use std::time::Instant;
 
 use subgraph_core::order::Order;
 use subgraph_core::pipeline::{run_query, MatchOptions};
-use subgraph_core::plan::Symmetry;
+use subgraph_core::plan::{Symmetry, Tail};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::{Graph, GraphBuilder, Query, Semantics};
 use subgraph_gpu::filter::filter_host;
 use subgraph_gpu::refine;
 use subgraph_gpu::signature::{Signature, SignatureTable};
-use subgraph_gpu::{CandidateFilter, GpuEngine, GpuError, GpuOptions, LoadBalance, OutputScheme, Structure};
+use subgraph_gpu::{
+    CandidateFilter, DepthFirst, GpuEngine, GpuError, GpuOptions, LoadBalance, OutputScheme, Structure,
+};
 
 const SEMANTICS: [Semantics; 3] = [Semantics::Embed, Semantics::Induced, Semantics::Homomorphism];
 
@@ -201,13 +203,17 @@ fn random_graphs_equal_the_cpu_in_every_ablation() {
             }
             let (rows, expect) = cpu_rows(&data, &query, &opts);
             for (i, g) in combos.iter().enumerate() {
-                // Orders and symmetry breaking vary with the combination.
+                // Orders, symmetry breaking, counted tails and depth-first counting vary with
+                // the combination.
                 let k = seed + i as u64;
                 let order = [None, Some(Order::Gsi), Some(Order::Card)][(k % 3) as usize];
                 let symmetry = [Symmetry::Auto, Symmetry::Off][(k / 3 % 2) as usize];
-                let o = MatchOptions { order, symmetry, ..opts };
-                let got = gpu_count(&mut gpu, &query, &o, g);
-                assert_eq!(got, expect, "seed {seed} {semantics:?} {g:?} {order:?} {symmetry:?}");
+                let tail = [Tail::On, Tail::Auto, Tail::Off][(k / 6 % 3) as usize];
+                let depth_first = [DepthFirst::On, DepthFirst::Auto, DepthFirst::Off][(k / 18 % 3) as usize];
+                let o = MatchOptions { order, symmetry, tail, ..opts };
+                let g = GpuOptions { depth_first, ..*g };
+                let got = gpu_count(&mut gpu, &query, &o, &g);
+                assert_eq!(got, expect, "seed {seed} {semantics:?} {g:?} {order:?} {symmetry:?} {tail:?}");
                 checked += 1;
             }
             let g = combos[seed as usize % combos.len()];
@@ -324,9 +330,10 @@ fn skewed_graphs_use_every_layer_and_chunking() {
             let ts = run(&triangle, &GpuOptions { output: OutputScheme::TwoStep, ..GpuOptions::default() });
             assert!(pc.buffer_elements >= pc.joined_rows && pc.joined_rows > 0);
             assert_eq!((ts.buffer_elements, ts.joined_rows), (pc.joined_rows, pc.joined_rows));
-            // Chunking really splits: more chunks under the small budget.
-            let small = GpuOptions { memory_budget: Some(1 << 16), ..GpuOptions::default() };
-            let a = gpu.run_query(path.clone(), &opts, &GpuOptions::default(), &Control::unlimited(), None).unwrap();
+            // Chunking really splits the breadth-first levels: more chunks under the small budget.
+            let bfs = GpuOptions { depth_first: DepthFirst::Off, ..GpuOptions::default() };
+            let small = GpuOptions { memory_budget: Some(1 << 16), ..bfs };
+            let a = gpu.run_query(path.clone(), &opts, &bfs, &Control::unlimited(), None).unwrap();
             let b = gpu.run_query(path.clone(), &opts, &small, &Control::unlimited(), None).unwrap();
             assert!(b.report.tasks > a.report.tasks, "{} vs {}", b.report.tasks, a.report.tasks);
             assert_eq!(a.report.embeddings, b.report.embeddings);
@@ -421,6 +428,58 @@ fn limit_chunks_count_large_tables_exactly() {
                 );
             }
         }
+    }
+}
+
+#[test]
+fn depth_first_counts_hub_queries_with_tails_limits_and_deadlines() {
+    // The depth-first kernel on hub rows: every frontier level, with and without counted tails
+    // and symmetry breaking, equals the CPU; a limit stops it exactly; a deadline stops a
+    // 10^10-embedding count promptly.
+    let data = skewed(false, 1);
+    let Some(mut gpu) = engine(&data, &GpuOptions::default()) else {
+        return;
+    };
+    let star = graph(false, vec![0, 1, 1, 0], vec![(0, 1, 0), (0, 2, 0), (0, 3, 0)]);
+    let path = graph(false, vec![1, 0, 1], vec![(0, 1, 0), (1, 2, 0)]);
+    let triangle = graph(false, vec![0, 0, 1], vec![(0, 1, 0), (1, 2, 0), (2, 0, 0)]);
+    // Two leaves of one label on a hub pair: a counted group of two (inclusion–exclusion).
+    let twin = graph(false, vec![0, 0, 1, 1], vec![(0, 1, 0), (0, 2, 0), (1, 3, 0), (0, 3, 0)]);
+    let on = GpuOptions { depth_first: DepthFirst::On, ..GpuOptions::default() };
+    let star_total = cpu_count(&data, &star, &MatchOptions::default());
+    // (query, whether it has two non-adjacent vertices to count together)
+    for (q, has_tail) in [(&path, true), (&star, true), (&triangle, false), (&twin, true)] {
+        for tail in [Tail::On, Tail::Off] {
+            for symmetry in [Symmetry::Auto, Symmetry::Off] {
+                let opts = MatchOptions { tail, symmetry, ..MatchOptions::default() };
+                let want = cpu_count(&data, q, &opts);
+                let r = gpu.run_query(q.clone(), &opts, &on, &Control::unlimited(), None).unwrap();
+                assert_eq!(r.report.embeddings, want, "{q:?} {tail:?} {symmetry:?}");
+                assert!(r.dfs_rows > 0 && r.dfs_launches > 0);
+                assert_eq!(r.report.tail >= 2, tail == Tail::On && has_tail, "{q:?} {tail:?}");
+                // Limits: exactly the limit, below and at the count.
+                for limit in [1u64, want as u64 / 3 + 1] {
+                    let lopts = MatchOptions { limit: Some(limit), ..opts };
+                    let r = gpu.run_query(q.clone(), &lopts, &on, &Control::unlimited(), None).unwrap();
+                    assert_eq!(r.report.embeddings, want.min(limit as u128));
+                    assert_eq!(r.report.stopped, Some(Stopped::Limit));
+                }
+            }
+        }
+    }
+    // A deadline stops the star's count (about 3.8·10^10 embeddings, enumerated without a
+    // tail) within a fraction of a second.
+    let opts = MatchOptions { tail: Tail::Off, symmetry: Symmetry::Off, ..MatchOptions::default() };
+    let t = Instant::now();
+    let control = Control::new(Some(t + std::time::Duration::from_millis(200)), Default::default());
+    let r = gpu.run_query(star.clone(), &opts, &on, &control, None).unwrap();
+    let took = t.elapsed().as_secs_f64();
+    eprintln!("deadline 0.2 s: stopped after {took:.3} s with {} embeddings", r.report.embeddings);
+    if r.report.complete {
+        assert_eq!(r.report.embeddings, star_total);
+    } else {
+        assert_eq!(r.report.stopped, Some(Stopped::Timeout));
+        assert!(took < 1.0, "{took}");
     }
 }
 

@@ -308,6 +308,7 @@ where
 
     /// Computes the local candidates of position d from the matched prefix: the intersection
     /// of its links' candidate-edge lists, cut above its symmetry bounds.
+    #[inline(always)]
     fn setup(&mut self, d: usize) {
         let sh = self.sh;
         let back = &sh.plan.backward[d];
@@ -317,7 +318,7 @@ where
             Some(floor) => sh.plan.candidates[d].partition_point(|&v| v <= floor) as u32,
             None => 0,
         };
-        let above = |s: &'a [u32]| &s[s.partition_point(|&c| c < cut)..];
+        let above = |s: &'a [u32]| if cut == 0 { s } else { &s[s.partition_point(|&c| c < cut)..] };
         let level = match back.len() {
             0 => {
                 let len = sh.plan.candidates[d].len() as u32;

@@ -1,0 +1,227 @@
+// Depth-first counting (beyond GSI; the warp-level DFS of STMatch, T-DFS and gMatch, with the
+// counted tail of the "Heavy queries" plan), compiled after pcsr.cu and slices.cu. Persistent
+// warps take rows of a frontier table M (c0 columns, made by the breadth-first join) from an
+// atomic counter and extend each depth first through positions c0..t0-1, keeping each level's
+// local candidates in the warp's own global scratch; at position t0 the counted positions
+// t0..n-1 are counted for the partial match without being enumerated: per label group of the
+// tail, inclusion-exclusion over the counts of every subset's common candidates (one record per
+// subset: the union of its members' links and bounds, the intersection of their candidate
+// bitsets), a lone vertex's count otherwise. Counts accumulate per warp in 128 bits. A host-
+// mapped flag stops every warp (deadline, Ctrl-C, or a limit reached, which the kernel sets).
+//
+// A record (4 words of `recs`): descriptor offset into `descs` (the join's level descriptor
+// layout), candidate bitset address, candidate list address, list length. Records 0..n-1 are
+// the plan's positions; the tail's subset records follow. The tail program `tail`: number of
+// groups, then per group (m, first record), the group's 2^m - 1 records in subset-mask order.
+
+#define D_MAX_COLUMNS 64
+#define D_WARPS 8
+#define D_MAX_GROUP 5
+#define D_CHECK_EVERY 256u
+
+struct DWarp {
+    unsigned int row[D_MAX_COLUMNS];
+    unsigned int len[D_MAX_COLUMNS];
+    unsigned int cur[D_MAX_COLUMNS];
+    u64 lo[D_MAX_COLUMNS];
+    u64 hi[D_MAX_COLUMNS];
+};
+
+// The local candidates of record `rec` for the warp's row (`cols` columns bound): within the
+// record's candidate set, adjacent as its links say, above its bounds, (injective) not in the
+// row, (induced) without the forbidden edges. Written to out[0..) when out is not null; the
+// count is returned (the same in every lane).
+__device__ unsigned int d_scan(const JGraph& g, const unsigned int* descs, const u64* recs,
+                               unsigned int rec, unsigned int cols, unsigned int* out,
+                               DWarp& w) {
+    const unsigned int lane = threadIdx.x & 31u;
+    const u64* r = recs + 4ull * rec;
+    const unsigned int* desc = descs + r[0];
+    const unsigned int* bitset = (const unsigned int*)r[1];
+    const unsigned int* cands = (const unsigned int*)r[2];
+    const u64 ncands = r[3];
+    const unsigned int k = desc[1], m = desc[2], inj = desc[3], nl = desc[4];
+    unsigned int first = 0;
+    u64 best = ~0ull;
+    for (unsigned int j = 0; j < k; ++j) {
+        u64 s, e;
+        slice_of(g, desc[9 + 3 * j], desc[10 + 3 * j], nl, w.row[desc[8 + 3 * j]], &s, &e);
+        if (lane == 0) {
+            w.lo[j] = s;
+            w.hi[j] = e;
+        }
+        if (e - s < best) {
+            best = e - s;
+            first = j;
+        }
+    }
+    __syncwarp();
+    const unsigned int* src = k ? g.columns : cands;
+    const u64 end = k ? w.hi[first] : ncands;
+    const u64 start = above_bounds(desc, w.row, src, k ? w.lo[first] : 0ull, end);
+    unsigned int count = 0;
+    for (u64 base = start; base < end; base += 32) {
+        const u64 idx = base + lane;
+        const int valid = idx < end;
+        const unsigned int c = valid ? src[idx] : 0u;
+        int live = valid && ((bitset[c >> 5] >> (c & 31u)) & 1u);
+        if (inj && live)
+            for (unsigned int t = 0; t < cols; ++t)
+                if (w.row[t] == c) live = 0;
+        for (unsigned int j = 0; j < k && live; ++j)
+            if (j != first && !sorted_has(g.columns, w.lo[j], w.hi[j], c)) live = 0;
+        for (unsigned int t = 0; t < m && live; ++t) {
+            const unsigned int v = w.row[desc[8 + 3 * k + 2 * t]];
+            const u64 ab = (u64)desc[9 + 3 * k + 2 * t] * (g.nverts + 1ull);
+            if (sorted_has(g.adj_col, g.adj_off[ab + v], g.adj_off[ab + v + 1], c)) live = 0;
+        }
+        const unsigned int mask = __ballot_sync(J_FULL, live);
+        if (out && live) out[count + __popc(mask & ((1u << lane) - 1u))] = c;
+        count += __popc(mask);
+    }
+    __syncwarp();
+    return count;
+}
+
+// The matches of the counted positions for the warp's row (t0 columns bound): per group of
+// the tail program, a lone vertex's count or inclusion-exclusion over its subsets' counts.
+__device__ unsigned __int128 d_tail(const JGraph& g, const unsigned int* descs, const u64* recs,
+                                    const unsigned int* tail, unsigned int t0, DWarp& w) {
+    unsigned __int128 total = 1;
+    const unsigned int groups = tail[0];
+    for (unsigned int q = 0; q < groups && total != 0; ++q) {
+        const unsigned int m = tail[1 + 2 * q], first = tail[2 + 2 * q];
+        if (m == 1u) {
+            total *= d_scan(g, descs, recs, first, t0, nullptr, w);
+            continue;
+        }
+        const unsigned int full = (1u << m) - 1u;
+        __int128 size[1 << D_MAX_GROUP];
+        __int128 ways[1 << D_MAX_GROUP];
+        for (unsigned int mask = 1; mask <= full; ++mask)
+            size[mask] = d_scan(g, descs, recs, first + mask - 1u, t0, nullptr, w);
+        ways[0] = 1;
+        for (unsigned int mask = 1; mask <= full; ++mask) {
+            const unsigned int a = mask & (0u - mask), others = mask ^ a;
+            __int128 sum = 0;
+            unsigned int sub = others;
+            while (true) {
+                const unsigned int block = sub | a;
+                const int kk = __popc(block);
+                __int128 weight = 1;
+                for (int f = 2; f < kk; ++f) weight *= f;
+                if ((kk & 1) == 0) weight = -weight;
+                sum += weight * size[block] * ways[mask ^ block];
+                if (sub == 0u) break;
+                sub = (sub - 1u) & others;
+            }
+            ways[mask] = sum;
+        }
+        total *= ways[full] > 0 ? (unsigned __int128)ways[full] : (unsigned __int128)0;
+    }
+    return total;
+}
+
+// Whether to stop (read by lane 0, the same in every lane).
+__device__ __forceinline__ int d_stopped(volatile unsigned int* stop) {
+    unsigned int s = 0;
+    if ((threadIdx.x & 31u) == 0u) s = *stop;
+    return __shfl_sync(J_FULL, s, 0) != 0u;
+}
+
+extern "C" __global__ void dfs_count(J_GRAPH_PARAMS, const unsigned int* descs, const u64* recs,
+                                     const unsigned int* tail, const unsigned int* table,
+                                     u64 nrows, unsigned int c0, unsigned int t0,
+                                     unsigned int* scratch, const u64* lvl_at, u64 stride,
+                                     unsigned int* next_row, u64* acc, u64 stop_addr,
+                                     u64* progress, u64 limit) {
+    __shared__ DWarp mem[D_WARPS];
+    const JGraph g = J_GRAPH;
+    DWarp& w = mem[threadIdx.x >> 5];
+    const unsigned int lane = threadIdx.x & 31u;
+    const u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    volatile unsigned int* stop = (volatile unsigned int*)stop_addr;
+    unsigned int* buf = scratch + warp * stride;
+    unsigned __int128 total = 0;
+    unsigned int ticks = 0;
+    int halted = 0;
+    while (!halted) {
+        unsigned int r = 0;
+        if (lane == 0) r = atomicAdd(next_row, 1u);
+        r = __shfl_sync(J_FULL, r, 0);
+        if ((u64)r >= nrows) break;
+        // The flag lives in host memory: one read costs a PCIe round trip (about a
+        // microsecond), so it is read once per D_CHECK_EVERY rows or counts, not per row.
+        if (++ticks >= D_CHECK_EVERY) {
+            ticks = 0;
+            if (d_stopped(stop)) break;
+        }
+        for (unsigned int c = lane; c < c0; c += 32) w.row[c] = table[(u64)r * c0 + c];
+        __syncwarp();
+        if (c0 == t0) {
+            total += d_tail(g, descs, recs, tail, t0, w);
+            continue;
+        }
+        unsigned int depth = c0;
+        unsigned int n0 = d_scan(g, descs, recs, depth, depth, buf + lvl_at[depth], w);
+        if (lane == 0) {
+            w.len[depth] = n0;
+            w.cur[depth] = 0;
+        }
+        __syncwarp();
+        while (true) {
+            if (w.cur[depth] == w.len[depth]) {
+                if (depth == c0) break;
+                --depth;
+                continue;
+            }
+            const unsigned int v = buf[lvl_at[depth] + w.cur[depth]];
+            __syncwarp();
+            if (lane == 0) {
+                w.cur[depth] += 1;
+                w.row[depth] = v;
+            }
+            __syncwarp();
+            if (depth + 1 == t0) {
+                const unsigned __int128 found = d_tail(g, descs, recs, tail, t0, w);
+                total += found;
+                if (limit != 0ull && found != 0) {
+                    u64 seen = 0;
+                    if (lane == 0) {
+                        const u64 add = found > (unsigned __int128)(1ull << 62) ? (1ull << 62) : (u64)found;
+                        seen = atomicAdd((unsigned long long*)progress, (unsigned long long)add) + add;
+                        if (seen >= limit) *stop = 1u;
+                    }
+                }
+                if (++ticks >= D_CHECK_EVERY) {
+                    ticks = 0;
+                    if (d_stopped(stop)) {
+                        halted = 1;
+                        break;
+                    }
+                }
+            } else {
+                ++depth;
+                const unsigned int nd = d_scan(g, descs, recs, depth, depth, buf + lvl_at[depth], w);
+                if (lane == 0) {
+                    w.len[depth] = nd;
+                    w.cur[depth] = 0;
+                }
+                __syncwarp();
+            }
+        }
+    }
+    if (lane == 0) {
+        acc[2 * warp] = (u64)total;
+        acc[2 * warp + 1] = (u64)(total >> 64);
+    }
+}
+
+// out[i] = a[i] & b[i] (a and b given by address, out may be a): the bitset of the candidates
+// query vertices share.
+extern "C" __global__ void dfs_bits_and(u64 a_addr, u64 b_addr, unsigned int* out, u64 words) {
+    const unsigned int* a = (const unsigned int*)a_addr;
+    const unsigned int* b = (const unsigned int*)b_addr;
+    const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < words) out[i] = a[i] & b[i];
+}

@@ -1,0 +1,334 @@
+//! Depth-first counting on the GPU (`dfs.cu`; beyond GSI: the warp-level DFS of STMatch,
+//! T-DFS and gMatch, with the counted tail of the plan): the records the kernel reads for every
+//! plan position and every subset of every label group of the counted positions, the tail
+//! program, the per-warp scratch for the levels it enumerates, and the launch over one frontier
+//! table, polled so that a deadline or Ctrl-C stops it within a millisecond or so.
+
+use subgraph_core::plan::Plan;
+use subgraph_core::{Dir, Graph, Query};
+
+use crate::cuda::{Arg, DeviceBuffer, Gpu, HostFlag, Kernel, KernelDecl, KernelSource, Param};
+use crate::error::{to_u32, GpuError, Result};
+use crate::join::{dir_index, level_descriptor, DESC_HEADER};
+
+use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
+
+/// Threads per block of `dfs_count` (`D_WARPS` warps).
+pub const DFS_BLOCK: u32 = 256;
+/// Most query vertices a counted group may hold (`D_MAX_GROUP`).
+pub const MAX_GROUP: usize = 5;
+
+/// The kernels of `dfs.cu` (compiled after `pcsr.cu` and `slices.cu`, whose lookups they call).
+pub static SOURCE: KernelSource = KernelSource {
+    name: "dfs.cu",
+    code: concat!(include_str!("pcsr.cu"), "\n", include_str!("slices.cu"), "\n", include_str!("dfs.cu")),
+    kernels: &[
+        KernelDecl {
+            name: "dfs_count",
+            params: &[
+                B32, B64, B32, B32, B32, B64, B32, U32, U32, // graph
+                B32, B64, B32, B32, U64, U32, U32, B32, B64, U64, B32, B64, U64, B64, U64,
+            ],
+        },
+        KernelDecl { name: "dfs_bits_and", params: &[U64, U64, B32, U64] },
+    ],
+};
+
+/// The kernels of `dfs.cu`, loaded once, how many warps of `dfs_count` the device runs at
+/// once, and the stop flag the launches share (page-locked allocations cost milliseconds).
+pub struct DfsKernels {
+    count: Kernel,
+    and: Kernel,
+    pub resident_warps: u64,
+    flag: HostFlag,
+}
+
+impl DfsKernels {
+    pub fn new(gpu: &Gpu) -> Result<Self> {
+        let count = gpu.kernel(&SOURCE, "dfs_count")?;
+        let blocks = gpu.resident_blocks(&count, DFS_BLOCK)?.max(1) as u64;
+        let resident_warps = blocks * gpu.info().multiprocessors as u64 * (DFS_BLOCK / 32) as u64;
+        Ok(DfsKernels { count, and: gpu.kernel(&SOURCE, "dfs_bits_and")?, resident_warps, flag: gpu.host_flag()? })
+    }
+}
+
+/// The largest N(v, dir, pair) of the data graph, per direction and data pair id: bounds of
+/// the local candidate sets the kernel keeps.
+pub fn largest_groups(data: &Graph) -> Vec<Vec<u32>> {
+    use rayon::prelude::*;
+    let dirs: &[Dir] = if data.is_directed() { &[Dir::Out, Dir::In] } else { &[Dir::Out] };
+    dirs.iter()
+        .map(|&dir| {
+            (0..data.num_vertices() as u32)
+                .into_par_iter()
+                .fold(
+                    || vec![0u32; data.num_pairs()],
+                    |mut acc, v| {
+                        data.neighbor_groups(v, dir)
+                            .for_each(|(p, n)| acc[p as usize] = acc[p as usize].max(n.len() as u32));
+                        acc
+                    },
+                )
+                .reduce(|| vec![0u32; data.num_pairs()], |a, b| a.iter().zip(&b).map(|(x, y)| *x.max(y)).collect())
+        })
+        .collect()
+}
+
+/// Device addresses of one plan position's candidate bitset and list, and the list's length.
+#[derive(Debug, Clone, Copy)]
+pub struct LevelAddresses {
+    pub bitset: u64,
+    pub cands: u64,
+    pub ncands: u64,
+}
+
+/// One query's records and tail program on the device.
+pub struct DfsPlan {
+    descs: DeviceBuffer<u32>,
+    recs: DeviceBuffer<u64>,
+    tail: DeviceBuffer<u32>,
+    /// The counted positions' shared candidate bitsets, kept alive for `recs`.
+    _shared_bits: Vec<DeviceBuffer<u32>>,
+    /// Per position, the most local candidates the kernel may keep for it.
+    caps: Vec<u64>,
+    t0: usize,
+    /// The level the breadth-first join hands over (columns of the frontier table).
+    frontier: usize,
+}
+
+/// The tail program of `plan` on the host: (descriptors, records as (descriptor offset,
+/// bitset source, list source), program) where a record's bitset source is the list of
+/// positions whose bitsets it intersects and its list source the position whose list it
+/// scans when it has no links.
+struct HostProgram {
+    descs: Vec<u32>,
+    records: Vec<(u64, Vec<usize>, usize)>,
+    tail: Vec<u32>,
+}
+
+fn host_program(plan: &Plan, q: &Query, injective: bool, structure: &impl Fn(Dir, u32) -> u32) -> Result<HostProgram> {
+    let n = plan.len();
+    let t0 = plan.tail_start();
+    let mut descs = Vec::new();
+    let mut records = Vec::new();
+    for pos in 0..n {
+        let off = descs.len() as u64;
+        descs.extend(level_descriptor(plan, pos, q.label(plan.vertices[pos]), injective, structure));
+        records.push((off, vec![pos], pos));
+    }
+    // Groups of counted positions sharing a label (every position alone when matches need not
+    // be injective: the count is then the product).
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for t in t0..n {
+        let label = q.label(plan.vertices[t]);
+        match groups.iter_mut().find(|g| injective && q.label(plan.vertices[g[0]]) == label) {
+            Some(g) => g.push(t),
+            None => groups.push(vec![t]),
+        }
+    }
+    let mut tail = vec![groups.len() as u32];
+    for group in &groups {
+        let m = group.len();
+        if m > MAX_GROUP {
+            return Err(GpuError::TooLarge {
+                what: "counted vertices of one label",
+                len: m as u64,
+                max: MAX_GROUP as u64,
+            });
+        }
+        if m == 1 {
+            tail.extend([1, group[0] as u32]);
+            continue;
+        }
+        tail.extend([m as u32, records.len() as u32]);
+        for mask in 1..(1usize << m) {
+            let members: Vec<usize> = (0..m).filter(|&i| mask >> i & 1 == 1).map(|i| group[i]).collect();
+            let off = descs.len() as u64;
+            descs.extend(subset_descriptor(plan, q, injective, structure, t0, &members));
+            records.push((off, members.clone(), members[0]));
+        }
+    }
+    Ok(HostProgram { descs, records, tail })
+}
+
+/// The descriptor of the candidates common to the counted positions `members` (t0 columns
+/// bound): every member's links and bounds, the members' label, no non-edges (a counted group
+/// of several is never induced).
+fn subset_descriptor(
+    plan: &Plan,
+    q: &Query,
+    injective: bool,
+    structure: &impl Fn(Dir, u32) -> u32,
+    t0: usize,
+    members: &[usize],
+) -> Vec<u32> {
+    let links: Vec<_> = members.iter().flat_map(|&t| plan.backward[t].iter()).collect();
+    let bounds: Vec<usize> = members.iter().flat_map(|&t| plan.greater_than[t].iter().copied()).collect();
+    let mut desc = vec![0u32; DESC_HEADER];
+    desc[0] = t0 as u32;
+    desc[1] = links.len() as u32;
+    desc[3] = u32::from(injective);
+    desc[4] = q.label(plan.vertices[members[0]]);
+    desc[5] = bounds.len() as u32;
+    for l in links {
+        desc.extend([l.from as u32, structure(l.dir, l.edge_label), l.edge_label]);
+    }
+    desc.extend(bounds.iter().map(|&p| p as u32));
+    desc
+}
+
+impl DfsPlan {
+    /// The records of `plan` over the positions' device candidates `levels`; `largest` from
+    /// [`largest_groups`]; the frontier is the deepest level up to the first counted position
+    /// whose estimated rows (by the plan's estimate) are at most `max_rows`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        gpu: &Gpu,
+        kernels: &DfsKernels,
+        plan: &Plan,
+        q: &Query,
+        injective: bool,
+        structure: impl Fn(Dir, u32) -> u32,
+        levels: &[LevelAddresses],
+        words: usize,
+        largest: &[Vec<u32>],
+        max_rows: f64,
+    ) -> Result<DfsPlan> {
+        let program = host_program(plan, q, injective, &structure)?;
+        let mut shared_bits = Vec::new();
+        let mut recs = Vec::with_capacity(4 * program.records.len());
+        for (off, members, list) in &program.records {
+            let (&first, rest) = members.split_first().expect("a record has members");
+            let mut bitset = levels[first].bitset;
+            if !rest.is_empty() {
+                let mut bits = gpu.alloc_zeros::<u32>("shared candidate bitset", words)?;
+                for &t in rest {
+                    let grid = to_u32("bitset blocks", (words as u64).div_ceil(1024))?;
+                    let mut args =
+                        [Arg::U64(bitset), Arg::U64(levels[t].bitset), Arg::Out32(&mut bits), Arg::U64(words as u64)];
+                    gpu.launch(&kernels.and, grid, 1024, &mut args)?;
+                    bitset = bits.device_address();
+                }
+                shared_bits.push(bits);
+            }
+            recs.extend([*off, bitset, levels[*list].cands, levels[*list].ncands]);
+        }
+        let t0 = plan.tail_start();
+        // The deepest level up to t0 whose estimated table stays within the frontier's rows.
+        let rows_at = |c: usize| plan.estimate.as_ref().and_then(|e| e.levels.get(c - 1).copied()).unwrap_or(0.0);
+        let mut frontier = t0.max(1);
+        while frontier > 1 && rows_at(frontier) > max_rows {
+            frontier -= 1;
+        }
+        let caps = (0..plan.len())
+            .map(|p| {
+                let links = &plan.backward[p];
+                links
+                    .iter()
+                    .map(|l| largest[dir_index(l.dir) as usize][l.pair as usize] as u64)
+                    .min()
+                    .unwrap_or(plan.sizes[p] as u64)
+            })
+            .collect();
+        Ok(DfsPlan {
+            descs: gpu.upload("DFS descriptors", &program.descs)?,
+            recs: gpu.upload("DFS records", &recs)?,
+            tail: gpu.upload("DFS tail program", &program.tail)?,
+            _shared_bits: shared_bits,
+            caps,
+            t0,
+            frontier,
+        })
+    }
+
+    /// The first counted position.
+    pub fn t0(&self) -> usize {
+        self.t0
+    }
+
+    /// Columns of the table the breadth-first join hands over.
+    pub fn frontier(&self) -> usize {
+        self.frontier
+    }
+
+    /// Scratch words one warp needs to enumerate positions c0..t0 depth first.
+    pub fn stride(&self, c0: usize) -> u64 {
+        self.caps[c0.min(self.t0)..self.t0].iter().sum::<u64>().max(1)
+    }
+}
+
+/// What one DFS launch found.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DfsOutcome {
+    /// Matches of the plan counted (before its multiplier).
+    pub matches: u128,
+    /// Whether the stop flag ended the launch early.
+    pub stopped: bool,
+}
+
+/// Counts the matches of every row of `table` (`rows` rows of `c0` columns) depth first.
+/// `graph` is the join's data-graph arguments; `limit` (plan matches, 0 for none) stops all
+/// warps once reached; `poll` is called about every millisecond and returns true to stop.
+#[allow(clippy::too_many_arguments)]
+pub fn count(
+    gpu: &Gpu,
+    kernels: &DfsKernels,
+    plan: &DfsPlan,
+    graph: Vec<Arg<'_>>,
+    table: &DeviceBuffer<u32>,
+    rows: u64,
+    c0: usize,
+    limit: u64,
+    budget: u64,
+    mut poll: impl FnMut() -> bool,
+) -> Result<DfsOutcome> {
+    let stride = plan.stride(c0);
+    // Persistent warps: as many as run at once, fewer when their scratch would not fit.
+    let per_warp = stride * 4 + 16;
+    let warps = kernels.resident_warps.min((budget / per_warp).max(1)).min(rows.max(1)).max(1);
+    let blocks = to_u32("DFS blocks", warps.div_ceil((DFS_BLOCK / 32) as u64))?;
+    let warps = blocks as u64 * (DFS_BLOCK / 32) as u64;
+    let mut lvl_at = vec![0u64; plan.caps.len().max(1)];
+    let mut at = 0;
+    for (p, cap) in plan.caps.iter().enumerate().take(plan.t0).skip(c0) {
+        lvl_at[p] = at;
+        at += cap;
+    }
+    let lvl_at = gpu.upload("DFS level offsets", &lvl_at)?;
+    let mut scratch = gpu.alloc_zeros::<u32>("DFS scratch", (warps * stride) as usize)?;
+    let mut next_row = gpu.alloc_zeros::<u32>("DFS row counter", 1)?;
+    let mut acc = gpu.alloc_zeros::<u64>("DFS counts", 2 * warps as usize)?;
+    let mut progress = gpu.alloc_zeros::<u64>("DFS progress", 1)?;
+    let flag = &kernels.flag;
+    flag.set(0);
+    let mut args = graph;
+    args.extend([
+        Arg::In32(&plan.descs),
+        Arg::In64(&plan.recs),
+        Arg::In32(&plan.tail),
+        Arg::In32(table),
+        Arg::U64(rows),
+        Arg::U32(c0 as u32),
+        Arg::U32(plan.t0 as u32),
+        Arg::Out32(&mut scratch),
+        Arg::In64(&lvl_at),
+        Arg::U64(stride),
+        Arg::Out32(&mut next_row),
+        Arg::Out64(&mut acc),
+        Arg::U64(flag.device_address()),
+        Arg::Out64(&mut progress),
+        Arg::U64(limit),
+    ]);
+    gpu.launch(&kernels.count, blocks, DFS_BLOCK, &mut args)?;
+    drop(args);
+    let mut stopped = false;
+    gpu.wait_polling(|| {
+        if !stopped && poll() {
+            stopped = true;
+            flag.set(1);
+        }
+    })?;
+    let words = gpu.download(&acc)?;
+    let matches = words.chunks_exact(2).map(|w| (w[1] as u128) << 64 | w[0] as u128).sum();
+    Ok(DfsOutcome { matches, stopped: stopped || flag.get() != 0 })
+}
