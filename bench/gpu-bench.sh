@@ -6,7 +6,9 @@
 #       SETS_CLASSES, the first SETS_QUERIES queries, `subgraph match --device gpu --gpu-filter
 #       refined` (the device filters), `--gpu-filter host` and `--device cpu` (all cores),
 #       counting every embedding (no limit), SETS_TIMEOUT seconds per query (SETS_DEVICES picks
-#       among gpu, gpu-host, cpu and auto, the per-query choice); JSON reports in
+#       among gpu, gpu-host, gpu-default (the GPU with its default filter), cpu and auto, the
+#       per-query choice; SETS_CLASSES=all takes every
+#       class of each set); JSON reports in
 #       $OUT/sets-*.jsonl.
 #   bench/gpu-bench.sh g3      there: generates G3 (../shared/bench/bigraph_gen.py, carried as
 #       $bin/bigraph_gen.py; the graph gMatch and EGSM were timed on) with its 16 queries, and
@@ -127,11 +129,13 @@ build)
     ;;
 sets)
     for d in yeast hprd wordnet; do
-        for c in ${SETS_CLASSES:-dense_8 sparse_8 dense_16 sparse_16}; do
+        classes=${SETS_CLASSES:-dense_8 sparse_8 dense_16 sparse_16}
+        [ "$classes" = all ] && classes=$(ls "$bin/sets/$d/queries" | sed 's/query_\(.*\)_[0-9]*\.graph/\1/' | sort -u)
+        for c in $classes; do
             qs=$(ls "$bin/sets/$d/queries"/query_${c}_*.graph | sort -V | head -n "${SETS_QUERIES:-20}")
             for dev in ${SETS_DEVICES:-gpu gpu-host cpu}; do
                 # shellcheck disable=SC2086
-                "$sg" match -q --format json --device "${dev%-host}" $(gpu_filter "$dev") \
+                "$sg" match -q --format json --device "${dev%%-*}" $(gpu_filter "$dev") \
                     --timeout "${SETS_TIMEOUT:-3}" "$bin/sets/$d/$d.graph" $qs >"$out/sets-$d-$c-$dev.jsonl"
             done
         done

@@ -442,14 +442,19 @@ where
         let mut fs = Fs::EMPTY;
         let mut hits = 0;
         if sh.injective {
+            // Local candidates are indices into d's candidates, which are sorted by vertex id:
+            // a bound vertex is looked up in the (short) local list by id.
             let cands = &sh.plan.candidates[d];
+            let has = |l: &[u32], v: u32| l.binary_search_by(|&c| cands[c as usize].cmp(&v)).is_ok();
             for &p in &sh.same_label[d] {
-                let Ok(c) = cands.binary_search(&self.vid[p]) else { continue };
-                let c = c as u32;
+                let v = self.vid[p];
                 let found = match lv.src {
-                    Src::Range(base) => c >= base + lv.cursor as u32 && c < base + lv.end as u32,
-                    Src::Slice(s) => s[lv.cursor..lv.end].binary_search(&c).is_ok(),
-                    Src::Buf => self.bufs[d][lv.cursor..lv.end].binary_search(&c).is_ok(),
+                    Src::Range(base) => {
+                        let (lo, hi) = (base as usize + lv.cursor, base as usize + lv.end);
+                        cands[lo..hi].binary_search(&v).is_ok()
+                    }
+                    Src::Slice(s) => has(&s[lv.cursor..lv.end], v),
+                    Src::Buf => has(&self.bufs[d][lv.cursor..lv.end], v),
                 };
                 if found {
                     hits += 1;
