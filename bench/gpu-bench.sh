@@ -5,7 +5,7 @@
 #   bench/gpu-bench.sh sets    there: for each of yeast, hprd, wordnet and each class of
 #       SETS_CLASSES, the first SETS_QUERIES queries, `subgraph match --device gpu --gpu-filter
 #       refined` (the device filters), `--gpu-filter host` and `--device cpu` (all cores),
-#       counting every embedding (no limit), SETS_TIMEOUT seconds per query (SETS_DEVICES picks
+#       counting every embedding (or SETS_LIMIT), SETS_TIMEOUT seconds per query (SETS_DEVICES picks
 #       among gpu, gpu-host, gpu-default (the GPU with its default filter), cpu and auto, the
 #       per-query choice; SETS_CLASSES=all takes every
 #       class of each set); JSON reports in
@@ -46,7 +46,8 @@
 #       PROFILE_QUERY (sparse_12_4) under two-step, Prealloc-Combine, and Prealloc-Combine
 #       without the write cache; $OUT/profile-<scheme>[-wcoff].csv.
 #   bench/gpu-bench.sh scaling there: the CPU engine on 1, 2, 4, ... threads (scripts/cpu-scaling.sh)
-#       over hard yeast queries; $OUT/scaling.csv.
+#       over hard yeast queries; $OUT/scaling.csv. `scaling-heavy`: the same over the slowest
+#       queries of bench/queries/heavy (SCALING_HEAVY); $OUT/scaling-heavy.csv.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin="$root/.device-bin"
@@ -121,7 +122,11 @@ build)
         cp -r "$root/../shared/data/$d/query_graph" "$bin/sets/$d/queries"
     done
     cp "$root/scripts/cpu-scaling.sh" "$bin/"
-    cp "$root/../shared/bench/bigraph_gen.py" "$bin/"
+    cp "$root/../shared/bench/bigraph_gen.py" "$root/bench/jsonl-table.py" "$bin/"
+    cp -r "$root/bench/queries/heavy" "$bin/heavy-queries"
+    [ -f "$root/bench/work/rmat16k.graph" ] || "$bin/subgraph" gen graph --model rmat --vertices 16384 \
+        --edges 262144 --vertex-labels 32 --label-dist uniform --seed 5 --output "$root/bench/work/rmat16k.graph"
+    cp "$root/bench/work/rmat16k.graph" "$bin/"
     for q in sparse_8_41 dense_16_162 dense_16_48 sparse_16_33; do
         cp "$root/../shared/data/yeast/query_graph/query_$q.graph" "$bin/sets/scaling-$q.graph"
     done
@@ -136,7 +141,8 @@ sets)
             for dev in ${SETS_DEVICES:-gpu gpu-host cpu}; do
                 # shellcheck disable=SC2086
                 "$sg" match -q --format json --device "${dev%%-*}" $(gpu_filter "$dev") \
-                    --timeout "${SETS_TIMEOUT:-3}" "$bin/sets/$d/$d.graph" $qs >"$out/sets-$d-$c-$dev.jsonl"
+                    --timeout "${SETS_TIMEOUT:-3}" ${SETS_LIMIT:+--limit "$SETS_LIMIT"} "$bin/sets/$d/$d.graph" $qs \
+                    >"$out/sets-$d-$c-$dev.jsonl"
             done
         done
     done
@@ -234,8 +240,17 @@ profile)
 scaling)
     "$bin/cpu-scaling.sh" "$sg" "$bin/sets/yeast/yeast.graph" "$bin"/sets/scaling-*.graph | tee "$out/scaling.csv"
     ;;
+scaling-heavy)
+    # The enumeration-bound set's slowest queries (SCALING_HEAVY: graph/query-file pairs).
+    for pair in ${SCALING_HEAVY:-wordnet/query_dense_12_9 rmat16k/query_dense_10_3}; do
+        g=${pair%%/*}
+        d=$bin/sets/$g/$g.graph
+        [ "$g" = rmat16k ] && d=$bin/rmat16k.graph
+        "$bin/cpu-scaling.sh" "$sg" "$d" "$bin/heavy-queries/$pair.graph"
+    done | tee "$out/scaling-heavy.csv"
+    ;;
 *)
-    echo "usage: $0 build|sets|g3|heavy|g3-variants|large|hubs|profile|scaling" >&2
+    echo "usage: $0 build|sets|g3|heavy|g3-variants|large|hubs|profile|scaling|scaling-heavy" >&2
     exit 2
     ;;
 esac
