@@ -242,7 +242,7 @@ scaling)
     ;;
 scaling-heavy)
     # The enumeration-bound set's slowest queries (SCALING_HEAVY: graph/query-file pairs).
-    for pair in ${SCALING_HEAVY:-wordnet/query_dense_12_9 rmat16k/query_dense_10_3}; do
+    for pair in ${SCALING_HEAVY:-wordnet/query_dense_12_9 wordnet/query_dense_8_3 rmat16k/query_dense_10_3}; do
         g=${pair%%/*}
         d=$bin/sets/$g/$g.graph
         [ "$g" = rmat16k ] && d=$bin/rmat16k.graph

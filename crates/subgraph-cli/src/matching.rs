@@ -16,7 +16,7 @@ use subgraph_core::io::{read_graph, read_graphs, Format, ReadOptions};
 use subgraph_core::order::Order;
 use subgraph_core::pipeline::{prepare, run_query, MatchOptions, Report};
 use subgraph_core::plan::{Symmetry, Tail};
-use subgraph_core::planner::{choose_device, device_for_graph, Device, DeviceChoice, H200_COSTS};
+use subgraph_core::planner::{choose_device, device_for_graph, gpu_break_even, Device, DeviceChoice, H200_COSTS};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::{Graph, Semantics};
 use subgraph_gpu::{
@@ -281,8 +281,10 @@ impl<'a> Engine<'a> {
         if auto {
             choice = device_for_graph(data.num_vertices());
             if choice.is_none() {
-                let prepared = prepare(data, query.clone(), opts, output.is_none(), true)?;
-                let c = choose_device(prepared.estimated_cost(), rayon::current_num_threads(), &H200_COSTS);
+                let threads = rayon::current_num_threads();
+                let from = gpu_break_even(threads, &H200_COSTS);
+                let prepared = prepare(data, query.clone(), opts, output.is_none(), from)?;
+                let c = choose_device(prepared.estimated_cost(), threads, &H200_COSTS);
                 choice = Some(c);
                 if c.device == Device::Cpu {
                     return Ok((prepared.run(data, opts, control, output)?.report, None, choice));

@@ -132,7 +132,7 @@ pub fn run_query(
 ) -> Result<Report, Error> {
     // Run on a pool thread: parallel loops started there cost a deque push, while each one
     // started from outside the pool waits for a sleeping worker to wake.
-    rayon::scope(|_| prepare(data, query, opts, output.is_none(), false)?.run(data, opts, control, output))
+    rayon::scope(|_| prepare(data, query, opts, output.is_none(), f64::INFINITY)?.run(data, opts, control, output))
         .map(|e| e.report)
 }
 
@@ -154,14 +154,15 @@ pub struct Prepared {
 }
 
 /// Filters `query`, makes the default plan and its candidate space, and estimates its work
-/// where the planner could use the estimate to compare plans, or always with `price` (for
-/// `--device auto`); `counting` when no match is written.
+/// where the planner could use the estimate to compare plans, or where the space's bound on
+/// the work reaches `price_from` (for `--device auto`: the work from which another device
+/// could be faster; `f64::INFINITY` for none); `counting` when no match is written.
 pub fn prepare(
     data: &Graph,
     query: Graph,
     opts: &MatchOptions,
     counting: bool,
-    price: bool,
+    price_from: f64,
 ) -> Result<Prepared, Error> {
     let start = Instant::now();
     let q = Query::new(query, data, opts.semantics)?;
@@ -176,7 +177,7 @@ pub fn prepare(
     let bound = if plan.empty { 0.0 } else { estimate::space_bound(&plan, &space) };
     let mut cost = bound;
     let mut gate = None;
-    if bound >= planner::SMALL_COST && (price || planner::has_alternatives(&popts)) {
+    if bound >= planner::SMALL_COST && (bound >= price_from || planner::has_alternatives(&popts)) {
         let t = Instant::now();
         let mut particles = planner::GATE_PARTICLES;
         let mut g = estimate::space_estimate(&plan, &space, particles, GATE_SEED);
@@ -196,8 +197,8 @@ pub fn prepare(
 
 impl Prepared {
     /// The default plan's estimated work (units of `estimate`, up to the limit): the space's
-    /// upper bound for queries it shows small (or, prepared without `price`, for queries whose
-    /// plan is not compared), else the gate's sample.
+    /// upper bound where it shows the query small (below `SMALL_COST`, or below `price_from`
+    /// for a plan that is not compared), else the gate's sample.
     pub fn estimated_cost(&self) -> f64 {
         self.cost
     }

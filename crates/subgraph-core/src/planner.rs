@@ -216,6 +216,12 @@ pub fn device_for_graph(vertices: usize) -> Option<DeviceChoice> {
     (vertices >= GPU_GRAPH_VERTICES).then_some(DeviceChoice { device: Device::Gpu, predicted: None })
 }
 
+/// The work below which the CPU on `threads` threads finishes before the GPU has paid its
+/// fixed cost, as `costs` says: queries whose bound is below it need no estimate to choose.
+pub fn gpu_break_even(threads: usize, costs: &DeviceCosts) -> f64 {
+    costs.gpu_fixed_ms / (costs.cpu_ns_per_unit * 1e-6 / threads.max(1) as f64)
+}
+
 /// The device that finishes `cost` units of work sooner, the CPU on `threads` threads against
 /// the GPU as `costs` says.
 pub fn choose_device(cost: f64, threads: usize, costs: &DeviceCosts) -> DeviceChoice {
@@ -385,6 +391,9 @@ mod tests {
         let even = c.gpu_fixed_ms / (c.cpu_ns_per_unit * 1e-6 / 16.0 - c.gpu_ns_per_unit * 1e-6);
         assert_eq!(choose_device(even * 0.9, 16, &c).device, Device::Cpu);
         assert_eq!(choose_device(even * 0.9, 1, &c).device, Device::Gpu);
+        // Below the break-even work the CPU wins whatever the GPU's rate.
+        assert_eq!(choose_device(gpu_break_even(16, &c) * 0.99, 16, &c).device, Device::Cpu);
+        assert!(gpu_break_even(1, &c) < gpu_break_even(16, &c));
         let shown = choose_device(1e10, 16, &c).to_string();
         assert!(shown.starts_with("gpu (faster: predicted CPU"), "{shown}");
         assert_eq!(device_for_graph(GPU_GRAPH_VERTICES - 1), None);
