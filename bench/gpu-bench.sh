@@ -22,6 +22,9 @@
 #       (--gpu-dfs off), gpu-old (what ran before the planner: --order gsi --symmetry off
 #       --tail off --gpu-dfs off), cpu (all cores), auto (--device auto: the cheaper by the
 #       planner's estimate, per query); $OUT/heavy-<variant>.jsonl.
+#   bench/gpu-bench.sh heavy-set there: the enumeration-bound set (bench/queries/heavy: yeast,
+#       hprd, wordnet, rmat16k) counted in full in each of HEAVY_VARIANTS (default: gpu gpu-nosym
+#       cpu) within HEAVY_TIMEOUT s per query; $OUT/hv-<graph>-<variant>.jsonl.
 #   bench/gpu-bench.sh g3-variants there: G3's 16 queries (generated as for g3) counted in
 #       each of HEAVY_VARIANTS within HEAVY_TIMEOUT s per query; $OUT/g3h-<variant>.jsonl.
 #   bench/gpu-bench.sh large   there: generates an R-MAT graph (LARGE_VERTICES vertices,
@@ -168,6 +171,18 @@ heavy)
         "$sg" match -q --format json $(variant_flags "$v") --timeout "$t" /tmp/G1.sgb $qs >"$out/heavy-$v.jsonl"
     done
     ;;
+heavy-set)
+    for g in yeast hprd wordnet rmat16k; do
+        d=$bin/sets/$g/$g.graph
+        [ "$g" = rmat16k ] && d=$bin/rmat16k.graph
+        qs=$(ls "$bin/heavy-queries/$g"/*.graph | sort -V)
+        for v in ${HEAVY_VARIANTS:-gpu gpu-nosym cpu}; do
+            # shellcheck disable=SC2046,SC2086
+            "$sg" match -q --format json $(variant_flags "$v") --timeout "${HEAVY_TIMEOUT:-30}" "$d" $qs \
+                >"$out/hv-$g-$v.jsonl"
+        done
+    done
+    ;;
 g3-variants)
     g3_graph
     qs=$(ls /tmp/G3_q/*.graph | sort -V)
@@ -250,7 +265,7 @@ scaling-heavy)
     done | tee "$out/scaling-heavy.csv"
     ;;
 *)
-    echo "usage: $0 build|sets|g3|heavy|g3-variants|large|hubs|profile|scaling|scaling-heavy" >&2
+    echo "usage: $0 build|sets|g3|heavy|heavy-set|g3-variants|large|hubs|profile|scaling|scaling-heavy" >&2
     exit 2
     ;;
 esac
