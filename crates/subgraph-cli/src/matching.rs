@@ -21,6 +21,7 @@ use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::{Graph, Semantics};
 use subgraph_gpu::{
     CandidateFilter, DepthFirst, GpuEngine, GpuError, GpuOptions, GpuReport, LoadBalance, OutputScheme, Structure,
+    DFS_FRONTIER_ROWS,
 };
 
 /// How to read an input graph.
@@ -175,6 +176,11 @@ pub struct GpuArgs {
     /// (breadth first throughout, no counted tails).
     #[arg(long, default_value = "auto", value_parser = ["auto", "on", "off"])]
     pub gpu_dfs: String,
+    /// GPU depth-first counting: most rows (as the planner estimates them) of the table the
+    /// breadth-first join hands the depth-first kernel; the handover is at the deepest level
+    /// below it (FSIG's BFS-to-DFS switch).
+    #[arg(long, value_name = "ROWS", default_value_t = DFS_FRONTIER_ROWS)]
+    pub gpu_dfs_frontier: u64,
 }
 
 impl GpuArgs {
@@ -199,6 +205,7 @@ impl GpuArgs {
                 "off" => DepthFirst::Off,
                 _ => DepthFirst::Auto,
             },
+            dfs_frontier_rows: self.gpu_dfs_frontier,
             ..GpuOptions::default()
         }
     }
@@ -389,11 +396,16 @@ struct Row {
     gpu_block_tasks: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     gpu_grid_tasks: Option<u64>,
-    /// GPU only: frontier rows counted depth first, and the depth-first launches.
+    /// GPU only: frontier rows counted depth first, the depth-first launches, the frontier
+    /// table's columns (0: no depth-first counting) and the depth-first kernel's time.
     #[serde(skip_serializing_if = "Option::is_none")]
     gpu_dfs_rows: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     gpu_dfs_launches: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpu_dfs_columns: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpu_dfs_ms: Option<f64>,
     filter: &'static str,
     /// The order the plan matched in (the planner's choice under `--order auto`).
     order: &'static str,
@@ -534,6 +546,8 @@ fn match_all(
                 gpu_grid_tasks: gpu.map(|g| g.grid_tasks),
                 gpu_dfs_rows: gpu.map(|g| g.dfs_rows),
                 gpu_dfs_launches: gpu.map(|g| g.dfs_launches),
+                gpu_dfs_columns: gpu.map(|g| g.dfs_columns),
+                gpu_dfs_ms: gpu.map(|g| g.dfs_ms),
                 filter: engine.filter_name(gpu.is_some(), opts.filter),
                 order: report.order,
                 tail: report.tail,

@@ -4,15 +4,18 @@
 // atomic counter and extend each depth first through positions c0..t0-1, keeping each level's
 // local candidates in the warp's own global scratch; at position t0 the counted positions
 // t0..n-1 are counted for the partial match without being enumerated: per label group of the
-// tail, inclusion-exclusion over the counts of every subset's common candidates (one record per
-// subset: the union of its members' links and bounds, the intersection of their candidate
-// bitsets), a lone vertex's count otherwise. Counts accumulate per warp in 128 bits. A host-
-// mapped flag stops every warp (deadline, Ctrl-C, or a limit reached, which the kernel sets).
+// tail, inclusion-exclusion over the counts of every subset's common candidates (the members'
+// lists are scanned once, each by its own record, into the warp's scratch, and every larger
+// subset is counted by probing its shortest member list in the others), a lone vertex's count
+// otherwise. Counts accumulate per warp in 128 bits. A host-mapped flag stops every warp
+// (deadline, Ctrl-C, or a limit reached, which the kernel sets).
 //
 // A record (4 words of `recs`): descriptor offset into `descs` (the join's level descriptor
 // layout), candidate bitset address, candidate list address, list length. Records 0..n-1 are
-// the plan's positions; the tail's subset records follow. The tail program `tail`: number of
-// groups, then per group (m, first record), the group's 2^m - 1 records in subset-mask order.
+// the plan's positions; the records of the tail groups' members follow. The tail program
+// `tail`: number of groups, then per group m and its first record (a lone vertex's position
+// record; else one record per member, in order) and, for m > 1, the members' positions,
+// whose scratch (at lvl_at[pos]) holds their candidate lists while the group is counted.
 
 #define D_MAX_COLUMNS 64
 #define D_WARPS 8
@@ -83,23 +86,55 @@ __device__ unsigned int d_scan(const JGraph& g, const unsigned int* descs, const
     return count;
 }
 
+// How many of the shortest of the member lists of `mask` (lists at buf + at[pos[i]], len[i]
+// long, sorted) every other member list holds (the same in every lane).
+__device__ unsigned int d_common(const unsigned int* buf, const u64* at, const unsigned int* pos,
+                                 const unsigned int* len, unsigned int m, unsigned int mask) {
+    const unsigned int lane = threadIdx.x & 31u;
+    unsigned int least = 0;
+    for (unsigned int i = 1; i < m; ++i)
+        if ((mask >> i) & 1u && (!((mask >> least) & 1u) || len[i] < len[least])) least = i;
+    const unsigned int* a = buf + at[pos[least]];
+    unsigned int count = 0;
+    for (unsigned int base = 0; base < len[least]; base += 32) {
+        const unsigned int idx = base + lane;
+        int live = idx < len[least];
+        const unsigned int c = live ? a[idx] : 0u;
+        for (unsigned int j = 0; j < m && live; ++j)
+            if (j != least && (mask >> j) & 1u && !sorted_has(buf + at[pos[j]], 0ull, len[j], c)) live = 0;
+        count += __popc(__ballot_sync(J_FULL, live));
+    }
+    return count;
+}
+
 // The matches of the counted positions for the warp's row (t0 columns bound): per group of
 // the tail program, a lone vertex's count or inclusion-exclusion over its subsets' counts.
 __device__ unsigned __int128 d_tail(const JGraph& g, const unsigned int* descs, const u64* recs,
-                                    const unsigned int* tail, unsigned int t0, DWarp& w) {
+                                    const unsigned int* tail, unsigned int t0, unsigned int* buf,
+                                    const u64* lvl_at, DWarp& w) {
     unsigned __int128 total = 1;
     const unsigned int groups = tail[0];
+    unsigned int at = 1;
     for (unsigned int q = 0; q < groups && total != 0; ++q) {
-        const unsigned int m = tail[1 + 2 * q], first = tail[2 + 2 * q];
+        const unsigned int m = tail[at], first = tail[at + 1];
+        at += 2;
         if (m == 1u) {
             total *= d_scan(g, descs, recs, first, t0, nullptr, w);
             continue;
         }
+        const unsigned int* pos = tail + at;
+        at += m;
         const unsigned int full = (1u << m) - 1u;
+        unsigned int len[D_MAX_GROUP];
         __int128 size[1 << D_MAX_GROUP];
         __int128 ways[1 << D_MAX_GROUP];
+        for (unsigned int i = 0; i < m; ++i) {
+            len[i] = d_scan(g, descs, recs, first + i, t0, buf + lvl_at[pos[i]], w);
+            size[1u << i] = len[i];
+        }
+        __syncwarp();
         for (unsigned int mask = 1; mask <= full; ++mask)
-            size[mask] = d_scan(g, descs, recs, first + mask - 1u, t0, nullptr, w);
+            if (mask & (mask - 1u)) size[mask] = d_common(buf, lvl_at, pos, len, m, mask);
         ways[0] = 1;
         for (unsigned int mask = 1; mask <= full; ++mask) {
             const unsigned int a = mask & (0u - mask), others = mask ^ a;
@@ -118,6 +153,7 @@ __device__ unsigned __int128 d_tail(const JGraph& g, const unsigned int* descs, 
             ways[mask] = sum;
         }
         total *= ways[full] > 0 ? (unsigned __int128)ways[full] : (unsigned __int128)0;
+        __syncwarp();
     }
     return total;
 }
@@ -159,7 +195,7 @@ extern "C" __global__ void dfs_count(J_GRAPH_PARAMS, const unsigned int* descs, 
         for (unsigned int c = lane; c < c0; c += 32) w.row[c] = table[(u64)r * c0 + c];
         __syncwarp();
         if (c0 == t0) {
-            total += d_tail(g, descs, recs, tail, t0, w);
+            total += d_tail(g, descs, recs, tail, t0, buf, lvl_at, w);
             continue;
         }
         unsigned int depth = c0;
@@ -183,7 +219,7 @@ extern "C" __global__ void dfs_count(J_GRAPH_PARAMS, const unsigned int* descs, 
             }
             __syncwarp();
             if (depth + 1 == t0) {
-                const unsigned __int128 found = d_tail(g, descs, recs, tail, t0, w);
+                const unsigned __int128 found = d_tail(g, descs, recs, tail, t0, buf, lvl_at, w);
                 total += found;
                 if (limit != 0ull && found != 0) {
                     u64 seen = 0;
@@ -215,13 +251,4 @@ extern "C" __global__ void dfs_count(J_GRAPH_PARAMS, const unsigned int* descs, 
         acc[2 * warp] = (u64)total;
         acc[2 * warp + 1] = (u64)(total >> 64);
     }
-}
-
-// out[i] = a[i] & b[i] (a and b given by address, out may be a): the bitset of the candidates
-// query vertices share.
-extern "C" __global__ void dfs_bits_and(u64 a_addr, u64 b_addr, unsigned int* out, u64 words) {
-    const unsigned int* a = (const unsigned int*)a_addr;
-    const unsigned int* b = (const unsigned int*)b_addr;
-    const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < words) out[i] = a[i] & b[i];
 }

@@ -1,6 +1,6 @@
 //! Depth-first counting on the GPU (`dfs.cu`; beyond GSI: the warp-level DFS of STMatch,
 //! T-DFS and gMatch, with the counted tail of the plan): the records the kernel reads for every
-//! plan position and every subset of every label group of the counted positions, the tail
+//! plan position and every member of every label group of the counted positions, the tail
 //! program, the per-warp scratch for the levels it enumerates, and the launch over one frontier
 //! table, polled so that a deadline or Ctrl-C stops it within a millisecond or so.
 
@@ -22,23 +22,19 @@ pub const MAX_GROUP: usize = 5;
 pub static SOURCE: KernelSource = KernelSource {
     name: "dfs.cu",
     code: concat!(include_str!("pcsr.cu"), "\n", include_str!("slices.cu"), "\n", include_str!("dfs.cu")),
-    kernels: &[
-        KernelDecl {
-            name: "dfs_count",
-            params: &[
-                B32, B64, B32, B32, B32, B64, B32, U32, U32, // graph
-                B32, B64, B32, B32, U64, U32, U32, B32, B64, U64, B32, B64, U64, B64, U64,
-            ],
-        },
-        KernelDecl { name: "dfs_bits_and", params: &[U64, U64, B32, U64] },
-    ],
+    kernels: &[KernelDecl {
+        name: "dfs_count",
+        params: &[
+            B32, B64, B32, B32, B32, B64, B32, U32, U32, // graph
+            B32, B64, B32, B32, U64, U32, U32, B32, B64, U64, B32, B64, U64, B64, U64,
+        ],
+    }],
 };
 
-/// The kernels of `dfs.cu`, loaded once, how many warps of `dfs_count` the device runs at
-/// once, and the stop flag the launches share (page-locked allocations cost milliseconds).
+/// The kernel of `dfs.cu`, loaded once, how many warps of it the device runs at once, and
+/// the stop flag the launches share (page-locked allocations cost milliseconds).
 pub struct DfsKernels {
     count: Kernel,
-    and: Kernel,
     pub resident_warps: u64,
     flag: HostFlag,
 }
@@ -48,7 +44,7 @@ impl DfsKernels {
         let count = gpu.kernel(&SOURCE, "dfs_count")?;
         let blocks = gpu.resident_blocks(&count, DFS_BLOCK)?.max(1) as u64;
         let resident_warps = blocks * gpu.info().multiprocessors as u64 * (DFS_BLOCK / 32) as u64;
-        Ok(DfsKernels { count, and: gpu.kernel(&SOURCE, "dfs_bits_and")?, resident_warps, flag: gpu.host_flag()? })
+        Ok(DfsKernels { count, resident_warps, flag: gpu.host_flag()? })
     }
 }
 
@@ -87,23 +83,24 @@ pub struct DfsPlan {
     descs: DeviceBuffer<u32>,
     recs: DeviceBuffer<u64>,
     tail: DeviceBuffer<u32>,
-    /// The counted positions' shared candidate bitsets, kept alive for `recs`.
-    _shared_bits: Vec<DeviceBuffer<u32>>,
     /// Per position, the most local candidates the kernel may keep for it.
     caps: Vec<u64>,
+    /// The counted positions whose candidate lists the kernel keeps (members of groups of
+    /// several).
+    kept: Vec<usize>,
     t0: usize,
     /// The level the breadth-first join hands over (columns of the frontier table).
     frontier: usize,
 }
 
-/// The tail program of `plan` on the host: (descriptors, records as (descriptor offset,
-/// bitset source, list source), program) where a record's bitset source is the list of
-/// positions whose bitsets it intersects and its list source the position whose list it
-/// scans when it has no links.
+/// The tail program of `plan` on the host: descriptors, records as (descriptor offset, the
+/// position whose candidates it scans), the program, and the positions whose lists the kernel
+/// keeps.
 struct HostProgram {
     descs: Vec<u32>,
-    records: Vec<(u64, Vec<usize>, usize)>,
+    records: Vec<(u64, usize)>,
     tail: Vec<u32>,
+    kept: Vec<usize>,
 }
 
 fn host_program(plan: &Plan, q: &Query, injective: bool, structure: &impl Fn(Dir, u32) -> u32) -> Result<HostProgram> {
@@ -114,7 +111,7 @@ fn host_program(plan: &Plan, q: &Query, injective: bool, structure: &impl Fn(Dir
     for pos in 0..n {
         let off = descs.len() as u64;
         descs.extend(level_descriptor(plan, pos, q.label(plan.vertices[pos]), injective, structure));
-        records.push((off, vec![pos], pos));
+        records.push((off, pos));
     }
     // Groups of counted positions sharing a label (every position alone when matches need not
     // be injective: the count is then the product).
@@ -127,6 +124,7 @@ fn host_program(plan: &Plan, q: &Query, injective: bool, structure: &impl Fn(Dir
         }
     }
     let mut tail = vec![groups.len() as u32];
+    let mut kept = Vec::new();
     for group in &groups {
         let m = group.len();
         if m > MAX_GROUP {
@@ -141,34 +139,35 @@ fn host_program(plan: &Plan, q: &Query, injective: bool, structure: &impl Fn(Dir
             continue;
         }
         tail.extend([m as u32, records.len() as u32]);
-        for mask in 1..(1usize << m) {
-            let members: Vec<usize> = (0..m).filter(|&i| mask >> i & 1 == 1).map(|i| group[i]).collect();
+        tail.extend(group.iter().map(|&t| t as u32));
+        for &t in group {
             let off = descs.len() as u64;
-            descs.extend(subset_descriptor(plan, q, injective, structure, t0, &members));
-            records.push((off, members.clone(), members[0]));
+            descs.extend(member_descriptor(plan, q, injective, structure, t0, t));
+            records.push((off, t));
         }
+        kept.extend(group);
     }
-    Ok(HostProgram { descs, records, tail })
+    Ok(HostProgram { descs, records, tail, kept })
 }
 
-/// The descriptor of the candidates common to the counted positions `members` (t0 columns
-/// bound): every member's links and bounds, the members' label, no non-edges (a counted group
-/// of several is never induced).
-fn subset_descriptor(
+/// The descriptor of the candidates of counted position `t` in a group of several (t0 columns
+/// bound): its links and bounds, its label, no non-edges (a counted group of several is never
+/// induced).
+fn member_descriptor(
     plan: &Plan,
     q: &Query,
     injective: bool,
     structure: &impl Fn(Dir, u32) -> u32,
     t0: usize,
-    members: &[usize],
+    t: usize,
 ) -> Vec<u32> {
-    let links: Vec<_> = members.iter().flat_map(|&t| plan.backward[t].iter()).collect();
-    let bounds: Vec<usize> = members.iter().flat_map(|&t| plan.greater_than[t].iter().copied()).collect();
+    let links = &plan.backward[t];
+    let bounds = &plan.greater_than[t];
     let mut desc = vec![0u32; DESC_HEADER];
     desc[0] = t0 as u32;
     desc[1] = links.len() as u32;
     desc[3] = u32::from(injective);
-    desc[4] = q.label(plan.vertices[members[0]]);
+    desc[4] = q.label(plan.vertices[t]);
     desc[5] = bounds.len() as u32;
     for l in links {
         desc.extend([l.from as u32, structure(l.dir, l.edge_label), l.edge_label]);
@@ -184,35 +183,20 @@ impl DfsPlan {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         gpu: &Gpu,
-        kernels: &DfsKernels,
         plan: &Plan,
         q: &Query,
         injective: bool,
         structure: impl Fn(Dir, u32) -> u32,
         levels: &[LevelAddresses],
-        words: usize,
         largest: &[Vec<u32>],
         max_rows: f64,
     ) -> Result<DfsPlan> {
         let program = host_program(plan, q, injective, &structure)?;
-        let mut shared_bits = Vec::new();
-        let mut recs = Vec::with_capacity(4 * program.records.len());
-        for (off, members, list) in &program.records {
-            let (&first, rest) = members.split_first().expect("a record has members");
-            let mut bitset = levels[first].bitset;
-            if !rest.is_empty() {
-                let mut bits = gpu.alloc_zeros::<u32>("shared candidate bitset", words)?;
-                for &t in rest {
-                    let grid = to_u32("bitset blocks", (words as u64).div_ceil(1024))?;
-                    let mut args =
-                        [Arg::U64(bitset), Arg::U64(levels[t].bitset), Arg::Out32(&mut bits), Arg::U64(words as u64)];
-                    gpu.launch(&kernels.and, grid, 1024, &mut args)?;
-                    bitset = bits.device_address();
-                }
-                shared_bits.push(bits);
-            }
-            recs.extend([*off, bitset, levels[*list].cands, levels[*list].ncands]);
-        }
+        let recs: Vec<u64> = program
+            .records
+            .iter()
+            .flat_map(|&(off, pos)| [off, levels[pos].bitset, levels[pos].cands, levels[pos].ncands])
+            .collect();
         let t0 = plan.tail_start();
         // The deepest level up to t0 whose estimated table stays within the frontier's rows.
         let rows_at = |c: usize| plan.estimate.as_ref().and_then(|e| e.levels.get(c - 1).copied()).unwrap_or(0.0);
@@ -234,8 +218,8 @@ impl DfsPlan {
             descs: gpu.upload("DFS descriptors", &program.descs)?,
             recs: gpu.upload("DFS records", &recs)?,
             tail: gpu.upload("DFS tail program", &program.tail)?,
-            _shared_bits: shared_bits,
             caps,
+            kept: program.kept,
             t0,
             frontier,
         })
@@ -251,9 +235,15 @@ impl DfsPlan {
         self.frontier
     }
 
-    /// Scratch words one warp needs to enumerate positions c0..t0 depth first.
+    /// The positions whose candidates one warp keeps in its scratch, from frontier `c0`: the
+    /// levels c0..t0 it enumerates depth first and the counted groups' members.
+    fn scratch_positions(&self, c0: usize) -> impl Iterator<Item = usize> + '_ {
+        (c0.min(self.t0)..self.t0).chain(self.kept.iter().copied())
+    }
+
+    /// Scratch words one warp needs from frontier `c0`.
     pub fn stride(&self, c0: usize) -> u64 {
-        self.caps[c0.min(self.t0)..self.t0].iter().sum::<u64>().max(1)
+        self.scratch_positions(c0).map(|p| self.caps[p]).sum::<u64>().max(1)
     }
 }
 
@@ -290,9 +280,9 @@ pub fn count(
     let warps = blocks as u64 * (DFS_BLOCK / 32) as u64;
     let mut lvl_at = vec![0u64; plan.caps.len().max(1)];
     let mut at = 0;
-    for (p, cap) in plan.caps.iter().enumerate().take(plan.t0).skip(c0) {
+    for p in plan.scratch_positions(c0) {
         lvl_at[p] = at;
-        at += cap;
+        at += plan.caps[p];
     }
     let lvl_at = gpu.upload("DFS level offsets", &lvl_at)?;
     let mut scratch = gpu.alloc_zeros::<u32>("DFS scratch", (warps * stride) as usize)?;

@@ -94,8 +94,8 @@ pub enum LoadBalance {
 /// When counting queries count their last positions with the depth-first kernel (`dfs`): the
 /// breadth-first join makes the rows of the first counted position (the plan's tail, or the
 /// last position), and persistent warps count each row's matches there; where the planner
-/// expects that table to pass [`DFS_FRONTIER_ROWS`] rows, the kernel takes over at the
-/// deepest level below it and enumerates the levels in between depth first.
+/// expects that table to pass `GpuOptions::dfs_frontier_rows` rows, the kernel takes over at
+/// the deepest level below it and enumerates the levels in between depth first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DepthFirst {
     /// For counting queries whose plan has a counted tail (which it prefers on the GPU).
@@ -106,11 +106,12 @@ pub enum DepthFirst {
     Off,
 }
 
-/// Most rows the breadth-first join makes (in chunks) for the depth-first kernel: beyond them
+/// Most rows the breadth-first join makes (in chunks) for the depth-first kernel by default
+/// (`GpuOptions::dfs_frontier_rows`, `--gpu-dfs-frontier`): beyond them
 /// it hands over a shallower level (measured on G3: one warp enumerating a hub row's subtree
 /// alone is slower than the breadth-first join by up to 100 times, so the handover is as deep
 /// as memory traffic allows).
-pub const DFS_FRONTIER_ROWS: f64 = (1u64 << 28) as f64;
+pub const DFS_FRONTIER_ROWS: u64 = 1 << 28;
 
 /// GPU-only options: the ablation switches of GSI §VIII and a memory budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,6 +122,9 @@ pub struct GpuOptions {
     pub write_cache: bool,
     pub load_balance: LoadBalance,
     pub depth_first: DepthFirst,
+    /// Most rows (as the plan's estimate predicts them) of the table the breadth-first join
+    /// hands the depth-first kernel ([`DFS_FRONTIER_ROWS`] by default).
+    pub dfs_frontier_rows: u64,
     /// Most device bytes one join chunk may use (the free memory bounds it anyway).
     pub memory_budget: Option<u64>,
 }
@@ -134,6 +138,7 @@ impl Default for GpuOptions {
             write_cache: true,
             load_balance: LoadBalance::Model,
             depth_first: DepthFirst::Auto,
+            dfs_frontier_rows: DFS_FRONTIER_ROWS,
             memory_budget: None,
         }
     }
@@ -162,9 +167,12 @@ pub struct GpuReport {
     /// (load balancing's second and third layers), over all passes.
     pub block_tasks: u64,
     pub grid_tasks: u64,
-    /// Frontier rows the depth-first kernel extended and counted, and its launches.
+    /// Frontier rows the depth-first kernel extended and counted, its launches, the frontier
+    /// table's columns (0 without the kernel) and the kernel's time (within `join_ms`).
     pub dfs_rows: u64,
     pub dfs_launches: u64,
+    pub dfs_columns: u64,
+    pub dfs_ms: f64,
 }
 
 /// One adjacency structure on the device, in the layout `join.cu` reads.
@@ -510,8 +518,7 @@ impl<'a> GpuEngine<'a> {
                 DepthFirst::Auto => plan.tail > 0,
                 DepthFirst::Off => false,
             };
-        let dfs =
-            if use_dfs { Some(self.dfs_plan(&plan, &q, opts.semantics, gpu_opts.structure, &levels)?) } else { None };
+        let dfs = if use_dfs { Some(self.dfs_plan(&plan, &q, opts.semantics, gpu_opts, &levels)?) } else { None };
         let upload_ms = ensure_ms + t.elapsed().as_secs_f64() * 1e3;
         let space_bytes = self.gpu.live_bytes();
         let t = Instant::now();
@@ -538,6 +545,8 @@ impl<'a> GpuEngine<'a> {
             dfs: dfs.as_ref().map(|p| (self.dfs_kernels.as_ref().expect("loaded with the DFS plan"), p)),
             dfs_rows: 0,
             dfs_launches: 0,
+            dfs_columns: 0,
+            dfs_ms: 0.0,
             embedding: vec![0; n],
             buf: Vec::new(),
         };
@@ -596,6 +605,8 @@ impl<'a> GpuEngine<'a> {
             grid_tasks: join.grid_tasks.get(),
             dfs_rows: join.dfs_rows,
             dfs_launches: join.dfs_launches,
+            dfs_columns: join.dfs_columns,
+            dfs_ms: join.dfs_ms,
         })
     }
 
@@ -635,9 +646,6 @@ impl<'a> GpuEngine<'a> {
         refine(&self.gpu, kernels, &|| graph.args(), &links, cands)
     }
 
-    /// Descriptor, candidate bitset and candidate list of every plan position; the bitset and
-    /// list are copied from `device_cands` (indexed by query vertex) when the device filter
-    /// made them, else built from the plan and uploaded.
     /// The depth-first kernel's records for `plan` over its uploaded levels (loading the
     /// kernels and the data graph's largest groups on first use).
     fn dfs_plan(
@@ -645,7 +653,7 @@ impl<'a> GpuEngine<'a> {
         plan: &Plan,
         q: &Query,
         semantics: Semantics,
-        structure: Structure,
+        gpu_opts: &GpuOptions,
         levels: &[LevelData],
     ) -> Result<DfsPlan> {
         loaded(&mut self.dfs_kernels, || DfsKernels::new(&self.gpu))?;
@@ -654,7 +662,6 @@ impl<'a> GpuEngine<'a> {
             Some(l) => l,
             slot => slot.insert(largest_groups(data)),
         };
-        let kernels = self.dfs_kernels.as_ref().expect("loaded above");
         let addresses: Vec<LevelAddresses> = levels
             .iter()
             .map(|l| LevelAddresses {
@@ -663,22 +670,22 @@ impl<'a> GpuEngine<'a> {
                 ncands: l.cands.len() as u64,
             })
             .collect();
-        let words = data.num_vertices().div_ceil(32).max(1);
-        let index = structure_index(data, structure);
+        let index = structure_index(data, gpu_opts.structure);
         DfsPlan::new(
             &self.gpu,
-            kernels,
             plan,
             q,
             semantics.injective(),
             index,
             &addresses,
-            words,
             largest,
-            DFS_FRONTIER_ROWS,
+            gpu_opts.dfs_frontier_rows as f64,
         )
     }
 
+    /// Descriptor, candidate bitset and candidate list of every plan position; the bitset and
+    /// list are copied from `device_cands` (indexed by query vertex) when the device filter
+    /// made them, else built from the plan and uploaded.
     fn upload_levels(
         &self,
         plan: &Plan,
@@ -782,6 +789,8 @@ struct Join<'a> {
     dfs: Option<(&'a DfsKernels, &'a DfsPlan)>,
     dfs_rows: u64,
     dfs_launches: u64,
+    dfs_columns: u64,
+    dfs_ms: f64,
     embedding: Vec<u32>,
     buf: Vec<u8>,
 }
@@ -1086,10 +1095,13 @@ impl<'a> Join<'a> {
         let left = self.limit.map_or(0, |l| ((l as u128 - self.count).div_ceil(m)).clamp(1, u64::MAX as u128) as u64);
         let control = self.control;
         let budget = self.budget()?;
+        let t = Instant::now();
         let out =
             dfs::count(self.gpu, k, d, self.graph.args(), table, rows, cols, left, budget, || control.should_stop())?;
+        self.dfs_ms += t.elapsed().as_secs_f64() * 1e3;
         self.dfs_rows += rows;
         self.dfs_launches += 1;
+        self.dfs_columns = cols as u64;
         self.add(out.matches * m);
         if out.stopped {
             self.stop_now();

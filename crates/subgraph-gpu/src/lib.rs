@@ -18,7 +18,10 @@ pub mod signature;
 mod testgen;
 
 pub use cuda::{Gpu, KernelSource};
-pub use engine::{CandidateFilter, DepthFirst, GpuEngine, GpuOptions, GpuReport, LoadBalance, OutputScheme, Structure};
+pub use engine::{
+    CandidateFilter, DepthFirst, GpuEngine, GpuOptions, GpuReport, LoadBalance, OutputScheme, Structure,
+    DFS_FRONTIER_ROWS,
+};
 pub use error::{GpuError, GpuUnavailable, Result};
 
 /// Every kernel source of the crate.

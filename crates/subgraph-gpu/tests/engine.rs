@@ -433,9 +433,9 @@ fn limit_chunks_count_large_tables_exactly() {
 
 #[test]
 fn depth_first_counts_hub_queries_with_tails_limits_and_deadlines() {
-    // The depth-first kernel on hub rows: every frontier level, with and without counted tails
-    // and symmetry breaking, equals the CPU; a limit stops it exactly; a deadline stops a
-    // 10^10-embedding count promptly.
+    // The depth-first kernel on hub rows, handed the deepest and the first frontier level,
+    // with and without counted tails and symmetry breaking, equals the CPU; a limit stops it
+    // exactly; a deadline stops a 10^10-embedding count promptly.
     let data = skewed(false, 1);
     let Some(mut gpu) = engine(&data, &GpuOptions::default()) else {
         return;
@@ -456,6 +456,15 @@ fn depth_first_counts_hub_queries_with_tails_limits_and_deadlines() {
                 let r = gpu.run_query(q.clone(), &opts, &on, &Control::unlimited(), None).unwrap();
                 assert_eq!(r.report.embeddings, want, "{q:?} {tail:?} {symmetry:?}");
                 assert!(r.dfs_rows > 0 && r.dfs_launches > 0);
+                assert!(r.dfs_columns >= 1 && r.dfs_ms > 0.0);
+                if tail == Tail::On && symmetry == Symmetry::Auto {
+                    // The handover at the first level: the kernel enumerates every level
+                    // between (counted tails keep the hubs' subtrees small enough for a test).
+                    let shallow = GpuOptions { dfs_frontier_rows: 1, ..on };
+                    let s = gpu.run_query(q.clone(), &opts, &shallow, &Control::unlimited(), None).unwrap();
+                    assert_eq!(s.report.embeddings, want, "{q:?} {tail:?} shallow");
+                    assert!(s.dfs_columns >= 1 && s.dfs_columns <= r.dfs_columns);
+                }
                 assert_eq!(r.report.tail >= 2, tail == Tail::On && has_tail, "{q:?} {tail:?}");
                 // Limits: exactly the limit, below and at the count.
                 for limit in [1u64, want as u64 / 3 + 1] {
