@@ -42,7 +42,7 @@ pub const CPU_WEIGHTS: Weights = Weights { node: NODE_UNITS, leaf: LEAF_UNITS };
 /// The GPU engine: a row the breadth-first join materialises, or the depth-first kernel counts,
 /// costs a warp's pass (slice lookups, a 32-lane batch, a write), where merged elements stream
 /// 32 at a time: rows weigh four times what they weigh on the CPU (measured on wordnet
-/// sparse_8 and G3, bench/results/2026-11-24-h200-heavy.md: counted tails that multiply the
+/// sparse_8 and G3, bench/results/2026-11-25-heavy-queries.md: counted tails that multiply the
 /// rows before them lose on the GPU, those that replace deep levels win).
 pub const GPU_WEIGHTS: Weights = Weights { node: 4.0 * NODE_UNITS, leaf: 4.0 * LEAF_UNITS };
 

@@ -108,7 +108,7 @@ unsafe fn probe8(short: &[u32], long: &[u32], out: &mut Vec<u32>) {
 /// of b[j..j+8] (four rotations within each 128-bit lane of b's block and of its lanes
 /// swapped). With [`probe8`] for the rest: 28% less enumeration time than the four-wide merge
 /// and its scalar tail on wordnet's heavy dense_12_9, one thread (5.52 to 3.97 s;
-/// bench/results/2026-11-24-cpu-heavy.md).
+/// bench/results/2026-11-25-heavy-queries.md).
 ///
 /// # Safety
 /// The CPU must support AVX2.

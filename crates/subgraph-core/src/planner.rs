@@ -175,7 +175,7 @@ pub struct DeviceCosts {
     pub gpu_fixed_ms: f64,
 }
 
-/// Measured on the H200 host (16 cores), 2026-11-24 (bench/results/2026-11-24-h200-heavy.md):
+/// Measured on the H200 host (16 cores), 2026-11-24 (bench/results/2026-11-25-heavy-queries.md):
 /// the 16-core CPU answers the Sun & Luo classes in 0.2–3 ms where the GPU needs 1.5–5 ms, and
 /// G1's dense_8_1 (1.4·10^10 units) takes the GPU 1.09 s and the CPU 2.35 s.
 pub const H200_COSTS: DeviceCosts =
