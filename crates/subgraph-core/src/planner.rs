@@ -175,6 +175,13 @@ pub struct DeviceCosts {
     pub gpu_fixed_ms: f64,
 }
 
+impl DeviceCosts {
+    /// CPU milliseconds per unit on `threads` threads.
+    fn cpu_ms_per_unit(&self, threads: usize) -> f64 {
+        self.cpu_ns_per_unit * 1e-6 / threads.max(1) as f64
+    }
+}
+
 /// Measured on the H200 host (16 cores), 2026-11-24 (bench/results/2026-11-25-heavy-queries.md):
 /// the 16-core CPU answers the Sun & Luo classes in 0.2–3 ms where the GPU needs 1.5–5 ms, and
 /// G1's dense_8_1 (1.4·10^10 units) takes the GPU 1.09 s and the CPU 2.35 s.
@@ -219,13 +226,13 @@ pub fn device_for_graph(vertices: usize) -> Option<DeviceChoice> {
 /// The work below which the CPU on `threads` threads finishes before the GPU has paid its
 /// fixed cost, as `costs` says: queries whose bound is below it need no estimate to choose.
 pub fn gpu_break_even(threads: usize, costs: &DeviceCosts) -> f64 {
-    costs.gpu_fixed_ms / (costs.cpu_ns_per_unit * 1e-6 / threads.max(1) as f64)
+    costs.gpu_fixed_ms / costs.cpu_ms_per_unit(threads)
 }
 
 /// The device that finishes `cost` units of work sooner, the CPU on `threads` threads against
 /// the GPU as `costs` says.
 pub fn choose_device(cost: f64, threads: usize, costs: &DeviceCosts) -> DeviceChoice {
-    let cpu_ms = cost * costs.cpu_ns_per_unit * 1e-6 / threads.max(1) as f64;
+    let cpu_ms = cost * costs.cpu_ms_per_unit(threads);
     let gpu_ms = costs.gpu_fixed_ms + cost * costs.gpu_ns_per_unit * 1e-6;
     let device = if gpu_ms < cpu_ms { Device::Gpu } else { Device::Cpu };
     DeviceChoice { device, predicted: Some((cpu_ms, gpu_ms)) }

@@ -5,17 +5,16 @@
 // local candidates in the warp's own global scratch; at position t0 the counted positions
 // t0..n-1 are counted for the partial match without being enumerated: per label group of the
 // tail, inclusion-exclusion over the counts of every subset's common candidates (the members'
-// lists are scanned once, each by its own record, into the warp's scratch, and every larger
-// subset is counted by probing its shortest member list in the others), a lone vertex's count
-// otherwise. Counts accumulate per warp in 128 bits. A host-mapped flag stops every warp
+// lists are scanned once, each by its position's record, into the warp's scratch, and every
+// larger subset is counted by probing its shortest member list in the others), a lone
+// vertex's count otherwise. Counts accumulate per warp in 128 bits. A host-mapped flag stops every warp
 // (deadline, Ctrl-C, or a limit reached, which the kernel sets).
 //
 // A record (4 words of `recs`): descriptor offset into `descs` (the join's level descriptor
-// layout), candidate bitset address, candidate list address, list length. Records 0..n-1 are
-// the plan's positions; the records of the tail groups' members follow. The tail program
-// `tail`: number of groups, then per group m and its first record (a lone vertex's position
-// record; else one record per member, in order) and, for m > 1, the members' positions,
-// whose scratch (at lvl_at[pos]) holds their candidate lists while the group is counted.
+// layout), candidate bitset address, candidate list address, list length; record p is plan
+// position p. The tail program `tail`: number of groups, then per group m and its members'
+// positions; for m > 1 each member's scratch (at lvl_at[pos]) holds its candidate list while
+// the group is counted.
 
 #define D_MAX_COLUMNS 64
 #define D_WARPS 8
@@ -116,20 +115,19 @@ __device__ unsigned __int128 d_tail(const JGraph& g, const unsigned int* descs, 
     const unsigned int groups = tail[0];
     unsigned int at = 1;
     for (unsigned int q = 0; q < groups && total != 0; ++q) {
-        const unsigned int m = tail[at], first = tail[at + 1];
-        at += 2;
+        const unsigned int m = tail[at];
+        const unsigned int* pos = tail + at + 1;
+        at += 1 + m;
         if (m == 1u) {
-            total *= d_scan(g, descs, recs, first, t0, nullptr, w);
+            total *= d_scan(g, descs, recs, pos[0], t0, nullptr, w);
             continue;
         }
-        const unsigned int* pos = tail + at;
-        at += m;
         const unsigned int full = (1u << m) - 1u;
         unsigned int len[D_MAX_GROUP];
         __int128 size[1 << D_MAX_GROUP];
         __int128 ways[1 << D_MAX_GROUP];
         for (unsigned int i = 0; i < m; ++i) {
-            len[i] = d_scan(g, descs, recs, first + i, t0, buf + lvl_at[pos[i]], w);
+            len[i] = d_scan(g, descs, recs, pos[i], t0, buf + lvl_at[pos[i]], w);
             size[1u << i] = len[i];
         }
         __syncwarp();

@@ -1,15 +1,15 @@
 //! Depth-first counting on the GPU (`dfs.cu`; beyond GSI: the warp-level DFS of STMatch,
 //! T-DFS and gMatch, with the counted tail of the plan): the records the kernel reads for every
-//! plan position and every member of every label group of the counted positions, the tail
-//! program, the per-warp scratch for the levels it enumerates, and the launch over one frontier
-//! table, polled so that a deadline or Ctrl-C stops it within a millisecond or so.
+//! plan position, the tail program (the counted positions' label groups), the per-warp
+//! scratch for the levels it enumerates and the groups' lists, and the launch over one
+//! frontier table, polled so that a deadline or Ctrl-C stops it within a millisecond or so.
 
 use subgraph_core::plan::Plan;
 use subgraph_core::{Dir, Graph, Query};
 
 use crate::cuda::{Arg, DeviceBuffer, Gpu, HostFlag, Kernel, KernelDecl, KernelSource, Param};
 use crate::error::{to_u32, GpuError, Result};
-use crate::join::{dir_index, level_descriptor, DESC_HEADER};
+use crate::join::{dir_index, level_descriptor};
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 
@@ -93,12 +93,11 @@ pub struct DfsPlan {
     frontier: usize,
 }
 
-/// The tail program of `plan` on the host: descriptors, records as (descriptor offset, the
-/// position whose candidates it scans), the program, and the positions whose lists the kernel
-/// keeps.
+/// The tail program of `plan` on the host: the positions' descriptors and each one's offset
+/// there, the program, and the positions whose lists the kernel keeps.
 struct HostProgram {
     descs: Vec<u32>,
-    records: Vec<(u64, usize)>,
+    offsets: Vec<u64>,
     tail: Vec<u32>,
     kept: Vec<usize>,
 }
@@ -107,11 +106,10 @@ fn host_program(plan: &Plan, q: &Query, injective: bool, structure: &impl Fn(Dir
     let n = plan.len();
     let t0 = plan.tail_start();
     let mut descs = Vec::new();
-    let mut records = Vec::new();
+    let mut offsets = Vec::with_capacity(n);
     for pos in 0..n {
-        let off = descs.len() as u64;
+        offsets.push(descs.len() as u64);
         descs.extend(level_descriptor(plan, pos, q.label(plan.vertices[pos]), injective, structure));
-        records.push((off, pos));
     }
     // Groups of counted positions sharing a label (every position alone when matches need not
     // be injective: the count is then the product).
@@ -134,46 +132,13 @@ fn host_program(plan: &Plan, q: &Query, injective: bool, structure: &impl Fn(Dir
                 max: MAX_GROUP as u64,
             });
         }
-        if m == 1 {
-            tail.extend([1, group[0] as u32]);
-            continue;
-        }
-        tail.extend([m as u32, records.len() as u32]);
+        tail.push(m as u32);
         tail.extend(group.iter().map(|&t| t as u32));
-        for &t in group {
-            let off = descs.len() as u64;
-            descs.extend(member_descriptor(plan, q, injective, structure, t0, t));
-            records.push((off, t));
+        if m > 1 {
+            kept.extend(group);
         }
-        kept.extend(group);
     }
-    Ok(HostProgram { descs, records, tail, kept })
-}
-
-/// The descriptor of the candidates of counted position `t` in a group of several (t0 columns
-/// bound): its links and bounds, its label, no non-edges (a counted group of several is never
-/// induced).
-fn member_descriptor(
-    plan: &Plan,
-    q: &Query,
-    injective: bool,
-    structure: &impl Fn(Dir, u32) -> u32,
-    t0: usize,
-    t: usize,
-) -> Vec<u32> {
-    let links = &plan.backward[t];
-    let bounds = &plan.greater_than[t];
-    let mut desc = vec![0u32; DESC_HEADER];
-    desc[0] = t0 as u32;
-    desc[1] = links.len() as u32;
-    desc[3] = u32::from(injective);
-    desc[4] = q.label(plan.vertices[t]);
-    desc[5] = bounds.len() as u32;
-    for l in links {
-        desc.extend([l.from as u32, structure(l.dir, l.edge_label), l.edge_label]);
-    }
-    desc.extend(bounds.iter().map(|&p| p as u32));
-    desc
+    Ok(HostProgram { descs, offsets, tail, kept })
 }
 
 impl DfsPlan {
@@ -192,11 +157,8 @@ impl DfsPlan {
         max_rows: f64,
     ) -> Result<DfsPlan> {
         let program = host_program(plan, q, injective, &structure)?;
-        let recs: Vec<u64> = program
-            .records
-            .iter()
-            .flat_map(|&(off, pos)| [off, levels[pos].bitset, levels[pos].cands, levels[pos].ncands])
-            .collect();
+        let recs: Vec<u64> =
+            program.offsets.iter().zip(levels).flat_map(|(&off, l)| [off, l.bitset, l.cands, l.ncands]).collect();
         let t0 = plan.tail_start();
         // The deepest level up to t0 whose estimated table stays within the frontier's rows.
         let rows_at = |c: usize| plan.estimate.as_ref().and_then(|e| e.levels.get(c - 1).copied()).unwrap_or(0.0);
