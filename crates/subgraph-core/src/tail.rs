@@ -30,11 +30,11 @@ pub struct Scratch {
 /// The number of ways to give each of the query vertices of one group a distinct data vertex,
 /// vertex i one of `sets[i]` (sorted, without the data vertices already used), and the work
 /// it took (list elements merged). At most [`MAX_GROUP`] sets.
-pub fn distinct_choices(sets: &[&[u32]], scratch: &mut Scratch) -> (u128, u64) {
+pub fn distinct_choices<S: AsRef<[u32]>>(sets: &[S], scratch: &mut Scratch) -> (u128, u64) {
     let m = sets.len();
     assert!((1..=MAX_GROUP).contains(&m), "a tail group holds 1 to {MAX_GROUP} vertices");
     if m == 1 {
-        return (sets[0].len() as u128, 0);
+        return (sets[0].as_ref().len() as u128, 0);
     }
     let full = (1usize << m) - 1;
     let Scratch { lists, sizes, ways } = scratch;
@@ -47,17 +47,19 @@ pub fn distinct_choices(sets: &[&[u32]], scratch: &mut Scratch) -> (u128, u64) {
         let high = usize::BITS as usize - 1 - mask.leading_zeros() as usize;
         let rest = mask & !(1 << high);
         if rest == 0 {
-            *size = sets[high].len() as i128;
+            *size = sets[high].as_ref().len() as i128;
             continue;
         }
         let (head, tail) = lists.split_at_mut(mask);
         let out = &mut tail[0];
-        let base: &[u32] = if rest.count_ones() == 1 { sets[rest.trailing_zeros() as usize] } else { &head[rest] };
+        let base: &[u32] =
+            if rest.count_ones() == 1 { sets[rest.trailing_zeros() as usize].as_ref() } else { &head[rest] };
         if base.is_empty() {
             out.clear();
         } else {
-            work += (base.len() + sets[high].len()) as u64;
-            intersect_into(base, sets[high], out);
+            let top = sets[high].as_ref();
+            work += (base.len() + top.len()) as u64;
+            intersect_into(base, top, out);
         }
         *size = out.len() as i128;
     }

@@ -230,11 +230,25 @@ struct Level<'a> {
     donated: bool,
 }
 
+/// A worker's state at one position, written at every search node: aligned to a cache line
+/// of its own, so that no other thread's data shares it. Small per-worker vectors did share
+/// lines with the read-only tables every thread reads (allocators hand a freed chunk to
+/// whichever thread asks next), and two threads then took up to 1.4× longer each, in about
+/// half of the runs (bench/results/2026-11-25-cpu-false-sharing.md).
+#[derive(Clone, Copy)]
+#[repr(align(64))]
+struct Slot<'a> {
+    level: Level<'a>,
+    /// The candidate index bound here, and its data vertex.
+    idx: u32,
+    vid: u32,
+    /// Partial matches that bound this position (`Outcome::levels`).
+    bound: u64,
+}
+
 struct Worker<'a, 's, const W: usize> {
     sh: &'s Shared<'a, W>,
-    idx: Vec<u32>,
-    vid: Vec<u32>,
-    levels: Vec<Level<'a>>,
+    slots: Vec<Slot<'a>>,
     bufs: Vec<Vec<u32>>,
     scratch: Vec<u32>,
     tail: tail::TailBuffers,
@@ -242,7 +256,6 @@ struct Worker<'a, 's, const W: usize> {
     count: u128,
     reported: u128,
     nodes: u64,
-    levels_bound: Vec<u64>,
     ticks: u32,
     stopped: bool,
     out: Vec<u8>,
@@ -257,9 +270,10 @@ where
     let n = sh.n;
     let mut w = Worker {
         sh,
-        idx: vec![0; n],
-        vid: vec![0; n],
-        levels: vec![Level { src: Src::Buf, cursor: 0, end: 0, donated: false }; n],
+        slots: vec![
+            Slot { level: Level { src: Src::Buf, cursor: 0, end: 0, donated: false }, idx: 0, vid: 0, bound: 0 };
+            n
+        ],
         bufs: vec![Vec::new(); n],
         scratch: Vec::new(),
         tail: tail::TailBuffers::default(),
@@ -267,18 +281,17 @@ where
         count: 0,
         reported: 0,
         nodes: 0,
-        levels_bound: vec![0; n],
         ticks: 0,
         stopped: false,
         out: Vec::new(),
         embedding: vec![0; n],
     };
     for (p, &c) in task.prefix.iter().enumerate() {
-        w.idx[p] = c;
-        w.vid[p] = sh.plan.candidates[p][c as usize];
+        w.slots[p].idx = c;
+        w.slots[p].vid = sh.plan.candidates[p][c as usize];
     }
     let d = task.depth;
-    w.levels[d] = match task.cands {
+    w.slots[d].level = match task.cands {
         TaskCands::Range(lo, hi) => Level { src: Src::Range(lo), cursor: 0, end: (hi - lo) as usize, donated: false },
         TaskCands::Slice(s) => Level { src: Src::Slice(s), cursor: 0, end: s.len(), donated: false },
         TaskCands::Owned(v) => {
@@ -299,7 +312,7 @@ where
 {
     #[inline]
     fn item(&self, d: usize, k: usize) -> u32 {
-        match self.levels[d].src {
+        match self.slots[d].level.src {
             Src::Range(base) => base + k as u32,
             Src::Slice(s) => s[k],
             Src::Buf => self.bufs[d][k],
@@ -314,7 +327,7 @@ where
         let back = &sh.plan.backward[d];
         let links = &sh.space.links[d];
         // Candidates are sorted by id, so f(v) > f(b) for the bounds b keeps indices from `cut`.
-        let cut = match sh.plan.greater_than[d].iter().map(|&p| self.vid[p]).max() {
+        let cut = match sh.plan.greater_than[d].iter().map(|&p| self.slots[p].vid).max() {
             Some(floor) => sh.plan.candidates[d].partition_point(|&v| v <= floor) as u32,
             None => 0,
         };
@@ -325,13 +338,13 @@ where
                 Level { src: Src::Range(cut), cursor: 0, end: len.saturating_sub(cut) as usize, donated: false }
             }
             1 => {
-                let s = above(links[0].of(self.idx[back[0].from]));
+                let s = above(links[0].of(self.slots[back[0].from].idx));
                 Level { src: Src::Slice(s), cursor: 0, end: s.len(), donated: false }
             }
             k => {
                 // Start from the shortest list: it bounds every later intersection.
-                let idx = &self.idx;
-                let list = |j: usize| links[j].of(idx[back[j].from]);
+                let slots = &self.slots;
+                let list = |j: usize| links[j].of(slots[back[j].from].idx);
                 let shortest = (0..k).min_by_key(|&j| list(j).len()).expect("k > 1");
                 let buf = &mut self.bufs[d];
                 buf.clear();
@@ -345,20 +358,20 @@ where
                 Level { src: Src::Buf, cursor: 0, end: buf.len(), donated: false }
             }
         };
-        self.levels[d] = level;
+        self.slots[d].level = level;
     }
 
     /// The earlier position already holding v, if any.
     #[inline]
     fn conflict(&self, d: usize, v: u32) -> Option<usize> {
-        self.sh.same_label[d].iter().copied().find(|&p| self.vid[p] == v)
+        self.sh.same_label[d].iter().copied().find(|&p| self.slots[p].vid == v)
     }
 
     /// Induced matching: the earlier position whose non-edge v would break, if any.
     fn violation(&self, d: usize, v: u32) -> Option<usize> {
         let g = self.sh.data;
         self.sh.plan.non_edges[d].iter().find_map(|ne| {
-            let m = self.vid[ne.from];
+            let m = self.slots[ne.from].vid;
             let present = match ne.dir {
                 Dir::Out => g.edge_label(m, v).is_some(),
                 Dir::In => g.edge_label(v, m).is_some(),
@@ -379,9 +392,9 @@ where
         }
         let cands = &sh.plan.candidates[d];
         let mut union = Fs::EMPTY;
-        while self.levels[d].cursor < self.levels[d].end {
-            let k = self.levels[d].cursor;
-            self.levels[d].cursor += 1;
+        while self.slots[d].level.cursor < self.slots[d].level.end {
+            let k = self.slots[d].level.cursor;
+            self.slots[d].level.cursor += 1;
             let c = self.item(d, k);
             let v = cands[c as usize];
             self.nodes += 1;
@@ -404,9 +417,9 @@ where
                     continue;
                 }
             }
-            self.idx[d] = c;
-            self.vid[d] = v;
-            self.levels_bound[d] += 1;
+            self.slots[d].idx = c;
+            self.slots[d].vid = v;
+            self.slots[d].bound += 1;
             if last {
                 self.emit();
                 if self.stopped {
@@ -416,18 +429,18 @@ where
                 continue;
             }
             self.setup(d + 1);
-            let child = if self.levels[d + 1].end == 0 { sh.anc[d + 1] } else { self.descend(d + 1, scope) };
+            let child = if self.slots[d + 1].level.end == 0 { sh.anc[d + 1] } else { self.descend(d + 1, scope) };
             if self.stopped {
                 return Fs::FULL;
             }
             if sh.use_fs && !child.contains(d) {
                 // No sibling can succeed either: the failure does not depend on position d.
-                self.levels[d].cursor = self.levels[d].end;
+                self.slots[d].level.cursor = self.slots[d].level.end;
                 return child;
             }
             union = union.union(&child);
         }
-        if self.levels[d].donated {
+        if self.slots[d].level.donated {
             Fs::FULL
         } else {
             union
@@ -437,7 +450,7 @@ where
     /// The last level, counting only: every local candidate not already used is a match.
     fn count_last(&mut self, d: usize) -> Fs<W> {
         let sh = self.sh;
-        let lv = self.levels[d];
+        let lv = self.slots[d].level;
         let len = lv.end - lv.cursor;
         let mut fs = Fs::EMPTY;
         let mut hits = 0;
@@ -447,7 +460,7 @@ where
             let cands = &sh.plan.candidates[d];
             let has = |l: &[u32], v: u32| l.binary_search_by(|&c| cands[c as usize].cmp(&v)).is_ok();
             for &p in &sh.same_label[d] {
-                let v = self.vid[p];
+                let v = self.slots[p].vid;
                 let found = match lv.src {
                     Src::Range(base) => {
                         let (lo, hi) = (base as usize + lv.cursor, base as usize + lv.end);
@@ -467,7 +480,7 @@ where
         if k == 0 {
             return fs;
         }
-        self.levels_bound[d] += k as u64;
+        self.slots[d].bound += k as u64;
         self.add(k * sh.plan.multiplier);
         Fs::FULL
     }
@@ -505,14 +518,14 @@ where
         };
         let Some(aut) = &sh.plan.symmetry else {
             for (p, &u) in sh.plan.vertices.iter().enumerate() {
-                self.embedding[u as usize] = self.vid[p];
+                self.embedding[u as usize] = self.slots[p].vid;
             }
             self.write(out, name);
             return;
         };
         aut.for_each(|sigma| {
             for (u, &s) in sigma.iter().enumerate() {
-                self.embedding[u] = self.vid[sh.position[s as usize]];
+                self.embedding[u] = self.slots[sh.position[s as usize]].vid;
             }
             self.write(out, name)
         });
@@ -553,8 +566,8 @@ where
 
     /// Gives half of the remaining candidates of the shallowest unfinished level to a new task.
     fn donate(&mut self, d: usize, scope: &rayon::Scope<'s>) {
-        let Some(l) = (self.root..=d).find(|&l| self.levels[l].cursor < self.levels[l].end) else { return };
-        let lv = self.levels[l];
+        let Some(l) = (self.root..=d).find(|&l| self.slots[l].level.cursor < self.slots[l].level.end) else { return };
+        let lv = self.slots[l].level;
         let give = (lv.end - lv.cursor).div_ceil(2);
         let (lo, hi) = (lv.end - give, lv.end);
         let cands = match lv.src {
@@ -562,9 +575,9 @@ where
             Src::Slice(s) => TaskCands::Slice(&s[lo..hi]),
             Src::Buf => TaskCands::Owned(self.bufs[l][lo..hi].to_vec()),
         };
-        self.levels[l].end = lo;
-        self.levels[l].donated = true;
-        let task = Task { prefix: self.idx[..l].to_vec(), depth: l, cands };
+        self.slots[l].level.end = lo;
+        self.slots[l].level.donated = true;
+        let task = Task { prefix: self.slots[..l].iter().map(|s| s.idx).collect(), depth: l, cands };
         let sh = self.sh;
         sh.pending.fetch_add(1, Ordering::Relaxed);
         scope.spawn(move |s| run_task(sh, task, s));
@@ -581,7 +594,7 @@ where
         *sh.total.lock().unwrap_or_else(|e| e.into_inner()) += self.count;
         sh.nodes.fetch_add(self.nodes, Ordering::Relaxed);
         let mut levels = sh.levels.lock().unwrap_or_else(|e| e.into_inner());
-        levels.iter_mut().zip(&self.levels_bound).for_each(|(a, b)| *a += b);
+        levels.iter_mut().zip(&self.slots).for_each(|(a, s)| *a += s.bound);
         sh.pending.fetch_sub(1, Ordering::Relaxed);
     }
 }

@@ -48,7 +48,7 @@ where
         for t in d..n {
             fs = fs.union(&sh.anc[t]);
         }
-        let len = |w: &Self, t: usize| w.levels[t].end - w.levels[t].cursor;
+        let len = |w: &Self, t: usize| w.slots[t].level.end - w.slots[t].level.cursor;
         self.nodes += (d..n).map(|t| len(self, t) as u64).sum::<u64>();
         let mut total: u128 = 1;
         for group in &sh.tail_groups {
@@ -57,7 +57,7 @@ where
             } else if let [t] = group[..] {
                 let mut hits = 0;
                 for &p in sh.same_label[t].iter().filter(|&&p| p < d) {
-                    if self.holds(t, self.vid[p]) {
+                    if self.holds(t, self.slots[p].vid) {
                         hits += 1;
                         fs = fs.union(&sh.anc[p]);
                     }
@@ -71,7 +71,7 @@ where
                 return fs;
             }
         }
-        self.levels_bound[d] += total.min(u64::MAX as u128) as u64;
+        self.slots[d].bound += total.min(u64::MAX as u128) as u64;
         self.add(total * sh.plan.multiplier);
         Fs::FULL
     }
@@ -84,7 +84,7 @@ where
 
     /// Binary search of candidate index c in position t's local range (sorted).
     fn search(&self, t: usize, c: u32) -> bool {
-        let lv = &self.levels[t];
+        let lv = &self.slots[t].level;
         let (mut lo, mut hi) = (lv.cursor, lv.end);
         while lo < hi {
             let mid = (lo + hi) / 2;
@@ -106,18 +106,17 @@ where
         vids.resize_with(group.len(), Vec::new);
         for (set, &t) in vids.iter_mut().zip(group) {
             let cands = &sh.plan.candidates[t];
-            let lv = self.levels[t];
+            let lv = self.slots[t].level;
             set.clear();
             set.extend((lv.cursor..lv.end).map(|k| cands[self.item(t, k) as usize]));
             for &p in sh.same_label[t].iter().filter(|&&p| p < d) {
-                if let Ok(i) = set.binary_search(&self.vid[p]) {
+                if let Ok(i) = set.binary_search(&self.slots[p].vid) {
                     set.remove(i);
                     *fs = fs.union(&sh.anc[p]);
                 }
             }
         }
-        let refs: Vec<&[u32]> = vids.iter().map(Vec::as_slice).collect();
-        let (count, _) = distinct_choices(&refs, &mut self.tail.scratch);
+        let (count, _) = distinct_choices(&vids, &mut self.tail.scratch);
         self.tail.vids = vids;
         count
     }
