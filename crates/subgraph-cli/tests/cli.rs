@@ -128,6 +128,12 @@ fn malformed_inputs_fail_with_one_line() {
         (write(dir.path(), "token.graph", b"t 2 x\n"), "token.graph:1: bad edge count 'x'"),
         (write(dir.path(), "trunc.g", b"t # 0\n2 1 1 1\nv 0 1\n"), "trunc.g:3: truncated file"),
         (write(dir.path(), "empty.txt", b"# nothing\n"), "empty.txt:0: empty edge list"),
+        // A count the file cannot hold is refused before it is allocated (was: an abort).
+        (
+            write(dir.path(), "huge.graph", b"t 4000000000 1\nv 0 0 0\n"),
+            "huge.graph:1: the header declares 4000000000 vertices, but a file of 23 bytes",
+        ),
+        (write(dir.path(), "huge.g", b"t # 0\n4000000000 0 1 1\nv 0 1\n"), "huge.g:2: the header declares"),
     ];
     for (bad, msg) in &cases {
         for args in [vec!["match", "-q", bad.as_str(), good.as_str()], vec!["match", "-q", good.as_str(), bad.as_str()]]

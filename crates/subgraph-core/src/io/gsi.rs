@@ -32,10 +32,7 @@ pub fn parse_all(file: &Path, data: &[u8]) -> Result<Vec<GraphBuilder>, Error> {
         counts.u32("largest vertex label")?;
         counts.u32("largest edge label")?;
         counts.end()?;
-        if n > u32::MAX as u64 {
-            return Err(counts.error(format!("{n} vertices exceed the 2^32 - 1 supported")));
-        }
-        let n = n as usize;
+        let n = counts.vertex_count(n, data.len())?;
         let mut b = GraphBuilder::new(n, true);
         let mut declared = vec![false; n];
         let (mut vertices, mut edges) = (0u64, 0u64);
@@ -136,6 +133,10 @@ mod tests {
     fn errors() {
         let err = |t: &str| parse_all(Path::new("d.g"), t.as_bytes()).unwrap_err().to_string();
         assert_eq!(err("3 3 1 1\n"), "d.g:1: missing header: expected 't # <id>'");
+        assert_eq!(
+            err("t # 0\n4000000000 0 1 1\nv 0 1\n"),
+            "d.g:2: the header declares 4000000000 vertices, but a file of 29 bytes holds at most 5 vertex records"
+        );
         assert_eq!(
             err("t # 0\n2 1 1 1\nv 0 1\nv 1 1\n"),
             "d.g:4: truncated file: graph of line 2 declares 2 vertices and 1 edges, found 2 and 0"

@@ -20,10 +20,7 @@ pub fn parse(file: &Path, data: &[u8]) -> Result<GraphBuilder, Error> {
     let n = head.u64("vertex count")?;
     let m = head.u64("edge count")?;
     head.end()?;
-    if n > u32::MAX as u64 {
-        return Err(head.error(format!("{n} vertices exceed the 2^32 - 1 supported")));
-    }
-    let n = n as usize;
+    let n = head.vertex_count(n, data.len())?;
     let mut b = GraphBuilder::new(n, false);
     b.reserve_edges(m.min(data.len() as u64 / 4) as usize);
     let mut declared: Vec<Option<(u32, u64)>> = vec![None; n];
@@ -142,5 +139,12 @@ mod tests {
         assert_eq!(err("t 1 0\nv 0 1 0\nz\n"), "q.graph:3: expected a 'v' or 'e' record, found 'z'");
         assert_eq!(err("t 1 0 9\n"), "q.graph:1: unexpected token '9'");
         assert_eq!(err("t 1\0"), "q.graph:1: binary data (a NUL byte) in a text graph file");
+        assert_eq!(
+            err("t 4000000000 1\nv 0 0 0\n"),
+            "q.graph:1: the header declares 4000000000 vertices, but a file of 23 bytes holds at most 4 vertex records"
+        );
+        assert_eq!(err("t 4294967296 0\n"), "q.graph:1: 4294967296 vertices exceed the 2^32 - 1 supported");
+        // The tightest file a count allows: one shortest record per vertex, the last unended.
+        assert!(parse(Path::new("q.graph"), b"t 2 0\nv 0 0\nv 1 0").is_ok());
     }
 }

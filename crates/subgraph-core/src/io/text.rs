@@ -3,6 +3,10 @@
 use crate::error::Error;
 use std::path::Path;
 
+/// Fewest bytes a vertex record takes in the text formats (`v 0 0` and a line end; the last
+/// line may lack its end).
+pub(crate) const MIN_VERTEX_RECORD: u64 = 6;
+
 /// Lines of a text file with their 1-based numbers; blank lines and comment lines (`#`, `%`)
 /// are skipped when `comments` is set, blank lines always.
 pub(crate) struct Lines<'a> {
@@ -100,6 +104,22 @@ impl<'a> Fields<'a> {
                 .map(Some)
                 .ok_or_else(|| self.error(format!("bad {what} '{}'", show(tok)))),
         }
+    }
+
+    /// Checks a vertex count `n` that this (header) line declared against the length `len` of
+    /// its file: every vertex takes a record of at least [`MIN_VERTEX_RECORD`] bytes, so a count
+    /// the file cannot hold is an error here, before anything is allocated for it.
+    pub(crate) fn vertex_count(&self, n: u64, len: usize) -> Result<usize, Error> {
+        if n > u32::MAX as u64 {
+            return Err(self.error(format!("{n} vertices exceed the 2^32 - 1 supported")));
+        }
+        let most = (len as u64 + 1) / MIN_VERTEX_RECORD;
+        if n > most {
+            return Err(self.error(format!(
+                "the header declares {n} vertices, but a file of {len} bytes holds at most {most} vertex records"
+            )));
+        }
+        Ok(n as usize)
     }
 
     /// A vertex id below `n`.
