@@ -233,8 +233,8 @@ struct Level<'a> {
 /// A worker's state at one position, written at every search node: aligned to a cache line
 /// of its own, so that no other thread's data shares it. Small per-worker vectors did share
 /// lines with the read-only tables every thread reads (allocators hand a freed chunk to
-/// whichever thread asks next), and two threads then took up to 1.4× longer each, in about
-/// half of the runs (bench/results/2026-11-25-cpu-false-sharing.md).
+/// whichever thread asks next), and two threads then took up to 1.4× longer each, in 6 to 19
+/// of 40 runs on the 2-core machine (bench/results/2026-11-25-cpu-false-sharing.md).
 #[derive(Clone, Copy)]
 #[repr(align(64))]
 struct Slot<'a> {
