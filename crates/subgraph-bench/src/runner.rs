@@ -230,7 +230,7 @@ pub fn run_benchmark(
     mut engine: impl FnMut(Graph, &MatchOptions, &Control) -> Result<Report, String>,
     mut progress: impl FnMut(usize, usize, &QueryResult),
 ) -> Result<Vec<QueryResult>, BenchError> {
-    let qopts = ReadOptions { format: None, directed: data.is_directed(), vertex_labels: None };
+    let qopts = ReadOptions { directed: data.is_directed(), ..ReadOptions::default() };
     let mut results = Vec::new();
     for (index, path) in queries.iter().enumerate() {
         let graphs = read_graphs(path, &qopts)

@@ -1,6 +1,7 @@
 //! `subgraph convert`: converts a graph between the supported formats (Sun & Luo `.graph`, GSI
 //! `.g`, edge lists, the `.sgb` binary format).
 
+use crate::matching::IdArgs;
 use anyhow::{bail, Result};
 use clap::Args;
 use std::path::PathBuf;
@@ -14,7 +15,8 @@ pub struct ConvertArgs {
     pub input: PathBuf,
     /// The file to write.
     pub output: PathBuf,
-    /// Input format: graph, gsi, edges or binary (default: by extension, then by content).
+    /// Input format: graph, gsi, edges, binary, mtx or konect (default: by extension, then by
+    /// content).
     #[arg(long, value_parser = parse_format)]
     pub from: Option<Format>,
     /// Output format: graph, gsi, edges or binary (default: by extension).
@@ -23,9 +25,11 @@ pub struct ConvertArgs {
     /// Edge-list input only: the edges are directed.
     #[arg(long)]
     pub directed: bool,
-    /// Edge-list input only: a file of `id label` lines.
+    /// Edge-list, mtx or KONECT input only: a file of `id label` lines, in the file's ids.
     #[arg(long)]
     pub vertex_labels: Option<PathBuf>,
+    #[command(flatten)]
+    pub ids: IdArgs,
 }
 
 /// Parses a format name for clap.
@@ -36,7 +40,12 @@ pub fn parse_format(s: &str) -> Result<Format, String> {
 /// Runs `subgraph convert`.
 pub fn run(args: ConvertArgs) -> Result<()> {
     let start = Instant::now();
-    let opts = ReadOptions { format: args.from, directed: args.directed, vertex_labels: args.vertex_labels };
+    let opts = ReadOptions {
+        format: args.from,
+        directed: args.directed,
+        vertex_labels: args.vertex_labels,
+        ids: args.ids.mode(),
+    };
     let loaded = read_graph(&args.input, &opts)?;
     let g = &loaded.graph;
     let read = start.elapsed();
@@ -48,6 +57,14 @@ pub fn run(args: ConvertArgs) -> Result<()> {
         None => crate::gen::output_format(&args.output, g.is_directed())?,
     };
     write_graph(g, &args.output, to)?;
+    if g.ids().is_some() && matches!(to, Format::SunLuo | Format::Gsi) {
+        eprintln!(
+            "note: {} numbers the vertices 0..{} in the order of the input's ids, which it cannot hold; \
+             edge lists and binary files keep them",
+            args.output.display(),
+            g.num_vertices()
+        );
+    }
     eprintln!(
         "read {} vertices, {} edges ({} self loops, {} duplicates dropped) in {:.2} s; wrote {} in {:.2} s",
         g.num_vertices(),

@@ -266,7 +266,7 @@ pub fn run(a: ExplainArgs) -> Result<()> {
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global().context("starting the thread pool")?;
     }
     let data = read_graph(&a.data, &load_options(&a.input)?)?.graph;
-    let qopts = ReadOptions { format: None, directed: data.is_directed(), vertex_labels: None };
+    let qopts = ReadOptions { directed: data.is_directed(), ids: a.input.ids.mode(), ..ReadOptions::default() };
     let opts = parts.options(a.limit, FailingSets::Auto);
     let timeout = a.timeout.map(Duration::from_secs_f64);
     let control = || Control::new(timeout.map(|t| Instant::now() + t), Default::default());

@@ -99,9 +99,11 @@ pub struct QueriesArgs {
     /// Edge-list data only: the edges are directed.
     #[arg(long)]
     pub directed: bool,
-    /// Edge-list data only: a file of `id label` lines.
+    /// Edge-list, mtx or KONECT data only: a file of `id label` lines, in the file's ids.
     #[arg(long)]
     pub vertex_labels: Option<PathBuf>,
+    #[command(flatten)]
+    pub ids: crate::matching::IdArgs,
     /// Directory for the `query_{kind}_{size}_{index}.graph` (`.g` for directed data) files.
     #[arg(long, short)]
     pub output: PathBuf,
@@ -171,7 +173,8 @@ fn run_queries(a: QueriesArgs) -> Result<()> {
         (KindArg::Gsi, None) => bail!("--kind gsi needs --edges"),
         (_, Some(_)) => bail!("--edges applies to --kind gsi only"),
     };
-    let opts = ReadOptions { format: a.format, directed: a.directed, vertex_labels: a.vertex_labels };
+    let opts =
+        ReadOptions { format: a.format, directed: a.directed, vertex_labels: a.vertex_labels, ids: a.ids.mode() };
     let data = read_graph(&a.data, &opts)?.graph;
     let spec = QuerySpec { size: a.size, count: a.count, kind, seed: a.seed, max_tries: a.max_tries };
     let queries =

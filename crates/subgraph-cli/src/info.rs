@@ -7,6 +7,7 @@ use serde::Serialize;
 use std::process::ExitCode;
 use std::time::Instant;
 use subgraph_core::io::read_graphs;
+use subgraph_core::VertexIds;
 
 #[derive(Args)]
 pub struct InfoArgs {
@@ -33,6 +34,9 @@ struct Info {
     self_loops_dropped: u64,
     duplicates_dropped: u64,
     load_ms: f64,
+    /// How the file's vertex ids were kept: null when vertices are the file's ids, "numbers"
+    /// or "names" when they were compacted to 0..n and the originals kept for output.
+    original_ids: Option<&'static str>,
     /// (label, vertices), most frequent first.
     vertex_label_histogram: Vec<(u32, u64)>,
 }
@@ -62,6 +66,10 @@ pub fn run(a: InfoArgs) -> Result<ExitCode> {
             self_loops_dropped: l.stats.self_loops,
             duplicates_dropped: l.stats.duplicates,
             load_ms,
+            original_ids: g.ids().map(|ids| match **ids {
+                VertexIds::Numbers(_) => "numbers",
+                VertexIds::Names { .. } => "names",
+            }),
             vertex_label_histogram: hist,
         };
         if a.format == "json" {
@@ -79,6 +87,9 @@ pub fn run(a: InfoArgs) -> Result<ExitCode> {
                 info.self_loops_dropped, info.duplicates_dropped
             );
             println!("load time         {:.1} ms", info.load_ms);
+            if let Some(kind) = info.original_ids {
+                println!("vertex ids        compacted to 0..{}; the file's {kind} are kept for output", info.vertices);
+            }
             let top: Vec<String> =
                 info.vertex_label_histogram.iter().take(10).map(|(l, c)| format!("{l}:{c}")).collect();
             println!("top labels        {}", top.join(" "));

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use subgraph_core::automorphism::Automorphisms;
 use subgraph_core::cpu::FailingSets;
 use subgraph_core::filter::Filter;
-use subgraph_core::io::{read_graph, read_graphs, Format, ReadOptions};
+use subgraph_core::io::{read_graph, read_graphs, Format, IdMode, ReadOptions};
 use subgraph_core::order::Order;
 use subgraph_core::pipeline::{prepare, run_query, MatchOptions, Report};
 use subgraph_core::plan::{Symmetry, Tail};
@@ -27,15 +27,40 @@ use subgraph_gpu::{
 /// How to read an input graph.
 #[derive(Args, Clone)]
 pub struct InputArgs {
-    /// Input format (default: by extension, then by content): graph (Sun & Luo), gsi, edges.
+    /// Input format (default: by extension, then by content): graph (Sun & Luo), gsi, edges,
+    /// binary, mtx (Matrix Market), konect.
     #[arg(long, value_name = "FORMAT")]
     pub input_format: Option<String>,
     /// Edge lists: the edges are directed.
     #[arg(long)]
     pub directed: bool,
-    /// Edge lists: a file of `id label` lines.
+    /// Edge lists, mtx, KONECT: a file of `id label` lines, in the file's ids.
     #[arg(long, value_name = "FILE")]
     pub vertex_labels: Option<PathBuf>,
+    #[command(flatten)]
+    pub ids: IdArgs,
+}
+
+/// How the vertex ids of edge lists, Matrix Market and KONECT files become vertices.
+#[derive(Args, Clone, Debug, Default)]
+pub struct IdArgs {
+    /// Edge lists, mtx, KONECT: take the ids as vertex numbers (vertex count = largest id + 1)
+    /// instead of compacting them to 0..n and printing the originals.
+    #[arg(long, conflicts_with = "string_ids")]
+    pub keep_ids: bool,
+    /// Edge lists: ids are names (any token without spaces), numbered in byte order.
+    #[arg(long)]
+    pub string_ids: bool,
+}
+
+impl IdArgs {
+    pub fn mode(&self) -> IdMode {
+        match (self.keep_ids, self.string_ids) {
+            (true, _) => IdMode::Keep,
+            (_, true) => IdMode::Names,
+            _ => IdMode::Compact,
+        }
+    }
 }
 
 fn format(name: &Option<String>) -> Result<Option<Format>> {
@@ -145,7 +170,12 @@ pub fn check_timeout(t: Option<f64>) -> Result<()> {
 }
 
 pub fn load_options(a: &InputArgs) -> Result<ReadOptions> {
-    Ok(ReadOptions { format: format(&a.input_format)?, directed: a.directed, vertex_labels: a.vertex_labels.clone() })
+    Ok(ReadOptions {
+        format: format(&a.input_format)?,
+        directed: a.directed,
+        vertex_labels: a.vertex_labels.clone(),
+        ids: a.ids.mode(),
+    })
 }
 
 /// The GPU engine's ablation switches (GSI §VIII).
@@ -471,16 +501,22 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
         );
     }
     let data = data.graph;
-    let qopts = ReadOptions { format: format(&a.query_format)?, directed: data.is_directed(), vertex_labels: None };
+    let qopts = ReadOptions {
+        format: format(&a.query_format)?,
+        directed: data.is_directed(),
+        vertex_labels: None,
+        ids: a.input.ids.mode(),
+    };
 
+    let ids = data.ids().cloned();
     let output: Option<Output> = match &a.output {
         None => None,
         Some(p) if p.as_os_str() == "-" => {
-            Some(Output::new(Box::new(std::io::BufWriter::new(std::io::stdout())), out_format))
+            Some(Output::new(Box::new(std::io::BufWriter::new(std::io::stdout())), out_format).with_ids(ids))
         }
         Some(p) => {
             let f = std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?;
-            Some(Output::new(Box::new(std::io::BufWriter::with_capacity(1 << 20, f)), out_format))
+            Some(Output::new(Box::new(std::io::BufWriter::with_capacity(1 << 20, f)), out_format).with_ids(ids))
         }
     };
     let mut engine = Engine::open(&a.device, &data, a.gpu.options(), a.quiet)?;

@@ -134,6 +134,12 @@ fn malformed_inputs_fail_with_one_line() {
             "huge.graph:1: the header declares 4000000000 vertices, but a file of 23 bytes",
         ),
         (write(dir.path(), "huge.g", b"t # 0\n4000000000 0 1 1\nv 0 1\n"), "huge.g:2: the header declares"),
+        (write(dir.path(), "names.txt", b"0 1\nb c\n"), "names.txt:2: bad source id 'b'; use --string-ids"),
+        (
+            write(dir.path(), "rows.mtx", b"%%MatrixMarket matrix coordinate pattern symmetric\n2 2 1\n3 1\n"),
+            "rows.mtx:3: row 3 out of range 1..=2",
+        ),
+        (write(dir.path(), "out.zero", b"% sym unweighted\n0 1\n"), "out.zero:2: KONECT ids start at 1"),
     ];
     for (bad, msg) in &cases {
         for args in [vec!["match", "-q", bad.as_str(), good.as_str()], vec!["match", "-q", good.as_str(), bad.as_str()]]
@@ -157,6 +163,7 @@ fn malformed_inputs_fail_with_one_line() {
     let o = run(&["match", "-q", &good, "/nonexistent/q.graph"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("/nonexistent/q.graph"));
+    assert_eq!(stderr(&o).matches("os error 2").count(), 1, "the cause once: {}", stderr(&o));
 }
 
 /// `--device cpu` never touches CUDA; `--device gpu` either runs on the GPU or, where there is
@@ -181,4 +188,90 @@ fn device_choice() {
     let o = run(&["match", "-q", "--format", "json", d, q]);
     assert!(o.status.success());
     assert_eq!(json_lines(&o)[0]["embeddings"], 80);
+}
+
+/// The CA-GrQc sample's edges as the file writes them (`from to` per data line).
+fn grqc_edges() -> std::collections::HashSet<(u64, u64)> {
+    let text = std::fs::read_to_string(data("snap/ca-grqc-sample.txt")).unwrap();
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let mut t = l.split_whitespace().map(|x| x.parse::<u64>().unwrap());
+            let (u, v) = (t.next().unwrap(), t.next().unwrap());
+            (u.min(v), u.max(v))
+        })
+        .collect()
+}
+
+/// Sparse ids (the SNAP sample: comments, tabs, CRLF) are compacted and come out as the file
+/// wrote them; `--keep-ids` and the binary format give the same answer; names and the Matrix
+/// Market and KONECT layouts read too.
+#[test]
+fn real_world_ids_and_formats() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = write(dir.path(), "big.txt", b"0 1\n4000000000 2\n");
+    let r = &json_lines(&run(&["info", "--format", "json", &big]))[0];
+    assert_eq!((r["vertices"].as_u64(), r["original_ids"].as_str()), (Some(4), Some("numbers")));
+
+    let snap = data("snap/ca-grqc-sample.txt");
+    let labels = data("snap/ca-grqc-sample.labels");
+    let (snap, labels) = (snap.to_str().unwrap(), labels.to_str().unwrap());
+    let tri = write(dir.path(), "tri.graph", b"t 3 3\nv 0 0 2\nv 1 1 2\nv 2 2 2\ne 0 1 0\ne 1 2 0\ne 0 2 0\n");
+    let matches = |args: &[&str]| {
+        let out = dir.path().join("out.csv");
+        let mut all = vec!["match", "-q", "--format", "json", "--output-format", "csv", "--output"];
+        all.push(out.to_str().unwrap());
+        all.extend_from_slice(args);
+        let o = run(&all);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        let count = json_lines(&o)[0]["embeddings"].as_u64().unwrap();
+        let rows: Vec<Vec<u64>> = std::fs::read_to_string(out)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').skip(1).map(|x| x.parse().unwrap()).collect())
+            .collect();
+        (count, rows)
+    };
+    let (count, rows) = matches(&[snap, &tri, "--vertex-labels", labels]);
+    assert_eq!((count, rows.len()), (31, 31));
+    let edges = grqc_edges();
+    for r in &rows {
+        assert_eq!(r.iter().map(|v| v % 3).collect::<Vec<_>>(), vec![0, 1, 2], "labels are id mod 3: {r:?}");
+        for (a, b) in [(r[0], r[1]), (r[1], r[2]), (r[0], r[2])] {
+            assert!(edges.contains(&(a.min(b), a.max(b))), "{r:?} is not a triangle of the file");
+        }
+    }
+    assert_eq!(matches(&[snap, &tri, "--vertex-labels", labels, "--keep-ids"]).0, 31);
+    let sgb = dir.path().join("grqc.sgb");
+    let o = run(&["convert", snap, sgb.to_str().unwrap(), "--vertex-labels", labels]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (_, mut again) = matches(&[sgb.to_str().unwrap(), &tri]);
+    let mut rows = rows;
+    rows.sort();
+    again.sort();
+    assert_eq!(again, rows, "the binary file keeps the original ids");
+    let o = run(&["convert", snap, dir.path().join("grqc.graph").to_str().unwrap()]);
+    assert!(stderr(&o).contains("numbers the vertices 0..99 in the order of the input's ids"), "{}", stderr(&o));
+
+    let names = write(dir.path(), "names.txt", b"alice bob\nbob carol\ncarol alice\ncarol dave\n");
+    let q = write(dir.path(), "q.graph", b"t 3 3\nv 0 0 2\nv 1 0 2\nv 2 0 2\ne 0 1 0\ne 1 2 0\ne 0 2 0\n");
+    let o =
+        run(&["match", "-q", "--string-ids", "--output", "-", "--output-format", "jsonl", "--limit", "1", &names, &q]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let line = stdout(&o).lines().find(|l| l.contains("\"embedding\"")).unwrap().to_string();
+    let first: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let mut got: Vec<&str> = first["embedding"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    got.sort();
+    assert_eq!(got, ["alice", "bob", "carol"]);
+
+    let mtx =
+        write(dir.path(), "m.mtx", b"%%MatrixMarket matrix coordinate pattern general\n% c\n9 9 3\n1 5\n5 9\n9 1\n");
+    let r = &json_lines(&run(&["info", "--format", "json", &mtx]))[0];
+    assert_eq!((r["vertices"].as_u64(), r["edges"].as_u64(), r["directed"].as_bool()), (Some(3), Some(3), Some(true)));
+    let konect = write(dir.path(), "out.net", b"% sym unweighted\n% 3 7 7\n1 2 1\n2 7\n7 1\n");
+    let r = &json_lines(&run(&["info", "--format", "json", &konect]))[0];
+    assert_eq!((r["vertices"].as_u64(), r["edges"].as_u64(), r["directed"].as_bool()), (Some(3), Some(3), Some(false)));
+    let o = run(&["match", "-q", "--format", "json", &konect, &q, "--keep-ids"]);
+    assert_eq!(json_lines(&o)[0]["embeddings"], 6);
 }

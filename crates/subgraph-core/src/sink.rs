@@ -1,6 +1,7 @@
 //! Where matches go and when enumeration stops: the count, a limit (first N), a deadline,
 //! Ctrl-C, progress, and the streamed embedding writer (text, CSV, JSON lines).
 
+use crate::graph::{Id, VertexIds};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
@@ -115,6 +116,8 @@ impl OutputFormat {
 pub struct Output {
     inner: Mutex<(Box<dyn Write + Send>, Option<std::io::Error>)>,
     format: OutputFormat,
+    /// The data graph's original ids, written instead of vertex numbers.
+    ids: Option<Arc<VertexIds>>,
 }
 
 /// Bytes a worker buffers before it writes a batch.
@@ -122,7 +125,27 @@ pub const OUTPUT_BATCH: usize = 1 << 16;
 
 impl Output {
     pub fn new(w: Box<dyn Write + Send>, format: OutputFormat) -> Output {
-        Output { inner: Mutex::new((w, None)), format }
+        Output { inner: Mutex::new((w, None)), format, ids: None }
+    }
+
+    /// Writes the data graph's original ids (`Graph::ids`) instead of its vertex numbers.
+    pub fn with_ids(mut self, ids: Option<Arc<VertexIds>>) -> Output {
+        self.ids = ids;
+        self
+    }
+
+    /// Appends data vertex v as the output names it: its original id, quoted as the format
+    /// needs when it is a name.
+    fn vertex(&self, v: u32, buf: &mut Vec<u8>) {
+        let _ = match self.ids.as_deref().map(|ids| ids.get(v)) {
+            None => write!(buf, "{v}"),
+            Some(Id::Number(x)) => write!(buf, "{x}"),
+            Some(Id::Name(s)) => match self.format {
+                OutputFormat::Text => write!(buf, "{s}"),
+                OutputFormat::Csv => write!(buf, "{}", csv_field(s)),
+                OutputFormat::Jsonl => write!(buf, "{}", json_string(s)),
+            },
+        };
     }
 
     /// Writes what starts a query's section.
@@ -153,24 +176,25 @@ impl Output {
         };
         match self.format {
             OutputFormat::Text => {
-                for (i, v) in embedding.iter().enumerate() {
+                for (i, &v) in embedding.iter().enumerate() {
                     sep(buf, i, b' ');
-                    let _ = write!(buf, "{v}");
+                    self.vertex(v, buf);
                 }
                 buf.push(b'\n');
             }
             OutputFormat::Csv => {
                 buf.extend_from_slice(csv_field(query).as_bytes());
-                for v in embedding {
-                    let _ = write!(buf, ",{v}");
+                for &v in embedding {
+                    buf.push(b',');
+                    self.vertex(v, buf);
                 }
                 buf.push(b'\n');
             }
             OutputFormat::Jsonl => {
                 let _ = write!(buf, "{{\"query\":{},\"embedding\":[", json_string(query));
-                for (i, v) in embedding.iter().enumerate() {
+                for (i, &v) in embedding.iter().enumerate() {
                     sep(buf, i, b',');
-                    let _ = write!(buf, "{v}");
+                    self.vertex(v, buf);
                 }
                 buf.extend_from_slice(b"]}\n");
             }
@@ -252,6 +276,21 @@ mod tests {
             out.write_batch(&b);
             out.finish().unwrap();
             assert_eq!(String::from_utf8(buf.0.lock().unwrap().clone()).unwrap(), expect);
+        }
+    }
+
+    #[test]
+    fn original_ids_replace_vertex_numbers() {
+        let names = Arc::new(VertexIds::names(&["a", "b,\"c"]));
+        for (f, ids, expect) in [
+            (OutputFormat::Text, VertexIds::Numbers(vec![5, 4_000_000_000]), "5 4000000000\n"),
+            (OutputFormat::Csv, (*names).clone(), "q,a,\"b,\"\"c\"\n"),
+            (OutputFormat::Jsonl, (*names).clone(), "{\"query\":\"q\",\"embedding\":[\"a\",\"b,\\\"c\"]}\n"),
+        ] {
+            let out = Output::new(Box::new(std::io::sink()), f).with_ids(Some(Arc::new(ids)));
+            let mut b = Vec::new();
+            out.format("q", &[0, 1], &mut b);
+            assert_eq!(String::from_utf8(b).unwrap(), expect);
         }
     }
 

@@ -37,7 +37,7 @@ fn version_1_files_load_as_their_sources() {
         same(&g, &load(text));
         let mut again = Vec::new();
         binary::write(&g, &mut again).unwrap();
-        assert_eq!(again[8..12], binary::VERSION.to_le_bytes());
+        assert_eq!(again[8..12], binary::VERSION_2.to_le_bytes());
         assert_eq!(again.len(), data.len());
         same(&g, &binary::decode(Path::new("again.sgb"), &again[..], again.len() as u64).unwrap());
     }

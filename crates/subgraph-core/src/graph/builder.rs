@@ -2,9 +2,10 @@
 //! into CSR, then sort each vertex's neighbours by (edge label, neighbour label, id) and record
 //! the groups.
 
-use super::{Adjacency, Graph};
+use super::{Adjacency, Graph, VertexIds};
 use crate::error::Error;
 use rayon::prelude::*;
+use std::sync::Arc;
 
 /// What the builder dropped.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -20,6 +21,7 @@ pub struct GraphBuilder {
     directed: bool,
     labels: Vec<u32>,
     edges: Vec<(u32, u32, u32)>,
+    ids: Option<VertexIds>,
 }
 
 /// Vertices per parallel work item when sorting neighbour lists.
@@ -28,12 +30,12 @@ const CHUNK_VERTICES: usize = 2048;
 impl GraphBuilder {
     /// A builder for `n` vertices, all labelled 0 until [`GraphBuilder::set_labels`].
     pub fn new(n: usize, directed: bool) -> Self {
-        GraphBuilder { directed, labels: vec![0; n], edges: Vec::new() }
+        GraphBuilder { directed, labels: vec![0; n], edges: Vec::new(), ids: None }
     }
 
     /// A builder over edges already collected; every id must be below `labels.len()`.
     pub fn from_parts(labels: Vec<u32>, edges: Vec<(u32, u32, u32)>, directed: bool) -> Self {
-        GraphBuilder { directed, labels, edges }
+        GraphBuilder { directed, labels, edges, ids: None }
     }
 
     pub fn num_vertices(&self) -> usize {
@@ -43,6 +45,12 @@ impl GraphBuilder {
     pub fn set_labels(&mut self, labels: Vec<u32>) {
         debug_assert_eq!(labels.len(), self.labels.len());
         self.labels = labels;
+    }
+
+    /// Keeps the file's own ids of the vertices (one per vertex, strictly increasing).
+    pub fn set_ids(&mut self, ids: VertexIds) {
+        debug_assert_eq!(ids.len(), self.labels.len());
+        self.ids = Some(ids);
     }
 
     pub fn set_label(&mut self, v: u32, label: u32) {
@@ -63,7 +71,7 @@ impl GraphBuilder {
     /// Builds the graph. Fails only when the number of distinct (edge label, vertex label)
     /// combinations exceeds 2^32.
     pub fn try_build(self) -> Result<(Graph, BuildStats), Error> {
-        let GraphBuilder { directed, labels, mut edges } = self;
+        let GraphBuilder { directed, labels, mut edges, ids } = self;
         let n = labels.len();
         assert!(n <= u32::MAX as usize, "vertex ids are u32");
         let before = edges.len() as u64;
@@ -140,6 +148,7 @@ impl GraphBuilder {
             vlabel_vertices,
             elabel_values,
             elabel_counts: Default::default(),
+            ids: ids.map(Arc::new),
         };
         Ok((graph, BuildStats { self_loops, duplicates }))
     }

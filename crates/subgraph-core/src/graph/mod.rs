@@ -3,8 +3,11 @@
 //! (the layout GSI's PCSR hashes on the device, GSI §IV-A; the label grouping of Sun & Luo §3).
 
 mod builder;
+mod ids;
 
 pub use builder::{BuildStats, GraphBuilder};
+pub use ids::{Id, VertexIds};
+use std::sync::Arc;
 
 /// One direction of adjacency for every vertex.
 ///
@@ -49,6 +52,8 @@ pub struct Graph {
     pub(crate) elabel_values: Vec<u32>,
     /// Edges per edge label (aligned with `elabel_values`), counted on first use.
     pub(crate) elabel_counts: std::sync::OnceLock<Vec<u64>>,
+    /// The file's own vertex ids, when the reader compacted them.
+    pub(crate) ids: Option<Arc<VertexIds>>,
 }
 
 impl Adjacency {
@@ -126,6 +131,17 @@ impl Graph {
 
     pub fn labels(&self) -> &[u32] {
         &self.labels
+    }
+
+    /// The file's own vertex ids when the reader compacted them to 0..n (vertex v is the v-th
+    /// smallest); None when the vertices are the file's ids.
+    pub fn ids(&self) -> Option<&Arc<VertexIds>> {
+        self.ids.as_ref()
+    }
+
+    /// Vertex v's id as the input file wrote it.
+    pub fn original_id(&self, v: u32) -> Id<'_> {
+        self.ids.as_ref().map_or(Id::Number(v as u64), |ids| ids.get(v))
     }
 
     fn adj(&self, dir: Dir) -> &Adjacency {

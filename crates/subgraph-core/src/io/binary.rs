@@ -23,6 +23,10 @@
 //! 1 MiB chunks, the last one shorter, so that a loader reads and hashes the chunks in parallel.
 //! Version 1, which is still read, has the XXH3-64 of the whole payload there; nothing else
 //! differs.
+//!
+//! Version 3 adds flag bit 1: the payload is followed by the vertex id section of [`ids`] (the
+//! file's original ids, when its reader compacted them). Graphs without such ids are written
+//! as version 2, which older builds read.
 
 use crate::error::Error;
 use crate::graph::{Adjacency, Graph};
@@ -34,13 +38,19 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 /// The first eight bytes of every `.sgb` file.
 pub const MAGIC: [u8; 8] = *b"\x89SGB\r\n\x1a\n";
-/// The format version this build writes.
-pub const VERSION: u32 = 2;
+mod ids;
+
+/// The newest format version, written for graphs with original vertex ids.
+pub const VERSION: u32 = 3;
+/// The version written for graphs without original ids (the chunked payload checksum).
+pub const VERSION_2: u32 = 2;
 /// The version whose payload checksum hashes the payload as one stream; still read.
 const VERSION_1: u32 = 1;
 /// Bytes before the payload.
 pub const HEADER_LEN: usize = 112;
 const FLAG_DIRECTED: u32 = 1;
+/// Version 3: an id section follows the payload.
+const FLAG_IDS: u32 = 2;
 /// Offset of the header checksum; the checksum covers the bytes before it.
 const HEADER_SUM_AT: usize = 104;
 /// Payload bytes per chunk of the version 2 checksum; also the unit of the parallel reads.
@@ -259,6 +269,7 @@ fn zeroed(c: &Counts) -> Graph {
         vlabel_vertices: vec![0; n],
         elabel_values: vec![0; c.edge_labels as usize],
         elabel_counts: Default::default(),
+        ids: None,
     }
 }
 
@@ -302,7 +313,8 @@ fn of_chunk_sums(sums: &[u64]) -> u64 {
     xxh3_64(&bytes)
 }
 
-/// Writes `g` in the binary format, version [`VERSION`].
+/// Writes `g` in the binary format: version [`VERSION`] when it has original ids, else
+/// [`VERSION_2`].
 pub fn write<W: Write>(g: &Graph, mut w: W) -> std::io::Result<()> {
     let counts = Counts::of(g);
     let pairs: Vec<u32> = g.pairs.iter().flat_map(|&(e, v)| [e, v]).collect();
@@ -319,8 +331,10 @@ pub fn write<W: Write>(g: &Graph, mut w: W) -> std::io::Result<()> {
     }
     let mut head = Vec::with_capacity(HEADER_LEN);
     head.extend_from_slice(&MAGIC);
-    head.extend_from_slice(&VERSION.to_le_bytes());
-    head.extend_from_slice(&(if counts.directed { FLAG_DIRECTED } else { 0 }).to_le_bytes());
+    let version = if g.ids.is_some() { VERSION } else { VERSION_2 };
+    let flags = if counts.directed { FLAG_DIRECTED } else { 0 } | if g.ids.is_some() { FLAG_IDS } else { 0 };
+    head.extend_from_slice(&version.to_le_bytes());
+    head.extend_from_slice(&flags.to_le_bytes());
     for x in [
         counts.vertices,
         counts.edges,
@@ -344,6 +358,9 @@ pub fn write<W: Write>(g: &Graph, mut w: W) -> std::io::Result<()> {
         let b = s.bytes();
         w.write_all(&b)?;
         w.write_all(&zeros[..padded(b.len() as u64) as usize - b.len()])?;
+    }
+    if let Some(v) = &g.ids {
+        w.write_all(&ids::encode(v))?;
     }
     w.flush()
 }
@@ -423,13 +440,14 @@ pub fn decode<S: Source + ?Sized>(file: &Path, src: &S, len: u64) -> Result<Grap
         return Err(bad("corrupt header (checksum mismatch)".into()));
     }
     let version = u32_at(8);
-    if version != VERSION && version != VERSION_1 {
+    if !(VERSION_1..=VERSION).contains(&version) {
         return Err(bad(format!(
             "format version {version} is not supported (this build reads versions {VERSION_1} to {VERSION})"
         )));
     }
     let flags = u32_at(12);
-    if flags & !FLAG_DIRECTED != 0 {
+    let known = if version == VERSION { FLAG_DIRECTED | FLAG_IDS } else { FLAG_DIRECTED };
+    if flags & !known != 0 {
         return Err(bad(format!("unknown flags {flags:#x}")));
     }
     let counts = Counts {
@@ -450,20 +468,27 @@ pub fn decode<S: Source + ?Sized>(file: &Path, src: &S, len: u64) -> Result<Grap
     if implied != payload_len {
         return Err(bad(format!("inconsistent header: payload of {payload_len} bytes, the counts imply {implied}")));
     }
-    let expected = HEADER_LEN as u64 + payload_len;
-    if len != expected {
-        let what = if len < expected { "truncated file" } else { "trailing bytes" };
-        return Err(bad(format!("{what}: {len} bytes, the header implies {expected}")));
-    }
+    let Some(payload_end) = payload_len.checked_add(HEADER_LEN as u64) else {
+        return Err(bad(format!("inconsistent header: a payload of {payload_len} bytes")));
+    };
+    let vertex_ids = if flags & FLAG_IDS != 0 {
+        // The section checks that it ends the file.
+        Some(ids::decode(file, src, payload_end, len, counts.vertices)?)
+    } else if len != payload_end {
+        let what = if len < payload_end { "truncated file" } else { "trailing bytes" };
+        return Err(bad(format!("{what}: {len} bytes, the header implies {payload_end}")));
+    } else {
+        None
+    };
 
     let mut g = zeroed(&counts);
     let mut pairs = vec![0u32; 2 * counts.pairs as usize];
     let mut sections = sections_mut(&mut g, &mut pairs);
-    let chunk_sums = fill(file, src, chunks(&mut sections), version == VERSION)?;
+    let chunk_sums = fill(file, src, chunks(&mut sections), version >= VERSION_2)?;
     if src.read_at(&mut [0u8; 1], len).map_err(|source| Error::Io { file: file.to_path_buf(), source })? != 0 {
         return Err(bad("trailing bytes: the file grew while it was read".into()));
     }
-    let payload_sum = if version == VERSION {
+    let payload_sum = if version >= VERSION_2 {
         of_chunk_sums(&chunk_sums)
     } else {
         let mut h = Xxh3::new();
@@ -481,6 +506,7 @@ pub fn decode<S: Source + ?Sized>(file: &Path, src: &S, len: u64) -> Result<Grap
     drop(sections);
     g.pairs = pairs.chunks_exact(2).map(|p| (p[0], p[1])).collect();
     validate(&g).map_err(|m| bad(format!("invalid graph: {m}")))?;
+    g.ids = vertex_ids.map(std::sync::Arc::new);
     Ok(g)
 }
 
@@ -768,7 +794,7 @@ fn validate_adjacency<T: Copy + Eq + Into<u64> + Sync>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::{Dir, GraphBuilder};
+    use crate::graph::{Dir, GraphBuilder, VertexIds};
 
     fn sample(directed: bool) -> Graph {
         let mut b = GraphBuilder::new(7, directed);
@@ -821,6 +847,37 @@ mod tests {
         assert_eq!(a.vertices_with_label(1), b.vertices_with_label(1));
         assert_eq!(a.edge_label_values(), b.edge_label_values());
         assert_eq!(a.memory_bytes(), b.memory_bytes());
+        assert_eq!(a.ids(), b.ids());
+    }
+
+    #[test]
+    fn original_ids_round_trip_as_version_3_and_damage_is_an_error() {
+        let numbers = VertexIds::Numbers(vec![0, 5, 6, 7, 9, 1 << 40, u64::MAX]);
+        let names = VertexIds::names(&["a", "bé", "c", "d", "e", "f", "zz"]);
+        for ids in [numbers, names] {
+            let g = sample(true);
+            let mut b = GraphBuilder::from_parts(g.labels().to_vec(), g.edges().collect(), true);
+            b.set_ids(ids);
+            let g = b.build().0;
+            let data = bytes(&g);
+            assert_eq!(data[8..12], VERSION.to_le_bytes());
+            assert_eq!(data.len() % 8, 0);
+            same(&g, &load(&data).unwrap());
+            for i in 0..data.len() {
+                let mut d = data.clone();
+                d[i] ^= 0x10;
+                err(&d);
+            }
+            for len in 0..data.len() {
+                err(&data[..len]);
+            }
+            let mut v2 = data.clone();
+            v2[8..12].copy_from_slice(&VERSION_2.to_le_bytes());
+            let sum = xxh3_64(&v2[..HEADER_SUM_AT]);
+            v2[HEADER_SUM_AT..HEADER_LEN].copy_from_slice(&sum.to_le_bytes());
+            assert_eq!(err(&v2), "g.sgb:0: unknown flags 0x3");
+        }
+        assert_eq!(bytes(&sample(false))[8..12], VERSION_2.to_le_bytes());
     }
 
     #[test]
@@ -874,9 +931,9 @@ mod tests {
         d[HEADER_LEN + 3] ^= 1;
         assert!(err(&d).ends_with("corrupt payload (checksum mismatch)"));
         let mut d = data.clone();
-        d[8] = 3;
+        d[8] = 4;
         reseal(&mut d);
-        assert!(err(&d).ends_with("format version 3 is not supported (this build reads versions 1 to 2)"));
+        assert!(err(&d).ends_with("format version 4 is not supported (this build reads versions 1 to 3)"));
         let mut d = data.clone();
         d[24] += 1;
         reseal(&mut d);

@@ -1,68 +1,61 @@
 //! Plain edge lists: `u v [edge label]` per line, `#` or `%` comments (SNAP, KONECT), with an
-//! optional vertex label file of `id label` lines. The vertex count is the largest id plus one.
+//! optional vertex label file of `id label` lines keyed by the same ids. Ids are compacted to
+//! 0..n and kept for output (`remap`), unless `--keep-ids`.
 
+use super::remap::{IdMode, RawGraph};
 use super::text::{check_text, Lines};
 use crate::error::Error;
-use crate::graph::{Graph, GraphBuilder};
+use crate::graph::Graph;
 use std::io::Write;
 use std::path::Path;
 
-/// Largest vertex id accepted from an edge list, so that a stray huge number cannot make the
-/// reader allocate gigabytes for vertices that do not exist.
-pub const MAX_EDGE_LIST_ID: u64 = (1 << 32) - 2;
-
-pub fn parse(file: &Path, data: &[u8], directed: bool) -> Result<GraphBuilder, Error> {
+/// Reads the edges of an edge list.
+pub(crate) fn parse(file: &Path, data: &[u8], directed: bool, mode: IdMode) -> Result<RawGraph, Error> {
     check_text(file, data)?;
     let mut lines = Lines::new(file, data, true);
-    let mut edges = Vec::with_capacity(data.len() / 12);
-    let mut max_id: i64 = -1;
+    let mut raw = RawGraph::new(mode, directed, data.len(), data.len() / 12);
     while let Some(mut f) = lines.next_fields() {
-        let u = f.u64("source id")?;
-        let v = f.u64("target id")?;
+        let u = raw.id(&mut f, "source id")?;
+        let v = raw.id(&mut f, "target id")?;
         let l = f.opt_u32("edge label")?.unwrap_or(0);
         f.end()?;
-        if u.max(v) > MAX_EDGE_LIST_ID {
-            return Err(f.error(format!("vertex id {} exceeds the largest supported, {MAX_EDGE_LIST_ID}", u.max(v))));
-        }
-        max_id = max_id.max(u.max(v) as i64);
-        edges.push((u as u32, v as u32, l));
+        raw.add_edge(u, v, l);
     }
-    if edges.is_empty() {
+    if raw.num_edges() == 0 {
         return Err(lines.error(0, "empty edge list: no edge found"));
     }
-    let n = (max_id + 1) as usize;
-    Ok(GraphBuilder::from_parts(vec![0; n], edges, directed))
+    Ok(raw)
 }
 
-/// Reads `id label` lines into the builder's labels; ids must exist in the graph.
-pub fn apply_labels(file: &Path, data: &[u8], b: &mut GraphBuilder) -> Result<(), Error> {
+/// Reads `id label` lines into the graph's vertex labels, in the edge list's ids.
+pub(crate) fn parse_labels(file: &Path, data: &[u8], raw: &mut RawGraph) -> Result<(), Error> {
     check_text(file, data)?;
-    let n = b.num_vertices();
     let mut lines = Lines::new(file, data, true);
     while let Some(mut f) = lines.next_fields() {
-        let v = f.vertex("vertex id", n)?;
+        let v = raw.id(&mut f, "vertex id")?;
         let l = f.u32("vertex label")?;
         f.end()?;
-        b.set_label(v, l);
+        raw.add_label(&f, v, l)?;
     }
     Ok(())
 }
 
 /// Writes the edges (`u v label` when the graph has edge labels other than 0) and, when
-/// `labels` is given, the vertex labels as `id label` lines.
+/// `labels` is given, the vertex labels as `id label` lines, in the graph's original ids.
 pub fn write<W: Write, L: Write>(g: &Graph, mut w: W, labels: Option<L>) -> std::io::Result<()> {
     let labelled = g.edge_label_values().iter().any(|&l| l != 0);
+    let id = |v| g.original_id(v);
     for (u, v, l) in g.edges() {
         if labelled {
-            writeln!(w, "{u} {v} {l}")?;
+            writeln!(w, "{} {} {l}", id(u), id(v))?;
         } else {
-            writeln!(w, "{u} {v}")?;
+            writeln!(w, "{} {}", id(u), id(v))?;
         }
     }
     w.flush()?;
     if let Some(mut lw) = labels {
         for v in 0..g.num_vertices() as u32 {
-            writeln!(lw, "{v} {}", g.label(v))?;
+            writeln!(lw, "{} {}", id(v), g.label(v))?;
         }
         lw.flush()?;
     }
@@ -72,23 +65,58 @@ pub fn write<W: Write, L: Write>(g: &Graph, mut w: W, labels: Option<L>) -> std:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::{Id, VertexIds};
+
+    fn read(data: &[u8], labels: &[u8], directed: bool, mode: IdMode) -> Result<Graph, Error> {
+        let mut raw = parse(Path::new("e.txt"), data, directed, mode)?;
+        parse_labels(Path::new("l.txt"), labels, &mut raw)?;
+        raw.into_graph(Path::new("e.txt"))
+    }
 
     #[test]
     fn reads_comments_labels_and_errors() {
-        let p = Path::new("e.txt");
-        let mut b = parse(p, b"# snap\n0 1\n% k\n1 3 2\n", true).unwrap();
-        apply_labels(Path::new("l.txt"), b"3 9\n", &mut b).unwrap();
-        let (g, _) = b.build();
+        let g = read(b"# snap\n0 1\n% k\n1 3 2\n", b"3 9\n", true, IdMode::Keep).unwrap();
         assert_eq!(g.num_vertices(), 4);
         assert!(g.is_directed());
+        assert!(g.ids().is_none());
         assert_eq!(g.label(3), 9);
         assert_eq!(g.edge_label(1, 3), Some(2));
-        let e = parse(p, b"0 1\n2\n", false).unwrap_err().to_string();
-        assert_eq!(e, "e.txt:2: missing target id");
-        let e = parse(p, b"# only\n", false).unwrap_err().to_string();
-        assert_eq!(e, "e.txt:0: empty edge list: no edge found");
-        let mut b = parse(p, b"0 1\n", false).unwrap();
-        let e = apply_labels(Path::new("l.txt"), b"5 1\n", &mut b).unwrap_err().to_string();
-        assert_eq!(e, "l.txt:1: vertex id 5 out of range (the graph has 2 vertices)");
+        let e = |d: &[u8], l: &[u8], m| read(d, l, false, m).unwrap_err().to_string();
+        assert_eq!(e(b"0 1\n2\n", b"", IdMode::Compact), "e.txt:2: missing target id");
+        assert_eq!(e(b"# only\n", b"", IdMode::Compact), "e.txt:0: empty edge list: no edge found");
+        assert_eq!(e(b"0 1\n", b"5 1\n", IdMode::Keep), "l.txt:1: vertex id 5 out of range (the graph has 2 vertices)");
+        assert_eq!(
+            e(b"a b\n", b"", IdMode::Compact),
+            "e.txt:1: bad source id 'a'; use --string-ids for ids that are not numbers"
+        );
+        assert_eq!(
+            e(b"0 1\n0 4000000000\n", b"", IdMode::Keep),
+            "e.txt:2: target id 4000000000 with --keep-ids would make 4000000001 vertices; at most 1048849 \
+             are allowed for this file (without --keep-ids ids are compacted)"
+        );
+    }
+
+    #[test]
+    fn sparse_ids_are_compacted_and_kept() {
+        // The reproducer of issue 9: allocated for 4·10^9 vertices before.
+        let g = read(b"0 1\n4000000000 2\n", b"4000000000 7\n9 1\n", false, IdMode::Compact).unwrap();
+        assert_eq!(g.num_vertices(), 5);
+        assert_eq!(g.ids().map(|i| &**i), Some(&VertexIds::Numbers(vec![0, 1, 2, 9, 4_000_000_000])));
+        assert_eq!(g.label(4), 7);
+        assert_eq!(g.label(3), 1);
+        assert_eq!(g.degree(3, crate::graph::Dir::Out), 0);
+        assert_eq!(g.edge_label(4, 2), Some(0));
+        let mut out = Vec::new();
+        write(&g, &mut out, None::<Vec<u8>>).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "0 1\n2 4000000000\n");
+
+        let g = read(b"bob\talice\r\nalice carol 3\r\n", b"carol 5\n", true, IdMode::Names).unwrap();
+        assert_eq!(g.original_id(0), Id::Name("alice"));
+        assert_eq!(g.edge_label(1, 0), Some(0));
+        assert_eq!(g.edge_label(0, 2), Some(3));
+        assert_eq!(g.label(2), 5);
+        let g = read(b"1 3\n3 2\n", b"", false, IdMode::Compact).unwrap();
+        assert_eq!(g.original_id(2), Id::Number(3));
+        assert_eq!(g.edge_label(0, 2), Some(0));
     }
 }

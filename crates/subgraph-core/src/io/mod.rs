@@ -3,11 +3,15 @@
 pub mod binary;
 pub mod edgelist;
 pub mod gsi;
+pub mod konect;
+pub mod mtx;
+mod remap;
 pub mod sunluo;
 mod text;
 
 use crate::error::Error;
 use crate::graph::{BuildStats, Graph, GraphBuilder};
+pub use remap::{IdMode, KEEP_IDS_PER_BYTE, KEEP_IDS_SLACK};
 use std::path::{Path, PathBuf};
 
 /// A graph file format.
@@ -21,10 +25,14 @@ pub enum Format {
     EdgeList,
     /// The `.sgb` binary format of [`binary`].
     Binary,
+    /// Matrix Market coordinate files (`.mtx`).
+    Mtx,
+    /// KONECT networks (`out.NAME`).
+    Konect,
 }
 
 impl Format {
-    pub const NAMES: &'static [&'static str] = &["graph", "gsi", "edges", "binary"];
+    pub const NAMES: &'static [&'static str] = &["graph", "gsi", "edges", "binary", "mtx", "konect"];
 
     pub fn from_name(name: &str) -> Option<Format> {
         match name {
@@ -32,26 +40,44 @@ impl Format {
             "gsi" | "g" => Some(Format::Gsi),
             "edges" | "edgelist" => Some(Format::EdgeList),
             "binary" | "sgb" => Some(Format::Binary),
+            "mtx" => Some(Format::Mtx),
+            "konect" => Some(Format::Konect),
             _ => None,
         }
     }
 
-    /// The format a file's extension names, if any.
+    /// Whether the format's vertex ids are the file's own (compacted or kept by [`IdMode`]),
+    /// and a vertex label file can be applied to it.
+    pub fn has_free_ids(self) -> bool {
+        matches!(self, Format::EdgeList | Format::Mtx | Format::Konect)
+    }
+
+    /// The format a file's name says, if any: its extension, or KONECT's `out.` prefix.
     pub fn from_extension(path: &Path) -> Option<Format> {
+        if path.file_name()?.to_str()?.starts_with("out.") {
+            return Some(Format::Konect);
+        }
         match path.extension()?.to_str()? {
             "graph" => Some(Format::SunLuo),
             "g" | "gsi" => Some(Format::Gsi),
             "txt" | "edges" | "el" | "tsv" | "snap" => Some(Format::EdgeList),
             "sgb" => Some(Format::Binary),
+            "mtx" => Some(Format::Mtx),
             _ => None,
         }
     }
 
-    /// The format the content looks like: the binary magic bytes, else `t #` starts GSI, `t`
-    /// Sun & Luo, else an edge list.
+    /// The format the content looks like: the binary magic bytes, the Matrix Market banner,
+    /// a KONECT first line, else `t #` starts GSI, `t` Sun & Luo, else an edge list.
     pub fn sniff(data: &[u8]) -> Format {
         if binary::has_magic(data) {
             return Format::Binary;
+        }
+        if mtx::has_banner(data) {
+            return Format::Mtx;
+        }
+        if konect::has_header(data) {
+            return Format::Konect;
         }
         let first = data
             .split(|&c| c == b'\n')
@@ -74,8 +100,10 @@ pub struct ReadOptions {
     pub format: Option<Format>,
     /// Edge lists only: edges are directed.
     pub directed: bool,
-    /// Edge lists only: a file of `id label` lines.
+    /// Edge lists, Matrix Market and KONECT: a file of `id label` lines, in the file's ids.
     pub vertex_labels: Option<PathBuf>,
+    /// Edge lists, Matrix Market and KONECT: how ids become vertices.
+    pub ids: IdMode,
 }
 
 /// A graph read from a file, with what the builder dropped.
@@ -93,24 +121,73 @@ fn read_bytes(path: &Path) -> Result<Vec<u8>, Error> {
 pub fn read_graphs(path: &Path, opts: &ReadOptions) -> Result<Vec<Loaded>, Error> {
     let named = opts.format.or_else(|| Format::from_extension(path));
     if named == Some(Format::Binary) || (named.is_none() && binary::file_has_magic(path)?) {
+        check_labels_apply(path, Format::Binary, opts.vertex_labels.is_some())?;
         return Ok(vec![Loaded { graph: binary::read(path)?, stats: BuildStats::default() }]);
     }
     let data = read_bytes(path)?;
-    let format = named.unwrap_or_else(|| Format::sniff(&data));
-    let builders = match format {
-        Format::Binary => unreachable!("binary files are read above"),
-        Format::SunLuo => vec![sunluo::parse(path, &data)?],
-        Format::Gsi => gsi::parse_all(path, &data)?,
-        Format::EdgeList => {
-            let mut b = edgelist::parse(path, &data, opts.directed)?;
-            if let Some(lp) = &opts.vertex_labels {
-                edgelist::apply_labels(lp, &read_bytes(lp)?, &mut b)?;
+    let labels = opts.vertex_labels.as_deref().map(|lp| read_bytes(lp).map(|d| (lp, d))).transpose()?;
+    let parsed = parse(path, &data, labels.as_ref().map(|(lp, d)| (*lp, d.as_slice())), opts)?;
+    // The text is no longer needed while the builder sorts the edges.
+    drop((data, labels));
+    finish_all(path, parsed)
+}
+
+/// Reads every graph of a file held in memory: `data` is the file `path` (named in errors),
+/// `labels` the vertex label file of `opts.vertex_labels` with its content.
+pub fn parse_graphs(
+    path: &Path,
+    data: &[u8],
+    labels: Option<(&Path, &[u8])>,
+    opts: &ReadOptions,
+) -> Result<Vec<Loaded>, Error> {
+    finish_all(path, parse(path, data, labels, opts)?)
+}
+
+/// A file's graphs, read: loaded whole (binary) or still to be built.
+enum Parsed {
+    Graph(Box<Graph>),
+    Builders(Vec<GraphBuilder>),
+}
+
+fn parse(path: &Path, data: &[u8], labels: Option<(&Path, &[u8])>, opts: &ReadOptions) -> Result<Parsed, Error> {
+    let format = opts.format.or_else(|| Format::from_extension(path)).unwrap_or_else(|| Format::sniff(data));
+    check_labels_apply(path, format, labels.is_some())?;
+    Ok(Parsed::Builders(match format {
+        Format::Binary => return Ok(Parsed::Graph(Box::new(binary::decode(path, data, data.len() as u64)?))),
+        Format::SunLuo => vec![sunluo::parse(path, data)?],
+        Format::Gsi => gsi::parse_all(path, data)?,
+        Format::EdgeList | Format::Mtx | Format::Konect => {
+            let mut raw = match format {
+                Format::Mtx => mtx::parse(path, data, opts.ids)?,
+                Format::Konect => konect::parse(path, data, opts.ids)?,
+                _ => edgelist::parse(path, data, opts.directed, opts.ids)?,
+            };
+            if let Some((lp, ld)) = labels {
+                edgelist::parse_labels(lp, ld, &mut raw)?;
             }
-            vec![b]
+            vec![raw.into_builder(path)?]
         }
-    };
-    drop(data);
-    builders.into_iter().map(|b| finish(path, b)).collect()
+    }))
+}
+
+fn finish_all(path: &Path, parsed: Parsed) -> Result<Vec<Loaded>, Error> {
+    match parsed {
+        Parsed::Graph(graph) => Ok(vec![Loaded { graph: *graph, stats: BuildStats::default() }]),
+        Parsed::Builders(b) => b.into_iter().map(|b| finish(path, b)).collect(),
+    }
+}
+
+/// A vertex label file only applies to formats whose vertices are the file's own ids.
+fn check_labels_apply(path: &Path, format: Format, labelled: bool) -> Result<(), Error> {
+    if labelled && !format.has_free_ids() {
+        return Err(Error::Parse {
+            file: path.to_path_buf(),
+            line: 0,
+            msg: "a vertex label file applies to edge lists, Matrix Market and KONECT files; this file has its labels"
+                .into(),
+        });
+    }
+    Ok(())
 }
 
 fn finish(path: &Path, b: GraphBuilder) -> Result<Loaded, Error> {
@@ -138,6 +215,13 @@ pub fn write_graph(g: &Graph, path: &Path, format: Format) -> Result<(), Error> 
     let create = |p: &Path| std::fs::File::create(p).map(std::io::BufWriter::new);
     let w = create(path).map_err(io)?;
     match format {
+        Format::Mtx | Format::Konect => {
+            return Err(Error::Parse {
+                file: path.to_path_buf(),
+                line: 0,
+                msg: "writing Matrix Market or KONECT files is not supported; write an edge list".into(),
+            })
+        }
         Format::SunLuo => sunluo::write(g, w),
         Format::Gsi => gsi::write(g, w),
         Format::Binary => binary::write(g, w),

@@ -1,0 +1,157 @@
+//! The vertex ids a file used, kept when the reader compacted them to 0..n (edge lists with
+//! sparse ids, named vertices): vertex v of the graph is the v-th smallest original id, and
+//! output prints the originals.
+
+use std::fmt;
+
+/// Original ids of a graph's vertices, strictly increasing with the vertex number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VertexIds {
+    /// Numbers, in numeric order.
+    Numbers(Vec<u64>),
+    /// Names (UTF-8), in byte order: vertex v's is `bytes[offsets[v]..offsets[v + 1]]`.
+    Names { offsets: Vec<u64>, bytes: Vec<u8> },
+}
+
+/// One vertex's original id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Id<'a> {
+    Number(u64),
+    Name(&'a str),
+}
+
+impl fmt::Display for Id<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Id::Number(x) => write!(f, "{x}"),
+            Id::Name(s) => f.write_str(s),
+        }
+    }
+}
+
+impl VertexIds {
+    /// Names from strings already in byte order (checked by [`VertexIds::check`]).
+    pub fn names<S: AsRef<str>>(sorted: &[S]) -> VertexIds {
+        let mut offsets = Vec::with_capacity(sorted.len() + 1);
+        let mut bytes = Vec::new();
+        offsets.push(0);
+        for s in sorted {
+            bytes.extend_from_slice(s.as_ref().as_bytes());
+            offsets.push(bytes.len() as u64);
+        }
+        VertexIds::Names { offsets, bytes }
+    }
+
+    /// Vertices the ids are for.
+    pub fn len(&self) -> usize {
+        match self {
+            VertexIds::Numbers(v) => v.len(),
+            VertexIds::Names { offsets, .. } => offsets.len().saturating_sub(1),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Vertex v's original id.
+    pub fn get(&self, v: u32) -> Id<'_> {
+        match self {
+            VertexIds::Numbers(x) => Id::Number(x[v as usize]),
+            VertexIds::Names { .. } => Id::Name(self.name(v as usize)),
+        }
+    }
+
+    fn name(&self, i: usize) -> &str {
+        match self {
+            VertexIds::Names { offsets, bytes } => {
+                let b = &bytes[offsets[i] as usize..offsets[i + 1] as usize];
+                std::str::from_utf8(b).expect("names are checked UTF-8 when made")
+            }
+            VertexIds::Numbers(_) => unreachable!("only names have names"),
+        }
+    }
+
+    /// The vertex whose original id is `id`, if any.
+    pub fn find(&self, id: Id<'_>) -> Option<u32> {
+        let i = match (self, id) {
+            (VertexIds::Numbers(x), Id::Number(n)) => x.binary_search(&n).ok()?,
+            (VertexIds::Names { .. }, Id::Name(s)) => {
+                let (mut lo, mut hi) = (0, self.len());
+                while lo < hi {
+                    let mid = (lo + hi) / 2;
+                    match self.name(mid).as_bytes().cmp(s.as_bytes()) {
+                        std::cmp::Ordering::Less => lo = mid + 1,
+                        std::cmp::Ordering::Greater => hi = mid,
+                        std::cmp::Ordering::Equal => return Some(mid as u32),
+                    }
+                }
+                return None;
+            }
+            _ => return None,
+        };
+        Some(i as u32)
+    }
+
+    /// Checks that there are `n` ids, strictly increasing, names in UTF-8 with consistent
+    /// offsets: what a loader must know before it trusts a file's ids.
+    pub fn check(&self, n: usize) -> Result<(), String> {
+        if self.len() != n {
+            return Err(format!("{} vertex ids for {n} vertices", self.len()));
+        }
+        match self {
+            VertexIds::Numbers(x) => match x.windows(2).position(|w| w[0] >= w[1]) {
+                Some(i) => Err(format!("vertex ids not increasing at vertex {}", i + 1)),
+                None => Ok(()),
+            },
+            VertexIds::Names { offsets, bytes } => {
+                if offsets.first() != Some(&0) || offsets.last() != Some(&(bytes.len() as u64)) {
+                    return Err("vertex name offsets do not span the names".into());
+                }
+                if let Some(i) = offsets.windows(2).position(|w| w[0] > w[1]) {
+                    return Err(format!("vertex name offsets decrease at vertex {i}"));
+                }
+                let mut prev: Option<&[u8]> = None;
+                for i in 0..n {
+                    let b = &bytes[offsets[i] as usize..offsets[i + 1] as usize];
+                    if std::str::from_utf8(b).is_err() {
+                        return Err(format!("vertex name {i} is not UTF-8"));
+                    }
+                    if prev.is_some_and(|p| p >= b) {
+                        return Err(format!("vertex names not increasing at vertex {i}"));
+                    }
+                    prev = Some(b);
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_and_names_look_up_and_check() {
+        let n = VertexIds::Numbers(vec![3, 10, 4_000_000_000]);
+        assert_eq!(n.get(2).to_string(), "4000000000");
+        assert_eq!(n.find(Id::Number(10)), Some(1));
+        assert_eq!(n.find(Id::Number(11)), None);
+        assert_eq!(n.find(Id::Name("10")), None);
+        assert!(n.check(3).is_ok());
+        assert_eq!(n.check(2).unwrap_err(), "3 vertex ids for 2 vertices");
+        assert!(VertexIds::Numbers(vec![1, 1]).check(2).is_err());
+
+        let s = VertexIds::names(&["alice", "bob", "é"]);
+        assert_eq!(s.get(1), Id::Name("bob"));
+        assert_eq!(s.find(Id::Name("é")), Some(2));
+        assert_eq!(s.find(Id::Name("carol")), None);
+        assert!(s.check(3).is_ok());
+        assert!(VertexIds::names(&["b", "a"]).check(2).is_err());
+        let bad = VertexIds::Names { offsets: vec![0, 1], bytes: vec![0xff] };
+        assert_eq!(bad.check(1).unwrap_err(), "vertex name 0 is not UTF-8");
+        let bad = VertexIds::Names { offsets: vec![0, 3], bytes: vec![b'a'] };
+        assert!(bad.check(1).is_err());
+    }
+}
