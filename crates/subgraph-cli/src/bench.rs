@@ -1,7 +1,7 @@
 //! `subgraph bench`: time query sets against one data graph and write results.csv, summary.md
 //! and times.svg into an output directory, optionally compared with an earlier run's CSV.
 
-use crate::matching::{check_timeout, load_options, Engine, GpuArgs, InputArgs, PartsArgs};
+use crate::matching::{check_timeout, Engine, GpuArgs, InputArgs, PartsArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -12,7 +12,6 @@ use subgraph_bench::runner::{
     to_csv, RunConfig, Status, SummaryInput,
 };
 use subgraph_core::cpu::FailingSets;
-use subgraph_core::io::read_graph;
 use subgraph_core::pipeline::MatchOptions;
 
 #[derive(Args)]
@@ -92,7 +91,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
     let interrupt = crate::signal::interrupt_flag()?;
 
     let t = Instant::now();
-    let data = read_graph(&a.data, &load_options(&a.input)?)?.graph;
+    let data = a.input.read_one(&a.data)?.graph;
     let load_ms = t.elapsed().as_secs_f64() * 1e3;
     eprintln!(
         "data {}: {} vertices, {} edges, loaded in {load_ms:.0} ms; {} query files",
@@ -105,7 +104,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
     let on_gpu = engine.has_gpu();
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("starting the thread pool")?;
     let cfg = RunConfig {
-        options: parts.options(a.limit, FailingSets::Auto),
+        options: MatchOptions { max_memory: a.input.max_memory, ..parts.options(a.limit, FailingSets::Auto) },
         device: if on_gpu { a.device.clone() } else { "cpu".to_string() },
         threads,
         timeout: a.timeout.map(Duration::from_secs_f64),

@@ -3,7 +3,7 @@
 //! tail, and per position the estimated against the actual partial matches (the chosen plan
 //! is run on the CPU engine); with `--all`, every compared plan is run and timed.
 
-use crate::matching::{check_timeout, load_options, InputArgs, PartsArgs};
+use crate::matching::{check_timeout, InputArgs, PartsArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde::Serialize;
@@ -11,8 +11,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use subgraph_core::cpu::FailingSets;
 use subgraph_core::estimate::GPU_WEIGHTS;
-use subgraph_core::io::{read_graph, read_graphs, ReadOptions};
-use subgraph_core::pipeline::{explain_query, Explained};
+use subgraph_core::io::{read_graphs, ReadOptions};
+use subgraph_core::pipeline::{explain_query, Explained, MatchOptions};
 use subgraph_core::sink::Control;
 
 #[derive(Args)]
@@ -265,9 +265,9 @@ pub fn run(a: ExplainArgs) -> Result<()> {
         }
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global().context("starting the thread pool")?;
     }
-    let data = read_graph(&a.data, &load_options(&a.input)?)?.graph;
+    let data = a.input.read_one(&a.data)?.graph;
     let qopts = ReadOptions { directed: data.is_directed(), ids: a.input.ids.mode(), ..ReadOptions::default() };
-    let opts = parts.options(a.limit, FailingSets::Auto);
+    let opts = MatchOptions { max_memory: a.input.max_memory, ..parts.options(a.limit, FailingSets::Auto) };
     let timeout = a.timeout.map(Duration::from_secs_f64);
     let control = || Control::new(timeout.map(|t| Instant::now() + t), Default::default());
     for path in &a.queries {

@@ -1,12 +1,11 @@
 //! `subgraph info`: a graph's size, labels, degrees and memory.
 
-use crate::matching::{load_options, InputArgs};
+use crate::matching::InputArgs;
 use anyhow::Result;
 use clap::Args;
 use serde::Serialize;
 use std::process::ExitCode;
 use std::time::Instant;
-use subgraph_core::io::read_graphs;
 use subgraph_core::VertexIds;
 
 #[derive(Args)]
@@ -43,7 +42,7 @@ struct Info {
 
 pub fn run(a: InfoArgs) -> Result<ExitCode> {
     let t = Instant::now();
-    let graphs = read_graphs(&a.file, &load_options(&a.input)?)?;
+    let graphs = a.input.read_all(&a.file)?;
     let load_ms = t.elapsed().as_secs_f64() * 1e3;
     for (i, l) in graphs.iter().enumerate() {
         let g = &l.graph;

@@ -4,7 +4,7 @@ use crate::progress::with_progress;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde::Serialize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 use subgraph_core::automorphism::Automorphisms;
 use subgraph_core::cpu::FailingSets;
 use subgraph_core::filter::Filter;
-use subgraph_core::io::{read_graph, read_graphs, Format, IdMode, ReadOptions};
+use subgraph_core::io::{read_graphs, Format, IdMode, Loaded, ReadOptions};
 use subgraph_core::order::Order;
-use subgraph_core::pipeline::{prepare, run_query, MatchOptions, Report};
+use subgraph_core::pipeline::{bytes, prepare, run_query, MatchOptions, Report};
 use subgraph_core::plan::{Symmetry, Tail};
 use subgraph_core::planner::{choose_device, device_for_graph, gpu_break_even, Device, DeviceChoice, H200_COSTS};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
@@ -39,6 +39,64 @@ pub struct InputArgs {
     pub vertex_labels: Option<PathBuf>,
     #[command(flatten)]
     pub ids: IdArgs,
+    /// Host memory the data graph and each query's candidate space may take, in bytes (K, M,
+    /// G, T suffixes: powers of 1024); exceeding it is an error before the memory is used.
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
+    pub max_memory: Option<u64>,
+}
+
+/// Parses `123`, `64K`, `1.5G`, `2GiB`, `512MB` (powers of 1024).
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let digits = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = t.split_at(digits);
+    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        u => return Err(format!("unknown unit '{u}' (use K, M, G or T)")),
+    };
+    match num.parse::<f64>() {
+        Ok(x) if x > 0.0 && (x * scale as f64) < u64::MAX as f64 => Ok((x * scale as f64) as u64),
+        _ => Err(format!("expected a positive size such as 512M or 4G, got '{s}'")),
+    }
+}
+
+impl InputArgs {
+    /// Reads the file's graphs under `--max-memory`: a file larger than the cap is refused
+    /// before it is read, a graph that takes more than the cap once built after.
+    pub fn read_all(&self, path: &Path) -> Result<Vec<Loaded>> {
+        if let Some(max) = self.max_memory {
+            let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+            if len > max {
+                bail!("{}: the file's {} exceed --max-memory {}", path.display(), bytes(len), bytes(max));
+            }
+        }
+        let all = read_graphs(path, &load_options(self)?)?;
+        if let Some(max) = self.max_memory {
+            let used: u64 = all.iter().map(|l| l.graph.memory_bytes()).sum();
+            if used > max {
+                bail!(
+                    "{}: the graph takes {} in memory, more than --max-memory {}",
+                    path.display(),
+                    bytes(used),
+                    bytes(max)
+                );
+            }
+        }
+        Ok(all)
+    }
+
+    /// [`InputArgs::read_all`] for a file that must hold one graph.
+    pub fn read_one(&self, path: &Path) -> Result<Loaded> {
+        let mut all = self.read_all(path)?;
+        if all.len() != 1 {
+            bail!("{}: expected one graph, the file holds {}", path.display(), all.len());
+        }
+        Ok(all.pop().expect("one graph"))
+    }
 }
 
 /// How the vertex ids of edge lists, Matrix Market and KONECT files become vertices.
@@ -118,6 +176,7 @@ impl Parts {
             tail: self.tail,
             limit,
             failing_sets,
+            max_memory: None,
         }
     }
 
@@ -482,7 +541,7 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
     let interrupt = crate::signal::interrupt_flag()?;
 
     let t = Instant::now();
-    let data = read_graph(&a.data, &load_options(&a.input)?)?;
+    let data = a.input.read_one(&a.data)?;
     let load_ms = t.elapsed().as_secs_f64() * 1e3;
     if !a.quiet {
         let dropped = data.stats.self_loops + data.stats.duplicates;
@@ -520,7 +579,7 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
         }
     };
     let mut engine = Engine::open(&a.device, &data, a.gpu.options(), a.quiet)?;
-    let opts = parts.options(a.limit, failing_sets);
+    let opts = MatchOptions { max_memory: a.input.max_memory, ..parts.options(a.limit, failing_sets) };
     // The query loop runs on a pool thread so no query waits for a sleeping worker to wake.
     rayon::scope(|_| match_all(&a, &data, &mut engine, &qopts, &opts, output.as_ref(), &interrupt, threads))
 }

@@ -275,3 +275,37 @@ fn real_world_ids_and_formats() {
     let o = run(&["match", "-q", "--format", "json", &konect, &q, "--keep-ids"]);
     assert_eq!(json_lines(&o)[0]["embeddings"], 6);
 }
+
+/// `--max-memory` refuses a data graph or a candidate space larger than the cap, with one
+/// line and exit 1, before the memory is used.
+#[test]
+fn max_memory_is_checked_before_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let hprd = data("hprd/HPRD.graph");
+    let q = data("hprd/queries/query_dense_16_2.graph");
+    let (hprd, q) = (hprd.to_str().unwrap(), q.to_str().unwrap());
+    let one_line = |o: &Output, msg: &str| {
+        assert_eq!(o.status.code(), Some(1));
+        let err = stderr(o);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(msg), "{err}");
+    };
+    one_line(
+        &run(&["match", "-q", "--max-memory", "64K", hprd, q]),
+        "the file's 508106 bytes exceed --max-memory 65536 bytes",
+    );
+    one_line(
+        &run(&["match", "-q", "--max-memory", "600K", hprd, q]),
+        "the graph takes 917168 bytes in memory, more than --max-memory 614400 bytes",
+    );
+    let k60: String = (0..60).flat_map(|i| (i + 1..60).map(move |j| format!("{i} {j}\n"))).collect();
+    let k60 = write(dir.path(), "k60.txt", k60.as_bytes());
+    let tri = write(dir.path(), "tri.graph", b"t 3 3\nv 0 0 2\nv 1 0 2\nv 2 0 2\ne 0 1\ne 1 2\ne 0 2\n");
+    let args = ["match", "-q", "--format", "json", "--device", "cpu", &k60, &tri];
+    let o = run(&args);
+    assert_eq!(json_lines(&o)[0]["embeddings"], 205_320);
+    let o = run(&[&args[..], &["--max-memory", "40K"]].concat());
+    one_line(&o, "the candidate space needs up to 43944 bytes but only 40960 bytes are allowed by --max-memory");
+    let o = run(&["match", "-q", "--max-memory", "4x", &k60, &tri]);
+    assert_eq!(o.status.code(), Some(2), "a bad size is a usage error");
+}

@@ -16,6 +16,15 @@ use std::time::{Duration, Instant};
 
 const GIB: f64 = (1u64 << 30) as f64;
 
+/// A byte count for messages: GiB, MiB or bytes.
+pub fn bytes(b: u64) -> String {
+    match b {
+        b if b >= 1 << 30 => format!("{:.1} GiB", b as f64 / GIB),
+        b if b >= 1 << 20 => format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64),
+        b => format!("{b} bytes"),
+    }
+}
+
 /// Memory the system can still give this process (Linux `MemAvailable`), if known.
 pub fn available_memory() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
@@ -35,6 +44,9 @@ pub struct MatchOptions {
     pub tail: Tail,
     pub limit: Option<u64>,
     pub failing_sets: FailingSets,
+    /// Bytes of host memory a query's candidate space may take (`--max-memory`), besides the
+    /// memory the system has available.
+    pub max_memory: Option<u64>,
 }
 
 impl Default for MatchOptions {
@@ -48,6 +60,7 @@ impl Default for MatchOptions {
             tail: p.tail,
             limit: None,
             failing_sets: FailingSets::Auto,
+            max_memory: None,
         }
     }
 }
@@ -171,7 +184,7 @@ pub fn prepare(
     let cands = popts.filter.run(data, &q, popts.semantics);
     let filter_ms = t.elapsed().as_secs_f64() * 1e3;
     let mut plan = planner::default_plan(data, &q, popts, cands, filter_ms);
-    let (space, space_ms) = build_space(data, &plan)?;
+    let (space, space_ms) = build_space(data, &plan, opts.max_memory)?;
     // A bound from the space's longest lists first; a sample over the space (cheap: its lists
     // are filtered already) when the bound does not show the query small.
     let bound = if plan.empty { 0.0 } else { estimate::space_bound(&plan, &space) };
@@ -252,7 +265,7 @@ impl Prepared {
                     let same = best.vertices == vertices && best.tail == tail;
                     plan = best;
                     if !same {
-                        (space, space_ms) = build_space(data, &plan)?;
+                        (space, space_ms) = build_space(data, &plan, opts.max_memory)?;
                     }
                 }
             }
@@ -309,7 +322,7 @@ pub fn explain_query(
         let mut out = Vec::new();
         for (i, plan) in std::iter::once(plan).chain(others).enumerate() {
             let start = if i == 0 { start } else { Instant::now() };
-            let (space, space_ms) = build_space(data, &plan)?;
+            let (space, space_ms) = build_space(data, &plan, opts.max_memory)?;
             let t = Instant::now();
             let run = cpu::enumerate(data, &plan, &space, engine, &control(), None);
             let enumerate_ms = t.elapsed().as_secs_f64() * 1e3;
@@ -324,22 +337,24 @@ pub fn explain_query(
 /// Seed of the gate's sampling.
 const GATE_SEED: u64 = 0x9a7e_5eed;
 
-/// The candidate space of `plan`, refused when it cannot fit the available memory.
-fn build_space(data: &Graph, plan: &Plan) -> Result<(CandidateSpace, f64), Error> {
+/// The candidate space of `plan`, refused when it cannot fit the available memory or
+/// `max_memory`.
+fn build_space(data: &Graph, plan: &Plan, max_memory: Option<u64>) -> Result<(CandidateSpace, f64), Error> {
     let t = Instant::now();
-    // A space under 64 MiB is allocated without asking the system (a /proc read costs more
-    // than small queries take).
+    // A space under 64 MiB (and under the cap) is allocated without asking the system (a /proc
+    // read costs more than small queries take).
     let loose = CandidateSpace::estimate_bytes(data, plan, false);
-    if loose > 64 << 20 {
-        let free = available_memory().filter(|&free| loose > free);
-        if let Some(free) = free {
+    if loose > (64 << 20u64).min(max_memory.unwrap_or(u64::MAX)) {
+        let free = available_memory().map(|f| (f, "of memory is available"));
+        let cap = max_memory.map(|m| (m, "are allowed by --max-memory"));
+        let budget = [free, cap].into_iter().flatten().min_by_key(|&(b, _)| b);
+        if let Some((budget, why)) = budget.filter(|&(b, _)| loose > b) {
             let need = CandidateSpace::estimate_bytes(data, plan, true);
-            if need > free {
+            if need > budget {
                 return Err(Error::Limit(format!(
-                    "the candidate space needs up to {:.1} GiB but only {:.1} GiB of memory is available; \
-                     try a stronger filter (--filter gql or cs)",
-                    need as f64 / GIB,
-                    free as f64 / GIB
+                    "the candidate space needs up to {} but only {} {why}; try a stronger filter (--filter gql or cs)",
+                    bytes(need),
+                    bytes(budget)
                 )));
             }
         }
