@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use subgraph_core::automorphism::Automorphisms;
 use subgraph_core::cpu::FailingSets;
 use subgraph_core::filter::Filter;
-use subgraph_core::io::{read_graph, read_graphs, Format, ReadOptions};
+use subgraph_core::io::{read_graph, read_graphs, source, Format, ReadOptions};
 use subgraph_core::order::Order;
 use subgraph_core::pipeline::{prepare, run_query, MatchOptions, Report};
 use subgraph_core::plan::{Symmetry, Tail};
@@ -27,15 +27,24 @@ use subgraph_gpu::{
 /// How to read an input graph.
 #[derive(Args, Clone)]
 pub struct InputArgs {
-    /// Input format (default: by extension, then by content): graph (Sun & Luo), gsi, edges.
+    /// Input format (default: by extension, the one under .gz or .zst for compressed files,
+    /// then by content): graph (Sun & Luo), gsi, edges, binary.
     #[arg(long, value_name = "FORMAT")]
     pub input_format: Option<String>,
     /// Edge lists: the edges are directed.
     #[arg(long)]
     pub directed: bool,
-    /// Edge lists: a file of `id label` lines.
+    /// Edge lists: a file of `id label` lines (may be .gz or .zst compressed).
     #[arg(long, value_name = "FILE")]
     pub vertex_labels: Option<PathBuf>,
+}
+
+/// Standard input can be read once: refuses `-` for more than one of the inputs.
+pub fn stdin_once<'a>(paths: impl IntoIterator<Item = &'a PathBuf>) -> Result<()> {
+    if paths.into_iter().filter(|p| source::is_stdin(p)).count() > 1 {
+        bail!("standard input (-) can be read only once, but more than one input names it");
+    }
+    Ok(())
 }
 
 fn format(name: &Option<String>) -> Result<Option<Format>> {
@@ -311,9 +320,11 @@ impl<'a> Engine<'a> {
 
 #[derive(Args)]
 pub struct MatchArgs {
-    /// Data graph file.
+    /// Data graph file; `-` reads standard input, and gzip (.gz) and zstd (.zst) files are
+    /// decompressed (told by their magic bytes too).
     data: PathBuf,
-    /// Query graph files (a GSI file may hold several queries).
+    /// Query graph files (a GSI file may hold several queries); `-` and compressed files as for
+    /// DATA.
     #[arg(required = true)]
     queries: Vec<PathBuf>,
     #[command(flatten)]
@@ -449,6 +460,7 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
     }
     let threads = rayon::current_num_threads();
 
+    stdin_once([&a.data].into_iter().chain(&a.queries).chain(&a.input.vertex_labels))?;
     let interrupt = crate::signal::interrupt_flag()?;
 
     let t = Instant::now();
@@ -458,7 +470,7 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
         let dropped = data.stats.self_loops + data.stats.duplicates;
         eprintln!(
             "data {}: {} vertices, {} edges{}, loaded in {:.0} ms{}",
-            a.data.display(),
+            source::display_name(&a.data).display(),
             data.graph.num_vertices(),
             data.graph.num_edges(),
             if data.graph.is_directed() { " (directed)" } else { "" },
@@ -511,7 +523,8 @@ fn match_all(
         let queries = read_graphs(path, qopts)?;
         let several = queries.len() > 1;
         for (i, q) in queries.into_iter().enumerate() {
-            let name = if several { format!("{}#{i}", path.display()) } else { path.display().to_string() };
+            let file = source::display_name(path).display();
+            let name = if several { format!("{file}#{i}") } else { file.to_string() };
             let deadline = a.timeout.map(|s| Instant::now() + Duration::from_secs_f64(s));
             let control = Control::new(deadline, interrupt.clone());
             let auts = a.unique.then(|| Automorphisms::of(&q.graph).order()).flatten();

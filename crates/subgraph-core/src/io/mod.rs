@@ -3,11 +3,13 @@
 pub mod binary;
 pub mod edgelist;
 pub mod gsi;
+pub mod source;
 pub mod sunluo;
 mod text;
 
 use crate::error::Error;
 use crate::graph::{BuildStats, Graph, GraphBuilder};
+use source::Input;
 use std::path::{Path, PathBuf};
 
 /// A graph file format.
@@ -74,7 +76,7 @@ pub struct ReadOptions {
     pub format: Option<Format>,
     /// Edge lists only: edges are directed.
     pub directed: bool,
-    /// Edge lists only: a file of `id label` lines.
+    /// Edge lists only: a file of `id label` lines, read through [`source`] like the graph.
     pub vertex_labels: Option<PathBuf>,
 }
 
@@ -85,32 +87,36 @@ pub struct Loaded {
     pub stats: BuildStats,
 }
 
-fn read_bytes(path: &Path) -> Result<Vec<u8>, Error> {
-    std::fs::read(path).map_err(|source| Error::Io { file: path.to_path_buf(), source })
-}
-
 /// Reads every graph of a file (GSI files may hold several; the other formats hold one).
+/// `-` reads standard input; gzip and zstd input is decompressed (see [`source`]), and the
+/// format comes from the extension under `.gz`/`.zst`, else from the content.
 pub fn read_graphs(path: &Path, opts: &ReadOptions) -> Result<Vec<Loaded>, Error> {
-    let named = opts.format.or_else(|| Format::from_extension(path));
-    if named == Some(Format::Binary) || (named.is_none() && binary::file_has_magic(path)?) {
-        return Ok(vec![Loaded { graph: binary::read(path)?, stats: BuildStats::default() }]);
+    let file = source::display_name(path);
+    let named = opts.format.or_else(|| Format::from_extension(&source::uncompressed_name(path)));
+    let input = source::open(path)?;
+    if named == Some(Format::Binary) || (named.is_none() && binary::has_magic(input.head())) {
+        let graph = match input {
+            Input::File { .. } => binary::read(path)?,
+            Input::Bytes(data) => binary::decode(file, data.as_slice(), data.len() as u64)?,
+        };
+        return Ok(vec![Loaded { graph, stats: BuildStats::default() }]);
     }
-    let data = read_bytes(path)?;
+    let data = input.into_bytes(file)?;
     let format = named.unwrap_or_else(|| Format::sniff(&data));
     let builders = match format {
         Format::Binary => unreachable!("binary files are read above"),
-        Format::SunLuo => vec![sunluo::parse(path, &data)?],
-        Format::Gsi => gsi::parse_all(path, &data)?,
+        Format::SunLuo => vec![sunluo::parse(file, &data)?],
+        Format::Gsi => gsi::parse_all(file, &data)?,
         Format::EdgeList => {
-            let mut b = edgelist::parse(path, &data, opts.directed)?;
+            let mut b = edgelist::parse(file, &data, opts.directed)?;
             if let Some(lp) = &opts.vertex_labels {
-                edgelist::apply_labels(lp, &read_bytes(lp)?, &mut b)?;
+                edgelist::apply_labels(source::display_name(lp), &source::read(lp)?, &mut b)?;
             }
             vec![b]
         }
     };
     drop(data);
-    builders.into_iter().map(|b| finish(path, b)).collect()
+    builders.into_iter().map(|b| finish(file, b)).collect()
 }
 
 fn finish(path: &Path, b: GraphBuilder) -> Result<Loaded, Error> {
@@ -124,7 +130,7 @@ pub fn read_graph(path: &Path, opts: &ReadOptions) -> Result<Loaded, Error> {
     let mut all = read_graphs(path, opts)?;
     if all.len() != 1 {
         return Err(Error::Parse {
-            file: path.to_path_buf(),
+            file: source::display_name(path).to_path_buf(),
             line: 0,
             msg: format!("expected one graph, the file holds {}", all.len()),
         });
