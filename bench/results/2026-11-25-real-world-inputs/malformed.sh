@@ -28,6 +28,8 @@ p entries.mtx '%%%%MatrixMarket matrix coordinate pattern general\n2 2 2\n1 2\n'
 p out.zero '%% sym unweighted\n0 1\n'
 p out.bip '%% bip unweighted\n1 1\n'
 p out.first '%% graph\n1 2\n'
+printf 't 1 0\nv 0 0\n' | gzip | head -c 20 > trunc.graph.gz
+p notzstd.txt.zst 'abc'
 cp empty.txt labelled.graph; p labelled.graph 't 2 1\nv 0 0 1\nv 1 0 1\ne 0 1\n'; p labels.txt '0 1\n'
 "$bin" convert labelled.graph good.sgb 2>/dev/null
 p magic.sgb 'not a binary graph file at all, but named .sgb, and long enough for a header to be read...........................\n'
@@ -36,7 +38,7 @@ head -c $(( $(stat -c %s good.sgb) - 8 )) good.sgb > trunc.sgb
 cp good.sgb flipped.sgb; printf '\x01' | dd of=flipped.sgb bs=1 seek=130 conv=notrunc 2>/dev/null
 for f in bad-token.graph missing.txt extra.txt range.graph edges.graph vertices.graph huge.graph degree.graph nul.graph \
     empty.graph empty.txt trunc.g names.txt keep.txt array.mtx banner.mtx row.mtx entries.mtx out.zero out.bip out.first \
-    magic.sgb short.sgb trunc.sgb flipped.sgb nonexistent.graph; do
+    magic.sgb short.sgb trunc.sgb flipped.sgb trunc.graph.gz notzstd.txt.zst nonexistent.graph; do
     extra=()
     [ "$f" = keep.txt ] && extra=(--keep-ids)
     [ "$f" = out.first ] && extra=(--input-format konect)

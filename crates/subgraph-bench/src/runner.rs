@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use subgraph_core::io::{read_graphs, ReadOptions};
+use subgraph_core::io::{read_graphs, source, ReadOptions};
 use subgraph_core::pipeline::{MatchOptions, Report};
 use subgraph_core::sink::{Control, Stopped};
 use subgraph_core::Graph;
@@ -127,7 +127,8 @@ pub struct QueryResult {
 /// The class of a query file: `query_dense_8_12.graph` gives `dense_8` (Sun & Luo's naming);
 /// any other name gives its parent directory's name (`queries` when it has none).
 pub fn query_class(path: &Path) -> String {
-    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+    let name = source::uncompressed_name(path);
+    let stem = name.file_stem().and_then(|s| s.to_str()).unwrap_or("");
     let parts: Vec<&str> = stem.split('_').collect();
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     if let ["query", kind, size, index] = parts[..] {
@@ -173,12 +174,16 @@ pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     (a.len() - i).cmp(&(b.len() - j))
 }
 
-/// The query files named: files as given, directories replaced by their `*.graph` and `*.g`
-/// files in natural order.
+/// The query files named: files (and `-`, standard input) as given, directories replaced by
+/// their `*.graph` and `*.g` files, also under a `.gz` or `.zst` extension, in natural order.
 pub fn collect_queries(paths: &[PathBuf]) -> Result<Vec<PathBuf>, BenchError> {
     let mut out = Vec::new();
     for p in paths {
         let io = |source| BenchError::Io { file: p.clone(), source };
+        if source::is_stdin(p) {
+            out.push(p.clone());
+            continue;
+        }
         if !p.is_dir() {
             std::fs::metadata(p).map_err(io)?;
             out.push(p.clone());
@@ -186,7 +191,10 @@ pub fn collect_queries(paths: &[PathBuf]) -> Result<Vec<PathBuf>, BenchError> {
         }
         let mut files: Vec<PathBuf> =
             std::fs::read_dir(p).map_err(io)?.map(|e| e.map(|e| e.path()).map_err(io)).collect::<Result<_, _>>()?;
-        files.retain(|f| f.is_file() && matches!(f.extension().and_then(|e| e.to_str()), Some("graph" | "g")));
+        files.retain(|f| {
+            f.is_file()
+                && matches!(source::uncompressed_name(f).extension().and_then(|e| e.to_str()), Some("graph" | "g"))
+        });
         files.sort_by(|x, y| natural_cmp(&x.to_string_lossy(), &y.to_string_lossy()));
         out.extend(files);
     }
@@ -237,7 +245,8 @@ pub fn run_benchmark(
             .map_err(|source| BenchError::Query { query: path.display().to_string(), source })?;
         let several = graphs.len() > 1;
         for (i, q) in graphs.into_iter().enumerate() {
-            let name = if several { format!("{}#{i}", path.display()) } else { path.display().to_string() };
+            let file = source::display_name(path).display();
+            let name = if several { format!("{file}#{i}") } else { file.to_string() };
             let mut reports: Vec<Report> = Vec::new();
             reset_peak_rss();
             for _ in 0..cfg.repeat.max(1) {
@@ -737,6 +746,20 @@ mod tests {
         assert_eq!(query_class(Path::new("sets/triangles/q1.graph")), "triangles");
         assert_eq!(query_class(Path::new("sets/mixed/query_dense_x_1.graph")), "mixed");
         assert_eq!(query_class(Path::new("q.g")), "queries");
+        assert_eq!(query_class(Path::new("query_dense_8_12.graph.gz")), "dense_8");
+    }
+
+    #[test]
+    fn collects_plain_compressed_and_stdin_queries() {
+        let dir = std::env::temp_dir().join(format!("collect-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in ["q_10.graph", "q_2.graph.gz", "q_3.g.zst", "notes.txt", "q_4.gz"] {
+            std::fs::write(dir.join(f), b"").unwrap();
+        }
+        let got = collect_queries(&[dir.clone(), PathBuf::from("-")]).unwrap();
+        let names: Vec<_> = got.iter().map(|p| p.file_name().unwrap().to_str().unwrap()).collect();
+        assert_eq!(names, ["q_2.graph.gz", "q_3.g.zst", "q_10.graph", "-"]);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! `subgraph bench`: time query sets against one data graph and write results.csv, summary.md
 //! and times.svg into an output directory, optionally compared with an earlier run's CSV.
 
-use crate::matching::{check_timeout, Engine, GpuArgs, InputArgs, PartsArgs};
+use crate::matching::{check_timeout, stdin_once, Engine, GpuArgs, InputArgs, PartsArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -16,9 +16,11 @@ use subgraph_core::pipeline::MatchOptions;
 
 #[derive(Args)]
 pub struct BenchArgs {
-    /// Data graph file.
+    /// Data graph file; `-` reads standard input, and gzip (.gz) and zstd (.zst) files are
+    /// decompressed (told by their magic bytes too).
     data: PathBuf,
-    /// Query files, or directories whose *.graph and *.g files are run in natural order.
+    /// Query files (`-` and compressed files as for DATA), or directories whose *.graph and *.g
+    /// files (also .gz or .zst compressed) are run in natural order.
     #[arg(required = true)]
     queries: Vec<PathBuf>,
     #[command(flatten)]
@@ -78,6 +80,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
+    stdin_once([&a.data].into_iter().chain(&a.queries).chain(&a.input.vertex_labels))?;
     let other = a.compare.as_deref().map(read_csv).transpose()?;
     let queries = collect_queries(&a.queries)?;
     if queries.is_empty() {

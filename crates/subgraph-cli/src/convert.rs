@@ -11,7 +11,8 @@ use subgraph_core::io::{read_graph, write_graph, Format, ReadOptions};
 /// Convert a graph file to another format.
 #[derive(Args, Debug)]
 pub struct ConvertArgs {
-    /// The graph to read.
+    /// The graph to read; `-` reads standard input, and gzip (.gz) and zstd (.zst) files are
+    /// decompressed (told by their magic bytes too).
     pub input: PathBuf,
     /// The file to write.
     pub output: PathBuf,
@@ -25,7 +26,8 @@ pub struct ConvertArgs {
     /// Edge-list input only: the edges are directed.
     #[arg(long)]
     pub directed: bool,
-    /// Edge-list, mtx or KONECT input only: a file of `id label` lines, in the file's ids.
+    /// Edge-list, mtx or KONECT input only: a file of `id label` lines, in the file's ids (may be
+    /// .gz or .zst compressed).
     #[arg(long)]
     pub vertex_labels: Option<PathBuf>,
     #[command(flatten)]
@@ -40,6 +42,7 @@ pub fn parse_format(s: &str) -> Result<Format, String> {
 /// Runs `subgraph convert`.
 pub fn run(args: ConvertArgs) -> Result<()> {
     let start = Instant::now();
+    crate::matching::stdin_once([&args.input].into_iter().chain(&args.vertex_labels))?;
     let opts = ReadOptions {
         format: args.from,
         directed: args.directed,

@@ -3,7 +3,7 @@
 //! tail, and per position the estimated against the actual partial matches (the chosen plan
 //! is run on the CPU engine); with `--all`, every compared plan is run and timed.
 
-use crate::matching::{check_timeout, InputArgs, PartsArgs};
+use crate::matching::{check_timeout, stdin_once, InputArgs, PartsArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde::Serialize;
@@ -11,15 +11,16 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use subgraph_core::cpu::FailingSets;
 use subgraph_core::estimate::GPU_WEIGHTS;
-use subgraph_core::io::{read_graphs, ReadOptions};
+use subgraph_core::io::{read_graphs, source, ReadOptions};
 use subgraph_core::pipeline::{explain_query, Explained, MatchOptions};
 use subgraph_core::sink::Control;
 
 #[derive(Args)]
 pub struct ExplainArgs {
-    /// Data graph file.
+    /// Data graph file; `-` reads standard input, and gzip (.gz) and zstd (.zst) files are
+    /// decompressed (told by their magic bytes too).
     data: PathBuf,
-    /// Query graph files.
+    /// Query graph files; `-` and compressed files as for DATA.
     #[arg(required = true)]
     queries: Vec<PathBuf>,
     #[command(flatten)]
@@ -265,6 +266,7 @@ pub fn run(a: ExplainArgs) -> Result<()> {
         }
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global().context("starting the thread pool")?;
     }
+    stdin_once([&a.data].into_iter().chain(&a.queries).chain(&a.input.vertex_labels))?;
     let data = a.input.read_one(&a.data)?.graph;
     let qopts = ReadOptions { directed: data.is_directed(), ids: a.input.ids.mode(), ..ReadOptions::default() };
     let opts = MatchOptions { max_memory: a.input.max_memory, ..parts.options(a.limit, FailingSets::Auto) };
@@ -274,7 +276,8 @@ pub fn run(a: ExplainArgs) -> Result<()> {
         let queries = read_graphs(path, &qopts)?;
         let several = queries.len() > 1;
         for (i, q) in queries.into_iter().enumerate() {
-            let name = if several { format!("{}#{i}", path.display()) } else { path.display().to_string() };
+            let file = source::display_name(path).display();
+            let name = if several { format!("{file}#{i}") } else { file.to_string() };
             let runs = explain_query(&data, q.graph.clone(), &opts, a.all, control)
                 .with_context(|| format!("query {name}"))?;
             let e = explanation(name, &q.graph, &runs, parts.semantics.name());

@@ -75,7 +75,8 @@ pub enum KindArg {
 
 #[derive(Args, Debug)]
 pub struct QueriesArgs {
-    /// The data graph.
+    /// The data graph; `-` reads standard input, and gzip (.gz) and zstd (.zst) files are
+    /// decompressed (told by their magic bytes too).
     pub data: PathBuf,
     /// Vertices per query.
     #[arg(long)]
@@ -99,7 +100,8 @@ pub struct QueriesArgs {
     /// Edge-list data only: the edges are directed.
     #[arg(long)]
     pub directed: bool,
-    /// Edge-list, mtx or KONECT data only: a file of `id label` lines, in the file's ids.
+    /// Edge-list, mtx or KONECT data only: a file of `id label` lines, in the file's ids (may be
+    /// .gz or .zst compressed).
     #[arg(long)]
     pub vertex_labels: Option<PathBuf>,
     #[command(flatten)]
@@ -173,6 +175,7 @@ fn run_queries(a: QueriesArgs) -> Result<()> {
         (KindArg::Gsi, None) => bail!("--kind gsi needs --edges"),
         (_, Some(_)) => bail!("--edges applies to --kind gsi only"),
     };
+    crate::matching::stdin_once([&a.data].into_iter().chain(&a.vertex_labels))?;
     let opts =
         ReadOptions { format: a.format, directed: a.directed, vertex_labels: a.vertex_labels, ids: a.ids.mode() };
     let data = read_graph(&a.data, &opts)?.graph;

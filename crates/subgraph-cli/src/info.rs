@@ -6,11 +6,13 @@ use clap::Args;
 use serde::Serialize;
 use std::process::ExitCode;
 use std::time::Instant;
+use subgraph_core::io::source;
 use subgraph_core::VertexIds;
 
 #[derive(Args)]
 pub struct InfoArgs {
-    /// Graph file.
+    /// Graph file; `-` reads standard input, and gzip (.gz) and zstd (.zst) files are
+    /// decompressed (told by their magic bytes too).
     file: std::path::PathBuf,
     #[command(flatten)]
     input: InputArgs,
@@ -51,7 +53,8 @@ pub fn run(a: InfoArgs) -> Result<ExitCode> {
             g.vertex_label_values().iter().map(|&lab| (lab, g.vertices_with_label(lab).len() as u64)).collect();
         hist.sort_by_key(|&(lab, c)| (std::cmp::Reverse(c), lab));
         let endpoints = if g.is_directed() { g.num_edges() } else { 2 * g.num_edges() };
-        let name = if graphs.len() > 1 { format!("{}#{i}", a.file.display()) } else { a.file.display().to_string() };
+        let file = source::display_name(&a.file).display();
+        let name = if graphs.len() > 1 { format!("{file}#{i}") } else { file.to_string() };
         let info = Info {
             file: name,
             vertices: n,

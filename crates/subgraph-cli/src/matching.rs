@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use subgraph_core::automorphism::Automorphisms;
 use subgraph_core::cpu::FailingSets;
 use subgraph_core::filter::Filter;
-use subgraph_core::io::{read_graphs, Format, IdMode, Loaded, ReadOptions};
+use subgraph_core::io::{read_graphs, source, Format, IdMode, Loaded, ReadOptions};
 use subgraph_core::order::Order;
 use subgraph_core::pipeline::{bytes, prepare, run_query, MatchOptions, Report};
 use subgraph_core::plan::{Symmetry, Tail};
@@ -27,14 +27,15 @@ use subgraph_gpu::{
 /// How to read an input graph.
 #[derive(Args, Clone)]
 pub struct InputArgs {
-    /// Input format (default: by extension, then by content): graph (Sun & Luo), gsi, edges,
-    /// binary, mtx (Matrix Market), konect.
+    /// Input format (default: by extension, the one under .gz or .zst for compressed files,
+    /// then by content): graph (Sun & Luo), gsi, edges, binary, mtx (Matrix Market), konect.
     #[arg(long, value_name = "FORMAT")]
     pub input_format: Option<String>,
     /// Edge lists: the edges are directed.
     #[arg(long)]
     pub directed: bool,
-    /// Edge lists, mtx, KONECT: a file of `id label` lines, in the file's ids.
+    /// Edge lists, mtx, KONECT: a file of `id label` lines, in the file's ids (may be .gz or
+    /// .zst compressed).
     #[arg(long, value_name = "FILE")]
     pub vertex_labels: Option<PathBuf>,
     #[command(flatten)]
@@ -71,7 +72,12 @@ impl InputArgs {
         if let Some(max) = self.max_memory {
             let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
             if len > max {
-                bail!("{}: the file's {} exceed --max-memory {}", path.display(), bytes(len), bytes(max));
+                bail!(
+                    "{}: the file's {} exceed --max-memory {}",
+                    source::display_name(path).display(),
+                    bytes(len),
+                    bytes(max)
+                );
             }
         }
         let all = read_graphs(path, &load_options(self)?)?;
@@ -93,7 +99,7 @@ impl InputArgs {
     pub fn read_one(&self, path: &Path) -> Result<Loaded> {
         let mut all = self.read_all(path)?;
         if all.len() != 1 {
-            bail!("{}: expected one graph, the file holds {}", path.display(), all.len());
+            bail!("{}: expected one graph, the file holds {}", source::display_name(path).display(), all.len());
         }
         Ok(all.pop().expect("one graph"))
     }
@@ -119,6 +125,14 @@ impl IdArgs {
             _ => IdMode::Compact,
         }
     }
+}
+
+/// Standard input can be read once: refuses `-` for more than one of the inputs.
+pub fn stdin_once<'a>(paths: impl IntoIterator<Item = &'a PathBuf>) -> Result<()> {
+    if paths.into_iter().filter(|p| source::is_stdin(p)).count() > 1 {
+        bail!("standard input (-) can be read only once, but more than one input names it");
+    }
+    Ok(())
 }
 
 fn format(name: &Option<String>) -> Result<Option<Format>> {
@@ -400,9 +414,11 @@ impl<'a> Engine<'a> {
 
 #[derive(Args)]
 pub struct MatchArgs {
-    /// Data graph file.
+    /// Data graph file; `-` reads standard input, and gzip (.gz) and zstd (.zst) files are
+    /// decompressed (told by their magic bytes too).
     data: PathBuf,
-    /// Query graph files (a GSI file may hold several queries).
+    /// Query graph files (a GSI file may hold several queries); `-` and compressed files as for
+    /// DATA.
     #[arg(required = true)]
     queries: Vec<PathBuf>,
     #[command(flatten)]
@@ -538,6 +554,7 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
     }
     let threads = rayon::current_num_threads();
 
+    stdin_once([&a.data].into_iter().chain(&a.queries).chain(&a.input.vertex_labels))?;
     let interrupt = crate::signal::interrupt_flag()?;
 
     let t = Instant::now();
@@ -547,7 +564,7 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
         let dropped = data.stats.self_loops + data.stats.duplicates;
         eprintln!(
             "data {}: {} vertices, {} edges{}, loaded in {:.0} ms{}",
-            a.data.display(),
+            source::display_name(&a.data).display(),
             data.graph.num_vertices(),
             data.graph.num_edges(),
             if data.graph.is_directed() { " (directed)" } else { "" },
@@ -606,7 +623,8 @@ fn match_all(
         let queries = read_graphs(path, qopts)?;
         let several = queries.len() > 1;
         for (i, q) in queries.into_iter().enumerate() {
-            let name = if several { format!("{}#{i}", path.display()) } else { path.display().to_string() };
+            let file = source::display_name(path).display();
+            let name = if several { format!("{file}#{i}") } else { file.to_string() };
             let deadline = a.timeout.map(|s| Instant::now() + Duration::from_secs_f64(s));
             let control = Control::new(deadline, interrupt.clone());
             let auts = a.unique.then(|| Automorphisms::of(&q.graph).order()).flatten();

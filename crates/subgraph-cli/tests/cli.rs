@@ -1,8 +1,9 @@
-//! End-to-end tests of the `subgraph` binary: reports, output formats, limits, and one-line
-//! errors with a non-zero exit for malformed input.
+//! End-to-end tests of the `subgraph` binary: reports, output formats, limits, compressed and
+//! standard-input inputs, and one-line errors with a non-zero exit for malformed input.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_subgraph"))
@@ -14,6 +15,30 @@ fn data(rel: &str) -> PathBuf {
 
 fn run(args: &[&str]) -> Output {
     bin().args(args).output().unwrap()
+}
+
+/// Runs the binary with `input` on its standard input.
+fn run_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut child =
+        bin().args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    // A thread, so that a child that stops reading early cannot block the test; it may close
+    // the pipe, so the write's result is not checked.
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().unwrap();
+    let _ = writer.join();
+    out
+}
+
+fn gz(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+fn zst(data: &[u8]) -> Vec<u8> {
+    zstd::encode_all(data, 3).unwrap()
 }
 
 fn stdout(o: &Output) -> String {
@@ -243,6 +268,12 @@ fn real_world_ids_and_formats() {
         }
     }
     assert_eq!(matches(&[snap, &tri, "--vertex-labels", labels, "--keep-ids"]).0, 31);
+    let gz = data("snap/ca-grqc-sample.txt.gz");
+    let (_, mut from_gz) = matches(&[gz.to_str().unwrap(), &tri, "--vertex-labels", labels]);
+    let mut sorted = rows.clone();
+    sorted.sort();
+    from_gz.sort();
+    assert_eq!(from_gz, sorted, "the gzip-compressed file reads as the plain one");
     let sgb = dir.path().join("grqc.sgb");
     let o = run(&["convert", snap, sgb.to_str().unwrap(), "--vertex-labels", labels]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -308,4 +339,86 @@ fn max_memory_is_checked_before_use() {
     one_line(&o, "the candidate space needs up to 43944 bytes but only 40960 bytes are allowed by --max-memory");
     let o = run(&["match", "-q", "--max-memory", "4x", &k60, &tri]);
     assert_eq!(o.status.code(), Some(2), "a bad size is a usage error");
+}
+
+/// Compressed files (by extension or magic bytes) and standard input read like the plain file,
+/// for data, queries and vertex labels; a corrupt stream is a one-line error naming the file.
+#[test]
+fn compressed_and_stdin_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let dp = data("hprd/HPRD.graph");
+    let qp = data("hprd/queries/query_dense_16_2.graph");
+    let (d, q) = (std::fs::read(&dp).unwrap(), std::fs::read(&qp).unwrap());
+    let count = |o: &Output| {
+        assert!(o.status.success(), "{}", stderr(o));
+        json_lines(o)[0]["embeddings"].as_u64()
+    };
+    let matched =
+        |data: &str, query: &str| count(&run(&["match", "-q", "--device", "cpu", "--format", "json", data, query]));
+    let (plain_d, plain_q) = (dp.to_str().unwrap(), qp.to_str().unwrap());
+    assert_eq!(matched(plain_d, plain_q), Some(80));
+    let files = [
+        write(dir.path(), "d.graph.gz", &gz(&d)),
+        write(dir.path(), "d.graph.zst", &zst(&d)),
+        write(dir.path(), "d.gz", &gz(&d)),
+        write(dir.path(), "gzip-named-plain.graph", &gz(&d)),
+    ];
+    let vertices = |o: &Output| {
+        assert!(o.status.success(), "{}", stderr(o));
+        json_lines(o)[0]["vertices"].as_u64()
+    };
+    let plain_vertices = vertices(&run(&["info", "--format", "json", plain_d]));
+    for f in &files {
+        assert_eq!(vertices(&run(&["info", "--format", "json", f])), plain_vertices, "{f}");
+        assert_eq!(matched(f, plain_q), Some(80), "{f}");
+    }
+    let cq = write(dir.path(), "q.graph.zst", &zst(&q));
+    assert_eq!(matched(&files[0], &cq), Some(80));
+
+    // Standard input: plain or compressed, data or query, sniffed or named.
+    let piped = |args: &[&str], input: &[u8]| count(&run_stdin(args, input));
+    let m = ["match", "-q", "--device", "cpu", "--format", "json"];
+    assert_eq!(piped(&[&m[..], &["-", plain_q]].concat(), &d), Some(80));
+    assert_eq!(piped(&[&m[..], &["-", plain_q]].concat(), &zst(&d)), Some(80));
+    assert_eq!(piped(&[&m[..], &["--input-format", "graph", "-", plain_q]].concat(), &gz(&d)), Some(80));
+    let o = run_stdin(&[&m[..], &[plain_d, "-"]].concat(), &gz(&q));
+    assert_eq!((count(&o), json_lines(&o)[0]["query"].as_str()), (Some(80), Some("<stdin>")));
+    let o = run(&[&m[..], &["-", "-"]].concat());
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("standard input (-) can be read only once"), "{}", stderr(&o));
+
+    // A binary graph and an edge list with its vertex labels, each compressed.
+    let sgb = dir.path().join("d.sgb");
+    assert!(run(&["convert", plain_d, sgb.to_str().unwrap()]).status.success());
+    let sgb = std::fs::read(&sgb).unwrap();
+    assert_eq!(
+        vertices(&run(&["info", "--format", "json", &write(dir.path(), "d.sgb.gz", &gz(&sgb))])),
+        plain_vertices
+    );
+    assert_eq!(vertices(&run_stdin(&["info", "--format", "json", "-"], &zst(&sgb))), plain_vertices);
+    let edges = write(dir.path(), "e.txt.zst", &zst(b"0 1\n1 2\n"));
+    let labels = write(dir.path(), "l.txt.gz", &gz(b"0 5\n1 6\n2 5\n"));
+    let o = run(&["info", "--format", "json", "--vertex-labels", &labels, &edges]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(json_lines(&o)[0]["vertex_labels"], 2);
+
+    // Corrupt or truncated streams: exit 1 and one line naming the file and the codec.
+    let packed = gz(&d);
+    let cases = [
+        (write(dir.path(), "cut.graph.gz", &packed[..packed.len() / 2]), "cut.graph.gz: gzip: "),
+        (write(dir.path(), "bad.graph.gz", b"\x1f\x8b not really gzip"), "bad.graph.gz: gzip: "),
+        (write(dir.path(), "cut.graph.zst", &zst(&d)[..100]), "cut.graph.zst: zstd: "),
+    ];
+    for (bad, msg) in &cases {
+        for args in [vec!["match", "-q", bad.as_str(), plain_q], vec!["match", "-q", plain_d, bad.as_str()]] {
+            let o = run(&args);
+            assert_eq!(o.status.code(), Some(1), "{args:?}");
+            let err = stderr(&o);
+            assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+            assert!(err.contains(msg), "{args:?}: {err}");
+        }
+    }
+    let o = run_stdin(&["info", "-"], &packed[..packed.len() / 2]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("<stdin>: gzip: "), "{}", stderr(&o));
 }

@@ -9,6 +9,10 @@ pub enum Error {
     Parse { file: PathBuf, line: u64, msg: String },
     #[error("{}: {source}", file.display())]
     Io { file: PathBuf, source: std::io::Error },
+    /// A compressed input that does not decompress: corrupt, truncated, or unreadable. The
+    /// decoder's error is part of the message, not a source, so that it is printed once.
+    #[error("{}: {codec}: {error}", file.display())]
+    Decompress { file: PathBuf, codec: &'static str, error: std::io::Error },
     /// The query and the data cannot be matched as asked.
     #[error("{0}")]
     Query(String),

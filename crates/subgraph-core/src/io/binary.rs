@@ -32,7 +32,7 @@ use crate::error::Error;
 use crate::graph::{Adjacency, Graph};
 use rayon::prelude::*;
 use std::borrow::Cow;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
@@ -368,22 +368,6 @@ pub fn write<W: Write>(g: &Graph, mut w: W) -> std::io::Result<()> {
 /// Whether `data` starts like a binary graph file.
 pub fn has_magic(data: &[u8]) -> bool {
     data.starts_with(&MAGIC)
-}
-
-/// Whether the file at `path` starts with the binary format's magic bytes.
-pub fn file_has_magic(path: &Path) -> Result<bool, Error> {
-    let mut head = [0u8; 8];
-    let mut f = std::fs::File::open(path).map_err(|source| Error::Io { file: path.to_path_buf(), source })?;
-    let mut got = 0;
-    while got < head.len() {
-        match f.read(&mut head[got..]) {
-            Ok(0) => break,
-            Ok(k) => got += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(source) => return Err(Error::Io { file: path.to_path_buf(), source }),
-        }
-    }
-    Ok(has_magic(&head[..got]))
 }
 
 /// The bytes of a binary graph, read at given offsets so that chunks load in parallel.
@@ -1120,7 +1104,6 @@ mod tests {
         let path = dir.join("a.sgb");
         let g = sample(false);
         write(&g, std::fs::File::create(&path).unwrap()).unwrap();
-        assert!(file_has_magic(&path).unwrap());
         same(&g, &read(&path).unwrap());
         // Found by its magic bytes whatever the extension.
         let other = dir.join("a.bin");

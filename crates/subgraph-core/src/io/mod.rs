@@ -6,12 +6,14 @@ pub mod gsi;
 pub mod konect;
 pub mod mtx;
 mod remap;
+pub mod source;
 pub mod sunluo;
 mod text;
 
 use crate::error::Error;
 use crate::graph::{BuildStats, Graph, GraphBuilder};
 pub use remap::{IdMode, KEEP_IDS_PER_BYTE, KEEP_IDS_SLACK};
+use source::Input;
 use std::path::{Path, PathBuf};
 
 /// A graph file format.
@@ -100,7 +102,8 @@ pub struct ReadOptions {
     pub format: Option<Format>,
     /// Edge lists only: edges are directed.
     pub directed: bool,
-    /// Edge lists, Matrix Market and KONECT: a file of `id label` lines, in the file's ids.
+    /// Edge lists, Matrix Market and KONECT: a file of `id label` lines, in the file's ids,
+    /// read through [`source`] like the graph.
     pub vertex_labels: Option<PathBuf>,
     /// Edge lists, Matrix Market and KONECT: how ids become vertices.
     pub ids: IdMode,
@@ -113,23 +116,31 @@ pub struct Loaded {
     pub stats: BuildStats,
 }
 
-fn read_bytes(path: &Path) -> Result<Vec<u8>, Error> {
-    std::fs::read(path).map_err(|source| Error::Io { file: path.to_path_buf(), source })
-}
-
 /// Reads every graph of a file (GSI files may hold several; the other formats hold one).
+/// `-` reads standard input; gzip and zstd input is decompressed (see [`source`]), and the
+/// format comes from the extension under `.gz`/`.zst`, else from the content.
 pub fn read_graphs(path: &Path, opts: &ReadOptions) -> Result<Vec<Loaded>, Error> {
-    let named = opts.format.or_else(|| Format::from_extension(path));
-    if named == Some(Format::Binary) || (named.is_none() && binary::file_has_magic(path)?) {
-        check_labels_apply(path, Format::Binary, opts.vertex_labels.is_some())?;
-        return Ok(vec![Loaded { graph: binary::read(path)?, stats: BuildStats::default() }]);
+    let file = source::display_name(path);
+    let named = opts.format.or_else(|| Format::from_extension(&source::uncompressed_name(path)));
+    let input = source::open(path)?;
+    if named == Some(Format::Binary) || (named.is_none() && binary::has_magic(input.head())) {
+        check_labels_apply(file, Format::Binary, opts.vertex_labels.is_some())?;
+        let graph = match input {
+            Input::File { .. } => binary::read(path)?,
+            Input::Bytes(data) => binary::decode(file, data.as_slice(), data.len() as u64)?,
+        };
+        return Ok(vec![Loaded { graph, stats: BuildStats::default() }]);
     }
-    let data = read_bytes(path)?;
-    let labels = opts.vertex_labels.as_deref().map(|lp| read_bytes(lp).map(|d| (lp, d))).transpose()?;
-    let parsed = parse(path, &data, labels.as_ref().map(|(lp, d)| (*lp, d.as_slice())), opts)?;
+    let data = input.into_bytes(file)?;
+    let labels = match opts.vertex_labels.as_deref() {
+        Some(lp) => Some((source::display_name(lp), source::read(lp)?)),
+        None => None,
+    };
+    let format = named.unwrap_or_else(|| Format::sniff(&data));
+    let parsed = parse(file, format, &data, labels.as_ref().map(|(lp, d)| (*lp, d.as_slice())), opts)?;
     // The text is no longer needed while the builder sorts the edges.
     drop((data, labels));
-    finish_all(path, parsed)
+    finish_all(file, parsed)
 }
 
 /// Reads every graph of a file held in memory: `data` is the file `path` (named in errors),
@@ -140,7 +151,8 @@ pub fn parse_graphs(
     labels: Option<(&Path, &[u8])>,
     opts: &ReadOptions,
 ) -> Result<Vec<Loaded>, Error> {
-    finish_all(path, parse(path, data, labels, opts)?)
+    let format = opts.format.or_else(|| Format::from_extension(path)).unwrap_or_else(|| Format::sniff(data));
+    finish_all(path, parse(path, format, data, labels, opts)?)
 }
 
 /// A file's graphs, read: loaded whole (binary) or still to be built.
@@ -149,8 +161,13 @@ enum Parsed {
     Builders(Vec<GraphBuilder>),
 }
 
-fn parse(path: &Path, data: &[u8], labels: Option<(&Path, &[u8])>, opts: &ReadOptions) -> Result<Parsed, Error> {
-    let format = opts.format.or_else(|| Format::from_extension(path)).unwrap_or_else(|| Format::sniff(data));
+fn parse(
+    path: &Path,
+    format: Format,
+    data: &[u8],
+    labels: Option<(&Path, &[u8])>,
+    opts: &ReadOptions,
+) -> Result<Parsed, Error> {
     check_labels_apply(path, format, labels.is_some())?;
     Ok(Parsed::Builders(match format {
         Format::Binary => return Ok(Parsed::Graph(Box::new(binary::decode(path, data, data.len() as u64)?))),
@@ -201,7 +218,7 @@ pub fn read_graph(path: &Path, opts: &ReadOptions) -> Result<Loaded, Error> {
     let mut all = read_graphs(path, opts)?;
     if all.len() != 1 {
         return Err(Error::Parse {
-            file: path.to_path_buf(),
+            file: source::display_name(path).to_path_buf(),
             line: 0,
             msg: format!("expected one graph, the file holds {}", all.len()),
         });
