@@ -34,6 +34,7 @@ use rayon::prelude::*;
 use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
+use std::sync::Mutex;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 /// The first eight bytes of every `.sgb` file.
@@ -365,6 +366,35 @@ pub fn write<W: Write>(g: &Graph, mut w: W) -> std::io::Result<()> {
     w.flush()
 }
 
+/// Writes both checksums of the binary graph in `data` for its bytes as they stand: the payload
+/// checksum the header's format version calls for, then the header checksum. For tools and
+/// tests that edit a file's fields in place (the fuzzer forges files past the checksums with
+/// it, so that validation alone must reject the damage): the payload as long as the header
+/// says (or the file allows), and a version 3 id section after it; data shorter than the header
+/// is left as it is.
+pub fn seal(data: &mut [u8]) {
+    if data.len() < HEADER_LEN {
+        return;
+    }
+    let word = |i: usize| u64::from_le_bytes(data[i..i + 8].try_into().expect("8 bytes"));
+    let payload_len = usize::try_from(word(88)).unwrap_or(usize::MAX).min(data.len() - HEADER_LEN);
+    let end = HEADER_LEN + payload_len;
+    let payload = &data[HEADER_LEN..end];
+    let sum = if data[8..12] == VERSION_1.to_le_bytes() {
+        xxh3_64(payload)
+    } else {
+        let mut sums = ChunkSums::new();
+        sums.update(payload);
+        sums.digest()
+    };
+    data[96..HEADER_SUM_AT].copy_from_slice(&sum.to_le_bytes());
+    let head = xxh3_64(&data[..HEADER_SUM_AT]);
+    data[HEADER_SUM_AT..HEADER_LEN].copy_from_slice(&head.to_le_bytes());
+    if data[8..12] == VERSION.to_le_bytes() && u32::from_le_bytes(data[12..16].try_into().expect("4")) & FLAG_IDS != 0 {
+        ids::seal(&mut data[end..]);
+    }
+}
+
 /// Whether `data` starts like a binary graph file.
 pub fn has_magic(data: &[u8]) -> bool {
     data.starts_with(&MAGIC)
@@ -608,8 +638,10 @@ fn check_offsets(what: &str, offsets: &[u64], total: usize) -> Result<(), String
 }
 
 /// Checks everything the accessors of [`Graph`] and the matcher rely on: offsets, ids in range,
-/// no self loops, groups sorted by id and holding only neighbours of their pair's label, the
-/// label tables sorted and complete.
+/// no self loops, groups sorted by id and holding only neighbours of their pair's label, no
+/// neighbour twice, every edge stored at both ends with one label (undirected: symmetric
+/// adjacency; directed: in-adjacency the out-adjacency reversed), the label tables sorted and
+/// complete.
 fn validate(g: &Graph) -> Result<(), String> {
     let n = g.labels.len();
     if !strictly_increasing(&g.vlabel_values) {
@@ -650,11 +682,93 @@ fn validate_adjacencies<T: TryFrom<usize> + Copy + Default + Eq + Into<u64> + Se
         .map(|&(_, l)| rank(l))
         .collect::<Option<_>>()
         .ok_or_else(|| "a label pair's vertex label is missing from the label table".to_string())?;
-    validate_adjacency("out", &ranks, &pair_ranks, &g.out)?;
-    if let Some(inc) = &g.inc {
-        validate_adjacency("in", &ranks, &pair_ranks, inc)?;
+    let pair_elabels: Vec<u32> = g.pairs.iter().map(|&(e, _)| e).collect();
+    let key = MirrorKey::new();
+    let pair_factors: Vec<u64> = pair_elabels.iter().map(|&e| key.label(e)).collect();
+    let seen = (0..rayon::current_num_threads()).map(|_| Mutex::new(Vec::new())).collect();
+    let tables = Tables {
+        ranks: &ranks,
+        pair_ranks: &pair_ranks,
+        pair_elabels: &pair_elabels,
+        pair_factors: &pair_factors,
+        key,
+        seen,
+    };
+    match &g.inc {
+        None => {
+            let [up, down] = validate_adjacency("out", &tables, &g.out, Arcs::Undirected)?;
+            if up != down {
+                return Err("the adjacency is not symmetric: an edge is stored at one end only, or with another \
+                            label at its other end"
+                    .into());
+            }
+        }
+        Some(inc) => {
+            let [out, _] = validate_adjacency("out", &tables, &g.out, Arcs::Out)?;
+            let [in_, _] = validate_adjacency("in", &tables, inc, Arcs::In)?;
+            if out != in_ {
+                return Err("the in-adjacency is not the out-adjacency reversed: an arc is stored at one end \
+                            only, or with another label at its other end"
+                    .into());
+            }
+        }
     }
     Ok(())
+}
+
+/// The key of the fingerprint that checks that every edge is stored at both of its ends: fresh
+/// and random for each load, so that no file can be made to pass the check but by chance.
+#[derive(Clone, Copy)]
+struct MirrorKey([u64; 2]);
+
+impl MirrorKey {
+    fn new() -> MirrorKey {
+        use std::hash::BuildHasher;
+        let s = std::collections::hash_map::RandomState::new();
+        MirrorKey([s.hash_one(0u64), s.hash_one(1u64)])
+    }
+
+    /// The factor of an edge label's arcs: odd, so never zero.
+    fn label(self, label: u32) -> u64 {
+        let mut x = u64::from(label) ^ self.0[1];
+        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        (x ^ (x >> 31)) | 1
+    }
+
+    /// The arc `from -> to` of the label whose factor is `label`: one 64 x 64 -> 128-bit product
+    /// of the keyed arc and the label factor, folded.
+    #[inline]
+    fn arc(self, from: u32, to: u32, label: u64) -> u64 {
+        let p = u128::from(((u64::from(from) << 32) | u64::from(to)) ^ self.0[0]) * u128::from(label);
+        (p as u64) ^ ((p >> 64) as u64)
+    }
+}
+
+/// What the fingerprint of an adjacency sums: an undirected graph's arcs v -> w with v < w and,
+/// apart, the arcs w -> v reversed with w > v, which are the same set when the adjacency is
+/// symmetric; a directed graph's out-arcs v -> w, or its in-entries v of w as the arcs v -> w.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Arcs {
+    Undirected,
+    Out,
+    In,
+}
+
+/// What [`validate_adjacency`] checks each vertex against.
+struct Tables<'a, T> {
+    /// Each vertex's label rank.
+    ranks: &'a [T],
+    /// Each label pair's vertex label rank and edge label.
+    pair_ranks: &'a [T],
+    pair_elabels: &'a [u32],
+    /// Each label pair's edge label factor ([`MirrorKey::label`]).
+    pair_factors: &'a [u64],
+    key: MirrorKey,
+    /// One bit set of the vertices for each thread, allocated (zeroed by the system, page by
+    /// page as they are touched) when the thread first meets a vertex with neighbours of
+    /// several edge labels, and cleared after each.
+    seen: Vec<Mutex<Vec<u64>>>,
 }
 
 /// Each vertex's label rank, the index of its label in the label table, from the vertex lists
@@ -716,18 +830,22 @@ fn work_items(offsets: &[u64]) -> Vec<std::ops::Range<usize>> {
 /// no loop over each group's members: one branch-free pass over the vertex's neighbours counts
 /// the breaks, the neighbours whose (label rank, id) key does not exceed their predecessor's.
 /// Where the first and last neighbours of each group carry its label and breaks occur only
-/// where groups start, the ranks inside a group cannot change and its ids increase.
+/// where groups start, the ranks inside a group cannot change and its ids increase. A vertex
+/// with neighbours of several edge labels must not have one neighbour in two of their groups
+/// (parallel edges), which a bit set of the vertices, one per thread, finds. Returns the
+/// sums of the keyed fingerprints of the arcs that [`Arcs`] names, for the caller to compare.
 fn validate_adjacency<T: Copy + Eq + Into<u64> + Sync>(
     dir: &str,
-    ranks: &[T],
-    pair_ranks: &[T],
+    t: &Tables<'_, T>,
     a: &Adjacency,
-) -> Result<(), String> {
+    arcs: Arcs,
+) -> Result<[u64; 2], String> {
+    let Tables { ranks, pair_ranks, pair_elabels, pair_factors, key: mirror, ref seen } = *t;
     let n = ranks.len();
     check_offsets(&format!("{dir} offsets"), &a.offsets, a.nbrs.len())?;
     check_offsets(&format!("{dir} group offsets"), &a.group_offsets, a.group_pair.len())?;
     let key = |rank: T, w: u32| (rank.into() << 32) | u64::from(w);
-    let check = |v: usize| {
+    let check = |v: usize, seen: &mut Vec<u64>| {
         let nbrs = &a.nbrs[a.offsets[v] as usize..a.offsets[v + 1] as usize];
         let (gs, ge) = (a.group_offsets[v] as usize, a.group_offsets[v + 1] as usize);
         let (pairs, ends) = (&a.group_pair[gs..ge], &a.group_end[gs..ge]);
@@ -758,21 +876,77 @@ fn validate_adjacency<T: Copy + Eq + Into<u64> + Sync>(
             at_starts += usize::from(start > 0 && last_key >= key(want, first));
             (start, last_pair, last_key) = (end, pair, key(want, last));
         }
+        // Pairs are sorted by edge label first: the first and last groups tell whether the
+        // vertex has neighbours of several edge labels. With one, its fingerprint is summed in
+        // the pass that counts the breaks.
+        let labels =
+            pairs.first().zip(pairs.last()).map(|(&p, &q)| (pair_elabels[p as usize], pair_elabels[q as usize]));
+        let one_label = labels.is_none_or(|(p, q)| p == q);
+        let mut sums = [0u64; 2];
+        let mut add = |w: u32, label: u64| match arcs {
+            Arcs::Undirected => {
+                let arc = mirror.arc(v32.min(w), v32.max(w), label);
+                let up = 0u64.wrapping_sub(u64::from(v32 < w));
+                sums[0] = sums[0].wrapping_add(arc & up);
+                sums[1] = sums[1].wrapping_add(arc & !up);
+            }
+            Arcs::Out => sums[0] = sums[0].wrapping_add(mirror.arc(v32, w, label)),
+            Arcs::In => sums[0] = sums[0].wrapping_add(mirror.arc(w, v32, label)),
+        };
         let mut breaks = 0usize;
         if let Some((&first, rest)) = nbrs.split_first() {
+            let label = pairs.first().map_or(0, |&p| pair_factors[p as usize]);
             let mut prev = key(ranks[first as usize], first);
+            if one_label {
+                add(first, label);
+            }
             for &w in rest {
                 let k = key(ranks[w as usize], w);
                 breaks += usize::from(prev >= k);
                 prev = k;
+                if one_label {
+                    add(w, label);
+                }
             }
         }
         if breaks != at_starts || !labelled {
             return Err(format!("{dir} neighbours of vertex {v} are not its sorted group members"));
         }
-        Ok(())
+        if !one_label {
+            // A neighbour in two groups (parallel edges of two labels) is found marked in the
+            // thread's bit set of the vertices, which is cleared after.
+            if seen.is_empty() {
+                *seen = vec![0; n.div_ceil(64)];
+            }
+            let (mut start, mut twice) = (0, false);
+            for (&pair, &end) in pairs.iter().zip(ends) {
+                let label = pair_factors[pair as usize];
+                for &w in &nbrs[start..end as usize] {
+                    add(w, label);
+                    let (word, bit) = (w as usize / 64, 1u64 << (w % 64));
+                    twice |= seen[word] & bit != 0;
+                    seen[word] |= bit;
+                }
+                start = end as usize;
+            }
+            nbrs.iter().for_each(|&w| seen[w as usize / 64] = 0);
+            if twice {
+                return Err(format!("{dir} neighbours of vertex {v}: a neighbour twice (parallel edges)"));
+            }
+        }
+        Ok(sums)
     };
-    work_items(&a.offsets).into_par_iter().try_for_each(|vertices| vertices.into_iter().try_for_each(check))
+    work_items(&a.offsets)
+        .into_par_iter()
+        .map(|vertices| {
+            let slot = rayon::current_thread_index().unwrap_or(0) % seen.len();
+            let mut bits = seen[slot].lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            vertices.into_iter().try_fold([0u64; 2], |[a, b], v| {
+                let [c, d] = check(v, &mut bits)?;
+                Ok([a.wrapping_add(c), b.wrapping_add(d)])
+            })
+        })
+        .try_reduce(|| [0, 0], |[a, b], [c, d]| Ok([a.wrapping_add(c), b.wrapping_add(d)]))
 }
 
 #[cfg(test)]
@@ -808,12 +982,7 @@ mod tests {
 
     /// Recomputes both checksums, as a forger would, so that validation alone must catch damage.
     fn reseal(data: &mut [u8]) {
-        let mut sums = ChunkSums::new();
-        sums.update(&data[HEADER_LEN..]);
-        let sum = sums.digest();
-        data[96..104].copy_from_slice(&sum.to_le_bytes());
-        let head = xxh3_64(&data[..HEADER_SUM_AT]);
-        data[HEADER_SUM_AT..HEADER_LEN].copy_from_slice(&head.to_le_bytes());
+        seal(data);
     }
 
     fn same(a: &Graph, b: &Graph) {
@@ -873,6 +1042,9 @@ mod tests {
             assert!(has_magic(&data));
             same(&g, &load(&data).unwrap());
             assert_eq!(bytes(&load(&data).unwrap()), data);
+            let mut sealed = data.clone();
+            seal(&mut sealed);
+            assert_eq!(sealed, data);
         }
         let empty = GraphBuilder::new(0, false).build().0;
         assert_eq!(load(&bytes(&empty)).unwrap().num_vertices(), 0);
@@ -1001,6 +1173,65 @@ mod tests {
             reseal(&mut d);
             assert_eq!(err(&d), format!("g.sgb:0: invalid graph: {want}"));
         }
+    }
+
+    /// Byte offset of the `i`-th array of the payload of `g` (0: vertex labels, 1 to 5: out
+    /// offsets, neighbours, group offsets, group pairs, group ends, then in-adjacency's five).
+    fn array_at(g: &Graph, i: usize) -> usize {
+        HEADER_LEN + Counts::of(g).arrays()[..i].iter().map(|&(len, size)| padded(len * size) as usize).sum::<usize>()
+    }
+
+    /// Overwrites the `k`-th u32 of the `i`-th array, reseals and returns the error.
+    fn forge(g: &Graph, edits: &[(usize, usize, u32)]) -> String {
+        let mut d = bytes(g);
+        for &(i, k, x) in edits {
+            let at = array_at(g, i) + 4 * k;
+            d[at..at + 4].copy_from_slice(&x.to_le_bytes());
+        }
+        reseal(&mut d);
+        err(&d)
+    }
+
+    fn built(n: usize, directed: bool, edges: &[(u32, u32, u32)]) -> Graph {
+        let mut b = GraphBuilder::new(n, directed);
+        edges.iter().for_each(|&(u, v, l)| b.add_edge(u, v, l));
+        b.build().0
+    }
+
+    /// Found by fuzzing (`binary_structured`): one neighbour id overwritten behind valid
+    /// checksums left an undirected graph's edge at one end only, and it loaded.
+    #[test]
+    fn validation_catches_edges_stored_at_one_end() {
+        let asymmetric = "g.sgb:0: invalid graph: the adjacency is not symmetric: an edge is stored at one end only, \
+                          or with another label at its other end";
+        // The fuzzer's case: out neighbours [6, 7, 0, 1] of vertices 0, 1, 6, 7 become [6, 0, 0, 1].
+        let g = built(18, false, &[(7, 1, 2), (0, 6, 2)]);
+        assert_eq!(forge(&g, &[(2, 1, 0)]), asymmetric);
+        // An edge of label 0 at one end and 1 at the other: vertex 1's group names pair (1, 0).
+        let g = built(3, false, &[(0, 1, 0), (0, 2, 1)]);
+        assert_eq!(g.pair(1), (1, 0));
+        assert_eq!(forge(&g, &[(4, 2, 1)]), asymmetric);
+        // Directed: in-neighbours [0] of 1 and [1] of 2 become [0] and [0]: arc 1 -> 2 is stored
+        // as 0 -> 2 at its head.
+        let g = built(3, true, &[(0, 1, 0), (1, 2, 0)]);
+        assert_eq!(
+            forge(&g, &[(7, 1, 0)]),
+            "g.sgb:0: invalid graph: the in-adjacency is not the out-adjacency reversed: an arc is stored at one \
+             end only, or with another label at its other end"
+        );
+    }
+
+    /// Found by fuzzing (`binary_structured`): a neighbour in two groups of different edge
+    /// labels (parallel edges, which the builder never writes) loaded.
+    #[test]
+    fn validation_catches_parallel_edges() {
+        // Vertex 0's groups (0, 0): [1] and (1, 0): [2] become [1] and [1].
+        let g = built(3, false, &[(0, 1, 0), (0, 2, 1)]);
+        assert_eq!(g.neighbors(0, Dir::Out), &[1, 2]);
+        assert_eq!(
+            forge(&g, &[(2, 1, 1)]),
+            "g.sgb:0: invalid graph: out neighbours of vertex 0: a neighbour twice (parallel edges)"
+        );
     }
 
     /// What the fast validation stands for, checked the slow way: every group sorted by id,

@@ -49,6 +49,19 @@ pub(super) fn encode(ids: &VertexIds) -> Vec<u8> {
     out
 }
 
+/// Writes the checksum of the section at the start of `section` for its bytes as they stand
+/// ([`super::seal`]); a section shorter than its head is left as it is.
+pub(super) fn seal(section: &mut [u8]) {
+    if section.len() < HEAD_LEN as usize {
+        return;
+    }
+    let data_len = u64::from_le_bytes(section[8..16].try_into().expect("8 bytes"));
+    let rest = section.len() - HEAD_LEN as usize;
+    let end = HEAD_LEN as usize + usize::try_from(data_len).unwrap_or(usize::MAX).min(rest);
+    let sum = checksum(&section[..16], &section[HEAD_LEN as usize..end]);
+    section[16..24].copy_from_slice(&sum.to_le_bytes());
+}
+
 /// Reads the section at `at` of a file of `len` bytes, for `n` vertices: it must end the file.
 pub(super) fn decode<S: Source + ?Sized>(file: &Path, src: &S, at: u64, len: u64, n: u64) -> Result<VertexIds, Error> {
     let bad =
