@@ -66,7 +66,7 @@ pub(super) fn seal(section: &mut [u8]) {
 pub(super) fn decode<S: Source + ?Sized>(file: &Path, src: &S, at: u64, len: u64, n: u64) -> Result<VertexIds, Error> {
     let bad =
         |msg: String| Error::Parse { file: file.to_path_buf(), line: 0, msg: format!("vertex id section: {msg}") };
-    if len < at + HEAD_LEN {
+    if at.checked_add(HEAD_LEN).is_none_or(|end| len < end) {
         return Err(bad(format!("truncated file: {len} bytes, the section starts at {at}")));
     }
     let mut head = [0u8; HEAD_LEN as usize];
@@ -86,7 +86,8 @@ pub(super) fn decode<S: Source + ?Sized>(file: &Path, src: &S, at: u64, len: u64
     if !fits {
         return Err(bad(format!("{data_len} bytes of data do not fit {n} vertices")));
     }
-    let expected = (at + HEAD_LEN).checked_add(padded(data_len)).filter(|&e| e >= at);
+    // A length from the file: padded and added without overflow.
+    let expected = data_len.checked_add(7).map(|l| l / 8 * 8).and_then(|l| (at + HEAD_LEN).checked_add(l));
     if expected != Some(len) {
         return Err(bad(format!(
             "the file has {len} bytes, the section implies {}",
