@@ -37,6 +37,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    signal::exit_on_closed_stdout();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Match(a) => matching::run(a),

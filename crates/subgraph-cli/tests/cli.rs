@@ -422,3 +422,25 @@ fn compressed_and_stdin_inputs() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("<stdin>: gzip: "), "{}", stderr(&o));
 }
+
+/// `--output - | head`: the reader closes the pipe after one line; the process ends by SIGPIPE
+/// (as other Unix tools do), not by a panic (status 101 and a backtrace on stderr).
+#[cfg(unix)]
+#[test]
+fn closed_stdout_ends_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path: String = (0..20_000).map(|i| format!("{i} {}\n", i + 1)).collect();
+    let data = write(dir.path(), "path.txt", path.as_bytes());
+    let edge = write(dir.path(), "edge.txt", b"0 1\n");
+    for args in [vec!["match", "-q", "--output", "-", &data, &edge], vec!["info", &data]] {
+        let mut child = bin().args(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let err = stderr(&out);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(out.status.success() || out.status.signal() == Some(libc::SIGPIPE), "{args:?}: {:?}", out.status);
+    }
+}
