@@ -150,8 +150,9 @@ pub struct PartsArgs {
     /// embed (injective, non-induced), induced, or homomorphism.
     #[arg(long, default_value = "embed")]
     semantics: String,
-    /// Candidate filter: ldf, nlf, gql, cs.
-    #[arg(long, default_value = "gql")]
+    /// Candidate filter: ldf, nlf, gql, cs, or auto (GQL, whose refinement a counting query on
+    /// the CPU defers while a run over the NLF candidates may finish first).
+    #[arg(long, default_value = "auto")]
     filter: String,
     /// Matching order: auto (the plan of least estimated cost among the others), gql, ri, gsi,
     /// card (grown by estimated partial-match counts).
@@ -661,7 +662,7 @@ fn match_all(
                 gpu_dfs_launches: gpu.map(|g| g.dfs_launches),
                 gpu_dfs_columns: gpu.map(|g| g.dfs_columns),
                 gpu_dfs_ms: gpu.map(|g| g.dfs_ms),
-                filter: engine.filter_name(gpu.is_some(), opts.filter),
+                filter: report.filter,
                 order: report.order,
                 tail: report.tail,
                 restrictions: report.restrictions,

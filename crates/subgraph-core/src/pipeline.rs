@@ -88,6 +88,8 @@ pub struct Report {
     pub embeddings: u128,
     pub complete: bool,
     pub stopped: Option<Stopped>,
+    /// The filter the candidates had (`gql` or `nlf` under `auto`).
+    pub filter: &'static str,
     pub filter_ms: f64,
     pub order_ms: f64,
     pub space_ms: f64,
@@ -156,20 +158,38 @@ pub struct Prepared {
     start: Instant,
     query: Query,
     options: PlanOptions,
-    filter_ms: f64,
+    /// The filter the candidates have had so far (`nlf` while `auto`'s refinement waits).
+    filter: Filter,
+    /// `auto`'s refinement, not yet run: its predicted milliseconds.
+    deferred: Option<f64>,
     plan: Plan,
     space: CandidateSpace,
     space_ms: f64,
-    /// The default plan's estimated work, and the gate's sample with its time per particle
-    /// when the bound did not settle it.
+    /// The plan's estimated work, and the gate's sample with its time per particle when the
+    /// bound did not settle it.
     cost: f64,
     gate: Option<(Estimate, f64)>,
 }
 
+/// Nanoseconds one check of GraphQL's refinement takes on one thread (a candidate against
+/// the candidates next to it over one query edge; wordnet's sparse_16 queries, about 2·10^6
+/// checks in 38 ms over two rounds, 2026-11-25).
+pub const REFINE_NS_PER_CHECK: f64 = 20.0;
+/// `--filter auto` defers its refinement only when it is predicted to take at least this many
+/// milliseconds: below, a query that needs it would lose more to a wasted trial than the
+/// others gain.
+pub const DEFER_MIN_MS: f64 = 2.0;
+/// A deferred refinement runs at once, without the trial over the NLF candidates, when the
+/// default plan's estimated enumeration is more than this many times its predicted time: the
+/// trial would not finish.
+pub const TRIAL_FACTOR: f64 = 20.0;
+
 /// Filters `query`, makes the default plan and its candidate space, and estimates its work
 /// where the planner could use the estimate to compare plans, or where the space's bound on
 /// the work reaches `price_from` (for `--device auto`: the work from which another device
-/// could be faster; `f64::INFINITY` for none); `counting` when no match is written.
+/// could be faster; `f64::INFINITY` for none); `counting` when no match is written. Under
+/// `--filter auto` the refinement waits (in [`Prepared::run`]) when it would be costly and no
+/// match is written.
 pub fn prepare(
     data: &Graph,
     query: Graph,
@@ -181,31 +201,52 @@ pub fn prepare(
     let q = Query::new(query, data, opts.semantics)?;
     let popts = opts.plan(counting);
     let t = Instant::now();
-    let cands = popts.filter.run(data, &q, popts.semantics);
+    let mut cands = popts.filter.local(data, &q, popts.semantics);
+    let threads = rayon::current_num_threads().max(1) as f64;
+    let refine_ms = 2.0 * Filter::refine_checks(&q, &cands) * REFINE_NS_PER_CHECK * 1e-6 / threads;
+    let (filter, deferred) = match popts.filter {
+        Filter::Auto if counting && refine_ms >= DEFER_MIN_MS => (Filter::Nlf, Some(refine_ms)),
+        Filter::Auto => (Filter::Gql, None),
+        f => (f, None),
+    };
+    if deferred.is_none() {
+        popts.filter.refine(data, &q, popts.semantics, &mut cands);
+    }
     let filter_ms = t.elapsed().as_secs_f64() * 1e3;
     let mut plan = planner::default_plan(data, &q, popts, cands, filter_ms);
     let (space, space_ms) = build_space(data, &plan, opts.max_memory)?;
-    // A bound from the space's longest lists first; a sample over the space (cheap: its lists
-    // are filtered already) when the bound does not show the query small.
-    let bound = if plan.empty { 0.0 } else { estimate::space_bound(&plan, &space) };
-    let mut cost = bound;
-    let mut gate = None;
-    if bound >= planner::SMALL_COST && (bound >= price_from || planner::has_alternatives(&popts)) {
-        let t = Instant::now();
-        let mut particles = planner::GATE_PARTICLES;
-        let mut g = estimate::space_estimate(&plan, &space, particles, GATE_SEED);
-        // Few particles miss the rare heavy subtrees of skewed searches: an estimate far
-        // below the bound is sampled again, with more.
-        if g.cost * planner::GATE_DOUBT < bound {
-            particles = planner::GATE_RECHECK_PARTICLES;
-            g = estimate::space_estimate(&plan, &space, particles, GATE_SEED ^ 1);
-        }
-        let per_particle = t.elapsed().as_secs_f64() * 1e3 / particles as f64;
-        plan.order_ms += t.elapsed().as_secs_f64() * 1e3;
-        cost = popts.price(&g, plan.multiplier);
-        gate = Some((g, per_particle));
+    // A deferred refinement needs the sample: it decides whether the trial is worth running.
+    let price_from = if deferred.is_some() { 0.0 } else { price_from };
+    let (cost, gate) = estimate_work(&mut plan, &space, popts, price_from);
+    Ok(Prepared { start, query: q, options: popts, filter, deferred, plan, space, space_ms, cost, gate })
+}
+
+/// The work of `plan` over `space`: a bound from the space's longest lists first, then a
+/// sample over the space (cheap: its lists are filtered already) when the bound does not show
+/// the query small and the planner or `price_from` could use it. The sample's time is added
+/// to the plan's `order_ms`.
+fn estimate_work(
+    plan: &mut Plan,
+    space: &CandidateSpace,
+    popts: PlanOptions,
+    price_from: f64,
+) -> (f64, Option<(Estimate, f64)>) {
+    let bound = if plan.empty { 0.0 } else { estimate::space_bound(plan, space) };
+    if bound < planner::SMALL_COST || (bound < price_from && !planner::has_alternatives(&popts)) {
+        return (bound, None);
     }
-    Ok(Prepared { start, query: q, options: popts, filter_ms, plan, space, space_ms, cost, gate })
+    let t = Instant::now();
+    let mut particles = planner::GATE_PARTICLES;
+    let mut g = estimate::space_estimate(plan, space, particles, GATE_SEED);
+    // Few particles miss the rare heavy subtrees of skewed searches: an estimate far below the
+    // bound is sampled again, with more.
+    if g.cost * planner::GATE_DOUBT < bound {
+        particles = planner::GATE_RECHECK_PARTICLES;
+        g = estimate::space_estimate(plan, space, particles, GATE_SEED ^ 1);
+    }
+    let per_particle = t.elapsed().as_secs_f64() * 1e3 / particles as f64;
+    plan.order_ms += t.elapsed().as_secs_f64() * 1e3;
+    (popts.price(&g, plan.multiplier), Some((g, per_particle)))
 }
 
 impl Prepared {
@@ -221,16 +262,84 @@ impl Prepared {
         self.query.graph()
     }
 
-    /// Compares plans when that pays (and the options leave a choice), then enumerates.
+    /// Runs a deferred refinement's trial when it may pay (and refines when it does not
+    /// finish the query), then compares plans when that pays (and the options leave a
+    /// choice), then enumerates.
     pub fn run(
-        self,
+        mut self,
         data: &Graph,
         opts: &MatchOptions,
         control: &Control,
         output: Option<(&Output, &str)>,
     ) -> Result<Explained, Error> {
-        let Prepared { start, query, options, filter_ms, mut plan, mut space, mut space_ms, gate, .. } = self;
+        let mut trial_ms = 0.0;
+        if let Some(refine_ms) = self.deferred {
+            // The trial lasts as long as the refinement would, and is skipped when the
+            // estimate shows the query longer still.
+            let threads = rayon::current_num_threads().max(1) as f64;
+            if self.cost * planner::NS_PER_UNIT * 1e-6 / threads <= TRIAL_FACTOR * refine_ms {
+                let t = Instant::now();
+                let budget = Duration::from_secs_f64(refine_ms * 1e-3).max(TRIAL);
+                match self.try_unrefined(data, opts, control, budget) {
+                    Ok(done) => return Ok(done),
+                    Err(back) => self = *back,
+                }
+                trial_ms = t.elapsed().as_secs_f64() * 1e3;
+            }
+            self.refine_deferred(data, opts)?;
+        }
+        self.finish(data, opts, control, output, trial_ms)
+    }
+
+    /// Runs the query over the candidates it has (a deferred refinement's NLF candidates) for
+    /// at most `budget`, counting only: the result when that finishes it (or a limit, the
+    /// timeout or Ctrl-C stops it), else the query back, as it was.
+    fn try_unrefined(
+        self,
+        data: &Graph,
+        opts: &MatchOptions,
+        control: &Control,
+        budget: Duration,
+    ) -> Result<Explained, Box<Prepared>> {
         let engine = EngineOptions { limit: opts.limit, failing_sets: opts.failing_sets };
+        let t = Instant::now();
+        let out = cpu::enumerate(data, &self.plan, &self.space, engine, &control.trial(budget), None);
+        if out.stopped == Some(Stopped::Timeout) && !control.should_stop() {
+            return Err(Box::new(self));
+        }
+        let enumerate_ms = t.elapsed().as_secs_f64() * 1e3;
+        let Prepared { start, filter, mut plan, space, space_ms, gate, .. } = self;
+        let report = report(start, filter, &plan, &space, space_ms, enumerate_ms, &out);
+        plan.estimate = gate.map(|g| g.0);
+        Ok(Explained { report, levels: out.levels, plan, considered: Vec::new() })
+    }
+
+    /// Runs the deferred GQL refinement, then plans, builds the space and estimates again.
+    fn refine_deferred(&mut self, data: &Graph, opts: &MatchOptions) -> Result<(), Error> {
+        let t = Instant::now();
+        let mut cands = self.plan.take_candidates();
+        Filter::Gql.refine(data, &self.query, self.options.semantics, &mut cands);
+        let filter_ms = self.plan.filter_ms + t.elapsed().as_secs_f64() * 1e3;
+        self.plan = planner::default_plan(data, &self.query, self.options, cands, filter_ms);
+        (self.space, self.space_ms) = build_space(data, &self.plan, opts.max_memory)?;
+        (self.cost, self.gate) = estimate_work(&mut self.plan, &self.space, self.options, f64::INFINITY);
+        (self.filter, self.deferred) = (Filter::Gql, None);
+        Ok(())
+    }
+
+    /// Compares plans when that pays, then enumerates; `trial_ms` of trials that did not
+    /// finish count as enumeration.
+    fn finish(
+        self,
+        data: &Graph,
+        opts: &MatchOptions,
+        control: &Control,
+        output: Option<(&Output, &str)>,
+        mut trial_ms: f64,
+    ) -> Result<Explained, Error> {
+        let Prepared { start, query, options, filter, mut plan, mut space, mut space_ms, gate, .. } = self;
+        let engine = EngineOptions { limit: opts.limit, failing_sets: opts.failing_sets };
+        let filter_ms = plan.filter_ms;
         let mut considered = Vec::new();
         if let Some((gate, per_particle)) = gate {
             let threads = rayon::current_num_threads();
@@ -246,11 +355,12 @@ impl Prepared {
                 let trial = control.trial(budget);
                 let out = cpu::enumerate(data, &plan, &space, engine, &trial, None);
                 if out.stopped != Some(Stopped::Timeout) || control.should_stop() {
-                    let enumerate_ms = t.elapsed().as_secs_f64() * 1e3;
-                    let report = report(start, &plan, &space, space_ms, enumerate_ms, &out);
+                    let enumerate_ms = trial_ms + t.elapsed().as_secs_f64() * 1e3;
+                    let report = report(start, filter, &plan, &space, space_ms, enumerate_ms, &out);
                     plan.estimate = Some(gate);
                     return Ok(Explained { report, levels: out.levels, plan, considered });
                 }
+                trial_ms += t.elapsed().as_secs_f64() * 1e3;
             }
             match particles {
                 None => {
@@ -272,8 +382,9 @@ impl Prepared {
         }
         let t = Instant::now();
         let out = cpu::enumerate(data, &plan, &space, engine, control, output);
-        let enumerate_ms = t.elapsed().as_secs_f64() * 1e3;
-        let report = report(start, &plan, &space, space_ms, enumerate_ms, &out);
+        // A trial that did not finish is enumeration too.
+        let enumerate_ms = trial_ms + t.elapsed().as_secs_f64() * 1e3;
+        let report = report(start, filter, &plan, &space, space_ms, enumerate_ms, &out);
         Ok(Explained { report, levels: out.levels, plan, considered })
     }
 }
@@ -326,7 +437,7 @@ pub fn explain_query(
             let t = Instant::now();
             let run = cpu::enumerate(data, &plan, &space, engine, &control(), None);
             let enumerate_ms = t.elapsed().as_secs_f64() * 1e3;
-            let report = report(start, &plan, &space, space_ms, enumerate_ms, &run);
+            let report = report(start, popts.filter.applied(), &plan, &space, space_ms, enumerate_ms, &run);
             let considered = if i == 0 { considered.clone() } else { Vec::new() };
             out.push(Explained { report, levels: run.levels, plan, considered });
         }
@@ -365,6 +476,7 @@ fn build_space(data: &Graph, plan: &Plan, max_memory: Option<u64>) -> Result<(Ca
 
 fn report(
     start: Instant,
+    filter: Filter,
     plan: &Plan,
     space: &CandidateSpace,
     space_ms: f64,
@@ -375,6 +487,7 @@ fn report(
         embeddings: out.embeddings,
         complete: out.stopped.is_none(),
         stopped: out.stopped,
+        filter: filter.name(),
         filter_ms: plan.filter_ms,
         order_ms: plan.order_ms,
         space_ms,
@@ -393,4 +506,68 @@ fn report(
         estimated_cost: None,
     }
     .with_plan(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::GraphBuilder;
+
+    /// A ring of `n` vertices with chords to the vertices 7 and 31 ahead, one label.
+    fn ring(n: u32) -> Graph {
+        let mut b = GraphBuilder::new(n as usize, false);
+        for v in 0..n {
+            [1, 7, 31].iter().for_each(|&d| b.add_edge(v, (v + d) % n, 0));
+        }
+        b.build().0
+    }
+
+    fn path(k: u32) -> Graph {
+        let mut b = GraphBuilder::new(k as usize, false);
+        (1..k).for_each(|v| b.add_edge(v - 1, v, 0));
+        b.build().0
+    }
+
+    #[test]
+    fn auto_filter_defers_its_refinement_and_stays_exact() {
+        // 20,000 candidates per query vertex and 8 or more query-edge ends: at least 6 ms of
+        // refinement on one thread, above DEFER_MIN_MS.
+        let data = ring(20_000);
+        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let opts = |filter, limit| MatchOptions { filter, limit, ..MatchOptions::default() };
+        let prepare = |k, counting, o: &MatchOptions| {
+            one.install(|| prepare(&data, path(k), o, counting, f64::INFINITY)).unwrap()
+        };
+        let count =
+            |k, o: &MatchOptions| one.install(|| run_query(&data, path(k), o, &Control::unlimited(), None)).unwrap();
+        let auto = opts(Filter::Auto, None);
+        // Counting defers; with matches written (no restart possible) it refines at once.
+        assert!(prepare(5, true, &auto).deferred.is_some());
+        assert!(prepare(5, false, &auto).deferred.is_none());
+        // The first match takes microseconds: the trial over the NLF candidates finishes it.
+        let r = count(5, &opts(Filter::Auto, Some(1)));
+        assert_eq!((r.embeddings, r.complete, r.filter), (1, false, "nlf"));
+        // A trial that runs out gives the query back untouched, and the refinement after it
+        // counts what GQL counts.
+        let gql = count(6, &opts(Filter::Gql, None));
+        assert_eq!(gql.filter, "gql");
+        let mut back = match one
+            .install(|| prepare(6, true, &auto).try_unrefined(&data, &auto, &Control::unlimited(), Duration::ZERO))
+        {
+            Ok(done) => panic!("a 6-vertex path over 20,000 vertices counted in no time: {:?}", done.report),
+            Err(back) => back,
+        };
+        assert_eq!(back.filter, Filter::Nlf);
+        one.install(|| back.refine_deferred(&data, &auto)).unwrap();
+        assert_eq!((back.filter, back.deferred), (Filter::Gql, None));
+        let refined = one.install(|| back.run(&data, &auto, &Control::unlimited(), None)).unwrap().report;
+        assert_eq!((refined.embeddings, refined.filter), (gql.embeddings, "gql"));
+        // A trial that finishes counts exactly, and so does the whole pipeline.
+        let done = one.install(|| {
+            prepare(6, true, &auto).try_unrefined(&data, &auto, &Control::unlimited(), Duration::from_secs(600))
+        });
+        assert_eq!(done.map(|e| e.report.embeddings).ok(), Some(gql.embeddings));
+        assert_eq!(count(6, &auto).embeddings, gql.embeddings);
+        assert_eq!(count(6, &opts(Filter::Nlf, None)).embeddings, gql.embeddings);
+    }
 }

@@ -107,7 +107,7 @@ impl Default for PlanOptions {
     fn default() -> Self {
         PlanOptions {
             semantics: Semantics::Embed,
-            filter: Filter::Gql,
+            filter: Filter::Auto,
             order: None,
             symmetry: Symmetry::Auto,
             tail: Tail::Auto,

@@ -129,7 +129,7 @@ proptest! {
             let run = |p: &rayon::ThreadPool, opts: &MatchOptions| {
                 p.install(|| run_query(&c.data, c.query.clone(), opts, &Control::unlimited(), None)).unwrap()
             };
-            for filter in [Filter::Ldf, Filter::Nlf, Filter::Gql, Filter::Cs] {
+            for filter in [Filter::Ldf, Filter::Nlf, Filter::Gql, Filter::Cs, Filter::Auto] {
                 for order in Order::ALL {
                     for fs in [FailingSets::On, FailingSets::Off] {
                         let opts = MatchOptions { semantics, filter, order: Some(order), failing_sets: fs, ..MatchOptions::default() };

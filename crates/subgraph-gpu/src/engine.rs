@@ -575,6 +575,11 @@ impl<'a> GpuEngine<'a> {
             embeddings: join.count,
             complete: stopped.is_none(),
             stopped,
+            filter: match filter {
+                CandidateFilter::Signature => "signature",
+                CandidateFilter::Refined => "refined",
+                CandidateFilter::Host | CandidateFilter::Auto => opts.filter.applied().name(),
+            },
             filter_ms: plan.filter_ms,
             order_ms: plan.order_ms,
             space_ms: upload_ms,

@@ -1,6 +1,7 @@
 //! Candidate filters, interchangeable by name (Sun & Luo §4): LDF (label and degree), NLF
-//! (neighbour label frequency), GQL (GraphQL's profile plus semi-perfect-matching refinement)
-//! and CS (CFL / DP-iso style arc-consistency refinement of the candidate space).
+//! (neighbour label frequency), GQL (GraphQL's profile plus semi-perfect-matching refinement),
+//! CS (CFL / DP-iso style arc-consistency refinement of the candidate space) and `auto` (GQL's
+//! refinement where it pays: see [`Filter::Auto`]).
 
 mod bitset;
 mod refine;
@@ -27,10 +28,15 @@ pub enum Filter {
     /// NLF plus arc consistency: every query edge must have a candidate edge, repeated to a
     /// fixed point (CFL / DP-iso candidate space).
     Cs,
+    /// GQL, whose refinement the CPU pipeline defers where it would cost more than the query
+    /// (`pipeline::prepare`): the query first runs over the NLF candidates for as long as the
+    /// refinement is predicted to take, and is refined only if that does not finish it.
+    /// Everywhere else (`run`, the GPU's host filter, `explain`) it is GQL.
+    Auto,
 }
 
 impl Filter {
-    pub const NAMES: &'static [&'static str] = &["ldf", "nlf", "gql", "cs"];
+    pub const NAMES: &'static [&'static str] = &["ldf", "nlf", "gql", "cs", "auto"];
 
     pub fn from_name(name: &str) -> Option<Filter> {
         match name {
@@ -38,6 +44,7 @@ impl Filter {
             "nlf" => Some(Filter::Nlf),
             "gql" | "graphql" => Some(Filter::Gql),
             "cs" | "dpiso" | "cfl" => Some(Filter::Cs),
+            "auto" => Some(Filter::Auto),
             _ => None,
         }
     }
@@ -48,14 +55,30 @@ impl Filter {
             Filter::Nlf => "nlf",
             Filter::Gql => "gql",
             Filter::Cs => "cs",
+            Filter::Auto => "auto",
+        }
+    }
+
+    /// The filter that [`Filter::run`] applies: GQL for `auto`, else itself.
+    pub fn applied(self) -> Filter {
+        match self {
+            Filter::Auto => Filter::Gql,
+            f => f,
         }
     }
 
     /// The candidate sets of every query vertex. An empty set means no match exists.
     pub fn run(self, data: &Graph, query: &Query, semantics: Semantics) -> Candidates {
+        let mut cands = self.local(data, query, semantics);
+        self.refine(data, query, semantics, &mut cands);
+        cands
+    }
+
+    /// The local pass: LDF for `ldf`, NLF for every other filter.
+    pub fn local(self, data: &Graph, query: &Query, semantics: Semantics) -> Candidates {
         let profiles: Vec<Option<Profile>> =
             (0..query.num_vertices() as u32).map(|u| Profile::new(data, query, u, semantics)).collect();
-        let mut cands: Candidates = profiles
+        let cands: Candidates = profiles
             .iter()
             .enumerate()
             .map(|(u, p)| match p {
@@ -69,16 +92,36 @@ impl Filter {
                     .collect(),
             })
             .collect();
+        emptied_if_any_empty(cands)
+    }
+
+    /// The global refinement of candidates from [`Filter::local`]: GraphQL's for `gql` and
+    /// `auto`, arc consistency for `cs`, none for `ldf` and `nlf`.
+    pub fn refine(self, data: &Graph, query: &Query, semantics: Semantics, cands: &mut Candidates) {
+        if cands.iter().any(Vec::is_empty) {
+            return;
+        }
         match self {
             Filter::Ldf | Filter::Nlf => {}
-            Filter::Gql => refine::graphql(data, query, semantics, &mut cands),
-            Filter::Cs => refine::arc_consistency(data, query, &mut cands),
+            Filter::Gql | Filter::Auto => refine::graphql(data, query, semantics, cands),
+            Filter::Cs => refine::arc_consistency(data, query, cands),
         }
-        if cands.iter().any(Vec::is_empty) {
-            cands.iter_mut().for_each(Vec::clear);
-        }
-        cands
+        *cands = emptied_if_any_empty(std::mem::take(cands));
     }
+
+    /// The checks one pass of the global refinement makes over `cands`: a candidate for each
+    /// query edge at it (the refinement's cost, before it runs).
+    pub fn refine_checks(query: &Query, cands: &Candidates) -> f64 {
+        cands.iter().enumerate().map(|(u, c)| c.len() as f64 * query.edges(u as u32).len() as f64).sum()
+    }
+}
+
+/// No candidates at all when some query vertex has none (no match exists).
+fn emptied_if_any_empty(mut cands: Candidates) -> Candidates {
+    if cands.iter().any(Vec::is_empty) {
+        cands.iter_mut().for_each(Vec::clear);
+    }
+    cands
 }
 
 /// What a data vertex needs to host query vertex u: degrees and, per (direction, data pair id),
@@ -147,7 +190,7 @@ mod tests {
         assert_eq!(ldf[2], vec![2]);
         let nlf = Filter::Nlf.run(&data, &q, Semantics::Embed);
         assert_eq!(nlf[0], vec![0, 1, 3, 4]);
-        for f in [Filter::Gql, Filter::Cs] {
+        for f in [Filter::Gql, Filter::Cs, Filter::Auto] {
             let c = f.run(&data, &q, Semantics::Embed);
             assert_eq!(c, vec![vec![0, 1], vec![0, 1], vec![2]], "{f:?}");
         }
@@ -157,7 +200,7 @@ mod tests {
     fn missing_label_pair_empties_everything() {
         let data = graph(&[0, 0], &[(0, 1)]);
         let q = Query::new(graph(&[0, 7], &[(0, 1)]), &data, Semantics::Embed).unwrap();
-        for &f in &[Filter::Ldf, Filter::Nlf, Filter::Gql, Filter::Cs] {
+        for &f in &[Filter::Ldf, Filter::Nlf, Filter::Gql, Filter::Cs, Filter::Auto] {
             assert!(f.run(&data, &q, Semantics::Embed).iter().all(Vec::is_empty));
         }
     }
@@ -167,7 +210,7 @@ mod tests {
         // A star with two leaves maps onto a single edge under homomorphism only.
         let data = graph(&[0, 1], &[(0, 1)]);
         let q = Query::new(graph(&[0, 1, 1], &[(0, 1), (0, 2)]), &data, Semantics::Homomorphism).unwrap();
-        for &f in &[Filter::Ldf, Filter::Nlf, Filter::Gql, Filter::Cs] {
+        for &f in &[Filter::Ldf, Filter::Nlf, Filter::Gql, Filter::Cs, Filter::Auto] {
             assert_eq!(f.run(&data, &q, Semantics::Homomorphism), vec![vec![0], vec![1], vec![1]]);
             assert!(f.run(&data, &q, Semantics::Embed).iter().all(Vec::is_empty));
         }
