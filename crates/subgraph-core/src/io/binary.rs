@@ -34,6 +34,7 @@ use rayon::prelude::*;
 use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
@@ -715,7 +716,28 @@ fn validate_adjacencies<T: TryFrom<usize> + Copy + Default + Eq + Into<u64> + Se
             }
         }
     }
-    Ok(())
+    unused_pair(g)
+}
+
+/// An error naming a label pair of the table that no group has (the builder lists only the
+/// pairs its edges have). Group pair ids are in range, as [`validate_adjacency`] checked.
+fn unused_pair(g: &Graph) -> Result<(), String> {
+    let used: Vec<AtomicU64> = (0..g.pairs.len().div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+    for a in std::iter::once(&g.out).chain(g.inc.as_ref()) {
+        a.group_pair.par_chunks(VALIDATE_CHUNK).for_each(|chunk| {
+            for &p in chunk {
+                let (word, bit) = (&used[p as usize >> 6], 1u64 << (p & 63));
+                // Read first: the words stay shared between the cores until a new pair is met.
+                if word.load(Ordering::Relaxed) & bit == 0 {
+                    word.fetch_or(bit, Ordering::Relaxed);
+                }
+            }
+        });
+    }
+    match (0..g.pairs.len()).find(|&p| used[p >> 6].load(Ordering::Relaxed) >> (p & 63) & 1 == 0) {
+        Some(p) => Err(format!("label pair {:?} is in the table but no edge has it", g.pairs[p])),
+        None => Ok(()),
+    }
 }
 
 /// The key of the fingerprint that checks that every edge is stored at both of its ends: fresh
@@ -1242,6 +1264,20 @@ mod tests {
             forge(&g, &[(7, 1, 0)]),
             "g.sgb:0: invalid graph: the in-adjacency is not the out-adjacency reversed: an arc is stored at one \
              end only, or with another label at its other end"
+        );
+    }
+
+    /// Found by fuzzing (`binary_structured`, the 16-core host): a label pair that no group
+    /// has, behind valid checksums, loaded.
+    #[test]
+    fn validation_catches_unused_label_pairs() {
+        // Pairs (0, 0) and (1, 0); the groups of vertices 2 and 3 (the edge of label 1) name
+        // pair 0 instead, at both ends: a consistent graph whose table lists a pair too many.
+        let g = built(4, false, &[(0, 1, 0), (2, 3, 1)]);
+        assert_eq!((g.num_pairs(), g.pair(1)), (2, (1, 0)));
+        assert_eq!(
+            forge(&g, &[(4, 2, 0), (4, 3, 0)]),
+            "g.sgb:0: invalid graph: label pair (1, 0) is in the table but no edge has it"
         );
     }
 
