@@ -663,6 +663,13 @@ fn validate(g: &Graph) -> Result<(), String> {
     {
         return Err(format!("label pair ({e}, {v}) names a label missing from the label tables"));
     }
+    // The pairs are sorted by edge label: their edge labels, once each, must be the table (an
+    // edge label is on some edge when its pairs are, which `unused_pair` checks).
+    let mut pair_elabels: Vec<u32> = g.pairs.iter().map(|&(e, _)| e).collect();
+    pair_elabels.dedup();
+    if let Some(&e) = g.elabel_values.iter().find(|e| pair_elabels.binary_search(e).is_err()) {
+        return Err(format!("edge label {e} is in the table but no edge has it"));
+    }
     check_offsets("vertex label offsets", &g.vlabel_offsets, n)?;
     match g.vlabel_values.len() {
         0..=0x100 => validate_adjacencies::<u8>(g),
@@ -1278,6 +1285,24 @@ mod tests {
         assert_eq!(
             forge(&g, &[(4, 2, 0), (4, 3, 0)]),
             "g.sgb:0: invalid graph: label pair (1, 0) is in the table but no edge has it"
+        );
+    }
+
+    /// Found by fuzzing (`binary`, the 16-core host): an edge label in the table that no label
+    /// pair has, behind valid checksums, loaded.
+    #[test]
+    fn validation_catches_unused_edge_labels() {
+        // Vertex 4 (label 1) has no edge; the pairs are (0, 0) and (5, 0).
+        let mut b = GraphBuilder::new(5, false);
+        b.set_labels(vec![0, 0, 0, 0, 1]);
+        [(0, 1, 0), (2, 3, 5)].iter().for_each(|&(u, v, l)| b.add_edge(u, v, l));
+        let g = b.build().0;
+        assert_eq!((g.pair(1), g.edge_label_values()), ((5, 0), &[0, 5][..]));
+        // The pair table (array 6) says (0, 1) instead of (5, 0): sorted, its labels in the
+        // tables, but edge label 5 on no pair.
+        assert_eq!(
+            forge(&g, &[(6, 2, 0), (6, 3, 1)]),
+            "g.sgb:0: invalid graph: edge label 5 is in the table but no edge has it"
         );
     }
 
