@@ -1,0 +1,9 @@
+#!/bin/bash
+cd /work/main
+out=/tmp/wn-sets2; mkdir -p $out
+for cls in dense_12 dense_20; do
+  Q=$(ls /tmp/wn/q/query_${cls}_*.graph | sort -V | head -200)
+  SUBGRAPH=/tmp/sg-auto LIMIT=100000 TIMEOUT=10 bench/sunluo.sh /tmp/slbin/SubgraphMatching.out ../shared/data/wordnet/data_graph/wordnet.graph $out/wordnet-$cls.csv $Q
+done
+python3 bench/sunluo-summary.py $out/*.csv > $out/summary.md
+echo done
