@@ -364,11 +364,7 @@ impl<'a> Engine<'a> {
     /// with a device filter, else the core filter's.
     pub fn filter_name(&self, ran_on_gpu: bool, host: Filter) -> &'static str {
         match self {
-            Engine::Gpu { engine, options, .. } if ran_on_gpu => match engine.candidate_filter(options) {
-                CandidateFilter::Signature => "signature",
-                CandidateFilter::Refined => "refined",
-                CandidateFilter::Host | CandidateFilter::Auto => host.name(),
-            },
+            Engine::Gpu { engine, options, .. } if ran_on_gpu => engine.candidate_filter(options).name_with(host),
             _ => host.name(),
         }
     }

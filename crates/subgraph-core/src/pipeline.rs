@@ -158,8 +158,6 @@ pub struct Prepared {
     start: Instant,
     query: Query,
     options: PlanOptions,
-    /// The filter the candidates have had so far (`nlf` while `auto`'s refinement waits).
-    filter: Filter,
     /// `auto`'s refinement, not yet run: its predicted milliseconds.
     deferred: Option<f64>,
     plan: Plan,
@@ -204,11 +202,7 @@ pub fn prepare(
     let mut cands = popts.filter.local(data, &q, popts.semantics);
     let threads = rayon::current_num_threads().max(1) as f64;
     let refine_ms = 2.0 * Filter::refine_checks(&q, &cands) * REFINE_NS_PER_CHECK * 1e-6 / threads;
-    let (filter, deferred) = match popts.filter {
-        Filter::Auto if counting && refine_ms >= DEFER_MIN_MS => (Filter::Nlf, Some(refine_ms)),
-        Filter::Auto => (Filter::Gql, None),
-        f => (f, None),
-    };
+    let deferred = (popts.filter == Filter::Auto && counting && refine_ms >= DEFER_MIN_MS).then_some(refine_ms);
     if deferred.is_none() {
         popts.filter.refine(data, &q, popts.semantics, &mut cands);
     }
@@ -218,7 +212,7 @@ pub fn prepare(
     // A deferred refinement needs the sample: it decides whether the trial is worth running.
     let price_from = if deferred.is_some() { 0.0 } else { price_from };
     let (cost, gate) = estimate_work(&mut plan, &space, popts, price_from);
-    Ok(Prepared { start, query: q, options: popts, filter, deferred, plan, space, space_ms, cost, gate })
+    Ok(Prepared { start, query: q, options: popts, deferred, plan, space, space_ms, cost, gate })
 }
 
 /// The work of `plan` over `space`: a bound from the space's longest lists first, then a
@@ -308,22 +302,32 @@ impl Prepared {
             return Err(Box::new(self));
         }
         let enumerate_ms = t.elapsed().as_secs_f64() * 1e3;
-        let Prepared { start, filter, mut plan, space, space_ms, gate, .. } = self;
+        let filter = self.filter();
+        let Prepared { start, mut plan, space, space_ms, gate, .. } = self;
         let report = report(start, filter, &plan, &space, space_ms, enumerate_ms, &out);
         plan.estimate = gate.map(|g| g.0);
         Ok(Explained { report, levels: out.levels, plan, considered: Vec::new() })
+    }
+
+    /// The filter the candidates have had so far: NLF while `auto`'s refinement waits, else
+    /// the one the options name (GQL for `auto`).
+    fn filter(&self) -> Filter {
+        match self.deferred {
+            Some(_) => Filter::Nlf,
+            None => self.options.filter.applied(),
+        }
     }
 
     /// Runs the deferred GQL refinement, then plans, builds the space and estimates again.
     fn refine_deferred(&mut self, data: &Graph, opts: &MatchOptions) -> Result<(), Error> {
         let t = Instant::now();
         let mut cands = self.plan.take_candidates();
-        Filter::Gql.refine(data, &self.query, self.options.semantics, &mut cands);
+        self.options.filter.refine(data, &self.query, self.options.semantics, &mut cands);
         let filter_ms = self.plan.filter_ms + t.elapsed().as_secs_f64() * 1e3;
         self.plan = planner::default_plan(data, &self.query, self.options, cands, filter_ms);
         (self.space, self.space_ms) = build_space(data, &self.plan, opts.max_memory)?;
         (self.cost, self.gate) = estimate_work(&mut self.plan, &self.space, self.options, f64::INFINITY);
-        (self.filter, self.deferred) = (Filter::Gql, None);
+        self.deferred = None;
         Ok(())
     }
 
@@ -337,7 +341,8 @@ impl Prepared {
         output: Option<(&Output, &str)>,
         mut trial_ms: f64,
     ) -> Result<Explained, Error> {
-        let Prepared { start, query, options, filter, mut plan, mut space, mut space_ms, gate, .. } = self;
+        let filter = self.filter();
+        let Prepared { start, query, options, mut plan, mut space, mut space_ms, gate, .. } = self;
         let engine = EngineOptions { limit: opts.limit, failing_sets: opts.failing_sets };
         let filter_ms = plan.filter_ms;
         let mut considered = Vec::new();
@@ -557,9 +562,9 @@ mod tests {
             Ok(done) => panic!("a 6-vertex path over 20,000 vertices counted in no time: {:?}", done.report),
             Err(back) => back,
         };
-        assert_eq!(back.filter, Filter::Nlf);
+        assert_eq!(back.filter(), Filter::Nlf);
         one.install(|| back.refine_deferred(&data, &auto)).unwrap();
-        assert_eq!((back.filter, back.deferred), (Filter::Gql, None));
+        assert_eq!((back.filter(), back.deferred), (Filter::Gql, None));
         let refined = one.install(|| back.run(&data, &auto, &Control::unlimited(), None)).unwrap().report;
         assert_eq!((refined.embeddings, refined.filter), (gql.embeddings, "gql"));
         // A trial that finishes counts exactly, and so does the whole pipeline.

@@ -9,6 +9,7 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::time::Instant;
 
+use subgraph_core::filter::Filter;
 use subgraph_core::pipeline::{MatchOptions, Report};
 use subgraph_core::plan::{Device, Plan, PlanOptions, Tail};
 use subgraph_core::planner;
@@ -73,6 +74,16 @@ impl CandidateFilter {
             CandidateFilter::Auto if data.num_vertices() >= AUTO_DEVICE_FILTER_VERTICES => CandidateFilter::Refined,
             CandidateFilter::Auto => CandidateFilter::Host,
             other => other,
+        }
+    }
+
+    /// The name of the filter a query ran with: `signature` or `refined` for the device
+    /// filters, else the host filter's name (`host`).
+    pub fn name_with(self, host: Filter) -> &'static str {
+        match self {
+            CandidateFilter::Signature => "signature",
+            CandidateFilter::Refined => "refined",
+            CandidateFilter::Host | CandidateFilter::Auto => host.name(),
         }
     }
 }
@@ -575,11 +586,7 @@ impl<'a> GpuEngine<'a> {
             embeddings: join.count,
             complete: stopped.is_none(),
             stopped,
-            filter: match filter {
-                CandidateFilter::Signature => "signature",
-                CandidateFilter::Refined => "refined",
-                CandidateFilter::Host | CandidateFilter::Auto => opts.filter.applied().name(),
-            },
+            filter: filter.name_with(opts.filter.applied()),
             filter_ms: plan.filter_ms,
             order_ms: plan.order_ms,
             space_ms: upload_ms,
