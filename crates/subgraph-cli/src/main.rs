@@ -1,5 +1,7 @@
 //! The `subgraph` command line: argument parsing and printing; the work is in the libraries.
 
+#[cfg(unix)]
+mod alloc;
 mod bench;
 mod convert;
 mod explain;
@@ -35,6 +37,10 @@ enum Command {
     /// Time query sets and write results.csv, summary.md and times.svg.
     Bench(bench::BenchArgs),
 }
+
+#[cfg(unix)]
+#[global_allocator]
+static ALLOCATOR: alloc::OneLineOnRefusal = alloc::OneLineOnRefusal;
 
 fn main() -> ExitCode {
     signal::exit_on_closed_stdout();

@@ -390,10 +390,11 @@ impl<'a> Engine<'a> {
             if choice.is_none() {
                 let threads = rayon::current_num_threads();
                 let from = gpu_break_even(threads, &H200_COSTS);
-                let prepared = prepare(data, query.clone(), opts, output.is_none(), from)?;
+                let prepared = prepare(data, query.clone(), opts, output.is_none(), from, control)?;
                 let c = choose_device(prepared.estimated_cost(), threads, &H200_COSTS);
                 choice = Some(c);
-                if c.device == Device::Cpu {
+                // A query the deadline or Ctrl-C stopped while it was prepared ends on the CPU.
+                if c.device == Device::Cpu || control.should_stop() {
                     return Ok((prepared.run(data, opts, control, output)?.report, None, choice));
                 }
             }

@@ -444,3 +444,22 @@ fn closed_stdout_ends_quietly() {
         assert!(out.status.success() || out.status.signal() == Some(libc::SIGPIPE), "{args:?}: {:?}", out.status);
     }
 }
+
+/// An allocation the system refuses (here under `ulimit -v`, where the pre-checks, which read
+/// the available memory, see plenty) ends with one line and status 1, not SIGABRT.
+#[cfg(unix)]
+#[test]
+fn a_refused_allocation_is_one_line_and_status_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_file = dir.path().join("big.sgb");
+    let subgraph = env!("CARGO_BIN_EXE_subgraph");
+    let script = format!(
+        "ulimit -v 400000; exec '{subgraph}' gen graph --model rmat --vertices 16777216 --edges 268435456 --output '{}'",
+        out_file.display()
+    );
+    let out = Command::new("sh").args(["-c", &script]).output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("subgraph: error: out of memory: the system refused an allocation of"), "{err}");
+}

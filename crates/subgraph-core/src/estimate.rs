@@ -534,6 +534,7 @@ mod tests {
     use crate::order::Order;
     use crate::plan::{Plan, PlanOptions, Symmetry};
     use crate::query::Semantics;
+    use crate::sink::Control;
 
     fn graph(labels: Vec<u32>, edges: &[(u32, u32)]) -> Graph {
         GraphBuilder::from_parts(labels, edges.iter().map(|&(a, b)| (a, b, 0)).collect(), false).build().0
@@ -567,7 +568,6 @@ mod tests {
         // over the candidate space and the data-graph sampler estimate the same partial
         // matches, and both are close to the truth.
         use crate::cpu::{enumerate, EngineOptions};
-        use crate::sink::Control;
         use crate::space::CandidateSpace;
         let data = random_graph(2000, 3, 24, 3);
         // A path of five vertices with one chord.
@@ -579,12 +579,12 @@ mod tests {
         .build()
         .0;
         let query = Query::new(q, &data, Semantics::Embed).unwrap();
-        let cands = Filter::Nlf.run(&data, &query, Semantics::Embed);
+        let cands = Filter::Nlf.run(&data, &query, Semantics::Embed, &Control::unlimited());
         let sizes: Vec<usize> = cands.iter().map(Vec::len).collect();
         let opts = PlanOptions { order: Some(Order::Gql), symmetry: Symmetry::Off, ..PlanOptions::default() };
         let plan = Plan::shaped(&data, &query, opts, Order::Gql, vec![1, 0, 2, 3, 4], 0, &sizes)
             .with_candidates(cands.clone());
-        let space = CandidateSpace::build(&data, &plan);
+        let space = CandidateSpace::build(&data, &plan, &Control::unlimited()).unwrap();
         let truth = enumerate(&data, &plan, &space, EngineOptions::default(), &Control::unlimited(), None);
         let walk = space_estimate(&plan, &space, 256, 9);
         let raw = Sampler::new(&data, &query, &cands, true, 256, 9).estimate(&plan);
@@ -605,7 +605,7 @@ mod tests {
         let edges: Vec<(u32, u32)> = (1..10).map(|i| (0, i)).collect();
         let data = graph(vec![0; 10], &edges);
         let q = Query::new(graph(vec![0; 3], &[(0, 1), (0, 2)]), &data, Semantics::Embed).unwrap();
-        let mut cands = Filter::Nlf.run(&data, &q, Semantics::Embed);
+        let mut cands = Filter::Nlf.run(&data, &q, Semantics::Embed, &Control::unlimited());
         assert_eq!(cands[0], vec![0]);
         cands[1] = (1..10).collect();
         cands[2] = (1..10).collect();

@@ -147,13 +147,16 @@ pub fn run_query(
 ) -> Result<Report, Error> {
     // Run on a pool thread: parallel loops started there cost a deque push, while each one
     // started from outside the pool waits for a sleeping worker to wake.
-    rayon::scope(|_| prepare(data, query, opts, output.is_none(), f64::INFINITY)?.run(data, opts, control, output))
-        .map(|e| e.report)
+    rayon::scope(|_| {
+        prepare(data, query, opts, output.is_none(), f64::INFINITY, control)?.run(data, opts, control, output)
+    })
+    .map(|e| e.report)
 }
 
 /// A query ready for the CPU engine: checked, filtered, planned by default, its candidate
 /// space built and its work estimated (a bound, or the gate's sample over that space), so that
-/// `--device auto` can choose before anything is done twice.
+/// `--device auto` can choose before anything is done twice. A query whose control stopped it
+/// (the deadline, Ctrl-C) during the preparation has no space: it reports what it found, nothing.
 pub struct Prepared {
     start: Instant,
     query: Query,
@@ -161,7 +164,7 @@ pub struct Prepared {
     /// `auto`'s refinement, not yet run: its predicted milliseconds.
     deferred: Option<f64>,
     plan: Plan,
-    space: CandidateSpace,
+    space: Option<CandidateSpace>,
     space_ms: f64,
     /// The plan's estimated work, and the gate's sample with its time per particle when the
     /// bound did not settle it.
@@ -187,44 +190,49 @@ pub const TRIAL_FACTOR: f64 = 20.0;
 /// the work reaches `price_from` (for `--device auto`: the work from which another device
 /// could be faster; `f64::INFINITY` for none); `counting` when no match is written. Under
 /// `--filter auto` the refinement waits (in [`Prepared::run`]) when it would be costly and no
-/// match is written.
+/// match is written. `control` cuts the filter short and stops the space's build.
 pub fn prepare(
     data: &Graph,
     query: Graph,
     opts: &MatchOptions,
     counting: bool,
     price_from: f64,
+    control: &Control,
 ) -> Result<Prepared, Error> {
     let start = Instant::now();
     let q = Query::new(query, data, opts.semantics)?;
     let popts = opts.plan(counting);
     let t = Instant::now();
-    let mut cands = popts.filter.local(data, &q, popts.semantics);
+    let mut cands = popts.filter.local(data, &q, popts.semantics, control);
     let threads = rayon::current_num_threads().max(1) as f64;
     let refine_ms = 2.0 * Filter::refine_checks(&q, &cands) * REFINE_NS_PER_CHECK * 1e-6 / threads;
     let deferred = (popts.filter == Filter::Auto && counting && refine_ms >= DEFER_MIN_MS).then_some(refine_ms);
     if deferred.is_none() {
-        popts.filter.refine(data, &q, popts.semantics, &mut cands);
+        popts.filter.refine(data, &q, popts.semantics, &mut cands, control);
     }
     let filter_ms = t.elapsed().as_secs_f64() * 1e3;
     let mut plan = planner::default_plan(data, &q, popts, cands, filter_ms);
-    let (space, space_ms) = build_space(data, &plan, opts.max_memory)?;
+    let (space, space_ms) = build_space(data, &plan, opts.max_memory, control)?;
     // A deferred refinement needs the sample: it decides whether the trial is worth running.
     let price_from = if deferred.is_some() { 0.0 } else { price_from };
-    let (cost, gate) = estimate_work(&mut plan, &space, popts, price_from);
+    let (cost, gate) = estimate_work(&mut plan, space.as_ref(), popts, price_from);
     Ok(Prepared { start, query: q, options: popts, deferred, plan, space, space_ms, cost, gate })
 }
 
 /// The work of `plan` over `space`: a bound from the space's longest lists first, then a
 /// sample over the space (cheap: its lists are filtered already) when the bound does not show
 /// the query small and the planner or `price_from` could use it. The sample's time is added
-/// to the plan's `order_ms`.
+/// to the plan's `order_ms`. Without a space (the control stopped its build) nothing is left
+/// to price: 0.
 fn estimate_work(
     plan: &mut Plan,
-    space: &CandidateSpace,
+    space: Option<&CandidateSpace>,
     popts: PlanOptions,
     price_from: f64,
 ) -> (f64, Option<(Estimate, f64)>) {
+    let Some(space) = space else {
+        return (0.0, None);
+    };
     let bound = if plan.empty { 0.0 } else { estimate::space_bound(plan, space) };
     if bound < planner::SMALL_COST || (bound < price_from && !planner::has_alternatives(&popts)) {
         return (bound, None);
@@ -267,7 +275,7 @@ impl Prepared {
         output: Option<(&Output, &str)>,
     ) -> Result<Explained, Error> {
         let mut trial_ms = 0.0;
-        if let Some(refine_ms) = self.deferred {
+        if let Some(refine_ms) = self.deferred.filter(|_| self.space.is_some()) {
             // The trial lasts as long as the refinement would, and is skipped when the
             // estimate shows the query longer still.
             let threads = rayon::current_num_threads().max(1) as f64;
@@ -280,14 +288,14 @@ impl Prepared {
                 }
                 trial_ms = t.elapsed().as_secs_f64() * 1e3;
             }
-            self.refine_deferred(data, opts)?;
+            self.refine_deferred(data, opts, control)?;
         }
         self.finish(data, opts, control, output, trial_ms)
     }
 
     /// Runs the query over the candidates it has (a deferred refinement's NLF candidates) for
     /// at most `budget`, counting only: the result when that finishes it (or a limit, the
-    /// timeout or Ctrl-C stops it), else the query back, as it was.
+    /// timeout or Ctrl-C stops it), else (or without a space) the query back, as it was.
     fn try_unrefined(
         self,
         data: &Graph,
@@ -297,14 +305,16 @@ impl Prepared {
     ) -> Result<Explained, Box<Prepared>> {
         let engine = EngineOptions { limit: opts.limit, failing_sets: opts.failing_sets };
         let t = Instant::now();
-        let out = cpu::enumerate(data, &self.plan, &self.space, engine, &control.trial(budget), None);
+        let Some(space) = &self.space else {
+            return Err(Box::new(self));
+        };
+        let out = cpu::enumerate(data, &self.plan, space, engine, &control.trial(budget), None);
         if out.stopped == Some(Stopped::Timeout) && !control.should_stop() {
             return Err(Box::new(self));
         }
         let enumerate_ms = t.elapsed().as_secs_f64() * 1e3;
-        let filter = self.filter();
-        let Prepared { start, mut plan, space, space_ms, gate, .. } = self;
-        let report = report(start, filter, &plan, &space, space_ms, enumerate_ms, &out);
+        let report = report(self.start, self.filter(), &self.plan, space, self.space_ms, enumerate_ms, &out);
+        let Prepared { mut plan, gate, .. } = self;
         plan.estimate = gate.map(|g| g.0);
         Ok(Explained { report, levels: out.levels, plan, considered: Vec::new() })
     }
@@ -318,15 +328,16 @@ impl Prepared {
         }
     }
 
-    /// Runs the deferred GQL refinement, then plans, builds the space and estimates again.
-    fn refine_deferred(&mut self, data: &Graph, opts: &MatchOptions) -> Result<(), Error> {
+    /// Runs the deferred GQL refinement, then plans, builds the space and estimates again;
+    /// `control` cuts the refinement short and stops the build.
+    fn refine_deferred(&mut self, data: &Graph, opts: &MatchOptions, control: &Control) -> Result<(), Error> {
         let t = Instant::now();
         let mut cands = self.plan.take_candidates();
-        self.options.filter.refine(data, &self.query, self.options.semantics, &mut cands);
+        self.options.filter.refine(data, &self.query, self.options.semantics, &mut cands, control);
         let filter_ms = self.plan.filter_ms + t.elapsed().as_secs_f64() * 1e3;
         self.plan = planner::default_plan(data, &self.query, self.options, cands, filter_ms);
-        (self.space, self.space_ms) = build_space(data, &self.plan, opts.max_memory)?;
-        (self.cost, self.gate) = estimate_work(&mut self.plan, &self.space, self.options, f64::INFINITY);
+        (self.space, self.space_ms) = build_space(data, &self.plan, opts.max_memory, control)?;
+        (self.cost, self.gate) = estimate_work(&mut self.plan, self.space.as_ref(), self.options, f64::INFINITY);
         self.deferred = None;
         Ok(())
     }
@@ -342,7 +353,10 @@ impl Prepared {
         mut trial_ms: f64,
     ) -> Result<Explained, Error> {
         let filter = self.filter();
-        let Prepared { start, query, options, mut plan, mut space, mut space_ms, gate, .. } = self;
+        let Prepared { start, query, options, mut plan, space, mut space_ms, gate, .. } = self;
+        let Some(mut space) = space else {
+            return Ok(stopped_early(start, filter, plan, space_ms, trial_ms, control, Vec::new()));
+        };
         let engine = EngineOptions { limit: opts.limit, failing_sets: opts.failing_sets };
         let filter_ms = plan.filter_ms;
         let mut considered = Vec::new();
@@ -374,13 +388,20 @@ impl Prepared {
                 }
                 Some(particles) => {
                     let (vertices, tail) = (plan.vertices.clone(), plan.tail);
-                    let (best, c) =
-                        planner::compare(data, &query, options, plan.take_candidates(), filter_ms, particles);
+                    let cands = plan.take_candidates();
+                    let (best, c) = planner::compare(data, &query, options, cands, filter_ms, particles, control);
                     considered = c;
                     let same = best.vertices == vertices && best.tail == tail;
                     plan = best;
                     if !same {
-                        (space, space_ms) = build_space(data, &plan, opts.max_memory)?;
+                        let built;
+                        (built, space_ms) = build_space(data, &plan, opts.max_memory, control)?;
+                        match built {
+                            Some(b) => space = b,
+                            None => {
+                                return Ok(stopped_early(start, filter, plan, space_ms, trial_ms, control, considered))
+                            }
+                        }
                     }
                 }
             }
@@ -394,13 +415,31 @@ impl Prepared {
     }
 }
 
+/// The report of a query that `control` stopped before its candidate space was built: nothing
+/// found, and no space.
+fn stopped_early(
+    start: Instant,
+    filter: Filter,
+    plan: Plan,
+    space_ms: f64,
+    enumerate_ms: f64,
+    control: &Control,
+    considered: Vec<Considered>,
+) -> Explained {
+    let out =
+        cpu::Outcome { embeddings: 0, stopped: control.stopped(), nodes: 0, levels: vec![0; plan.len()], tasks: 0 };
+    let report = report(start, filter, &plan, &CandidateSpace::default(), space_ms, enumerate_ms, &out);
+    Explained { report, levels: out.levels, plan, considered }
+}
+
 /// The least time a counting query runs its default plan before the planner compares plans
 /// (`Prepared::run`).
 pub const TRIAL: Duration = Duration::from_millis(1);
 
 /// Plans `query` comparing every plan the planner considers (whatever the query's size), then
-/// runs the chosen one; with `every`, runs each considered plan in turn (under a control from
-/// `control`) and returns them all, the chosen one first.
+/// runs the chosen one; with `every`, runs each considered plan in turn and returns them all,
+/// the chosen one first. Each plan runs under a control from `control`; the first plan's also
+/// covers the filter and the comparison.
 pub fn explain_query(
     data: &Graph,
     query: Graph,
@@ -412,11 +451,12 @@ pub fn explain_query(
     rayon::scope(|_| {
         let q = Query::new(query, data, opts.semantics)?;
         let popts = opts.plan(true);
+        let first = control();
         let t = Instant::now();
-        let cands = popts.filter.run(data, &q, popts.semantics);
+        let cands = popts.filter.run(data, &q, popts.semantics, &first);
         let filter_ms = t.elapsed().as_secs_f64() * 1e3;
         let engine = EngineOptions { limit: opts.limit, failing_sets: opts.failing_sets };
-        let (plan, considered) = planner::compare(data, &q, popts, cands, filter_ms, planner::FULL_PARTICLES);
+        let (plan, considered) = planner::compare(data, &q, popts, cands, filter_ms, planner::FULL_PARTICLES, &first);
         let mut others = Vec::new();
         if every {
             let sizes: Vec<usize> = plan.sizes.clone();
@@ -436,14 +476,20 @@ pub fn explain_query(
             }
         }
         let mut out = Vec::new();
+        let filter = popts.filter.applied();
         for (i, plan) in std::iter::once(plan).chain(others).enumerate() {
-            let start = if i == 0 { start } else { Instant::now() };
-            let (space, space_ms) = build_space(data, &plan, opts.max_memory)?;
-            let t = Instant::now();
-            let run = cpu::enumerate(data, &plan, &space, engine, &control(), None);
-            let enumerate_ms = t.elapsed().as_secs_f64() * 1e3;
-            let report = report(start, popts.filter.applied(), &plan, &space, space_ms, enumerate_ms, &run);
+            let (start, later) = if i == 0 { (start, None) } else { (Instant::now(), Some(control())) };
+            let c = later.as_ref().unwrap_or(&first);
             let considered = if i == 0 { considered.clone() } else { Vec::new() };
+            let (space, space_ms) = build_space(data, &plan, opts.max_memory, c)?;
+            let Some(space) = space else {
+                out.push(stopped_early(start, filter, plan, space_ms, 0.0, c, considered));
+                continue;
+            };
+            let t = Instant::now();
+            let run = cpu::enumerate(data, &plan, &space, engine, c, None);
+            let enumerate_ms = t.elapsed().as_secs_f64() * 1e3;
+            let report = report(start, filter, &plan, &space, space_ms, enumerate_ms, &run);
             out.push(Explained { report, levels: run.levels, plan, considered });
         }
         Ok(out)
@@ -453,9 +499,14 @@ pub fn explain_query(
 /// Seed of the gate's sampling.
 const GATE_SEED: u64 = 0x9a7e_5eed;
 
-/// The candidate space of `plan`, refused when it cannot fit the available memory or
-/// `max_memory`.
-fn build_space(data: &Graph, plan: &Plan, max_memory: Option<u64>) -> Result<(CandidateSpace, f64), Error> {
+/// The candidate space of `plan` (None when `control` stopped its build) and its time, refused
+/// when it cannot fit the available memory or `max_memory`.
+fn build_space(
+    data: &Graph,
+    plan: &Plan,
+    max_memory: Option<u64>,
+    control: &Control,
+) -> Result<(Option<CandidateSpace>, f64), Error> {
     let t = Instant::now();
     // A space under 64 MiB (and under the cap) is allocated without asking the system (a /proc
     // read costs more than small queries take).
@@ -475,7 +526,7 @@ fn build_space(data: &Graph, plan: &Plan, max_memory: Option<u64>) -> Result<(Ca
             }
         }
     }
-    let space = CandidateSpace::build(data, plan);
+    let space = CandidateSpace::build(data, plan, control);
     Ok((space, t.elapsed().as_secs_f64() * 1e3))
 }
 
@@ -534,6 +585,24 @@ mod tests {
     }
 
     #[test]
+    fn a_query_stopped_while_prepared_builds_no_space() {
+        let data = ring(20_000);
+        let expired = Control::new(Some(Instant::now()), Default::default());
+        for filter in [Filter::Auto, Filter::Gql, Filter::Nlf] {
+            let opts = MatchOptions { filter, ..MatchOptions::default() };
+            let r = run_query(&data, path(5), &opts, &expired, None).unwrap();
+            assert_eq!((r.embeddings, r.complete, r.stopped), (0, false, Some(Stopped::Timeout)));
+            assert_eq!((r.candidate_edges, r.space_bytes), (0, 0), "{filter:?}");
+            assert!(r.candidates > 0);
+        }
+        let stopped = explain_query(&data, path(5), &MatchOptions::default(), true, || {
+            Control::new(Some(Instant::now()), Default::default())
+        })
+        .unwrap();
+        assert!(stopped.iter().all(|e| e.report.stopped == Some(Stopped::Timeout) && e.report.space_bytes == 0));
+    }
+
+    #[test]
     fn auto_filter_defers_its_refinement_and_stays_exact() {
         // 20,000 candidates per query vertex and 8 or more query-edge ends: at least 6 ms of
         // refinement on one thread, above DEFER_MIN_MS.
@@ -541,7 +610,7 @@ mod tests {
         let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
         let opts = |filter, limit| MatchOptions { filter, limit, ..MatchOptions::default() };
         let prepare = |k, counting, o: &MatchOptions| {
-            one.install(|| prepare(&data, path(k), o, counting, f64::INFINITY)).unwrap()
+            one.install(|| prepare(&data, path(k), o, counting, f64::INFINITY, &Control::unlimited())).unwrap()
         };
         let count =
             |k, o: &MatchOptions| one.install(|| run_query(&data, path(k), o, &Control::unlimited(), None)).unwrap();
@@ -563,7 +632,7 @@ mod tests {
             Err(back) => back,
         };
         assert_eq!(back.filter(), Filter::Nlf);
-        one.install(|| back.refine_deferred(&data, &auto)).unwrap();
+        one.install(|| back.refine_deferred(&data, &auto, &Control::unlimited())).unwrap();
         assert_eq!((back.filter(), back.deferred), (Filter::Gql, None));
         let refined = one.install(|| back.run(&data, &auto, &Control::unlimited(), None)).unwrap().report;
         assert_eq!((refined.embeddings, refined.filter), (gql.embeddings, "gql"));

@@ -12,6 +12,7 @@ use crate::order::Order;
 pub use crate::plan::Device;
 use crate::plan::{Plan, PlanOptions, Tail};
 use crate::query::Query;
+use crate::sink::Control;
 use crate::tail::{MAX_GROUP, MAX_TAIL};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -61,12 +62,12 @@ pub struct Considered {
 }
 
 impl Plan {
-    /// Filters with `options.filter` and plans (see [`choose`]).
-    pub fn new(data: &Graph, query: &Query, options: PlanOptions) -> Plan {
+    /// Filters with `options.filter` and plans (see [`choose`]); `control` cuts both short.
+    pub fn new(data: &Graph, query: &Query, options: PlanOptions, control: &Control) -> Plan {
         let t = Instant::now();
-        let cands = options.filter.run(data, query, options.semantics);
+        let cands = options.filter.run(data, query, options.semantics, control);
         let filter_ms = t.elapsed().as_secs_f64() * 1e3;
-        choose(data, query, options, cands, filter_ms).0
+        choose(data, query, options, cands, filter_ms, control).0
     }
 }
 
@@ -117,17 +118,19 @@ pub fn comparison_ms(particles: usize, ms_per_particle: f64) -> f64 {
 /// The plan over candidate sets `cands` (C(u) sorted by id, per query vertex, each a superset
 /// of u's true matches; `filter_ms` is reported as the filter's time), and every plan that was
 /// estimated on the way: the default plan ([`default_plan`]) is estimated quickly first (over
-/// the data graph) and kept when a comparison would not pay, else as [`compare`].
+/// the data graph) and kept when a comparison would not pay, else as [`compare`]. Once
+/// `control` says stop, the default plan is kept unestimated.
 pub fn choose(
     data: &Graph,
     query: &Query,
     options: PlanOptions,
     cands: Candidates,
     filter_ms: f64,
+    control: &Control,
 ) -> (Plan, Vec<Considered>) {
     let t = Instant::now();
     let mut plan = default_plan(data, query, options, cands, filter_ms);
-    if plan.empty || !has_alternatives(&options) {
+    if plan.empty || !has_alternatives(&options) || control.should_stop() {
         return (plan, Vec::new());
     }
     let cands = plan.take_candidates();
@@ -153,7 +156,7 @@ pub fn choose(
         }),
     };
     match particles {
-        Some(particles) => compare(data, query, options, cands, filter_ms, particles),
+        Some(particles) => compare(data, query, options, cands, filter_ms, particles, control),
         None => {
             let considered = vec![Considered::of(&plan, gate.clone())];
             plan.estimate = Some(gate);
@@ -250,7 +253,8 @@ impl Considered {
 
 /// The plan of least estimated work, sampled with `particles` particles per level: with
 /// `options.order` set only that order is tried; with a tail allowed and `Tail::Auto`, each
-/// order with and without its tail. Every estimated plan is returned too.
+/// order with and without its tail. Every estimated plan is returned too. Once `control` says
+/// stop, the plans not yet estimated are left out (the default plan is always estimated).
 pub fn compare(
     data: &Graph,
     query: &Query,
@@ -258,6 +262,7 @@ pub fn compare(
     cands: Candidates,
     filter_ms: f64,
     particles: usize,
+    control: &Control,
 ) -> (Plan, Vec<Considered>) {
     let t = Instant::now();
     let sizes: Vec<usize> = cands.iter().map(Vec::len).collect();
@@ -289,6 +294,9 @@ pub fn compare(
         .par_iter()
         .enumerate()
         .map(|(i, &order)| {
+            if i > 0 && control.should_stop() {
+                return Vec::new();
+            }
             let seed = SEED ^ (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
             let injective = options.semantics.injective();
             let mut sampler = Sampler::new(data, query, &cands, injective, half, seed);
@@ -296,7 +304,9 @@ pub fn compare(
             let vertices = order.compute(data, query, &mut sampler);
             variants(query, &options, order, vertices)
                 .into_iter()
-                .map(|(order, vertices, tail)| {
+                .enumerate()
+                .take_while(|&(j, _)| (i, j) == (0, 0) || !control.should_stop())
+                .map(|(_, (order, vertices, tail))| {
                     let plan = shape(order, &vertices, tail);
                     let (a, b) = (sampler.estimate(&plan), second.estimate(&plan));
                     let (pa, pb) = (options.price(&a, plan.multiplier), options.price(&b, plan.multiplier));
@@ -405,6 +415,28 @@ mod tests {
         assert!(shown.starts_with("gpu (faster: predicted CPU"), "{shown}");
         assert_eq!(device_for_graph(GPU_GRAPH_VERTICES - 1), None);
         assert_eq!(device_for_graph(GPU_GRAPH_VERTICES).map(|c| c.device), Some(Device::Gpu));
+    }
+
+    #[test]
+    fn a_stopped_comparison_keeps_the_default_plan() {
+        // A path of four over a complete graph of eight: several orders, each with a tail.
+        let edges: Vec<(u32, u32, u32)> = (0..8).flat_map(|a| (a + 1..8).map(move |b| (a, b, 0))).collect();
+        let data = GraphBuilder::from_parts(vec![0; 8], edges, false).build().0;
+        let path = GraphBuilder::from_parts(vec![0; 4], vec![(0, 1, 0), (1, 2, 0), (2, 3, 0)], false).build().0;
+        let q = Query::new(path, &data, Semantics::Embed).unwrap();
+        let cands = vec![(0..8).collect::<Vec<u32>>(); 4];
+        let options = PlanOptions::default();
+        let compare = |control: &Control| compare(&data, &q, options, cands.clone(), 0.0, 32, control);
+        let (all, considered) = compare(&Control::unlimited());
+        assert!(considered.len() > 1, "{considered:?}");
+        let expired = Control::new(Some(Instant::now()), Default::default());
+        let (first, considered) = compare(&expired);
+        assert_eq!(considered.len(), 1);
+        assert_eq!(first.vertices, default_plan(&data, &q, options, cands.clone(), 0.0).vertices);
+        assert_eq!(first.len(), all.len());
+        // `choose` keeps the default plan unestimated.
+        let (chosen, considered) = choose(&data, &q, options, cands.clone(), 0.0, &expired);
+        assert!(considered.is_empty() && chosen.estimate.is_none());
     }
 
     #[test]

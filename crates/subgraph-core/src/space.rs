@@ -4,6 +4,7 @@
 
 use crate::graph::Graph;
 use crate::plan::Plan;
+use crate::sink::Control;
 use rayon::prelude::*;
 
 /// Candidate edges of one link: targets[offsets[a]..offsets[a+1]] for candidate index a.
@@ -36,9 +37,11 @@ pub struct CandidateSpace {
 const CHUNK: usize = 1024;
 
 impl CandidateSpace {
-    pub fn build(data: &Graph, plan: &Plan) -> CandidateSpace {
+    /// The space of `plan`; None when `control` stops the build (it is asked once per piece of
+    /// `CHUNK` candidates).
+    pub fn build(data: &Graph, plan: &Plan, control: &Control) -> Option<CandidateSpace> {
         if plan.empty {
-            return CandidateSpace { links: plan.backward.iter().map(|_| Vec::new()).collect() };
+            return Some(CandidateSpace { links: plan.backward.iter().map(|_| Vec::new()).collect() });
         }
         // index_of[v] = 1 + index of v in the current position's candidates, 0 if absent.
         let mut index_of = vec![0u32; data.num_vertices()];
@@ -56,6 +59,9 @@ impl CandidateSpace {
                         .map(|chunk| {
                             let mut counts = Vec::with_capacity(chunk.len());
                             let mut out = Vec::new();
+                            if control.should_stop() {
+                                return (counts, out);
+                            }
                             for &v in chunk {
                                 let before = out.len();
                                 for &w in data.neighbors_by_pair(v, link.dir, link.pair) {
@@ -82,9 +88,12 @@ impl CandidateSpace {
                 })
                 .collect();
             targets.iter().for_each(|&v| index_of[v as usize] = 0);
+            if control.should_stop() {
+                return None;
+            }
             links.push(edges);
         }
-        CandidateSpace { links }
+        Some(CandidateSpace { links })
     }
 
     /// An upper bound of the bytes [`CandidateSpace::build`] allocates for `plan`. With

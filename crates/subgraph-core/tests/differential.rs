@@ -187,8 +187,8 @@ proptest! {
     fn space_estimates_are_upper_bounds(c in case()) {
         let Ok(q) = Query::new(c.query.clone(), &c.data, Semantics::Embed) else { return Ok(()) };
         for filter in [Filter::Ldf, Filter::Gql] {
-            let plan = Plan::new(&c.data, &q, PlanOptions { filter, ..PlanOptions::default() });
-            let space = CandidateSpace::build(&c.data, &plan);
+            let plan = Plan::new(&c.data, &q, PlanOptions { filter, ..PlanOptions::default() }, &Control::unlimited());
+            let space = CandidateSpace::build(&c.data, &plan, &Control::unlimited()).unwrap();
             let exact = CandidateSpace::estimate_bytes(&c.data, &plan, true);
             prop_assert!(space.memory_bytes() <= exact);
             prop_assert!(exact <= CandidateSpace::estimate_bytes(&c.data, &plan, false));

@@ -2,7 +2,9 @@
 //! T-DFS and gMatch, with the counted tail of the plan): the records the kernel reads for every
 //! plan position, the tail program (the counted positions' label groups), the per-warp
 //! scratch for the levels it enumerates and the groups' lists, and the launch over one
-//! frontier table, polled so that a deadline or Ctrl-C stops it within a millisecond or so.
+//! frontier table, stopped by a host-mapped flag (a deadline, Ctrl-C) that each warp reads once
+//! per 256 rows or tail counts: on rows whose tail counts are heavy (hubs) that is up to a second
+//! late (bench/results/2026-11-25-timeouts.md, which also shows why reading it by time fails).
 
 use subgraph_core::plan::Plan;
 use subgraph_core::{Dir, Graph, Query};

@@ -21,8 +21,9 @@ use crate::dfs::{self, largest_groups, DfsKernels, DfsPlan, LevelAddresses};
 use crate::error::{to_u32, GpuError, Result};
 use crate::filter::{filter_on_device, DeviceCandidateSet, FilterKernels};
 use crate::join::{
-    dir_index, level_descriptor, next_chunk_end, Layers, COUNT_ONLY, LIMIT_FIRST_CHUNK_ELEMS, LIMIT_FIRST_CHUNK_ROWS,
-    MAX_CHUNK_ROWS, MAX_CHUNK_WORK, MAX_COLUMNS, ROW_BLOCK, ROW_OVERHEAD_BYTES, SOURCE, TASK_BLOCK, W1, WRITE_CACHE,
+    dir_index, level_descriptor, next_chunk_end, paced_work, Layers, COUNT_ONLY, FIRST_CHUNK_WORK,
+    LIMIT_FIRST_CHUNK_ELEMS, LIMIT_FIRST_CHUNK_ROWS, MAX_CHUNK_ROWS, MAX_COLUMNS, ROW_BLOCK, ROW_OVERHEAD_BYTES,
+    SOURCE, TASK_BLOCK, W1, WRITE_CACHE,
 };
 use crate::pcsr::{ColumnOrder, LabelledCsr, Pcsr};
 use crate::refine::{links_of, refine, RefineKernels};
@@ -505,24 +506,25 @@ impl<'a> GpuEngine<'a> {
                     None => vec![Vec::new(); q.num_vertices()],
                 };
                 let filter_ms = t.elapsed().as_secs_f64() * 1e3;
-                let (plan, _) = planner::choose(self.data, &q, plan_opts, lists, filter_ms);
+                let (plan, _) = planner::choose(self.data, &q, plan_opts, lists, filter_ms, control);
                 (plan, set)
             }
-            CandidateFilter::Host | CandidateFilter::Auto => (Plan::new(self.data, &q, plan_opts), None),
+            CandidateFilter::Host | CandidateFilter::Auto => (Plan::new(self.data, &q, plan_opts, control), None),
         };
         let n = plan.len();
+        // A query the deadline or Ctrl-C stopped while it was planned uploads and joins nothing.
+        let joins = !plan.empty && !control.should_stop();
         let t = Instant::now();
         if opts.semantics == Semantics::Induced {
             self.graph.ensure_adjacency(&self.gpu, self.data)?;
         }
-        let levels = if plan.empty {
-            Vec::new()
-        } else {
-            self.upload_levels(&plan, &q, opts.semantics, gpu_opts.structure, device_cands.as_ref())?
+        let levels = match joins {
+            true => self.upload_levels(&plan, &q, opts.semantics, gpu_opts.structure, device_cands.as_ref())?,
+            false => Vec::new(),
         };
         drop(device_cands);
         let use_dfs = may_dfs
-            && !plan.empty
+            && joins
             && n >= 2
             && match gpu_opts.depth_first {
                 DepthFirst::On => true,
@@ -561,7 +563,7 @@ impl<'a> GpuEngine<'a> {
             embedding: vec![0; n],
             buf: Vec::new(),
         };
-        if !plan.empty {
+        if joins {
             if let Some((out, name)) = output {
                 out.begin_query(name, n);
             }
@@ -949,7 +951,9 @@ impl<'a> Join<'a> {
         Ok(())
     }
 
-    /// Counts and writes the embedding in `self.embedding`; false once the limit is reached.
+    /// Counts and writes the embedding in `self.embedding`; false once the limit is reached,
+    /// or once a full batch is written and the control says stop (a chunk's table may hold
+    /// millions of matches).
     fn write(&mut self, out: &Output, name: &str) -> bool {
         if self.add(1) == 0 {
             return false;
@@ -958,6 +962,7 @@ impl<'a> Join<'a> {
         if self.buf.len() >= OUTPUT_BATCH {
             out.write_batch(&self.buf);
             self.buf.clear();
+            return !self.stop_now();
         }
         !self.done
     }
@@ -1000,6 +1005,7 @@ impl<'a> Join<'a> {
         // a query whose matches are rare still runs in few chunks.
         let mut limit_rows = if self.limit.is_some() { LIMIT_FIRST_CHUNK_ROWS } else { u64::MAX };
         let mut limit_elems = if self.limit.is_some() && !count_only { LIMIT_FIRST_CHUNK_ELEMS } else { u64::MAX };
+        let mut work = FIRST_CHUNK_WORK;
         let mut start = 0;
         while start < rows {
             if self.stop_now() {
@@ -1009,7 +1015,7 @@ impl<'a> Join<'a> {
             let max_rows = (budget / ROW_OVERHEAD_BYTES).clamp(1, MAX_CHUNK_ROWS).min(limit_rows);
             limit_rows = limit_rows.saturating_mul(2);
             let buffer_elems = if count_only { u64::MAX } else { budget / (4 * (cols as u64 + 2)) };
-            let max_elems = buffer_elems.min(MAX_CHUNK_WORK).min(limit_elems);
+            let max_elems = buffer_elems.min(work).min(limit_elems);
             limit_elems = limit_elems.saturating_mul(2);
             probe.load(start, rows.min(start.saturating_add(max_rows)))?;
             let end = next_chunk_end(start, rows, max_rows, max_elems, |r| probe.at(r))?;
@@ -1021,12 +1027,14 @@ impl<'a> Join<'a> {
                 LoadBalance::Model => Some(Layers::for_chunk(probe.at(end)? - probe.at(start)?, self.k.resident_warps)),
             };
             let layers = layers.filter(|l| probe.may_have_heavy(start, end, l.heavy));
+            let passes = Instant::now();
             if count_only {
                 let mut counts = self.gpu.alloc_zeros::<u32>("row counts", chunk as usize)?;
                 let mut none = self.gpu.alloc_zeros::<u32>("placeholder", 1)?;
                 let sink = Sink { offsets: self.dummy64, f_row0: 0, gba_base: 0, counts: &mut counts, out: &mut none };
                 self.pass(cols, &table, start, end, &sizes, &firsts, sink, COUNT_ONLY, layers)?;
                 let (_, total) = crate::scan::exclusive_scan(self.gpu, &counts)?;
+                work = paced_work(work, passes.elapsed());
                 self.add(total as u128 * self.plan.multiplier);
             } else {
                 let flags = if self.opts.write_cache { WRITE_CACHE } else { 0 };
@@ -1052,6 +1060,7 @@ impl<'a> Join<'a> {
                 let sink = Sink { offsets: buffer_offsets, f_row0, gba_base, counts: &mut counts, out: &mut gba };
                 self.pass(cols, &table, start, end, &sizes, &firsts, sink, flags, layers)?;
                 let (row_offsets, new_rows) = crate::scan::exclusive_scan(self.gpu, &counts)?;
+                work = paced_work(work, passes.elapsed());
                 let next_len = new_rows.checked_mul(cols as u64 + 1).ok_or(GpuError::TooLarge {
                     what: "next table",
                     len: new_rows,

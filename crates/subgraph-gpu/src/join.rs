@@ -4,6 +4,7 @@
 //! load-balance layers: GSI Table VIII's thresholds W1 = 4096, W2 = 1024, raised per chunk by a
 //! cost model.
 
+use std::time::Duration;
 use subgraph_core::plan::Plan;
 use subgraph_core::Dir;
 
@@ -33,10 +34,13 @@ pub const LIMIT_FIRST_CHUNK_ROWS: u64 = 1 << 10;
 /// First-link elements (a bound on the rows it makes) of a materialised level's first chunk
 /// when the query has a limit; each next chunk doubles.
 pub const LIMIT_FIRST_CHUNK_ELEMS: u64 = 1 << 15;
-/// Most first-link slice elements one chunk examines (its rows' `sizes` summed): this bounds a
-/// chunk's kernel time (a fraction of a second at the H200's rates), so the deadline and Ctrl-C,
-/// checked between chunks, stop a query promptly even in count-only mode.
+/// Most first-link slice elements one chunk examines (its rows' `sizes` summed).
 pub const MAX_CHUNK_WORK: u64 = 1 << 28;
+/// First-link elements of a level's first chunk; the next ones are paced by [`paced_work`].
+pub const FIRST_CHUNK_WORK: u64 = 1 << 24;
+/// The time a chunk's passes aim at: the deadline and Ctrl-C are checked between chunks, so this
+/// bounds how late they stop a query, in count-only mode too.
+pub const CHUNK_TARGET: Duration = Duration::from_millis(50);
 /// Device bytes per chunk row besides the buffers: counts, their scan, task bookkeeping.
 pub const ROW_OVERHEAD_BYTES: u64 = 64;
 
@@ -141,6 +145,14 @@ pub fn next_chunk_end(
     Ok(lo)
 }
 
+/// The first-link elements of a level's next chunk, from the `work` this one was allowed and the
+/// time its passes took: scaled towards [`CHUNK_TARGET`], at most doubled or divided by 8 at a
+/// time, within 1..=[`MAX_CHUNK_WORK`].
+pub fn paced_work(work: u64, took: Duration) -> u64 {
+    let scale = (CHUNK_TARGET.as_secs_f64() / took.as_secs_f64().max(1e-6)).clamp(0.125, 2.0);
+    ((work as f64 * scale) as u64).clamp(1, MAX_CHUNK_WORK)
+}
+
 /// The load-balance layers of one chunk (GSI §VI-A): rows whose first slice exceeds `heavy`
 /// leave the warp layer; those up to `grid` run on one block, longer ones in W1-element pieces
 /// on the separate grid.
@@ -186,7 +198,20 @@ mod tests {
     use subgraph_core::filter::Filter;
     use subgraph_core::order::Order;
     use subgraph_core::plan::PlanOptions;
+    use subgraph_core::sink::Control;
     use subgraph_core::{GraphBuilder, Query, Semantics};
+
+    #[test]
+    fn chunk_work_is_paced_towards_the_target() {
+        let w = FIRST_CHUNK_WORK;
+        assert_eq!(paced_work(w, CHUNK_TARGET), w);
+        assert_eq!(paced_work(w, CHUNK_TARGET * 2), w / 2);
+        // A pass far too long shrinks the next by 8 at most; a fast one grows it by 2 at most.
+        assert_eq!(paced_work(w, CHUNK_TARGET * 100), w / 8);
+        assert_eq!(paced_work(w, Duration::ZERO), 2 * w);
+        assert_eq!(paced_work(MAX_CHUNK_WORK, Duration::ZERO), MAX_CHUNK_WORK);
+        assert_eq!(paced_work(1, CHUNK_TARGET * 100), 1);
+    }
 
     #[test]
     fn chunks_cover_the_rows_within_the_budget() {
@@ -275,7 +300,7 @@ mod tests {
             let q = Query::new(query.clone(), &data, semantics).unwrap();
             let opts =
                 PlanOptions { semantics, filter: Filter::Ldf, order: Some(Order::Gsi), ..PlanOptions::default() };
-            let plan = Plan::new(&data, &q, opts);
+            let plan = Plan::new(&data, &q, opts, &Control::unlimited());
             for pos in 0..plan.len() {
                 let label = query.label(plan.vertices[pos]);
                 let desc = level_descriptor(&plan, pos, label, semantics.injective(), |d, l| 10 * dir_index(d) + l);

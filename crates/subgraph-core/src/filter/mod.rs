@@ -10,7 +10,11 @@ pub use bitset::Bitset;
 
 use crate::graph::{Dir, Graph};
 use crate::query::{Query, Semantics};
+use crate::sink::Control;
 use rayon::prelude::*;
+
+/// Candidates per parallel piece of work: below this, splitting costs more than it saves.
+const PAR_MIN: usize = 512;
 
 /// Candidate vertices of each query vertex, sorted by id.
 pub type Candidates = Vec<Vec<u32>>;
@@ -67,15 +71,17 @@ impl Filter {
         }
     }
 
-    /// The candidate sets of every query vertex. An empty set means no match exists.
-    pub fn run(self, data: &Graph, query: &Query, semantics: Semantics) -> Candidates {
-        let mut cands = self.local(data, query, semantics);
-        self.refine(data, query, semantics, &mut cands);
+    /// The candidate sets of every query vertex. An empty set means no match exists. Once
+    /// `control` says stop, the filter keeps what it has not yet tested: the sets stay
+    /// supersets of the true matches, only weaker.
+    pub fn run(self, data: &Graph, query: &Query, semantics: Semantics, control: &Control) -> Candidates {
+        let mut cands = self.local(data, query, semantics, control);
+        self.refine(data, query, semantics, &mut cands, control);
         cands
     }
 
     /// The local pass: LDF for `ldf`, NLF for every other filter.
-    pub fn local(self, data: &Graph, query: &Query, semantics: Semantics) -> Candidates {
+    pub fn local(self, data: &Graph, query: &Query, semantics: Semantics, control: &Control) -> Candidates {
         let profiles: Vec<Option<Profile>> =
             (0..query.num_vertices() as u32).map(|u| Profile::new(data, query, u, semantics)).collect();
         let cands: Candidates = profiles
@@ -83,28 +89,25 @@ impl Filter {
             .enumerate()
             .map(|(u, p)| match p {
                 None => Vec::new(),
-                Some(p) => data
-                    .vertices_with_label(query.label(u as u32))
-                    .par_iter()
-                    .with_min_len(refine::PAR_MIN)
-                    .copied()
-                    .filter(|&v| p.degrees_fit(data, v) && (self == Filter::Ldf || p.neighbours_fit(data, v)))
-                    .collect(),
+                Some(p) => keep_while_running(data.vertices_with_label(query.label(u as u32)), control, |v| {
+                    p.degrees_fit(data, v) && (self == Filter::Ldf || p.neighbours_fit(data, v))
+                }),
             })
             .collect();
         emptied_if_any_empty(cands)
     }
 
     /// The global refinement of candidates from [`Filter::local`]: GraphQL's for `gql` and
-    /// `auto`, arc consistency for `cs`, none for `ldf` and `nlf`.
-    pub fn refine(self, data: &Graph, query: &Query, semantics: Semantics, cands: &mut Candidates) {
+    /// `auto`, arc consistency for `cs`, none for `ldf` and `nlf`. Stopped by `control`, it
+    /// keeps the candidates it has not yet checked.
+    pub fn refine(self, data: &Graph, query: &Query, semantics: Semantics, cands: &mut Candidates, control: &Control) {
         if cands.iter().any(Vec::is_empty) {
             return;
         }
         match self {
             Filter::Ldf | Filter::Nlf => {}
-            Filter::Gql | Filter::Auto => refine::graphql(data, query, semantics, cands),
-            Filter::Cs => refine::arc_consistency(data, query, cands),
+            Filter::Gql | Filter::Auto => refine::graphql(data, query, semantics, cands, control),
+            Filter::Cs => refine::arc_consistency(data, query, cands, control),
         }
         *cands = emptied_if_any_empty(std::mem::take(cands));
     }
@@ -114,6 +117,19 @@ impl Filter {
     pub fn refine_checks(query: &Query, cands: &Candidates) -> f64 {
         cands.iter().enumerate().map(|(u, c)| c.len() as f64 * query.edges(u as u32).len() as f64).sum()
     }
+}
+
+/// The vertices of `items` that pass `keep`, in order, tested in parallel pieces: once
+/// `control` says stop (it is asked once per piece), the pieces not yet tested are kept whole.
+fn keep_while_running(items: &[u32], control: &Control, keep: impl Fn(u32) -> bool + Sync) -> Vec<u32> {
+    let keep = &keep;
+    items
+        .par_chunks(PAR_MIN)
+        .flat_map_iter(|piece| {
+            let stopped = control.should_stop();
+            piece.iter().copied().filter(move |&v| stopped || keep(v))
+        })
+        .collect()
 }
 
 /// No candidates at all when some query vertex has none (no match exists).
@@ -185,15 +201,32 @@ mod tests {
         let data = graph(&[0, 0, 1, 0, 0, 1, 1], &[(0, 1), (1, 2), (0, 2), (3, 4), (4, 5), (3, 6)]);
         // Query: triangle a a b.
         let q = Query::new(graph(&[0, 0, 1], &[(0, 1), (1, 2), (0, 2)]), &data, Semantics::Embed).unwrap();
-        let ldf = Filter::Ldf.run(&data, &q, Semantics::Embed);
+        let ldf = Filter::Ldf.run(&data, &q, Semantics::Embed, &Control::unlimited());
         assert_eq!(ldf[0], vec![0, 1, 3, 4]);
         assert_eq!(ldf[2], vec![2]);
-        let nlf = Filter::Nlf.run(&data, &q, Semantics::Embed);
+        let nlf = Filter::Nlf.run(&data, &q, Semantics::Embed, &Control::unlimited());
         assert_eq!(nlf[0], vec![0, 1, 3, 4]);
         for f in [Filter::Gql, Filter::Cs, Filter::Auto] {
-            let c = f.run(&data, &q, Semantics::Embed);
+            let c = f.run(&data, &q, Semantics::Embed, &Control::unlimited());
             assert_eq!(c, vec![vec![0, 1], vec![0, 1], vec![2]], "{f:?}");
         }
+    }
+
+    #[test]
+    fn a_stopped_filter_keeps_what_it_did_not_test() {
+        let data = graph(&[0, 0, 1, 0, 0, 1, 1], &[(0, 1), (1, 2), (0, 2), (3, 4), (4, 5), (3, 6)]);
+        let q = Query::new(graph(&[0, 0, 1], &[(0, 1), (1, 2), (0, 2)]), &data, Semantics::Embed).unwrap();
+        let expired = Control::new(Some(std::time::Instant::now()), Default::default());
+        // Every vertex of the label stays, even 5 and 6 that LDF's degrees drop.
+        let by_label = vec![vec![0, 1, 3, 4], vec![0, 1, 3, 4], vec![2, 5, 6]];
+        for f in [Filter::Ldf, Filter::Nlf, Filter::Gql, Filter::Cs, Filter::Auto] {
+            assert_eq!(f.run(&data, &q, Semantics::Embed, &expired), by_label, "{f:?}");
+        }
+        // A refinement stopped before it starts leaves its input as it was.
+        let mut nlf = Filter::Nlf.run(&data, &q, Semantics::Embed, &Control::unlimited());
+        let before = nlf.clone();
+        Filter::Gql.refine(&data, &q, Semantics::Embed, &mut nlf, &expired);
+        assert_eq!(nlf, before);
     }
 
     #[test]
@@ -201,7 +234,7 @@ mod tests {
         let data = graph(&[0, 0], &[(0, 1)]);
         let q = Query::new(graph(&[0, 7], &[(0, 1)]), &data, Semantics::Embed).unwrap();
         for &f in &[Filter::Ldf, Filter::Nlf, Filter::Gql, Filter::Cs, Filter::Auto] {
-            assert!(f.run(&data, &q, Semantics::Embed).iter().all(Vec::is_empty));
+            assert!(f.run(&data, &q, Semantics::Embed, &Control::unlimited()).iter().all(Vec::is_empty));
         }
     }
 
@@ -211,8 +244,11 @@ mod tests {
         let data = graph(&[0, 1], &[(0, 1)]);
         let q = Query::new(graph(&[0, 1, 1], &[(0, 1), (0, 2)]), &data, Semantics::Homomorphism).unwrap();
         for &f in &[Filter::Ldf, Filter::Nlf, Filter::Gql, Filter::Cs, Filter::Auto] {
-            assert_eq!(f.run(&data, &q, Semantics::Homomorphism), vec![vec![0], vec![1], vec![1]]);
-            assert!(f.run(&data, &q, Semantics::Embed).iter().all(Vec::is_empty));
+            assert_eq!(
+                f.run(&data, &q, Semantics::Homomorphism, &Control::unlimited()),
+                vec![vec![0], vec![1], vec![1]]
+            );
+            assert!(f.run(&data, &q, Semantics::Embed, &Control::unlimited()).iter().all(Vec::is_empty));
         }
     }
 }

@@ -1,17 +1,15 @@
 //! Global candidate refinement: arc consistency (CFL / DP-iso, Sun & Luo §4.2) and GraphQL's
 //! semi-perfect bipartite matching between neighbourhoods (Sun & Luo §4.1).
 
-use super::{Bitset, Candidates};
+use super::{keep_while_running, Bitset, Candidates};
 use crate::graph::{Dir, Graph};
 use crate::query::{Query, Semantics};
-use rayon::prelude::*;
+use crate::sink::Control;
 
 /// Arc-consistency passes at most; each pass only removes candidates, so stopping early is safe.
 const CS_ROUNDS: usize = 8;
 /// GraphQL refinement rounds (Sun & Luo use a small constant: further rounds rarely prune).
 const GQL_ROUNDS: usize = 2;
-/// Candidates per parallel piece of work: below this, splitting costs more than it saves.
-pub(super) const PAR_MIN: usize = 512;
 
 /// A query neighbour x of u with the (direction, data pair id) of every edge between them.
 struct Link {
@@ -65,8 +63,9 @@ fn admissible_count(data: &Graph, v: u32, link: &Link, sets: &[Bitset], enough: 
     }
 }
 
-/// Repeats `keep(u, v)` over all candidates until nothing changes or `rounds` passes are done.
-fn refine<F>(data: &Graph, query: &Query, cands: &mut Candidates, rounds: usize, keep: F)
+/// Repeats `keep(u, v)` over all candidates until nothing changes, `rounds` passes are done or
+/// `control` says stop (the candidates not yet checked are kept).
+fn refine<F>(data: &Graph, query: &Query, cands: &mut Candidates, rounds: usize, control: &Control, keep: F)
 where
     F: Fn(&[Link], u32, &[Bitset]) -> bool + Sync,
 {
@@ -86,8 +85,10 @@ where
             if !std::mem::replace(&mut dirty[u], false) {
                 continue;
             }
-            let kept: Vec<u32> =
-                cands[u].par_iter().with_min_len(PAR_MIN).copied().filter(|&v| keep(&all_links[u], v, &sets)).collect();
+            if control.should_stop() {
+                return;
+            }
+            let kept = keep_while_running(&cands[u], control, |v| keep(&all_links[u], v, &sets));
             if kept.len() != cands[u].len() {
                 changed = true;
                 cands[u].iter().for_each(|&v| sets[u].remove(v));
@@ -106,16 +107,16 @@ where
 }
 
 /// Keeps v in C(u) only if every query neighbour of u has a candidate adjacent to v.
-pub(super) fn arc_consistency(data: &Graph, query: &Query, cands: &mut Candidates) {
-    refine(data, query, cands, CS_ROUNDS, |links, v, sets| {
+pub(super) fn arc_consistency(data: &Graph, query: &Query, cands: &mut Candidates, control: &Control) {
+    refine(data, query, cands, CS_ROUNDS, control, |links, v, sets| {
         links.iter().all(|l| admissible_count(data, v, l, sets, 1) > 0)
     });
 }
 
 /// Keeps v in C(u) only if u's neighbours can be matched to distinct admissible neighbours of v
 /// (for homomorphisms: each to some admissible neighbour).
-pub(super) fn graphql(data: &Graph, query: &Query, semantics: Semantics, cands: &mut Candidates) {
-    refine(data, query, cands, GQL_ROUNDS, |links, v, sets| {
+pub(super) fn graphql(data: &Graph, query: &Query, semantics: Semantics, cands: &mut Candidates, control: &Control) {
+    refine(data, query, cands, GQL_ROUNDS, control, |links, v, sets| {
         // Collect admissible neighbours up to k = the number of links. A link with none fails
         // at once. A link with k or more can always be matched last, whatever the others took
         // (fewer than k), so only the links with fewer than k need a matching among
