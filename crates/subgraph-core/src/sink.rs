@@ -97,6 +97,10 @@ pub enum OutputFormat {
     Csv,
     /// `{"query":"PATH","embedding":[v0,v1,...]}` per line.
     Jsonl,
+    /// Data vertex numbers (not original ids) as little-endian u32 words, one per query vertex
+    /// in query vertex order, no header: for programs that read matches in memory (the Python
+    /// binding's arrays), not among the command line's formats.
+    Words,
 }
 
 impl OutputFormat {
@@ -141,7 +145,7 @@ impl Output {
             None => write!(buf, "{v}"),
             Some(Id::Number(x)) => write!(buf, "{x}"),
             Some(Id::Name(s)) => match self.format {
-                OutputFormat::Text => write!(buf, "{s}"),
+                OutputFormat::Text | OutputFormat::Words => write!(buf, "{s}"),
                 OutputFormat::Csv => write!(buf, "{}", csv_field(s)),
                 OutputFormat::Jsonl => write!(buf, "{}", json_string(s)),
             },
@@ -162,7 +166,7 @@ impl Output {
                 });
                 head.push(b'\n');
             }
-            OutputFormat::Jsonl => {}
+            OutputFormat::Jsonl | OutputFormat::Words => {}
         }
         self.write_batch(&head);
     }
@@ -190,6 +194,7 @@ impl Output {
                 }
                 buf.push(b'\n');
             }
+            OutputFormat::Words => embedding.iter().for_each(|v| buf.extend_from_slice(&v.to_le_bytes())),
             OutputFormat::Jsonl => {
                 let _ = write!(buf, "{{\"query\":{},\"embedding\":[", json_string(query));
                 for (i, &v) in embedding.iter().enumerate() {
@@ -267,6 +272,7 @@ mod tests {
             (OutputFormat::Text, "# query q,1\n3 1\n"),
             (OutputFormat::Csv, "query,u0,u1\n\"q,1\",3,1\n"),
             (OutputFormat::Jsonl, "{\"query\":\"q,1\",\"embedding\":[3,1]}\n"),
+            (OutputFormat::Words, "\u{3}\0\0\0\u{1}\0\0\0"),
         ] {
             let buf = Shared::default();
             let out = Output::new(Box::new(buf.clone()), f);

@@ -1,0 +1,78 @@
+"""Exact subgraph matching: count and list every embedding of a query graph in a data graph.
+
+    import subgraph
+    data = subgraph.Graph.from_file("HPRD.graph")
+    query = subgraph.Graph.from_edges([0, 1, 2], [1, 2, 0], vertex_labels=[3, 3, 5])
+    subgraph.count(data, query).embeddings
+    subgraph.match(data, query, limit=10)      # (n, k) array of data vertex ids
+
+Semantics are the command line's (README, "Semantics"): embeddings (injective,
+label-preserving, non-induced) by default, "induced" and "homomorphism" on request. Matching
+runs on every CPU core with the GIL released; Ctrl-C stops it (KeyboardInterrupt).
+"""
+
+import numpy as np
+
+from ._native import Graph, Result, SubgraphError, run_query_py
+
+__all__ = ["Graph", "Result", "SubgraphError", "count", "match", "from_networkx"]
+
+
+def _ids(values, name):
+    array = np.asarray(values)
+    if array.ndim != 1 or (array.size and not np.issubdtype(array.dtype, np.integer)):
+        raise SubgraphError(f"{name} must be a one-dimensional array of integers")
+    return np.ascontiguousarray(array, dtype=np.int64)
+
+
+def _from_edges(src, dst, vertex_labels=None, edge_labels=None, directed=False, num_vertices=None):
+    """A graph with the edges src[i] - dst[i] (vertex numbers from 0; arrays or sequences of
+    integers). It has num_vertices vertices, by default one more than the largest id or the
+    number of vertex labels; vertex_labels holds one label per vertex (default 0) and
+    edge_labels one per edge (default 0). Duplicate edges are merged and self-loops dropped."""
+    src, dst = _ids(src, "src"), _ids(dst, "dst")
+    labels = None if vertex_labels is None else _ids(vertex_labels, "vertex_labels")
+    elabels = None if edge_labels is None else _ids(edge_labels, "edge_labels")
+    if num_vertices is None:
+        largest = max([int(a.max()) + 1 for a in (src, dst) if a.size] + [0])
+        num_vertices = max(largest, 0 if labels is None else labels.size)
+    return Graph.from_arrays(int(num_vertices), src, dst, labels, elabels, bool(directed))
+
+
+Graph.from_edges = staticmethod(_from_edges)
+
+
+def count(data, query, semantics="embed", limit=None, timeout=None, threads=None, filter="auto"):
+    """Counts the matches of query in data (all of them, the first `limit`, or those found
+    before `timeout` seconds) on `threads` threads (default: every core) after the candidate
+    filter `filter` (as --filter): a Result, whose `complete` says whether the count is all."""
+    return run_query_py(data, query, semantics, limit, timeout, threads, filter, False)[0]
+
+
+def match(data, query, semantics="embed", limit=None, timeout=None, threads=None, filter="auto"):
+    """Every match of query in data (or the first `limit`; those found before `timeout`
+    seconds) as an (n, k) array, row i holding the data vertex of each of the k query vertices.
+    The ids are the data file's own (uint64, or names in an object array) when it had sparse
+    or named ids, else vertex numbers (uint32). Use count() for the count alone, which does
+    not hold the matches in memory."""
+    _, words = run_query_py(data, query, semantics, limit, timeout, threads, filter, True)
+    table = words.reshape(-1, query.num_vertices)
+    ids = data.original_ids()
+    if ids is None:
+        return table
+    return np.asarray(ids, dtype=object if isinstance(ids, list) else np.uint64)[table]
+
+
+def from_networkx(graph, label="label", edge_label=None):
+    """A Graph from a networkx graph, and the list of its nodes in vertex order (vertex i is
+    nodes[i]). Node attribute `label` and edge attribute `edge_label` (when given) must be
+    non-negative integers; a node or edge without it gets 0. Directed graphs stay directed."""
+    nodes = list(graph.nodes)
+    index = {node: i for i, node in enumerate(nodes)}
+    labels = [graph.nodes[node].get(label, 0) for node in nodes]
+    edges = list(graph.edges(data=True))
+    src = [index[u] for u, _, _ in edges]
+    dst = [index[v] for _, v, _ in edges]
+    elabels = None if edge_label is None else [d.get(edge_label, 0) for _, _, d in edges]
+    built = _from_edges(src, dst, labels, elabels, graph.is_directed(), len(nodes))
+    return built, nodes

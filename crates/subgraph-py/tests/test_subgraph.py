@@ -1,0 +1,149 @@
+"""Tests of the Python package against known counts, a brute-force count and networkx."""
+
+import itertools
+import os
+import pathlib
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import subgraph
+
+DATA = pathlib.Path(__file__).resolve().parents[3] / "tests" / "data"
+
+
+def brute_force(n, edges, labels, q_n, q_edges, q_labels, semantics):
+    """Matches of the query by trying every map (undirected graphs)."""
+    adjacent = {frozenset(e) for e in edges}
+    q_adjacent = {frozenset(e) for e in q_edges}
+    maps = itertools.permutations(range(n), q_n) if semantics != "homomorphism" else itertools.product(range(n), repeat=q_n)
+    found = 0
+    for f in maps:
+        if any(labels[f[u]] != q_labels[u] for u in range(q_n)):
+            continue
+        if any(frozenset((f[a], f[b])) not in adjacent for a, b in q_edges):
+            continue
+        if semantics == "induced" and any(
+            frozenset((f[a], f[b])) in adjacent
+            for a, b in itertools.combinations(range(q_n), 2)
+            if frozenset((a, b)) not in q_adjacent
+        ):
+            continue
+        found += 1
+    return found
+
+
+def test_hprd_query_from_files():
+    data = subgraph.Graph.from_file(str(DATA / "hprd" / "HPRD.graph"))
+    query = subgraph.Graph.from_file(DATA / "hprd" / "queries" / "query_dense_16_2.graph")
+    assert (data.num_vertices, query.num_vertices) == (9460, 16)
+    result = subgraph.count(data, query)
+    assert (result.embeddings, result.complete, result.stopped) == (80, True, None)
+    rows = subgraph.match(data, query)
+    assert rows.shape == (80, 16) and rows.dtype == np.uint32
+    assert len({tuple(r) for r in rows}) == 80
+    labels = data.labels()
+    assert (labels[rows] == query.labels()).all()
+
+
+@pytest.mark.parametrize("semantics", ["embed", "induced", "homomorphism"])
+@pytest.mark.parametrize("seed", range(6))
+def test_counts_equal_brute_force(semantics, seed):
+    rng = np.random.default_rng(seed)
+    n = 9
+    edges = [(a, b) for a, b in itertools.combinations(range(n), 2) if rng.random() < 0.45]
+    labels = rng.integers(0, 2, n)
+    q_edges = [(0, 1), (1, 2)] if seed % 2 else [(0, 1), (1, 2), (2, 0)]
+    q_labels = rng.integers(0, 2, 3)
+    data = subgraph.Graph.from_edges([a for a, _ in edges], [b for _, b in edges], labels, num_vertices=n)
+    query = subgraph.Graph.from_edges([a for a, _ in q_edges], [b for _, b in q_edges], q_labels)
+    expect = brute_force(n, edges, labels, 3, q_edges, q_labels, semantics)
+    for threads in (1, None):
+        assert subgraph.count(data, query, semantics=semantics, threads=threads).embeddings == expect
+    rows = subgraph.match(data, query, semantics=semantics)
+    assert rows.shape == (expect, 3)
+    adjacent = {frozenset(map(int, e)) for e in edges}
+    assert all(frozenset((int(r[a]), int(r[b]))) in adjacent for r in rows for a, b in q_edges)
+
+
+def test_networkx_graphs_match_networkx_counts():
+    nx = pytest.importorskip("networkx")
+    from networkx.algorithms import isomorphism
+
+    g = nx.gnp_random_graph(40, 0.2, seed=3)
+    for v in g.nodes:
+        g.nodes[v]["label"] = v % 2
+    h = nx.Graph([(0, 1), (1, 2), (2, 3)])
+    for v in h.nodes:
+        h.nodes[v]["label"] = v % 2
+    matcher = isomorphism.GraphMatcher(g, h, node_match=lambda a, b: a["label"] == b["label"])
+    expect = sum(1 for _ in matcher.subgraph_monomorphisms_iter())
+    data, nodes = subgraph.from_networkx(g)
+    query, _ = subgraph.from_networkx(h)
+    assert subgraph.count(data, query).embeddings == expect
+    assert nodes == list(g.nodes)
+
+
+def test_limit_timeout_and_result_fields():
+    k = 40
+    pairs = list(itertools.combinations(range(k), 2))
+    clique = subgraph.Graph.from_edges([a for a, _ in pairs], [b for _, b in pairs])
+    path = subgraph.Graph.from_edges(range(9), range(1, 10))
+    limited = subgraph.count(clique, path, limit=1000)
+    assert (limited.embeddings, limited.complete, limited.stopped) == (1000, False, "limit")
+    assert subgraph.match(clique, path, limit=7).shape == (7, 10)
+    start = time.monotonic()
+    timed = subgraph.count(clique, path, timeout=0.2)
+    assert timed.stopped == "timeout" and not timed.complete
+    assert time.monotonic() - start < 5
+    assert timed.elapsed_ms >= timed.enumerate_ms and timed.filter in ("nlf", "gql")
+
+
+def test_ctrl_c_stops_a_query():
+    k = 40
+    pairs = list(itertools.combinations(range(k), 2))
+    clique = subgraph.Graph.from_edges([a for a, _ in pairs], [b for _, b in pairs])
+    path = subgraph.Graph.from_edges(range(11), range(1, 12))
+    threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        # The timeout ends the test, failing, should Ctrl-C not stop the query.
+        subgraph.count(clique, path, timeout=30)
+    assert time.monotonic() - start < 5
+
+
+def test_sparse_ids_come_out_as_the_file_wrote_them(tmp_path):
+    edges = tmp_path / "sparse.txt"
+    edges.write_text("# comment\n100 7000000000\n7000000000 42\n42 100\n")
+    data = subgraph.Graph.from_file(str(edges))
+    triangle = subgraph.Graph.from_edges([0, 1, 2], [1, 2, 0])
+    rows = subgraph.match(data, triangle)
+    assert rows.dtype == np.uint64 and rows.shape == (6, 3)
+    assert {int(x) for x in rows.ravel()} == {42, 100, 7000000000}
+    saved = tmp_path / "sparse.sgb"
+    data.save(str(saved))
+    again = subgraph.Graph.from_file(str(saved))
+    assert (again.num_vertices, again.num_edges) == (3, 3)
+    assert sorted(int(x) for x in again.original_ids()) == [42, 100, 7000000000]
+
+
+def test_errors_are_one_line_subgraph_errors(tmp_path):
+    bad = tmp_path / "bad.graph"
+    bad.write_text("t 2 1\nv 0 0 1\nv 1 0 1\ne 0 5 0\n")
+    with pytest.raises(subgraph.SubgraphError, match=r"bad.graph:4: .*out of range"):
+        subgraph.Graph.from_file(str(bad))
+    with pytest.raises(subgraph.SubgraphError, match="No such file"):
+        subgraph.Graph.from_file(str(tmp_path / "missing.graph"))
+    with pytest.raises(subgraph.SubgraphError, match=r"src\[0\] = -1"):
+        subgraph.Graph.from_edges([-1], [0])
+    with pytest.raises(subgraph.SubgraphError, match="edge labels for"):
+        subgraph.Graph.from_edges([0], [1], edge_labels=[1, 2])
+    with pytest.raises(subgraph.SubgraphError, match="integers"):
+        subgraph.Graph.from_edges([0.5], [1])
+    g = subgraph.Graph.from_edges([0], [1])
+    with pytest.raises(subgraph.SubgraphError, match="unknown semantics"):
+        subgraph.count(g, g, semantics="iso")
+    assert issubclass(subgraph.SubgraphError, ValueError)
