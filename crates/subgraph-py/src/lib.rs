@@ -8,14 +8,18 @@ use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rayon::{ThreadPool, ThreadPoolBuilder};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use subgraph_core::automorphism::Automorphisms;
 use subgraph_core::filter::Filter;
 use subgraph_core::io::{self, Format, ReadOptions};
-use subgraph_core::pipeline::{run_query, MatchOptions, Report};
+use subgraph_core::pipeline::{explain_query, run_query, MatchOptions, Report};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::{GraphBuilder, Semantics, VertexIds};
 
@@ -168,6 +172,10 @@ struct Result {
     /// The filter the candidates had and the plan's order.
     filter: &'static str,
     order: &'static str,
+    /// With `unique=True`: |Aut(query)|, and the distinct subgraphs (embeddings / |Aut|) when
+    /// the count is complete.
+    automorphisms: Option<u128>,
+    unique: Option<u128>,
 }
 
 #[pymethods]
@@ -200,17 +208,26 @@ impl From<Report> for Result {
             enumerate_ms: r.enumerate_ms,
             filter: r.filter,
             order: r.order,
+            automorphisms: None,
+            unique: None,
         }
     }
 }
 
-/// Where `run_query_py` collects the matches.
-#[derive(Clone, Default)]
-struct Words(Arc<Mutex<Vec<u8>>>);
+/// Where a listing query's matches go: all collected in memory, or sent in batches to an
+/// iterator (a bounded channel: the engine waits while the reader is behind).
+#[derive(Clone)]
+enum Sink {
+    Collect(Arc<Mutex<Vec<u8>>>),
+    Send(SyncSender<Vec<u8>>),
+}
 
-impl Write for Words {
+impl Write for Sink {
     fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).extend_from_slice(b);
+        match self {
+            Sink::Collect(all) => all.lock().unwrap_or_else(|e| e.into_inner()).extend_from_slice(b),
+            Sink::Send(to) => to.send(b.to_vec()).map_err(|_| std::io::ErrorKind::BrokenPipe)?,
+        }
         Ok(b.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -226,80 +243,233 @@ fn options(semantics: &str, limit: Option<u64>, filter: &str) -> PyResult<MatchO
     Ok(MatchOptions { semantics, limit, filter, ..MatchOptions::default() })
 }
 
-/// Runs one query with the GIL released, on `threads` threads (None: all cores), polling for
-/// Ctrl-C: a KeyboardInterrupt stops the query and is raised once it has stopped.
-fn run(
-    py: Python<'_>,
-    data: &Graph,
-    query: &Graph,
-    opts: MatchOptions,
-    timeout: Option<f64>,
-    threads: Option<usize>,
-    output: Option<&Output>,
-) -> PyResult<Report> {
-    let deadline = match timeout {
-        Some(s) if !(s >= 0.0 && s.is_finite()) => {
-            return Err(error(format!("timeout {s} is not a number of seconds")))
-        }
-        Some(s) => Some(Instant::now() + Duration::from_secs_f64(s)),
-        None => None,
-    };
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.unwrap_or(0)).build().map_err(error)?;
-    let interrupt = Arc::new(AtomicBool::new(false));
-    let control = Control::new(deadline, interrupt.clone());
-    let (data, query) = (&*data.inner, (*query.inner).clone());
-    let report = std::thread::scope(|s| {
-        let worker = s.spawn(|| pool.install(|| run_query(data, query, &opts, &control, output.map(|o| (o, "query")))));
-        while !worker.is_finished() {
-            py.detach(|| std::thread::sleep(Duration::from_millis(20)));
-            if py.check_signals().is_err() {
-                interrupt.store(true, Ordering::Relaxed);
+/// `timeout` as a duration; an error unless it is a number of seconds.
+fn timeout_of(timeout: Option<f64>) -> PyResult<Option<Duration>> {
+    match timeout {
+        Some(s) if !(s >= 0.0 && s.is_finite()) => Err(error(format!("timeout {s} is not a number of seconds"))),
+        t => Ok(t.map(Duration::from_secs_f64)),
+    }
+}
+
+/// A control whose deadline is `timeout` from now, stopped by `interrupt` too.
+fn control(timeout: Option<Duration>, interrupt: &Arc<AtomicBool>) -> Control {
+    Control::new(timeout.map(|t| Instant::now() + t), interrupt.clone())
+}
+
+/// The pool of `threads` threads, made once per size and kept (a pool costs a thread start per
+/// thread); None for all cores, rayon's global pool.
+fn pool(threads: Option<usize>) -> PyResult<Option<Arc<ThreadPool>>> {
+    static POOLS: Mutex<Vec<(usize, Arc<ThreadPool>)>> = Mutex::new(Vec::new());
+    let Some(n) = threads else { return Ok(None) };
+    let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, p)) = pools.iter().find(|(k, _)| *k == n) {
+        return Ok(Some(p.clone()));
+    }
+    let p = Arc::new(ThreadPoolBuilder::new().num_threads(n).build().map_err(error)?);
+    pools.push((n, p.clone()));
+    Ok(Some(p))
+}
+
+/// How long a waiting call sleeps between looks for Ctrl-C.
+const SIGNAL_POLL: Duration = Duration::from_millis(50);
+
+/// Receives from `rx` with the GIL released, looking for Ctrl-C every [`SIGNAL_POLL`]: Ctrl-C
+/// raises `interrupt` (which stops the work that sends) and the wait goes on. None when the
+/// sender is gone.
+fn receive<T: Send>(py: Python<'_>, rx: &Mutex<Receiver<T>>, interrupt: &AtomicBool) -> Option<T> {
+    loop {
+        match py.detach(|| rx.lock().unwrap_or_else(|e| e.into_inner()).recv_timeout(SIGNAL_POLL)) {
+            Ok(v) => return Some(v),
+            Err(RecvTimeoutError::Disconnected) => return None,
+            Err(RecvTimeoutError::Timeout) => {
+                if py.check_signals().is_err() {
+                    interrupt.store(true, Ordering::Relaxed);
+                }
             }
         }
-        worker.join()
+    }
+}
+
+/// Runs `work` on a thread of its own and waits for it with the GIL released; Ctrl-C raises
+/// `interrupt` for the work to stop, and KeyboardInterrupt once it has.
+fn run_detached<T: Send + 'static>(
+    py: Python<'_>,
+    interrupt: &AtomicBool,
+    work: impl FnOnce() -> subgraph_core::Result<T> + Send + 'static,
+) -> PyResult<T> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(work());
     });
-    let report = report.map_err(|_| error("the matching thread panicked"))?.map_err(error)?;
+    let out = receive(py, &Mutex::new(rx), interrupt).ok_or_else(|| error("the matching thread panicked"))?;
     if interrupt.load(Ordering::Relaxed) {
         return Err(PyKeyboardInterrupt::new_err("the query was interrupted"));
     }
-    Ok(report)
+    out.map_err(error)
+}
+
+/// The arguments every query call takes, as the package passes them: (semantics, limit,
+/// timeout, threads, filter).
+#[derive(FromPyObject)]
+struct QueryArgs(String, Option<u64>, Option<f64>, Option<usize>, String);
+
+/// The work of one query as `args` say: `query` matched in `data`, stopped by `interrupt` too,
+/// written to `output` when given.
+fn query_work(
+    data: &Graph,
+    query: &Graph,
+    args: &QueryArgs,
+    interrupt: &Arc<AtomicBool>,
+    output: Option<Output>,
+) -> PyResult<impl FnOnce() -> subgraph_core::Result<Report> + Send + 'static> {
+    let QueryArgs(semantics, limit, timeout, threads, filter) = args;
+    let opts = options(semantics, *limit, filter)?;
+    let control = control(timeout_of(*timeout)?, interrupt);
+    let (data, query, pool) = (data.inner.clone(), (*query.inner).clone(), pool(*threads)?);
+    Ok(move || {
+        let work = || run_query(&data, query, &opts, &control, output.as_ref().map(|o| (o, "query")));
+        match &pool {
+            Some(p) => p.install(work),
+            None => work(),
+        }
+    })
 }
 
 /// Matches `query` in `data`: the result and, with `collect`, the matches' data vertex numbers
 /// as one u32 array, one per query vertex in query vertex order (the package's `count` and
 /// `match` call this; `match` reshapes the array).
 #[pyfunction]
-#[pyo3(signature = (data, query, semantics, limit, timeout, threads, filter, collect))]
-#[allow(clippy::too_many_arguments)]
 fn run_query_py<'py>(
     py: Python<'py>,
     data: &Graph,
     query: &Graph,
-    semantics: &str,
-    limit: Option<u64>,
-    timeout: Option<f64>,
-    threads: Option<usize>,
-    filter: &str,
+    args: QueryArgs,
     collect: bool,
+    unique: bool,
 ) -> PyResult<(Result, Option<Bound<'py, PyArray1<u32>>>)> {
-    let opts = options(semantics, limit, filter)?;
-    if !collect {
-        return Ok((run(py, data, query, opts, timeout, threads, None)?.into(), None));
+    if unique && Semantics::from_name(&args.0) == Some(Semantics::Homomorphism) {
+        return Err(error("unique is refused for homomorphisms, which do not define distinct subgraphs"));
     }
-    let words = Words::default();
-    let output = Output::new(Box::new(words.clone()), OutputFormat::Words);
-    let report = run(py, data, query, opts, timeout, threads, Some(&output))?;
-    output.finish().map_err(error)?;
-    let bytes = std::mem::take(&mut *words.0.lock().unwrap_or_else(|e| e.into_inner()));
-    let ids: Vec<u32> = bytes.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
-    Ok((report.into(), Some(PyArray1::from_vec(py, ids))))
+    let all = Arc::new(Mutex::new(Vec::new()));
+    let output = collect.then(|| Output::new(Box::new(Sink::Collect(all.clone())), OutputFormat::Words));
+    let interrupt = Arc::new(AtomicBool::new(false));
+    let report = run_detached(py, &interrupt, query_work(data, query, &args, &interrupt, output)?)?;
+    let mut result = Result::from(report);
+    if unique {
+        let auts = Automorphisms::of(&query.inner).order();
+        result.automorphisms = auts;
+        result.unique = auts.filter(|_| result.complete).map(|k| result.embeddings / k);
+    }
+    let words = std::mem::take(&mut *all.lock().unwrap_or_else(|e| e.into_inner()));
+    let ids = collect.then(|| PyArray1::from_vec(py, words_to_ids(&words)));
+    Ok((result, ids))
+}
+
+fn words_to_ids(words: &[u8]) -> Vec<u32> {
+    words.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect()
+}
+
+/// A listing query running in the background: each step gives the next batch of matches (the
+/// data vertex numbers as u32, one per query vertex in query vertex order), at most a few
+/// batches ahead of the reader. Dropping it stops the query.
+#[pyclass(module = "subgraph._native")]
+struct MatchBatches {
+    interrupt: Arc<AtomicBool>,
+    batches: Mutex<Receiver<Vec<u8>>>,
+    done: Mutex<Receiver<subgraph_core::Result<Report>>>,
+    /// The query's result once every batch is read.
+    #[pyo3(get)]
+    result: Option<Py<Result>>,
+}
+
+/// Batches an iterator may hold before the engine waits for its reader.
+const BATCHES_AHEAD: usize = 4;
+
+#[pymethods]
+impl MatchBatches {
+    #[new]
+    fn new(data: &Graph, query: &Graph, args: QueryArgs) -> PyResult<MatchBatches> {
+        let interrupt = Arc::new(AtomicBool::new(false));
+        let (tx, batches) = std::sync::mpsc::sync_channel(BATCHES_AHEAD);
+        let output = Output::new(Box::new(Sink::Send(tx)), OutputFormat::Words);
+        let work = query_work(data, query, &args, &interrupt, Some(output))?;
+        let (report, done) = std::sync::mpsc::channel();
+        // The work owns the output: its sender is dropped, ending the batches, before the
+        // report is sent.
+        std::thread::spawn(move || {
+            let _ = report.send(work());
+        });
+        Ok(MatchBatches { interrupt, batches: Mutex::new(batches), done: Mutex::new(done), result: None })
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyArray1<u32>>>> {
+        if self.result.is_some() {
+            return Ok(None);
+        }
+        let batch = receive(py, &self.batches, &self.interrupt);
+        if let (Some(b), false) = (&batch, self.interrupt.load(Ordering::Relaxed)) {
+            return Ok(Some(PyArray1::from_vec(py, words_to_ids(b))));
+        }
+        let report = receive(py, &self.done, &self.interrupt).ok_or_else(|| error("the matching thread panicked"))?;
+        if self.interrupt.load(Ordering::Relaxed) {
+            return Err(PyKeyboardInterrupt::new_err("the query was interrupted"));
+        }
+        self.result = Some(Py::new(py, Result::from(report.map_err(error)?))?);
+        Ok(None)
+    }
+}
+
+impl Drop for MatchBatches {
+    fn drop(&mut self) {
+        self.interrupt.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The planner's view of the query: every plan it estimated (order, vertices in order, counted
+/// tail, estimated embeddings and work), the one chosen first, and the result of running it.
+#[pyfunction]
+#[pyo3(signature = (data, query, semantics="embed", filter="auto", timeout=None))]
+fn explain<'py>(
+    py: Python<'py>,
+    data: &Graph,
+    query: &Graph,
+    semantics: &str,
+    filter: &str,
+    timeout: Option<f64>,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let opts = options(semantics, None, filter)?;
+    let timeout = timeout_of(timeout)?;
+    let interrupt = Arc::new(AtomicBool::new(false));
+    let (d, q, stop) = (data.inner.clone(), (*query.inner).clone(), interrupt.clone());
+    let runs = run_detached(py, &interrupt, move || explain_query(&d, q, &opts, false, || control(timeout, &stop)))?;
+    let mut out = Vec::new();
+    for run in runs {
+        let chosen = (run.plan.vertices.clone(), run.plan.tail);
+        for c in run.considered {
+            let dict = PyDict::new(py);
+            dict.set_item("order", c.order)?;
+            dict.set_item("vertices", c.vertices.clone())?;
+            dict.set_item("tail", c.tail)?;
+            dict.set_item("estimated_embeddings", c.estimate.matches)?;
+            dict.set_item("estimated_cost", c.estimate.cost)?;
+            dict.set_item("chosen", (c.vertices, c.tail) == chosen)?;
+            out.push(dict);
+        }
+    }
+    Ok(out)
 }
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Graph>()?;
     m.add_class::<Result>()?;
+    m.add_class::<MatchBatches>()?;
     m.add_function(wrap_pyfunction!(run_query_py, m)?)?;
+    m.add_function(wrap_pyfunction!(explain, m)?)?;
     m.add("SubgraphError", m.py().get_type::<SubgraphError>())?;
     Ok(())
 }

@@ -147,3 +147,67 @@ def test_errors_are_one_line_subgraph_errors(tmp_path):
     with pytest.raises(subgraph.SubgraphError, match="unknown semantics"):
         subgraph.count(g, g, semantics="iso")
     assert issubclass(subgraph.SubgraphError, ValueError)
+
+
+def test_unique_divides_by_the_automorphisms():
+    pairs = list(itertools.combinations(range(4), 2))
+    k4 = subgraph.Graph.from_edges([a for a, _ in pairs], [b for _, b in pairs])
+    triangle = subgraph.Graph.from_edges([0, 1, 2], [1, 2, 0])
+    r = subgraph.count(k4, triangle, unique=True)
+    assert (r.embeddings, r.automorphisms, r.unique) == (24, 6, 4)
+    assert subgraph.count(k4, triangle).unique is None
+    with pytest.raises(subgraph.SubgraphError, match="homomorphisms"):
+        subgraph.count(k4, triangle, semantics="homomorphism", unique=True)
+
+
+def test_iter_matches_streams_the_same_matches_and_stops_when_left():
+    data = subgraph.Graph.from_file(str(DATA / "hprd" / "HPRD.graph"))
+    # 2688 matches of 16 vertices: three batches of 64 KiB.
+    query = subgraph.Graph.from_file(str(DATA / "hprd" / "queries" / "query_dense_16_160.graph"))
+    whole = subgraph.match(data, query)
+    batches = list(subgraph.iter_matches(data, query, threads=1))
+    assert len(batches) >= 2 and len(whole) == 2688
+    assert sorted(map(tuple, np.concatenate(batches))) == sorted(map(tuple, whole))
+    # A search of about 10^14 matches: leaving after one batch ends it at once.
+    pairs = list(itertools.combinations(range(40), 2))
+    clique = subgraph.Graph.from_edges([a for a, _ in pairs], [b for _, b in pairs])
+    path = subgraph.Graph.from_edges(range(9), range(1, 10))
+    start = time.monotonic()
+    for rows in subgraph.iter_matches(clique, path, timeout=30):
+        assert rows.shape[1] == 10 and len(rows) > 0
+        break
+    assert subgraph.count(clique, path, limit=10).embeddings == 10
+    assert time.monotonic() - start < 10
+
+
+def test_explain_lists_the_plans_and_the_chosen_one():
+    data = subgraph.Graph.from_file(str(DATA / "hprd" / "HPRD.graph"))
+    query = subgraph.Graph.from_file(str(DATA / "hprd" / "queries" / "query_dense_16_2.graph"))
+    plans = subgraph.explain(data, query)
+    assert sum(p["chosen"] for p in plans) == 1
+    assert all(sorted(p["vertices"]) == list(range(16)) and p["estimated_cost"] >= 0 for p in plans)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+@pytest.mark.parametrize("seed", range(8))
+def test_networkx_drop_in_yields_networkx_mappings(directed, seed):
+    nx = pytest.importorskip("networkx")
+    from networkx.algorithms import isomorphism
+
+    from subgraph import nx as sgnx
+
+    rng = np.random.default_rng(seed)
+    g = nx.gnp_random_graph(14, 0.3, seed=seed, directed=directed)
+    h = nx.gnp_random_graph(4, 0.6, seed=seed + 100, directed=directed)
+    for graph in (g, h):
+        for v in graph.nodes:
+            graph.nodes[v]["color"] = int(rng.integers(0, 2))
+        for e in graph.edges:
+            graph.edges[e]["kind"] = int(rng.integers(0, 2))
+    nm = isomorphism.categorical_node_match("color", None)
+    em = isomorphism.categorical_edge_match("kind", None)
+    matcher = (isomorphism.DiGraphMatcher if directed else isomorphism.GraphMatcher)(g, h, node_match=nm, edge_match=em)
+    as_set = lambda ms: sorted(tuple(sorted(m.items())) for m in ms)
+    assert as_set(sgnx.subgraph_monomorphisms_iter(g, h, nm, em)) == as_set(matcher.subgraph_monomorphisms_iter())
+    matcher = (isomorphism.DiGraphMatcher if directed else isomorphism.GraphMatcher)(g, h, node_match=nm, edge_match=em)
+    assert as_set(sgnx.subgraph_isomorphisms_iter(g, h, nm, em)) == as_set(matcher.subgraph_isomorphisms_iter())

@@ -13,9 +13,9 @@ runs on every CPU core with the GIL released; Ctrl-C stops it (KeyboardInterrupt
 
 import numpy as np
 
-from ._native import Graph, Result, SubgraphError, run_query_py
+from ._native import Graph, MatchBatches, Result, SubgraphError, explain, run_query_py
 
-__all__ = ["Graph", "Result", "SubgraphError", "count", "match", "from_networkx"]
+__all__ = ["Graph", "Result", "SubgraphError", "count", "match", "iter_matches", "explain", "from_networkx"]
 
 
 def _ids(values, name):
@@ -42,11 +42,22 @@ def _from_edges(src, dst, vertex_labels=None, edge_labels=None, directed=False, 
 Graph.from_edges = staticmethod(_from_edges)
 
 
-def count(data, query, semantics="embed", limit=None, timeout=None, threads=None, filter="auto"):
+def count(data, query, semantics="embed", limit=None, timeout=None, threads=None, filter="auto", unique=False):
     """Counts the matches of query in data (all of them, the first `limit`, or those found
     before `timeout` seconds) on `threads` threads (default: every core) after the candidate
-    filter `filter` (as --filter): a Result, whose `complete` says whether the count is all."""
-    return run_query_py(data, query, semantics, limit, timeout, threads, filter, False)[0]
+    filter `filter` (as --filter): a Result, whose `complete` says whether the count is all.
+    With unique=True the Result also holds `automorphisms` (|Aut(query)|) and, when complete,
+    `unique`: the distinct subgraphs, embeddings / |Aut(query)| (not for homomorphisms)."""
+    return run_query_py(data, query, (semantics, limit, timeout, threads, filter), False, unique)[0]
+
+
+def _rows(data, query, words):
+    """Data vertex numbers, k per match, as an (n, k) array of the data file's own ids."""
+    table = words.reshape(-1, query.num_vertices)
+    ids = data.original_ids()
+    if ids is None:
+        return table
+    return np.asarray(ids, dtype=object if isinstance(ids, list) else np.uint64)[table]
 
 
 def match(data, query, semantics="embed", limit=None, timeout=None, threads=None, filter="auto"):
@@ -55,12 +66,17 @@ def match(data, query, semantics="embed", limit=None, timeout=None, threads=None
     The ids are the data file's own (uint64, or names in an object array) when it had sparse
     or named ids, else vertex numbers (uint32). Use count() for the count alone, which does
     not hold the matches in memory."""
-    _, words = run_query_py(data, query, semantics, limit, timeout, threads, filter, True)
-    table = words.reshape(-1, query.num_vertices)
-    ids = data.original_ids()
-    if ids is None:
-        return table
-    return np.asarray(ids, dtype=object if isinstance(ids, list) else np.uint64)[table]
+    _, words = run_query_py(data, query, (semantics, limit, timeout, threads, filter), True, False)
+    return _rows(data, query, words)
+
+
+def iter_matches(data, query, semantics="embed", limit=None, timeout=None, threads=None, filter="auto"):
+    """The matches as match() gives them, in batches of (m, k) arrays, while the query runs:
+    memory stays bounded (the engine waits while the reader is a few batches behind), and
+    leaving the loop early stops the query."""
+    batches = MatchBatches(data, query, (semantics, limit, timeout, threads, filter))
+    for words in batches:
+        yield _rows(data, query, words)
 
 
 def from_networkx(graph, label="label", edge_label=None):

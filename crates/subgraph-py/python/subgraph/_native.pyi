@@ -1,0 +1,70 @@
+"""Types of the native module (crates/subgraph-py/src/lib.rs); the package's functions are in
+__init__.py."""
+
+from os import PathLike
+from typing import Iterator, Optional, Union
+
+import numpy as np
+import numpy.typing as npt
+
+class SubgraphError(ValueError): ...
+
+# (semantics, limit, timeout, threads, filter)
+QueryArgs = tuple[str, Optional[int], Optional[float], Optional[int], str]
+
+class Graph:
+    @staticmethod
+    def from_file(path: Union[str, PathLike[str]], format: Optional[str] = None, directed: bool = False) -> Graph: ...
+    @staticmethod
+    def from_arrays(
+        num_vertices: int,
+        src: npt.NDArray[np.int64],
+        dst: npt.NDArray[np.int64],
+        vertex_labels: Optional[npt.NDArray[np.int64]] = None,
+        edge_labels: Optional[npt.NDArray[np.int64]] = None,
+        directed: bool = False,
+    ) -> Graph: ...
+    @staticmethod
+    def from_edges(
+        src: npt.ArrayLike,
+        dst: npt.ArrayLike,
+        vertex_labels: Optional[npt.ArrayLike] = None,
+        edge_labels: Optional[npt.ArrayLike] = None,
+        directed: bool = False,
+        num_vertices: Optional[int] = None,
+    ) -> Graph: ...
+    def save(self, path: Union[str, PathLike[str]]) -> None: ...
+    @property
+    def num_vertices(self) -> int: ...
+    @property
+    def num_edges(self) -> int: ...
+    @property
+    def directed(self) -> bool: ...
+    def labels(self) -> npt.NDArray[np.uint32]: ...
+    def original_ids(self) -> Union[None, npt.NDArray[np.uint64], list[str]]: ...
+
+class Result:
+    embeddings: int
+    complete: bool
+    stopped: Optional[str]
+    elapsed_ms: float
+    filter_ms: float
+    order_ms: float
+    space_ms: float
+    enumerate_ms: float
+    filter: str
+    order: str
+    automorphisms: Optional[int]
+    unique: Optional[int]
+
+class MatchBatches(Iterator[npt.NDArray[np.uint32]]):
+    result: Optional[Result]
+    def __init__(self, data: Graph, query: Graph, args: QueryArgs) -> None: ...
+    def __next__(self) -> npt.NDArray[np.uint32]: ...
+
+def run_query_py(
+    data: Graph, query: Graph, args: QueryArgs, collect: bool, unique: bool
+) -> tuple[Result, Optional[npt.NDArray[np.uint32]]]: ...
+def explain(
+    data: Graph, query: Graph, semantics: str = "embed", filter: str = "auto", timeout: Optional[float] = None
+) -> list[dict[str, object]]: ...
