@@ -290,15 +290,16 @@ fn receive<T: Send>(py: Python<'_>, rx: &Mutex<Receiver<T>>, interrupt: &AtomicB
     }
 }
 
-/// Runs `work` on a thread of its own and waits for it with the GIL released; Ctrl-C raises
-/// `interrupt` for the work to stop, and KeyboardInterrupt once it has.
+/// Runs `work` on a thread of rayon's global pool (starting a thread per call would cost tens
+/// of microseconds) and waits for it with the GIL released; Ctrl-C raises `interrupt` for the
+/// work to stop, and KeyboardInterrupt once it has.
 fn run_detached<T: Send + 'static>(
     py: Python<'_>,
     interrupt: &AtomicBool,
     work: impl FnOnce() -> subgraph_core::Result<T> + Send + 'static,
 ) -> PyResult<T> {
     let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
+    rayon::spawn(move || {
         let _ = tx.send(work());
     });
     let out = receive(py, &Mutex::new(rx), interrupt).ok_or_else(|| error("the matching thread panicked"))?;
