@@ -211,3 +211,32 @@ def test_networkx_drop_in_yields_networkx_mappings(directed, seed):
     assert as_set(sgnx.subgraph_monomorphisms_iter(g, h, nm, em)) == as_set(matcher.subgraph_monomorphisms_iter())
     matcher = (isomorphism.DiGraphMatcher if directed else isomorphism.GraphMatcher)(g, h, node_match=nm, edge_match=em)
     assert as_set(sgnx.subgraph_isomorphisms_iter(g, h, nm, em)) == as_set(matcher.subgraph_isomorphisms_iter())
+
+
+def test_rustworkx_and_igraph_graphs_count_as_networkx_does():
+    nx = pytest.importorskip("networkx")
+    rx = pytest.importorskip("rustworkx")
+    ig = pytest.importorskip("igraph")
+    g = nx.gnp_random_graph(30, 0.25, seed=7, directed=True)
+    for v in g.nodes:
+        g.nodes[v]["label"] = v % 2
+    h = nx.DiGraph([(0, 1), (1, 2), (2, 0)])
+    for v in h.nodes:
+        h.nodes[v]["label"] = 0
+    expect = subgraph.count(subgraph.from_networkx(g)[0], subgraph.from_networkx(h)[0]).embeddings
+    assert expect > 0
+    # rustworkx, with a removed node: indices skip it, and the graphs are the same.
+    r = rx.PyDiGraph()
+    idx = r.add_nodes_from([{"label": v % 2} for v in range(31)])
+    r.remove_node(idx[30])
+    r.add_edges_from([(u, v, {}) for u, v in g.edges])
+    rq = rx.PyDiGraph()
+    rq.add_nodes_from([{"label": 0}] * 3)
+    rq.add_edges_from([(0, 1, {}), (1, 2, {}), (2, 0, {})])
+    rdata, nodes = subgraph.from_rustworkx(r, label="label")
+    assert nodes == list(range(30))
+    assert subgraph.count(rdata, subgraph.from_rustworkx(rq, label=lambda p: p["label"])[0]).embeddings == expect
+    i = ig.Graph(n=30, edges=list(g.edges), directed=True)
+    i.vs["label"] = [v % 2 for v in range(30)]
+    iq = ig.Graph(n=3, edges=[(0, 1), (1, 2), (2, 0)], directed=True)
+    assert subgraph.count(subgraph.from_igraph(i), subgraph.from_igraph(iq)).embeddings == expect

@@ -15,7 +15,18 @@ import numpy as np
 
 from ._native import Graph, MatchBatches, Result, SubgraphError, explain, run_query_py
 
-__all__ = ["Graph", "Result", "SubgraphError", "count", "match", "iter_matches", "explain", "from_networkx"]
+__all__ = [
+    "Graph",
+    "Result",
+    "SubgraphError",
+    "count",
+    "match",
+    "iter_matches",
+    "explain",
+    "from_networkx",
+    "from_rustworkx",
+    "from_igraph",
+]
 
 
 def _ids(values, name):
@@ -92,3 +103,43 @@ def from_networkx(graph, label="label", edge_label=None):
     elabels = None if edge_label is None else [d.get(edge_label, 0) for _, _, d in edges]
     built = _from_edges(src, dst, labels, elabels, graph.is_directed(), len(nodes))
     return built, nodes
+
+
+def from_rustworkx(graph, label=None, edge_label=None):
+    """A Graph from a rustworkx PyGraph or PyDiGraph, and the list of its node indices in
+    vertex order (indices of removed nodes are skipped). `label` and `edge_label` give the
+    labels (non-negative integers) from the node and edge payloads: None (all 0), a function of
+    the payload, or a key of dict payloads (missing: 0)."""
+    import rustworkx
+
+    def labeller(how):
+        if how is None:
+            return lambda payload: 0
+        if callable(how):
+            return how
+        return lambda payload: payload.get(how, 0) if isinstance(payload, dict) else 0
+
+    vl, el = labeller(label), labeller(edge_label)
+    nodes = list(graph.node_indices())
+    index = {node: i for i, node in enumerate(nodes)}
+    edges = list(graph.weighted_edge_list())
+    return _from_edges(
+        [index[u] for u, _, _ in edges],
+        [index[v] for _, v, _ in edges],
+        [vl(graph[n]) for n in nodes],
+        None if edge_label is None else [el(w) for _, _, w in edges],
+        isinstance(graph, rustworkx.PyDiGraph),
+        len(nodes),
+    ), nodes
+
+
+def from_igraph(graph, label="label", edge_label=None):
+    """A Graph from a python-igraph Graph, vertex i staying vertex i: vertex attribute `label`
+    and edge attribute `edge_label` (when given; non-negative integers) are the labels, 0 where
+    the attribute is absent."""
+    edges = graph.get_edgelist()
+    labels = graph.vs[label] if label in graph.vs.attributes() else None
+    elabels = graph.es[edge_label] if edge_label is not None and edge_label in graph.es.attributes() else None
+    return _from_edges(
+        [u for u, _ in edges], [v for _, v in edges], labels, elabels, graph.is_directed(), graph.vcount()
+    )
