@@ -1,7 +1,7 @@
 //! `subgraph bench`: time query sets against one data graph and write results.csv, summary.md
 //! and times.svg into an output directory, optionally compared with an earlier run's CSV.
 
-use crate::matching::{check_timeout, stdin_once, Engine, GpuArgs, InputArgs, PartsArgs};
+use crate::matching::{check_timeout, open_engine, stdin_once, GpuArgs, InputArgs, PartsArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -94,7 +94,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
     let interrupt = crate::signal::interrupt_flag()?;
 
     let t = Instant::now();
-    let data = a.input.read_one(&a.data)?.graph;
+    let data = std::sync::Arc::new(a.input.read_one(&a.data)?.graph);
     let load_ms = t.elapsed().as_secs_f64() * 1e3;
     eprintln!(
         "data {}: {} vertices, {} edges, loaded in {load_ms:.0} ms; {} query files",
@@ -103,7 +103,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
         data.num_edges(),
         queries.len()
     );
-    let mut engine = Engine::open(&a.device, &data, a.gpu.options(), a.quiet)?;
+    let mut engine = open_engine(&a.device, &data, a.gpu.options(), a.quiet)?;
     let on_gpu = engine.has_gpu();
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("starting the thread pool")?;
     let cfg = RunConfig {
@@ -115,7 +115,11 @@ pub fn run(a: BenchArgs) -> Result<()> {
     };
     let start = Instant::now();
     let run = |q, opts: &MatchOptions, control: &subgraph_core::sink::Control| {
-        pool.install(|| engine.run(&data, q, opts, control, None)).map(|(r, _, _)| r).map_err(|e| format!("{e:#}"))
+        let ran = pool.install(|| engine.run(&data, q, opts, control, None)).map_err(|e| format!("{e:#}"))?;
+        if let Some(note) = ran.note {
+            eprintln!("note: {note}");
+        }
+        Ok(ran.report)
     };
     let results = run_benchmark(&data, &queries, &cfg, &interrupt, run, |i, n, r| {
         if !a.quiet {

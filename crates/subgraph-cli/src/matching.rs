@@ -14,14 +14,12 @@ use subgraph_core::cpu::FailingSets;
 use subgraph_core::filter::Filter;
 use subgraph_core::io::{read_graphs, source, Format, IdMode, Loaded, ReadOptions};
 use subgraph_core::order::Order;
-use subgraph_core::pipeline::{bytes, prepare, run_query, MatchOptions, Report};
+use subgraph_core::pipeline::{bytes, MatchOptions};
 use subgraph_core::plan::{Symmetry, Tail};
-use subgraph_core::planner::{choose_device, device_for_graph, gpu_break_even, Device, DeviceChoice, H200_COSTS};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::{Graph, Semantics};
 use subgraph_gpu::{
-    CandidateFilter, DepthFirst, GpuEngine, GpuError, GpuOptions, GpuReport, LoadBalance, OutputScheme, Structure,
-    DFS_FRONTIER_ROWS,
+    CandidateFilter, DepthFirst, Engine, GpuOptions, LoadBalance, OutputScheme, Ran, Structure, DFS_FRONTIER_ROWS,
 };
 
 /// How to read an input graph.
@@ -315,99 +313,14 @@ impl GpuArgs {
     }
 }
 
-/// The engine that runs the queries: the CPU, the GPU, or under `--device auto` with a usable
-/// GPU either one per query, by estimated cost.
-pub enum Engine<'a> {
-    Cpu,
-    Gpu { engine: Box<GpuEngine<'a>>, options: GpuOptions, auto: bool },
-}
-
-/// One query's result: the report, the GPU's when it ran there, and the device choice when
-/// `--device auto` made one.
-pub type Ran = (Report, Option<GpuReport>, Option<DeviceChoice>);
-
-impl<'a> Engine<'a> {
-    /// Opens the engine `device` names (auto, cpu, gpu); `auto` falls back to the CPU, saying
-    /// why unless `quiet`.
-    pub fn open(device: &str, data: &'a Graph, gpu: GpuOptions, quiet: bool) -> Result<Engine<'a>> {
-        if device == "cpu" {
-            return Ok(Engine::Cpu);
-        }
-        match GpuEngine::new(data, &gpu) {
-            Ok(e) => {
-                if !quiet {
-                    eprintln!(
-                        "device: GPU {} (data graph uploaded in {:.0} ms){}",
-                        e.device_info().name,
-                        e.graph_upload_ms(),
-                        if device == "auto" { "; each query runs where its estimated cost is lower" } else { "" }
-                    );
-                }
-                Ok(Engine::Gpu { engine: Box::new(e), options: gpu, auto: device == "auto" })
-            }
-            Err(e) if device == "gpu" => Err(anyhow::anyhow!("--device gpu: {e}")),
-            Err(e) => {
-                if !quiet {
-                    eprintln!("device: CPU ({e})");
-                }
-                Ok(Engine::Cpu)
-            }
-        }
+/// Opens the engine `device` names for `data` (see [`Engine::open`]) and says on stderr what
+/// runs the queries unless `quiet`.
+pub fn open_engine(device: &str, data: &Arc<Graph>, gpu: GpuOptions, quiet: bool) -> Result<Engine> {
+    let engine = Engine::open(device, data.clone(), gpu).map_err(|e| anyhow::anyhow!("--device gpu: {e}"))?;
+    if !quiet && device != "cpu" {
+        eprintln!("device: {}", engine.describe());
     }
-
-    /// Whether queries may run on the GPU.
-    pub fn has_gpu(&self) -> bool {
-        matches!(self, Engine::Gpu { .. })
-    }
-
-    /// The name of the filter a query ran with: `signature` or `refined` when the GPU ran it
-    /// with a device filter, else the core filter's.
-    pub fn filter_name(&self, ran_on_gpu: bool, host: Filter) -> &'static str {
-        match self {
-            Engine::Gpu { engine, options, .. } if ran_on_gpu => engine.candidate_filter(options).name_with(host),
-            _ => host.name(),
-        }
-    }
-
-    /// Runs one query. A query the GPU layout cannot hold runs on the CPU, with a note. Under
-    /// `--device auto` the CPU's preparation (filter, default plan, candidate space, gate
-    /// estimate) prices the query, and it continues on the CPU or goes to the GPU.
-    pub fn run(
-        &mut self,
-        data: &Graph,
-        query: Graph,
-        opts: &MatchOptions,
-        control: &Control,
-        output: Option<(&Output, &str)>,
-    ) -> Result<Ran> {
-        let (engine, gpu, auto) = match self {
-            Engine::Cpu => return Ok((run_query(data, query, opts, control, output)?, None, None)),
-            Engine::Gpu { engine, options, auto } => (engine, options, *auto),
-        };
-        let mut choice = None;
-        if auto {
-            choice = device_for_graph(data.num_vertices());
-            if choice.is_none() {
-                let threads = rayon::current_num_threads();
-                let from = gpu_break_even(threads, &H200_COSTS);
-                let prepared = prepare(data, query.clone(), opts, output.is_none(), from, control)?;
-                let c = choose_device(prepared.estimated_cost(), threads, &H200_COSTS);
-                choice = Some(c);
-                // A query the deadline or Ctrl-C stopped while it was prepared ends on the CPU.
-                if c.device == Device::Cpu || control.should_stop() {
-                    return Ok((prepared.run(data, opts, control, output)?.report, None, choice));
-                }
-            }
-        }
-        match engine.run_query(query.clone(), opts, gpu, control, output) {
-            Ok(r) => Ok((r.report, Some(r), choice)),
-            Err(GpuError::TooLarge { what, len, max }) => {
-                eprintln!("note: {what} {len} exceed the GPU layout's {max}; this query runs on the CPU");
-                Ok((run_query(data, query, opts, control, output)?, None, choice))
-            }
-            Err(e) => Err(e.into()),
-        }
-    }
+    Ok(engine)
 }
 
 #[derive(Args)]
@@ -574,7 +487,7 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
             }
         );
     }
-    let data = data.graph;
+    let data = Arc::new(data.graph);
     let qopts = ReadOptions {
         format: format(&a.query_format)?,
         directed: data.is_directed(),
@@ -593,7 +506,7 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
             Some(Output::new(Box::new(std::io::BufWriter::with_capacity(1 << 20, f)), out_format).with_ids(ids))
         }
     };
-    let mut engine = Engine::open(&a.device, &data, a.gpu.options(), a.quiet)?;
+    let mut engine = open_engine(&a.device, &data, a.gpu.options(), a.quiet)?;
     let opts = MatchOptions { max_memory: a.input.max_memory, ..parts.options(a.limit, failing_sets) };
     // The query loop runs on a pool thread so no query waits for a sleeping worker to wake.
     rayon::scope(|_| match_all(&a, &data, &mut engine, &qopts, &opts, output.as_ref(), &interrupt, threads))
@@ -626,10 +539,13 @@ fn match_all(
             let deadline = a.timeout.map(|s| Instant::now() + Duration::from_secs_f64(s));
             let control = Control::new(deadline, interrupt.clone());
             let auts = a.unique.then(|| Automorphisms::of(&q.graph).order()).flatten();
-            let (report, gpu, choice) = with_progress(&name, &control, a.quiet, || {
+            let Ran { report, gpu, choice, note } = with_progress(&name, &control, a.quiet, || {
                 engine.run(data, q.graph, opts, &control, output.map(|o| (o, name.as_str())))
             })
             .with_context(|| format!("query {name}"))?;
+            if let Some(note) = note {
+                eprintln!("note: {note}");
+            }
             let row = Row {
                 query: name.clone(),
                 semantics: opts.semantics.name(),

@@ -7,6 +7,7 @@
 
 use std::cell::Cell;
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 use subgraph_core::filter::Filter;
@@ -352,11 +353,11 @@ struct Kernels {
     resident_warps: u64,
 }
 
-/// The GPU engine for one data graph; runs any number of queries. It borrows the host graph
+/// The GPU engine for one data graph; runs any number of queries. It shares the host graph
 /// (plans are made on the host) instead of copying it.
-pub struct GpuEngine<'a> {
+pub struct GpuEngine {
     gpu: Gpu,
-    data: &'a Graph,
+    data: Arc<Graph>,
     graph: DeviceGraph,
     kernels: Kernels,
     /// Loaded by `new` when its options filter on the device, else on first use.
@@ -370,10 +371,11 @@ pub struct GpuEngine<'a> {
     graph_upload_ms: f64,
 }
 
-impl<'a> GpuEngine<'a> {
+impl GpuEngine {
     /// Opens the GPU, compiles the join kernels and uploads `data` with the structure of
     /// `opts`. Returns [`GpuError::Unavailable`] when no driver, device or NVRTC is usable.
-    pub fn new(data: &'a Graph, opts: &GpuOptions) -> Result<Self> {
+    pub fn new(shared: Arc<Graph>, opts: &GpuOptions) -> Result<Self> {
+        let data = &*shared;
         let gpu = Gpu::new()?;
         let rows = gpu.kernel(&SOURCE, "join_rows")?;
         let resident_warps = gpu.info().multiprocessors as u64
@@ -426,7 +428,7 @@ impl<'a> GpuEngine<'a> {
         };
         Ok(GpuEngine {
             gpu,
-            data,
+            data: shared,
             graph,
             kernels,
             filter_kernels,
@@ -443,7 +445,7 @@ impl<'a> GpuEngine<'a> {
 
     /// The candidate filter `opts` runs on this engine's data graph.
     pub fn candidate_filter(&self, opts: &GpuOptions) -> CandidateFilter {
-        opts.filter.resolve(self.data)
+        opts.filter.resolve(&self.data)
     }
 
     /// Milliseconds `new` spent building and uploading the data graph.
@@ -467,7 +469,7 @@ impl<'a> GpuEngine<'a> {
         output: Option<(&Output, &str)>,
     ) -> Result<GpuReport> {
         let start = Instant::now();
-        let q = Query::new(query, self.data, opts.semantics)?;
+        let q = Query::new(query, &self.data, opts.semantics)?;
         if q.num_vertices() > MAX_COLUMNS {
             return Err(GpuError::TooLarge {
                 what: "query vertices",
@@ -482,11 +484,11 @@ impl<'a> GpuEngine<'a> {
         let plan_opts = PlanOptions { tail, device: Device::Gpu, ..opts.plan(counting) };
         self.gpu.reset_peak();
         let t = Instant::now();
-        self.graph.ensure(&self.gpu, self.data, gpu_opts.structure)?;
+        self.graph.ensure(&self.gpu, &self.data, gpu_opts.structure)?;
         let ensure_ms = t.elapsed().as_secs_f64() * 1e3;
         let dummy64 = self.gpu.alloc_zeros::<u64>("placeholder", 1)?;
         let dummy32 = self.gpu.alloc_zeros::<u32>("placeholder", 1)?;
-        let filter = gpu_opts.filter.resolve(self.data);
+        let filter = gpu_opts.filter.resolve(&self.data);
         let (plan, device_cands) = match filter {
             CandidateFilter::Signature | CandidateFilter::Refined => {
                 let t = Instant::now();
@@ -506,17 +508,17 @@ impl<'a> GpuEngine<'a> {
                     None => vec![Vec::new(); q.num_vertices()],
                 };
                 let filter_ms = t.elapsed().as_secs_f64() * 1e3;
-                let (plan, _) = planner::choose(self.data, &q, plan_opts, lists, filter_ms, control);
+                let (plan, _) = planner::choose(&self.data, &q, plan_opts, lists, filter_ms, control);
                 (plan, set)
             }
-            CandidateFilter::Host | CandidateFilter::Auto => (Plan::new(self.data, &q, plan_opts, control), None),
+            CandidateFilter::Host | CandidateFilter::Auto => (Plan::new(&self.data, &q, plan_opts, control), None),
         };
         let n = plan.len();
         // A query the deadline or Ctrl-C stopped while it was planned uploads and joins nothing.
         let joins = !plan.empty && !control.should_stop();
         let t = Instant::now();
         if opts.semantics == Semantics::Induced {
-            self.graph.ensure_adjacency(&self.gpu, self.data)?;
+            self.graph.ensure_adjacency(&self.gpu, &self.data)?;
         }
         let levels = match joins {
             true => self.upload_levels(&plan, &q, opts.semantics, gpu_opts.structure, device_cands.as_ref())?,
@@ -629,7 +631,7 @@ impl<'a> GpuEngine<'a> {
     /// share a data vertex).
     fn signature_filter(&mut self, q: &Query, semantics: Semantics) -> Result<DeviceCandidateSet> {
         let kernels = loaded(&mut self.filter_kernels, || FilterKernels::new(&self.gpu))?;
-        let table = self.graph.ensure_signatures(&self.gpu, self.data)?;
+        let table = self.graph.ensure_signatures(&self.gpu, &self.data)?;
         let sigs: Vec<Signature> = (0..q.num_vertices() as u32)
             .map(|u| {
                 let sig = Signature::of_vertex(q.graph(), u);
@@ -655,7 +657,7 @@ impl<'a> GpuEngine<'a> {
     ) -> Result<()> {
         let kernels = loaded(&mut self.refine_kernels, || RefineKernels::new(&self.gpu))?;
         let graph = self.graph.args(structure, self.data.num_vertices() as u32, dummy64, dummy32)?;
-        let index = structure_index(self.data, structure);
+        let index = structure_index(&self.data, structure);
         let links: Vec<Vec<u32>> = (0..q.num_vertices() as u32).map(|u| links_of(q, u, &index)).collect();
         refine(&self.gpu, kernels, &|| graph.args(), &links, cands)
     }
@@ -671,7 +673,7 @@ impl<'a> GpuEngine<'a> {
         levels: &[LevelData],
     ) -> Result<DfsPlan> {
         loaded(&mut self.dfs_kernels, || DfsKernels::new(&self.gpu))?;
-        let data = self.data;
+        let data = &*self.data;
         let largest: &Vec<Vec<u32>> = match &mut self.largest {
             Some(l) => l,
             slot => slot.insert(largest_groups(data)),
@@ -709,7 +711,7 @@ impl<'a> GpuEngine<'a> {
         device_cands: Option<&DeviceCandidateSet>,
     ) -> Result<Vec<LevelData>> {
         let words = self.data.num_vertices().div_ceil(32).max(1);
-        let index = structure_index(self.data, structure);
+        let index = structure_index(&self.data, structure);
         (0..plan.len())
             .map(|pos| {
                 let u = plan.vertices[pos];

@@ -4,6 +4,7 @@
 //! with kernels compiled at run time by NVRTC.
 
 pub mod cuda;
+pub mod devices;
 pub mod dfs;
 pub mod engine;
 pub mod error;
@@ -18,6 +19,7 @@ pub mod signature;
 mod testgen;
 
 pub use cuda::{Gpu, KernelSource};
+pub use devices::{Engine, Ran};
 pub use engine::{
     CandidateFilter, DepthFirst, GpuEngine, GpuOptions, GpuReport, LoadBalance, OutputScheme, Structure,
     DFS_FRONTIER_ROWS,

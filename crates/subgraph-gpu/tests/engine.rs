@@ -23,8 +23,8 @@ use subgraph_gpu::{
 
 const SEMANTICS: [Semantics; 3] = [Semantics::Embed, Semantics::Induced, Semantics::Homomorphism];
 
-fn engine<'a>(data: &'a Graph, opts: &GpuOptions) -> Option<GpuEngine<'a>> {
-    match GpuEngine::new(data, opts) {
+fn engine(data: &Graph, opts: &GpuOptions) -> Option<GpuEngine> {
+    match GpuEngine::new(std::sync::Arc::new(data.clone()), opts) {
         Ok(e) => Some(e),
         Err(GpuError::Unavailable(why)) => {
             if std::env::var("SUBGRAPH_REQUIRE_GPU").as_deref() == Ok("1") {

@@ -1,7 +1,8 @@
 //! The native half of the Python package `subgraph` (`python/subgraph/__init__.py` is the
-//! other): graphs read from files or built from id arrays, and one query matched by the CPU
-//! pipeline (`subgraph_core::pipeline`) with the GIL released, stopped by a timeout, a limit or
-//! Ctrl-C (KeyboardInterrupt). Errors are `subgraph.SubgraphError` with the command line's
+//! other): graphs read from files or built from id arrays, and one query matched on the device
+//! asked for (`subgraph_gpu::Engine`, as the command line's `--device`: the CPU pipeline, the GPU
+//! engine, or per query by estimated cost) with the GIL released, stopped by a timeout, a limit
+//! or Ctrl-C (KeyboardInterrupt). Errors are `subgraph.SubgraphError` with the command line's
 //! one-line messages.
 
 use numpy::{PyArray1, PyReadonlyArray1};
@@ -19,9 +20,10 @@ use std::time::{Duration, Instant};
 use subgraph_core::automorphism::Automorphisms;
 use subgraph_core::filter::Filter;
 use subgraph_core::io::{self, Format, ReadOptions};
-use subgraph_core::pipeline::{explain_query, run_query, MatchOptions, Report};
+use subgraph_core::pipeline::{explain_query, run_query, MatchOptions};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::{GraphBuilder, Semantics, VertexIds};
+use subgraph_gpu::{Engine, GpuError, GpuOptions, Ran};
 
 create_exception!(
     subgraph,
@@ -38,6 +40,39 @@ fn error(e: impl std::fmt::Display) -> PyErr {
 #[pyclass(frozen, module = "subgraph._native")]
 struct Graph {
     inner: Arc<subgraph_core::Graph>,
+    /// The engines opened for it as a data graph, per `device` name (`auto`, `gpu`): opening
+    /// one uploads the graph to the GPU, once.
+    engines: Mutex<Vec<(String, Arc<Mutex<Engine>>)>>,
+}
+
+impl Graph {
+    fn new(graph: subgraph_core::Graph) -> Graph {
+        Graph { inner: Arc::new(graph), engines: Mutex::new(Vec::new()) }
+    }
+
+    /// The engine for `device` (auto or gpu), opened on first use; None for the CPU (asked
+    /// for, or all `auto` found).
+    fn engine(&self, device: &str) -> PyResult<Option<Arc<Mutex<Engine>>>> {
+        if device == "cpu" {
+            return Ok(None);
+        }
+        if device != "auto" && device != "gpu" {
+            return Err(error(format!("unknown device '{device}' (auto, cpu or gpu)")));
+        }
+        let mut engines = self.engines.lock().unwrap_or_else(|e| e.into_inner());
+        let engine = match engines.iter().find(|(d, _)| d == device) {
+            Some((_, e)) => e.clone(),
+            None => {
+                let opened = Engine::open(device, self.inner.clone(), GpuOptions::default())
+                    .map_err(|e| error(format!("device gpu: {e}")))?;
+                let e = Arc::new(Mutex::new(opened));
+                engines.push((device.to_string(), e.clone()));
+                e
+            }
+        };
+        let on_gpu = engine.lock().unwrap_or_else(|e| e.into_inner()).has_gpu();
+        Ok(on_gpu.then_some(engine))
+    }
 }
 
 #[pymethods]
@@ -54,7 +89,7 @@ impl Graph {
         };
         let opts = ReadOptions { format, directed, ..ReadOptions::default() };
         let loaded = py.detach(|| io::read_graph(&path, &opts)).map_err(error)?;
-        Ok(Graph { inner: Arc::new(loaded.graph) })
+        Ok(Graph::new(loaded.graph))
     }
 
     /// A graph of `num_vertices` vertices with the edges src[i] → dst[i] (int64 arrays of
@@ -103,7 +138,7 @@ impl Graph {
             b.add_edge(vertex("src", i, s)?, vertex("dst", i, d)?, l);
         }
         let (graph, _) = b.try_build().map_err(error)?;
-        Ok(Graph { inner: Arc::new(graph) })
+        Ok(Graph::new(graph))
     }
 
     /// Writes the graph; the format comes from the extension (`.sgb` loads at disk speed).
@@ -176,6 +211,9 @@ struct Result {
     /// the count is complete.
     automorphisms: Option<u128>,
     unique: Option<u128>,
+    /// Where it ran: "cpu" or "gpu"; and why a query meant for the GPU ran on the CPU.
+    device: &'static str,
+    note: Option<String>,
 }
 
 #[pymethods]
@@ -191,8 +229,9 @@ impl Result {
     }
 }
 
-impl From<Report> for Result {
-    fn from(r: Report) -> Result {
+impl From<Ran> for Result {
+    fn from(ran: Ran) -> Result {
+        let r = ran.report;
         Result {
             embeddings: r.embeddings,
             complete: r.complete,
@@ -210,6 +249,8 @@ impl From<Report> for Result {
             order: r.order,
             automorphisms: None,
             unique: None,
+            device: if ran.gpu.is_some() { "gpu" } else { "cpu" },
+            note: ran.note,
         }
     }
 }
@@ -293,10 +334,10 @@ fn receive<T: Send>(py: Python<'_>, rx: &Mutex<Receiver<T>>, interrupt: &AtomicB
 /// Runs `work` on a thread of rayon's global pool (starting a thread per call would cost tens
 /// of microseconds) and waits for it with the GIL released; Ctrl-C raises `interrupt` for the
 /// work to stop, and KeyboardInterrupt once it has.
-fn run_detached<T: Send + 'static>(
+fn run_detached<T: Send + 'static, E: std::fmt::Display + Send + 'static>(
     py: Python<'_>,
     interrupt: &AtomicBool,
-    work: impl FnOnce() -> subgraph_core::Result<T> + Send + 'static,
+    work: impl FnOnce() -> std::result::Result<T, E> + Send + 'static,
 ) -> PyResult<T> {
     let (tx, rx) = std::sync::mpsc::channel();
     rayon::spawn(move || {
@@ -310,9 +351,9 @@ fn run_detached<T: Send + 'static>(
 }
 
 /// The arguments every query call takes, as the package passes them: (semantics, limit,
-/// timeout, threads, filter).
+/// timeout, threads, filter, device).
 #[derive(FromPyObject)]
-struct QueryArgs(String, Option<u64>, Option<f64>, Option<usize>, String);
+struct QueryArgs(String, Option<u64>, Option<f64>, Option<usize>, String, String);
 
 /// The work of one query as `args` say: `query` matched in `data`, stopped by `interrupt` too,
 /// written to `output` when given.
@@ -322,13 +363,20 @@ fn query_work(
     args: &QueryArgs,
     interrupt: &Arc<AtomicBool>,
     output: Option<Output>,
-) -> PyResult<impl FnOnce() -> subgraph_core::Result<Report> + Send + 'static> {
-    let QueryArgs(semantics, limit, timeout, threads, filter) = args;
+) -> PyResult<impl FnOnce() -> std::result::Result<Ran, GpuError> + Send + 'static> {
+    let QueryArgs(semantics, limit, timeout, threads, filter, device) = args;
     let opts = options(semantics, *limit, filter)?;
     let control = control(timeout_of(*timeout)?, interrupt);
+    let engine = data.engine(device)?;
     let (data, query, pool) = (data.inner.clone(), (*query.inner).clone(), pool(*threads)?);
     Ok(move || {
-        let work = || run_query(&data, query, &opts, &control, output.as_ref().map(|o| (o, "query")));
+        let output = output.as_ref().map(|o| (o, "query"));
+        let work = || match &engine {
+            Some(e) => e.lock().unwrap_or_else(|e| e.into_inner()).run(&data, query, &opts, &control, output),
+            None => run_query(&data, query, &opts, &control, output)
+                .map(|report| Ran { report, gpu: None, choice: None, note: None })
+                .map_err(GpuError::from),
+        };
         match &pool {
             Some(p) => p.install(work),
             None => work(),
@@ -377,7 +425,7 @@ fn words_to_ids(words: &[u8]) -> Vec<u32> {
 struct MatchBatches {
     interrupt: Arc<AtomicBool>,
     batches: Mutex<Receiver<Vec<u8>>>,
-    done: Mutex<Receiver<subgraph_core::Result<Report>>>,
+    done: Mutex<Receiver<std::result::Result<Ran, GpuError>>>,
     /// The query's result once every batch is read.
     #[pyo3(get)]
     result: Option<Py<Result>>,

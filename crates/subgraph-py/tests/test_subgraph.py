@@ -240,3 +240,23 @@ def test_rustworkx_and_igraph_graphs_count_as_networkx_does():
     i.vs["label"] = [v % 2 for v in range(30)]
     iq = ig.Graph(n=3, edges=[(0, 1), (1, 2), (2, 0)], directed=True)
     assert subgraph.count(subgraph.from_igraph(i), subgraph.from_igraph(iq)).embeddings == expect
+
+
+def test_devices():
+    data = subgraph.Graph.from_file(str(DATA / "hprd" / "HPRD.graph"))
+    query = subgraph.Graph.from_file(str(DATA / "hprd" / "queries" / "query_dense_16_2.graph"))
+    cpu = subgraph.count(data, query, device="cpu")
+    assert (cpu.embeddings, cpu.device) == (80, "cpu")
+    auto = subgraph.count(data, query)
+    assert auto.embeddings == 80 and auto.device in ("cpu", "gpu")
+    try:
+        gpu = subgraph.count(data, query, device="gpu")
+    except subgraph.SubgraphError as e:
+        # Without a usable GPU: the reason, as the command line gives it.
+        assert "GPU unavailable" in str(e) and auto.device == "cpu"
+    else:
+        assert (gpu.embeddings, gpu.device) == (80, "gpu")
+        assert sorted(map(tuple, subgraph.match(data, query, device="gpu"))) == sorted(
+            map(tuple, subgraph.match(data, query, device="cpu")))
+    with pytest.raises(subgraph.SubgraphError, match="unknown device"):
+        subgraph.count(data, query, device="tpu")

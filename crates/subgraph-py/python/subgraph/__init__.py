@@ -53,13 +53,17 @@ def _from_edges(src, dst, vertex_labels=None, edge_labels=None, directed=False, 
 Graph.from_edges = staticmethod(_from_edges)
 
 
-def count(data, query, semantics="embed", limit=None, timeout=None, threads=None, filter="auto", unique=False):
+def count(data, query, semantics="embed", limit=None, timeout=None, threads=None, filter="auto", unique=False,
+          device="auto"):
     """Counts the matches of query in data (all of them, the first `limit`, or those found
     before `timeout` seconds) on `threads` threads (default: every core) after the candidate
     filter `filter` (as --filter): a Result, whose `complete` says whether the count is all.
+    `device` is the command line's --device: "auto" (the GPU when one is usable, per query where
+    its estimated cost is lower), "cpu" or "gpu" (SubgraphError when none is usable); the first
+    GPU query of a data graph uploads it. Result.device says where it ran.
     With unique=True the Result also holds `automorphisms` (|Aut(query)|) and, when complete,
     `unique`: the distinct subgraphs, embeddings / |Aut(query)| (not for homomorphisms)."""
-    return run_query_py(data, query, (semantics, limit, timeout, threads, filter), False, unique)[0]
+    return run_query_py(data, query, (semantics, limit, timeout, threads, filter, device), False, unique)[0]
 
 
 def _rows(data, query, words):
@@ -71,21 +75,22 @@ def _rows(data, query, words):
     return np.asarray(ids, dtype=object if isinstance(ids, list) else np.uint64)[table]
 
 
-def match(data, query, semantics="embed", limit=None, timeout=None, threads=None, filter="auto"):
+def match(data, query, semantics="embed", limit=None, timeout=None, threads=None, filter="auto", device="auto"):
     """Every match of query in data (or the first `limit`; those found before `timeout`
     seconds) as an (n, k) array, row i holding the data vertex of each of the k query vertices.
     The ids are the data file's own (uint64, or names in an object array) when it had sparse
     or named ids, else vertex numbers (uint32). Use count() for the count alone, which does
     not hold the matches in memory."""
-    _, words = run_query_py(data, query, (semantics, limit, timeout, threads, filter), True, False)
+    _, words = run_query_py(data, query, (semantics, limit, timeout, threads, filter, device), True, False)
     return _rows(data, query, words)
 
 
-def iter_matches(data, query, semantics="embed", limit=None, timeout=None, threads=None, filter="auto"):
+def iter_matches(data, query, semantics="embed", limit=None, timeout=None, threads=None, filter="auto",
+                 device="auto"):
     """The matches as match() gives them, in batches of (m, k) arrays, while the query runs:
     memory stays bounded (the engine waits while the reader is a few batches behind), and
     leaving the loop early stops the query."""
-    batches = MatchBatches(data, query, (semantics, limit, timeout, threads, filter))
+    batches = MatchBatches(data, query, (semantics, limit, timeout, threads, filter, device))
     for words in batches:
         yield _rows(data, query, words)
 

@@ -9,8 +9,8 @@ import numpy.typing as npt
 
 class SubgraphError(ValueError): ...
 
-# (semantics, limit, timeout, threads, filter)
-QueryArgs = tuple[str, Optional[int], Optional[float], Optional[int], str]
+# (semantics, limit, timeout, threads, filter, device)
+QueryArgs = tuple[str, Optional[int], Optional[float], Optional[int], str, str]
 
 class Graph:
     @staticmethod
@@ -56,6 +56,8 @@ class Result:
     order: str
     automorphisms: Optional[int]
     unique: Optional[int]
+    device: str
+    note: Optional[str]
 
 class MatchBatches(Iterator[npt.NDArray[np.uint32]]):
     result: Optional[Result]

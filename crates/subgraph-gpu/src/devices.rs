@@ -1,0 +1,120 @@
+//! Where queries run: the CPU pipeline, the GPU engine, or under `--device auto` either one per
+//! query, by the planner's estimated cost (`planner::choose_device`): the runner the command
+//! line and the Python package share.
+
+use std::sync::Arc;
+
+use subgraph_core::filter::Filter;
+use subgraph_core::pipeline::{prepare, run_query, MatchOptions, Report};
+use subgraph_core::planner::{choose_device, device_for_graph, gpu_break_even, Device, DeviceChoice, H200_COSTS};
+use subgraph_core::sink::{Control, Output};
+use subgraph_core::Graph;
+
+use crate::engine::{GpuEngine, GpuOptions, GpuReport};
+use crate::error::{GpuError, Result};
+
+/// The engine that runs the queries of one data graph.
+pub enum Engine {
+    /// The CPU; `why` says why not the GPU when `auto` fell back to it.
+    Cpu {
+        why: Option<String>,
+    },
+    Gpu {
+        engine: Box<GpuEngine>,
+        options: GpuOptions,
+        auto: bool,
+    },
+}
+
+/// One query's result: the report, the GPU's when it ran there, the device choice when
+/// `--device auto` made one, and a note when a query meant for the GPU ran on the CPU.
+pub struct Ran {
+    pub report: Report,
+    pub gpu: Option<GpuReport>,
+    pub choice: Option<DeviceChoice>,
+    pub note: Option<String>,
+}
+
+impl Engine {
+    /// Opens the engine `device` names: `cpu`, `gpu` (an error when no GPU is usable) or
+    /// `auto` (the GPU when one is usable, else the CPU, saying why).
+    pub fn open(device: &str, data: Arc<Graph>, gpu: GpuOptions) -> Result<Engine> {
+        if device == "cpu" {
+            return Ok(Engine::Cpu { why: None });
+        }
+        match GpuEngine::new(data, &gpu) {
+            Ok(e) => Ok(Engine::Gpu { engine: Box::new(e), options: gpu, auto: device == "auto" }),
+            Err(e) if device == "gpu" => Err(e),
+            Err(e) => Ok(Engine::Cpu { why: Some(e.to_string()) }),
+        }
+    }
+
+    /// One line on what runs the queries: the GPU's name and upload time, or the CPU and why.
+    pub fn describe(&self) -> String {
+        match self {
+            Engine::Cpu { why: Some(why) } => format!("CPU ({why})"),
+            Engine::Cpu { why: None } => "CPU".to_string(),
+            Engine::Gpu { engine, auto, .. } => format!(
+                "GPU {} (data graph uploaded in {:.0} ms){}",
+                engine.device_info().name,
+                engine.graph_upload_ms(),
+                if *auto { "; each query runs where its estimated cost is lower" } else { "" }
+            ),
+        }
+    }
+
+    /// Whether queries may run on the GPU.
+    pub fn has_gpu(&self) -> bool {
+        matches!(self, Engine::Gpu { .. })
+    }
+
+    /// The name of the filter a query ran with: `signature` or `refined` when the GPU ran it
+    /// with a device filter, else the core filter's.
+    pub fn filter_name(&self, ran_on_gpu: bool, host: Filter) -> &'static str {
+        match self {
+            Engine::Gpu { engine, options, .. } if ran_on_gpu => engine.candidate_filter(options).name_with(host),
+            _ => host.name(),
+        }
+    }
+
+    /// Runs one query. A query the GPU layout cannot hold runs on the CPU, with a note. Under
+    /// `--device auto` the CPU's preparation (filter, default plan, candidate space, gate
+    /// estimate) prices the query, and it continues on the CPU or goes to the GPU.
+    pub fn run(
+        &mut self,
+        data: &Graph,
+        query: Graph,
+        opts: &MatchOptions,
+        control: &Control,
+        output: Option<(&Output, &str)>,
+    ) -> Result<Ran> {
+        let cpu = |report, choice, note| Ran { report, gpu: None, choice, note };
+        let (engine, gpu, auto) = match self {
+            Engine::Cpu { .. } => return Ok(cpu(run_query(data, query, opts, control, output)?, None, None)),
+            Engine::Gpu { engine, options, auto } => (engine, options, *auto),
+        };
+        let mut choice = None;
+        if auto {
+            choice = device_for_graph(data.num_vertices());
+            if choice.is_none() {
+                let threads = rayon::current_num_threads();
+                let from = gpu_break_even(threads, &H200_COSTS);
+                let prepared = prepare(data, query.clone(), opts, output.is_none(), from, control)?;
+                let c = choose_device(prepared.estimated_cost(), threads, &H200_COSTS);
+                choice = Some(c);
+                // A query the deadline or Ctrl-C stopped while it was prepared ends on the CPU.
+                if c.device == Device::Cpu || control.should_stop() {
+                    return Ok(cpu(prepared.run(data, opts, control, output)?.report, choice, None));
+                }
+            }
+        }
+        match engine.run_query(query.clone(), opts, gpu, control, output) {
+            Ok(r) => Ok(Ran { report: r.report, gpu: Some(r), choice, note: None }),
+            Err(GpuError::TooLarge { what, len, max }) => {
+                let note = format!("{what} {len} exceed the GPU layout's {max}; this query runs on the CPU");
+                Ok(cpu(run_query(data, query, opts, control, output)?, choice, Some(note)))
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
