@@ -23,8 +23,9 @@ pub fn parse(file: &Path, data: &[u8]) -> Result<GraphBuilder, Error> {
     let n = head.vertex_count(n, data.len())?;
     let mut b = GraphBuilder::new(n, false);
     b.reserve_edges(m.min(data.len() as u64 / 4) as usize);
-    let mut declared: Vec<Option<(u32, u64)>> = vec![None; n];
-    let mut seen_edges: Vec<u32> = vec![0; n];
+    // Per vertex: its degree field (optional) and line, once its 'v' line is read.
+    let mut declared: Vec<Option<(Option<u32>, u64)>> = vec![None; n];
+    let mut seen_edges: Vec<u64> = vec![0; n];
     let mut vertices = 0u64;
     let mut edges = 0u64;
     while let Some(mut f) = lines.next_fields() {
@@ -37,7 +38,7 @@ pub fn parse(file: &Path, data: &[u8]) -> Result<GraphBuilder, Error> {
                 if declared[v as usize].is_some() {
                     return Err(f.error(format!("vertex {v} declared twice")));
                 }
-                declared[v as usize] = Some((degree.unwrap_or(u32::MAX), f.line));
+                declared[v as usize] = Some((degree, f.line));
                 b.set_label(v, label);
                 vertices += 1;
             }
@@ -71,7 +72,7 @@ pub fn parse(file: &Path, data: &[u8]) -> Result<GraphBuilder, Error> {
     }
     for (v, d) in declared.iter().enumerate() {
         let (degree, line) = d.expect("all declared");
-        if degree != u32::MAX && degree != seen_edges[v] {
+        if let Some(degree) = degree.filter(|&d| d as u64 != seen_edges[v]) {
             return Err(
                 lines.error(line, format!("vertex {v} declares degree {degree} but has {} edges", seen_edges[v]))
             );
@@ -134,6 +135,11 @@ mod tests {
             "q.graph:2: the header declares 2 vertices but 1 'v' lines were found (truncated file?)"
         );
         assert_eq!(err("t 2 1\nv 0 1 2\nv 1 1 1\ne 0 1\n"), "q.graph:2: vertex 0 declares degree 2 but has 1 edges");
+        // The largest u32 is a degree like any other, not "no degree".
+        assert_eq!(
+            err("t 2 1\nv 0 1 4294967295\nv 1 1 1\ne 0 1\n"),
+            "q.graph:2: vertex 0 declares degree 4294967295 but has 1 edges"
+        );
         assert_eq!(err("t 2 1\nv 0 x 2\n"), "q.graph:2: bad vertex label 'x' (an integer 0..=4294967295)");
         assert_eq!(err("t 2 1\nv 0 1 1\nv 0 1 1\n"), "q.graph:3: vertex 0 declared twice");
         assert_eq!(err("t 1 0\nv 0 1 0\nz\n"), "q.graph:3: expected a 'v' or 'e' record, found 'z'");
