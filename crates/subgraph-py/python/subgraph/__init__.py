@@ -2,8 +2,8 @@
 
     import subgraph
     data = subgraph.Graph.from_file("HPRD.graph")
-    query = subgraph.Graph.from_edges([0, 1, 2], [1, 2, 0], vertex_labels=[3, 3, 5])
-    subgraph.count(data, query).embeddings
+    query = subgraph.Graph.from_edges([0, 1, 2], [1, 2, 0], vertex_labels=[1, 1, 1])
+    subgraph.count(data, query).embeddings     # 126 triangles of label 1 in HPRD
     subgraph.match(data, query, limit=10)      # (n, k) array of data vertex ids
 
 Semantics are the command line's (README, "Semantics"): embeddings (injective,
