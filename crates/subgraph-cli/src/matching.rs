@@ -550,7 +550,7 @@ fn match_all(
                 query: name.clone(),
                 semantics: opts.semantics.name(),
                 embeddings: report.embeddings,
-                unique: auts.filter(|_| report.complete).map(|k| report.embeddings / k),
+                unique: report.unique(auts),
                 automorphisms: auts,
                 complete: report.complete,
                 stopped: report.stopped,

@@ -125,6 +125,12 @@ impl Report {
         self.estimated_cost = plan.estimate.as_ref().map(|e| e.cost);
         self
     }
+
+    /// The distinct subgraphs the embeddings stand for, given the query's `automorphisms`
+    /// (|Aut(Q)|): embeddings / |Aut(Q)|, when the count is complete.
+    pub fn unique(&self, automorphisms: Option<u128>) -> Option<u128> {
+        automorphisms.filter(|_| self.complete).map(|k| self.embeddings / k)
+    }
 }
 
 /// A query as it ran: the report, the plan, the plans the planner estimated, and the partial
@@ -426,8 +432,7 @@ fn stopped_early(
     control: &Control,
     considered: Vec<Considered>,
 ) -> Explained {
-    let out =
-        cpu::Outcome { embeddings: 0, stopped: control.stopped(), nodes: 0, levels: vec![0; plan.len()], tasks: 0 };
+    let out = cpu::Outcome::nothing(plan.len(), control.stopped());
     let report = report(start, filter, &plan, &CandidateSpace::default(), space_ms, enumerate_ms, &out);
     Explained { report, levels: out.levels, plan, considered }
 }

@@ -402,13 +402,11 @@ fn run_query_py<'py>(
     let all = Arc::new(Mutex::new(Vec::new()));
     let output = collect.then(|| Output::new(Box::new(Sink::Collect(all.clone())), OutputFormat::Words));
     let interrupt = Arc::new(AtomicBool::new(false));
-    let report = run_detached(py, &interrupt, query_work(data, query, &args, &interrupt, output)?)?;
-    let mut result = Result::from(report);
-    if unique {
-        let auts = Automorphisms::of(&query.inner).order();
-        result.automorphisms = auts;
-        result.unique = auts.filter(|_| result.complete).map(|k| result.embeddings / k);
-    }
+    let ran = run_detached(py, &interrupt, query_work(data, query, &args, &interrupt, output)?)?;
+    let auts = unique.then(|| Automorphisms::of(&query.inner).order()).flatten();
+    let distinct = ran.report.unique(auts);
+    let mut result = Result::from(ran);
+    (result.automorphisms, result.unique) = (auts, distinct);
     let words = std::mem::take(&mut *all.lock().unwrap_or_else(|e| e.into_inner()));
     let ids = collect.then(|| PyArray1::from_vec(py, words_to_ids(&words)));
     Ok((result, ids))

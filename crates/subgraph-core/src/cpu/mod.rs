@@ -62,6 +62,13 @@ pub struct Outcome {
     pub tasks: u64,
 }
 
+impl Outcome {
+    /// No match and no work over `positions` plan positions, `stopped` or not.
+    pub fn nothing(positions: usize, stopped: Option<Stopped>) -> Outcome {
+        Outcome { embeddings: 0, stopped, nodes: 0, levels: vec![0; positions], tasks: 0 }
+    }
+}
+
 /// Nodes between checks of the stop flags and of idle threads.
 const CHECK_EVERY: u32 = 256;
 
@@ -76,7 +83,7 @@ pub fn enumerate(
     output: Option<(&Output, &str)>,
 ) -> Outcome {
     if plan.empty {
-        return Outcome { embeddings: 0, stopped: None, nodes: 0, levels: vec![0; plan.len()], tasks: 0 };
+        return Outcome::nothing(plan.len(), None);
     }
     let n = plan.len();
     let use_fs = match options.failing_sets {
