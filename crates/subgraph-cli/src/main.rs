@@ -8,6 +8,7 @@ mod explain;
 mod gen;
 mod info;
 mod matching;
+mod patterns;
 mod progress;
 mod signal;
 

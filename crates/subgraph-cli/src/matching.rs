@@ -1,5 +1,6 @@
 //! `subgraph match`: load the data graph once, then plan, match and report every query.
 
+use crate::patterns::run_pattern;
 use crate::progress::with_progress;
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -21,6 +22,7 @@ use subgraph_core::{Graph, Semantics};
 use subgraph_gpu::{
     CandidateFilter, DepthFirst, Engine, GpuOptions, LoadBalance, OutputScheme, Ran, Structure, DFS_FRONTIER_ROWS,
 };
+use subgraph_pattern::Pattern;
 
 /// How to read an input graph.
 #[derive(Args, Clone)]
@@ -145,9 +147,10 @@ fn format(name: &Option<String>) -> Result<Option<Format>> {
 /// the counted tail.
 #[derive(Args, Clone)]
 pub struct PartsArgs {
-    /// embed (injective, non-induced), induced, or homomorphism.
-    #[arg(long, default_value = "embed")]
-    semantics: String,
+    /// embed (injective, non-induced), induced, or homomorphism [default: embed; homomorphism
+    /// for patterns].
+    #[arg(long)]
+    semantics: Option<String>,
     /// Candidate filter: ldf, nlf, gql, cs, or auto (GQL, whose refinement a counting query on
     /// the CPU defers while a run over the NLF candidates may finish first).
     #[arg(long, default_value = "auto")]
@@ -171,6 +174,9 @@ pub struct PartsArgs {
 #[derive(Debug, Clone, Copy)]
 pub struct Parts {
     pub semantics: Semantics,
+    /// The semantics of patterns (`--pattern`, `.cypher` files): homomorphism unless
+    /// `--semantics` says otherwise, as in SPARQL and GGQ.
+    pub pattern_semantics: Semantics,
     pub filter: Filter,
     /// None: chosen by estimated cost.
     pub order: Option<Order>,
@@ -209,9 +215,16 @@ impl PartsArgs {
     }
 
     pub fn parse(&self) -> Result<Parts> {
-        let (semantics, filter) = (self.semantics.as_str(), self.filter.as_str());
-        let s = Semantics::from_name(semantics)
-            .with_context(|| format!("unknown semantics '{semantics}' (one of {})", Semantics::NAMES.join(", ")))?;
+        let given = self
+            .semantics
+            .as_deref()
+            .map(|name| {
+                Semantics::from_name(name)
+                    .with_context(|| format!("unknown semantics '{name}' (one of {})", Semantics::NAMES.join(", ")))
+            })
+            .transpose()?;
+        let s = given.unwrap_or(Semantics::Embed);
+        let filter = self.filter.as_str();
         let f = Filter::from_name(filter)
             .with_context(|| format!("unknown filter '{filter}' (one of {})", Filter::NAMES.join(", ")))?;
         let o = match self.order.as_str() {
@@ -229,7 +242,14 @@ impl PartsArgs {
             );
         }
         let tail = Tail::from_name(&self.tail).expect("clap checked the value");
-        Ok(Parts { semantics: s, filter: f, order: o, symmetry, tail })
+        Ok(Parts {
+            semantics: s,
+            pattern_semantics: given.unwrap_or(Semantics::Homomorphism),
+            filter: f,
+            order: o,
+            symmetry,
+            tail,
+        })
     }
 }
 
@@ -328,10 +348,15 @@ pub struct MatchArgs {
     /// Data graph file; `-` reads standard input, and gzip (.gz) and zstd (.zst) files are
     /// decompressed (told by their magic bytes too).
     data: PathBuf,
-    /// Query graph files (a GSI file may hold several queries); `-` and compressed files as for
-    /// DATA.
-    #[arg(required = true)]
+    /// Query graph files (a GSI file may hold several queries), or pattern files (`.cypher`,
+    /// one pattern each); `-` and compressed files as for DATA.
+    #[arg(required_unless_present = "pattern")]
     queries: Vec<PathBuf>,
+    /// A pattern to match, in the pattern language (openCypher's MATCH, a subset: see the
+    /// README), e.g. 'MATCH (a:1)-->(b)<--(c:1) RETURN DISTINCT b'; may be given several times.
+    /// Its semantics is homomorphism unless --semantics says otherwise.
+    #[arg(long, value_name = "TEXT")]
+    pattern: Vec<String>,
     #[command(flatten)]
     input: InputArgs,
     /// Query file format (default: by extension, then by content).
@@ -438,6 +463,12 @@ struct Row {
     /// Under `--device auto`: the device chosen and the predicted times that chose it.
     #[serde(skip_serializing_if = "Option::is_none")]
     device_choice: Option<String>,
+    /// Patterns only: the result rows (after RETURN, DISTINCT and LIMIT; 1 for `count(*)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rows: Option<u128>,
+    /// Patterns only: the pattern's text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pattern: Option<String>,
 }
 
 pub fn run(a: MatchArgs) -> Result<ExitCode> {
@@ -466,6 +497,8 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
     let threads = rayon::current_num_threads();
 
     stdin_once([&a.data].into_iter().chain(&a.queries).chain(&a.input.vertex_labels))?;
+    // Patterns are read before the data graph, so that a mistake in one shows at once.
+    let patterns: Vec<Pattern> = a.pattern.iter().map(|t| subgraph_pattern::parse(t)).collect::<Result<_, _>>()?;
     let interrupt = crate::signal::interrupt_flag()?;
 
     let t = Instant::now();
@@ -496,7 +529,7 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
     };
 
     let ids = data.ids().cloned();
-    let output: Option<Output> = match &a.output {
+    let output: Option<Arc<Output>> = match &a.output {
         None => None,
         Some(p) if p.as_os_str() == "-" => {
             Some(Output::new(Box::new(std::io::BufWriter::new(std::io::stdout())), out_format).with_ids(ids))
@@ -505,11 +538,58 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
             let f = std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?;
             Some(Output::new(Box::new(std::io::BufWriter::with_capacity(1 << 20, f)), out_format).with_ids(ids))
         }
-    };
+    }
+    .map(Arc::new);
     let mut engine = open_engine(&a.device, &data, a.gpu.options(), a.quiet)?;
     let opts = MatchOptions { max_memory: a.input.max_memory, ..parts.options(a.limit, failing_sets) };
     // The query loop runs on a pool thread so no query waits for a sleeping worker to wake.
-    rayon::scope(|_| match_all(&a, &data, &mut engine, &qopts, &opts, output.as_ref(), &interrupt, threads))
+    let pattern_opts = MatchOptions { semantics: parts.pattern_semantics, ..opts };
+    rayon::scope(|_| {
+        match_all(
+            &a,
+            &data,
+            &mut engine,
+            &qopts,
+            (&opts, &pattern_opts),
+            patterns,
+            output.as_ref(),
+            &interrupt,
+            threads,
+        )
+    })
+}
+
+/// One query to run: a query graph read from a file, or a pattern's text.
+enum Item {
+    Graph(Box<Graph>),
+    Pattern(Pattern),
+}
+
+/// The queries the arguments name, each with its name: query files' graphs (`FILE#i` where a
+/// file holds several), `.cypher` files' patterns, then `--pattern` texts (`pattern#i`).
+fn items(a: &MatchArgs, patterns: Vec<Pattern>, qopts: &ReadOptions) -> Result<Vec<(String, Item)>> {
+    let mut out = Vec::new();
+    for path in &a.queries {
+        let file = source::display_name(path).display().to_string();
+        if source::uncompressed_name(path).extension().is_some_and(|e| e == "cypher") {
+            let text = String::from_utf8(source::read(path)?).map_err(|e| {
+                anyhow::anyhow!("{file}: the pattern is not UTF-8 text (byte {})", e.utf8_error().valid_up_to() + 1)
+            })?;
+            let pattern = subgraph_pattern::parse(&text).with_context(|| file.clone())?;
+            out.push((file, Item::Pattern(pattern)));
+            continue;
+        }
+        let queries = read_graphs(path, qopts)?;
+        let several = queries.len() > 1;
+        for (i, q) in queries.into_iter().enumerate() {
+            out.push((if several { format!("{file}#{i}") } else { file.clone() }, Item::Graph(Box::new(q.graph))));
+        }
+    }
+    let several = patterns.len() > 1;
+    for (i, p) in patterns.into_iter().enumerate() {
+        out.push((if several { format!("pattern#{i}") } else { "pattern".to_string() }, Item::Pattern(p)));
+    }
+    Ok(out)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -518,8 +598,9 @@ fn match_all(
     data: &Graph,
     engine: &mut Engine,
     qopts: &ReadOptions,
-    opts: &MatchOptions,
-    output: Option<&Output>,
+    (opts, pattern_opts): (&MatchOptions, &MatchOptions),
+    patterns: Vec<Pattern>,
+    output: Option<&Arc<Output>>,
     interrupt: &Arc<AtomicBool>,
     threads: usize,
 ) -> Result<ExitCode> {
@@ -530,78 +611,94 @@ fn match_all(
             "query", "embeddings", "complete", "elapsed_ms", "filter", "order", "space", "enumerate"
         );
     }
-    for path in &a.queries {
-        let queries = read_graphs(path, qopts)?;
-        let several = queries.len() > 1;
-        for (i, q) in queries.into_iter().enumerate() {
-            let file = source::display_name(path).display();
-            let name = if several { format!("{file}#{i}") } else { file.to_string() };
-            let deadline = a.timeout.map(|s| Instant::now() + Duration::from_secs_f64(s));
-            let control = Control::new(deadline, interrupt.clone());
-            let auts = a.unique.then(|| Automorphisms::of(&q.graph).order()).flatten();
-            let Ran { report, gpu, choice, note } = with_progress(&name, &control, a.quiet, || {
-                engine.run(data, q.graph, opts, &control, output.map(|o| (o, name.as_str())))
-            })
-            .with_context(|| format!("query {name}"))?;
-            if let Some(note) = note {
-                eprintln!("note: {note}");
+    let mut triples = None;
+    for (name, item) in items(a, patterns, qopts)? {
+        let deadline = a.timeout.map(|s| Instant::now() + Duration::from_secs_f64(s));
+        let control = Arc::new(Control::new(deadline, interrupt.clone()));
+        let (opts, ran, unique, automorphisms, rows, pattern) = match item {
+            Item::Graph(q) => {
+                let auts = a.unique.then(|| Automorphisms::of(&q).order()).flatten();
+                let ran = with_progress(&name, &control, a.quiet, || {
+                    engine.run(data, *q, opts, &control, output.map(|o| (&**o, name.as_str())))
+                })
+                .with_context(|| format!("query {name}"))?;
+                let unique = ran.report.unique(auts);
+                (opts, ran, unique, auts, None, None)
             }
-            let row = Row {
-                query: name.clone(),
-                semantics: opts.semantics.name(),
-                embeddings: report.embeddings,
-                unique: report.unique(auts),
-                automorphisms: auts,
-                complete: report.complete,
-                stopped: report.stopped,
-                elapsed_ms: report.elapsed_ms,
-                filter_ms: report.filter_ms,
-                order_ms: report.order_ms,
-                space_ms: report.space_ms,
-                enumerate_ms: report.enumerate_ms,
-                candidates: report.candidates,
-                candidate_edges: report.candidate_edges,
-                space_bytes: report.space_bytes,
-                device: if gpu.is_some() { "gpu" } else { "cpu" },
-                threads,
-                upload_ms: gpu.map(|g| g.upload_ms),
-                join_ms: gpu.map(|g| g.join_ms),
-                peak_device_bytes: gpu.map(|g| g.peak_device_bytes),
-                gpu_buffer_elements: gpu.map(|g| g.buffer_elements),
-                gpu_joined_rows: gpu.map(|g| g.joined_rows),
-                gpu_block_tasks: gpu.map(|g| g.block_tasks),
-                gpu_grid_tasks: gpu.map(|g| g.grid_tasks),
-                gpu_dfs_rows: gpu.map(|g| g.dfs_rows),
-                gpu_dfs_launches: gpu.map(|g| g.dfs_launches),
-                gpu_dfs_columns: gpu.map(|g| g.dfs_columns),
-                gpu_dfs_ms: gpu.map(|g| g.dfs_ms),
-                filter: report.filter,
-                order: report.order,
-                tail: report.tail,
-                restrictions: report.restrictions,
-                multiplier: report.multiplier,
-                estimated_embeddings: report.estimated_embeddings,
-                estimated_cost: report.estimated_cost,
-                device_choice: choice.map(|c| c.to_string()),
+            Item::Pattern(pattern) => {
+                let run = with_progress(&name, &control, a.quiet, || {
+                    run_pattern(&pattern, &name, data, engine, pattern_opts, &control, output, a.unique, &mut triples)
+                })
+                .with_context(|| name.clone())?;
+                (pattern_opts, run.ran, run.unique, None, Some(run.rows), Some(pattern.text))
+            }
+        };
+        let Ran { report, gpu, choice, note } = ran;
+        if let Some(note) = note {
+            eprintln!("note: {note}");
+        }
+        let row = Row {
+            query: name.clone(),
+            semantics: opts.semantics.name(),
+            embeddings: report.embeddings,
+            unique,
+            automorphisms,
+            complete: report.complete,
+            stopped: report.stopped,
+            elapsed_ms: report.elapsed_ms,
+            filter_ms: report.filter_ms,
+            order_ms: report.order_ms,
+            space_ms: report.space_ms,
+            enumerate_ms: report.enumerate_ms,
+            candidates: report.candidates,
+            candidate_edges: report.candidate_edges,
+            space_bytes: report.space_bytes,
+            device: if gpu.is_some() { "gpu" } else { "cpu" },
+            threads,
+            upload_ms: gpu.map(|g| g.upload_ms),
+            join_ms: gpu.map(|g| g.join_ms),
+            peak_device_bytes: gpu.map(|g| g.peak_device_bytes),
+            gpu_buffer_elements: gpu.map(|g| g.buffer_elements),
+            gpu_joined_rows: gpu.map(|g| g.joined_rows),
+            gpu_block_tasks: gpu.map(|g| g.block_tasks),
+            gpu_grid_tasks: gpu.map(|g| g.grid_tasks),
+            gpu_dfs_rows: gpu.map(|g| g.dfs_rows),
+            gpu_dfs_launches: gpu.map(|g| g.dfs_launches),
+            gpu_dfs_columns: gpu.map(|g| g.dfs_columns),
+            gpu_dfs_ms: gpu.map(|g| g.dfs_ms),
+            filter: report.filter,
+            order: report.order,
+            tail: report.tail,
+            restrictions: report.restrictions,
+            multiplier: report.multiplier,
+            estimated_embeddings: report.estimated_embeddings,
+            estimated_cost: report.estimated_cost,
+            device_choice: choice.map(|c| c.to_string()),
+            rows,
+            pattern,
+        };
+        if let (Some(c), false) = (choice, a.quiet) {
+            eprintln!("device: {name}: {c}");
+        }
+        // The query's matches before its report line, where both go to standard output.
+        if let Some(o) = output {
+            o.finish().context("writing the matches")?;
+        }
+        print_row(&row, json)?;
+        if let Some(why) = report.stopped {
+            let what = match why {
+                Stopped::Limit if row.pattern.is_some() => "the limit was reached".to_string(),
+                Stopped::Limit => format!("the limit of {} matches was reached", a.limit.unwrap_or(0)),
+                Stopped::Timeout => format!("the timeout of {} s expired", a.timeout.unwrap_or(0.0)),
+                Stopped::Interrupted => "interrupted".to_string(),
             };
-            if let (Some(c), false) = (choice, a.quiet) {
-                eprintln!("device: {name}: {c}");
+            eprintln!("note: {name}: {what}; {} matches is a partial count", report.embeddings);
+        }
+        if interrupt.load(Ordering::Relaxed) {
+            if let Some(o) = output {
+                o.finish().context("writing the matches")?;
             }
-            print_row(&row, json)?;
-            if let Some(why) = report.stopped {
-                let what = match why {
-                    Stopped::Limit => format!("the limit of {} matches was reached", a.limit.unwrap_or(0)),
-                    Stopped::Timeout => format!("the timeout of {} s expired", a.timeout.unwrap_or(0.0)),
-                    Stopped::Interrupted => "interrupted".to_string(),
-                };
-                eprintln!("note: {name}: {what}; {} matches is a partial count", report.embeddings);
-            }
-            if interrupt.load(Ordering::Relaxed) {
-                if let Some(o) = output {
-                    o.finish().context("writing the matches")?;
-                }
-                return Ok(ExitCode::from(130));
-            }
+            return Ok(ExitCode::from(130));
         }
     }
     if let Some(o) = output {
@@ -614,9 +711,10 @@ fn print_row(r: &Row, json: bool) -> Result<()> {
     if json {
         println!("{}", serde_json::to_string(r)?);
     } else {
-        let emb = match r.unique {
-            Some(u) => format!("{} ({} unique)", r.embeddings, u),
-            None => r.embeddings.to_string(),
+        let emb = match (r.unique, r.rows) {
+            (Some(u), _) => format!("{} ({} unique)", r.embeddings, u),
+            (None, Some(rows)) if rows != r.embeddings => format!("{} ({} rows)", r.embeddings, rows),
+            _ => r.embeddings.to_string(),
         };
         println!(
             "{:<40} {:>22} {:>9} {:>11.2} {:>9.2} {:>9.2} {:>9.2} {:>11.2}",

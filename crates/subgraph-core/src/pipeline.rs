@@ -115,6 +115,33 @@ pub struct Report {
 }
 
 impl Report {
+    /// No match and no work, `stopped` or not: the report of a query that nothing was run for
+    /// (a pattern whose labels occur together nowhere).
+    pub fn nothing(filter: Filter, stopped: Option<Stopped>) -> Report {
+        Report {
+            embeddings: 0,
+            complete: stopped.is_none(),
+            stopped,
+            filter: filter.name(),
+            filter_ms: 0.0,
+            order_ms: 0.0,
+            space_ms: 0.0,
+            enumerate_ms: 0.0,
+            elapsed_ms: 0.0,
+            candidates: 0,
+            candidate_edges: 0,
+            space_bytes: 0,
+            nodes: 0,
+            tasks: 0,
+            order: "none",
+            tail: 0,
+            restrictions: 0,
+            multiplier: 1,
+            estimated_embeddings: None,
+            estimated_cost: None,
+        }
+    }
+
     /// The report's plan fields.
     pub fn with_plan(mut self, plan: &Plan) -> Report {
         self.order = plan.order.name();
@@ -546,9 +573,6 @@ fn report(
 ) -> Report {
     Report {
         embeddings: out.embeddings,
-        complete: out.stopped.is_none(),
-        stopped: out.stopped,
-        filter: filter.name(),
         filter_ms: plan.filter_ms,
         order_ms: plan.order_ms,
         space_ms,
@@ -559,12 +583,7 @@ fn report(
         space_bytes: space.memory_bytes(),
         nodes: out.nodes,
         tasks: out.tasks,
-        order: "",
-        tail: 0,
-        restrictions: 0,
-        multiplier: 1,
-        estimated_embeddings: None,
-        estimated_cost: None,
+        ..Report::nothing(filter, out.stopped)
     }
     .with_plan(plan)
 }

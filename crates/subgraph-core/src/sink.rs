@@ -206,6 +206,59 @@ impl Output {
         }
     }
 
+    /// Writes what starts a pattern's rows: the query and the columns' names (a header line
+    /// for text and CSV; JSON lines name them in each row).
+    pub fn begin_rows(&self, query: &str, names: &[String]) {
+        let mut head = Vec::new();
+        match self.format {
+            OutputFormat::Text => {
+                let _ = writeln!(head, "# query {query}");
+                let _ = writeln!(head, "# {}", names.join(" "));
+            }
+            OutputFormat::Csv => {
+                head.extend_from_slice(b"query");
+                names.iter().for_each(|n| {
+                    let _ = write!(head, ",{}", csv_field(n));
+                });
+                head.push(b'\n');
+            }
+            OutputFormat::Jsonl | OutputFormat::Words => {}
+        }
+        self.write_batch(&head);
+    }
+
+    /// Appends one result row of a pattern (data vertices, named by `names` in JSON lines).
+    pub fn format_row(&self, query: &str, names: &[String], row: &[u32], buf: &mut Vec<u8>) {
+        match self.format {
+            OutputFormat::Jsonl => {
+                let _ = write!(buf, "{{\"query\":{},\"row\":{{", json_string(query));
+                for (i, (&v, name)) in row.iter().zip(names).enumerate() {
+                    if i > 0 {
+                        buf.push(b',');
+                    }
+                    let _ = write!(buf, "{}:", json_string(name));
+                    self.vertex(v, buf);
+                }
+                buf.extend_from_slice(b"}}\n");
+            }
+            _ => self.format(query, row, buf),
+        }
+    }
+
+    /// Writes a pattern's `count(*)` row, named `name`.
+    pub fn write_count(&self, query: &str, name: &str, count: u128) {
+        let mut buf = Vec::new();
+        let _ = match self.format {
+            OutputFormat::Text => writeln!(buf, "{count}"),
+            OutputFormat::Csv => writeln!(buf, "{},{count}", csv_field(query)),
+            OutputFormat::Jsonl => {
+                writeln!(buf, "{{\"query\":{},\"row\":{{{}:{count}}}}}", json_string(query), json_string(name))
+            }
+            OutputFormat::Words => Ok(()),
+        };
+        self.write_batch(&buf);
+    }
+
     /// Writes a batch; the first I/O error is kept for [`Output::finish`].
     pub fn write_batch(&self, buf: &[u8]) {
         let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());

@@ -1,0 +1,124 @@
+//! `subgraph match --pattern` (and `.cypher` query files): a pattern compiled onto the data
+//! graph, each of its label expansions matched by the engine, and its rows (RETURN, DISTINCT,
+//! LIMIT) counted and written.
+
+use anyhow::{bail, Context, Result};
+use std::sync::Arc;
+use subgraph_core::automorphism::Automorphisms;
+use subgraph_core::pipeline::{MatchOptions, Report};
+use subgraph_core::sink::{Control, Output, OutputFormat};
+use subgraph_core::{Graph, Semantics};
+use subgraph_gpu::{Engine, Ran};
+use subgraph_pattern::compile::{compile, LabelTriples};
+use subgraph_pattern::rows::Rows;
+use subgraph_pattern::Pattern;
+
+/// What a pattern came to.
+pub struct PatternRun {
+    /// The expansions' runs merged; `gpu` only where there was one expansion.
+    pub ran: Ran,
+    /// Result rows after RETURN, DISTINCT and LIMIT.
+    pub rows: u128,
+    /// Distinct subgraphs, when asked for and complete.
+    pub unique: Option<u128>,
+}
+
+/// Matches `pattern` (named `name`) on `data` under `opts`, writing its rows to
+/// `output`. `triples` holds the data graph's label triples once a pattern has needed them.
+#[allow(clippy::too_many_arguments)]
+pub fn run_pattern(
+    pattern: &Pattern,
+    name: &str,
+    data: &Graph,
+    engine: &mut Engine,
+    opts: &MatchOptions,
+    control: &Arc<Control>,
+    output: Option<&Arc<Output>>,
+    unique: bool,
+    triples: &mut Option<LabelTriples>,
+) -> Result<PatternRun> {
+    if unique && opts.semantics == Semantics::Homomorphism {
+        bail!("--unique counts distinct subgraphs, which homomorphisms (the default for patterns) do not define; add --semantics embed");
+    }
+    let compiled = compile(pattern, data, || triples.take().unwrap_or_else(|| LabelTriples::of(data)))?;
+    let limit = compiled.limit.into_iter().chain(opts.limit).min();
+    // Rows are followed one by one where they are written or made distinct; otherwise every
+    // match is a row and counting is enough.
+    let follow = !compiled.count_star && (output.is_some() || compiled.distinct);
+    let rows = follow.then(|| {
+        let out = output.map(|o| (o.clone(), name.to_string()));
+        Rows::new(&compiled, out, control.clone())
+    });
+    let words = rows.as_ref().map(|r| Output::new(r.writer(), OutputFormat::Words));
+    if let (Some(o), true) = (output, follow) {
+        o.begin_rows(name, &compiled.names);
+    }
+    let mut merged: Option<Ran> = None;
+    let mut unique_sum = Some(0u128);
+    for query in &compiled.queries {
+        let found = merged.as_ref().map_or(0, |m| m.report.embeddings);
+        // Without DISTINCT a match is a row, so the engine stops at the limit itself.
+        let left = if compiled.distinct { opts.limit } else { limit.map(|l| l.saturating_sub(found as u64)) };
+        if left == Some(0) || control.should_stop() {
+            break;
+        }
+        let auts = unique.then(|| Automorphisms::of(query).order()).flatten();
+        let this = MatchOptions { limit: left, ..*opts };
+        let ran = engine.run(data, query.clone(), &this, control, words.as_ref().map(|w| (w, name)))?;
+        unique_sum = unique_sum.zip(ran.report.unique(auts)).map(|(a, b)| a + b);
+        merged = Some(match merged {
+            None => ran,
+            Some(m) => Ran {
+                report: merge(&m.report, &ran.report),
+                gpu: None,
+                choice: m.choice.or(ran.choice),
+                note: m.note.or(ran.note),
+            },
+        });
+    }
+    if let Some(w) = &words {
+        w.finish().context("writing the rows")?;
+    }
+    let ran = merged.unwrap_or_else(|| Ran {
+        report: Report::nothing(opts.filter, control.stopped()),
+        gpu: None,
+        choice: None,
+        note: Some(format!("{name}: the pattern's labels occur together nowhere in the data graph")),
+    });
+    let rows = match &rows {
+        _ if compiled.count_star => 1,
+        Some(r) => r.count() as u128,
+        None => limit.map_or(ran.report.embeddings, |l| ran.report.embeddings.min(l as u128)),
+    };
+    if let (Some(o), true) = (output, compiled.count_star) {
+        o.begin_rows(name, &compiled.names);
+        o.write_count(name, &compiled.names[0], ran.report.embeddings);
+    }
+    Ok(PatternRun { unique: unique_sum.filter(|_| unique && ran.report.complete), ran, rows })
+}
+
+/// Two expansions' reports as one: matches and work add up, and the run is complete only if
+/// both were.
+fn merge(a: &Report, b: &Report) -> Report {
+    Report {
+        embeddings: a.embeddings + b.embeddings,
+        complete: a.complete && b.complete,
+        stopped: a.stopped.or(b.stopped),
+        filter_ms: a.filter_ms + b.filter_ms,
+        order_ms: a.order_ms + b.order_ms,
+        space_ms: a.space_ms + b.space_ms,
+        enumerate_ms: a.enumerate_ms + b.enumerate_ms,
+        elapsed_ms: a.elapsed_ms + b.elapsed_ms,
+        candidates: a.candidates + b.candidates,
+        candidate_edges: a.candidate_edges + b.candidate_edges,
+        space_bytes: a.space_bytes.max(b.space_bytes),
+        nodes: a.nodes + b.nodes,
+        tasks: a.tasks + b.tasks,
+        restrictions: a.restrictions.max(b.restrictions),
+        multiplier: a.multiplier.max(b.multiplier),
+        tail: a.tail.max(b.tail),
+        estimated_embeddings: a.estimated_embeddings.zip(b.estimated_embeddings).map(|(x, y)| x + y),
+        estimated_cost: a.estimated_cost.zip(b.estimated_cost).map(|(x, y)| x + y),
+        ..*a
+    }
+}

@@ -1,0 +1,136 @@
+//! End-to-end tests of patterns (`match --pattern`, `.cypher` query files): counts equal to
+//! the same query given as a graph file, rows with named columns, DISTINCT and LIMIT, the
+//! default semantics, and one-message errors with a caret for what cannot be read or run.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn data(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data").join(rel)
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_subgraph")).args(args).output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).unwrap()
+}
+
+fn report(o: &Output) -> Vec<serde_json::Value> {
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    text(&o.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// A Sun & Luo `.graph` query written as a pattern: every vertex with its label, every edge.
+fn as_pattern(graph: &str) -> String {
+    let mut parts = Vec::new();
+    for line in graph.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        match f.first() {
+            Some(&"v") => parts.push(format!("(v{}:{})", f[1], f[2])),
+            Some(&"e") => parts.push(format!("(v{})--(v{})", f[1], f[2])),
+            _ => {}
+        }
+    }
+    format!("MATCH {}", parts.join(", "))
+}
+
+#[test]
+fn a_query_written_as_a_pattern_counts_the_same() {
+    let hprd = data("hprd/HPRD.graph");
+    let expected = std::fs::read_to_string(data("hprd/expected_output.res")).unwrap();
+    for name in ["query_dense_16_2", "query_dense_16_8", "query_dense_16_11"] {
+        let file = data(&format!("hprd/queries/{name}.graph"));
+        let want: u64 = expected.lines().find_map(|l| l.strip_prefix(&format!("{name}:"))).unwrap().parse().unwrap();
+        let pattern = as_pattern(&std::fs::read_to_string(&file).unwrap());
+        let args = ["match", "-q", "--format", "json", "--semantics", "embed", hprd.to_str().unwrap(), "--pattern"];
+        let r = report(&run(&[&args[..], &[pattern.as_str()]].concat()));
+        assert_eq!(r[0]["embeddings"], want, "{name}");
+        assert_eq!(r[0]["rows"], want, "{name}: one row per match");
+        assert_eq!(r[0]["pattern"], pattern.as_str());
+    }
+}
+
+#[test]
+fn patterns_default_to_homomorphism_and_cypher_files_are_patterns() {
+    let hprd = data("hprd/HPRD.graph");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("path.cypher");
+    // A path of two edges, its ends labelled 1: homomorphisms may fold it (a = c).
+    std::fs::write(&file, "// two edges\nMATCH (a:1)--(b)--(c:1)\nRETURN count(*);\n").unwrap();
+    let hprd = hprd.to_str().unwrap();
+    let hom = report(&run(&["match", "-q", "--format", "json", hprd, file.to_str().unwrap()]));
+    let emb = report(&run(&["match", "-q", "--format", "json", "--semantics", "embed", hprd, file.to_str().unwrap()]));
+    assert_eq!(hom[0]["semantics"], "homomorphism");
+    assert_eq!(hom[0]["query"], file.to_str().unwrap());
+    assert_eq!(hom[0]["rows"], 1, "count(*) is one row");
+    let (h, e) = (hom[0]["embeddings"].as_u64().unwrap(), emb[0]["embeddings"].as_u64().unwrap());
+    assert!(h > e && e > 0, "homomorphisms {h} add the folded paths to the embeddings {e}");
+}
+
+#[test]
+fn rows_are_written_with_named_columns() {
+    let hprd = data("hprd/HPRD.graph");
+    let hprd = hprd.to_str().unwrap();
+    let p = "MATCH (a:1)--(b)--(c:1)--(a) RETURN DISTINCT b";
+    let all = report(&run(&["match", "-q", "--format", "json", "--semantics", "embed", hprd, "--pattern", p]));
+    let csv = run(&[
+        "match",
+        "-q",
+        "--semantics",
+        "embed",
+        "--output",
+        "-",
+        "--output-format",
+        "csv",
+        "--format",
+        "json",
+        hprd,
+        "--pattern",
+        p,
+    ]);
+    let out = text(&csv.stdout);
+    let mut lines = out.lines();
+    assert_eq!(lines.next(), Some("query,b"));
+    let rows: Vec<&str> = lines.take_while(|l| l.starts_with("pattern,")).collect();
+    let distinct: std::collections::HashSet<&&str> = rows.iter().collect();
+    assert_eq!(rows.len(), distinct.len(), "DISTINCT rows are distinct");
+    assert_eq!(rows.len() as u64, all[0]["rows"].as_u64().unwrap());
+    assert!(all[0]["embeddings"].as_u64().unwrap() > rows.len() as u64, "several triangles share a b");
+
+    let limited = run(&[
+        "match",
+        "-q",
+        "--output",
+        "-",
+        "--output-format",
+        "jsonl",
+        "--format",
+        "json",
+        hprd,
+        "--pattern",
+        &format!("{p} LIMIT 2"),
+    ]);
+    let lines: Vec<serde_json::Value> =
+        text(&limited.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 3, "two rows, then the report");
+    assert!(lines[0]["row"]["b"].is_u64());
+    assert_eq!(lines[2]["rows"], 2);
+    assert_eq!(lines[2]["complete"], false);
+}
+
+#[test]
+fn what_cannot_be_read_or_run_is_one_error() {
+    let hprd = data("hprd/HPRD.graph");
+    let hprd = hprd.to_str().unwrap();
+    let bad = run(&["match", "-q", hprd, "--pattern", "MATCH (a:1 -->(b)"]);
+    assert_eq!(bad.status.code(), Some(1));
+    let err = text(&bad.stderr);
+    assert!(err.starts_with("subgraph: error: pattern, line 1, column 12: expected"), "{err}");
+    assert!(err.contains("\n  MATCH (a:1 -->(b)\n             ^"), "{err}");
+    let props = run(&["match", "-q", hprd, "--pattern", "MATCH (a:1)-->(b) WHERE b.age > 3"]);
+    assert_eq!(props.status.code(), Some(1));
+    assert!(text(&props.stderr).contains("vertex properties"), "{}", text(&props.stderr));
+    assert_eq!(text(&props.stderr).lines().count(), 1);
+}
