@@ -68,6 +68,13 @@ pub fn run(args: ConvertArgs) -> Result<()> {
             g.num_vertices()
         );
     }
+    if g.label_names().is_some() && matches!(to, Format::SunLuo | Format::Gsi | Format::Mtx | Format::Konect) {
+        eprintln!(
+            "note: {} writes the labels' numbers (0.. in the names' byte order), not their names, which it \
+             cannot hold; edge lists and binary files keep them",
+            args.output.display()
+        );
+    }
     eprintln!(
         "read {} vertices, {} edges ({} self loops, {} duplicates dropped) in {:.2} s; wrote {} in {:.2} s",
         g.num_vertices(),

@@ -40,6 +40,11 @@ struct Info {
     original_ids: Option<&'static str>,
     /// (label, vertices), most frequent first.
     vertex_label_histogram: Vec<(u32, u64)>,
+    /// The labels' names (label i is the i-th), where the input named them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    vertex_label_names: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    edge_label_names: Option<Vec<String>>,
 }
 
 pub fn run(a: InfoArgs) -> Result<ExitCode> {
@@ -73,6 +78,8 @@ pub fn run(a: InfoArgs) -> Result<ExitCode> {
                 VertexIds::Names { .. } => "names",
             }),
             vertex_label_histogram: hist,
+            vertex_label_names: g.label_names().map(|n| n.vertex.clone()).filter(|n| !n.is_empty()),
+            edge_label_names: g.label_names().map(|n| n.edge.clone()).filter(|n| !n.is_empty()),
         };
         if a.format == "json" {
             println!("{}", serde_json::to_string(&info)?);
@@ -92,9 +99,19 @@ pub fn run(a: InfoArgs) -> Result<ExitCode> {
             if let Some(kind) = info.original_ids {
                 println!("vertex ids        compacted to 0..{}; the file's {kind} are kept for output", info.vertices);
             }
-            let top: Vec<String> =
-                info.vertex_label_histogram.iter().take(10).map(|(l, c)| format!("{l}:{c}")).collect();
+            let named =
+                |names: &Option<Vec<String>>, l: u32| names.as_ref().map_or(l.to_string(), |n| n[l as usize].clone());
+            let top: Vec<String> = info
+                .vertex_label_histogram
+                .iter()
+                .take(10)
+                .map(|&(l, c)| format!("{}:{c}", named(&info.vertex_label_names, l)))
+                .collect();
             println!("top labels        {}", top.join(" "));
+            if let Some(names) = &info.edge_label_names {
+                let shown: Vec<&str> = names.iter().take(10).map(String::as_str).collect();
+                println!("edge label names  {}{}", shown.join(" "), if names.len() > 10 { " …" } else { "" });
+            }
         }
     }
     Ok(ExitCode::SUCCESS)

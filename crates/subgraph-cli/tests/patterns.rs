@@ -134,3 +134,43 @@ fn what_cannot_be_read_or_run_is_one_error() {
     assert!(text(&props.stderr).contains("vertex properties"), "{}", text(&props.stderr));
     assert_eq!(text(&props.stderr).lines().count(), 1);
 }
+
+#[test]
+fn labels_named_in_the_input_are_named_in_patterns_and_kept_in_binary_files() {
+    let (edges, labels) = (data("named/edges.txt"), data("named/labels.txt"));
+    let (edges, labels) = (edges.to_str().unwrap(), labels.to_str().unwrap());
+    let input = ["--directed", "--string-ids", "--vertex-labels", labels, edges];
+    let p = "MATCH (a:Person)-[:knows]->(b:Person)-[:created]->(c:Lang) RETURN DISTINCT a, c";
+    let o = run(&[
+        &["match", "-q", "--output", "-", "--output-format", "csv", "--format", "json"][..],
+        &input,
+        &["--pattern", p],
+    ]
+    .concat());
+    let out = text(&o.stdout);
+    let mut rows: Vec<&str> = out.lines().skip(1).filter(|l| l.starts_with("pattern,")).collect();
+    rows.sort_unstable();
+    assert_eq!(out.lines().next(), Some("query,a,c"));
+    // Hand-checked: who knows someone who created a language, and that language.
+    assert_eq!(
+        rows,
+        ["pattern,ada,cobol", "pattern,alan,algol", "pattern,barbara,cobol", "pattern,edsger,clu", "pattern,grace,clu"]
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let sgb = dir.path().join("named.sgb");
+    let c = run(&[&["convert"][..], &input, &[sgb.to_str().unwrap()]].concat());
+    assert!(c.status.success(), "{}", text(&c.stderr));
+    let r = report(&run(&["match", "-q", "--format", "json", sgb.to_str().unwrap(), "--pattern", p]));
+    assert_eq!(r[0]["rows"], 5, "the names came through the binary file");
+    let info = run(&["info", "--format", "json", sgb.to_str().unwrap()]);
+    let info: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    assert_eq!(info["vertex_label_names"], serde_json::json!(["Lang", "Person"]));
+    assert_eq!(info["edge_label_names"], serde_json::json!(["created", "knows", "likes"]));
+
+    let bad = run(&[&["match", "-q"][..], &input, &["--pattern", "MATCH (a:Robot)-->(b)"]].concat());
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        text(&bad.stderr).contains("no vertex label of the data graph is named 'Robot' (its 2 names: Lang, Person)")
+    );
+}

@@ -23,5 +23,5 @@ pub mod space;
 pub mod tail;
 
 pub use error::{Error, Result};
-pub use graph::{Dir, Graph, GraphBuilder, Id, VertexIds};
+pub use graph::{Dir, Graph, GraphBuilder, Id, LabelNames, VertexIds};
 pub use query::{Query, Semantics};

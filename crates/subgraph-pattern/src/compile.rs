@@ -87,12 +87,35 @@ pub fn compile(
                 .into(),
         ));
     }
-    let number = |l: &LabelRef| match l {
-        LabelRef::Id(x) => Ok(*x),
-        LabelRef::Name(name) => Err(CompileError::Unsupported(format!(
-            "label '{name}' is a name, and this data graph has no label names: write the label's number, as in (a:3)"
-        ))),
+    let names = data.label_names();
+    let resolve = |l: &LabelRef, edge: bool| -> Result<u32, CompileError> {
+        let name = match l {
+            LabelRef::Id(x) => return Ok(*x),
+            LabelRef::Name(name) => name,
+        };
+        let kind = if edge { "edge" } else { "vertex" };
+        let list = names.map(|n| if edge { &n.edge } else { &n.vertex }).filter(|l| !l.is_empty());
+        let Some(list) = list else {
+            return Err(CompileError::Unsupported(format!(
+                "{kind} label '{name}' is a name, and the data graph's {kind} labels are numbers: write the \
+                 label's number, as in {}",
+                if edge { "-[:3]->" } else { "(a:3)" }
+            )));
+        };
+        let found =
+            if edge { names.and_then(|n| n.edge_label(name)) } else { names.and_then(|n| n.vertex_label(name)) };
+        found.ok_or_else(|| {
+            let shown: Vec<&str> = list.iter().take(8).map(String::as_str).collect();
+            CompileError::Invalid(format!(
+                "no {kind} label of the data graph is named '{name}' (its {} names: {}{})",
+                list.len(),
+                shown.join(", "),
+                if list.len() > shown.len() { ", …" } else { "" }
+            ))
+        })
     };
+    let number = |l: &LabelRef| resolve(l, false);
+    let edge_number = |l: &LabelRef| resolve(l, true);
     let vertex_labels: Vec<Option<u32>> =
         pattern.vertices.iter().map(|v| v.label.as_ref().map(number).transpose()).collect::<Result<_, _>>()?;
     let mut edges: Vec<(usize, usize, Option<u32>)> = Vec::with_capacity(pattern.edges.len());
@@ -124,7 +147,7 @@ pub fn compile(
                 if data.is_directed() { " in each direction" } else { "" }
             )));
         }
-        edges.push((from, to, e.label.as_ref().map(number).transpose()?));
+        edges.push((from, to, e.label.as_ref().map(edge_number).transpose()?));
     }
     let open = vertex_labels.iter().any(Option::is_none) || edges.iter().any(|e| e.2.is_none());
     let queries = if open {
@@ -347,6 +370,25 @@ mod tests {
     }
 
     #[test]
+    fn labels_by_name_resolve_through_the_data_graphs_names() {
+        let mut b = GraphBuilder::from_parts(vec![1, 0, 1], vec![(0, 1, 0), (2, 1, 1)], true);
+        b.set_label_names(subgraph_core::LabelNames {
+            vertex: vec!["Lang".into(), "Person".into()],
+            edge: vec!["knows".into(), "likes".into()],
+        });
+        let data = b.build().0;
+        let c = lower("MATCH (a:Person)-[:likes]->(b:Lang)", &data).unwrap();
+        assert_eq!(run(&c, &data, Semantics::Embed), (1, 1));
+        let c = lower("MATCH (a:Person)-->(b:0)", &data).unwrap();
+        assert_eq!(run(&c, &data, Semantics::Embed).0, 2, "numbers still work: 0 is Lang");
+        let err = lower("MATCH (a:Robot)-->(b)", &data).unwrap_err().to_string();
+        assert!(
+            err.contains("no vertex label of the data graph is named 'Robot' (its 2 names: Lang, Person)"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn rows_follow_return_distinct_and_limit() {
         // A star: centre 0 with leaves 1..4, all label 0.
         let data = graph(&[0; 5], &[(0, 1, 0), (0, 2, 0), (0, 3, 0), (0, 4, 0)], false);
@@ -374,6 +416,7 @@ mod tests {
         assert!(msg("MATCH (a)-->(b), (b)-->(a)", &und).contains("two edges"));
         assert!(lower("MATCH (a)-->(b), (b)-->(a)", &dir).is_ok(), "one edge each way");
         assert!(msg("MATCH (a:Person)-->(b)", &und).contains("write the label's number"));
+        assert!(msg("MATCH (a)-[:knows]->(b)", &dir).contains("edge labels are numbers"));
         assert!(msg("MATCH (a {age: 3})-->(b)", &und).contains("vertex properties"));
         assert!(msg("MATCH (a)-->(b) WHERE a.x > 1", &und).contains("vertex properties"));
     }

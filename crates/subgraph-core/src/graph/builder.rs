@@ -2,7 +2,7 @@
 //! into CSR, then sort each vertex's neighbours by (edge label, neighbour label, id) and record
 //! the groups.
 
-use super::{Adjacency, Graph, VertexIds};
+use super::{Adjacency, Graph, LabelNames, VertexIds};
 use crate::error::Error;
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -22,6 +22,7 @@ pub struct GraphBuilder {
     labels: Vec<u32>,
     edges: Vec<(u32, u32, u32)>,
     ids: Option<VertexIds>,
+    label_names: Option<LabelNames>,
 }
 
 /// Vertices per parallel work item when sorting neighbour lists.
@@ -30,12 +31,12 @@ const CHUNK_VERTICES: usize = 2048;
 impl GraphBuilder {
     /// A builder for `n` vertices, all labelled 0 until [`GraphBuilder::set_labels`].
     pub fn new(n: usize, directed: bool) -> Self {
-        GraphBuilder { directed, labels: vec![0; n], edges: Vec::new(), ids: None }
+        GraphBuilder { directed, labels: vec![0; n], edges: Vec::new(), ids: None, label_names: None }
     }
 
     /// A builder over edges already collected; every id must be below `labels.len()`.
     pub fn from_parts(labels: Vec<u32>, edges: Vec<(u32, u32, u32)>, directed: bool) -> Self {
-        GraphBuilder { directed, labels, edges, ids: None }
+        GraphBuilder { directed, labels, edges, ids: None, label_names: None }
     }
 
     pub fn num_vertices(&self) -> usize {
@@ -51,6 +52,11 @@ impl GraphBuilder {
     pub fn set_ids(&mut self, ids: VertexIds) {
         debug_assert_eq!(ids.len(), self.labels.len());
         self.ids = Some(ids);
+    }
+
+    /// Keeps the labels' names (label i of each kind is the i-th name in byte order).
+    pub fn set_label_names(&mut self, names: LabelNames) {
+        self.label_names = Some(names);
     }
 
     pub fn set_label(&mut self, v: u32, label: u32) {
@@ -71,7 +77,7 @@ impl GraphBuilder {
     /// Builds the graph. Fails only when the number of distinct (edge label, vertex label)
     /// combinations exceeds 2^32.
     pub fn try_build(self) -> Result<(Graph, BuildStats), Error> {
-        let GraphBuilder { directed, labels, mut edges, ids } = self;
+        let GraphBuilder { directed, labels, mut edges, ids, label_names } = self;
         let n = labels.len();
         assert!(n <= u32::MAX as usize, "vertex ids are u32");
         let before = edges.len() as u64;
@@ -149,6 +155,7 @@ impl GraphBuilder {
             elabel_values,
             elabel_counts: Default::default(),
             ids: ids.map(Arc::new),
+            label_names: label_names.filter(|n| !n.is_empty()).map(Arc::new),
         };
         Ok((graph, BuildStats { self_loops, duplicates }))
     }

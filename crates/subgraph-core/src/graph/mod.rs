@@ -4,9 +4,11 @@
 
 mod builder;
 mod ids;
+mod names;
 
 pub use builder::{BuildStats, GraphBuilder};
 pub use ids::{Id, VertexIds};
+pub use names::LabelNames;
 use std::sync::Arc;
 
 /// One direction of adjacency for every vertex.
@@ -54,6 +56,8 @@ pub struct Graph {
     pub(crate) elabel_counts: std::sync::OnceLock<Vec<u64>>,
     /// The file's own vertex ids, when the reader compacted them.
     pub(crate) ids: Option<Arc<VertexIds>>,
+    /// The labels' names, when the reader met names where labels go.
+    pub(crate) label_names: Option<Arc<LabelNames>>,
 }
 
 impl Adjacency {
@@ -137,6 +141,11 @@ impl Graph {
     /// smallest); None when the vertices are the file's ids.
     pub fn ids(&self) -> Option<&Arc<VertexIds>> {
         self.ids.as_ref()
+    }
+
+    /// The names of the labels, when the input named them (see [`LabelNames`]).
+    pub fn label_names(&self) -> Option<&Arc<LabelNames>> {
+        self.label_names.as_ref()
     }
 
     /// Vertex v's id as the input file wrote it.

@@ -27,9 +27,13 @@
 //! Version 3 adds flag bit 1: the payload is followed by the vertex id section of [`ids`] (the
 //! file's original ids, when its reader compacted them). Graphs without such ids are written
 //! as version 2, which older builds read.
+//!
+//! Version 4 adds flag bit 2: after the payload (and the id section, if any) come two label
+//! name sections of [`ids`], vertex then edge (an empty list where that kind of label is a
+//! number). Graphs without label names are written as version 3 or 2.
 
 use crate::error::Error;
-use crate::graph::{Adjacency, Graph};
+use crate::graph::{Adjacency, Graph, LabelNames};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::io::Write;
@@ -42,8 +46,10 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 pub const MAGIC: [u8; 8] = *b"\x89SGB\r\n\x1a\n";
 mod ids;
 
-/// The newest format version, written for graphs with original vertex ids.
-pub const VERSION: u32 = 3;
+/// The newest format version, written for graphs with label names.
+pub const VERSION: u32 = 4;
+/// The version written for graphs with original vertex ids and no label names.
+pub const VERSION_3: u32 = 3;
 /// The version written for graphs without original ids (the chunked payload checksum).
 pub const VERSION_2: u32 = 2;
 /// The version whose payload checksum hashes the payload as one stream; still read.
@@ -53,6 +59,8 @@ pub const HEADER_LEN: usize = 112;
 const FLAG_DIRECTED: u32 = 1;
 /// Version 3: an id section follows the payload.
 const FLAG_IDS: u32 = 2;
+/// Version 4: label name sections follow the payload and the id section.
+const FLAG_NAMES: u32 = 4;
 /// Offset of the header checksum; the checksum covers the bytes before it.
 const HEADER_SUM_AT: usize = 104;
 /// Payload bytes per chunk of the version 2 checksum; also the unit of the parallel reads.
@@ -274,6 +282,7 @@ fn zeroed(c: &Counts) -> Graph {
         elabel_values: vec![0; c.edge_labels as usize],
         elabel_counts: Default::default(),
         ids: None,
+        label_names: None,
     }
 }
 
@@ -317,8 +326,8 @@ fn of_chunk_sums(sums: &[u64]) -> u64 {
     xxh3_64(&bytes)
 }
 
-/// Writes `g` in the binary format: version [`VERSION`] when it has original ids, else
-/// [`VERSION_2`].
+/// Writes `g` in the binary format: version [`VERSION`] when it has label names,
+/// [`VERSION_3`] when it has original ids, else [`VERSION_2`].
 pub fn write<W: Write>(g: &Graph, mut w: W) -> std::io::Result<()> {
     let counts = Counts::of(g);
     let pairs: Vec<u32> = g.pairs.iter().flat_map(|&(e, v)| [e, v]).collect();
@@ -335,8 +344,14 @@ pub fn write<W: Write>(g: &Graph, mut w: W) -> std::io::Result<()> {
     }
     let mut head = Vec::with_capacity(HEADER_LEN);
     head.extend_from_slice(&MAGIC);
-    let version = if g.ids.is_some() { VERSION } else { VERSION_2 };
-    let flags = if counts.directed { FLAG_DIRECTED } else { 0 } | if g.ids.is_some() { FLAG_IDS } else { 0 };
+    let version = match (&g.label_names, &g.ids) {
+        (Some(_), _) => VERSION,
+        (None, Some(_)) => VERSION_3,
+        (None, None) => VERSION_2,
+    };
+    let flags = if counts.directed { FLAG_DIRECTED } else { 0 }
+        | if g.ids.is_some() { FLAG_IDS } else { 0 }
+        | if g.label_names.is_some() { FLAG_NAMES } else { 0 };
     head.extend_from_slice(&version.to_le_bytes());
     head.extend_from_slice(&flags.to_le_bytes());
     for x in [
@@ -366,6 +381,10 @@ pub fn write<W: Write>(g: &Graph, mut w: W) -> std::io::Result<()> {
     if let Some(v) = &g.ids {
         w.write_all(&ids::encode(v))?;
     }
+    if let Some(names) = &g.label_names {
+        w.write_all(&ids::encode_names(&names.vertex))?;
+        w.write_all(&ids::encode_names(&names.edge))?;
+    }
     w.flush()
 }
 
@@ -373,8 +392,8 @@ pub fn write<W: Write>(g: &Graph, mut w: W) -> std::io::Result<()> {
 /// checksum the header's format version calls for, then the header checksum. For tools and
 /// tests that edit a file's fields in place (the fuzzer forges files past the checksums with
 /// it, so that validation alone must reject the damage): the payload as long as the header
-/// says (or the file allows), and a version 3 id section after it; data shorter than the header
-/// is left as it is.
+/// says (or the file allows), and the id and label name sections after it that its flags
+/// announce; data shorter than the header is left as it is.
 pub fn seal(data: &mut [u8]) {
     if data.len() < HEADER_LEN {
         return;
@@ -393,8 +412,12 @@ pub fn seal(data: &mut [u8]) {
     data[96..HEADER_SUM_AT].copy_from_slice(&sum.to_le_bytes());
     let head = xxh3_64(&data[..HEADER_SUM_AT]);
     data[HEADER_SUM_AT..HEADER_LEN].copy_from_slice(&head.to_le_bytes());
-    if data[8..12] == VERSION.to_le_bytes() && u32::from_le_bytes(data[12..16].try_into().expect("4")) & FLAG_IDS != 0 {
-        ids::seal(&mut data[end..]);
+    let version = u32::from_le_bytes(data[8..12].try_into().expect("4"));
+    let flags = if version >= VERSION_3 { u32::from_le_bytes(data[12..16].try_into().expect("4")) } else { 0 };
+    let mut at = end;
+    let sections = usize::from(flags & FLAG_IDS != 0) + if flags & FLAG_NAMES != 0 { 2 } else { 0 };
+    for _ in 0..sections {
+        at += ids::seal(&mut data[at..]);
     }
 }
 
@@ -463,7 +486,11 @@ pub fn decode<S: Source + ?Sized>(file: &Path, src: &S, len: u64) -> Result<Grap
         )));
     }
     let flags = u32_at(12);
-    let known = if version == VERSION { FLAG_DIRECTED | FLAG_IDS } else { FLAG_DIRECTED };
+    let known = match version {
+        VERSION => FLAG_DIRECTED | FLAG_IDS | FLAG_NAMES,
+        VERSION_3 => FLAG_DIRECTED | FLAG_IDS,
+        _ => FLAG_DIRECTED,
+    };
     if flags & !known != 0 {
         return Err(bad(format!("unknown flags {flags:#x}")));
     }
@@ -488,15 +515,26 @@ pub fn decode<S: Source + ?Sized>(file: &Path, src: &S, len: u64) -> Result<Grap
     let Some(payload_end) = payload_len.checked_add(HEADER_LEN as u64) else {
         return Err(bad(format!("inconsistent header: a payload of {payload_len} bytes")));
     };
+    let mut end = payload_end;
     let vertex_ids = if flags & FLAG_IDS != 0 {
-        // The section checks that it ends the file.
-        Some(ids::decode(file, src, payload_end, len, counts.vertices)?)
-    } else if len != payload_end {
-        let what = if len < payload_end { "truncated file" } else { "trailing bytes" };
-        return Err(bad(format!("{what}: {len} bytes, the header implies {payload_end}")));
+        let (v, e) = ids::decode(file, src, end, len, counts.vertices)?;
+        end = e;
+        Some(v)
     } else {
         None
     };
+    let label_names = if flags & FLAG_NAMES != 0 {
+        let (vertex, e) = ids::decode_names(file, src, end, len, "vertex")?;
+        let (edge, e) = ids::decode_names(file, src, e, len, "edge")?;
+        end = e;
+        Some(LabelNames { vertex, edge })
+    } else {
+        None
+    };
+    if len != end {
+        let what = if len < end { "truncated file" } else { "trailing bytes" };
+        return Err(bad(format!("{what}: {len} bytes, the header and sections imply {end}")));
+    }
 
     let mut g = zeroed(&counts);
     let mut pairs = vec![0u32; 2 * counts.pairs as usize];
@@ -523,7 +561,11 @@ pub fn decode<S: Source + ?Sized>(file: &Path, src: &S, len: u64) -> Result<Grap
     drop(sections);
     g.pairs = pairs.chunks_exact(2).map(|p| (p[0], p[1])).collect();
     validate(&g).map_err(|m| bad(format!("invalid graph: {m}")))?;
+    if let Some(names) = &label_names {
+        names.check(&g.vlabel_values, &g.elabel_values).map_err(|m| bad(format!("invalid graph: {m}")))?;
+    }
     g.ids = vertex_ids.map(std::sync::Arc::new);
+    g.label_names = label_names.filter(|n| !n.is_empty()).map(std::sync::Arc::new);
     Ok(g)
 }
 
@@ -1044,7 +1086,7 @@ mod tests {
             b.set_ids(ids);
             let g = b.build().0;
             let data = bytes(&g);
-            assert_eq!(data[8..12], VERSION.to_le_bytes());
+            assert_eq!(data[8..12], VERSION_3.to_le_bytes());
             assert_eq!(data.len() % 8, 0);
             same(&g, &load(&data).unwrap());
             for i in 0..data.len() {
@@ -1062,6 +1104,43 @@ mod tests {
             assert_eq!(err(&v2), "g.sgb:0: unknown flags 0x3");
         }
         assert_eq!(bytes(&sample(false))[8..12], VERSION_2.to_le_bytes());
+    }
+
+    #[test]
+    fn label_names_round_trip_as_version_4_and_damage_is_an_error() {
+        let g = sample(true);
+        let vertex_names: Vec<String> =
+            (0..=*g.vertex_label_values().iter().max().unwrap()).map(|i| format!("label-{i:03}")).collect();
+        let edge_names: Vec<String> =
+            (0..=*g.edge_label_values().iter().max().unwrap()).map(|i| format!("e{i}")).collect();
+        for (ids, edge) in
+            [(None, edge_names.clone()), (Some(VertexIds::names(&["a", "b", "c", "d", "e", "f", "g"])), Vec::new())]
+        {
+            let mut b = GraphBuilder::from_parts(g.labels().to_vec(), g.edges().collect(), true);
+            if let Some(ids) = ids {
+                b.set_ids(ids);
+            }
+            b.set_label_names(LabelNames { vertex: vertex_names.clone(), edge });
+            let named = b.build().0;
+            let data = bytes(&named);
+            assert_eq!(data[8..12], VERSION.to_le_bytes());
+            let back = load(&data).unwrap();
+            same(&named, &back);
+            assert_eq!(back.label_names(), named.label_names());
+            assert_eq!(back.ids(), named.ids());
+            for i in (HEADER_LEN..data.len()).step_by(3) {
+                let mut d = data.clone();
+                d[i] ^= 0x10;
+                err(&d);
+            }
+            for len in (0..data.len()).step_by(5) {
+                err(&data[..len]);
+            }
+        }
+        // A label with no name, behind valid checksums.
+        let mut b = GraphBuilder::from_parts(g.labels().to_vec(), g.edges().collect(), true);
+        b.set_label_names(LabelNames { vertex: vertex_names[..1].to_vec(), edge: Vec::new() });
+        assert!(err(&bytes(&b.build().0)).contains("has no name"));
     }
 
     #[test]
@@ -1140,9 +1219,9 @@ mod tests {
         d[HEADER_LEN + 3] ^= 1;
         assert!(err(&d).ends_with("corrupt payload (checksum mismatch)"));
         let mut d = data.clone();
-        d[8] = 4;
+        d[8] = 5;
         reseal(&mut d);
-        assert!(err(&d).ends_with("format version 4 is not supported (this build reads versions 1 to 3)"));
+        assert!(err(&d).ends_with("format version 5 is not supported (this build reads versions 1 to 4)"));
         let mut d = data.clone();
         d[24] += 1;
         reseal(&mut d);

@@ -1,5 +1,6 @@
 //! Plain edge lists: `u v [edge label]` per line, `#` or `%` comments (SNAP, KONECT), with an
-//! optional vertex label file of `id label` lines keyed by the same ids. Ids are compacted to
+//! optional vertex label file of `id label` lines keyed by the same ids. Labels are numbers,
+//! or names (any word; see `graph::LabelNames`). Ids are compacted to
 //! 0..n and kept for output (`remap`), unless `--keep-ids`.
 
 use super::remap::{IdMode, RawGraph};
@@ -17,7 +18,8 @@ pub(crate) fn parse(file: &Path, data: &[u8], directed: bool, mode: IdMode) -> R
     while let Some(mut f) = lines.next_fields() {
         let u = raw.id(&mut f, "source id")?;
         let v = raw.id(&mut f, "target id")?;
-        let l = f.opt_u32("edge label")?.unwrap_or(0);
+        let tok = f.token();
+        let l = raw.edge_label(&f, tok)?;
         f.end()?;
         raw.add_edge(u, v, l);
     }
@@ -33,21 +35,28 @@ pub(crate) fn parse_labels(file: &Path, data: &[u8], raw: &mut RawGraph) -> Resu
     let mut lines = Lines::new(file, data, true);
     while let Some(mut f) = lines.next_fields() {
         let v = raw.id(&mut f, "vertex id")?;
-        let l = f.u32("vertex label")?;
+        let tok = f.expect("vertex label")?;
+        let l = raw.vertex_label(&f, tok)?;
         f.end()?;
         raw.add_label(&f, v, l)?;
     }
     Ok(())
 }
 
-/// Writes the edges (`u v label` when the graph has edge labels other than 0) and, when
-/// `labels` is given, the vertex labels as `id label` lines, in the graph's original ids.
+/// Writes the edges (`u v label` when the graph has edge labels other than 0, or named ones)
+/// and, when `labels` is given, the vertex labels as `id label` lines, in the graph's original
+/// ids; named labels are written as their names.
 pub fn write<W: Write, L: Write>(g: &Graph, mut w: W, labels: Option<L>) -> std::io::Result<()> {
-    let labelled = g.edge_label_values().iter().any(|&l| l != 0);
+    let names = g.label_names();
+    let name = |list: Option<&Vec<String>>, l: u32| {
+        list.filter(|n| !n.is_empty()).map_or(l.to_string(), |n| n[l as usize].clone())
+    };
+    let edge_names = names.map(|n| &n.edge);
+    let labelled = g.edge_label_values().iter().any(|&l| l != 0) || edge_names.is_some_and(|n| !n.is_empty());
     let id = |v| g.original_id(v);
     for (u, v, l) in g.edges() {
         if labelled {
-            writeln!(w, "{} {} {l}", id(u), id(v))?;
+            writeln!(w, "{} {} {}", id(u), id(v), name(edge_names, l))?;
         } else {
             writeln!(w, "{} {}", id(u), id(v))?;
         }
@@ -55,7 +64,7 @@ pub fn write<W: Write, L: Write>(g: &Graph, mut w: W, labels: Option<L>) -> std:
     w.flush()?;
     if let Some(mut lw) = labels {
         for v in 0..g.num_vertices() as u32 {
-            writeln!(lw, "{} {}", id(v), g.label(v))?;
+            writeln!(lw, "{} {}", id(v), name(names.map(|n| &n.vertex), g.label(v)))?;
         }
         lw.flush()?;
     }
@@ -71,6 +80,30 @@ mod tests {
         let mut raw = parse(Path::new("e.txt"), data, directed, mode)?;
         parse_labels(Path::new("l.txt"), labels, &mut raw)?;
         raw.into_graph(Path::new("e.txt"))
+    }
+
+    #[test]
+    fn label_names_are_numbered_in_byte_order_and_written_back() {
+        // Numbers first, then a word: the numbers become names too; a vertex without a label
+        // has the one named "0".
+        let edges = b"a b 3\nb c knows\nc a likes\nc d\n";
+        let labels = b"a Person\nb 7\nc Lang\n";
+        let g = read(edges, labels, true, IdMode::Names).unwrap();
+        let names = g.label_names().unwrap();
+        assert_eq!(names.vertex, ["0", "7", "Lang", "Person"]);
+        assert_eq!(names.edge, ["0", "3", "knows", "likes"]);
+        assert_eq!((g.label(0), g.label(1), g.label(2), g.label(3)), (3, 1, 2, 0));
+        assert_eq!(g.edge_label(1, 2), Some(2));
+        assert_eq!(g.edge_label(2, 3), Some(0));
+        let (mut e, mut l) = (Vec::new(), Vec::new());
+        write(&g, &mut e, Some(&mut l)).unwrap();
+        let again = read(&e, &l, true, IdMode::Names).unwrap();
+        assert_eq!(again.label_names(), g.label_names());
+        assert_eq!(again.edges().collect::<Vec<_>>(), g.edges().collect::<Vec<_>>());
+        // All numbers: no names, as before.
+        assert!(read(b"1 2 3\n", b"1 5\n", false, IdMode::Compact).unwrap().label_names().is_none());
+        let err = read(b"1 2 99999999999\n", b"", false, IdMode::Compact).unwrap_err().to_string();
+        assert!(err.contains("an integer 0..=4294967295, or a name"), "{err}");
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use super::text::{show, Fields};
 use crate::error::Error;
-use crate::graph::{GraphBuilder, VertexIds};
+use crate::graph::{GraphBuilder, LabelNames, VertexIds};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::Path;
@@ -42,6 +42,51 @@ pub(crate) struct RawGraph {
     /// Labelled vertices (same id space as `edges`) and their labels.
     labelled: Vec<(u64, u32)>,
     names: HashMap<Box<[u8]>, u64>,
+    /// From the first label that is a word on: the labels of each kind as provisional
+    /// indices of these names.
+    vertex_label_names: Option<Dictionary>,
+    edge_label_names: Option<Dictionary>,
+}
+
+/// Words met where labels go, each numbered in first-seen order.
+#[derive(Default)]
+struct Dictionary {
+    index: HashMap<Box<[u8]>, u32>,
+    words: Vec<Box<[u8]>>,
+}
+
+impl Dictionary {
+    fn intern(&mut self, word: &[u8]) -> u32 {
+        if let Some(&i) = self.index.get(word) {
+            return i;
+        }
+        let i = self.words.len() as u32;
+        self.index.insert(word.into(), i);
+        self.words.push(word.into());
+        i
+    }
+
+    /// The names in byte order, and each provisional index's place among them.
+    fn sorted(self) -> (Vec<String>, Vec<u32>) {
+        let mut order: Vec<u32> = (0..self.words.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| self.words[a as usize].cmp(&self.words[b as usize]));
+        let mut rank = vec![0u32; order.len()];
+        order.iter().enumerate().for_each(|(r, &i)| rank[i as usize] = r as u32);
+        let names = order.iter().map(|&i| String::from_utf8_lossy(&self.words[i as usize]).into_owned()).collect();
+        (names, rank)
+    }
+}
+
+/// A label token: a number when it is all digits (which must then fit 32 bits), else a word.
+fn label_number(f: &Fields<'_>, tok: &[u8], what: &str) -> Result<Option<u32>, Error> {
+    if !tok.iter().all(u8::is_ascii_digit) {
+        return Ok(None);
+    }
+    std::str::from_utf8(tok)
+        .ok()
+        .and_then(|t| t.parse::<u32>().ok())
+        .map(Some)
+        .ok_or_else(|| f.error(format!("bad {what} '{}' (an integer 0..=4294967295, or a name)", show(tok))))
 }
 
 impl RawGraph {
@@ -57,6 +102,8 @@ impl RawGraph {
             declared: 0,
             labelled: Vec::new(),
             names: HashMap::new(),
+            vertex_label_names: None,
+            edge_label_names: None,
         }
     }
 
@@ -110,6 +157,38 @@ impl RawGraph {
         self.max_end = self.max_end.max(Some(u.max(v)));
     }
 
+    /// The edge label `tok` stands for (absent: 0): its number, or, once any edge label was a
+    /// word, a name (numbers met before become the names of their digits).
+    pub(crate) fn edge_label(&mut self, f: &Fields<'_>, tok: Option<&[u8]>) -> Result<u32, Error> {
+        let tok = tok.unwrap_or(b"0");
+        if self.edge_label_names.is_none() {
+            match label_number(f, tok, "edge label")? {
+                Some(x) => return Ok(x),
+                None => {
+                    let mut dict = Dictionary::default();
+                    self.edges.map_labels(|l| dict.intern(l.to_string().as_bytes()));
+                    self.edge_label_names = Some(dict);
+                }
+            }
+        }
+        Ok(self.edge_label_names.as_mut().expect("names").intern(tok))
+    }
+
+    /// The vertex label `tok` stands for, as [`RawGraph::edge_label`] for edges.
+    pub(crate) fn vertex_label(&mut self, f: &Fields<'_>, tok: &[u8]) -> Result<u32, Error> {
+        if self.vertex_label_names.is_none() {
+            match label_number(f, tok, "vertex label")? {
+                Some(x) => return Ok(x),
+                None => {
+                    let mut dict = Dictionary::default();
+                    self.labelled.iter_mut().for_each(|(_, l)| *l = dict.intern(l.to_string().as_bytes()));
+                    self.vertex_label_names = Some(dict);
+                }
+            }
+        }
+        Ok(self.vertex_label_names.as_mut().expect("names").intern(tok))
+    }
+
     /// Labels vertex `id`. Under `Keep` the id must already be a vertex (below the largest
     /// endpoint + 1); otherwise a vertex that only has a label becomes an isolated vertex.
     pub(crate) fn add_label(&mut self, f: &Fields<'_>, id: u64, label: u32) -> Result<(), Error> {
@@ -126,7 +205,18 @@ impl RawGraph {
     /// The graph's builder: vertices numbered as the mode says, labels applied (the last label
     /// of a vertex wins), the original ids kept unless they are 0..n already.
     pub(crate) fn into_builder(self, file: &Path) -> Result<GraphBuilder, Error> {
-        let RawGraph { mode, directed, mut edges, max_end, declared, labelled, names, .. } = self;
+        let RawGraph {
+            mode,
+            directed,
+            mut edges,
+            max_end,
+            declared,
+            labelled,
+            names,
+            vertex_label_names,
+            edge_label_names,
+            ..
+        } = self;
         let (mut label_ids, label_values): (Vec<u64>, Vec<u32>) = labelled.into_iter().unzip();
         let (n, ids) = match mode {
             IdMode::Keep => (max_end.map_or(0, |m| m + 1).max(declared) as usize, None),
@@ -140,14 +230,33 @@ impl RawGraph {
                 msg: format!("{n} vertices exceed 2^32 - 1"),
             });
         }
-        let mut labels = vec![0u32; n];
+        // Among names, a vertex without a label has the one named "0", as it has label 0 among
+        // numbers.
+        let mut labels = vec![u32::MAX; n];
         for (id, l) in label_ids.into_iter().zip(label_values) {
             labels[id as usize] = l;
+        }
+        let mut label_names = LabelNames::default();
+        if let Some(mut dict) = vertex_label_names {
+            if labels.contains(&u32::MAX) {
+                let zero = dict.intern(b"0");
+                labels.iter_mut().filter(|l| **l == u32::MAX).for_each(|l| *l = zero);
+            }
+            let (sorted, rank) = dict.sorted();
+            labels.par_iter_mut().for_each(|l| *l = rank[*l as usize]);
+            label_names.vertex = sorted;
+        }
+        labels.iter_mut().filter(|l| **l == u32::MAX).for_each(|l| *l = 0);
+        if let Some(dict) = edge_label_names {
+            let (sorted, rank) = dict.sorted();
+            edges.map_labels(|l| rank[l as usize]);
+            label_names.edge = sorted;
         }
         let mut b = GraphBuilder::from_parts(labels, edges.into_narrow(), directed);
         if let Some(ids) = ids {
             b.set_ids(ids);
         }
+        b.set_label_names(label_names);
         Ok(b)
     }
 }
@@ -222,6 +331,14 @@ impl Edges {
                 *u = f(*u);
                 *v = f(*v);
             }),
+        }
+    }
+
+    /// Replaces every edge label l by `f(l)`.
+    fn map_labels(&mut self, mut f: impl FnMut(u32) -> u32) {
+        match self {
+            Edges::Narrow(e) => e.iter_mut().for_each(|(_, _, l)| *l = f(*l)),
+            Edges::Wide(e) => e.iter_mut().for_each(|(_, _, l)| *l = f(*l)),
         }
     }
 

@@ -10,6 +10,10 @@
 //!
 //! Numbers: one u64 per vertex (L = 8n). Names: n + 1 u64 offsets into the name bytes that
 //! follow them (L = 8(n + 1) + total name bytes). Either strictly increasing.
+//!
+//! Version 4's label name sections (`graph::LabelNames`, vertex then edge) have the same head,
+//! kind 3, and data: the number of names k (u64), k + 1 offsets, the name bytes; names
+//! strictly increasing in byte order.
 
 use super::{padded, read_exact_at, Source};
 use crate::error::Error;
@@ -21,6 +25,7 @@ use xxhash_rust::xxh3::Xxh3;
 pub(super) const HEAD_LEN: u64 = 24;
 const NUMBERS: u64 = 1;
 const NAMES: u64 = 2;
+const LABEL_NAMES: u64 = 3;
 
 fn checksum(head: &[u8], data: &[u8]) -> u64 {
     let mut h = Xxh3::new();
@@ -39,33 +44,126 @@ pub(super) fn encode(ids: &VertexIds) -> Vec<u8> {
             (NAMES, d)
         }
     };
+    frame(kind, &data)
+}
+
+/// A label name section for `names`, padded.
+pub(super) fn encode_names(names: &[String]) -> Vec<u8> {
+    let mut data: Vec<u8> = (names.len() as u64).to_le_bytes().to_vec();
+    let mut at = 0u64;
+    data.extend_from_slice(&at.to_le_bytes());
+    for n in names {
+        at += n.len() as u64;
+        data.extend_from_slice(&at.to_le_bytes());
+    }
+    names.iter().for_each(|n| data.extend_from_slice(n.as_bytes()));
+    frame(LABEL_NAMES, &data)
+}
+
+/// A section of `kind` holding `data`: head, data, padding.
+fn frame(kind: u64, data: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEAD_LEN as usize + data.len() + 8);
     out.extend_from_slice(&kind.to_le_bytes());
     out.extend_from_slice(&(data.len() as u64).to_le_bytes());
-    let sum = checksum(&out, &data);
+    let sum = checksum(&out, data);
     out.extend_from_slice(&sum.to_le_bytes());
-    out.extend_from_slice(&data);
+    out.extend_from_slice(data);
     out.resize(HEAD_LEN as usize + padded(data.len() as u64) as usize, 0);
     out
 }
 
 /// Writes the checksum of the section at the start of `section` for its bytes as they stand
-/// ([`super::seal`]); a section shorter than its head is left as it is.
-pub(super) fn seal(section: &mut [u8]) {
+/// ([`super::seal`]) and returns the section's length as its head says (at most the bytes
+/// there); a section shorter than its head is left as it is.
+pub(super) fn seal(section: &mut [u8]) -> usize {
     if section.len() < HEAD_LEN as usize {
-        return;
+        return section.len();
     }
     let data_len = u64::from_le_bytes(section[8..16].try_into().expect("8 bytes"));
     let rest = section.len() - HEAD_LEN as usize;
     let end = HEAD_LEN as usize + usize::try_from(data_len).unwrap_or(usize::MAX).min(rest);
     let sum = checksum(&section[..16], &section[HEAD_LEN as usize..end]);
     section[16..24].copy_from_slice(&sum.to_le_bytes());
+    (HEAD_LEN as usize + padded(end as u64 - HEAD_LEN) as usize).min(section.len())
 }
 
-/// Reads the section at `at` of a file of `len` bytes, for `n` vertices: it must end the file.
-pub(super) fn decode<S: Source + ?Sized>(file: &Path, src: &S, at: u64, len: u64, n: u64) -> Result<VertexIds, Error> {
+/// Reads the section at `at` of a file of `len` bytes, for `n` vertices; returns the ids and
+/// where the section ends.
+pub(super) fn decode<S: Source + ?Sized>(
+    file: &Path,
+    src: &S,
+    at: u64,
+    len: u64,
+    n: u64,
+) -> Result<(VertexIds, u64), Error> {
     let bad =
         |msg: String| Error::Parse { file: file.to_path_buf(), line: 0, msg: format!("vertex id section: {msg}") };
+    let (kind, data, end) = read_section(src, file, at, len, &bad, |kind, data_len| {
+        let fixed = match kind {
+            NUMBERS => n.checked_mul(8),
+            NAMES => n.checked_add(1).and_then(|k| k.checked_mul(8)),
+            k => return Err(format!("unknown kind {k}")),
+        };
+        match (kind, fixed) {
+            (NUMBERS, Some(f)) if data_len == f => Ok(()),
+            (NAMES, Some(f)) if data_len >= f => Ok(()),
+            _ => Err(format!("{data_len} bytes of data do not fit {n} vertices")),
+        }
+    })?;
+    let ids = if kind == NUMBERS {
+        VertexIds::Numbers(words(&data))
+    } else {
+        let split = 8 * (n as usize + 1);
+        VertexIds::Names { offsets: words(&data[..split]), bytes: data[split..].to_vec() }
+    };
+    ids.check(n as usize).map_err(bad)?;
+    Ok((ids, end))
+}
+
+/// Reads the label name section at `at` of a file of `len` bytes (`what`: "vertex" or
+/// "edge"); returns the names and where the section ends.
+pub(super) fn decode_names<S: Source + ?Sized>(
+    file: &Path,
+    src: &S,
+    at: u64,
+    len: u64,
+    what: &str,
+) -> Result<(Vec<String>, u64), Error> {
+    let bad = |msg: String| Error::Parse {
+        file: file.to_path_buf(),
+        line: 0,
+        msg: format!("{what} label name section: {msg}"),
+    };
+    let (_, data, end) = read_section(src, file, at, len, &bad, |kind, data_len| match kind {
+        LABEL_NAMES if data_len >= 16 => Ok(()),
+        LABEL_NAMES => Err(format!("{data_len} bytes of data are too few")),
+        k => Err(format!("unknown kind {k}")),
+    })?;
+    let k = u64::from_le_bytes(data[..8].try_into().expect("8 bytes"));
+    let split = k.checked_add(2).and_then(|w| w.checked_mul(8)).filter(|&s| s <= data.len() as u64);
+    let Some(split) = split else {
+        return Err(bad(format!("{k} names do not fit {} bytes of data", data.len())));
+    };
+    let ids = VertexIds::Names { offsets: words(&data[8..split as usize]), bytes: data[split as usize..].to_vec() };
+    ids.check(k as usize).map_err(|m| bad(m.replace("vertex ", "")))?;
+    let names = (0..k as u32).map(|i| ids.get(i).to_string()).collect();
+    Ok((names, end))
+}
+
+fn words(b: &[u8]) -> Vec<u64> {
+    b.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect()
+}
+
+/// Reads one section's head and data: its kind and data length accepted by `fits`, inside the
+/// file, checksum and zero padding right. Returns the kind, the data and the section's end.
+fn read_section<S: Source + ?Sized>(
+    src: &S,
+    file: &Path,
+    at: u64,
+    len: u64,
+    bad: &dyn Fn(String) -> Error,
+    fits: impl Fn(u64, u64) -> Result<(), String>,
+) -> Result<(u64, Vec<u8>, u64), Error> {
     if at.checked_add(HEAD_LEN).is_none_or(|end| len < end) {
         return Err(bad(format!("truncated file: {len} bytes, the section starts at {at}")));
     }
@@ -73,42 +171,21 @@ pub(super) fn decode<S: Source + ?Sized>(file: &Path, src: &S, at: u64, len: u64
     read_exact_at(file, src, &mut head, at)?;
     let u64_at = |i: usize| u64::from_le_bytes(head[i..i + 8].try_into().expect("8 bytes"));
     let (kind, data_len, sum) = (u64_at(0), u64_at(8), u64_at(16));
-    let fixed = match kind {
-        NUMBERS => n.checked_mul(8),
-        NAMES => n.checked_add(1).and_then(|k| k.checked_mul(8)),
-        k => return Err(bad(format!("unknown kind {k}"))),
-    };
-    let fits = match (kind, fixed) {
-        (NUMBERS, Some(f)) => data_len == f,
-        (_, Some(f)) => data_len >= f,
-        _ => false,
-    };
-    if !fits {
-        return Err(bad(format!("{data_len} bytes of data do not fit {n} vertices")));
-    }
-    // A length from the file: padded and added without overflow.
-    let expected = data_len.checked_add(7).map(|l| l / 8 * 8).and_then(|l| (at + HEAD_LEN).checked_add(l));
-    if expected != Some(len) {
+    fits(kind, data_len).map_err(bad)?;
+    // A length from the file: padded and added without overflow, inside the file before
+    // anything is allocated for it.
+    let end = data_len.checked_add(7).map(|l| l / 8 * 8).and_then(|l| (at + HEAD_LEN).checked_add(l));
+    let Some(end) = end.filter(|&e| e <= len) else {
         return Err(bad(format!(
             "the file has {len} bytes, the section implies {}",
-            expected.map_or("more".into(), |e| e.to_string())
+            end.map_or("more".into(), |e| e.to_string())
         )));
-    }
+    };
     let mut data = vec![0u8; padded(data_len) as usize];
     read_exact_at(file, src, &mut data, at + HEAD_LEN)?;
-    let (data, pad) = data.split_at(data_len as usize);
-    if checksum(&head, data) != sum || pad.iter().any(|&b| b != 0) {
+    if checksum(&head, &data[..data_len as usize]) != sum || data[data_len as usize..].iter().any(|&b| b != 0) {
         return Err(bad("corrupt (checksum mismatch)".into()));
     }
-    let words = |b: &[u8]| -> Vec<u64> {
-        b.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect()
-    };
-    let ids = if kind == NUMBERS {
-        VertexIds::Numbers(words(data))
-    } else {
-        let split = fixed.expect("checked above") as usize;
-        VertexIds::Names { offsets: words(&data[..split]), bytes: data[split..].to_vec() }
-    };
-    ids.check(n as usize).map_err(bad)?;
-    Ok(ids)
+    data.truncate(data_len as usize);
+    Ok((kind, data, end))
 }
