@@ -45,6 +45,9 @@ struct Info {
     vertex_label_names: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     edge_label_names: Option<Vec<String>>,
+    /// With --vertex-props: each property's name and type.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    vertex_properties: Option<Vec<(String, &'static str)>>,
 }
 
 pub fn run(a: InfoArgs) -> Result<ExitCode> {
@@ -80,6 +83,7 @@ pub fn run(a: InfoArgs) -> Result<ExitCode> {
             vertex_label_histogram: hist,
             vertex_label_names: g.label_names().map(|n| n.vertex.clone()).filter(|n| !n.is_empty()),
             edge_label_names: g.label_names().map(|n| n.edge.clone()).filter(|n| !n.is_empty()),
+            vertex_properties: g.properties().map(|p| p.columns().iter().map(|c| (c.name.clone(), c.kind())).collect()),
         };
         if a.format == "json" {
             println!("{}", serde_json::to_string(&info)?);
@@ -108,6 +112,10 @@ pub fn run(a: InfoArgs) -> Result<ExitCode> {
                 .map(|&(l, c)| format!("{}:{c}", named(&info.vertex_label_names, l)))
                 .collect();
             println!("top labels        {}", top.join(" "));
+            if let Some(props) = &info.vertex_properties {
+                let shown: Vec<String> = props.iter().map(|(n, k)| format!("{n}:{k}")).collect();
+                println!("vertex properties {}", shown.join(" "));
+            }
             if let Some(names) = &info.edge_label_names {
                 let shown: Vec<&str> = names.iter().take(10).map(String::as_str).collect();
                 println!("edge label names  {}{}", shown.join(" "), if names.len() > 10 { " …" } else { "" });

@@ -40,6 +40,11 @@ pub struct InputArgs {
     pub vertex_labels: Option<PathBuf>,
     #[command(flatten)]
     pub ids: IdArgs,
+    /// Vertex properties for patterns' property tests: a CSV file with a header naming an `id`
+    /// column (the data file's vertex ids) and the properties; each column is integer, float
+    /// or string, an empty field no value (may be .gz or .zst compressed).
+    #[arg(long, value_name = "FILE.csv")]
+    pub vertex_props: Option<PathBuf>,
     /// Host memory the data graph and each query's candidate space may take, in bytes (K, M,
     /// G, T suffixes: powers of 1024); exceeding it is an error before the memory is used.
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
@@ -80,7 +85,14 @@ impl InputArgs {
                 );
             }
         }
-        let all = read_graphs(path, &load_options(self)?)?;
+        let mut all = read_graphs(path, &load_options(self)?)?;
+        if let Some(props) = &self.vertex_props {
+            let [one] = &mut all[..] else {
+                bail!("{}: --vertex-props needs a file of one graph", source::display_name(path).display());
+            };
+            let p = subgraph_core::io::props::read(props, &one.graph)?;
+            one.graph.set_properties(p);
+        }
         if let Some(max) = self.max_memory {
             let used: u64 = all.iter().map(|l| l.graph.memory_bytes()).sum();
             if used > max {
@@ -496,7 +508,7 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
     }
     let threads = rayon::current_num_threads();
 
-    stdin_once([&a.data].into_iter().chain(&a.queries).chain(&a.input.vertex_labels))?;
+    stdin_once([&a.data].into_iter().chain(&a.queries).chain(&a.input.vertex_labels).chain(&a.input.vertex_props))?;
     // Patterns are read before the data graph, so that a mistake in one shows at once.
     let patterns: Vec<Pattern> = a.pattern.iter().map(|t| subgraph_pattern::parse(t)).collect::<Result<_, _>>()?;
     let interrupt = crate::signal::interrupt_flag()?;
@@ -595,7 +607,7 @@ fn items(a: &MatchArgs, patterns: Vec<Pattern>, qopts: &ReadOptions) -> Result<V
 #[allow(clippy::too_many_arguments)]
 fn match_all(
     a: &MatchArgs,
-    data: &Graph,
+    data: &Arc<Graph>,
     engine: &mut Engine,
     qopts: &ReadOptions,
     (opts, pattern_opts): (&MatchOptions, &MatchOptions),

@@ -29,7 +29,7 @@ pub struct PatternRun {
 pub fn run_pattern(
     pattern: &Pattern,
     name: &str,
-    data: &Graph,
+    data: &Arc<Graph>,
     engine: &mut Engine,
     opts: &MatchOptions,
     control: &Arc<Control>,
@@ -41,13 +41,27 @@ pub fn run_pattern(
         bail!("--unique counts distinct subgraphs, which homomorphisms (the default for patterns) do not define; add --semantics embed");
     }
     let compiled = compile(pattern, data, || triples.take().unwrap_or_else(|| LabelTriples::of(data)))?;
+    let skipping = compiled.skips.iter().any(|s| !s.is_empty());
+    if unique && (compiled.restricted || skipping) {
+        bail!(
+            "--unique divides by the pattern's automorphisms, which its property tests or its edges without \
+             direction on directed data break; leave --unique out"
+        );
+    }
+    if skipping && opts.semantics == Semantics::Induced {
+        bail!(
+            "--semantics induced does not say which direction an edge without direction forbids on directed data; \
+             write -> or <-"
+        );
+    }
     let limit = compiled.limit.into_iter().chain(opts.limit).min();
-    // Rows are followed one by one where they are written or made distinct; otherwise every
-    // match is a row and counting is enough.
-    let follow = !compiled.count_star && (output.is_some() || compiled.distinct);
+    // Matches are followed one by one where rows are written or made distinct, or where
+    // some are skipped (edges without direction on directed data); otherwise every match is a
+    // row and counting is enough.
+    let follow = skipping || (!compiled.count_star && (output.is_some() || compiled.distinct));
     let rows = follow.then(|| {
-        let out = output.map(|o| (o.clone(), name.to_string()));
-        Rows::new(&compiled, out, control.clone())
+        let out = output.filter(|_| !compiled.count_star).map(|o| (o.clone(), name.to_string()));
+        Rows::new(&compiled, data.clone(), limit, out, control.clone())
     });
     let words = rows.as_ref().map(|r| Output::new(r.writer(), OutputFormat::Words));
     if let (Some(o), true) = (output, follow) {
@@ -55,15 +69,22 @@ pub fn run_pattern(
     }
     let mut merged: Option<Ran> = None;
     let mut unique_sum = Some(0u128);
-    for query in &compiled.queries {
+    for (query, skip) in compiled.queries.iter().zip(&compiled.skips) {
         let found = merged.as_ref().map_or(0, |m| m.report.embeddings);
-        // Without DISTINCT a match is a row, so the engine stops at the limit itself.
-        let left = if compiled.distinct { opts.limit } else { limit.map(|l| l.saturating_sub(found as u64)) };
+        // Without DISTINCT or skipped matches a match is a row, so the engine stops at the
+        // limit itself; otherwise the rows stop it.
+        let left = match compiled.distinct || skipping {
+            true => None,
+            false => limit.map(|l| l.saturating_sub(found as u64)),
+        };
         if left == Some(0) || control.should_stop() {
             break;
         }
         let auts = unique.then(|| Automorphisms::of(query).order()).flatten();
         let this = MatchOptions { limit: left, ..*opts };
+        if let Some(r) = &rows {
+            r.start_query(skip);
+        }
         let ran = engine.run(data, query.clone(), &this, control, words.as_ref().map(|w| (w, name)))?;
         unique_sum = unique_sum.zip(ran.report.unique(auts)).map(|(a, b)| a + b);
         merged = Some(match merged {
@@ -79,12 +100,15 @@ pub fn run_pattern(
     if let Some(w) = &words {
         w.finish().context("writing the rows")?;
     }
-    let ran = merged.unwrap_or_else(|| Ran {
+    let mut ran = merged.unwrap_or_else(|| Ran {
         report: Report::nothing(opts.filter, control.stopped()),
         gpu: None,
         choice: None,
         note: Some(format!("{name}: the pattern's labels occur together nowhere in the data graph")),
     });
+    if let (Some(r), true) = (&rows, skipping) {
+        ran.report.embeddings = r.matches() as u128;
+    }
     let rows = match &rows {
         _ if compiled.count_star => 1,
         Some(r) => r.count() as u128,

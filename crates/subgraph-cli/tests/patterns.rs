@@ -174,3 +174,62 @@ fn labels_named_in_the_input_are_named_in_patterns_and_kept_in_binary_files() {
         text(&bad.stderr).contains("no vertex label of the data graph is named 'Robot' (its 2 names: Lang, Person)")
     );
 }
+
+#[test]
+fn property_tests_read_the_vertex_properties() {
+    let (edges, labels, props) = (data("named/edges.txt"), data("named/labels.txt"), data("named/props.csv"));
+    let input = [
+        "--directed",
+        "--string-ids",
+        "--vertex-labels",
+        labels.to_str().unwrap(),
+        "--vertex-props",
+        props.to_str().unwrap(),
+        edges.to_str().unwrap(),
+    ];
+    let p = r#"MATCH (a:Person {field: "computing"})-[:knows]->(b)-[:created]->(c:Lang)
+               WHERE c.born >= 1959 AND b.name <> "Grace Hopper" RETURN a, b, c"#;
+    let o = run(&[
+        &["match", "-q", "--output", "-", "--output-format", "csv", "--format", "json"][..],
+        &input,
+        &["--pattern", p],
+    ]
+    .concat());
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    let mut rows: Vec<&str> = out.lines().filter(|l| l.starts_with("pattern,")).collect();
+    rows.sort_unstable();
+    // Hand-checked: computing people who know Barbara Liskov, who created CLU (1975).
+    assert_eq!(rows, ["pattern,edsger,barbara,clu", "pattern,grace,barbara,clu"]);
+
+    let missing = run(&[&["match", "-q"][..], &input, &["--pattern", "MATCH (a)-->(b) WHERE a.age > 3"]].concat());
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(text(&missing.stderr)
+        .contains("property 'age', which the vertex properties do not have (they have: born, name, field)"));
+    let unknown_id = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(unknown_id.path(), "id,x\nada,1\nbob,2\n").unwrap();
+    let mut bad = input;
+    bad[5] = unknown_id.path().to_str().unwrap();
+    let o = run(&[&["match", "-q"][..], &bad, &["--pattern", "MATCH (a)-->(b)"]].concat());
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).ends_with(":3: vertex id 'bob' is not in the data graph\n"), "{}", text(&o.stderr));
+}
+
+#[test]
+fn an_edge_without_direction_matches_either_way_once() {
+    let (edges, labels) = (data("named/edges.txt"), data("named/labels.txt"));
+    let input = ["--directed", "--string-ids", "--vertex-labels", labels.to_str().unwrap(), edges.to_str().unwrap()];
+    let r = report(&run(&[
+        &["match", "-q", "--format", "json"][..],
+        &input,
+        &["--pattern", "MATCH (a:Person)-[:knows]-(b:Person)"],
+    ]
+    .concat()));
+    // Five pairs know each other (ada and alan, grace and barbara both ways), each pair
+    // matched in both orders, once.
+    assert_eq!(r[0]["embeddings"], 10);
+    let induced =
+        run(&[&["match", "-q", "--semantics", "induced"][..], &input, &["--pattern", "MATCH (a)--(b)"]].concat());
+    assert_eq!(induced.status.code(), Some(1));
+    assert!(text(&induced.stderr).contains("write -> or <-"));
+}

@@ -20,7 +20,7 @@ pub fn all(data: &Graph, query: &Query, semantics: Semantics) -> Vec<Vec<u32>> {
 }
 
 fn fits(data: &Graph, query: &Query, semantics: Semantics, m: &[u32], u: usize, v: u32) -> bool {
-    if data.label(v) != query.label(u as u32) {
+    if data.label(v) != query.label(u as u32) || !query.allows(u as u32, v) {
         return false;
     }
     for (w, &mw) in m.iter().enumerate().take(u) {

@@ -98,6 +98,13 @@ impl Query {
         self.graph.label(u)
     }
 
+    /// Whether query vertex u may map to data vertex v as far as its restriction (a pattern's
+    /// property tests) goes.
+    #[inline]
+    pub fn allows(&self, u: u32, v: u32) -> bool {
+        self.graph.allowed(u).is_none_or(|set| set.contains(v))
+    }
+
     /// The edges incident to u (for a directed query, both out- and in-edges).
     pub fn edges(&self, u: u32) -> &[QueryEdge] {
         &self.edges[u as usize]

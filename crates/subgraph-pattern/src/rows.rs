@@ -7,6 +7,7 @@ use std::collections::HashSet;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 use subgraph_core::sink::{Control, Output, Stopped};
+use subgraph_core::Graph;
 
 /// What the rows of one pattern came to, shared between the writer the engine feeds and the
 /// caller that reports.
@@ -17,6 +18,12 @@ struct State {
     seen: Option<HashSet<Box<[u32]>>>,
     limit: Option<u64>,
     rows: u64,
+    /// Matches taken (not skipped), before projection.
+    matches: u64,
+    /// The running query's reversed edges without direction, and the data graph to look for
+    /// their forward edges in (`Compiled::skips`).
+    skip: Vec<(usize, usize, Option<u32>)>,
+    data: Arc<Graph>,
     /// Bytes of a word that a write split (batches hold whole matches, but `Write` promises
     /// nothing).
     partial: Vec<u8>,
@@ -33,16 +40,25 @@ struct State {
 pub struct Rows(Arc<Mutex<State>>);
 
 impl Rows {
-    /// Rows of `compiled`, written to `out` under the query name when given; reaching the
-    /// LIMIT stops `control`.
-    pub fn new(compiled: &Compiled, out: Option<(Arc<Output>, String)>, control: Arc<Control>) -> Rows {
+    /// Rows of `compiled` over `data`, written to `out` under the query name when given;
+    /// reaching `limit` rows stops `control`. A `count(*)` pattern's matches are only counted.
+    pub fn new(
+        compiled: &Compiled,
+        data: Arc<Graph>,
+        limit: Option<u64>,
+        out: Option<(Arc<Output>, String)>,
+        control: Arc<Control>,
+    ) -> Rows {
         Rows(Arc::new(Mutex::new(State {
             width: compiled.width,
             columns: compiled.columns.clone(),
             names: compiled.names.clone(),
             seen: compiled.distinct.then(HashSet::new),
-            limit: compiled.limit,
+            limit: limit.filter(|_| !compiled.count_star),
             rows: 0,
+            matches: 0,
+            skip: Vec::new(),
+            data,
             partial: Vec::new(),
             match_words: Vec::with_capacity(compiled.width),
             row: Vec::with_capacity(compiled.columns.len()),
@@ -55,6 +71,16 @@ impl Rows {
     /// The rows so far.
     pub fn count(&self) -> u64 {
         self.lock().rows
+    }
+
+    /// The matches taken so far (those of one query that another finds are skipped).
+    pub fn matches(&self) -> u64 {
+        self.lock().matches
+    }
+
+    /// Sets the query whose matches come next: `skip` is its entry of `Compiled::skips`.
+    pub fn start_query(&self, skip: &[(usize, usize, Option<u32>)]) {
+        self.lock().skip = skip.to_vec();
     }
 
     /// A writer of the engine's matches, in `OutputFormat::Words`.
@@ -80,6 +106,14 @@ impl State {
         if self.limit.is_some_and(|l| self.rows >= l) {
             return;
         }
+        let m = &self.match_words;
+        let forward = |&(a, b, l): &(usize, usize, Option<u32>)| {
+            self.data.edge_label(m[a], m[b]).is_some_and(|found| l.is_none_or(|want| want == found))
+        };
+        if self.skip.iter().any(forward) {
+            return;
+        }
+        self.matches += 1;
         self.row.clear();
         self.row.extend(self.columns.iter().map(|&c| self.match_words[c]));
         if let Some(seen) = &mut self.seen {

@@ -80,7 +80,9 @@ impl Filter {
         cands
     }
 
-    /// The local pass: LDF for `ldf`, NLF for every other filter.
+    /// The local pass: LDF for `ldf`, NLF for every other filter, within each query vertex's
+    /// restriction (`Query::allows`, applied whether stopped or not: the engines check
+    /// restrictions only here).
     pub fn local(self, data: &Graph, query: &Query, semantics: Semantics, control: &Control) -> Candidates {
         let profiles: Vec<Option<Profile>> =
             (0..query.num_vertices() as u32).map(|u| Profile::new(data, query, u, semantics)).collect();
@@ -89,9 +91,15 @@ impl Filter {
             .enumerate()
             .map(|(u, p)| match p {
                 None => Vec::new(),
-                Some(p) => keep_while_running(data.vertices_with_label(query.label(u as u32)), control, |v| {
-                    p.degrees_fit(data, v) && (self == Filter::Ldf || p.neighbours_fit(data, v))
-                }),
+                Some(p) => {
+                    let mut c = keep_while_running(data.vertices_with_label(query.label(u as u32)), control, |v| {
+                        p.degrees_fit(data, v) && (self == Filter::Ldf || p.neighbours_fit(data, v))
+                    });
+                    if query.graph().allowed(u as u32).is_some() {
+                        c.retain(|&v| query.allows(u as u32, v));
+                    }
+                    c
+                }
             })
             .collect();
         emptied_if_any_empty(cands)

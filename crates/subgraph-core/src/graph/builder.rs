@@ -156,6 +156,8 @@ impl GraphBuilder {
             elabel_counts: Default::default(),
             ids: ids.map(Arc::new),
             label_names: label_names.filter(|n| !n.is_empty()).map(Arc::new),
+            properties: None,
+            allowed: None,
         };
         Ok((graph, BuildStats { self_loops, duplicates }))
     }

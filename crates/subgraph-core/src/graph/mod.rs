@@ -5,10 +5,13 @@
 mod builder;
 mod ids;
 mod names;
+mod properties;
 
+use crate::filter::Bitset;
 pub use builder::{BuildStats, GraphBuilder};
 pub use ids::{Id, VertexIds};
 pub use names::LabelNames;
+pub use properties::{Column, Properties, Value, Values};
 use std::sync::Arc;
 
 /// One direction of adjacency for every vertex.
@@ -58,6 +61,11 @@ pub struct Graph {
     pub(crate) ids: Option<Arc<VertexIds>>,
     /// The labels' names, when the reader met names where labels go.
     pub(crate) label_names: Option<Arc<LabelNames>>,
+    /// Data graphs: the vertices' properties, when given (`--vertex-props`).
+    pub(crate) properties: Option<Arc<Properties>>,
+    /// Query graphs: per query vertex, the data vertices it may map to (a pattern's property
+    /// tests), None for any.
+    pub(crate) allowed: Option<Arc<Vec<Option<Arc<Bitset>>>>>,
 }
 
 impl Adjacency {
@@ -146,6 +154,33 @@ impl Graph {
     /// The names of the labels, when the input named them (see [`LabelNames`]).
     pub fn label_names(&self) -> Option<&Arc<LabelNames>> {
         self.label_names.as_ref()
+    }
+
+    /// The vertices' properties, when they were given.
+    pub fn properties(&self) -> Option<&Arc<Properties>> {
+        self.properties.as_ref()
+    }
+
+    /// Gives the vertices `properties` (one value or none per vertex in each column).
+    pub fn set_properties(&mut self, properties: Properties) {
+        self.properties = Some(Arc::new(properties));
+    }
+
+    /// For a query graph: the data vertices query vertex u may map to, when restricted.
+    pub fn allowed(&self, u: u32) -> Option<&Bitset> {
+        self.allowed.as_ref().and_then(|a| a[u as usize].as_deref())
+    }
+
+    /// Whether some query vertex is restricted to given data vertices.
+    pub fn is_restricted(&self) -> bool {
+        self.allowed.as_ref().is_some_and(|a| a.iter().any(Option::is_some))
+    }
+
+    /// Restricts each query vertex u to the data vertices of `allowed[u]` (None: any); one
+    /// entry per vertex.
+    pub fn restrict(&mut self, allowed: Vec<Option<Arc<Bitset>>>) {
+        assert_eq!(allowed.len(), self.num_vertices(), "one entry per query vertex");
+        self.allowed = Some(Arc::new(allowed));
     }
 
     /// Vertex v's id as the input file wrote it.

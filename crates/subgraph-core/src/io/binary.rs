@@ -283,6 +283,8 @@ fn zeroed(c: &Counts) -> Graph {
         elabel_counts: Default::default(),
         ids: None,
         label_names: None,
+        properties: None,
+        allowed: None,
     }
 }
 

@@ -5,6 +5,7 @@ pub mod edgelist;
 pub mod gsi;
 pub mod konect;
 pub mod mtx;
+pub mod props;
 mod remap;
 pub mod source;
 pub mod sunluo;

@@ -1,0 +1,142 @@
+//! Vertex properties from CSV (`--vertex-props FILE.csv`): a header naming an `id` column and
+//! the properties, then one row per vertex, keyed by the data file's own ids (as `--output`
+//! prints them). Each column takes the narrowest type all its values fit: integer (i64), float,
+//! else string; an empty field is no value. Read through `source` (compressed files, `-`).
+
+use super::source;
+use crate::error::Error;
+use crate::graph::{Column, Graph, Id, Properties, Values, VertexIds};
+use std::path::Path;
+
+/// Reads the properties of `g`'s vertices from the CSV file `path`.
+pub fn read(path: &Path, g: &Graph) -> Result<Properties, Error> {
+    let file = source::display_name(path);
+    let data = source::read(path)?;
+    parse(file, &data, g)
+}
+
+fn parse(file: &Path, data: &[u8], g: &Graph) -> Result<Properties, Error> {
+    let err = |line: u64, msg: String| Error::Parse { file: file.to_path_buf(), line, msg };
+    let mut reader = csv::ReaderBuilder::new().has_headers(true).trim(csv::Trim::All).from_reader(data);
+    let line_of = |e: &csv::Error| e.position().map_or(0, |p| p.line());
+    let header = reader.headers().map_err(|e| err(line_of(&e), format!("bad CSV header: {e}")))?.clone();
+    let Some(id_at) = header.iter().position(|h| h == "id") else {
+        return Err(err(1, "the header names no `id` column (the vertex ids, as the data file writes them)".into()));
+    };
+    if let Some(dup) = header.iter().enumerate().find(|(i, h)| header.iter().take(*i).any(|x| x == *h)) {
+        return Err(err(1, format!("the header names column '{}' twice", dup.1)));
+    }
+    let names: Vec<String> =
+        header.iter().enumerate().filter(|&(i, _)| i != id_at).map(|(_, h)| h.to_string()).collect();
+    let n = g.num_vertices();
+    let mut raw: Vec<Vec<Option<String>>> = vec![vec![None; n]; names.len()];
+    let mut seen = vec![false; n];
+    for record in reader.records() {
+        let record = record.map_err(|e| err(line_of(&e), format!("bad CSV row: {e}")))?;
+        let line = record.position().map_or(0, |p| p.line());
+        let id = &record[id_at];
+        let v = vertex(g, id).ok_or_else(|| err(line, format!("vertex id '{id}' is not in the data graph")))?;
+        if std::mem::replace(&mut seen[v as usize], true) {
+            return Err(err(line, format!("vertex id '{id}' has a second row")));
+        }
+        for (col, value) in record.iter().enumerate().filter(|&(i, _)| i != id_at).map(|(_, x)| x).enumerate() {
+            if !value.is_empty() {
+                raw[col][v as usize] = Some(value.to_string());
+            }
+        }
+    }
+    Ok(Properties::new(
+        names.into_iter().zip(raw).map(|(name, values)| Column { name, values: typed(values) }).collect(),
+    ))
+}
+
+/// Vertex of the data file's id `id`: through the graph's original ids, else the number itself.
+fn vertex(g: &Graph, id: &str) -> Option<u32> {
+    match g.ids().map(|ids| &**ids) {
+        None => id.parse::<u32>().ok().filter(|&v| (v as usize) < g.num_vertices()),
+        Some(VertexIds::Numbers(x)) => {
+            id.parse::<u64>().ok().and_then(|x0| x.binary_search(&x0).ok()).map(|i| i as u32)
+        }
+        Some(ids @ VertexIds::Names { .. }) => {
+            let (mut lo, mut hi) = (0u32, ids.len() as u32);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                let Id::Name(name) = ids.get(mid) else { return None };
+                match name.as_bytes().cmp(id.as_bytes()) {
+                    std::cmp::Ordering::Less => lo = mid + 1,
+                    std::cmp::Ordering::Greater => hi = mid,
+                    std::cmp::Ordering::Equal => return Some(mid),
+                }
+            }
+            None
+        }
+    }
+}
+
+/// The column of the narrowest type every value fits.
+fn typed(values: Vec<Option<String>>) -> Values {
+    let present: Vec<bool> = values.iter().map(Option::is_some).collect();
+    let all = |f: &dyn Fn(&str) -> bool| values.iter().flatten().all(|s| f(s));
+    if all(&|s| s.parse::<i64>().is_ok()) {
+        let values = values.iter().map(|s| s.as_deref().map_or(0, |s| s.parse().expect("checked"))).collect();
+        return Values::Int { values, present };
+    }
+    if all(&|s| s.parse::<f64>().is_ok_and(f64::is_finite)) {
+        let values = values.iter().map(|s| s.as_deref().map_or(0.0, |s| s.parse().expect("checked"))).collect();
+        return Values::Float { values, present };
+    }
+    let mut dictionary: Vec<String> = values.iter().flatten().cloned().collect();
+    dictionary.sort_unstable();
+    dictionary.dedup();
+    let codes = values
+        .iter()
+        .map(|s| s.as_ref().map_or(u32::MAX, |s| dictionary.binary_search(s).expect("in the dictionary") as u32))
+        .collect();
+    Values::Str { codes, dictionary }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::{GraphBuilder, Value};
+
+    fn named_graph() -> Graph {
+        let mut b = GraphBuilder::from_parts(vec![0; 3], vec![(0, 1, 0), (1, 2, 0)], false);
+        b.set_ids(VertexIds::names(&["ada", "alan", "grace"]));
+        b.build().0
+    }
+
+    #[test]
+    fn columns_take_the_narrowest_type_and_empty_fields_are_no_value() {
+        let g = named_graph();
+        let csv = b"id,age,height,name\nada,36,1.7,\"Ada, Countess\"\ngrace,85,,Grace\nalan,41,1.8e0,\n";
+        let p = parse(Path::new("p.csv"), csv, &g).unwrap();
+        let (age, height, name) = (p.column("age").unwrap(), p.column("height").unwrap(), p.column("name").unwrap());
+        assert_eq!((age.kind(), height.kind(), name.kind()), ("integer", "float", "string"));
+        assert_eq!(age.get(2), Some(Value::Int(85)));
+        assert_eq!(height.get(2), None);
+        assert_eq!(height.get(1), Some(Value::Float(1.8)));
+        assert_eq!(name.get(0), Some(Value::Str("Ada, Countess")));
+        assert_eq!(name.get(1), None);
+        assert!(p.column("id").is_none());
+    }
+
+    #[test]
+    fn ids_are_the_data_files_and_mistakes_name_the_line() {
+        let g = named_graph();
+        let e = |csv: &[u8]| parse(Path::new("p.csv"), csv, &g).unwrap_err().to_string();
+        assert_eq!(
+            e(b"name,age\nada,3\n"),
+            "p.csv:1: the header names no `id` column (the vertex ids, as the data file writes them)"
+        );
+        assert_eq!(e(b"id,age\nada,3\nbob,4\n"), "p.csv:3: vertex id 'bob' is not in the data graph");
+        assert_eq!(e(b"id,age\nada,3\nada,4\n"), "p.csv:3: vertex id 'ada' has a second row");
+        assert!(e(b"id,age\nada,3,4\n").starts_with("p.csv:2: bad CSV row"));
+        assert_eq!(e(b"id,a,a\n"), "p.csv:1: the header names column 'a' twice");
+        // Without original ids the ids are vertex numbers.
+        let plain = GraphBuilder::from_parts(vec![0; 2], vec![(0, 1, 0)], false).build().0;
+        let p = parse(Path::new("p.csv"), b"id,x\n1,-5\n", &plain).unwrap();
+        assert_eq!(p.column("x").unwrap().get(1), Some(Value::Int(-5)));
+        assert!(parse(Path::new("p.csv"), b"id,x\n2,1\n", &plain).is_err());
+    }
+}
