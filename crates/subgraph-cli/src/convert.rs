@@ -75,6 +75,13 @@ pub fn run(args: ConvertArgs) -> Result<()> {
             args.output.display()
         );
     }
+    if let (Some(p), false) = (g.properties(), to == Format::Binary) {
+        eprintln!(
+            "note: {} does not carry vertex properties ({} columns dropped); binary files keep them",
+            args.output.display(),
+            p.columns().len()
+        );
+    }
     eprintln!(
         "read {} vertices, {} edges ({} self loops, {} duplicates dropped) in {:.2} s; wrote {} in {:.2} s",
         g.num_vertices(),

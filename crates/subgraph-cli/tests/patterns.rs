@@ -233,3 +233,36 @@ fn an_edge_without_direction_matches_either_way_once() {
     assert_eq!(induced.status.code(), Some(1));
     assert!(text(&induced.stderr).contains("write -> or <-"));
 }
+
+#[test]
+fn rdf_reads_as_a_property_graph() {
+    let nt = data("named/people.nt.gz");
+    let p = "MATCH (a:Person)-[:knows]->(b:Person)-[:created]->(c:Lang) WHERE a.born < 1900 RETURN a, c";
+    let o = run(&[
+        "match",
+        "-q",
+        "--output",
+        "-",
+        "--output-format",
+        "jsonl",
+        "--format",
+        "json",
+        nt.to_str().unwrap(),
+        "--pattern",
+        p,
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let lines: Vec<serde_json::Value> = text(&o.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    // Ada (born 1815) knows Grace, who created COBOL; Alan knows Barbara but was born 1912.
+    assert_eq!(lines[0]["row"], serde_json::json!({"a": "http://example.org/ada", "c": "http://example.org/cobol"}));
+    assert_eq!(lines[1]["rows"], 1);
+    let dir = tempfile::tempdir().unwrap();
+    let sgb = dir.path().join("people.sgb");
+    let c = run(&["convert", nt.to_str().unwrap(), sgb.to_str().unwrap()]);
+    assert!(c.status.success(), "{}", text(&c.stderr));
+    let r = report(&run(&["match", "-q", "--format", "json", sgb.to_str().unwrap(), "--pattern", p]));
+    assert_eq!(r[0]["rows"], 1, "names and properties came through the binary file");
+    let edges = dir.path().join("people.txt");
+    let c = run(&["convert", nt.to_str().unwrap(), edges.to_str().unwrap()]);
+    assert!(text(&c.stderr).contains("does not carry vertex properties (2 columns dropped); binary files keep them"));
+}

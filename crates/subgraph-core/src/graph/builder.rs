@@ -2,7 +2,7 @@
 //! into CSR, then sort each vertex's neighbours by (edge label, neighbour label, id) and record
 //! the groups.
 
-use super::{Adjacency, Graph, LabelNames, VertexIds};
+use super::{Adjacency, Graph, LabelNames, Properties, VertexIds};
 use crate::error::Error;
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -23,6 +23,7 @@ pub struct GraphBuilder {
     edges: Vec<(u32, u32, u32)>,
     ids: Option<VertexIds>,
     label_names: Option<LabelNames>,
+    properties: Option<Properties>,
 }
 
 /// Vertices per parallel work item when sorting neighbour lists.
@@ -31,12 +32,12 @@ const CHUNK_VERTICES: usize = 2048;
 impl GraphBuilder {
     /// A builder for `n` vertices, all labelled 0 until [`GraphBuilder::set_labels`].
     pub fn new(n: usize, directed: bool) -> Self {
-        GraphBuilder { directed, labels: vec![0; n], edges: Vec::new(), ids: None, label_names: None }
+        GraphBuilder { directed, labels: vec![0; n], edges: Vec::new(), ids: None, label_names: None, properties: None }
     }
 
     /// A builder over edges already collected; every id must be below `labels.len()`.
     pub fn from_parts(labels: Vec<u32>, edges: Vec<(u32, u32, u32)>, directed: bool) -> Self {
-        GraphBuilder { directed, labels, edges, ids: None, label_names: None }
+        GraphBuilder { directed, labels, edges, ids: None, label_names: None, properties: None }
     }
 
     pub fn num_vertices(&self) -> usize {
@@ -52,6 +53,11 @@ impl GraphBuilder {
     pub fn set_ids(&mut self, ids: VertexIds) {
         debug_assert_eq!(ids.len(), self.labels.len());
         self.ids = Some(ids);
+    }
+
+    /// Gives the vertices `properties` (columns over these vertices).
+    pub fn set_properties(&mut self, properties: Properties) {
+        self.properties = Some(properties);
     }
 
     /// Keeps the labels' names (label i of each kind is the i-th name in byte order).
@@ -77,7 +83,7 @@ impl GraphBuilder {
     /// Builds the graph. Fails only when the number of distinct (edge label, vertex label)
     /// combinations exceeds 2^32.
     pub fn try_build(self) -> Result<(Graph, BuildStats), Error> {
-        let GraphBuilder { directed, labels, mut edges, ids, label_names } = self;
+        let GraphBuilder { directed, labels, mut edges, ids, label_names, properties } = self;
         let n = labels.len();
         assert!(n <= u32::MAX as usize, "vertex ids are u32");
         let before = edges.len() as u64;
@@ -156,7 +162,7 @@ impl GraphBuilder {
             elabel_counts: Default::default(),
             ids: ids.map(Arc::new),
             label_names: label_names.filter(|n| !n.is_empty()).map(Arc::new),
-            properties: None,
+            properties: properties.map(Arc::new),
             allowed: None,
         };
         Ok((graph, BuildStats { self_loops, duplicates }))

@@ -57,6 +57,18 @@ impl Properties {
 }
 
 impl Column {
+    /// The vertices the column has an entry for (each with a value or none).
+    pub fn len(&self) -> usize {
+        match &self.values {
+            Values::Int { present, .. } | Values::Float { present, .. } => present.len(),
+            Values::Str { codes, .. } => codes.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Vertex v's value, if it has one.
     pub fn get(&self, v: u32) -> Option<Value<'_>> {
         let v = v as usize;

@@ -30,7 +30,8 @@
 //!
 //! Version 4 adds flag bit 2: after the payload (and the id section, if any) come two label
 //! name sections of [`ids`], vertex then edge (an empty list where that kind of label is a
-//! number). Graphs without label names are written as version 3 or 2.
+//! number), and with flag bit 3 the vertex property section of [`props`]. Graphs with neither
+//! are written as version 3 or 2.
 
 use crate::error::Error;
 use crate::graph::{Adjacency, Graph, LabelNames};
@@ -45,6 +46,7 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 /// The first eight bytes of every `.sgb` file.
 pub const MAGIC: [u8; 8] = *b"\x89SGB\r\n\x1a\n";
 mod ids;
+mod props;
 
 /// The newest format version, written for graphs with label names.
 pub const VERSION: u32 = 4;
@@ -61,6 +63,8 @@ const FLAG_DIRECTED: u32 = 1;
 const FLAG_IDS: u32 = 2;
 /// Version 4: label name sections follow the payload and the id section.
 const FLAG_NAMES: u32 = 4;
+/// Version 4: the vertex property section follows them.
+const FLAG_PROPS: u32 = 8;
 /// Offset of the header checksum; the checksum covers the bytes before it.
 const HEADER_SUM_AT: usize = 104;
 /// Payload bytes per chunk of the version 2 checksum; also the unit of the parallel reads.
@@ -346,14 +350,15 @@ pub fn write<W: Write>(g: &Graph, mut w: W) -> std::io::Result<()> {
     }
     let mut head = Vec::with_capacity(HEADER_LEN);
     head.extend_from_slice(&MAGIC);
-    let version = match (&g.label_names, &g.ids) {
-        (Some(_), _) => VERSION,
-        (None, Some(_)) => VERSION_3,
-        (None, None) => VERSION_2,
+    let version = match (g.label_names.is_some() || g.properties.is_some(), &g.ids) {
+        (true, _) => VERSION,
+        (false, Some(_)) => VERSION_3,
+        (false, None) => VERSION_2,
     };
     let flags = if counts.directed { FLAG_DIRECTED } else { 0 }
         | if g.ids.is_some() { FLAG_IDS } else { 0 }
-        | if g.label_names.is_some() { FLAG_NAMES } else { 0 };
+        | if g.label_names.is_some() { FLAG_NAMES } else { 0 }
+        | if g.properties.is_some() { FLAG_PROPS } else { 0 };
     head.extend_from_slice(&version.to_le_bytes());
     head.extend_from_slice(&flags.to_le_bytes());
     for x in [
@@ -387,6 +392,9 @@ pub fn write<W: Write>(g: &Graph, mut w: W) -> std::io::Result<()> {
         w.write_all(&ids::encode_names(&names.vertex))?;
         w.write_all(&ids::encode_names(&names.edge))?;
     }
+    if let Some(p) = &g.properties {
+        w.write_all(&props::encode(p))?;
+    }
     w.flush()
 }
 
@@ -417,7 +425,9 @@ pub fn seal(data: &mut [u8]) {
     let version = u32::from_le_bytes(data[8..12].try_into().expect("4"));
     let flags = if version >= VERSION_3 { u32::from_le_bytes(data[12..16].try_into().expect("4")) } else { 0 };
     let mut at = end;
-    let sections = usize::from(flags & FLAG_IDS != 0) + if flags & FLAG_NAMES != 0 { 2 } else { 0 };
+    let sections = usize::from(flags & FLAG_IDS != 0)
+        + if flags & FLAG_NAMES != 0 { 2 } else { 0 }
+        + usize::from(flags & FLAG_PROPS != 0);
     for _ in 0..sections {
         at += ids::seal(&mut data[at..]);
     }
@@ -489,7 +499,7 @@ pub fn decode<S: Source + ?Sized>(file: &Path, src: &S, len: u64) -> Result<Grap
     }
     let flags = u32_at(12);
     let known = match version {
-        VERSION => FLAG_DIRECTED | FLAG_IDS | FLAG_NAMES,
+        VERSION => FLAG_DIRECTED | FLAG_IDS | FLAG_NAMES | FLAG_PROPS,
         VERSION_3 => FLAG_DIRECTED | FLAG_IDS,
         _ => FLAG_DIRECTED,
     };
@@ -533,6 +543,13 @@ pub fn decode<S: Source + ?Sized>(file: &Path, src: &S, len: u64) -> Result<Grap
     } else {
         None
     };
+    let properties = if flags & FLAG_PROPS != 0 {
+        let (p, e) = props::decode(file, src, end, len, counts.vertices)?;
+        end = e;
+        Some(p)
+    } else {
+        None
+    };
     if len != end {
         let what = if len < end { "truncated file" } else { "trailing bytes" };
         return Err(bad(format!("{what}: {len} bytes, the header and sections imply {end}")));
@@ -568,6 +585,7 @@ pub fn decode<S: Source + ?Sized>(file: &Path, src: &S, len: u64) -> Result<Grap
     }
     g.ids = vertex_ids.map(std::sync::Arc::new);
     g.label_names = label_names.filter(|n| !n.is_empty()).map(std::sync::Arc::new);
+    g.properties = properties.map(std::sync::Arc::new);
     Ok(g)
 }
 
@@ -1027,7 +1045,7 @@ fn validate_adjacency<T: Copy + Eq + Into<u64> + Sync>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::{Dir, GraphBuilder, VertexIds};
+    use crate::graph::{Column, Dir, GraphBuilder, Properties, Values, VertexIds};
 
     fn sample(directed: bool) -> Graph {
         let mut b = GraphBuilder::new(7, directed);
@@ -1108,6 +1126,12 @@ mod tests {
         assert_eq!(bytes(&sample(false))[8..12], VERSION_2.to_le_bytes());
     }
 
+    fn named_graph_with(g: &Graph, vertex_names: &[String]) -> Graph {
+        let mut b = GraphBuilder::from_parts(g.labels().to_vec(), g.edges().collect(), true);
+        b.set_label_names(LabelNames { vertex: vertex_names.to_vec(), edge: Vec::new() });
+        b.build().0
+    }
+
     #[test]
     fn label_names_round_trip_as_version_4_and_damage_is_an_error() {
         let g = sample(true);
@@ -1138,6 +1162,34 @@ mod tests {
             for len in (0..data.len()).step_by(5) {
                 err(&data[..len]);
             }
+        }
+        // Properties: every type, values and none, through the file.
+        let mut with_props = named_graph_with(&g, &vertex_names);
+        let n = with_props.num_vertices();
+        with_props.set_properties(Properties::new(vec![
+            Column {
+                name: "age".into(),
+                values: Values::Int {
+                    values: (0..n as i64).map(|x| x - 3).collect(),
+                    present: (0..n).map(|v| v % 3 != 0).collect(),
+                },
+            },
+            Column { name: "height".into(), values: Values::Float { values: vec![1.5; n], present: vec![true; n] } },
+            Column {
+                name: "név".into(),
+                values: Values::Str {
+                    codes: (0..n as u32).map(|v| if v % 2 == 0 { v % 4 / 2 } else { u32::MAX }).collect(),
+                    dictionary: vec!["a".into(), "bé".into()],
+                },
+            },
+        ]));
+        let data = bytes(&with_props);
+        let back = load(&data).unwrap();
+        assert_eq!(back.properties(), with_props.properties());
+        for i in (HEADER_LEN..data.len()).step_by(7) {
+            let mut d = data.clone();
+            d[i] ^= 0x10;
+            err(&d);
         }
         // A label with no name, behind valid checksums.
         let mut b = GraphBuilder::from_parts(g.labels().to_vec(), g.edges().collect(), true);

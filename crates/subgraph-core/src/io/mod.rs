@@ -6,6 +6,7 @@ pub mod gsi;
 pub mod konect;
 pub mod mtx;
 pub mod props;
+pub mod rdf;
 mod remap;
 pub mod source;
 pub mod sunluo;
@@ -32,10 +33,12 @@ pub enum Format {
     Mtx,
     /// KONECT networks (`out.NAME`).
     Konect,
+    /// RDF N-Triples or N-Quads (`.nt`, `.nq`), as a property graph ([`rdf`]).
+    Rdf,
 }
 
 impl Format {
-    pub const NAMES: &'static [&'static str] = &["graph", "gsi", "edges", "binary", "mtx", "konect"];
+    pub const NAMES: &'static [&'static str] = &["graph", "gsi", "edges", "binary", "mtx", "konect", "rdf"];
 
     pub fn from_name(name: &str) -> Option<Format> {
         match name {
@@ -45,6 +48,7 @@ impl Format {
             "binary" | "sgb" => Some(Format::Binary),
             "mtx" => Some(Format::Mtx),
             "konect" => Some(Format::Konect),
+            "rdf" | "nt" | "nq" | "ntriples" | "nquads" => Some(Format::Rdf),
             _ => None,
         }
     }
@@ -66,6 +70,7 @@ impl Format {
             "txt" | "edges" | "el" | "tsv" | "snap" => Some(Format::EdgeList),
             "sgb" => Some(Format::Binary),
             "mtx" => Some(Format::Mtx),
+            "nt" | "nq" => Some(Format::Rdf),
             _ => None,
         }
     }
@@ -174,6 +179,7 @@ fn parse(
         Format::Binary => return Ok(Parsed::Graph(Box::new(binary::decode(path, data, data.len() as u64)?))),
         Format::SunLuo => vec![sunluo::parse(path, data)?],
         Format::Gsi => gsi::parse_all(path, data)?,
+        Format::Rdf => vec![rdf::parse(path, data)?],
         Format::EdgeList | Format::Mtx | Format::Konect => {
             let mut raw = match format {
                 Format::Mtx => mtx::parse(path, data, opts.ids)?,
@@ -233,11 +239,11 @@ pub fn write_graph(g: &Graph, path: &Path, format: Format) -> Result<(), Error> 
     let create = |p: &Path| std::fs::File::create(p).map(std::io::BufWriter::new);
     let w = create(path).map_err(io)?;
     match format {
-        Format::Mtx | Format::Konect => {
+        Format::Mtx | Format::Konect | Format::Rdf => {
             return Err(Error::Parse {
                 file: path.to_path_buf(),
                 line: 0,
-                msg: "writing Matrix Market or KONECT files is not supported; write an edge list".into(),
+                msg: "writing Matrix Market, KONECT or RDF files is not supported; write an edge list".into(),
             })
         }
         Format::SunLuo => sunluo::write(g, w),

@@ -12,10 +12,11 @@ use std::path::Path;
 pub fn read(path: &Path, g: &Graph) -> Result<Properties, Error> {
     let file = source::display_name(path);
     let data = source::read(path)?;
-    parse(file, &data, g)
+    parse_bytes(file, &data, g)
 }
 
-fn parse(file: &Path, data: &[u8], g: &Graph) -> Result<Properties, Error> {
+/// [`read`] over the bytes of a file already in memory (`file` names it in errors).
+pub fn parse_bytes(file: &Path, data: &[u8], g: &Graph) -> Result<Properties, Error> {
     let err = |line: u64, msg: String| Error::Parse { file: file.to_path_buf(), line, msg };
     let mut reader = csv::ReaderBuilder::new().has_headers(true).trim(csv::Trim::All).from_reader(data);
     let line_of = |e: &csv::Error| e.position().map_or(0, |p| p.line());
@@ -74,7 +75,7 @@ fn vertex(g: &Graph, id: &str) -> Option<u32> {
 }
 
 /// The column of the narrowest type every value fits.
-fn typed(values: Vec<Option<String>>) -> Values {
+pub(crate) fn typed(values: Vec<Option<String>>) -> Values {
     let present: Vec<bool> = values.iter().map(Option::is_some).collect();
     let all = |f: &dyn Fn(&str) -> bool| values.iter().flatten().all(|s| f(s));
     if all(&|s| s.parse::<i64>().is_ok()) {
@@ -110,7 +111,7 @@ mod tests {
     fn columns_take_the_narrowest_type_and_empty_fields_are_no_value() {
         let g = named_graph();
         let csv = b"id,age,height,name\nada,36,1.7,\"Ada, Countess\"\ngrace,85,,Grace\nalan,41,1.8e0,\n";
-        let p = parse(Path::new("p.csv"), csv, &g).unwrap();
+        let p = parse_bytes(Path::new("p.csv"), csv, &g).unwrap();
         let (age, height, name) = (p.column("age").unwrap(), p.column("height").unwrap(), p.column("name").unwrap());
         assert_eq!((age.kind(), height.kind(), name.kind()), ("integer", "float", "string"));
         assert_eq!(age.get(2), Some(Value::Int(85)));
@@ -124,7 +125,7 @@ mod tests {
     #[test]
     fn ids_are_the_data_files_and_mistakes_name_the_line() {
         let g = named_graph();
-        let e = |csv: &[u8]| parse(Path::new("p.csv"), csv, &g).unwrap_err().to_string();
+        let e = |csv: &[u8]| parse_bytes(Path::new("p.csv"), csv, &g).unwrap_err().to_string();
         assert_eq!(
             e(b"name,age\nada,3\n"),
             "p.csv:1: the header names no `id` column (the vertex ids, as the data file writes them)"
@@ -135,8 +136,8 @@ mod tests {
         assert_eq!(e(b"id,a,a\n"), "p.csv:1: the header names column 'a' twice");
         // Without original ids the ids are vertex numbers.
         let plain = GraphBuilder::from_parts(vec![0; 2], vec![(0, 1, 0)], false).build().0;
-        let p = parse(Path::new("p.csv"), b"id,x\n1,-5\n", &plain).unwrap();
+        let p = parse_bytes(Path::new("p.csv"), b"id,x\n1,-5\n", &plain).unwrap();
         assert_eq!(p.column("x").unwrap().get(1), Some(Value::Int(-5)));
-        assert!(parse(Path::new("p.csv"), b"id,x\n2,1\n", &plain).is_err());
+        assert!(parse_bytes(Path::new("p.csv"), b"id,x\n2,1\n", &plain).is_err());
     }
 }

@@ -48,15 +48,16 @@ pub(crate) struct RawGraph {
     edge_label_names: Option<Dictionary>,
 }
 
-/// Words met where labels go, each numbered in first-seen order.
+/// Words (labels, names), each numbered in first-seen order.
 #[derive(Default)]
-struct Dictionary {
+pub(crate) struct Dictionary {
     index: HashMap<Box<[u8]>, u32>,
     words: Vec<Box<[u8]>>,
 }
 
 impl Dictionary {
-    fn intern(&mut self, word: &[u8]) -> u32 {
+    /// The number of `word`, given now if it is new.
+    pub(crate) fn intern(&mut self, word: &[u8]) -> u32 {
         if let Some(&i) = self.index.get(word) {
             return i;
         }
@@ -66,8 +67,22 @@ impl Dictionary {
         i
     }
 
-    /// The names in byte order, and each provisional index's place among them.
-    fn sorted(self) -> (Vec<String>, Vec<u32>) {
+    pub(crate) fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// Word number i.
+    pub(crate) fn word(&self, i: u32) -> &[u8] {
+        &self.words[i as usize]
+    }
+
+    /// The words as names, in first-seen order.
+    pub(crate) fn into_names(self) -> Vec<String> {
+        self.words.iter().map(|w| String::from_utf8_lossy(w).into_owned()).collect()
+    }
+
+    /// The names in byte order, and each first-seen number's place among them.
+    pub(crate) fn sorted(self) -> (Vec<String>, Vec<u32>) {
         let mut order: Vec<u32> = (0..self.words.len() as u32).collect();
         order.sort_unstable_by(|&a, &b| self.words[a as usize].cmp(&self.words[b as usize]));
         let mut rank = vec![0u32; order.len()];
@@ -231,22 +246,25 @@ impl RawGraph {
             });
         }
         // Among names, a vertex without a label has the one named "0", as it has label 0 among
-        // numbers.
-        let mut labels = vec![u32::MAX; n];
+        // numbers (where every u32 is a label, so which vertices have one is kept apart).
+        let mut labels = vec![0u32; n];
+        let mut labelled_at = vec![false; if vertex_label_names.is_some() { n } else { 0 }];
         for (id, l) in label_ids.into_iter().zip(label_values) {
             labels[id as usize] = l;
+            if let Some(at) = labelled_at.get_mut(id as usize) {
+                *at = true;
+            }
         }
         let mut label_names = LabelNames::default();
         if let Some(mut dict) = vertex_label_names {
-            if labels.contains(&u32::MAX) {
+            if labelled_at.contains(&false) {
                 let zero = dict.intern(b"0");
-                labels.iter_mut().filter(|l| **l == u32::MAX).for_each(|l| *l = zero);
+                labels.iter_mut().zip(&labelled_at).filter(|(_, &at)| !at).for_each(|(l, _)| *l = zero);
             }
             let (sorted, rank) = dict.sorted();
             labels.par_iter_mut().for_each(|l| *l = rank[*l as usize]);
             label_names.vertex = sorted;
         }
-        labels.iter_mut().filter(|l| **l == u32::MAX).for_each(|l| *l = 0);
         if let Some(dict) = edge_label_names {
             let (sorted, rank) = dict.sorted();
             edges.map_labels(|l| rank[l as usize]);

@@ -61,7 +61,7 @@ pub(super) fn encode_names(names: &[String]) -> Vec<u8> {
 }
 
 /// A section of `kind` holding `data`: head, data, padding.
-fn frame(kind: u64, data: &[u8]) -> Vec<u8> {
+pub(super) fn frame(kind: u64, data: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEAD_LEN as usize + data.len() + 8);
     out.extend_from_slice(&kind.to_le_bytes());
     out.extend_from_slice(&(data.len() as u64).to_le_bytes());
@@ -156,7 +156,7 @@ fn words(b: &[u8]) -> Vec<u64> {
 
 /// Reads one section's head and data: its kind and data length accepted by `fits`, inside the
 /// file, checksum and zero padding right. Returns the kind, the data and the section's end.
-fn read_section<S: Source + ?Sized>(
+pub(super) fn read_section<S: Source + ?Sized>(
     src: &S,
     file: &Path,
     at: u64,
