@@ -5,13 +5,21 @@
 use anyhow::{bail, Context, Result};
 use std::sync::Arc;
 use subgraph_core::automorphism::Automorphisms;
-use subgraph_core::pipeline::{MatchOptions, Report};
+use subgraph_core::pipeline::{run_query, MatchOptions, Report};
 use subgraph_core::sink::{Control, Output, OutputFormat};
 use subgraph_core::{Graph, Semantics};
 use subgraph_gpu::{Engine, Ran};
 use subgraph_pattern::compile::{compile, LabelTriples};
 use subgraph_pattern::rows::Rows;
 use subgraph_pattern::Pattern;
+
+/// What patterns derive from the data graph, made once when the first needs it: the label
+/// triples (absent labels) and the label-free view (`Compiled::view`).
+#[derive(Default)]
+pub struct Derived {
+    triples: Option<LabelTriples>,
+    view: Option<Arc<Graph>>,
+}
 
 /// What a pattern came to.
 pub struct PatternRun {
@@ -24,7 +32,7 @@ pub struct PatternRun {
 }
 
 /// Matches `pattern` (named `name`) on `data` under `opts`, writing its rows to
-/// `output`. `triples` holds the data graph's label triples once a pattern has needed them.
+/// `output`; `derived` keeps what patterns derive from the data graph.
 #[allow(clippy::too_many_arguments)]
 pub fn run_pattern(
     pattern: &Pattern,
@@ -35,12 +43,14 @@ pub fn run_pattern(
     control: &Arc<Control>,
     output: Option<&Arc<Output>>,
     unique: bool,
-    triples: &mut Option<LabelTriples>,
+    derived: &mut Derived,
 ) -> Result<PatternRun> {
     if unique && opts.semantics == Semantics::Homomorphism {
         bail!("--unique counts distinct subgraphs, which homomorphisms (the default for patterns) do not define; add --semantics embed");
     }
-    let compiled = compile(pattern, data, || triples.take().unwrap_or_else(|| LabelTriples::of(data)))?;
+    let compiled = compile(pattern, data, || derived.triples.get_or_insert_with(|| LabelTriples::of(data)))?;
+    // A label-free pattern runs on the CPU over the view, where its labels are restrictions.
+    let view = compiled.view.then(|| derived.view.get_or_insert_with(|| Arc::new(data.without_labels())).clone());
     let skipping = compiled.skips.iter().any(|s| !s.is_empty());
     if unique && (compiled.restricted || skipping) {
         bail!(
@@ -61,7 +71,7 @@ pub fn run_pattern(
     let follow = skipping || (!compiled.count_star && (output.is_some() || compiled.distinct));
     let rows = follow.then(|| {
         let out = output.filter(|_| !compiled.count_star).map(|o| (o.clone(), name.to_string()));
-        Rows::new(&compiled, data.clone(), limit, out, control.clone())
+        Rows::new(&compiled, view.clone().unwrap_or_else(|| data.clone()), limit, out, control.clone())
     });
     let words = rows.as_ref().map(|r| Output::new(r.writer(), OutputFormat::Words));
     if let (Some(o), true) = (output, follow) {
@@ -85,7 +95,16 @@ pub fn run_pattern(
         if let Some(r) = &rows {
             r.start_query(skip);
         }
-        let ran = engine.run(data, query.clone(), &this, control, words.as_ref().map(|w| (w, name)))?;
+        let output = words.as_ref().map(|w| (w, name));
+        let ran = match &view {
+            Some(view) => {
+                let report = run_query(view, query.clone(), &this, control, output)?;
+                let note = "the pattern's unlabelled vertices expand into too many label combinations: it runs on the \
+                            CPU over the data graph without labels, its labelled vertices restricted to their labels";
+                Ran { report, gpu: None, choice: None, note: Some(format!("{name}: {note}")) }
+            }
+            None => engine.run(data, query.clone(), &this, control, output)?,
+        };
         unique_sum = unique_sum.zip(ran.report.unique(auts)).map(|(a, b)| a + b);
         merged = Some(match merged {
             None => ran,

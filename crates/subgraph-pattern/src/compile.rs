@@ -15,6 +15,12 @@ use subgraph_core::filter::Bitset;
 use subgraph_core::graph::{Column, Value as PropertyValue};
 use subgraph_core::{Dir, Graph, GraphBuilder};
 
+/// A pattern edge without direction (from, to, label) that a query matches reversed.
+pub type Skip = (usize, usize, Option<u32>);
+
+/// Queries with the skips of each.
+type Queries = (Vec<Graph>, Vec<Vec<Skip>>);
+
 /// Label combinations one pattern may expand into; beyond this the user is asked for labels.
 pub const MAX_EXPANSIONS: usize = 4096;
 
@@ -68,9 +74,13 @@ pub struct Compiled {
     /// Per query: the pattern edges (from, to, label) without direction that it matches
     /// reversed; its matches where such an edge also exists forward (with an allowed label)
     /// belong to another query and are skipped.
-    pub skips: Vec<Vec<(usize, usize, Option<u32>)>>,
-    /// Whether property tests restrict some vertex (the queries carry the restriction).
+    pub skips: Vec<Vec<Skip>>,
+    /// Whether property tests or labels restrict some vertex (the queries carry it).
     pub restricted: bool,
+    /// The queries are for the data graph's label-free view (`Graph::without_labels`): a
+    /// pattern of unlabelled edges whose absent vertex labels expand into too many queries,
+    /// its labelled vertices restricted to their labels' vertices.
+    pub view: bool,
     /// Pattern vertices, the width of every match.
     pub width: usize,
     /// The pattern vertices each row holds, in RETURN order (empty for `count(*)`).
@@ -84,13 +94,25 @@ pub struct Compiled {
     pub limit: Option<u64>,
 }
 
-/// Lowers `pattern` onto `data`. `triples` is asked for only when some label is absent.
-pub fn compile(
+/// Lowers `pattern` onto `data`. `triples` (`data`'s) is asked for only when some label is
+/// absent.
+pub fn compile<'t>(
     pattern: &Pattern,
     data: &Graph,
-    triples: impl FnOnce() -> LabelTriples,
+    triples: impl FnOnce() -> &'t LabelTriples,
 ) -> Result<Compiled, CompileError> {
-    let allowed = restrictions(pattern, data)?;
+    compile_within(pattern, data, triples, MAX_EXPANSIONS)
+}
+
+/// [`compile`] with at most `max` expansions before a pattern whose edges have no labels is
+/// matched on the label-free view of the data instead (`Compiled::view`).
+pub fn compile_within<'t>(
+    pattern: &Pattern,
+    data: &Graph,
+    triples: impl FnOnce() -> &'t LabelTriples,
+    max: usize,
+) -> Result<Compiled, CompileError> {
+    let mut allowed = restrictions(pattern, data)?;
     let names = data.label_names();
     let resolve = |l: &LabelRef, edge: bool| -> Result<u32, CompileError> {
         let name = match l {
@@ -171,24 +193,82 @@ pub fn compile(
                 skip.push((a, b, l));
             }
         }
+        let left = max.saturating_sub(queries.len());
         let found = match &triples {
-            Some(t) => expand(&vertex_labels, &oriented, t, data.is_directed())?,
+            Some(t) => expand(&vertex_labels, &oriented, t, data.is_directed(), left),
             None => {
                 let labels: Vec<u32> = vertex_labels.iter().map(|l| l.expect("closed")).collect();
                 let edges = oriented.iter().map(|&(a, b, l)| (a as u32, b as u32, l.expect("closed"))).collect();
-                vec![GraphBuilder::from_parts(labels, edges, data.is_directed()).build().0]
+                Ok(vec![GraphBuilder::from_parts(labels, edges, data.is_directed()).build().0])
             }
         };
-        skips.extend(std::iter::repeat_n(skip, found.len()));
-        queries.extend(found);
-        if queries.len() > MAX_EXPANSIONS {
-            return Err(too_many());
+        match found {
+            Ok(found) if queries.len() + found.len() <= max => {
+                skips.extend(std::iter::repeat_n(skip, found.len()));
+                queries.extend(found);
+            }
+            // Too many label combinations, and no edge label to keep: the vertex labels become
+            // restrictions over the label-free view.
+            _ if edges.iter().all(|e| e.2.is_none()) => {
+                let view = label_free(pattern, data, &vertex_labels, &edges, &either, &mut allowed);
+                return Ok(Compiled { view: true, ..shape(pattern, view) });
+            }
+            Ok(_) => return Err(too_many()),
+            Err(e) => return Err(e),
         }
     }
-    let restricted = allowed.iter().any(Option::is_some);
-    if restricted {
+    if allowed.iter().any(Option::is_some) {
         queries.iter_mut().for_each(|q| q.restrict(allowed.clone()));
     }
+    Ok(shape(pattern, (queries, skips)))
+}
+
+/// The queries and skips of the label-free view: one orientation per edge without direction
+/// on directed data, every label 0, each labelled vertex restricted to its label's vertices
+/// (within its property tests' restriction).
+fn label_free(
+    pattern: &Pattern,
+    data: &Graph,
+    vertex_labels: &[Option<u32>],
+    edges: &[(usize, usize, Option<u32>)],
+    either: &[usize],
+    allowed: &mut [Option<Arc<Bitset>>],
+) -> Queries {
+    for (u, label) in vertex_labels.iter().enumerate() {
+        if let Some(l) = label {
+            let mut set = Bitset::new(data.num_vertices());
+            let within = allowed[u].clone();
+            data.vertices_with_label(*l)
+                .iter()
+                .filter(|&&v| within.as_ref().is_none_or(|a| a.contains(v)))
+                .for_each(|&v| set.insert(v));
+            allowed[u] = Some(Arc::new(set));
+        }
+    }
+    let (mut queries, mut skips) = (Vec::new(), Vec::new());
+    for turn in 0..1usize << either.len() {
+        let mut skip = Vec::new();
+        let oriented = edges.iter().enumerate().map(|(i, &(a, b, l))| match either.iter().position(|&j| j == i) {
+            Some(bit) if turn >> bit & 1 == 1 => {
+                skip.push((a, b, l));
+                (b as u32, a as u32, 0)
+            }
+            _ => (a as u32, b as u32, 0),
+        });
+        let mut q =
+            GraphBuilder::from_parts(vec![0; pattern.vertices.len()], oriented.collect(), data.is_directed()).build().0;
+        if allowed.iter().any(Option::is_some) {
+            q.restrict(allowed.to_vec());
+        }
+        queries.push(q);
+        skips.push(skip);
+    }
+    (queries, skips)
+}
+
+/// The compiled form of `pattern` over these queries: its rows' shape.
+fn shape(pattern: &Pattern, (queries, skips): Queries) -> Compiled {
+    let restricted = queries.iter().any(Graph::is_restricted);
     let columns = match &pattern.returns {
         Return::CountStar => Vec::new(),
         _ => pattern.returned_vertices(),
@@ -200,17 +280,18 @@ pub fn compile(
         all.dedup();
         all.len() < pattern.vertices.len()
     };
-    Ok(Compiled {
+    Compiled {
         queries,
         skips,
         restricted,
+        view: false,
         width: pattern.vertices.len(),
         columns,
         names: pattern.column_names(),
         count_star,
         distinct,
         limit: pattern.limit,
-    })
+    }
 }
 
 /// Per pattern vertex, the data vertices that pass its property tests (None: it has none).
@@ -286,6 +367,7 @@ fn expand(
     edges: &[(usize, usize, Option<u32>)],
     triples: &LabelTriples,
     directed: bool,
+    max: usize,
 ) -> Result<Vec<Graph>, CompileError> {
     let n = vertex_labels.len();
     let holds = |a: u32, el: Option<u32>, b: u32| match el {
@@ -316,7 +398,7 @@ fn expand(
         } else if v + 1 < n {
             stack.push(0);
         } else {
-            edge_choices(&labels, edges, triples, directed, &mut out)?;
+            edge_choices(&labels, edges, triples, directed, max, &mut out)?;
             *stack.last_mut().expect("not empty") += 1;
         }
     }
@@ -329,6 +411,7 @@ fn edge_choices(
     edges: &[(usize, usize, Option<u32>)],
     triples: &LabelTriples,
     directed: bool,
+    max: usize,
     out: &mut Vec<Graph>,
 ) -> Result<(), CompileError> {
     let options: Vec<Vec<u32>> = edges
@@ -340,7 +423,7 @@ fn edge_choices(
         .collect();
     let mut pick = vec![0usize; edges.len()];
     loop {
-        if out.len() == MAX_EXPANSIONS {
+        if out.len() >= max {
             return Err(too_many());
         }
         let chosen =
@@ -378,12 +461,15 @@ mod tests {
     }
 
     fn lower(text: &str, data: &Graph) -> Result<Compiled, CompileError> {
-        compile(&crate::parse(text).expect("parses"), data, || LabelTriples::of(data))
+        let triples = LabelTriples::of(data);
+        compile(&crate::parse(text).expect("parses"), data, || &triples)
     }
 
     /// The pattern's matches and result rows as the engine finds them: every expansion run,
     /// each match fed to the rows.
     fn run(c: &Compiled, data: &Graph, semantics: Semantics) -> (u128, u64) {
+        let view = c.view.then(|| data.without_labels());
+        let data = view.as_ref().unwrap_or(data);
         let control = Arc::new(Control::unlimited());
         let rows = Rows::new(c, Arc::new(data.clone()), c.limit, None, control.clone());
         let words = Output::new(rows.writer(), OutputFormat::Words);
@@ -523,20 +609,23 @@ mod tests {
     }
 
     #[test]
-    fn too_many_expansions_ask_for_labels() {
-        // 70 labels, each vertex joined to the next: a 3-path of unlabelled vertices has more
-        // than 4096 label combinations.
+    fn too_many_expansions_use_the_label_free_view_or_ask_for_labels() {
+        // 70 labels, each vertex joined to every other: a 3-path of unlabelled vertices has
+        // more than 4096 label combinations.
         let n = 70u32;
         let labels: Vec<u32> = (0..n).collect();
         let edges: Vec<(u32, u32, u32)> = (0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b, 0))).collect();
         let data = graph(&labels, &edges, false);
-        let err = lower("MATCH (a)--(b)--(c)", &data).unwrap_err().to_string();
+        let c = lower("MATCH (a)--(b)--(c:5)", &data).unwrap();
+        assert!(c.view && c.restricted && c.queries.len() == 1, "one query on the view, c restricted to label 5");
+        assert_eq!(run(&c, &data, Semantics::Embed).0, 69 * 68);
+        let err = lower("MATCH (a)-[:0]-(b)-[:0]-(c)", &data).unwrap_err().to_string();
         assert!(err.contains("give some of its vertices or edges a label"), "{err}");
     }
 
     /// Data vertex labels, data edges, directed, the vertices' integer property `p` (absent
-    /// where None), pattern text, semantics (index).
-    type Case = (Vec<u32>, Vec<(u32, u32, u32)>, bool, Vec<Option<i64>>, String, usize);
+    /// where None), pattern text, semantics (index), most expansions.
+    type Case = (Vec<u32>, Vec<(u32, u32, u32)>, bool, Vec<Option<i64>>, String, usize, usize);
 
     /// A random small labelled data graph and a random pattern over it, as pattern text.
     fn case() -> impl Strategy<Value = Case> {
@@ -548,9 +637,9 @@ mod tests {
             let ret = proptest::collection::btree_set(0..k, 1..3).prop_map(|s| s.into_iter().collect::<Vec<_>>());
             let props = proptest::collection::vec(proptest::option::of(0i64..4), n);
             let tests = proptest::collection::vec((0..k, 0usize..6, 0i64..4), 0..3);
-            let shape = (vlabels, pedges, ret, any::<bool>(), 0usize..3);
+            let shape = (vlabels, pedges, ret, any::<bool>(), 0usize..3, prop_oneof![Just(MAX_EXPANSIONS), 1usize..4]);
             (labels, edges, Just(directed), props, tests, shape).prop_map(
-                move |(labels, edges, directed, props, tests, (vlabels, pedges, ret, distinct, semantics))| {
+                move |(labels, edges, directed, props, tests, (vlabels, pedges, ret, distinct, semantics, max))| {
                     let mut seen = HashSet::new();
                     let mut parts: Vec<String> = vlabels
                         .iter()
@@ -585,7 +674,7 @@ mod tests {
                         if distinct { "DISTINCT " } else { "" },
                         ret.join(", ")
                     );
-                    (labels, edges, directed, props, text, semantics)
+                    (labels, edges, directed, props, text, semantics, max)
                 },
             )
         })
@@ -597,7 +686,7 @@ mod tests {
         /// Counts and distinct rows over every expansion equal the brute force over the
         /// pattern itself, under each semantics.
         #[test]
-        fn expansions_match_the_pattern_exactly((labels, edges, directed, props, text, s) in case()) {
+        fn expansions_match_the_pattern_exactly((labels, edges, directed, props, text, s, max) in case()) {
             let edges: Vec<_> = edges.into_iter().filter(|e| e.0 != e.1).collect();
             let mut data = graph(&labels, &edges, directed);
             let present = props.iter().map(Option::is_some).collect();
@@ -605,7 +694,15 @@ mod tests {
             data.set_properties(Properties::new(vec![Column { name: "p".into(), values: Values::Int { values, present } }]));
             let semantics = [Semantics::Embed, Semantics::Induced, Semantics::Homomorphism][s];
             let p = crate::parse(&text).expect("generated patterns parse");
-            let c = compile(&p, &data, || LabelTriples::of(&data)).expect("generated patterns compile");
+            let triples = LabelTriples::of(&data);
+            let c = match compile_within(&p, &data, || &triples, max) {
+                Ok(c) => c,
+                Err(e) => {
+                    // Only a cap below the expansions of a pattern with an edge label refuses.
+                    prop_assert!(max < MAX_EXPANSIONS && p.edges.iter().any(|e| e.label.is_some()), "{}: {}", text, e);
+                    return Ok(());
+                }
+            };
             let skipping = c.skips.iter().any(|s| !s.is_empty());
             // Induced matching of an edge without direction on directed data is refused.
             prop_assume!(!(skipping && semantics == Semantics::Induced));

@@ -2,7 +2,7 @@
 //! data vertex per pattern vertex) projected onto the RETURN columns, made distinct where
 //! DISTINCT asks, cut at LIMIT (which stops the search), and written with the columns' names.
 
-use crate::compile::Compiled;
+use crate::compile::{Compiled, Skip};
 use std::collections::HashSet;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -22,7 +22,7 @@ struct State {
     matches: u64,
     /// The running query's reversed edges without direction, and the data graph to look for
     /// their forward edges in (`Compiled::skips`).
-    skip: Vec<(usize, usize, Option<u32>)>,
+    skip: Vec<Skip>,
     data: Arc<Graph>,
     /// Bytes of a word that a write split (batches hold whole matches, but `Write` promises
     /// nothing).
@@ -79,7 +79,7 @@ impl Rows {
     }
 
     /// Sets the query whose matches come next: `skip` is its entry of `Compiled::skips`.
-    pub fn start_query(&self, skip: &[(usize, usize, Option<u32>)]) {
+    pub fn start_query(&self, skip: &[Skip]) {
         self.lock().skip = skip.to_vec();
     }
 
@@ -107,7 +107,7 @@ impl State {
             return;
         }
         let m = &self.match_words;
-        let forward = |&(a, b, l): &(usize, usize, Option<u32>)| {
+        let forward = |&(a, b, l): &Skip| {
             self.data.edge_label(m[a], m[b]).is_some_and(|found| l.is_none_or(|want| want == found))
         };
         if self.skip.iter().any(forward) {

@@ -166,6 +166,18 @@ impl Graph {
         self.properties = Some(Arc::new(properties));
     }
 
+    /// The graph with every vertex and edge label 0 (parallel edges of different labels become
+    /// one), the same vertices and ids: what a pattern of unlabelled edges is matched on when
+    /// its vertex labels are restrictions (`subgraph-pattern`).
+    pub fn without_labels(&self) -> Graph {
+        let edges = self.edges().map(|(a, b, _)| (a, b, 0)).collect();
+        let mut b = GraphBuilder::from_parts(vec![0; self.num_vertices()], edges, self.directed);
+        if let Some(ids) = &self.ids {
+            b.set_ids((**ids).clone());
+        }
+        b.build().0
+    }
+
     /// For a query graph: the data vertices query vertex u may map to, when restricted.
     pub fn allowed(&self, u: u32) -> Option<&Bitset> {
         self.allowed.as_ref().and_then(|a| a[u as usize].as_deref())
