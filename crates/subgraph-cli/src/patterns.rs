@@ -74,7 +74,7 @@ pub fn run_pattern(
         Rows::new(&compiled, view.clone().unwrap_or_else(|| data.clone()), limit, out, control.clone())
     });
     let words = rows.as_ref().map(|r| Output::new(r.writer(), OutputFormat::Words));
-    if let (Some(o), true) = (output, follow) {
+    if let (Some(o), true) = (output, follow && !compiled.count_star) {
         o.begin_rows(name, &compiled.names);
     }
     let mut merged: Option<Ran> = None;

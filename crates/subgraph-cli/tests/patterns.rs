@@ -228,6 +228,15 @@ fn an_edge_without_direction_matches_either_way_once() {
     // Five pairs know each other (ada and alan, grace and barbara both ways), each pair
     // matched in both orders, once.
     assert_eq!(r[0]["embeddings"], 10);
+    // Counted match by match, written as one count under one header.
+    let p = "MATCH (a:Person)-[:knows]-(b:Person) RETURN count(*)";
+    let o = run(&[
+        &["match", "-q", "--output", "-", "--output-format", "csv", "--format", "json"][..],
+        &input,
+        &["--pattern", p],
+    ]
+    .concat());
+    assert_eq!(text(&o.stdout).lines().take(2).collect::<Vec<_>>(), ["query,count(*)", "pattern,10"]);
     let induced =
         run(&[&["match", "-q", "--semantics", "induced"][..], &input, &["--pattern", "MATCH (a)--(b)"]].concat());
     assert_eq!(induced.status.code(), Some(1));
