@@ -3,7 +3,7 @@
 //! the originals kept for output; or, with `--keep-ids`, taken as they are (n = largest + 1).
 //! Nothing is allocated per id that the file does not hold.
 
-use super::text::{show, Fields};
+use super::text::{parse_u64, show, Fields};
 use crate::error::Error;
 use crate::graph::{GraphBuilder, LabelNames, VertexIds};
 use rayon::prelude::*;
@@ -97,9 +97,8 @@ fn label_number(f: &Fields<'_>, tok: &[u8], what: &str) -> Result<Option<u32>, E
     if !tok.iter().all(u8::is_ascii_digit) {
         return Ok(None);
     }
-    std::str::from_utf8(tok)
-        .ok()
-        .and_then(|t| t.parse::<u32>().ok())
+    parse_u64(tok)
+        .and_then(|x| u32::try_from(x).ok())
         .map(Some)
         .ok_or_else(|| f.error(format!("bad {what} '{}' (an integer 0..=4294967295, or a name)", show(tok))))
 }

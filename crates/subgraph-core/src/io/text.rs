@@ -141,7 +141,7 @@ impl<'a> Fields<'a> {
     }
 }
 
-fn parse_u64(tok: &[u8]) -> Option<u64> {
+pub(crate) fn parse_u64(tok: &[u8]) -> Option<u64> {
     if tok.is_empty() || tok.len() > 20 {
         return None;
     }
