@@ -127,6 +127,7 @@ build)
     cp "$root/scripts/cpu-scaling.sh" "$bin/"
     cp "$root/../shared/bench/bigraph_gen.py" "$root/bench/jsonl-table.py" "$bin/"
     cp -r "$root/bench/queries/heavy" "$bin/heavy-queries"
+    mkdir -p "$root/bench/work"
     [ -f "$root/bench/work/rmat16k.graph" ] || "$bin/subgraph" gen graph --model rmat --vertices 16384 \
         --edges 262144 --vertex-labels 32 --label-dist uniform --seed 5 --output "$root/bench/work/rmat16k.graph"
     cp "$root/bench/work/rmat16k.graph" "$bin/"

@@ -8,7 +8,9 @@
 // lists are scanned once, each by its position's record, into the warp's scratch, and every
 // larger subset is counted by probing its shortest member list in the others), a lone
 // vertex's count otherwise. Counts accumulate per warp in 128 bits. A host-mapped flag stops every warp
-// (deadline, Ctrl-C, or a limit reached, which the kernel sets).
+// (deadline, Ctrl-C, or a limit reached, which the kernel sets), relayed through device memory:
+// each warp looks at the relay once per D_CHECK_CYCLES of its SM's clock wherever it is in its
+// search, and at most one warp per D_HOST_POLL_NS reads the host flag and copies it there.
 //
 // A record (4 words of `recs`): descriptor offset into `descs` (the join's level descriptor
 // layout), candidate bitset address, candidate list address, list length; record p is plan
@@ -19,7 +21,8 @@
 #define D_MAX_COLUMNS 64
 #define D_WARPS 8
 #define D_MAX_GROUP 5
-#define D_CHECK_EVERY 256u
+#define D_CHECK_CYCLES (1ll << 19)
+#define D_HOST_POLL_NS 200000ull
 
 struct DWarp {
     unsigned int row[D_MAX_COLUMNS];
@@ -156,10 +159,34 @@ __device__ unsigned __int128 d_tail(const JGraph& g, const unsigned int* descs, 
     return total;
 }
 
-// Whether to stop (read by lane 0, the same in every lane).
-__device__ __forceinline__ int d_stopped(volatile unsigned int* stop) {
+// Whether to stop (the same in every lane). The host's flag lives in host memory, where one read
+// costs a PCIe round trip, and thousands of warps reading it each millisecond made the kernel 10
+// to 200 times slower (bench/results/2026-11-25-timeouts.md). So lane 0 reads the SM's cycle
+// counter (a few cycles) at every call and, once D_CHECK_CYCLES (a fraction of a millisecond)
+// have passed since its last look (`last`), reads the relay in device memory: relay[0] the stop
+// word, relay[1] the global time of the last host read. The warp whose look finds that host read
+// D_HOST_POLL_NS old, and wins the compare-and-swap on it, reads the host flag and relays it.
+__device__ __forceinline__ int d_stopped(volatile unsigned int* host, u64* relay, long long& last) {
     unsigned int s = 0;
-    if ((threadIdx.x & 31u) == 0u) s = *stop;
+    if ((threadIdx.x & 31u) == 0u) {
+        const long long now = clock64();
+        if (now - last >= D_CHECK_CYCLES) {
+            last = now;
+            volatile u64* r = relay;
+            s = (unsigned int)r[0];
+            if (s == 0u) {
+                u64 t;
+                asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+                const u64 seen = r[1];
+                if (t - seen >= D_HOST_POLL_NS &&
+                    atomicCAS((unsigned long long*)&relay[1], (unsigned long long)seen,
+                              (unsigned long long)t) == (unsigned long long)seen) {
+                    s = *host;
+                    if (s != 0u) r[0] = 1ull;
+                }
+            }
+        }
+    }
     return __shfl_sync(J_FULL, s, 0) != 0u;
 }
 
@@ -167,7 +194,7 @@ extern "C" __global__ void dfs_count(J_GRAPH_PARAMS, const unsigned int* descs, 
                                      const unsigned int* tail, const unsigned int* table,
                                      u64 nrows, unsigned int c0, unsigned int t0,
                                      unsigned int* scratch, const u64* lvl_at, u64 stride,
-                                     unsigned int* next_row, u64* acc, u64 stop_addr,
+                                     unsigned int* next_row, u64* acc, u64 stop_addr, u64* relay,
                                      u64* progress, u64 limit) {
     __shared__ DWarp mem[D_WARPS];
     const JGraph g = J_GRAPH;
@@ -177,19 +204,13 @@ extern "C" __global__ void dfs_count(J_GRAPH_PARAMS, const unsigned int* descs, 
     volatile unsigned int* stop = (volatile unsigned int*)stop_addr;
     unsigned int* buf = scratch + warp * stride;
     unsigned __int128 total = 0;
-    unsigned int ticks = 0;
+    long long last = clock64();
     int halted = 0;
     while (!halted) {
         unsigned int r = 0;
         if (lane == 0) r = atomicAdd(next_row, 1u);
         r = __shfl_sync(J_FULL, r, 0);
-        if ((u64)r >= nrows) break;
-        // The flag lives in host memory: one read costs a PCIe round trip (about a
-        // microsecond), so it is read once per D_CHECK_EVERY rows or counts, not per row.
-        if (++ticks >= D_CHECK_EVERY) {
-            ticks = 0;
-            if (d_stopped(stop)) break;
-        }
+        if ((u64)r >= nrows || d_stopped(stop, relay, last)) break;
         for (unsigned int c = lane; c < c0; c += 32) w.row[c] = table[(u64)r * c0 + c];
         __syncwarp();
         if (c0 == t0) {
@@ -204,6 +225,10 @@ extern "C" __global__ void dfs_count(J_GRAPH_PARAMS, const unsigned int* descs, 
         }
         __syncwarp();
         while (true) {
+            if (d_stopped(stop, relay, last)) {
+                halted = 1;
+                break;
+            }
             if (w.cur[depth] == w.len[depth]) {
                 if (depth == c0) break;
                 --depth;
@@ -224,14 +249,10 @@ extern "C" __global__ void dfs_count(J_GRAPH_PARAMS, const unsigned int* descs, 
                     if (lane == 0) {
                         const u64 add = found > (unsigned __int128)(1ull << 62) ? (1ull << 62) : (u64)found;
                         seen = atomicAdd((unsigned long long*)progress, (unsigned long long)add) + add;
-                        if (seen >= limit) *stop = 1u;
-                    }
-                }
-                if (++ticks >= D_CHECK_EVERY) {
-                    ticks = 0;
-                    if (d_stopped(stop)) {
-                        halted = 1;
-                        break;
+                        if (seen >= limit) {
+                            *stop = 1u;
+                            relay[0] = 1ull;
+                        }
                     }
                 }
             } else {

@@ -2,9 +2,10 @@
 //! T-DFS and gMatch, with the counted tail of the plan): the records the kernel reads for every
 //! plan position, the tail program (the counted positions' label groups), the per-warp
 //! scratch for the levels it enumerates and the groups' lists, and the launch over one
-//! frontier table, stopped by a host-mapped flag (a deadline, Ctrl-C) that each warp reads once
-//! per 256 rows or tail counts: on rows whose tail counts are heavy (hubs) that is up to a second
-//! late (bench/results/2026-11-25-timeouts.md, which also shows why reading it by time fails).
+//! frontier table, stopped by a host-mapped flag (a deadline, Ctrl-C) relayed through device
+//! memory: each warp looks at the relay by its SM's clock, under a millisecond apart, and one
+//! warp at a time copies the host flag into it (bench/results/2026-11-25-timeouts.md and
+//! 2026-11-25-dfs-stop.md: reading the host flag from every warp made the kernel 10–200× slower).
 
 use subgraph_core::plan::Plan;
 use subgraph_core::{Dir, Graph, Query};
@@ -28,7 +29,7 @@ pub static SOURCE: KernelSource = KernelSource {
         name: "dfs_count",
         params: &[
             B32, B64, B32, B32, B32, B64, B32, U32, U32, // graph
-            B32, B64, B32, B32, U64, U32, U32, B32, B64, U64, B32, B64, U64, B64, U64,
+            B32, B64, B32, B32, U64, U32, U32, B32, B64, U64, B32, B64, U64, B64, B64, U64,
         ],
     }],
 };
@@ -253,6 +254,7 @@ pub fn count(
     let mut next_row = gpu.alloc_zeros::<u32>("DFS row counter", 1)?;
     let mut acc = gpu.alloc_zeros::<u64>("DFS counts", 2 * warps as usize)?;
     let mut progress = gpu.alloc_zeros::<u64>("DFS progress", 1)?;
+    let mut relay = gpu.alloc_zeros::<u64>("DFS stop relay", 2)?;
     let flag = &kernels.flag;
     flag.set(0);
     let mut args = graph;
@@ -270,6 +272,7 @@ pub fn count(
         Arg::Out32(&mut next_row),
         Arg::Out64(&mut acc),
         Arg::U64(flag.device_address()),
+        Arg::Out64(&mut relay),
         Arg::Out64(&mut progress),
         Arg::U64(limit),
     ]);
