@@ -91,12 +91,6 @@ impl Engine {
         let cpu = |report, choice, note| Ran { report, gpu: None, choice, note };
         let (engine, gpu, auto) = match self {
             Engine::Cpu { .. } => return Ok(cpu(run_query(data, query, opts, control, output)?, None, None)),
-            Engine::Gpu { .. } if query.is_restricted() => {
-                // The device filters do not see a query vertex's restriction to given data
-                // vertices (a pattern's property tests).
-                let note = "property tests are applied on the CPU; this query runs there".to_string();
-                return Ok(cpu(run_query(data, query, opts, control, output)?, None, Some(note)));
-            }
             Engine::Gpu { engine, options, auto } => (engine, options, *auto),
         };
         let mut choice = None;

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use subgraph_core::filter::Filter;
+use subgraph_core::filter::{Bitset, Filter};
 use subgraph_core::pipeline::{MatchOptions, Report};
 use subgraph_core::plan::{Device, Plan, PlanOptions, Tail};
 use subgraph_core::planner;
@@ -628,7 +628,7 @@ impl GpuEngine {
 
     /// C(u) of every query vertex by the signature filter on the device, in one pass (for
     /// homomorphisms the query's counters are capped at one: several query neighbours may
-    /// share a data vertex).
+    /// share a data vertex), within the data vertices the query restricts u to.
     fn signature_filter(&mut self, q: &Query, semantics: Semantics) -> Result<DeviceCandidateSet> {
         let kernels = loaded(&mut self.filter_kernels, || FilterKernels::new(&self.gpu))?;
         let table = self.graph.ensure_signatures(&self.gpu, &self.data)?;
@@ -642,7 +642,8 @@ impl GpuEngine {
                 }
             })
             .collect();
-        filter_on_device(&self.gpu, kernels, table, &sigs)
+        let allowed: Vec<Option<&Bitset>> = (0..q.num_vertices() as u32).map(|u| q.graph().allowed(u)).collect();
+        filter_on_device(&self.gpu, kernels, table, &sigs, &allowed)
     }
 
     /// FSIG's refinement of the signature filter's candidates (crate::refine) over the join's

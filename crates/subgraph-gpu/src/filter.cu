@@ -2,18 +2,25 @@
 // data vertex reads its label word (coalesced: word k of vertex i at k * n + i), and its 15
 // counter words only when some query vertex has that label; for each query vertex u it keeps
 // the vertex when the label equals u's and every counter bit of u is set, and a warp ballot
-// writes word i / 32 of u's candidate bitset and its population count. After one exclusive scan
+// writes word i / 32 of u's candidate bitset and its population count, within u's allowed set
+// when the query restricts u to given data vertices (a pattern's property tests: `slots[u]` is
+// the index of u's bitset in `allowed`, or none). After one exclusive scan
 // of the counts (u's bitset, then u + 1's), filter_scatter writes every C(u) in ascending order,
 // one list after another (scan.cu's scan_gather then reads where each begins).
 
 #define FILTER_WORDS 16u
 #define FILTER_MAX_QUERY 64u
+#define FILTER_ANY 0xFFFFFFFFu
 
 extern "C" __global__ void filter_bits(const unsigned int* __restrict__ table, unsigned int n,
                                        const unsigned int* __restrict__ queries, unsigned int nq,
-                                       unsigned int words, unsigned int* bits, unsigned int* counts) {
+                                       unsigned int words, const unsigned int* __restrict__ allowed,
+                                       const unsigned int* __restrict__ slots, unsigned int* bits,
+                                       unsigned int* counts) {
     __shared__ unsigned int q[FILTER_MAX_QUERY * FILTER_WORDS];
+    __shared__ unsigned int slot[FILTER_MAX_QUERY];
     for (unsigned int k = threadIdx.x; k < nq * FILTER_WORDS; k += blockDim.x) q[k] = queries[k];
+    for (unsigned int k = threadIdx.x; k < nq; k += blockDim.x) slot[k] = slots[k];
     __syncthreads();
     const unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
     const bool in = i < n;
@@ -28,8 +35,9 @@ extern "C" __global__ void filter_bits(const unsigned int* __restrict__ table, u
         bool keep = in && label == s[0];
 #pragma unroll
         for (unsigned int k = 1; k < FILTER_WORDS; ++k) keep = keep && (sig[k] & s[k]) == s[k];
-        const unsigned int word = __ballot_sync(0xFFFFFFFFu, keep);
+        unsigned int word = __ballot_sync(0xFFFFFFFFu, keep);
         if ((threadIdx.x & 31u) == 0u && in) {
+            if (slot[u] != FILTER_ANY) word &= allowed[(unsigned long long)slot[u] * words + (i >> 5)];
             const unsigned long long at = (unsigned long long)u * words + (i >> 5);
             bits[at] = word;
             counts[at] = __popc(word);

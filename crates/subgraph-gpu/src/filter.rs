@@ -2,13 +2,16 @@
 //! signature admits u's (exact label, contained counters). On the device (`filter.cu`) one pass
 //! over the signature table serves every query vertex: one thread per data vertex writes its
 //! bit of each candidate bitset, one exclusive scan of the bitsets' population counts gives the
-//! write positions, and a scatter writes every C(u) sorted by id, one list after another. The
+//! write positions, and a scatter writes every C(u) sorted by id, one list after another. A query
+//! vertex restricted to given data vertices (a pattern's property tests, evaluated on the host)
+//! keeps only those: its allowed set is uploaded and ANDed into its bitset in the same pass. The
 //! host reference computes the same sets for tests.
 
 use crate::cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
 use crate::error::{to_u32, GpuError, Result};
 use crate::scan::{exclusive_scan, list_starts};
 use crate::signature::{DeviceSignatureTable, Signature, SignatureTable, WORDS};
+use subgraph_core::filter::Bitset;
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 
@@ -17,7 +20,7 @@ pub static SOURCE: KernelSource = KernelSource {
     name: "filter.cu",
     code: include_str!("filter.cu"),
     kernels: &[
-        KernelDecl { name: "filter_bits", params: &[B32, U32, B32, U32, U32, B32, B32] },
+        KernelDecl { name: "filter_bits", params: &[B32, U32, B32, U32, U32, B32, B32, B32, B32] },
         KernelDecl { name: "filter_scatter", params: &[B32, U64, U32, B64, B32] },
     ],
 };
@@ -57,9 +60,10 @@ fn bitset_words(n: usize) -> usize {
 }
 
 /// The host reference of [`filter_on_device`], for one query vertex.
-pub fn filter_host(table: &SignatureTable, query: &Signature) -> Candidates {
+pub fn filter_host(table: &SignatureTable, query: &Signature, allowed: Option<&Bitset>) -> Candidates {
     let n = table.num_vertices();
-    let vertices: Vec<u32> = (0..n as u32).filter(|&v| table.get(v).admits(query)).collect();
+    let vertices: Vec<u32> =
+        (0..n as u32).filter(|&v| table.get(v).admits(query) && allowed.is_none_or(|a| a.contains(v))).collect();
     let mut bitset = vec![0u32; bitset_words(n)];
     for &v in &vertices {
         bitset[v as usize / 32] |= 1 << (v % 32);
@@ -135,13 +139,15 @@ impl FilterKernels {
     }
 }
 
-/// C(u) for the query vertices with signatures `queries`, computed on the device from `table`
-/// in one pass (two synchronisations whatever the number of query vertices).
+/// C(u) for the query vertices with signatures `queries`, each within its `allowed` set where
+/// it has one (`allowed[u]`; an empty slice: none has), computed on the device from `table` in
+/// one pass (two synchronisations whatever the number of query vertices).
 pub fn filter_on_device(
     gpu: &Gpu,
     k: &FilterKernels,
     table: &DeviceSignatureTable,
     queries: &[Signature],
+    allowed: &[Option<&Bitset>],
 ) -> Result<DeviceCandidateSet> {
     if queries.len() > MAX_QUERY_VERTICES {
         return Err(GpuError::TooLarge {
@@ -156,6 +162,22 @@ pub fn filter_on_device(
     let words32 = to_u32("candidate bitset words", words as u64)?;
     let signatures: Vec<u32> = queries.iter().flat_map(|q| q.0[..WORDS].iter().copied()).collect();
     let signatures = gpu.upload("query signatures", &signatures)?;
+    // The allowed sets one after another in the device's word layout (32 bits a word), and
+    // each query vertex's index among them (FILTER_ANY: unrestricted).
+    let mut slots = vec![u32::MAX; queries.len()];
+    let mut allowed_words: Vec<u32> = Vec::new();
+    for (u, set) in allowed.iter().enumerate() {
+        if let Some(set) = set {
+            slots[u] = (allowed_words.len() / words) as u32;
+            let halves = set.words().iter().flat_map(|&w| [w as u32, (w >> 32) as u32]);
+            allowed_words.extend(halves.chain(std::iter::repeat(0)).take(words));
+        }
+    }
+    if allowed_words.is_empty() {
+        allowed_words.push(0);
+    }
+    let allowed_words = gpu.upload("allowed vertices", &allowed_words)?;
+    let slots = gpu.upload("allowed vertex slots", &slots)?;
     let total_words = queries.len() * words;
     let mut bits = gpu.alloc_zeros::<u32>("candidate bitsets", total_words)?;
     let mut counts = gpu.alloc_zeros::<u32>("candidate bitset counts", total_words)?;
@@ -169,6 +191,8 @@ pub fn filter_on_device(
             Arg::In32(&signatures),
             Arg::U32(nq),
             Arg::U32(words32),
+            Arg::In32(&allowed_words),
+            Arg::In32(&slots),
             Arg::Out32(&mut bits),
             Arg::Out32(&mut counts),
         ],
@@ -211,7 +235,7 @@ mod tests {
         let table = SignatureTable::build(&g).unwrap();
         for u in (0..500u32).step_by(37) {
             let q = Signature::of_vertex(&g, u);
-            let c = filter_host(&table, &q);
+            let c = filter_host(&table, &q, None);
             assert!(c.contains(u), "a vertex is its own candidate");
             assert!(c.vertices.windows(2).all(|w| w[0] < w[1]));
             for v in 0..500u32 {

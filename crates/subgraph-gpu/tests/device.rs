@@ -7,6 +7,7 @@ mod testgen;
 
 use std::sync::OnceLock;
 
+use subgraph_core::filter::Bitset;
 use subgraph_gpu::cuda::{Arg, Gpu};
 use subgraph_gpu::filter::{filter_host, filter_on_device, FilterKernels};
 use subgraph_gpu::join::{self, Layers, W1, W2};
@@ -116,16 +117,29 @@ fn device_filter_matches_the_host() {
         let mut sigs: Vec<Signature> = (0..6).map(|_| Signature::of_vertex(&g, rng.below(n as u64) as u32)).collect();
         let mut none = Signature::of_vertex(&g, 0);
         none.0[0] = u32::MAX;
-        for batch in [sigs.clone(), {
+        // Every other query vertex restricted to a random half of the data vertices (which
+        // must remove some candidates somewhere).
+        let mut removed = false;
+        let halves: Vec<Bitset> = (0..6)
+            .map(|_| {
+                let mut set = Bitset::new(n);
+                (0..n as u32).filter(|_| rng.below(2) == 0).for_each(|v| set.insert(v));
+                set
+            })
+            .collect();
+        let restricted: Vec<Option<&Bitset>> =
+            halves.iter().enumerate().map(|(u, h)| (u % 2 == 1).then_some(h)).collect();
+        for (batch, allowed) in [(sigs.clone(), &[][..]), (sigs.clone(), &restricted[..]), {
             sigs.insert(1, none);
             sigs.truncate(3);
-            sigs
+            (sigs, &restricted[..3])
         }] {
-            let got = filter_on_device(gpu, &kernels, &dev, &batch).unwrap();
+            let got = filter_on_device(gpu, &kernels, &dev, &batch, allowed).unwrap();
             assert_eq!(got.num_query_vertices(), batch.len());
             let host = got.to_host(gpu).unwrap();
             for (u, q) in batch.iter().enumerate() {
-                let want = filter_host(&table, q);
+                let want = filter_host(&table, q, allowed.get(u).copied().flatten());
+                removed |= want.len() < filter_host(&table, q, None).len();
                 assert_eq!(got.len(u), want.len());
                 assert!(host[u] == want, "n={n} query vertex {u}");
                 let (list, bitset) = got.take(gpu, u).unwrap();
@@ -133,11 +147,12 @@ fn device_filter_matches_the_host() {
                 assert_eq!(gpu.download(&bitset).unwrap(), want.bitset);
                 if q.0[0] == u32::MAX {
                     assert!(want.is_empty() && got.any_empty());
-                } else {
+                } else if allowed.get(u).copied().flatten().is_none() {
                     assert!(!want.is_empty());
                 }
             }
         }
+        assert!(removed, "n={n}: the restrictions removed no candidate");
     }
 }
 

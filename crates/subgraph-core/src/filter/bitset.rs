@@ -76,6 +76,11 @@ impl Bitset {
         kept
     }
 
+    /// The words, bit i of the set at bit i % 64 of word i / 64.
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
     /// Bytes held.
     pub fn memory_bytes(&self) -> usize {
         self.words.len() * 8
