@@ -396,6 +396,11 @@ pub struct MatchArgs {
     /// Also report distinct subgraphs: matches divided by the query's automorphisms.
     #[arg(long)]
     unique: bool,
+    /// Tree patterns under homomorphism whose rows need no enumeration (count(*), every match
+    /// counted, or DISTINCT of one vertex): auto counts them by GGQ's tree passes, without
+    /// enumerating matches or expanding absent labels; off matches them as any pattern.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "off"])]
+    tree_count: String,
     /// Write every match to FILE ("-" for standard output).
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -639,7 +644,18 @@ fn match_all(
             }
             Item::Pattern(pattern) => {
                 let run = with_progress(&name, &control, a.quiet, || {
-                    run_pattern(&pattern, &name, data, engine, pattern_opts, &control, output, a.unique, &mut derived)
+                    run_pattern(
+                        &pattern,
+                        &name,
+                        data,
+                        engine,
+                        pattern_opts,
+                        &control,
+                        output,
+                        a.unique,
+                        a.tree_count == "auto",
+                        &mut derived,
+                    )
                 })
                 .with_context(|| name.clone())?;
                 (pattern_opts, run.ran, run.unique, None, Some(run.rows), Some(pattern.text))

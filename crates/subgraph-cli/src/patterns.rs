@@ -1,17 +1,18 @@
 //! `subgraph match --pattern` (and `.cypher` query files): a pattern compiled onto the data
 //! graph, each of its label expansions matched by the engine, and its rows (RETURN, DISTINCT,
-//! LIMIT) counted and written.
+//! LIMIT) counted and written; or, for a tree pattern under homomorphism whose rows need no
+//! enumeration, counted by GGQ's tree passes without expanding its absent labels.
 
 use anyhow::{bail, Context, Result};
 use std::sync::Arc;
 use subgraph_core::automorphism::Automorphisms;
 use subgraph_core::pipeline::{run_query, MatchOptions, Report};
-use subgraph_core::sink::{Control, Output, OutputFormat};
+use subgraph_core::sink::{Control, Output, OutputFormat, Stopped, OUTPUT_BATCH};
 use subgraph_core::{Graph, Semantics};
 use subgraph_gpu::{Engine, Ran};
-use subgraph_pattern::compile::{compile, LabelTriples};
+use subgraph_pattern::compile::{compile, tree, LabelTriples};
 use subgraph_pattern::rows::Rows;
-use subgraph_pattern::Pattern;
+use subgraph_pattern::{Pattern, Return};
 
 /// What patterns derive from the data graph, made once when the first needs it: the label
 /// triples (absent labels) and the label-free view (`Compiled::view`).
@@ -43,10 +44,16 @@ pub fn run_pattern(
     control: &Arc<Control>,
     output: Option<&Arc<Output>>,
     unique: bool,
+    trees: bool,
     derived: &mut Derived,
 ) -> Result<PatternRun> {
     if unique && opts.semantics == Semantics::Homomorphism {
         bail!("--unique counts distinct subgraphs, which homomorphisms (the default for patterns) do not define; add --semantics embed");
+    }
+    if trees {
+        if let Some(run) = run_tree(pattern, name, data, engine, opts, control, output)? {
+            return Ok(run);
+        }
     }
     let compiled = compile(pattern, data, || derived.triples.get_or_insert_with(|| LabelTriples::of(data)))?;
     // A label-free pattern runs on the CPU over the view, where its labels are restrictions.
@@ -138,6 +145,92 @@ pub fn run_pattern(
         o.write_count(name, &compiled.names[0], ran.report.embeddings);
     }
     Ok(PatternRun { unique: unique_sum.filter(|_| unique && ran.report.complete), ran, rows })
+}
+
+/// A tree pattern under homomorphism whose rows need no enumeration (`count(*)`; every match a
+/// row and none written; or DISTINCT of one vertex, its answers), counted by GGQ's tree passes
+/// (`subgraph_core::tree`, on the GPU `subgraph_gpu::ggq`) rooted at that vertex, absent labels
+/// left as wildcards. None where it does not apply.
+fn run_tree(
+    pattern: &Pattern,
+    name: &str,
+    data: &Arc<Graph>,
+    engine: &mut Engine,
+    opts: &MatchOptions,
+    control: &Arc<Control>,
+    output: Option<&Arc<Output>>,
+) -> Result<Option<PatternRun>> {
+    if opts.semantics != Semantics::Homomorphism {
+        return Ok(None);
+    }
+    let count_star = matches!(pattern.returns, Return::CountStar);
+    let mut columns = pattern.returned_vertices();
+    columns.sort_unstable();
+    columns.dedup();
+    let distinct = pattern.distinct && !count_star && columns.len() < pattern.vertices.len();
+    let projection = distinct && columns.len() == 1;
+    if !(count_star || projection || (!distinct && output.is_none())) {
+        return Ok(None);
+    }
+    let Some(tree) = tree(pattern, data, columns.first().copied().unwrap_or(0))? else {
+        return Ok(None);
+    };
+    let ran = engine.count_tree(data, &tree, opts, control)?;
+    let where_ = if ran.gpu.is_some() { "the GPU" } else { "the CPU" };
+    let mut note = format!("{name}: a tree pattern, counted on {where_} without enumerating its matches (GGQ)");
+    if ran.recounted {
+        note.push_str("; the GPU's 64-bit counts saturated, so the CPU counted again in 128 bits");
+    }
+    let Some(count) = ran.count else {
+        let report = Report::nothing(opts.filter, control.stopped());
+        let run = Ran { report, gpu: None, choice: None, note: Some(note) };
+        return Ok(Some(PatternRun { ran: run, rows: 0, unique: None }));
+    };
+    let limit = pattern.limit.into_iter().chain(opts.limit).min().map(u128::from);
+    let names = pattern.column_names();
+    let (embeddings, stopped, rows) = match (projection, count.total) {
+        (false, None) => bail!("the pattern has more than 2^128 - 1 matches, more than a count can hold"),
+        (false, Some(total)) => {
+            let kept = limit.map_or(total, |l| total.min(l));
+            let stopped = (kept < total).then_some(Stopped::Limit);
+            (kept, stopped, if count_star { 1 } else { kept })
+        }
+        (true, total) => {
+            let rows = limit.map_or(count.roots.len(), |l| count.roots.len().min(l as usize));
+            if let Some(o) = output {
+                o.begin_rows(name, &names);
+                let mut buf = Vec::new();
+                for &v in &count.roots[..rows] {
+                    o.format_row(name, &names, &[v], &mut buf);
+                    if buf.len() >= OUTPUT_BATCH {
+                        o.write_batch(&buf);
+                        buf.clear();
+                    }
+                }
+                o.write_batch(&buf);
+            }
+            if total.is_none() {
+                note.push_str("; its matches exceed 2^128 - 1 and are reported as that");
+            }
+            (total.unwrap_or(u128::MAX), None, rows as u128)
+        }
+    };
+    if let (Some(o), true) = (output, count_star) {
+        o.begin_rows(name, &names);
+        o.write_count(name, &names[0], embeddings);
+    }
+    let report = Report {
+        embeddings,
+        complete: stopped.is_none(),
+        stopped,
+        elapsed_ms: ran.ms,
+        enumerate_ms: ran.ms,
+        candidates: count.roots.len() as u64,
+        order: "tree",
+        ..Report::nothing(opts.filter, None)
+    };
+    let gpu = ran.gpu.map(|g| subgraph_gpu::GpuReport { report, ..g });
+    Ok(Some(PatternRun { ran: Ran { report, gpu, choice: None, note: Some(note) }, rows, unique: None }))
 }
 
 /// Two expansions' reports as one: matches and work add up, and the run is complete only if

@@ -2,7 +2,8 @@
 //! planner and the parallel CPU matcher that every engine of subgraph shares. A query flows
 //! read (`io`) → graph (`graph`) → filter (`filter`) → order (`order`, `automorphism`) →
 //! plan (`plan`, chosen by `planner` on `estimate`s) → candidate space (`space`) →
-//! enumerate (`cpu`, counting its tail by `tail`) → sink (`sink`).
+//! enumerate (`cpu`, counting its tail by `tail`; tree patterns counted without enumerating by
+//! `tree`) → sink (`sink`).
 
 pub mod automorphism;
 pub mod cpu;
@@ -21,6 +22,7 @@ pub mod query;
 pub mod sink;
 pub mod space;
 pub mod tail;
+pub mod tree;
 
 pub use error::{Error, Result};
 pub use graph::{Dir, Graph, GraphBuilder, Id, LabelNames, VertexIds};

@@ -8,6 +8,7 @@ use subgraph_core::filter::Filter;
 use subgraph_core::pipeline::{prepare, run_query, MatchOptions, Report};
 use subgraph_core::planner::{choose_device, device_for_graph, gpu_break_even, Device, DeviceChoice, H200_COSTS};
 use subgraph_core::sink::{Control, Output};
+use subgraph_core::tree::{TreeCount, TreeQuery};
 use subgraph_core::Graph;
 
 use crate::engine::{GpuEngine, GpuOptions, GpuReport};
@@ -24,6 +25,17 @@ pub enum Engine {
         options: GpuOptions,
         auto: bool,
     },
+}
+
+/// A tree-pattern query's result: the count and the root's answers (None when stopped), its
+/// milliseconds, the GPU's figures where it ran there (with `join_ms` the passes' time and
+/// `report` an empty one for the caller to replace), and whether the device's 64-bit counts
+/// saturated and the CPU counted again.
+pub struct TreeRan {
+    pub count: Option<TreeCount>,
+    pub ms: f64,
+    pub gpu: Option<GpuReport>,
+    pub recounted: bool,
 }
 
 /// One query's result: the report, the GPU's when it ran there, the device choice when
@@ -74,6 +86,46 @@ impl Engine {
         match self {
             Engine::Gpu { engine, options, .. } if ran_on_gpu => engine.candidate_filter(options).name_with(host),
             _ => host.name(),
+        }
+    }
+
+    /// Counts a tree-pattern query (GGQ: `subgraph_core::tree`, [`crate::ggq`]) where the
+    /// engine runs: on the GPU under `gpu`, and under `auto` where the data graph is as large
+    /// as the planner sends every query to the GPU (`device_for_graph`); else on the CPU.
+    pub fn count_tree(
+        &mut self,
+        data: &Graph,
+        tree: &TreeQuery,
+        opts: &MatchOptions,
+        control: &Control,
+    ) -> Result<TreeRan> {
+        match self {
+            Engine::Gpu { engine, auto, .. } if !*auto || device_for_graph(data.num_vertices()).is_some() => {
+                let Some(ran) = engine.count_tree(tree, control)? else {
+                    return Ok(TreeRan { count: None, ms: 0.0, gpu: None, recounted: false });
+                };
+                let gpu = GpuReport {
+                    report: Report::nothing(opts.filter, None),
+                    upload_ms: 0.0,
+                    filter_ms: 0.0,
+                    join_ms: ran.ms,
+                    peak_device_bytes: engine.peak_device_bytes(),
+                    buffer_elements: 0,
+                    joined_rows: 0,
+                    block_tasks: 0,
+                    grid_tasks: 0,
+                    dfs_rows: 0,
+                    dfs_launches: 0,
+                    dfs_columns: 0,
+                    dfs_ms: 0.0,
+                };
+                Ok(TreeRan { count: Some(ran.count), ms: ran.ms, gpu: Some(gpu), recounted: ran.recounted })
+            }
+            _ => {
+                let start = std::time::Instant::now();
+                let count = tree.count(data, control);
+                Ok(TreeRan { count, ms: start.elapsed().as_secs_f64() * 1e3, gpu: None, recounted: false })
+            }
         }
     }
 

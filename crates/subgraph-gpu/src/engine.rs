@@ -15,12 +15,14 @@ use subgraph_core::pipeline::{MatchOptions, Report};
 use subgraph_core::plan::{Device, Plan, PlanOptions, Tail};
 use subgraph_core::planner;
 use subgraph_core::sink::{Control, Output, Stopped, OUTPUT_BATCH};
+use subgraph_core::tree::TreeQuery;
 use subgraph_core::{Dir, Graph, Query, Semantics};
 
 use crate::cuda::{Arg, DeviceBuffer, DeviceInfo, Gpu, Kernel};
 use crate::dfs::{self, largest_groups, DfsKernels, DfsPlan, LevelAddresses};
 use crate::error::{to_u32, GpuError, Result};
 use crate::filter::{filter_on_device, DeviceCandidateSet, FilterKernels};
+use crate::ggq::{self, GpuTreeCount, TreeGraph};
 use crate::join::{
     dir_index, level_descriptor, next_chunk_end, paced_work, Layers, COUNT_ONLY, FIRST_CHUNK_WORK,
     LIMIT_FIRST_CHUNK_ELEMS, LIMIT_FIRST_CHUNK_ROWS, MAX_CHUNK_ROWS, MAX_COLUMNS, ROW_BLOCK, ROW_OVERHEAD_BYTES,
@@ -368,6 +370,8 @@ pub struct GpuEngine {
     dfs_kernels: Option<DfsKernels>,
     /// The data graph's largest N(v, dir, pair), computed on the first depth-first query.
     largest: Option<Vec<Vec<u32>>>,
+    /// The data graph as GGQ's tree passes read it, uploaded on the first tree query.
+    tree_graph: Option<TreeGraph>,
     graph_upload_ms: f64,
 }
 
@@ -435,8 +439,20 @@ impl GpuEngine {
             refine_kernels,
             dfs_kernels,
             largest,
+            tree_graph: None,
             graph_upload_ms,
         })
+    }
+
+    /// Counts a tree-pattern query's homomorphisms (GGQ, [`crate::ggq`]), uploading the
+    /// data graph's tree-pass layout on the first; None when `control` stopped it.
+    pub fn count_tree(&mut self, tree: &TreeQuery, control: &Control) -> Result<Option<GpuTreeCount>> {
+        self.gpu.reset_peak();
+        let g = match &mut self.tree_graph {
+            Some(g) => g,
+            slot => slot.insert(TreeGraph::upload(&self.gpu, &self.data)?),
+        };
+        ggq::count(&self.gpu, g, &self.graph.labels, &self.data, tree, control)
     }
 
     pub fn device_info(&self) -> &DeviceInfo {
@@ -451,6 +467,11 @@ impl GpuEngine {
     /// Milliseconds `new` spent building and uploading the data graph.
     pub fn graph_upload_ms(&self) -> f64 {
         self.graph_upload_ms
+    }
+
+    /// Most device bytes held since the last query began.
+    pub fn peak_device_bytes(&self) -> u64 {
+        self.gpu.peak_bytes()
     }
 
     /// Device bytes held now (the resident data graph between queries).

@@ -1,7 +1,7 @@
 //! subgraph-gpu: the GPU engine of subgraph, after GSI (Zeng et al., ICDE 2020): PCSR graph
 //! storage (§IV-A), vertex signatures and GPU filtering (§III-A), and the join engine (§V–§VI:
-//! Prealloc-Combine, warp set operations, write cache, load balancing), on CUDA through cudarc
-//! with kernels compiled at run time by NVRTC.
+//! Prealloc-Combine, warp set operations, write cache, load balancing), and GGQ's tree-pattern
+//! counts (`ggq`), on CUDA through cudarc with kernels compiled at run time by NVRTC.
 
 pub mod cuda;
 pub mod devices;
@@ -9,6 +9,7 @@ pub mod dfs;
 pub mod engine;
 pub mod error;
 pub mod filter;
+pub mod ggq;
 pub mod hash;
 pub mod join;
 pub mod pcsr;
@@ -19,7 +20,7 @@ pub mod signature;
 mod testgen;
 
 pub use cuda::{Gpu, KernelSource};
-pub use devices::{Engine, Ran};
+pub use devices::{Engine, Ran, TreeRan};
 pub use engine::{
     CandidateFilter, DepthFirst, GpuEngine, GpuOptions, GpuReport, LoadBalance, OutputScheme, Structure,
     DFS_FRONTIER_ROWS,
@@ -27,8 +28,8 @@ pub use engine::{
 pub use error::{GpuError, GpuUnavailable, Result};
 
 /// Every kernel source of the crate.
-pub static KERNEL_SOURCES: [&KernelSource; 6] =
-    [&pcsr::SOURCE, &scan::SOURCE, &filter::SOURCE, &join::SOURCE, &refine::SOURCE, &dfs::SOURCE];
+pub static KERNEL_SOURCES: [&KernelSource; 7] =
+    [&pcsr::SOURCE, &scan::SOURCE, &filter::SOURCE, &join::SOURCE, &refine::SOURCE, &dfs::SOURCE, &ggq::SOURCE];
 
 /// Compiles every kernel source of the crate to PTX for `arch` (e.g. `sm_90`) with NVRTC; needs
 /// NVRTC but no GPU or driver. Returns (source name, PTX text) pairs.

@@ -14,6 +14,7 @@ use subgraph_core::order::Order;
 use subgraph_core::pipeline::{run_query, MatchOptions};
 use subgraph_core::plan::{Symmetry, Tail};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
+use subgraph_core::tree::TreeQuery;
 use subgraph_core::{Graph, GraphBuilder, Query, Semantics};
 use subgraph_gpu::filter::filter_host;
 use subgraph_gpu::refine;
@@ -277,6 +278,62 @@ fn restricted_queries_equal_the_cpu() {
         }
     }
     assert!(changed > 20, "the restrictions changed only {changed} answers");
+}
+
+/// GGQ's tree passes on the device give the CPU's counts and root answers: random trees with
+/// wildcard labels and restrictions on random graphs (directed and not), and a star on hubs
+/// whose count saturates the device's 64 bits (counted again on the CPU).
+#[test]
+fn tree_counts_equal_the_cpu() {
+    let mut nonzero = 0;
+    for seed in 0..200u64 {
+        let (data, _) = case(seed);
+        let Some(mut gpu) = engine(&data, &GpuOptions::default()) else {
+            return;
+        };
+        let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let (n, q) = (data.num_vertices(), 1 + rng.below(6) as usize);
+        let labels: Vec<Option<u32>> = (0..q).map(|_| (rng.below(3) > 0).then(|| rng.below(3) as u32)).collect();
+        let edges: Vec<(u32, u32, Option<u32>)> = (1..q as u32)
+            .map(|c| {
+                let p = rng.below(c as u64) as u32;
+                let l = (rng.below(3) > 0).then(|| rng.below(3) as u32);
+                if rng.below(2) == 0 {
+                    (p, c, l)
+                } else {
+                    (c, p, l)
+                }
+            })
+            .collect();
+        let allowed = (0..q)
+            .map(|_| {
+                (rng.below(4) == 0).then(|| {
+                    let mut set = Bitset::new(n);
+                    (0..n as u32).filter(|_| rng.below(3) > 0).for_each(|v| set.insert(v));
+                    Arc::new(set)
+                })
+            })
+            .collect();
+        let root = rng.below(q as u64) as u32;
+        let tree = TreeQuery::new(labels, &edges, allowed, root, data.is_directed()).unwrap();
+        let want = tree.count(&data, &Control::unlimited()).unwrap();
+        let got = gpu.count_tree(&tree, &Control::unlimited()).unwrap().unwrap();
+        assert_eq!(got.count, want, "seed {seed}");
+        assert!(!got.recounted);
+        nonzero += (want.total != Some(0)) as u32;
+    }
+    assert!(nonzero > 50, "only {nonzero} trees had matches");
+    // 5,000 leaves on a hub, and a star of 6 leaves: 5000^6 > 2^64 on the device.
+    let data = graph(false, vec![0; 5001], (1..=5000).map(|v| (0, v, 0)).collect());
+    let Some(mut gpu) = engine(&data, &GpuOptions::default()) else {
+        return;
+    };
+    let edges: Vec<(u32, u32, Option<u32>)> = (1..=6).map(|c| (0, c, None)).collect();
+    let tree = TreeQuery::new(vec![None; 7], &edges, vec![None; 7], 0, false).unwrap();
+    let got = gpu.count_tree(&tree, &Control::unlimited()).unwrap().unwrap();
+    assert!(got.recounted);
+    assert_eq!(got.count.total, Some(5000u128.pow(6) + 5000));
+    assert_eq!(got.count.roots.len(), 5001);
 }
 
 /// A graph with hubs whose slices exceed W1 = 4096 (grid layer) and W2 = 1024 (block layer).

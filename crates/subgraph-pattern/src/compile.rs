@@ -13,6 +13,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use subgraph_core::filter::Bitset;
 use subgraph_core::graph::{Column, Value as PropertyValue};
+use subgraph_core::tree::TreeQuery;
 use subgraph_core::{Dir, Graph, GraphBuilder};
 
 /// A pattern edge without direction (from, to, label) that a query matches reversed.
@@ -112,7 +113,84 @@ pub fn compile_within<'t>(
     triples: impl FnOnce() -> &'t LabelTriples,
     max: usize,
 ) -> Result<Compiled, CompileError> {
-    let mut allowed = restrictions(pattern, data)?;
+    let Lowered { vertex_labels, edges, either, mut allowed } = lower(pattern, data)?;
+    let open = vertex_labels.iter().any(Option::is_none) || edges.iter().any(|e| e.2.is_none());
+    let triples = if open { Some(triples()) } else { None };
+    // An edge without direction on directed data: each orientation its own query (2^e of
+    // them); a match of one where the edge is reversed is skipped where the forward edge
+    // exists too, since the forward query finds it (`Compiled::skips`).
+    if either.len() > MAX_EXPANSIONS.ilog2() as usize {
+        return Err(too_many());
+    }
+    let (mut queries, mut skips) = (Vec::new(), Vec::new());
+    for turn in 0..1usize << either.len() {
+        let mut oriented = edges.clone();
+        let mut skip = Vec::new();
+        for (bit, &i) in either.iter().enumerate() {
+            if turn >> bit & 1 == 1 {
+                let (a, b, l) = edges[i];
+                oriented[i] = (b, a, l);
+                skip.push((a, b, l));
+            }
+        }
+        let left = max.saturating_sub(queries.len());
+        let found = match &triples {
+            Some(t) => expand(&vertex_labels, &oriented, t, data.is_directed(), left),
+            None => {
+                let labels: Vec<u32> = vertex_labels.iter().map(|l| l.expect("closed")).collect();
+                let edges = oriented.iter().map(|&(a, b, l)| (a as u32, b as u32, l.expect("closed"))).collect();
+                Ok(vec![GraphBuilder::from_parts(labels, edges, data.is_directed()).build().0])
+            }
+        };
+        match found {
+            Ok(found) if queries.len() + found.len() <= max => {
+                skips.extend(std::iter::repeat_n(skip, found.len()));
+                queries.extend(found);
+            }
+            // Too many label combinations, and no edge label to keep: the vertex labels become
+            // restrictions over the label-free view.
+            _ if edges.iter().all(|e| e.2.is_none()) => {
+                let view = label_free(pattern, data, &vertex_labels, &edges, &either, &mut allowed);
+                return Ok(Compiled { view: true, ..shape(pattern, view) });
+            }
+            Ok(_) => return Err(too_many()),
+            Err(e) => return Err(e),
+        }
+    }
+    if allowed.iter().any(Option::is_some) {
+        queries.iter_mut().for_each(|q| q.restrict(allowed.clone()));
+    }
+    Ok(shape(pattern, (queries, skips)))
+}
+
+/// The pattern as a tree query rooted at pattern vertex `root` (GGQ's tree-pattern queries,
+/// counted without enumeration by `subgraph_core::tree`): Some where its undirected shape is a
+/// tree and no edge without direction lies on directed data.
+pub fn tree(pattern: &Pattern, data: &Graph, root: usize) -> Result<Option<TreeQuery>, CompileError> {
+    // A tree has one edge fewer than vertices (checked before the property tests' pass).
+    if pattern.edges.len() + 1 != pattern.vertices.len() {
+        return Ok(None);
+    }
+    let l = lower(pattern, data)?;
+    if !l.either.is_empty() {
+        return Ok(None);
+    }
+    let edges: Vec<(u32, u32, Option<u32>)> = l.edges.iter().map(|&(a, b, x)| (a as u32, b as u32, x)).collect();
+    Ok(TreeQuery::new(l.vertex_labels, &edges, l.allowed, root as u32, data.is_directed()))
+}
+
+/// A pattern's labels resolved on `data` (None: absent), its edges (from, to, label; on
+/// undirected data from < to), the indices of its edges without direction on directed data,
+/// and its vertices' property restrictions.
+struct Lowered {
+    vertex_labels: Vec<Option<u32>>,
+    edges: Vec<(usize, usize, Option<u32>)>,
+    either: Vec<usize>,
+    allowed: Vec<Option<Arc<Bitset>>>,
+}
+
+fn lower(pattern: &Pattern, data: &Graph) -> Result<Lowered, CompileError> {
+    let allowed = restrictions(pattern, data)?;
     let names = data.label_names();
     let resolve = |l: &LabelRef, edge: bool| -> Result<u32, CompileError> {
         let name = match l {
@@ -174,53 +252,7 @@ pub fn compile_within<'t>(
         }
         edges.push((from, to, e.label.as_ref().map(edge_number).transpose()?));
     }
-    let open = vertex_labels.iter().any(Option::is_none) || edges.iter().any(|e| e.2.is_none());
-    let triples = if open { Some(triples()) } else { None };
-    // An edge without direction on directed data: each orientation its own query (2^e of
-    // them); a match of one where the edge is reversed is skipped where the forward edge
-    // exists too, since the forward query finds it (`Compiled::skips`).
-    if either.len() > MAX_EXPANSIONS.ilog2() as usize {
-        return Err(too_many());
-    }
-    let (mut queries, mut skips) = (Vec::new(), Vec::new());
-    for turn in 0..1usize << either.len() {
-        let mut oriented = edges.clone();
-        let mut skip = Vec::new();
-        for (bit, &i) in either.iter().enumerate() {
-            if turn >> bit & 1 == 1 {
-                let (a, b, l) = edges[i];
-                oriented[i] = (b, a, l);
-                skip.push((a, b, l));
-            }
-        }
-        let left = max.saturating_sub(queries.len());
-        let found = match &triples {
-            Some(t) => expand(&vertex_labels, &oriented, t, data.is_directed(), left),
-            None => {
-                let labels: Vec<u32> = vertex_labels.iter().map(|l| l.expect("closed")).collect();
-                let edges = oriented.iter().map(|&(a, b, l)| (a as u32, b as u32, l.expect("closed"))).collect();
-                Ok(vec![GraphBuilder::from_parts(labels, edges, data.is_directed()).build().0])
-            }
-        };
-        match found {
-            Ok(found) if queries.len() + found.len() <= max => {
-                skips.extend(std::iter::repeat_n(skip, found.len()));
-                queries.extend(found);
-            }
-            // Too many label combinations, and no edge label to keep: the vertex labels become
-            // restrictions over the label-free view.
-            _ if edges.iter().all(|e| e.2.is_none()) => {
-                let view = label_free(pattern, data, &vertex_labels, &edges, &either, &mut allowed);
-                return Ok(Compiled { view: true, ..shape(pattern, view) });
-            }
-            Ok(_) => return Err(too_many()),
-            Err(e) => return Err(e),
-        }
-    }
-    if allowed.iter().any(Option::is_some) {
-        queries.iter_mut().for_each(|q| q.restrict(allowed.clone()));
-    }
-    Ok(shape(pattern, (queries, skips)))
+    Ok(Lowered { vertex_labels, edges, either, allowed })
 }
 
 /// The queries and skips of the label-free view: one orientation per edge without direction
@@ -708,6 +740,14 @@ mod tests {
             prop_assume!(!(skipping && semantics == Semantics::Induced));
             let (count, rows) = run(&c, &data, semantics);
             let (want, want_rows) = oracle(&p, &data, semantics, &c.columns);
+            // A tree pattern under homomorphism, counted without enumeration, rooted at its
+            // first returned vertex: the same count, and that vertex's distinct answers.
+            let root = c.columns[0];
+            if let (Semantics::Homomorphism, Some(t)) = (semantics, tree(&p, &data, root).unwrap()) {
+                let got = t.count(&data, &Control::unlimited()).unwrap();
+                prop_assert_eq!(got.total, Some(want), "tree {}", text);
+                prop_assert_eq!(got.roots.len() as u64, oracle(&p, &data, semantics, &[root]).1, "tree {}", text);
+            }
             prop_assert_eq!(count, want, "{}", text);
             if c.distinct || p.distinct {
                 prop_assert_eq!(rows, want_rows, "{}", text);
