@@ -28,7 +28,8 @@ pub enum Engine {
 }
 
 /// A tree-pattern query's result: the count and the root's answers (None when stopped), its
-/// milliseconds, the GPU's figures where it ran there (with `join_ms` the passes' time and
+/// milliseconds, the GPU's figures where it ran there (`upload_ms` the data graph's layout
+/// where this query uploaded it, `join_ms` the passes' time, and
 /// `report` an empty one for the caller to replace), and whether the device's 64-bit counts
 /// saturated and the CPU counted again.
 pub struct TreeRan {
@@ -106,9 +107,9 @@ impl Engine {
                 };
                 let gpu = GpuReport {
                     report: Report::nothing(opts.filter, None),
-                    upload_ms: 0.0,
+                    upload_ms: ran.upload_ms,
                     filter_ms: 0.0,
-                    join_ms: ran.ms,
+                    join_ms: ran.ms - ran.upload_ms,
                     peak_device_bytes: engine.peak_device_bytes(),
                     buffer_elements: 0,
                     joined_rows: 0,

@@ -446,13 +446,18 @@ impl GpuEngine {
 
     /// Counts a tree-pattern query's homomorphisms (GGQ, [`crate::ggq`]), uploading the
     /// data graph's tree-pass layout on the first; None when `control` stopped it.
+    /// The count's `upload_ms` is the layout's upload where this query paid it, and its `ms`
+    /// includes it.
     pub fn count_tree(&mut self, tree: &TreeQuery, control: &Control) -> Result<Option<GpuTreeCount>> {
         self.gpu.reset_peak();
+        let t = Instant::now();
         let g = match &mut self.tree_graph {
             Some(g) => g,
             slot => slot.insert(TreeGraph::upload(&self.gpu, &self.data)?),
         };
-        ggq::count(&self.gpu, g, &self.graph.labels, &self.data, tree, control)
+        let upload_ms = t.elapsed().as_secs_f64() * 1e3;
+        let counted = ggq::count(&self.gpu, g, &self.graph.labels, &self.data, tree, control)?;
+        Ok(counted.map(|c| GpuTreeCount { upload_ms, ms: c.ms + upload_ms, ..c }))
     }
 
     pub fn device_info(&self) -> &DeviceInfo {

@@ -83,6 +83,8 @@ pub struct GpuTreeCount {
     pub count: TreeCount,
     /// The device's counts saturated, and the CPU counted again.
     pub recounted: bool,
+    /// The data graph's layout uploaded for this count (0 where an earlier one did).
+    pub upload_ms: f64,
     pub ms: f64,
 }
 
@@ -158,11 +160,21 @@ pub fn count(
     )?;
     if gpu.download(&overflow)?[0] != 0 {
         // Saturated on the device: the CPU's 128-bit counts.
-        return Ok(tree.count(data, control).map(|count| GpuTreeCount { count, recounted: true, ms: elapsed(start) }));
+        return Ok(tree.count(data, control).map(|count| GpuTreeCount {
+            count,
+            recounted: true,
+            upload_ms: 0.0,
+            ms: elapsed(start),
+        }));
     }
     let total = root.iter().map(|&c| c as u128).sum();
     let roots = (0..n as u32).filter(|&v| root[v as usize] > 0).collect();
-    Ok(Some(GpuTreeCount { count: TreeCount { total: Some(total), roots }, recounted: false, ms: elapsed(start) }))
+    Ok(Some(GpuTreeCount {
+        count: TreeCount { total: Some(total), roots },
+        recounted: false,
+        upload_ms: 0.0,
+        ms: elapsed(start),
+    }))
 }
 
 fn elapsed(start: Instant) -> f64 {
