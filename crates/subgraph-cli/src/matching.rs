@@ -1,6 +1,5 @@
 //! `subgraph match`: load the data graph once, then plan, match and report every query.
 
-use crate::patterns::{run_pattern, Derived};
 use crate::progress::with_progress;
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -19,6 +18,7 @@ use subgraph_core::pipeline::{bytes, MatchOptions};
 use subgraph_core::plan::{Symmetry, Tail};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::{Graph, Semantics};
+use subgraph_gpu::patterns::{run_pattern, Derived};
 use subgraph_gpu::{
     CandidateFilter, DepthFirst, Engine, GpuOptions, LoadBalance, OutputScheme, Ran, Structure, DFS_FRONTIER_ROWS,
 };
@@ -623,7 +623,7 @@ fn match_all(
             "query", "embeddings", "complete", "elapsed_ms", "filter", "order", "space", "enumerate"
         );
     }
-    let mut derived = Derived::default();
+    let derived = Derived::default();
     for (name, item) in items(a, patterns, qopts)? {
         let deadline = a.timeout.map(|s| Instant::now() + Duration::from_secs_f64(s));
         let control = Arc::new(Control::new(deadline, interrupt.clone()));
@@ -639,7 +639,7 @@ fn match_all(
             }
             Item::Pattern(pattern) => {
                 let run = with_progress(&name, &control, a.quiet, || {
-                    run_pattern(&pattern, &name, data, engine, pattern_opts, &control, output, a.unique, &mut derived)
+                    run_pattern(&pattern, &name, data, engine, pattern_opts, &control, output, a.unique, &derived)
                 })
                 .with_context(|| name.clone())?;
                 (pattern_opts, run.ran, run.unique, None, Some(run.rows), Some(pattern.text))
