@@ -572,16 +572,16 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
 }
 
 /// One query to run: a query graph read from a file, or a pattern's text.
-enum Item {
+pub enum Item {
     Graph(Box<Graph>),
     Pattern(Pattern),
 }
 
 /// The queries the arguments name, each with its name: query files' graphs (`FILE#i` where a
 /// file holds several), `.cypher` files' patterns, then `--pattern` texts (`pattern#i`).
-fn items(a: &MatchArgs, patterns: Vec<Pattern>, qopts: &ReadOptions) -> Result<Vec<(String, Item)>> {
+pub fn items(queries: &[PathBuf], patterns: Vec<Pattern>, qopts: &ReadOptions) -> Result<Vec<(String, Item)>> {
     let mut out = Vec::new();
-    for path in &a.queries {
+    for path in queries {
         let file = source::display_name(path).display().to_string();
         if source::uncompressed_name(path).extension().is_some_and(|e| e == "cypher") {
             let text = String::from_utf8(source::read(path)?).map_err(|e| {
@@ -624,7 +624,7 @@ fn match_all(
         );
     }
     let derived = Derived::default();
-    for (name, item) in items(a, patterns, qopts)? {
+    for (name, item) in items(&a.queries, patterns, qopts)? {
         let deadline = a.timeout.map(|s| Instant::now() + Duration::from_secs_f64(s));
         let control = Arc::new(Control::new(deadline, interrupt.clone()));
         let (opts, ran, unique, automorphisms, rows, pattern) = match item {
