@@ -1,9 +1,10 @@
 //! `subgraph explain`: how a query is planned and why: the plans the planner compared with their
 //! estimated embeddings and cost, the chosen order with its symmetry restrictions and counted
 //! tail, and per position the estimated against the actual partial matches (the chosen plan
-//! is run on the CPU engine); with `--all`, every compared plan is run and timed.
+//! is run on the CPU engine); with `--all`, every compared plan is run and timed. A pattern
+//! (`--pattern`, `.cypher` files) is explained as the query graphs of its label expansions.
 
-use crate::matching::{check_timeout, stdin_once, InputArgs, PartsArgs};
+use crate::matching::{check_timeout, items, stdin_once, InputArgs, Item, PartsArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde::Serialize;
@@ -11,18 +12,26 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use subgraph_core::cpu::FailingSets;
 use subgraph_core::estimate::GPU_WEIGHTS;
-use subgraph_core::io::{read_graphs, source, ReadOptions};
+use subgraph_core::io::ReadOptions;
 use subgraph_core::pipeline::{explain_query, Explained, MatchOptions};
 use subgraph_core::sink::Control;
+use subgraph_core::Graph;
+use subgraph_gpu::patterns::{check, Derived, NOWHERE_NOTE, VIEW_NOTE};
+use subgraph_pattern::Pattern;
 
 #[derive(Args)]
 pub struct ExplainArgs {
     /// Data graph file; `-` reads standard input, and gzip (.gz) and zstd (.zst) files are
     /// decompressed (told by their magic bytes too).
     data: PathBuf,
-    /// Query graph files; `-` and compressed files as for DATA.
-    #[arg(required = true)]
+    /// Query graph files, or pattern files (`.cypher`, one pattern each); `-` and compressed
+    /// files as for DATA.
+    #[arg(required_unless_present = "pattern")]
     queries: Vec<PathBuf>,
+    /// A pattern, as `match --pattern` takes it: each query graph it expands into is explained
+    /// (semantics homomorphism unless --semantics says otherwise); may be given several times.
+    #[arg(long, value_name = "TEXT")]
+    pattern: Vec<String>,
     #[command(flatten)]
     input: InputArgs,
     #[command(flatten)]
@@ -93,6 +102,9 @@ struct Explanation {
     enumerate_ms: f64,
     /// With --all, the other compared plans as run.
     others: Vec<Run>,
+    /// Expansions of a pattern only: the pattern's text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pattern: Option<String>,
 }
 
 fn run_of(e: &Explained) -> Run {
@@ -110,7 +122,13 @@ fn run_of(e: &Explained) -> Run {
     }
 }
 
-fn explanation(name: String, query: &subgraph_core::Graph, runs: &[Explained], semantics: &'static str) -> Explanation {
+fn explanation(
+    name: String,
+    query: &Graph,
+    runs: &[Explained],
+    semantics: &'static str,
+    pattern: Option<&str>,
+) -> Explanation {
     let chosen = &runs[0];
     let plan = &chosen.plan;
     let n = plan.len();
@@ -167,6 +185,7 @@ fn explanation(name: String, query: &subgraph_core::Graph, runs: &[Explained], s
         space_ms: chosen.report.space_ms,
         enumerate_ms: chosen.report.enumerate_ms,
         others: runs[1..].iter().map(run_of).collect(),
+        pattern: pattern.map(str::to_string),
     }
 }
 
@@ -266,27 +285,56 @@ pub fn run(a: ExplainArgs) -> Result<()> {
         }
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global().context("starting the thread pool")?;
     }
-    stdin_once([&a.data].into_iter().chain(&a.queries).chain(&a.input.vertex_labels))?;
+    stdin_once([&a.data].into_iter().chain(&a.queries).chain(&a.input.vertex_labels).chain(&a.input.vertex_props))?;
+    // Patterns are read before the data graph, so that a mistake in one shows at once.
+    let patterns: Vec<Pattern> = a.pattern.iter().map(|t| subgraph_pattern::parse(t)).collect::<Result<_, _>>()?;
     let data = a.input.read_one(&a.data)?.graph;
     let qopts = ReadOptions { directed: data.is_directed(), ids: a.input.ids.mode(), ..ReadOptions::default() };
     let opts = MatchOptions { max_memory: a.input.max_memory, ..parts.options(a.limit, FailingSets::Auto) };
-    let timeout = a.timeout.map(Duration::from_secs_f64);
-    let control = || Control::new(timeout.map(|t| Instant::now() + t), Default::default());
-    for path in &a.queries {
-        let queries = read_graphs(path, &qopts)?;
-        let several = queries.len() > 1;
-        for (i, q) in queries.into_iter().enumerate() {
-            let file = source::display_name(path).display();
-            let name = if several { format!("{file}#{i}") } else { file.to_string() };
-            let runs = explain_query(&data, q.graph.clone(), &opts, a.all, control)
-                .with_context(|| format!("query {name}"))?;
-            let e = explanation(name, &q.graph, &runs, parts.semantics.name());
-            if a.format == "json" {
-                println!("{}", serde_json::to_string(&e)?);
-            } else {
-                print_text(&e);
+    let pattern_opts = MatchOptions { semantics: parts.pattern_semantics, ..opts };
+    let derived = Derived::default();
+    for (name, item) in items(&a.queries, patterns, &qopts)? {
+        match item {
+            Item::Graph(q) => explain_one(&a, &data, name, &q, &opts, None)?,
+            Item::Pattern(pattern) => {
+                let (compiled, view) = derived.compile(&pattern, &data).with_context(|| name.clone())?;
+                check(&compiled, pattern_opts.semantics, false).with_context(|| name.clone())?;
+                let n = compiled.queries.len();
+                if view.is_some() || n == 0 {
+                    eprintln!("note: {name}: {}", if n == 0 { NOWHERE_NOTE } else { VIEW_NOTE });
+                }
+                if a.format == "text" {
+                    println!("pattern {name}: {n} expansion {}", if n == 1 { "query" } else { "queries" });
+                }
+                for (i, q) in compiled.queries.iter().enumerate() {
+                    let label = if n == 1 { name.clone() } else { format!("{name} (expansion {} of {n})", i + 1) };
+                    let on = view.as_deref().unwrap_or(&data);
+                    explain_one(&a, on, label, q, &pattern_opts, Some(&pattern.text))?;
+                }
             }
         }
+    }
+    Ok(())
+}
+
+/// Explains `query` (named `name`; an expansion of the pattern `pattern`) on `data` and prints
+/// the explanation.
+fn explain_one(
+    a: &ExplainArgs,
+    data: &Graph,
+    name: String,
+    query: &Graph,
+    opts: &MatchOptions,
+    pattern: Option<&str>,
+) -> Result<()> {
+    let timeout = a.timeout.map(Duration::from_secs_f64);
+    let control = || Control::new(timeout.map(|t| Instant::now() + t), Default::default());
+    let runs = explain_query(data, query.clone(), opts, a.all, control).with_context(|| format!("query {name}"))?;
+    let e = explanation(name, query, &runs, opts.semantics.name(), pattern);
+    if a.format == "json" {
+        println!("{}", serde_json::to_string(&e)?);
+    } else {
+        print_text(&e);
     }
     Ok(())
 }

@@ -8,7 +8,6 @@ mod explain;
 mod gen;
 mod info;
 mod matching;
-mod patterns;
 mod progress;
 mod signal;
 

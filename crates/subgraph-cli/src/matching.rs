@@ -1,6 +1,5 @@
 //! `subgraph match`: load the data graph once, then plan, match and report every query.
 
-use crate::patterns::{run_pattern, Derived};
 use crate::progress::with_progress;
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -19,6 +18,7 @@ use subgraph_core::pipeline::{bytes, MatchOptions};
 use subgraph_core::plan::{Symmetry, Tail};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::{Graph, Semantics};
+use subgraph_gpu::patterns::{run_pattern, Derived};
 use subgraph_gpu::{
     CandidateFilter, DepthFirst, Engine, GpuOptions, LoadBalance, OutputScheme, Ran, Structure, DFS_FRONTIER_ROWS,
 };
@@ -577,16 +577,16 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
 }
 
 /// One query to run: a query graph read from a file, or a pattern's text.
-enum Item {
+pub enum Item {
     Graph(Box<Graph>),
     Pattern(Pattern),
 }
 
 /// The queries the arguments name, each with its name: query files' graphs (`FILE#i` where a
 /// file holds several), `.cypher` files' patterns, then `--pattern` texts (`pattern#i`).
-fn items(a: &MatchArgs, patterns: Vec<Pattern>, qopts: &ReadOptions) -> Result<Vec<(String, Item)>> {
+pub fn items(queries: &[PathBuf], patterns: Vec<Pattern>, qopts: &ReadOptions) -> Result<Vec<(String, Item)>> {
     let mut out = Vec::new();
-    for path in &a.queries {
+    for path in queries {
         let file = source::display_name(path).display().to_string();
         if source::uncompressed_name(path).extension().is_some_and(|e| e == "cypher") {
             let text = String::from_utf8(source::read(path)?).map_err(|e| {
@@ -628,8 +628,8 @@ fn match_all(
             "query", "embeddings", "complete", "elapsed_ms", "filter", "order", "space", "enumerate"
         );
     }
-    let mut derived = Derived::default();
-    for (name, item) in items(a, patterns, qopts)? {
+    let derived = Derived::default();
+    for (name, item) in items(&a.queries, patterns, qopts)? {
         let deadline = a.timeout.map(|s| Instant::now() + Duration::from_secs_f64(s));
         let control = Arc::new(Control::new(deadline, interrupt.clone()));
         let (opts, ran, unique, automorphisms, rows, pattern) = match item {
@@ -654,7 +654,7 @@ fn match_all(
                         output,
                         a.unique,
                         a.tree_count == "auto",
-                        &mut derived,
+                        &derived,
                     )
                 })
                 .with_context(|| name.clone())?;

@@ -463,3 +463,43 @@ fn a_refused_allocation_is_one_line_and_status_1() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.starts_with("subgraph: error: out of memory: the system refused an allocation of"), "{err}");
 }
+
+#[test]
+fn explain_shows_each_expansion_of_a_pattern() {
+    let hprd = data("hprd/HPRD.graph");
+    let hprd = hprd.to_str().unwrap();
+    let query = data("hprd/queries/query_dense_16_2.graph");
+    let query = query.to_str().unwrap();
+    let p = "MATCH (a:1)--(b)--(c:1)--(a) RETURN DISTINCT b";
+    let matched = json_lines(&run(&["match", "-q", "--format", "json", hprd, "--pattern", p]));
+    let o = run(&["explain", "--format", "json", hprd, query, "--pattern", p]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let lines = json_lines(&o);
+    // The query file first, as before; then one explanation per label of b next to label 1.
+    assert_eq!(lines[0]["query"], query);
+    assert_eq!(lines[0]["chosen"]["embeddings"], 80);
+    assert!(lines[0].get("pattern").is_none());
+    let n = lines.len() - 1;
+    assert!(n > 1, "b expands over several labels");
+    for (i, e) in lines[1..].iter().enumerate() {
+        assert_eq!(e["query"], format!("pattern (expansion {} of {n})", i + 1));
+        assert_eq!((&e["pattern"], &e["semantics"]), (&serde_json::json!(p), &serde_json::json!("homomorphism")));
+    }
+    let sum: u64 = lines[1..].iter().map(|e| e["chosen"]["embeddings"].as_u64().unwrap()).sum();
+    assert_eq!(sum, matched[0]["embeddings"].as_u64().unwrap(), "the expansions add up to the pattern");
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("triangles.cypher");
+    std::fs::write(&file, p).unwrap();
+    let file = file.to_str().unwrap();
+    let t = run(&["explain", "--semantics", "embed", hprd, file]);
+    let out = stdout(&t);
+    assert!(out.starts_with(&format!("pattern {file}: {n} expansion queries\nquery {file} (expansion 1 of {n})")));
+    assert_eq!(out.matches("\nquery ").count(), n);
+    assert!(out.contains("semantics embed"));
+
+    let bad = run(&["explain", hprd, "--pattern", "MATCH (a:1 -->(b)"]);
+    assert_eq!(bad.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.starts_with("subgraph: error: pattern, line 1, column 12: expected"), "{err}");
+}

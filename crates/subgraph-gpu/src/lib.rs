@@ -1,7 +1,9 @@
 //! subgraph-gpu: the GPU engine of subgraph, after GSI (Zeng et al., ICDE 2020): PCSR graph
 //! storage (§IV-A), vertex signatures and GPU filtering (§III-A), and the join engine (§V–§VI:
 //! Prealloc-Combine, warp set operations, write cache, load balancing), and GGQ's tree-pattern
-//! counts (`ggq`), on CUDA through cudarc with kernels compiled at run time by NVRTC.
+//! counts (`ggq`), on CUDA through cudarc with kernels compiled at run time by NVRTC; and where
+//! queries and patterns run ([`Engine`], [`patterns`]), for the command line and the Python
+//! package alike.
 
 pub mod cuda;
 pub mod devices;
@@ -12,6 +14,7 @@ pub mod filter;
 pub mod ggq;
 pub mod hash;
 pub mod join;
+pub mod patterns;
 pub mod pcsr;
 pub mod refine;
 pub mod scan;

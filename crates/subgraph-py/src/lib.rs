@@ -1,5 +1,6 @@
 //! The native half of the Python package `subgraph` (`python/subgraph/__init__.py` is the
-//! other): graphs read from files or built from id arrays, and one query matched on the device
+//! other): graphs read from files or built from id arrays, and one query (a query graph, or a
+//! pattern's text run by `subgraph_gpu::patterns`, as `match --pattern`) matched on the device
 //! asked for (`subgraph_gpu::Engine`, as the command line's `--device`: the CPU pipeline, the GPU
 //! engine, or per query by estimated cost) with the GIL released, stopped by a timeout, a limit
 //! or Ctrl-C (KeyboardInterrupt). Errors are `subgraph.SubgraphError` with the command line's
@@ -19,11 +20,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use subgraph_core::automorphism::Automorphisms;
 use subgraph_core::filter::Filter;
-use subgraph_core::io::{self, Format, ReadOptions};
+use subgraph_core::io::{self, Format, IdMode, ReadOptions};
 use subgraph_core::pipeline::{explain_query, run_query, MatchOptions};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::{GraphBuilder, Semantics, VertexIds};
+use subgraph_gpu::patterns::{run_pattern, Derived};
 use subgraph_gpu::{Engine, GpuError, GpuOptions, Ran};
+use subgraph_pattern::{Pattern, Return};
 
 create_exception!(
     subgraph,
@@ -43,11 +46,13 @@ struct Graph {
     /// The engines opened for it as a data graph, per `device` name (`auto`, `gpu`): opening
     /// one uploads the graph to the GPU, once.
     engines: Mutex<Vec<(String, Arc<Mutex<Engine>>)>>,
+    /// What patterns derive from it as a data graph, made once.
+    derived: Arc<Derived>,
 }
 
 impl Graph {
     fn new(graph: subgraph_core::Graph) -> Graph {
-        Graph { inner: Arc::new(graph), engines: Mutex::new(Vec::new()) }
+        Graph { inner: Arc::new(graph), engines: Mutex::new(Vec::new()), derived: Arc::default() }
     }
 
     /// The engine for `device` (auto or gpu), opened on first use; None for the CPU (asked
@@ -78,18 +83,45 @@ impl Graph {
 #[pymethods]
 impl Graph {
     /// Reads a graph file: Sun & Luo `.graph`, GSI `.g`, `.sgb`, edge lists, Matrix Market,
-    /// KONECT; gzip and zstd are decompressed. `format` names the format when the extension
-    /// does not; `directed` applies to edge lists.
+    /// KONECT, RDF; gzip and zstd are decompressed. `format` names the format when the extension
+    /// does not; `directed` applies to edge lists. As the command line's options of the same
+    /// names: `vertex_labels`, a file of `id label` lines (edge lists, mtx, KONECT);
+    /// `vertex_props`, a CSV file of vertex properties for patterns' property tests; `ids`, how
+    /// edge lists', mtx and KONECT ids become vertices: "compact" (numbers compacted to 0..n),
+    /// "keep" (`--keep-ids`) or "names" (`--string-ids`).
     #[staticmethod]
-    #[pyo3(signature = (path, format=None, directed=false))]
-    fn from_file(py: Python<'_>, path: PathBuf, format: Option<&str>, directed: bool) -> PyResult<Graph> {
+    #[pyo3(signature = (path, format=None, directed=false, vertex_labels=None, vertex_props=None, ids="compact"))]
+    fn from_file(
+        py: Python<'_>,
+        path: PathBuf,
+        format: Option<&str>,
+        directed: bool,
+        vertex_labels: Option<PathBuf>,
+        vertex_props: Option<PathBuf>,
+        ids: &str,
+    ) -> PyResult<Graph> {
         let format = match format {
             None => None,
             Some(name) => Some(Format::from_name(name).ok_or_else(|| error(format!("unknown format '{name}'")))?),
         };
-        let opts = ReadOptions { format, directed, ..ReadOptions::default() };
-        let loaded = py.detach(|| io::read_graph(&path, &opts)).map_err(error)?;
-        Ok(Graph::new(loaded.graph))
+        let ids = match ids {
+            "compact" => IdMode::Compact,
+            "keep" => IdMode::Keep,
+            "names" => IdMode::Names,
+            other => return Err(error(format!("unknown ids '{other}' (compact, keep or names)"))),
+        };
+        let opts = ReadOptions { format, directed, vertex_labels, ids };
+        let graph = py
+            .detach(|| {
+                let mut graph = io::read_graph(&path, &opts)?.graph;
+                if let Some(props) = &vertex_props {
+                    let props = io::props::read(props, &graph)?;
+                    graph.set_properties(props);
+                }
+                Ok::<_, subgraph_core::Error>(graph)
+            })
+            .map_err(error)?;
+        Ok(Graph::new(graph))
     }
 
     /// A graph of `num_vertices` vertices with the edges src[i] → dst[i] (int64 arrays of
@@ -214,6 +246,10 @@ struct Result {
     /// Where it ran: "cpu" or "gpu"; and why a query meant for the GPU ran on the CPU.
     device: &'static str,
     note: Option<String>,
+    /// Patterns only: the result rows (after RETURN, DISTINCT and LIMIT; 1 for `count(*)`)
+    /// and their column names.
+    rows: Option<u128>,
+    columns: Option<Vec<String>>,
 }
 
 #[pymethods]
@@ -251,6 +287,8 @@ impl From<Ran> for Result {
             unique: None,
             device: if ran.gpu.is_some() { "gpu" } else { "cpu" },
             note: ran.note,
+            rows: None,
+            columns: None,
         }
     }
 }
@@ -311,6 +349,14 @@ fn pool(threads: Option<usize>) -> PyResult<Option<Arc<ThreadPool>>> {
     Ok(Some(p))
 }
 
+/// Runs `work` in `pool` (None: where it is called, in rayon's global pool).
+fn in_pool<T: Send>(pool: &Option<Arc<ThreadPool>>, work: impl FnOnce() -> T + Send) -> T {
+    match pool {
+        Some(p) => p.install(work),
+        None => work(),
+    }
+}
+
 /// How long a waiting call sleeps between looks for Ctrl-C.
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
@@ -351,64 +397,133 @@ fn run_detached<T: Send + 'static, E: std::fmt::Display + Send + 'static>(
 }
 
 /// The arguments every query call takes, as the package passes them: (semantics, limit,
-/// timeout, threads, filter, device).
+/// timeout, threads, filter, device); semantics None is the default of the query's kind.
 #[derive(FromPyObject)]
-struct QueryArgs(String, Option<u64>, Option<f64>, Option<usize>, String, String);
+struct QueryArgs(Option<String>, Option<u64>, Option<f64>, Option<usize>, String, String);
+
+/// What a query call matches: a query graph, or a pattern's text (as `match --pattern`).
+#[derive(FromPyObject)]
+enum Query<'py> {
+    Graph(PyRef<'py, Graph>),
+    Pattern(String),
+}
+
+/// A query call's query, read: a query graph, or a parsed pattern.
+enum Read {
+    Graph(Arc<subgraph_core::Graph>),
+    Pattern(Box<Pattern>),
+}
+
+/// One query's work, to run off the GIL: its result, or the error's message.
+type Work = Box<dyn FnOnce() -> std::result::Result<Result, String> + Send>;
+
+/// A query ready to run, and the shape of its rows: `columns` names a pattern's (None for a
+/// query graph, whose rows have one column per query vertex); `count_star` says the pattern's
+/// one row is its count (`Result.embeddings`), which no match writes.
+struct Prepared {
+    work: Work,
+    columns: Option<Vec<String>>,
+    count_star: bool,
+}
 
 /// The work of one query as `args` say: `query` matched in `data`, stopped by `interrupt` too,
-/// written to `output` when given.
+/// written to `output` (`OutputFormat::Words`: a query graph's matches, a pattern's rows) when
+/// given; with `unique`, distinct subgraphs are counted too.
 fn query_work(
     data: &Graph,
-    query: &Graph,
+    query: &Query<'_>,
     args: &QueryArgs,
+    unique: bool,
     interrupt: &Arc<AtomicBool>,
     output: Option<Output>,
-) -> PyResult<impl FnOnce() -> std::result::Result<Ran, GpuError> + Send + 'static> {
+) -> PyResult<Prepared> {
     let QueryArgs(semantics, limit, timeout, threads, filter, device) = args;
-    let opts = options(semantics, *limit, filter)?;
-    let control = control(timeout_of(*timeout)?, interrupt);
+    // A pattern is read first, so that a mistake in it shows whatever else is wrong.
+    let query = match query {
+        Query::Graph(q) => Read::Graph(q.inner.clone()),
+        Query::Pattern(text) => Read::Pattern(Box::new(subgraph_pattern::parse(text).map_err(error)?)),
+    };
+    let default = if matches!(query, Read::Pattern(_)) { "homomorphism" } else { "embed" };
+    let opts = options(semantics.as_deref().unwrap_or(default), *limit, filter)?;
+    if unique && opts.semantics == Semantics::Homomorphism {
+        return Err(error("unique is refused for homomorphisms, which do not define distinct subgraphs"));
+    }
+    let control = Arc::new(control(timeout_of(*timeout)?, interrupt));
     let engine = data.engine(device)?;
-    let (data, query, pool) = (data.inner.clone(), (*query.inner).clone(), pool(*threads)?);
-    Ok(move || {
-        let output = output.as_ref().map(|o| (o, "query"));
-        let work = || match &engine {
-            Some(e) => e.lock().unwrap_or_else(|e| e.into_inner()).run(&data, query, &opts, &control, output),
-            None => run_query(&data, query, &opts, &control, output)
-                .map(|report| Ran { report, gpu: None, choice: None, note: None })
-                .map_err(GpuError::from),
-        };
-        match &pool {
-            Some(p) => p.install(work),
-            None => work(),
+    let (graph, pool) = (data.inner.clone(), pool(*threads)?);
+    Ok(match query {
+        Read::Graph(query) => {
+            let auts = unique.then(|| Automorphisms::of(&query).order()).flatten();
+            let query = (*query).clone();
+            let work = move || {
+                let output = output.as_ref().map(|o| (o, "query"));
+                let ran = in_pool(&pool, || match &engine {
+                    Some(e) => e.lock().unwrap_or_else(|e| e.into_inner()).run(&graph, query, &opts, &control, output),
+                    None => run_query(&graph, query, &opts, &control, output)
+                        .map(|report| Ran { report, gpu: None, choice: None, note: None })
+                        .map_err(GpuError::from),
+                })
+                .map_err(|e| e.to_string())?;
+                let distinct = ran.report.unique(auts);
+                let mut result = Result::from(ran);
+                (result.automorphisms, result.unique) = (auts, distinct);
+                Ok(result)
+            };
+            Prepared { work: Box::new(work), columns: None, count_star: false }
+        }
+        Read::Pattern(pattern) => {
+            let (columns, count_star) = (pattern.column_names(), pattern.returns == Return::CountStar);
+            let derived = data.derived.clone();
+            let output = output.map(Arc::new);
+            let work = move || {
+                let run = in_pool(&pool, || {
+                    let mut cpu = Engine::Cpu { why: None };
+                    let mut held = engine.as_ref().map(|e| e.lock().unwrap_or_else(|e| e.into_inner()));
+                    let engine = held.as_deref_mut().unwrap_or(&mut cpu);
+                    run_pattern(
+                        &pattern,
+                        "pattern",
+                        &graph,
+                        engine,
+                        &opts,
+                        &control,
+                        output.as_ref(),
+                        unique,
+                        true,
+                        &derived,
+                    )
+                })
+                .map_err(|e| e.to_string())?;
+                let mut result = Result::from(run.ran);
+                (result.unique, result.rows, result.columns) = (run.unique, Some(run.rows), Some(run.names));
+                Ok(result)
+            };
+            Prepared { work: Box::new(work), columns: Some(columns), count_star }
         }
     })
 }
 
-/// Matches `query` in `data`: the result and, with `collect`, the matches' data vertex numbers
-/// as one u32 array, one per query vertex in query vertex order (the package's `count` and
-/// `match` call this; `match` reshapes the array).
+/// Matches `query` (a Graph, or a pattern's text) in `data`: the result and, with `collect`,
+/// the matches' data vertex numbers as one u32 array, one per query vertex in query vertex
+/// order, or a pattern's rows, one per column (None for a `count(*)` pattern, whose one row is
+/// the result's `embeddings`). The package's `count` and `match` call this; `match` reshapes
+/// the array.
 #[pyfunction]
 fn run_query_py<'py>(
     py: Python<'py>,
     data: &Graph,
-    query: &Graph,
+    query: Query<'py>,
     args: QueryArgs,
     collect: bool,
     unique: bool,
 ) -> PyResult<(Result, Option<Bound<'py, PyArray1<u32>>>)> {
-    if unique && Semantics::from_name(&args.0) == Some(Semantics::Homomorphism) {
-        return Err(error("unique is refused for homomorphisms, which do not define distinct subgraphs"));
-    }
     let all = Arc::new(Mutex::new(Vec::new()));
     let output = collect.then(|| Output::new(Box::new(Sink::Collect(all.clone())), OutputFormat::Words));
     let interrupt = Arc::new(AtomicBool::new(false));
-    let ran = run_detached(py, &interrupt, query_work(data, query, &args, &interrupt, output)?)?;
-    let auts = unique.then(|| Automorphisms::of(&query.inner).order()).flatten();
-    let distinct = ran.report.unique(auts);
-    let mut result = Result::from(ran);
-    (result.automorphisms, result.unique) = (auts, distinct);
+    let prepared = query_work(data, &query, &args, unique, &interrupt, output)?;
+    let result = run_detached(py, &interrupt, prepared.work)?;
     let words = std::mem::take(&mut *all.lock().unwrap_or_else(|e| e.into_inner()));
-    let ids = collect.then(|| PyArray1::from_vec(py, words_to_ids(&words)));
+    let ids = (collect && !prepared.count_star).then(|| PyArray1::from_vec(py, words_to_ids(&words)));
     Ok((result, ids))
 }
 
@@ -417,16 +532,22 @@ fn words_to_ids(words: &[u8]) -> Vec<u32> {
 }
 
 /// A listing query running in the background: each step gives the next batch of matches (the
-/// data vertex numbers as u32, one per query vertex in query vertex order), at most a few
-/// batches ahead of the reader. Dropping it stops the query.
+/// data vertex numbers as u32, one per query vertex in query vertex order, or a pattern's rows,
+/// one per column), at most a few batches ahead of the reader. Dropping it stops the query.
 #[pyclass(module = "subgraph._native")]
 struct MatchBatches {
     interrupt: Arc<AtomicBool>,
     batches: Mutex<Receiver<Vec<u8>>>,
-    done: Mutex<Receiver<std::result::Result<Ran, GpuError>>>,
+    done: Mutex<Receiver<std::result::Result<Result, String>>>,
     /// The query's result once every batch is read.
     #[pyo3(get)]
     result: Option<Py<Result>>,
+    /// A pattern's column names (None for a query graph), and whether its one row is its
+    /// count (`count(*)`), which comes in no batch.
+    #[pyo3(get)]
+    columns: Option<Vec<String>>,
+    #[pyo3(get)]
+    count_star: bool,
 }
 
 /// Batches an iterator may hold before the engine waits for its reader.
@@ -435,18 +556,25 @@ const BATCHES_AHEAD: usize = 4;
 #[pymethods]
 impl MatchBatches {
     #[new]
-    fn new(data: &Graph, query: &Graph, args: QueryArgs) -> PyResult<MatchBatches> {
+    fn new(data: &Graph, query: Query<'_>, args: QueryArgs) -> PyResult<MatchBatches> {
         let interrupt = Arc::new(AtomicBool::new(false));
         let (tx, batches) = std::sync::mpsc::sync_channel(BATCHES_AHEAD);
         let output = Output::new(Box::new(Sink::Send(tx)), OutputFormat::Words);
-        let work = query_work(data, query, &args, &interrupt, Some(output))?;
+        let Prepared { work, columns, count_star } = query_work(data, &query, &args, false, &interrupt, Some(output))?;
         let (report, done) = std::sync::mpsc::channel();
         // The work owns the output: its sender is dropped, ending the batches, before the
         // report is sent.
         std::thread::spawn(move || {
             let _ = report.send(work());
         });
-        Ok(MatchBatches { interrupt, batches: Mutex::new(batches), done: Mutex::new(done), result: None })
+        Ok(MatchBatches {
+            interrupt,
+            batches: Mutex::new(batches),
+            done: Mutex::new(done),
+            result: None,
+            columns,
+            count_star,
+        })
     }
 
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -465,7 +593,7 @@ impl MatchBatches {
         if self.interrupt.load(Ordering::Relaxed) {
             return Err(PyKeyboardInterrupt::new_err("the query was interrupted"));
         }
-        self.result = Some(Py::new(py, Result::from(report.map_err(error)?))?);
+        self.result = Some(Py::new(py, report.map_err(error)?)?);
         Ok(None)
     }
 }

@@ -266,3 +266,120 @@ def test_devices():
             map(tuple, subgraph.match(data, query, device="cpu")))
     with pytest.raises(subgraph.SubgraphError, match="unknown device"):
         subgraph.count(data, query, device="tpu")
+
+
+def as_pattern(path):
+    """A Sun & Luo `.graph` query written as a pattern: every vertex with its label, every edge."""
+    parts = []
+    for line in pathlib.Path(path).read_text().splitlines():
+        f = line.split()
+        if f and f[0] == "v":
+            parts.append(f"(v{f[1]}:{f[2]})")
+        elif f and f[0] == "e":
+            parts.append(f"(v{f[1]})--(v{f[2]})")
+    return "MATCH " + ", ".join(parts)
+
+
+def named_graph(props=True):
+    named = DATA / "named"
+    return subgraph.Graph.from_file(
+        named / "edges.txt", directed=True, ids="names", vertex_labels=named / "labels.txt",
+        vertex_props=named / "props.csv" if props else None)
+
+
+def test_patterns_count_as_their_query_files():
+    data = subgraph.Graph.from_file(DATA / "hprd" / "HPRD.graph")
+    expected = dict(line.split(":") for line in (DATA / "hprd" / "expected_output.res").read_text().split())
+    for name in ["query_dense_16_2", "query_dense_16_8", "query_dense_16_11"]:
+        file = DATA / "hprd" / "queries" / f"{name}.graph"
+        pattern = as_pattern(file)
+        r = subgraph.count(data, pattern, semantics="embed")
+        assert r.embeddings == int(expected[name]) == subgraph.count(data, subgraph.Graph.from_file(file)).embeddings
+        assert (r.rows, r.columns, r.complete) == (r.embeddings, [f"v{i}" for i in range(16)], True)
+        rows = subgraph.match(data, pattern, semantics="embed")
+        assert sorted(map(tuple, rows)) == sorted(map(tuple, subgraph.match(data, subgraph.Graph.from_file(file))))
+    # A Graph keeps its result fields: no rows, no columns.
+    assert subgraph.count(data, subgraph.Graph.from_file(file)).rows is None
+
+
+def test_patterns_default_to_homomorphism():
+    data = subgraph.Graph.from_file(DATA / "hprd" / "HPRD.graph")
+    path = "MATCH (a:1)--(b)--(c:1) RETURN count(*)"
+    hom, emb = subgraph.count(data, path), subgraph.count(data, path, semantics="embed")
+    assert hom.embeddings > emb.embeddings > 0 and hom.rows == 1 and hom.columns == ["count(*)"]
+    # Homomorphisms add the folded paths a = c: one per edge from a vertex labelled 1.
+    folded = subgraph.count(data, "MATCH (a:1)--(b) RETURN count(*)").embeddings
+    assert hom.embeddings == emb.embeddings + folded
+    counted = subgraph.match(data, path, semantics="embed")
+    assert counted.shape == (1, 1) and int(counted[0, 0]) == emb.embeddings
+    assert [b.tolist() for b in subgraph.iter_matches(data, path)] == [[[hom.embeddings]]]
+
+
+def test_tree_patterns_are_counted_by_the_tree_passes():
+    data = subgraph.Graph.from_file(DATA / "hprd" / "HPRD.graph")
+    # A path with a wildcard middle (GGQ): counted without enumeration, as the CLI does; its
+    # DISTINCT middle vertices are the answers, equal to those of the enumerated rows.
+    path = "MATCH (a:1)--(b)--(c:2)"
+    counted = subgraph.count(data, path + " RETURN count(*)")
+    assert (counted.embeddings, counted.order) == (1741, "tree")
+    rows = subgraph.match(data, path + " RETURN a, b, c")
+    assert len(rows) == 1741 and subgraph.count(data, path + " RETURN a, b, c").order == "tree"
+    answers = subgraph.match(data, path + " RETURN DISTINCT b")
+    r = subgraph.count(data, path + " RETURN DISTINCT b")
+    assert r.order == "tree" and answers.shape == (r.rows, 1)
+    assert sorted(answers[:, 0].tolist()) == sorted(set(rows[:, 1].tolist()))
+    # Under embed the pattern is enumerated.
+    assert subgraph.count(data, path + " RETURN count(*)", semantics="embed").order != "tree"
+
+
+def test_pattern_rows_distinct_and_limit():
+    data = subgraph.Graph.from_file(DATA / "hprd" / "HPRD.graph")
+    triangles = "MATCH (a:1)--(b)--(c:1)--(a)"
+    full = subgraph.match(data, triangles + " RETURN a, b, c", semantics="embed")
+    labels = data.labels()
+    assert full.shape[1] == 3 and len(full) > 0 and (labels[full[:, 0]] == 1).all() and (labels[full[:, 2]] == 1).all()
+    distinct = subgraph.match(data, triangles + " RETURN DISTINCT b", semantics="embed")
+    r = subgraph.count(data, triangles + " RETURN DISTINCT b", semantics="embed")
+    assert distinct.shape == (r.rows, 1) and r.embeddings == len(full) > r.rows
+    assert sorted(distinct[:, 0].tolist()) == sorted(set(full[:, 1].tolist()))
+    limited = subgraph.match(data, triangles + " RETURN DISTINCT b LIMIT 2", semantics="embed")
+    assert limited.shape == (2, 1) and len(set(limited[:, 0].tolist())) == 2
+    assert set(limited[:, 0].tolist()) <= set(full[:, 1].tolist())
+    assert len(subgraph.match(data, triangles, semantics="embed", limit=5)) == 5
+    streamed = np.concatenate(list(subgraph.iter_matches(data, triangles + " RETURN DISTINCT b", semantics="embed")))
+    assert sorted(streamed[:, 0].tolist()) == sorted(distinct[:, 0].tolist())
+
+
+def test_patterns_on_a_named_property_graph():
+    data = named_graph()
+    rows = subgraph.match(data, "MATCH (a:Person)-[:knows]->(b:Person)-[:created]->(c:Lang) RETURN DISTINCT a, c")
+    # Hand-checked, as the command line's test: who knows someone who created a language.
+    assert sorted(map(tuple, rows.tolist())) == [
+        ("ada", "cobol"), ("alan", "algol"), ("barbara", "cobol"), ("edsger", "clu"), ("grace", "clu")]
+    p = """MATCH (a:Person {field: "computing"})-[:knows]->(b)-[:created]->(c:Lang)
+           WHERE c.born >= 1959 AND b.name <> "Grace Hopper" RETURN a, b, c"""
+    r = subgraph.count(data, p)
+    assert (r.rows, r.columns) == (2, ["a", "b", "c"])
+    assert sorted(map(tuple, subgraph.match(data, p).tolist())) == [
+        ("edsger", "barbara", "clu"), ("grace", "barbara", "clu")]
+    # An edge without direction matches either way, once: five pairs know each other.
+    assert subgraph.count(data, "MATCH (a:Person)-[:knows]-(b:Person)").embeddings == 10
+    with pytest.raises(subgraph.SubgraphError, match=r"property 'age', which the vertex properties do not have"):
+        subgraph.count(data, "MATCH (a)-->(b) WHERE a.age > 3")
+    with pytest.raises(subgraph.SubgraphError, match="vertex properties"):
+        subgraph.count(named_graph(props=False), p)
+    with pytest.raises(subgraph.SubgraphError, match=r"no vertex label of the data graph is named 'Robot'"):
+        subgraph.count(data, "MATCH (a:Robot)-->(b)")
+    with pytest.raises(subgraph.SubgraphError, match="unknown ids"):
+        subgraph.Graph.from_file(DATA / "named" / "edges.txt", ids="strings")
+
+
+def test_pattern_errors_are_subgraph_errors_with_the_caret():
+    data = subgraph.Graph.from_file(DATA / "hprd" / "HPRD.graph")
+    with pytest.raises(subgraph.SubgraphError) as e:
+        subgraph.count(data, "MATCH (a:1 -->(b)")
+    message = str(e.value)
+    assert message.startswith("pattern, line 1, column 12: expected"), message
+    assert "\n  MATCH (a:1 -->(b)\n             ^" in message
+    with pytest.raises(subgraph.SubgraphError, match="homomorphisms"):
+        subgraph.count(data, "MATCH (a:1)--(b)", unique=True)

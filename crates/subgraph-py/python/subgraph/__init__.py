@@ -5,10 +5,12 @@
     query = subgraph.Graph.from_edges([0, 1, 2], [1, 2, 0], vertex_labels=[1, 1, 1])
     subgraph.count(data, query).embeddings     # 126 triangles of label 1 in HPRD
     subgraph.match(data, query, limit=10)      # (n, k) array of data vertex ids
+    subgraph.match(data, "MATCH (a:1)--(b)--(c:1)--(a) RETURN DISTINCT b")   # a pattern's rows
 
 Semantics are the command line's (README, "Semantics"): embeddings (injective,
-label-preserving, non-induced) by default, "induced" and "homomorphism" on request. Matching
-runs on every CPU core with the GIL released; Ctrl-C stops it (KeyboardInterrupt).
+label-preserving, non-induced) by default for query graphs, homomorphisms for patterns (as
+`match --pattern`), "embed", "induced" and "homomorphism" on request. Matching runs on every
+CPU core with the GIL released; Ctrl-C stops it (KeyboardInterrupt).
 """
 
 import numpy as np
@@ -53,46 +55,74 @@ def _from_edges(src, dst, vertex_labels=None, edge_labels=None, directed=False, 
 Graph.from_edges = staticmethod(_from_edges)
 
 
-def count(data, query, semantics="embed", limit=None, timeout=None, threads=None, filter="auto", unique=False,
+def count(data, query, semantics=None, limit=None, timeout=None, threads=None, filter="auto", unique=False,
           device="auto"):
     """Counts the matches of query in data (all of them, the first `limit`, or those found
     before `timeout` seconds) on `threads` threads (default: every core) after the candidate
     filter `filter` (as --filter): a Result, whose `complete` says whether the count is all.
+    `query` is a Graph, or a pattern's text (openCypher's MATCH, a subset, as the command
+    line's --pattern: README, "Patterns"), whose Result also holds `rows` (after RETURN,
+    DISTINCT and LIMIT; 1 for count(*)) and `columns`. `semantics` is "embed" for a Graph and
+    "homomorphism" for a pattern unless given ("embed", "induced" or "homomorphism").
     `device` is the command line's --device: "auto" (the GPU when one is usable, per query where
     its estimated cost is lower), "cpu" or "gpu" (SubgraphError when none is usable); the first
     GPU query of a data graph uploads it. Result.device says where it ran.
-    With unique=True the Result also holds `automorphisms` (|Aut(query)|) and, when complete,
-    `unique`: the distinct subgraphs, embeddings / |Aut(query)| (not for homomorphisms)."""
+    With unique=True the Result also holds `automorphisms` (|Aut(query)|, query graphs only)
+    and, when complete, `unique`: the distinct subgraphs, embeddings / |Aut(query)| (not for
+    homomorphisms)."""
     return run_query_py(data, query, (semantics, limit, timeout, threads, filter, device), False, unique)[0]
 
 
-def _rows(data, query, words):
-    """Data vertex numbers, k per match, as an (n, k) array of the data file's own ids."""
-    table = words.reshape(-1, query.num_vertices)
+def _table(data, words, width):
+    """Data vertex numbers, `width` per row, as an (n, width) array of the data file's own ids."""
+    table = words.reshape(-1, width)
     ids = data.original_ids()
     if ids is None:
         return table
     return np.asarray(ids, dtype=object if isinstance(ids, list) else np.uint64)[table]
 
 
-def match(data, query, semantics="embed", limit=None, timeout=None, threads=None, filter="auto", device="auto"):
+def _count_row(count):
+    """A count(*) pattern's one row: its count, as a (1, 1) array."""
+    return np.array([[count]], dtype=np.uint64 if count < 2**64 else object)
+
+
+def _pattern_rows(data, result, words):
+    """A pattern's rows as match() gives them; words is None for a count(*) pattern."""
+    if words is None:
+        return _count_row(result.embeddings)
+    if not result.columns:
+        return np.zeros((result.rows, 0), dtype=np.uint32)
+    return _table(data, words, len(result.columns))
+
+
+def match(data, query, semantics=None, limit=None, timeout=None, threads=None, filter="auto", device="auto"):
     """Every match of query in data (or the first `limit`; those found before `timeout`
     seconds) as an (n, k) array, row i holding the data vertex of each of the k query vertices.
-    The ids are the data file's own (uint64, or names in an object array) when it had sparse
-    or named ids, else vertex numbers (uint32). Use count() for the count alone, which does
-    not hold the matches in memory."""
-    _, words = run_query_py(data, query, (semantics, limit, timeout, threads, filter, device), True, False)
-    return _rows(data, query, words)
+    For a pattern's text, its rows as `--output` writes them: one column per RETURN column
+    (Result.columns of count()), DISTINCT and LIMIT applied; a count(*) pattern gives its count
+    as a (1, 1) array. The ids are the data file's own (uint64, or names in an object array)
+    when it had sparse or named ids, else vertex numbers (uint32). Use count() for the count
+    alone, which does not hold the matches in memory."""
+    result, words = run_query_py(data, query, (semantics, limit, timeout, threads, filter, device), True, False)
+    if isinstance(query, str):
+        return _pattern_rows(data, result, words)
+    return _table(data, words, query.num_vertices)
 
 
-def iter_matches(data, query, semantics="embed", limit=None, timeout=None, threads=None, filter="auto",
+def iter_matches(data, query, semantics=None, limit=None, timeout=None, threads=None, filter="auto",
                  device="auto"):
-    """The matches as match() gives them, in batches of (m, k) arrays, while the query runs:
-    memory stays bounded (the engine waits while the reader is a few batches behind), and
-    leaving the loop early stops the query."""
+    """The matches (or a pattern's rows) as match() gives them, in batches of (m, k) arrays,
+    while the query runs: memory stays bounded (the engine waits while the reader is a few
+    batches behind), and leaving the loop early stops the query."""
     batches = MatchBatches(data, query, (semantics, limit, timeout, threads, filter, device))
+    width = query.num_vertices if batches.columns is None else len(batches.columns)
     for words in batches:
-        yield _rows(data, query, words)
+        yield _table(data, words, width)
+    if batches.count_star:
+        yield _count_row(batches.result.embeddings)
+    elif width == 0 and batches.result.rows:
+        yield np.zeros((batches.result.rows, 0), dtype=np.uint32)
 
 
 def from_networkx(graph, label="label", edge_label=None):

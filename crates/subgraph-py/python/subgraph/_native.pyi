@@ -9,12 +9,20 @@ import numpy.typing as npt
 
 class SubgraphError(ValueError): ...
 
-# (semantics, limit, timeout, threads, filter, device)
-QueryArgs = tuple[str, Optional[int], Optional[float], Optional[int], str, str]
+# (semantics, limit, timeout, threads, filter, device); semantics None: "embed" for a Graph,
+# "homomorphism" for a pattern
+QueryArgs = tuple[Optional[str], Optional[int], Optional[float], Optional[int], str, str]
 
 class Graph:
     @staticmethod
-    def from_file(path: Union[str, PathLike[str]], format: Optional[str] = None, directed: bool = False) -> Graph: ...
+    def from_file(
+        path: Union[str, PathLike[str]],
+        format: Optional[str] = None,
+        directed: bool = False,
+        vertex_labels: Optional[Union[str, PathLike[str]]] = None,
+        vertex_props: Optional[Union[str, PathLike[str]]] = None,
+        ids: str = "compact",
+    ) -> Graph: ...
     @staticmethod
     def from_arrays(
         num_vertices: int,
@@ -58,14 +66,18 @@ class Result:
     unique: Optional[int]
     device: str
     note: Optional[str]
+    rows: Optional[int]
+    columns: Optional[list[str]]
 
 class MatchBatches(Iterator[npt.NDArray[np.uint32]]):
     result: Optional[Result]
-    def __init__(self, data: Graph, query: Graph, args: QueryArgs) -> None: ...
+    columns: Optional[list[str]]
+    count_star: bool
+    def __init__(self, data: Graph, query: Union[Graph, str], args: QueryArgs) -> None: ...
     def __next__(self) -> npt.NDArray[np.uint32]: ...
 
 def run_query_py(
-    data: Graph, query: Graph, args: QueryArgs, collect: bool, unique: bool
+    data: Graph, query: Union[Graph, str], args: QueryArgs, collect: bool, unique: bool
 ) -> tuple[Result, Optional[npt.NDArray[np.uint32]]]: ...
 def explain(
     data: Graph, query: Graph, semantics: str = "embed", filter: str = "auto", timeout: Optional[float] = None

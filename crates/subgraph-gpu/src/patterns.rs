@@ -1,25 +1,96 @@
-//! `subgraph match --pattern` (and `.cypher` query files): a pattern compiled onto the data
-//! graph, each of its label expansions matched by the engine, and its rows (RETURN, DISTINCT,
-//! LIMIT) counted and written; or, for a tree pattern under homomorphism whose rows need no
-//! enumeration, counted by GGQ's tree passes without expanding its absent labels.
+//! Patterns on the engine, the runner the command line (`match --pattern`, `.cypher` files)
+//! and the Python package share: a pattern compiled onto the data graph, each of its label
+//! expansions matched by the [`Engine`] (or on the CPU over the label-free view), and its rows
+//! (RETURN, DISTINCT, LIMIT) counted and written; or, for a tree pattern under homomorphism
+//! whose rows need no enumeration, counted by GGQ's tree passes (`subgraph_core::tree`,
+//! [`crate::ggq`]) without expanding its absent labels.
 
-use anyhow::{bail, Context, Result};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
 use subgraph_core::automorphism::Automorphisms;
 use subgraph_core::pipeline::{run_query, MatchOptions, Report};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped, OUTPUT_BATCH};
 use subgraph_core::{Graph, Semantics};
-use subgraph_gpu::{Engine, Ran};
-use subgraph_pattern::compile::{compile, tree, LabelTriples};
+use subgraph_pattern::compile::{compile, tree, CompileError, Compiled, LabelTriples};
 use subgraph_pattern::rows::Rows;
 use subgraph_pattern::{Pattern, Return};
 
-/// What patterns derive from the data graph, made once when the first needs it: the label
-/// triples (absent labels) and the label-free view (`Compiled::view`).
+use crate::devices::{Engine, Ran};
+use crate::error::GpuError;
+
+/// Why a pattern could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum PatternRunError {
+    #[error(
+        "--unique counts distinct subgraphs, which homomorphisms (the default for patterns) do not define; add \
+         --semantics embed"
+    )]
+    UniqueHomomorphism,
+    #[error(
+        "--unique divides by the pattern's automorphisms, which its property tests or its edges without direction \
+         on directed data break; leave --unique out"
+    )]
+    UniqueRestricted,
+    #[error(
+        "--semantics induced does not say which direction an edge without direction forbids on directed data; \
+         write -> or <-"
+    )]
+    InducedWithoutDirection,
+    #[error(transparent)]
+    Compile(#[from] CompileError),
+    #[error(transparent)]
+    Engine(#[from] GpuError),
+    #[error("writing the rows: {0}")]
+    Rows(std::io::Error),
+    #[error("the pattern has more than 2^128 - 1 matches, more than a count can hold")]
+    TooManyMatches,
+}
+
+/// What patterns derive from one data graph, made once when the first needs it and shared by
+/// every pattern on that graph (from any thread): the label triples (absent labels) and the
+/// label-free view (`Compiled::view`).
 #[derive(Default)]
 pub struct Derived {
-    triples: Option<LabelTriples>,
-    view: Option<Arc<Graph>>,
+    triples: OnceLock<LabelTriples>,
+    view: OnceLock<Arc<Graph>>,
+}
+
+impl Derived {
+    /// `pattern` compiled onto `data` (the graph this is derived from), and the label-free view
+    /// its queries are for where `Compiled::view` says so.
+    pub fn compile(&self, pattern: &Pattern, data: &Graph) -> Result<(Compiled, Option<Arc<Graph>>), CompileError> {
+        let compiled = compile(pattern, data, || self.triples.get_or_init(|| LabelTriples::of(data)))?;
+        let view = compiled.view.then(|| self.view.get_or_init(|| Arc::new(data.without_labels())).clone());
+        Ok((compiled, view))
+    }
+}
+
+/// Why a pattern runs on the CPU over the label-free view (`Ran::note`, after the pattern's
+/// name).
+pub const VIEW_NOTE: &str = "the pattern's unlabelled vertices expand into too many label combinations: it runs on \
+                             the CPU over the data graph without labels, its labelled vertices restricted to their \
+                             labels";
+
+/// Why a pattern has nothing to run (`Ran::note`, after the pattern's name).
+pub const NOWHERE_NOTE: &str = "the pattern's labels occur together nowhere in the data graph";
+
+/// Refuses what `compiled` cannot mean under `semantics` (and `unique`): distinct subgraphs
+/// where property tests or edges without direction break the automorphisms, and induced
+/// matches of edges without direction on directed data.
+pub fn check(compiled: &Compiled, semantics: Semantics, unique: bool) -> Result<(), PatternRunError> {
+    let skipping = skipping(compiled);
+    if unique && (compiled.restricted || skipping) {
+        return Err(PatternRunError::UniqueRestricted);
+    }
+    if skipping && semantics == Semantics::Induced {
+        return Err(PatternRunError::InducedWithoutDirection);
+    }
+    Ok(())
+}
+
+/// Some query of `compiled` matches an edge without direction reversed (`Compiled::skips`).
+fn skipping(compiled: &Compiled) -> bool {
+    compiled.skips.iter().any(|s| !s.is_empty())
 }
 
 /// What a pattern came to.
@@ -30,10 +101,17 @@ pub struct PatternRun {
     pub rows: u128,
     /// Distinct subgraphs, when asked for and complete.
     pub unique: Option<u128>,
+    /// The rows' column names (`count(*)` for a count).
+    pub names: Vec<String>,
+    /// The pattern returns `count(*)`: its one row is `ran.report.embeddings`, written by
+    /// [`Output::write_count`] (nothing in `OutputFormat::Words`).
+    pub count_star: bool,
 }
 
-/// Matches `pattern` (named `name`) on `data` under `opts`, writing its rows to
-/// `output`; `derived` keeps what patterns derive from the data graph.
+/// Matches `pattern` (named `name`) on `data` under `opts`, writing its rows to `output`
+/// (`OutputFormat::Words` writes each row's data vertex numbers); `derived` is `data`'s. With
+/// `unique`, distinct subgraphs are counted too (refused where they are not defined); with
+/// `trees`, a tree pattern whose rows need no enumeration is counted by the tree passes.
 #[allow(clippy::too_many_arguments)]
 pub fn run_pattern(
     pattern: &Pattern,
@@ -45,32 +123,19 @@ pub fn run_pattern(
     output: Option<&Arc<Output>>,
     unique: bool,
     trees: bool,
-    derived: &mut Derived,
-) -> Result<PatternRun> {
+    derived: &Derived,
+) -> Result<PatternRun, PatternRunError> {
     if unique && opts.semantics == Semantics::Homomorphism {
-        bail!("--unique counts distinct subgraphs, which homomorphisms (the default for patterns) do not define; add --semantics embed");
+        return Err(PatternRunError::UniqueHomomorphism);
     }
     if trees {
         if let Some(run) = run_tree(pattern, name, data, engine, opts, control, output)? {
             return Ok(run);
         }
     }
-    let compiled = compile(pattern, data, || derived.triples.get_or_insert_with(|| LabelTriples::of(data)))?;
-    // A label-free pattern runs on the CPU over the view, where its labels are restrictions.
-    let view = compiled.view.then(|| derived.view.get_or_insert_with(|| Arc::new(data.without_labels())).clone());
-    let skipping = compiled.skips.iter().any(|s| !s.is_empty());
-    if unique && (compiled.restricted || skipping) {
-        bail!(
-            "--unique divides by the pattern's automorphisms, which its property tests or its edges without \
-             direction on directed data break; leave --unique out"
-        );
-    }
-    if skipping && opts.semantics == Semantics::Induced {
-        bail!(
-            "--semantics induced does not say which direction an edge without direction forbids on directed data; \
-             write -> or <-"
-        );
-    }
+    let (compiled, view) = derived.compile(pattern, data)?;
+    check(&compiled, opts.semantics, unique)?;
+    let skipping = skipping(&compiled);
     let limit = compiled.limit.into_iter().chain(opts.limit).min();
     // Matches are followed one by one where rows are written or made distinct, or where
     // some are skipped (edges without direction on directed data); otherwise every match is a
@@ -105,10 +170,8 @@ pub fn run_pattern(
         let output = words.as_ref().map(|w| (w, name));
         let ran = match &view {
             Some(view) => {
-                let report = run_query(view, query.clone(), &this, control, output)?;
-                let note = "the pattern's unlabelled vertices expand into too many label combinations: it runs on the \
-                            CPU over the data graph without labels, its labelled vertices restricted to their labels";
-                Ran { report, gpu: None, choice: None, note: Some(format!("{name}: {note}")) }
+                let report = run_query(view, query.clone(), &this, control, output).map_err(GpuError::from)?;
+                Ran { report, gpu: None, choice: None, note: Some(format!("{name}: {VIEW_NOTE}")) }
             }
             None => engine.run(data, query.clone(), &this, control, output)?,
         };
@@ -124,13 +187,13 @@ pub fn run_pattern(
         });
     }
     if let Some(w) = &words {
-        w.finish().context("writing the rows")?;
+        w.finish().map_err(PatternRunError::Rows)?;
     }
     let mut ran = merged.unwrap_or_else(|| Ran {
         report: Report::nothing(opts.filter, control.stopped()),
         gpu: None,
         choice: None,
-        note: Some(format!("{name}: the pattern's labels occur together nowhere in the data graph")),
+        note: Some(format!("{name}: {NOWHERE_NOTE}")),
     });
     if let (Some(r), true) = (&rows, skipping) {
         ran.report.embeddings = r.matches() as u128;
@@ -144,12 +207,18 @@ pub fn run_pattern(
         o.begin_rows(name, &compiled.names);
         o.write_count(name, &compiled.names[0], ran.report.embeddings);
     }
-    Ok(PatternRun { unique: unique_sum.filter(|_| unique && ran.report.complete), ran, rows })
+    Ok(PatternRun {
+        unique: unique_sum.filter(|_| unique && ran.report.complete),
+        ran,
+        rows,
+        names: compiled.names,
+        count_star: compiled.count_star,
+    })
 }
 
 /// A tree pattern under homomorphism whose rows need no enumeration (`count(*)`; every match a
 /// row and none written; or DISTINCT of one vertex, its answers), counted by GGQ's tree passes
-/// (`subgraph_core::tree`, on the GPU `subgraph_gpu::ggq`) rooted at that vertex, absent labels
+/// (`subgraph_core::tree`, on the GPU [`crate::ggq`]) rooted at that vertex, absent labels
 /// left as wildcards. None where it does not apply.
 fn run_tree(
     pattern: &Pattern,
@@ -159,7 +228,7 @@ fn run_tree(
     opts: &MatchOptions,
     control: &Arc<Control>,
     output: Option<&Arc<Output>>,
-) -> Result<Option<PatternRun>> {
+) -> Result<Option<PatternRun>, PatternRunError> {
     if opts.semantics != Semantics::Homomorphism {
         return Ok(None);
     }
@@ -184,12 +253,12 @@ fn run_tree(
     let Some(count) = ran.count else {
         let report = Report::nothing(opts.filter, control.stopped());
         let run = Ran { report, gpu: None, choice: None, note: Some(note) };
-        return Ok(Some(PatternRun { ran: run, rows: 0, unique: None }));
+        return Ok(Some(PatternRun { ran: run, rows: 0, unique: None, names: pattern.column_names(), count_star }));
     };
     let limit = pattern.limit.into_iter().chain(opts.limit).min().map(u128::from);
     let names = pattern.column_names();
     let (embeddings, stopped, rows) = match (projection, count.total) {
-        (false, None) => bail!("the pattern has more than 2^128 - 1 matches, more than a count can hold"),
+        (false, None) => return Err(PatternRunError::TooManyMatches),
         (false, Some(total)) => {
             let kept = limit.map_or(total, |l| total.min(l));
             let stopped = (kept < total).then_some(Stopped::Limit);
@@ -229,8 +298,14 @@ fn run_tree(
         order: "tree",
         ..Report::nothing(opts.filter, None)
     };
-    let gpu = ran.gpu.map(|g| subgraph_gpu::GpuReport { report, ..g });
-    Ok(Some(PatternRun { ran: Ran { report, gpu, choice: None, note: Some(note) }, rows, unique: None }))
+    let gpu = ran.gpu.map(|g| crate::GpuReport { report, ..g });
+    Ok(Some(PatternRun {
+        ran: Ran { report, gpu, choice: None, note: Some(note) },
+        rows,
+        unique: None,
+        names,
+        count_star,
+    }))
 }
 
 /// Two expansions' reports as one: matches and work add up, and the run is complete only if
