@@ -16,7 +16,7 @@ use subgraph_core::io::ReadOptions;
 use subgraph_core::pipeline::{explain_query, Explained, MatchOptions};
 use subgraph_core::sink::Control;
 use subgraph_core::Graph;
-use subgraph_gpu::patterns::{check, Derived, NOWHERE_NOTE, VIEW_NOTE};
+use subgraph_gpu::patterns::{check, tree_query, Derived, NOWHERE_NOTE, VIEW_NOTE};
 use subgraph_pattern::Pattern;
 
 #[derive(Args)]
@@ -300,6 +300,12 @@ pub fn run(a: ExplainArgs) -> Result<()> {
                 let (compiled, view) = derived.compile(&pattern, &data).with_context(|| name.clone())?;
                 check(&compiled, pattern_opts.semantics, false).with_context(|| name.clone())?;
                 let n = compiled.queries.len();
+                if tree_query(&pattern, &data, pattern_opts.semantics, false).with_context(|| name.clone())?.is_some() {
+                    eprintln!(
+                        "note: {name}: match counts this tree pattern by GGQ's tree passes, without these plans \
+                         (unless its rows are written, or --tree-count off)"
+                    );
+                }
                 if view.is_some() || n == 0 {
                     eprintln!("note: {name}: {}", if n == 0 { NOWHERE_NOTE } else { VIEW_NOTE });
                 }

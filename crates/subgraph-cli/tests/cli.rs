@@ -498,6 +498,13 @@ fn explain_shows_each_expansion_of_a_pattern() {
     assert_eq!(out.matches("\nquery ").count(), n);
     assert!(out.contains("semantics embed"));
 
+    // The triangle is no tree; a path counted under homomorphism is, and explain says that
+    // match counts it by the tree passes.
+    let tree_note = "match counts this tree pattern by GGQ's tree passes";
+    assert!(!String::from_utf8_lossy(&o.stderr).contains(tree_note));
+    let path = run(&["explain", hprd, "--pattern", "MATCH (a:1)--(b)--(c:2) RETURN count(*)"]);
+    assert!(String::from_utf8_lossy(&path.stderr).contains(tree_note));
+
     let bad = run(&["explain", hprd, "--pattern", "MATCH (a:1 -->(b)"]);
     assert_eq!(bad.status.code(), Some(1));
     let err = String::from_utf8_lossy(&bad.stderr);

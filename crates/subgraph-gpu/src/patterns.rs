@@ -10,6 +10,7 @@ use std::sync::{Arc, OnceLock};
 use subgraph_core::automorphism::Automorphisms;
 use subgraph_core::pipeline::{run_query, MatchOptions, Report};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped, OUTPUT_BATCH};
+use subgraph_core::tree::TreeQuery;
 use subgraph_core::{Graph, Semantics};
 use subgraph_pattern::compile::{compile, tree, CompileError, Compiled, LabelTriples};
 use subgraph_pattern::rows::Rows;
@@ -216,6 +217,33 @@ pub fn run_pattern(
     })
 }
 
+/// The tree query GGQ's passes count `pattern` by on `data` under `semantics` (rooted at its
+/// one DISTINCT vertex), where it is a tree pattern under homomorphism whose rows need no
+/// enumeration (`count(*)`; every match a row, none written (`writes` false); DISTINCT of one
+/// vertex); None otherwise.
+pub fn tree_query(
+    pattern: &Pattern,
+    data: &Graph,
+    semantics: Semantics,
+    writes: bool,
+) -> Result<Option<TreeQuery>, PatternRunError> {
+    if semantics != Semantics::Homomorphism {
+        return Ok(None);
+    }
+    let count_star = matches!(pattern.returns, Return::CountStar);
+    let mut columns = pattern.returned_vertices();
+    columns.sort_unstable();
+    columns.dedup();
+    let distinct = pattern.distinct && !count_star && columns.len() < pattern.vertices.len();
+    let projection = distinct && columns.len() == 1;
+    // Every match a row and none written: counting them is enough.
+    let counted = !(distinct || writes);
+    if count_star || projection || counted {
+        return Ok(tree(pattern, data, columns.first().copied().unwrap_or(0))?);
+    }
+    Ok(None)
+}
+
 /// A tree pattern under homomorphism whose rows need no enumeration (`count(*)`; every match a
 /// row and none written; or DISTINCT of one vertex, its answers), counted by GGQ's tree passes
 /// (`subgraph_core::tree`, on the GPU [`crate::ggq`]) rooted at that vertex, absent labels
@@ -229,21 +257,13 @@ fn run_tree(
     control: &Arc<Control>,
     output: Option<&Arc<Output>>,
 ) -> Result<Option<PatternRun>, PatternRunError> {
-    if opts.semantics != Semantics::Homomorphism {
-        return Ok(None);
-    }
-    let count_star = matches!(pattern.returns, Return::CountStar);
-    let mut columns = pattern.returned_vertices();
-    columns.sort_unstable();
-    columns.dedup();
-    let distinct = pattern.distinct && !count_star && columns.len() < pattern.vertices.len();
-    let projection = distinct && columns.len() == 1;
-    if !(count_star || projection || (!distinct && output.is_none())) {
-        return Ok(None);
-    }
-    let Some(tree) = tree(pattern, data, columns.first().copied().unwrap_or(0))? else {
+    let Some(tree) = tree_query(pattern, data, opts.semantics, output.is_some())? else {
         return Ok(None);
     };
+    let count_star = matches!(pattern.returns, Return::CountStar);
+    // DISTINCT of fewer vertices than the pattern has: of one (`tree_query`), its answers.
+    let returned: std::collections::BTreeSet<usize> = pattern.returned_vertices().into_iter().collect();
+    let projection = !count_star && pattern.distinct && returned.len() < pattern.vertices.len();
     let ran = engine.count_tree(data, &tree, opts, control)?;
     let where_ = if ran.gpu.is_some() { "the GPU" } else { "the CPU" };
     let mut note = format!("{name}: a tree pattern, counted on {where_} without enumerating its matches (GGQ)");
