@@ -349,6 +349,13 @@ fn tree_patterns_count_as_the_general_engine_does() {
         (Some(5), &full[0]["embeddings"], &full[0]["complete"])
     );
     assert!(full[0]["rows"].as_u64().unwrap() > 5);
+    // DISTINCT over every vertex keeps every match: counted, nothing written.
+    let every = "MATCH (a:1)--(b)--(c:2) RETURN DISTINCT a, b, c";
+    let r = report(&run(&["match", "-q", "--format", "json", hprd, "--pattern", every]));
+    assert_eq!(
+        (&r[0]["order"], r[0]["embeddings"].as_u64(), r[0]["rows"].as_u64()),
+        (&serde_json::json!("tree"), Some(1741), Some(1741))
+    );
     // Under embed, a tree pattern is enumerated as any pattern (the passes count homomorphisms).
     let embed = "MATCH (a:1)--(b)--(c:1) RETURN count(*)";
     let r = report(&run(&["match", "-q", "--format", "json", "--semantics", "embed", hprd, "--pattern", embed]));
