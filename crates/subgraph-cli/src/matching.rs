@@ -315,6 +315,24 @@ pub struct GpuArgs {
     /// below it (FSIG's BFS-to-DFS switch).
     #[arg(long, value_name = "ROWS", default_value_t = DFS_FRONTIER_ROWS)]
     pub gpu_dfs_frontier: u64,
+    /// Most device memory the GPU engine may hold at once, data graph included: a size such as
+    /// 8G or 512M (powers of 1024), or auto (the device's free memory). Every device allocation
+    /// is checked against it, and the join's chunks are sized within it; a data graph that does
+    /// not fit is an error under --device gpu (the CPU under auto), and a counting query that
+    /// outgrows it runs on the CPU.
+    #[arg(long, value_name = "SIZE", default_value = "auto", value_parser = parse_gpu_memory)]
+    pub gpu_memory: GpuMemory,
+}
+
+/// `--gpu-memory`: a cap in bytes, or None for the device's free memory.
+#[derive(Debug, Clone, Copy)]
+pub struct GpuMemory(pub Option<u64>);
+
+fn parse_gpu_memory(s: &str) -> Result<GpuMemory, String> {
+    match s {
+        "auto" => Ok(GpuMemory(None)),
+        _ => parse_bytes(s).map(|b| GpuMemory(Some(b))),
+    }
 }
 
 impl GpuArgs {
@@ -340,6 +358,7 @@ impl GpuArgs {
                 _ => DepthFirst::Auto,
             },
             dfs_frontier_rows: self.gpu_dfs_frontier,
+            device_memory: self.gpu_memory.0,
             ..GpuOptions::default()
         }
     }
@@ -446,6 +465,9 @@ struct Row {
     join_ms: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     peak_device_bytes: Option<u64>,
+    /// GPU only, with `--gpu-memory SIZE`: the cap the peak stayed within.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpu_memory_budget: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     gpu_buffer_elements: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -686,6 +708,7 @@ fn match_all(
             upload_ms: gpu.map(|g| g.upload_ms),
             join_ms: gpu.map(|g| g.join_ms),
             peak_device_bytes: gpu.map(|g| g.peak_device_bytes),
+            gpu_memory_budget: gpu.and(a.gpu.gpu_memory.0),
             gpu_buffer_elements: gpu.map(|g| g.buffer_elements),
             gpu_joined_rows: gpu.map(|g| g.joined_rows),
             gpu_block_tasks: gpu.map(|g| g.block_tasks),

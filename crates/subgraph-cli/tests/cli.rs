@@ -510,3 +510,18 @@ fn explain_shows_each_expansion_of_a_pattern() {
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(err.starts_with("subgraph: error: pattern, line 1, column 12: expected"), "{err}");
 }
+
+#[test]
+fn gpu_memory_takes_a_size_or_auto() {
+    let hprd = data("hprd/HPRD.graph");
+    let hprd = hprd.to_str().unwrap();
+    let query = data("hprd/queries/query_dense_16_2.graph");
+    let query = query.to_str().unwrap();
+    for ok in ["auto", "512M", "1.5G"] {
+        let o = run(&["match", "-q", "--device", "cpu", "--gpu-memory", ok, hprd, query]);
+        assert!(o.status.success(), "{ok}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    let bad = run(&["match", "-q", "--device", "cpu", "--gpu-memory", "12Q", hprd, query]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown unit 'q'"));
+}

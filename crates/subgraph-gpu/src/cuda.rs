@@ -91,11 +91,20 @@ pub struct DeviceBuffer<T> {
     usage: Arc<Usage>,
 }
 
-/// Bytes held in live [`DeviceBuffer`]s of one [`Gpu`], and the most held since the last reset.
-#[derive(Debug, Default)]
+/// Bytes held in live [`DeviceBuffer`]s of one [`Gpu`], the most held since the last reset, and
+/// the cap on them.
+#[derive(Debug)]
 struct Usage {
     live: AtomicU64,
     peak: AtomicU64,
+    /// Most bytes the buffers may hold together (`u64::MAX`: the device's free memory alone).
+    cap: AtomicU64,
+}
+
+impl Default for Usage {
+    fn default() -> Self {
+        Usage { live: AtomicU64::new(0), peak: AtomicU64::new(0), cap: AtomicU64::new(u64::MAX) }
+    }
 }
 
 impl<T> Drop for DeviceBuffer<T> {
@@ -337,8 +346,31 @@ impl Gpu {
         Ok((free as u64, total as u64))
     }
 
-    /// Fails with [`GpuError::OutOfMemory`] unless `bytes` are free on the device.
+    /// Caps the bytes this `Gpu`'s buffers may hold together (`--gpu-memory`; None: the
+    /// device's free memory alone). Every allocation is checked against it.
+    pub fn set_memory_cap(&self, cap: Option<u64>) {
+        self.usage.cap.store(cap.unwrap_or(u64::MAX), Ordering::Relaxed);
+    }
+
+    /// The cap [`Gpu::set_memory_cap`] set.
+    pub fn memory_cap(&self) -> Option<u64> {
+        Some(self.usage.cap.load(Ordering::Relaxed)).filter(|&c| c != u64::MAX)
+    }
+
+    /// Bytes that may still be allocated: the device's free memory, within the cap.
+    pub fn headroom(&self) -> Result<u64> {
+        let (free, _) = self.memory()?;
+        let cap = self.usage.cap.load(Ordering::Relaxed);
+        Ok(free.min(cap.saturating_sub(self.live_bytes())))
+    }
+
+    /// Fails with [`GpuError::OverBudget`] where `bytes` more would pass the cap, and with
+    /// [`GpuError::OutOfMemory`] unless they are free on the device.
     fn check_free(&self, what: &'static str, bytes: u64) -> Result<()> {
+        let (held, cap) = (self.live_bytes(), self.usage.cap.load(Ordering::Relaxed));
+        if held.saturating_add(bytes) > cap {
+            return Err(GpuError::OverBudget { what, requested: bytes, held, budget: cap });
+        }
         let (free, total) = self.memory()?;
         if bytes > free {
             return Err(GpuError::OutOfMemory { what, requested: bytes, free, total });

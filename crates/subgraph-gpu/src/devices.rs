@@ -37,6 +37,8 @@ pub struct TreeRan {
     pub ms: f64,
     pub gpu: Option<GpuReport>,
     pub recounted: bool,
+    /// Why a count meant for the GPU ran on the CPU (over `--gpu-memory`).
+    pub why: Option<String>,
 }
 
 /// One query's result: the report, the GPU's when it ran there, the device choice when
@@ -102,8 +104,16 @@ impl Engine {
     ) -> Result<TreeRan> {
         match self {
             Engine::Gpu { engine, auto, .. } if !*auto || device_for_graph(data.num_vertices()).is_some() => {
-                let Some(ran) = engine.count_tree(tree, control)? else {
-                    return Ok(TreeRan { count: None, ms: 0.0, gpu: None, recounted: false });
+                let ran = match engine.count_tree(tree, control) {
+                    Ok(Some(ran)) => ran,
+                    Ok(None) => return Ok(TreeRan { count: None, ms: 0.0, gpu: None, recounted: false, why: None }),
+                    Err(e @ GpuError::OverBudget { .. }) => {
+                        let start = std::time::Instant::now();
+                        let count = tree.count(data, control);
+                        let ms = start.elapsed().as_secs_f64() * 1e3;
+                        return Ok(TreeRan { count, ms, gpu: None, recounted: false, why: Some(e.to_string()) });
+                    }
+                    Err(e) => return Err(e),
                 };
                 let gpu = GpuReport {
                     report: Report::nothing(opts.filter, None),
@@ -120,12 +130,12 @@ impl Engine {
                     dfs_columns: 0,
                     dfs_ms: 0.0,
                 };
-                Ok(TreeRan { count: Some(ran.count), ms: ran.ms, gpu: Some(gpu), recounted: ran.recounted })
+                Ok(TreeRan { count: Some(ran.count), ms: ran.ms, gpu: Some(gpu), recounted: ran.recounted, why: None })
             }
             _ => {
                 let start = std::time::Instant::now();
                 let count = tree.count(data, control);
-                Ok(TreeRan { count, ms: start.elapsed().as_secs_f64() * 1e3, gpu: None, recounted: false })
+                Ok(TreeRan { count, ms: start.elapsed().as_secs_f64() * 1e3, gpu: None, recounted: false, why: None })
             }
         }
     }
@@ -165,6 +175,12 @@ impl Engine {
             Ok(r) => Ok(Ran { report: r.report, gpu: Some(r), choice, note: None }),
             Err(GpuError::TooLarge { what, len, max }) => {
                 let note = format!("{what} {len} exceed the GPU layout's {max}; this query runs on the CPU");
+                Ok(cpu(run_query(data, query, opts, control, output)?, choice, Some(note)))
+            }
+            // Over --gpu-memory: a count starts again on the CPU (matches already written
+            // could not be taken back, so a written query fails).
+            Err(e @ GpuError::OverBudget { .. }) if output.is_none() => {
+                let note = format!("{e}; this query runs on the CPU");
                 Ok(cpu(run_query(data, query, opts, control, output)?, choice, Some(note)))
             }
             Err(e) => Err(e),

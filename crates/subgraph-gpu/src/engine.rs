@@ -142,6 +142,10 @@ pub struct GpuOptions {
     pub dfs_frontier_rows: u64,
     /// Most device bytes one join chunk may use (the free memory bounds it anyway).
     pub memory_budget: Option<u64>,
+    /// Most device bytes the engine may hold at once, data graph included (`--gpu-memory`):
+    /// every allocation is checked against it and the join's chunks are sized within it; None:
+    /// the device's free memory.
+    pub device_memory: Option<u64>,
 }
 
 impl Default for GpuOptions {
@@ -155,6 +159,7 @@ impl Default for GpuOptions {
             depth_first: DepthFirst::Auto,
             dfs_frontier_rows: DFS_FRONTIER_ROWS,
             memory_budget: None,
+            device_memory: None,
         }
     }
 }
@@ -381,6 +386,7 @@ impl GpuEngine {
     pub fn new(shared: Arc<Graph>, opts: &GpuOptions) -> Result<Self> {
         let data = &*shared;
         let gpu = Gpu::new()?;
+        gpu.set_memory_cap(opts.device_memory);
         let rows = gpu.kernel(&SOURCE, "join_rows")?;
         let resident_warps = gpu.info().multiprocessors as u64
             * gpu.resident_blocks(&rows, ROW_BLOCK)?.max(1) as u64
@@ -1159,10 +1165,10 @@ impl<'a> Join<'a> {
         Ok(())
     }
 
-    /// Device bytes one chunk may use: half the free memory, within the configured budget.
+    /// Device bytes one chunk may use: half of what may still be allocated (the free memory,
+    /// within `--gpu-memory`), within the configured chunk budget.
     fn budget(&self) -> Result<u64> {
-        let (free, _) = self.gpu.memory()?;
-        Ok((free / 2).min(self.opts.memory_budget.unwrap_or(u64::MAX)))
+        Ok((self.gpu.headroom()? / 2).min(self.opts.memory_budget.unwrap_or(u64::MAX)))
     }
 
     /// One join pass over chunk rows [start, end): the warp-per-row kernel, then (with

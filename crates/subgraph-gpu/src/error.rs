@@ -33,6 +33,12 @@ pub enum GpuError {
     MissingKernel { source_name: String, kernel: String },
     #[error("device out of memory: asked for {requested} bytes ({what}), {free} bytes free of {total}")]
     OutOfMemory { what: &'static str, requested: u64, free: u64, total: u64 },
+    #[error(
+        "{what}: {requested} bytes more would hold {} bytes on the device, over its memory budget of {budget} bytes \
+         (--gpu-memory)",
+        held + requested
+    )]
+    OverBudget { what: &'static str, requested: u64, held: u64, budget: u64 },
     #[error("{what} has {len} entries, more than the 32-bit layout holds ({max})")]
     TooLarge { what: &'static str, len: u64, max: u64 },
     #[error("{0}")]

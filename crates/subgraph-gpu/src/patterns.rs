@@ -270,6 +270,9 @@ fn run_tree(
     if ran.recounted {
         note.push_str("; the GPU's 64-bit counts saturated, so the CPU counted again in 128 bits");
     }
+    if let Some(why) = &ran.why {
+        note.push_str(&format!(" ({why})"));
+    }
     let Some(count) = ran.count else {
         let report = Report::nothing(opts.filter, control.stopped());
         let run = Ran { report, gpu: None, choice: None, note: Some(note) };

@@ -336,6 +336,54 @@ fn tree_counts_equal_the_cpu() {
     assert_eq!(got.count.roots.len(), 5001);
 }
 
+/// `--gpu-memory`: with the engine capped at the data graph plus 1/2, 1/4 and 1/8 of what the
+/// uncapped queries held beyond it, the skewed graphs' queries (breadth first, chunked, and
+/// depth first) give the CPU's counts and rows with every peak within the cap; a cap below the
+/// data graph is refused when the engine opens.
+#[test]
+fn device_memory_caps_keep_queries_exact() {
+    for (directed, edge_labels) in [(false, 1), (true, 2)] {
+        let data = skewed(directed, edge_labels);
+        let Some(mut free) = engine(&data, &GpuOptions::default()) else {
+            return;
+        };
+        let l = |e: u32| e % edge_labels;
+        let triangle = graph(directed, vec![0, 0, 1], vec![(0, 1, 0), (1, 2, l(1)), (2, 0, 0)]);
+        let path = graph(directed, vec![1, 0, 1], vec![(0, 1, 0), (1, 2, l(1))]);
+        let opts = MatchOptions::default();
+        let variants = [GpuOptions::default(), GpuOptions { depth_first: DepthFirst::Off, ..GpuOptions::default() }];
+        let held = free.device_bytes();
+        let mut peak = held;
+        for g in &variants {
+            for q in [&triangle, &path] {
+                peak = peak
+                    .max(free.run_query(q.clone(), &opts, g, &Control::unlimited(), None).unwrap().peak_device_bytes);
+            }
+        }
+        let (rows, expect) = cpu_rows(&data, &triangle, &opts);
+        let path_count = cpu_count(&data, &path, &opts);
+        drop(free);
+        for k in [2, 4, 8] {
+            let cap = held + (peak - held) / k;
+            for g in &variants {
+                let g = GpuOptions { device_memory: Some(cap), ..*g };
+                let mut capped = engine(&data, &g).unwrap();
+                let (got, n, complete) = gpu_rows(&mut capped, &triangle, &opts, &g);
+                assert!(complete && n == expect && got == rows, "triangle rows under 1/{k}, {g:?}");
+                let r = capped.run_query(path.clone(), &opts, &g, &Control::unlimited(), None).unwrap();
+                assert_eq!(r.report.embeddings, path_count, "path under 1/{k}, {g:?}");
+                assert!(r.peak_device_bytes <= cap, "peak {} over the cap {cap}", r.peak_device_bytes);
+            }
+        }
+        let tight = GpuOptions { device_memory: Some(held / 2), ..GpuOptions::default() };
+        match GpuEngine::new(Arc::new(data.clone()), &tight) {
+            Err(GpuError::OverBudget { budget, .. }) => assert_eq!(budget, held / 2),
+            Err(e) => panic!("{e}"),
+            Ok(_) => panic!("a data graph of {held} bytes opened under a cap of {}", held / 2),
+        }
+    }
+}
+
 /// A graph with hubs whose slices exceed W1 = 4096 (grid layer) and W2 = 1024 (block layer).
 fn skewed(directed: bool, edge_labels: u32) -> Graph {
     let n = 20_000u32;
