@@ -1,10 +1,11 @@
 //! subgraph-bench: the workloads of the benchmarks: synthetic data graphs (R-MAT,
-//! Barabási–Albert, Erdős–Rényi) and query sets extracted by random walks as in Sun & Luo's
+//! Barabási–Albert, Erdős–Rényi), GRR-like RDF (GGQ's data) and query sets extracted by random walks as in Sun & Luo's
 //! SIGMOD 2020 study and GSI's evaluation; and the benchmark runner that times query sets and
 //! reports them as CSV, Markdown and SVG.
 
 pub mod gen_graph;
 pub mod gen_queries;
+pub mod gen_rdf;
 mod rng;
 pub mod runner;
 

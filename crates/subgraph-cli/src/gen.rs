@@ -1,6 +1,6 @@
 //! `subgraph gen`: synthetic data graphs (R-MAT, Barabási–Albert, Erdős–Rényi) and query sets
 //! extracted by random walks, as in Sun & Luo's benchmark (SIGMOD 2020) and GSI's evaluation
-//! (ICDE 2020).
+//! (ICDE 2020); and GRR-like RDF, GGQ's data.
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
@@ -23,6 +23,22 @@ pub enum GenCommand {
     Graph(GraphArgs),
     /// Extract queries from a data graph by random walks.
     Queries(QueriesArgs),
+    /// Generate GRR-like RDF (GGQ's data) as N-Triples: a university schema as in LUBM, about
+    /// 7,000 triples per university.
+    Rdf(RdfArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct RdfArgs {
+    /// Universities (15 departments each, of 12 professors, 120 students, 30 courses, 60
+    /// publications and 3 research groups).
+    #[arg(long)]
+    pub universities: u64,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The N-Triples file to write (.nt; .nt.gz is not written compressed).
+    #[arg(long, short)]
+    pub output: PathBuf,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,7 +136,27 @@ pub fn run(args: GenArgs) -> Result<()> {
     match args.what {
         GenCommand::Graph(a) => run_graph(a),
         GenCommand::Queries(a) => run_queries(a),
+        GenCommand::Rdf(a) => run_rdf(a),
     }
+}
+
+fn run_rdf(a: RdfArgs) -> Result<()> {
+    if a.universities == 0 {
+        bail!("--universities must be at least 1");
+    }
+    let t = Instant::now();
+    let file = std::fs::File::create(&a.output).with_context(|| format!("{}", a.output.display()))?;
+    let spec = subgraph_bench::gen_rdf::RdfSpec::universities(a.universities, a.seed);
+    let stats =
+        subgraph_bench::gen_rdf::write_rdf(&spec, file).with_context(|| format!("writing {}", a.output.display()))?;
+    eprintln!(
+        "generated {} entities, {} triples in {:.2} s; wrote {}",
+        stats.entities,
+        stats.triples,
+        t.elapsed().as_secs_f64(),
+        a.output.display()
+    );
+    Ok(())
 }
 
 /// The format an output path's extension names; directed graphs need a format that keeps

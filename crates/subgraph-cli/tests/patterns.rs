@@ -361,3 +361,43 @@ fn tree_patterns_count_as_the_general_engine_does() {
     let r = report(&run(&["match", "-q", "--format", "json", "--semantics", "embed", hprd, "--pattern", embed]));
     assert_ne!(r[0]["order"], "tree");
 }
+
+/// `gen rdf` writes GRR-like N-Triples that load as a property graph: one university has 15
+/// departments of 120 students each, every student a member of one department, every
+/// professor of one department, and ages within the generator's ranges.
+#[test]
+fn generated_rdf_loads_and_counts_as_its_schema_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let nt = dir.path().join("grr.nt");
+    let o = run(&["gen", "rdf", "--universities", "1", "--seed", "3", "--output", nt.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let count = |p: &str| {
+        let r = report(&run(&["match", "-q", "--format", "json", nt.to_str().unwrap(), "--pattern", p]));
+        r[0]["embeddings"].as_u64().unwrap()
+    };
+    assert_eq!(count("MATCH (s:Student) RETURN count(*)"), 15 * 120);
+    assert_eq!(count("MATCH (s:Student)-[:memberOf]->(d:Department) RETURN count(*)"), 15 * 120);
+    assert_eq!(
+        count("MATCH (p:Professor)-[:worksFor]->(d:Department)-[:subOrganizationOf]->(u:University) RETURN count(*)"),
+        15 * 12
+    );
+    assert_eq!(count("MATCH (s:Student) WHERE s.age >= 18 AND s.age <= 29 RETURN count(*)"), 15 * 120);
+}
+
+/// A real public N-Triples file (schema.org's vocabulary, gzip-compressed) loads, and patterns
+/// over it count what Oxigraph counts for the same SPARQL (bench/results/2026-11-25-sparql.md).
+#[test]
+fn schema_org_counts_equal_oxigraphs() {
+    let nt = data("schemaorg/schemaorg-current-https.nt.gz");
+    let nt = nt.to_str().unwrap();
+    for (pattern, oxigraph) in [
+        ("MATCH (a:Class)-[:subClassOf]->(b:Class)-[:subClassOf]->(c:Class) RETURN count(*)", 1007),
+        ("MATCH (p:Property)-[:domainIncludes]->(c:Class)-[:subClassOf]->(d:Class) RETURN count(*)", 2516),
+        ("MATCH (a:Class)-[:isPartOf]->(e), (b:Property)-[:isPartOf]->(e) RETURN count(*)", 86489),
+        ("MATCH (c:Class)-[:subClassOf]->(d:Class {label: \"Thing\"}) RETURN count(*)", 11),
+        ("MATCH (p:Property)-[:source]->(s)<-[:source]-(c:Class) RETURN count(*)", 1221),
+    ] {
+        let r = report(&run(&["match", "-q", "--format", "json", nt, "--pattern", pattern]));
+        assert_eq!(r[0]["embeddings"], oxigraph, "{pattern}");
+    }
+}
