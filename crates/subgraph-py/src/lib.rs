@@ -256,10 +256,10 @@ struct Result {
 impl Result {
     fn __repr__(&self) -> String {
         format!(
-            "Result(embeddings={}, complete={}, stopped={:?}, elapsed_ms={:.3})",
+            "Result(embeddings={}, complete={}, stopped={}, elapsed_ms={:.3})",
             self.embeddings,
             if self.complete { "True" } else { "False" },
-            self.stopped,
+            self.stopped.map_or("None".to_string(), |s| format!("'{s}'")),
             self.elapsed_ms
         )
     }

@@ -94,6 +94,8 @@ def test_limit_timeout_and_result_fields():
     path = subgraph.Graph.from_edges(range(9), range(1, 10))
     limited = subgraph.count(clique, path, limit=1000)
     assert (limited.embeddings, limited.complete, limited.stopped) == (1000, False, "limit")
+    assert repr(limited).startswith("Result(embeddings=1000, complete=False, stopped='limit', elapsed_ms=")
+    assert "stopped=None" in repr(subgraph.count(clique, subgraph.Graph.from_edges([0], [1])))
     assert subgraph.match(clique, path, limit=7).shape == (7, 10)
     start = time.monotonic()
     timed = subgraph.count(clique, path, timeout=0.2)
