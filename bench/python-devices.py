@@ -15,6 +15,7 @@ one row per query and device: Python wall and elapsed_ms medians, the CLI's elap
 
 import argparse
 import csv
+import importlib.util
 import json
 import pathlib
 import statistics
@@ -24,17 +25,12 @@ import time
 
 import subgraph
 
-
-def known_counts(path):
-    known = {}
-    if path == "-":
-        return known
-    for line in open(path):
-        line = line.strip().replace(":", " ")
-        if line:
-            name, count = line.split()
-            known[name.removesuffix(".graph")] = int(count)
-    return known
+# The known counts are read as the GPU suite reads them (scripts/compare-counts.py).
+_spec = importlib.util.spec_from_file_location(
+    "compare_counts", pathlib.Path(__file__).resolve().parents[1] / "scripts" / "compare-counts.py")
+_compare = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_compare)
+known_counts = _compare.known_counts
 
 
 def cli_runs(cli, device, data, queries, runs):

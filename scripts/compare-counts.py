@@ -59,4 +59,5 @@ def main():
     print(f"{label} {passed} {failed}")
 
 
-main()
+if __name__ == "__main__":
+    main()
