@@ -41,6 +41,13 @@ pub struct TreeRan {
     pub why: Option<String>,
 }
 
+/// A tree query counted on the CPU, timed; `why` says why not on the GPU where it was meant to.
+fn cpu_tree(data: &Graph, tree: &TreeQuery, control: &Control, why: Option<String>) -> TreeRan {
+    let start = std::time::Instant::now();
+    let count = tree.count(data, control);
+    TreeRan { count, ms: start.elapsed().as_secs_f64() * 1e3, gpu: None, recounted: false, why }
+}
+
 /// One query's result: the report, the GPU's when it ran there, the device choice when
 /// `--device auto` made one, and a note when a query meant for the GPU ran on the CPU.
 pub struct Ran {
@@ -108,10 +115,7 @@ impl Engine {
                     Ok(Some(ran)) => ran,
                     Ok(None) => return Ok(TreeRan { count: None, ms: 0.0, gpu: None, recounted: false, why: None }),
                     Err(e @ GpuError::OverBudget { .. }) => {
-                        let start = std::time::Instant::now();
-                        let count = tree.count(data, control);
-                        let ms = start.elapsed().as_secs_f64() * 1e3;
-                        return Ok(TreeRan { count, ms, gpu: None, recounted: false, why: Some(e.to_string()) });
+                        return Ok(cpu_tree(data, tree, control, Some(e.to_string())))
                     }
                     Err(e) => return Err(e),
                 };
@@ -132,11 +136,7 @@ impl Engine {
                 };
                 Ok(TreeRan { count: Some(ran.count), ms: ran.ms, gpu: Some(gpu), recounted: ran.recounted, why: None })
             }
-            _ => {
-                let start = std::time::Instant::now();
-                let count = tree.count(data, control);
-                Ok(TreeRan { count, ms: start.elapsed().as_secs_f64() * 1e3, gpu: None, recounted: false, why: None })
-            }
+            _ => Ok(cpu_tree(data, tree, control, None)),
         }
     }
 

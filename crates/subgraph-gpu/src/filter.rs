@@ -59,6 +59,13 @@ fn bitset_words(n: usize) -> usize {
     n.div_ceil(32)
 }
 
+/// A host [`Bitset`] in the device's layout: `words` 32-bit words (vertex v at bit v % 32 of
+/// word v / 32), zero past the set's own.
+pub fn device_words(set: &Bitset, words: usize) -> impl Iterator<Item = u32> + '_ {
+    let halves = set.words().iter().flat_map(|&w| [w as u32, (w >> 32) as u32]);
+    halves.chain(std::iter::repeat(0)).take(words)
+}
+
 /// The host reference of [`filter_on_device`], for one query vertex.
 pub fn filter_host(table: &SignatureTable, query: &Signature, allowed: Option<&Bitset>) -> Candidates {
     let n = table.num_vertices();
@@ -169,8 +176,7 @@ pub fn filter_on_device(
     for (u, set) in allowed.iter().enumerate() {
         if let Some(set) = set {
             slots[u] = (allowed_words.len() / words) as u32;
-            let halves = set.words().iter().flat_map(|&w| [w as u32, (w >> 32) as u32]);
-            allowed_words.extend(halves.chain(std::iter::repeat(0)).take(words));
+            allowed_words.extend(device_words(set, words));
         }
     }
     if allowed_words.is_empty() {

@@ -12,6 +12,7 @@ use subgraph_core::{Dir, Graph};
 
 use crate::cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
 use crate::error::{to_u32, Result};
+use crate::filter::device_words;
 
 use Param::{BufU32 as B32, BufU64 as B64, U32};
 
@@ -124,7 +125,7 @@ pub fn count(
         let children = gpu.upload("tree children", if children.is_empty() { &[0u32][..] } else { &children })?;
         let words = n.div_ceil(32).max(1);
         let allowed: Vec<u32> = match &tree.allowed[u as usize] {
-            Some(set) => set.words().iter().flat_map(|&w| [w as u32, (w >> 32) as u32]).take(words).collect(),
+            Some(set) => device_words(set, words).collect(),
             None => vec![0],
         };
         let restricted = u32::from(tree.allowed[u as usize].is_some());

@@ -220,13 +220,13 @@ pub fn run_pattern(
 /// The tree query GGQ's passes count `pattern` by on `data` under `semantics` (rooted at its
 /// one DISTINCT vertex), where it is a tree pattern under homomorphism whose rows need no
 /// enumeration (`count(*)`; every match a row, none written (`writes` false); DISTINCT of one
-/// vertex); None otherwise.
+/// vertex), and whether its rows are that vertex's answers (the DISTINCT case); None otherwise.
 pub fn tree_query(
     pattern: &Pattern,
     data: &Graph,
     semantics: Semantics,
     writes: bool,
-) -> Result<Option<TreeQuery>, PatternRunError> {
+) -> Result<Option<(TreeQuery, bool)>, PatternRunError> {
     if semantics != Semantics::Homomorphism {
         return Ok(None);
     }
@@ -239,7 +239,8 @@ pub fn tree_query(
     // Every match a row and none written: counting them is enough.
     let counted = !(distinct || writes);
     if count_star || projection || counted {
-        return Ok(tree(pattern, data, columns.first().copied().unwrap_or(0))?);
+        let root = columns.first().copied().unwrap_or(0);
+        return Ok(tree(pattern, data, root)?.map(|t| (t, projection)));
     }
     Ok(None)
 }
@@ -257,13 +258,10 @@ fn run_tree(
     control: &Arc<Control>,
     output: Option<&Arc<Output>>,
 ) -> Result<Option<PatternRun>, PatternRunError> {
-    let Some(tree) = tree_query(pattern, data, opts.semantics, output.is_some())? else {
+    let Some((tree, projection)) = tree_query(pattern, data, opts.semantics, output.is_some())? else {
         return Ok(None);
     };
     let count_star = matches!(pattern.returns, Return::CountStar);
-    // DISTINCT of fewer vertices than the pattern has: of one (`tree_query`), its answers.
-    let returned: std::collections::BTreeSet<usize> = pattern.returned_vertices().into_iter().collect();
-    let projection = !count_star && pattern.distinct && returned.len() < pattern.vertices.len();
     let ran = engine.count_tree(data, &tree, opts, control)?;
     let where_ = if ran.gpu.is_some() { "the GPU" } else { "the CPU" };
     let mut note = format!("{name}: a tree pattern, counted on {where_} without enumerating its matches (GGQ)");
