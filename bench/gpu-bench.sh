@@ -19,7 +19,7 @@
 #       10 queries, and counts every embedding within HEAVY_TIMEOUT s (default 30) per query in
 #       each of HEAVY_VARIANTS (default: gpu cpu): gpu (the defaults: planner, symmetry
 #       breaking, counted tails, depth-first counting), gpu-nosym (--symmetry off), gpu-bfs
-#       (--gpu-dfs off), gpu-old (what ran before the planner: --order gsi --symmetry off
+#       (--gpu-dfs off), gpu2 (--gpus 2: two GPUs), gpu-old (what ran before the planner: --order gsi --symmetry off
 #       --tail off --gpu-dfs off), cpu (all cores), auto (--device auto: the cheaper by the
 #       planner's estimate, per query); $OUT/heavy-<variant>.jsonl.
 #   bench/gpu-bench.sh heavy-set there: the enumeration-bound set (bench/queries/heavy: yeast,
@@ -28,9 +28,11 @@
 #   bench/gpu-bench.sh g3-variants there: G3's 16 queries (generated as for g3) counted in
 #       each of HEAVY_VARIANTS within HEAVY_TIMEOUT s per query; $OUT/g3h-<variant>.jsonl.
 #   bench/gpu-bench.sh large   there: generates an R-MAT graph (LARGE_VERTICES vertices,
-#       LARGE_EDGES edges, LARGE_LABELS power-law vertex labels), extracts LARGE_QUERIES dense
+#       LARGE_EDGES edges, LARGE_LABELS vertex labels distributed as LARGE_LABEL_DIST, default
+#       powerlaw:1.0), extracts LARGE_QUERIES dense
 #       and sparse queries of 8 and 12 vertices, and runs them on the GPU (refined device filter),
-#       the GPU with the host filter and the CPU (all cores; LARGE_DEVICES picks), stopping at 10^5 embeddings (Sun &
+#       the GPU with the host filter and the CPU (all cores; LARGE_DEVICES picks among gpu, gpu-host,
+#       gpu2 (two GPUs) and cpu), stopping at 10^5 embeddings (Sun &
 #       Luo's protocol) and counting every embedding (LARGE_MODES="limit full" picks), each
 #       within LARGE_TIMEOUT s; $OUT/large-<labels>-<device>-<mode>.jsonl. With LARGE_CHAIN=1,
 #       also the ablation chain under the 10^5 limit; $OUT/large-<labels>-limit-chain<k>.jsonl.
@@ -64,6 +66,7 @@ gpu_filter() {
     case "$1" in
     gpu) echo --gpu-filter refined ;;
     gpu-host) echo --gpu-filter host ;;
+    gpu2) echo --gpu-filter refined --gpus 2 ;;
     esac
 }
 
@@ -109,6 +112,7 @@ variant_flags() {
     case "$1" in
     gpu) echo --device gpu ;;
     gpu-nosym) echo --device gpu --symmetry off ;;
+    gpu2) echo --device gpu --gpus 2 ;;
     gpu-bfs) echo --device gpu --gpu-dfs off ;;
     gpu-old) echo --device gpu --order gsi --symmetry off --tail off --gpu-dfs off ;;
     cpu) echo --device cpu ;;
@@ -197,7 +201,7 @@ large)
     labels=${LARGE_LABELS:-32}
     g=/tmp/rmat-$labels.sgb
     /usr/bin/time -v "$sg" gen graph --model rmat --vertices "${LARGE_VERTICES:-8388608}" \
-        --edges "${LARGE_EDGES:-100000000}" --vertex-labels "$labels" --label-dist powerlaw:1.0 --seed 7 \
+        --edges "${LARGE_EDGES:-100000000}" --vertex-labels "$labels" --label-dist "${LARGE_LABEL_DIST:-powerlaw:1.0}" --seed 7 \
         --output "$g" 2>"$out/large-$labels-gen.txt"
     "$sg" info --format json "$g" >"$out/large-$labels-info.json"
     for spec in dense:8 sparse:8 dense:12 sparse:12; do
@@ -209,7 +213,8 @@ large)
     for mode in ${LARGE_MODES:-limit full}; do
         for dev in ${LARGE_DEVICES:-gpu gpu-host cpu}; do
             # shellcheck disable=SC2086
-            "$sg" match -q --format json --device "${dev%-host}" $(gpu_filter "$dev") \
+            d=${dev%-host}
+            "$sg" match -q --format json --device "${d%2}" $(gpu_filter "$dev") \
                 $( [ "$mode" = limit ] && echo --limit 100000) --timeout "$t" "$g" $qs \
                 >"$out/large-$labels-$dev-$mode.jsonl"
         done

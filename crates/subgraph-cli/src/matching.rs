@@ -20,7 +20,8 @@ use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::{Graph, Semantics};
 use subgraph_gpu::patterns::{run_pattern, Derived};
 use subgraph_gpu::{
-    CandidateFilter, DepthFirst, Engine, GpuOptions, LoadBalance, OutputScheme, Ran, Structure, DFS_FRONTIER_ROWS,
+    CandidateFilter, DepthFirst, Engine, GpuCount, GpuOptions, LoadBalance, OutputScheme, Ran, Structure,
+    DFS_FRONTIER_ROWS,
 };
 use subgraph_pattern::Pattern;
 
@@ -322,6 +323,23 @@ pub struct GpuArgs {
     /// outgrows it runs on the CPU.
     #[arg(long, value_name = "SIZE", default_value = "auto", value_parser = parse_gpu_memory)]
     pub gpu_memory: GpuMemory,
+    /// GPUs of this host to use: a number, or all. Each holds the whole data graph; a query
+    /// whose estimated work is worth it (about 80 ms of one H200) has its first level's rows
+    /// dealt to every device from a shared queue, the others run on the first. Counts, limits
+    /// and written matches are those of one GPU.
+    #[arg(long, value_name = "N", default_value = "1", value_parser = parse_gpus)]
+    pub gpus: GpuCount,
+}
+
+/// `--gpus`: a positive number, or `all`.
+fn parse_gpus(s: &str) -> Result<GpuCount, String> {
+    match s {
+        "all" => Ok(GpuCount::All),
+        _ => match s.parse::<usize>() {
+            Ok(n) if n > 0 => Ok(GpuCount::Count(n)),
+            _ => Err(format!("expected a positive number of GPUs or `all`, got `{s}`")),
+        },
+    }
 }
 
 /// `--gpu-memory`: a cap in bytes, or None for the device's free memory.
@@ -359,6 +377,7 @@ impl GpuArgs {
             },
             dfs_frontier_rows: self.gpu_dfs_frontier,
             device_memory: self.gpu_memory.0,
+            gpus: self.gpus,
             ..GpuOptions::default()
         }
     }
@@ -486,6 +505,12 @@ struct Row {
     gpu_dfs_columns: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     gpu_dfs_ms: Option<f64>,
+    /// GPU only: the GPUs that joined the query (`--gpus`), and the milliseconds they waited
+    /// for the last to finish, summed (0 on one GPU).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpus: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpu_idle_ms: Option<f64>,
     filter: &'static str,
     /// The order the plan matched in (the planner's choice under `--order auto`).
     order: &'static str,
@@ -717,6 +742,8 @@ fn match_all(
             gpu_dfs_launches: gpu.map(|g| g.dfs_launches),
             gpu_dfs_columns: gpu.map(|g| g.dfs_columns),
             gpu_dfs_ms: gpu.map(|g| g.dfs_ms),
+            gpus: gpu.map(|g| g.devices),
+            gpu_idle_ms: gpu.map(|g| g.idle_ms),
             filter: report.filter,
             order: report.order,
             tail: report.tail,

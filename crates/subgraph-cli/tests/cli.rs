@@ -525,3 +525,20 @@ fn gpu_memory_takes_a_size_or_auto() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown unit 'q'"));
 }
+
+#[test]
+fn gpus_takes_a_positive_count_or_all() {
+    let hprd = data("hprd/HPRD.graph");
+    let hprd = hprd.to_str().unwrap();
+    let query = data("hprd/queries/query_dense_16_2.graph");
+    let query = query.to_str().unwrap();
+    for ok in ["1", "2", "all"] {
+        let o = run(&["match", "-q", "--device", "cpu", "--gpus", ok, hprd, query]);
+        assert!(o.status.success(), "{ok}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    for bad in ["0", "1.5", "two"] {
+        let o = run(&["match", "-q", "--device", "cpu", "--gpus", bad, hprd, query]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("expected a positive number of GPUs or `all`"));
+    }
+}

@@ -139,6 +139,8 @@ pub struct Versions {
 /// The device the engine runs on.
 #[derive(Debug, Clone)]
 pub struct DeviceInfo {
+    /// The device's number (its CUDA ordinal).
+    pub ordinal: usize,
     pub name: String,
     pub compute_capability: (i32, i32),
     pub total_memory: u64,
@@ -292,9 +294,26 @@ pub struct Gpu {
 }
 
 impl Gpu {
-    /// Opens device 0. Checks the driver library, NVRTC and the device, in that order, before
-    /// any other CUDA call, and returns [`GpuUnavailable`] naming what is missing.
+    /// Opens device 0 (see [`Gpu::open`]).
     pub fn new() -> Result<Self> {
+        Gpu::open(0)
+    }
+
+    /// The number of devices the driver reports. Checks the driver library first, and returns
+    /// [`GpuUnavailable`] when it is missing or fails.
+    pub fn count() -> Result<usize> {
+        check_driver_library()?;
+        guarded(|| {
+            let count = CudaContext::device_count()
+                .map_err(|e| GpuUnavailable::Device(format!("cuInit/cuDeviceGetCount: {e}")))?;
+            Ok(count.max(0) as usize)
+        })
+    }
+
+    /// Opens device `ordinal` (0 is the first). Checks the driver library, NVRTC and the
+    /// device, in that order, before any other CUDA call, and returns [`GpuUnavailable`]
+    /// naming what is missing.
+    pub fn open(ordinal: usize) -> Result<Self> {
         check_driver_library()?;
         check_nvrtc_library()?;
         let versions = Versions { driver: driver_version()?, nvrtc: nvrtc_version()? };
@@ -304,13 +323,19 @@ impl Gpu {
             if count < 1 {
                 return Err(GpuUnavailable::Device("the driver reports no device".into()).into());
             }
-            let ctx = CudaContext::new(0).map_err(|e| GpuUnavailable::Device(format!("device 0: {e}")))?;
+            if ordinal >= count as usize {
+                let msg = format!("device {ordinal} asked for, the driver reports {count}");
+                return Err(GpuUnavailable::Device(msg).into());
+            }
+            let ctx =
+                CudaContext::new(ordinal).map_err(|e| GpuUnavailable::Device(format!("device {ordinal}: {e}")))?;
             // SAFETY: every buffer, copy and launch of this `Gpu` uses the context's one default
             // stream, in program order, so there is no cross-stream use for events to order; without
             // tracking, an allocation creates no events and a drop destroys none.
             unsafe { ctx.disable_event_tracking() };
             let (major, minor) = ctx.compute_capability()?;
             let info = DeviceInfo {
+                ordinal,
                 name: ctx.name()?,
                 compute_capability: (major, minor),
                 total_memory: ctx.total_mem()? as u64,
@@ -527,12 +552,13 @@ impl Gpu {
     /// raise a [`HostFlag`] that running kernels read, say).
     pub fn wait_polling(&self, mut poll: impl FnMut()) -> Result<()> {
         let done = self.stream.record_event(None)?;
-        // Short kernels end within microseconds: the pause grows from 10 µs to a millisecond.
+        // Short kernels end within microseconds: the pause grows from 10 µs to a quarter of a
+        // millisecond, the most a finished kernel waits to be seen.
         let mut pause = std::time::Duration::from_micros(10);
         while !done.try_is_complete()? {
             poll();
             std::thread::sleep(pause);
-            pause = (pause * 2).min(std::time::Duration::from_millis(1));
+            pause = (pause * 2).min(std::time::Duration::from_micros(250));
         }
         Ok(())
     }

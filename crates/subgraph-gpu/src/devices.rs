@@ -11,8 +11,9 @@ use subgraph_core::sink::{Control, Output};
 use subgraph_core::tree::{TreeCount, TreeQuery};
 use subgraph_core::Graph;
 
-use crate::engine::{GpuEngine, GpuOptions, GpuReport};
+use crate::engine::{GpuOptions, GpuReport};
 use crate::error::{GpuError, Result};
+use crate::multi::GpuSet;
 
 /// The engine that runs the queries of one data graph.
 pub enum Engine {
@@ -21,7 +22,7 @@ pub enum Engine {
         why: Option<String>,
     },
     Gpu {
-        engine: Box<GpuEngine>,
+        engine: Box<GpuSet>,
         options: GpuOptions,
         auto: bool,
     },
@@ -59,12 +60,13 @@ pub struct Ran {
 
 impl Engine {
     /// Opens the engine `device` names: `cpu`, `gpu` (an error when no GPU is usable) or
-    /// `auto` (the GPU when one is usable, else the CPU, saying why).
+    /// `auto` (the GPU when one is usable, else the CPU, saying why); on the GPU side, the
+    /// devices `gpu.gpus` asks for.
     pub fn open(device: &str, data: Arc<Graph>, gpu: GpuOptions) -> Result<Engine> {
         if device == "cpu" {
             return Ok(Engine::Cpu { why: None });
         }
-        match GpuEngine::new(data, &gpu) {
+        match GpuSet::open_count(data, &gpu, gpu.gpus) {
             Ok(e) => Ok(Engine::Gpu { engine: Box::new(e), options: gpu, auto: device == "auto" }),
             Err(e) if device == "gpu" => Err(e),
             Err(e) => Ok(Engine::Cpu { why: Some(e.to_string()) }),
@@ -76,12 +78,21 @@ impl Engine {
         match self {
             Engine::Cpu { why: Some(why) } => format!("CPU ({why})"),
             Engine::Cpu { why: None } => "CPU".to_string(),
-            Engine::Gpu { engine, auto, .. } => format!(
-                "GPU {} (data graph uploaded in {:.0} ms){}",
-                engine.device_info().name,
-                engine.graph_upload_ms(),
-                if *auto { "; each query runs where its estimated cost is lower" } else { "" }
-            ),
+            Engine::Gpu { engine, auto, .. } => {
+                let infos = engine.device_infos();
+                let devices = match infos.len() {
+                    1 => format!("GPU {}", infos[0].name),
+                    n => format!(
+                        "{n} GPUs ({})",
+                        infos.iter().map(|i| format!("{} {}", i.ordinal, i.name)).collect::<Vec<_>>().join(", ")
+                    ),
+                };
+                format!(
+                    "{devices} (data graph uploaded in {:.0} ms){}",
+                    engine.graph_upload_ms(),
+                    if *auto { "; each query runs where its estimated cost is lower" } else { "" }
+                )
+            }
         }
     }
 
@@ -94,7 +105,9 @@ impl Engine {
     /// with a device filter, else the core filter's.
     pub fn filter_name(&self, ran_on_gpu: bool, host: Filter) -> &'static str {
         match self {
-            Engine::Gpu { engine, options, .. } if ran_on_gpu => engine.candidate_filter(options).name_with(host),
+            Engine::Gpu { engine, options, .. } if ran_on_gpu => {
+                engine.first().candidate_filter(options).name_with(host)
+            }
             _ => host.name(),
         }
     }
@@ -111,7 +124,7 @@ impl Engine {
     ) -> Result<TreeRan> {
         match self {
             Engine::Gpu { engine, auto, .. } if !*auto || device_for_graph(data.num_vertices()).is_some() => {
-                let ran = match engine.count_tree(tree, control) {
+                let ran = match engine.first_mut().count_tree(tree, control) {
                     Ok(Some(ran)) => ran,
                     Ok(None) => return Ok(TreeRan { count: None, ms: 0.0, gpu: None, recounted: false, why: None }),
                     Err(e @ GpuError::OverBudget { .. }) => {
@@ -124,7 +137,7 @@ impl Engine {
                     upload_ms: ran.upload_ms,
                     filter_ms: 0.0,
                     join_ms: ran.ms - ran.upload_ms,
-                    peak_device_bytes: engine.peak_device_bytes(),
+                    peak_device_bytes: engine.first().peak_device_bytes(),
                     buffer_elements: 0,
                     joined_rows: 0,
                     block_tasks: 0,
@@ -133,6 +146,8 @@ impl Engine {
                     dfs_launches: 0,
                     dfs_columns: 0,
                     dfs_ms: 0.0,
+                    devices: 1,
+                    idle_ms: 0.0,
                 };
                 Ok(TreeRan { count: Some(ran.count), ms: ran.ms, gpu: Some(gpu), recounted: ran.recounted, why: None })
             }

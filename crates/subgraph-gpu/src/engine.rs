@@ -6,7 +6,6 @@
 //! would not fit in device memory. Answers equal the CPU engine's (same plan, same checks).
 
 use std::cell::Cell;
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -14,20 +13,17 @@ use subgraph_core::filter::{Bitset, Filter};
 use subgraph_core::pipeline::{MatchOptions, Report};
 use subgraph_core::plan::{Device, Plan, PlanOptions, Tail};
 use subgraph_core::planner;
-use subgraph_core::sink::{Control, Output, Stopped, OUTPUT_BATCH};
+use subgraph_core::sink::{Control, Output, Stopped};
 use subgraph_core::tree::TreeQuery;
 use subgraph_core::{Dir, Graph, Query, Semantics};
 
-use crate::cuda::{Arg, DeviceBuffer, DeviceInfo, Gpu, Kernel};
-use crate::dfs::{self, largest_groups, DfsKernels, DfsPlan, LevelAddresses};
-use crate::error::{to_u32, GpuError, Result};
+use crate::cuda::{Arg, DeviceBuffer, DeviceInfo, Gpu};
+use crate::dfs::{largest_groups, DfsKernels, DfsPlan, LevelAddresses};
+use crate::error::{GpuError, Result};
 use crate::filter::{filter_on_device, DeviceCandidateSet, FilterKernels};
 use crate::ggq::{self, GpuTreeCount, TreeGraph};
-use crate::join::{
-    dir_index, level_descriptor, next_chunk_end, paced_work, Layers, COUNT_ONLY, FIRST_CHUNK_WORK,
-    LIMIT_FIRST_CHUNK_ELEMS, LIMIT_FIRST_CHUNK_ROWS, MAX_CHUNK_ROWS, MAX_COLUMNS, ROW_BLOCK, ROW_OVERHEAD_BYTES,
-    SOURCE, TASK_BLOCK, W1, WRITE_CACHE,
-};
+use crate::join::{dir_index, level_descriptor, Deal, Join, Kernels, LevelData, Tally, MAX_COLUMNS, ROW_BLOCK, SOURCE};
+use crate::multi::{GpuCount, SHARED_QUERY_COST};
 use crate::pcsr::{ColumnOrder, LabelledCsr, Pcsr};
 use crate::refine::{links_of, refine, RefineKernels};
 use crate::signature::{DeviceSignatureTable, Signature, SignatureTable};
@@ -146,6 +142,11 @@ pub struct GpuOptions {
     /// every allocation is checked against it and the join's chunks are sized within it; None:
     /// the device's free memory.
     pub device_memory: Option<u64>,
+    /// The devices the engine opens (`--gpus`; [`GpuEngine`] itself opens one).
+    pub gpus: GpuCount,
+    /// Estimated work (as the planner prices it for the GPU) from which a query is joined on
+    /// every device of a [`crate::GpuSet`] ([`SHARED_QUERY_COST`] by default; 0: every query).
+    pub shared_from: u64,
 }
 
 impl Default for GpuOptions {
@@ -160,6 +161,8 @@ impl Default for GpuOptions {
             dfs_frontier_rows: DFS_FRONTIER_ROWS,
             memory_budget: None,
             device_memory: None,
+            gpus: GpuCount::Count(1),
+            shared_from: SHARED_QUERY_COST as u64,
         }
     }
 }
@@ -193,6 +196,133 @@ pub struct GpuReport {
     pub dfs_launches: u64,
     pub dfs_columns: u64,
     pub dfs_ms: f64,
+    /// GPUs that joined the query (`--gpus`), and the milliseconds they waited for the last
+    /// one to finish, summed over them (0 on one GPU): the balance of the first level's deal.
+    pub devices: usize,
+    pub idle_ms: f64,
+}
+
+/// A query filtered and planned (on one device), ready to be joined on that device or on
+/// several, each claiming first-level rows from a [`Deal`].
+pub(crate) struct Planned {
+    q: Query,
+    plan: Plan,
+    filter: CandidateFilter,
+    /// Whether the plan may count its last positions with the depth-first kernel.
+    may_dfs: bool,
+    /// Whether there is anything to join (the plan is not empty, nor stopped while planned).
+    joins: bool,
+}
+
+/// What one device's join of a [`Planned`] query did.
+pub(crate) struct Joined {
+    count: u128,
+    upload_ms: f64,
+    join_ms: f64,
+    space_bytes: u64,
+    peak_device_bytes: u64,
+    nodes: u64,
+    chunks: u64,
+    buffer_elements: u64,
+    joined_rows: u64,
+    block_tasks: u64,
+    grid_tasks: u64,
+    dfs_rows: u64,
+    dfs_launches: u64,
+    dfs_columns: u64,
+    dfs_ms: f64,
+}
+
+impl Planned {
+    /// The plan's estimated work as the planner prices it for the GPU; 0 when the planner did
+    /// not sample it (a query its bound showed small).
+    pub(crate) fn priced_cost(&self) -> f64 {
+        let plan = &self.plan;
+        plan.estimate.as_ref().map_or(0.0, |e| plan.options.price(e, plan.multiplier))
+    }
+
+    /// The first level's rows, dealt to `devices` devices (heaviest first by their data
+    /// vertices' squared degrees in `data` when several).
+    pub(crate) fn deal(&self, data: &Graph, devices: usize) -> Deal {
+        if !self.joins {
+            return Deal::whole(0);
+        }
+        match devices {
+            1 => Deal::whole(self.plan.sizes[0] as u64),
+            _ => Deal::weighted(&self.plan.candidates[0], |v| (data.total_degree(v) as u64).pow(2), devices),
+        }
+    }
+
+    /// Starts the query once, before any device joins it: its output header, and a limit of
+    /// zero reached at once.
+    pub(crate) fn begin(&self, opts: &MatchOptions, control: &Control, output: Option<(&Output, &str)>) {
+        if !self.joins {
+            return;
+        }
+        if let Some((out, name)) = output {
+            out.begin_query(name, self.plan.len());
+        }
+        if opts.limit == Some(0) {
+            control.stop(Stopped::Limit);
+        }
+    }
+
+    /// The query's report from its devices' joins (started at `start`): counts and work
+    /// summed, times and memory of the slowest or largest device.
+    pub(crate) fn report(
+        &self,
+        start: Instant,
+        opts: &MatchOptions,
+        joined: &[Joined],
+        control: &Control,
+    ) -> GpuReport {
+        let plan = &self.plan;
+        let max = |f: fn(&Joined) -> f64| joined.iter().map(f).fold(0.0, f64::max);
+        let sum = |f: fn(&Joined) -> u64| joined.iter().map(f).sum::<u64>();
+        let join_ms = max(|j| j.join_ms);
+        let upload_ms = max(|j| j.upload_ms);
+        let stopped = control.stopped();
+        let report = Report {
+            embeddings: joined.iter().map(|j| j.count).sum(),
+            complete: stopped.is_none(),
+            stopped,
+            filter: self.filter.name_with(opts.filter.applied()),
+            filter_ms: plan.filter_ms,
+            order_ms: plan.order_ms,
+            space_ms: upload_ms,
+            enumerate_ms: join_ms,
+            elapsed_ms: start.elapsed().as_secs_f64() * 1e3,
+            candidates: plan.candidate_count(),
+            candidate_edges: 0,
+            space_bytes: joined.iter().map(|j| j.space_bytes).max().unwrap_or(0),
+            nodes: sum(|j| j.nodes),
+            tasks: sum(|j| j.chunks),
+            order: "",
+            tail: 0,
+            restrictions: 0,
+            multiplier: 1,
+            estimated_embeddings: None,
+            estimated_cost: None,
+        }
+        .with_plan(plan);
+        GpuReport {
+            report,
+            upload_ms,
+            filter_ms: plan.filter_ms,
+            join_ms,
+            peak_device_bytes: joined.iter().map(|j| j.peak_device_bytes).max().unwrap_or(0),
+            buffer_elements: sum(|j| j.buffer_elements),
+            joined_rows: sum(|j| j.joined_rows),
+            block_tasks: sum(|j| j.block_tasks),
+            grid_tasks: sum(|j| j.grid_tasks),
+            dfs_rows: sum(|j| j.dfs_rows),
+            dfs_launches: sum(|j| j.dfs_launches),
+            dfs_columns: joined.iter().map(|j| j.dfs_columns).max().unwrap_or(0),
+            dfs_ms: max(|j| j.dfs_ms),
+            devices: joined.len(),
+            idle_ms: joined.iter().map(|j| join_ms - j.join_ms).sum(),
+        }
+    }
 }
 
 /// One adjacency structure on the device, in the layout `join.cu` reads.
@@ -224,7 +354,7 @@ fn directions(data: &Graph) -> &'static [Dir] {
 
 /// The nine data-graph arguments every kernel of `slices.cu` (the join's and the refinement's)
 /// starts with.
-struct GraphArgs<'a> {
+pub(crate) struct GraphArgs<'a> {
     st: &'a DeviceStructure,
     labels: &'a DeviceBuffer<u32>,
     adj_off: &'a DeviceBuffer<u64>,
@@ -234,7 +364,7 @@ struct GraphArgs<'a> {
 }
 
 impl<'a> GraphArgs<'a> {
-    fn args(&self) -> Vec<Arg<'a>> {
+    pub(crate) fn args(&self) -> Vec<Arg<'a>> {
         vec![
             Arg::In32(&self.st.groups),
             Arg::In64(&self.st.meta),
@@ -347,19 +477,6 @@ impl DeviceGraph {
     }
 }
 
-/// The kernels of `join.cu`, loaded once.
-struct Kernels {
-    sizes: Kernel,
-    rows: Kernel,
-    tasks: Kernel,
-    classify: Kernel,
-    expand: Kernel,
-    link: Kernel,
-    /// Warps of `join_rows` the device runs at once (its multiprocessors times its occupancy):
-    /// the load-balance cost model's parallelism.
-    resident_warps: u64,
-}
-
 /// The GPU engine for one data graph; runs any number of queries. It shares the host graph
 /// (plans are made on the host) instead of copying it.
 pub struct GpuEngine {
@@ -381,11 +498,16 @@ pub struct GpuEngine {
 }
 
 impl GpuEngine {
-    /// Opens the GPU, compiles the join kernels and uploads `data` with the structure of
+    /// Opens the first GPU, compiles the join kernels and uploads `data` with the structure of
     /// `opts`. Returns [`GpuError::Unavailable`] when no driver, device or NVRTC is usable.
     pub fn new(shared: Arc<Graph>, opts: &GpuOptions) -> Result<Self> {
+        GpuEngine::open(shared, opts, 0)
+    }
+
+    /// [`GpuEngine::new`] on device `ordinal`.
+    pub fn open(shared: Arc<Graph>, opts: &GpuOptions, ordinal: usize) -> Result<Self> {
         let data = &*shared;
-        let gpu = Gpu::new()?;
+        let gpu = Gpu::open(ordinal)?;
         gpu.set_memory_cap(opts.device_memory);
         let rows = gpu.kernel(&SOURCE, "join_rows")?;
         let resident_warps = gpu.info().multiprocessors as u64
@@ -480,6 +602,16 @@ impl GpuEngine {
         self.graph_upload_ms
     }
 
+    /// The data graph.
+    pub fn data(&self) -> &Arc<Graph> {
+        &self.data
+    }
+
+    /// Starts a query's peak of device bytes.
+    pub(crate) fn reset_peak(&self) {
+        self.gpu.reset_peak();
+    }
+
     /// Most device bytes held since the last query began.
     pub fn peak_device_bytes(&self) -> u64 {
         self.gpu.peak_bytes()
@@ -501,6 +633,25 @@ impl GpuEngine {
         output: Option<(&Output, &str)>,
     ) -> Result<GpuReport> {
         let start = Instant::now();
+        self.gpu.reset_peak();
+        let (planned, device_cands) = self.plan_query(query, opts, gpu_opts, output.is_none(), control)?;
+        let tally = Tally::new(opts.limit);
+        let deal = planned.deal(&self.data, 1);
+        planned.begin(opts, control, output);
+        let joined = self.join(&planned, device_cands, opts, gpu_opts, control, output, &tally, &deal)?;
+        Ok(planned.report(start, opts, &[joined], control))
+    }
+
+    /// Filters and plans `query` on this device for a join that counts (`counting`) or writes
+    /// its matches; the candidate sets the device filter made stay on this device for its join.
+    pub(crate) fn plan_query(
+        &mut self,
+        query: Graph,
+        opts: &MatchOptions,
+        gpu_opts: &GpuOptions,
+        counting: bool,
+        control: &Control,
+    ) -> Result<(Planned, Option<DeviceCandidateSet>)> {
         let q = Query::new(query, &self.data, opts.semantics)?;
         if q.num_vertices() > MAX_COLUMNS {
             return Err(GpuError::TooLarge {
@@ -510,20 +661,16 @@ impl GpuEngine {
             });
         }
         // Only the depth-first kernel counts a tail; plans are priced for the GPU.
-        let counting = output.is_none();
         let may_dfs = counting && gpu_opts.depth_first != DepthFirst::Off;
         let tail = if may_dfs { opts.tail } else { Tail::Off };
         let plan_opts = PlanOptions { tail, device: Device::Gpu, ..opts.plan(counting) };
-        self.gpu.reset_peak();
-        let t = Instant::now();
-        self.graph.ensure(&self.gpu, &self.data, gpu_opts.structure)?;
-        let ensure_ms = t.elapsed().as_secs_f64() * 1e3;
-        let dummy64 = self.gpu.alloc_zeros::<u64>("placeholder", 1)?;
-        let dummy32 = self.gpu.alloc_zeros::<u32>("placeholder", 1)?;
         let filter = gpu_opts.filter.resolve(&self.data);
         let (plan, device_cands) = match filter {
             CandidateFilter::Signature | CandidateFilter::Refined => {
                 let t = Instant::now();
+                self.graph.ensure(&self.gpu, &self.data, gpu_opts.structure)?;
+                let dummy64 = self.gpu.alloc_zeros::<u64>("placeholder", 1)?;
+                let dummy32 = self.gpu.alloc_zeros::<u32>("placeholder", 1)?;
                 // A query edge whose (edge label, neighbour label) the data lacks has no match.
                 let pairs_exist = (0..q.num_vertices() as u32)
                     .all(|u| q.edges(u).iter().all(|e| self.data.pair_id(e.label, q.label(e.to)).is_some()));
@@ -545,28 +692,51 @@ impl GpuEngine {
             }
             CandidateFilter::Host | CandidateFilter::Auto => (Plan::new(&self.data, &q, plan_opts, control), None),
         };
-        let n = plan.len();
         // A query the deadline or Ctrl-C stopped while it was planned uploads and joins nothing.
         let joins = !plan.empty && !control.should_stop();
+        Ok((Planned { q, plan, filter, may_dfs, joins }, device_cands))
+    }
+
+    /// Joins `planned` on this device from the first-level rows it claims from `deal`, taking
+    /// embeddings towards the limit through `tally` (both shared with the query's other
+    /// devices): uploads the levels (from `device_cands` where this device filtered, else from
+    /// the plan's lists), then extends every claim.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn join(
+        &mut self,
+        planned: &Planned,
+        device_cands: Option<DeviceCandidateSet>,
+        opts: &MatchOptions,
+        gpu_opts: &GpuOptions,
+        control: &Control,
+        output: Option<(&Output, &str)>,
+        tally: &Tally,
+        deal: &Deal,
+    ) -> Result<Joined> {
+        let Planned { q, plan, may_dfs, joins, .. } = planned;
+        let n = plan.len();
         let t = Instant::now();
+        self.graph.ensure(&self.gpu, &self.data, gpu_opts.structure)?;
+        let dummy64 = self.gpu.alloc_zeros::<u64>("placeholder", 1)?;
+        let dummy32 = self.gpu.alloc_zeros::<u32>("placeholder", 1)?;
         if opts.semantics == Semantics::Induced {
             self.graph.ensure_adjacency(&self.gpu, &self.data)?;
         }
         let levels = match joins {
-            true => self.upload_levels(&plan, &q, opts.semantics, gpu_opts.structure, device_cands.as_ref())?,
+            true => self.upload_levels(plan, q, opts.semantics, gpu_opts.structure, device_cands.as_ref())?,
             false => Vec::new(),
         };
         drop(device_cands);
-        let use_dfs = may_dfs
-            && joins
+        let use_dfs = *may_dfs
+            && *joins
             && n >= 2
             && match gpu_opts.depth_first {
                 DepthFirst::On => true,
                 DepthFirst::Auto => plan.tail > 0,
                 DepthFirst::Off => false,
             };
-        let dfs = if use_dfs { Some(self.dfs_plan(&plan, &q, opts.semantics, gpu_opts, &levels)?) } else { None };
-        let upload_ms = ensure_ms + t.elapsed().as_secs_f64() * 1e3;
+        let dfs = if use_dfs { Some(self.dfs_plan(plan, q, opts.semantics, gpu_opts, &levels)?) } else { None };
+        let upload_ms = t.elapsed().as_secs_f64() * 1e3;
         let space_bytes = self.gpu.live_bytes();
         let t = Instant::now();
         let nverts = self.data.num_vertices() as u32;
@@ -574,10 +744,10 @@ impl GpuEngine {
             gpu: &self.gpu,
             k: &self.kernels,
             graph: self.graph.args(gpu_opts.structure, nverts, &dummy64, &dummy32)?,
-            plan: &plan,
+            plan,
             levels: &levels,
             opts: gpu_opts,
-            limit: opts.limit,
+            tally,
             control,
             output,
             dummy64: &dummy64,
@@ -597,56 +767,36 @@ impl GpuEngine {
             embedding: vec![0; n],
             buf: Vec::new(),
         };
-        if joins {
-            if let Some((out, name)) = output {
-                out.begin_query(name, n);
-            }
-            if opts.limit == Some(0) {
-                control.stop(Stopped::Limit);
-            } else {
-                let rows = plan.sizes[0];
-                let mut first = self.gpu.alloc_zeros::<u32>("first column", rows)?;
-                self.gpu.copy(&levels[0].cands, 0, &mut first, 0, rows)?;
-                let rows = rows as u64;
-                join.nodes = rows;
-                join.extend(1, first, rows)?;
+        if *joins {
+            while let Some((start, end)) = deal.claim() {
+                if join.stop_now() {
+                    break;
+                }
+                let rows = (end - start) as usize;
+                let first = match deal.rows() {
+                    Some(order) => self.gpu.upload("first column", &order[start as usize..end as usize])?,
+                    None => {
+                        let mut first = self.gpu.alloc_zeros::<u32>("first column", rows)?;
+                        self.gpu.copy(&levels[0].cands, start as usize, &mut first, 0, rows)?;
+                        first
+                    }
+                };
+                join.nodes += rows as u64;
+                join.extend(1, first, rows as u64)?;
             }
         }
         if let Some((out, _)) = output {
             out.write_batch(&join.buf);
         }
         self.gpu.synchronize()?;
-        let join_ms = t.elapsed().as_secs_f64() * 1e3;
-        let stopped = control.stopped();
-        let report = Report {
-            embeddings: join.count,
-            complete: stopped.is_none(),
-            stopped,
-            filter: filter.name_with(opts.filter.applied()),
-            filter_ms: plan.filter_ms,
-            order_ms: plan.order_ms,
-            space_ms: upload_ms,
-            enumerate_ms: join_ms,
-            elapsed_ms: start.elapsed().as_secs_f64() * 1e3,
-            candidates: plan.candidate_count(),
-            candidate_edges: 0,
-            space_bytes,
-            nodes: join.nodes,
-            tasks: join.chunks,
-            order: "",
-            tail: 0,
-            restrictions: 0,
-            multiplier: 1,
-            estimated_embeddings: None,
-            estimated_cost: None,
-        }
-        .with_plan(&plan);
-        Ok(GpuReport {
-            report,
+        Ok(Joined {
+            count: join.count,
             upload_ms,
-            filter_ms: plan.filter_ms,
-            join_ms,
+            join_ms: t.elapsed().as_secs_f64() * 1e3,
+            space_bytes,
             peak_device_bytes: self.gpu.peak_bytes(),
+            nodes: join.nodes,
+            chunks: join.chunks,
             buffer_elements: join.buffer_elements,
             joined_rows: join.joined_rows,
             block_tasks: join.block_tasks.get(),
@@ -794,483 +944,6 @@ fn structure_index(data: &Graph, structure: Structure) -> impl Fn(Dir, u32) -> u
     move |dir, label| match structure {
         Structure::Pcsr => dir_index(dir) * labels.len() as u32 + labels.binary_search(&label).unwrap_or(0) as u32,
         Structure::Csr => dir_index(dir),
-    }
-}
-
-/// What the kernels read about one plan position.
-struct LevelData {
-    desc: DeviceBuffer<u32>,
-    bitset: DeviceBuffer<u32>,
-    cands: DeviceBuffer<u32>,
-}
-
-/// Grid size for one warp per row.
-fn warp_grid(rows: u64) -> Result<u32> {
-    let blocks = (rows * 32).div_ceil(ROW_BLOCK as u64);
-    u32::try_from(blocks).map_err(|_| GpuError::TooLarge {
-        what: "rows of one launch",
-        len: rows,
-        max: (u32::MAX as u64 * ROW_BLOCK as u64) / 32,
-    })
-}
-
-/// One query's join: the table of each level, extended chunk by chunk, depth first.
-struct Join<'a> {
-    gpu: &'a Gpu,
-    k: &'a Kernels,
-    graph: GraphArgs<'a>,
-    plan: &'a Plan,
-    levels: &'a [LevelData],
-    opts: &'a GpuOptions,
-    limit: Option<u64>,
-    control: &'a Control,
-    output: Option<(&'a Output, &'a str)>,
-    dummy64: &'a DeviceBuffer<u64>,
-    count: u128,
-    done: bool,
-    nodes: u64,
-    chunks: u64,
-    buffer_elements: u64,
-    joined_rows: u64,
-    block_tasks: Cell<u64>,
-    grid_tasks: Cell<u64>,
-    /// Depth-first counting from a frontier level on, when the query takes it.
-    dfs: Option<(&'a DfsKernels, &'a DfsPlan)>,
-    dfs_rows: u64,
-    dfs_launches: u64,
-    dfs_columns: u64,
-    dfs_ms: f64,
-    embedding: Vec<u32>,
-    buf: Vec<u8>,
-}
-
-/// Most first-link offsets copied to the host at once (8 bytes each): a level's whole scan, in
-/// the synchronisation that reads its total, when the level has at most this many rows; else
-/// the window of a chunk's candidate rows when the chunk's row bound is this small (under a
-/// limit). Chunk planning and the light-row check then read no more from the device.
-const HOST_OFFSET_ROWS: usize = 1 << 16;
-
-/// The exclusive scan of a level's first-link sizes, read at chunk boundaries: from the host
-/// window when it covers the row, else one element at a time from the device, each kept (a
-/// chunk starts where the one before ended).
-struct RowOffsets<'b> {
-    gpu: &'b Gpu,
-    device: &'b DeviceBuffer<u64>,
-    /// offsets[first..first + window.len()] on the host.
-    first: u64,
-    window: Vec<u64>,
-    read: HashMap<u64, u64>,
-}
-
-impl RowOffsets<'_> {
-    fn covers(&self, r: u64) -> bool {
-        r >= self.first && r - self.first < self.window.len() as u64
-    }
-
-    /// Copies offsets[start..=end] to the host unless covered or more than [`HOST_OFFSET_ROWS`].
-    fn load(&mut self, start: u64, end: u64) -> Result<()> {
-        if (self.covers(start) && self.covers(end)) || end - start >= HOST_OFFSET_ROWS as u64 {
-            return Ok(());
-        }
-        self.window = self.gpu.download_range(self.device, start as usize..end as usize + 1)?;
-        self.first = start;
-        Ok(())
-    }
-
-    /// The offset of row `r` (r = rows: the total).
-    fn at(&mut self, r: u64) -> Result<u64> {
-        if self.covers(r) {
-            return Ok(self.window[(r - self.first) as usize]);
-        }
-        if let Some(&value) = self.read.get(&r) {
-            return Ok(value);
-        }
-        let value = self.gpu.download_range(self.device, r as usize..r as usize + 1)?[0];
-        self.read.insert(r, value);
-        Ok(value)
-    }
-
-    /// Whether some row of [start, end) may have more than `heavy` first-link elements: exact
-    /// when the window covers the rows, else assumed.
-    fn may_have_heavy(&self, start: u64, end: u64, heavy: u32) -> bool {
-        if !(self.covers(start) && self.covers(end)) {
-            return true;
-        }
-        let (lo, hi) = ((start - self.first) as usize, (end - self.first) as usize);
-        self.window[lo..=hi].windows(2).any(|w| w[1] - w[0] > heavy as u64)
-    }
-}
-
-/// Where one pass writes: the buffer offsets (indexed by row - `f_row0`), the element
-/// `gba_base` maps to position 0 of `out`, the per-chunk-row counters and the buffer.
-struct Sink<'b> {
-    offsets: &'b DeviceBuffer<u64>,
-    f_row0: u64,
-    gba_base: u64,
-    counts: &'b mut DeviceBuffer<u32>,
-    out: &'b mut DeviceBuffer<u32>,
-}
-
-impl<'a> Join<'a> {
-    /// The graph and level arguments every join kernel starts with.
-    fn head<'b>(&'b self, lv: &'b LevelData, pos: usize) -> Vec<Arg<'b>> {
-        let mut args = self.graph.args();
-        args.extend([
-            Arg::In32(&lv.desc),
-            Arg::In32(&lv.bitset),
-            Arg::In32(&lv.cands),
-            Arg::U32(self.plan.sizes[pos] as u32),
-        ]);
-        args
-    }
-
-    /// Whether to stop: the limit was reached, or the control says so.
-    fn stop_now(&mut self) -> bool {
-        if !self.done && self.control.should_stop() {
-            self.done = true;
-        }
-        self.done
-    }
-
-    /// Counts k embeddings, honouring the limit exactly as the CPU engine does; returns how
-    /// many were taken.
-    fn add(&mut self, k: u128) -> u128 {
-        let taken = match self.limit {
-            None => k,
-            Some(limit) => {
-                let left = limit as u128 - self.count;
-                if k >= left {
-                    self.control.stop(Stopped::Limit);
-                    self.done = true;
-                    left
-                } else {
-                    k
-                }
-            }
-        };
-        self.count += taken;
-        self.control.found.fetch_add(taken.min(u64::MAX as u128) as u64, std::sync::atomic::Ordering::Relaxed);
-        taken
-    }
-
-    /// Full matches: counted as the plan's multiplier each, and written when there is an
-    /// output, expanded by the automorphisms behind the plan's restrictions.
-    fn emit(&mut self, table: &DeviceBuffer<u32>, rows: u64) -> Result<()> {
-        let plan = self.plan;
-        let Some((out, name)) = self.output else {
-            self.add(rows as u128 * plan.multiplier);
-            return Ok(());
-        };
-        let mut position = vec![0; plan.len()];
-        plan.vertices.iter().enumerate().for_each(|(p, &u)| position[u as usize] = p);
-        let host = self.gpu.download(table)?;
-        for row in host.chunks_exact(plan.len()) {
-            let more = match &plan.symmetry {
-                None => {
-                    for (p, &u) in plan.vertices.iter().enumerate() {
-                        self.embedding[u as usize] = row[p];
-                    }
-                    self.write(out, name)
-                }
-                Some(aut) => aut.for_each(|sigma| {
-                    for (u, &s) in sigma.iter().enumerate() {
-                        self.embedding[u] = row[position[s as usize]];
-                    }
-                    self.write(out, name)
-                }),
-            };
-            if !more {
-                break;
-            }
-        }
-        Ok(())
-    }
-
-    /// Counts and writes the embedding in `self.embedding`; false once the limit is reached,
-    /// or once a full batch is written and the control says stop (a chunk's table may hold
-    /// millions of matches).
-    fn write(&mut self, out: &Output, name: &str) -> bool {
-        if self.add(1) == 0 {
-            return false;
-        }
-        out.format(name, &self.embedding, &mut self.buf);
-        if self.buf.len() >= OUTPUT_BATCH {
-            out.write_batch(&self.buf);
-            self.buf.clear();
-            return !self.stop_now();
-        }
-        !self.done
-    }
-
-    /// Extends `table` (`cols` columns, `rows` rows) by plan position `cols`, chunk by chunk,
-    /// and recurses into each chunk's result.
-    fn extend(&mut self, cols: usize, table: DeviceBuffer<u32>, rows: u64) -> Result<()> {
-        let n = self.plan.len();
-        if cols == n {
-            return self.emit(&table, rows);
-        }
-        if let Some((k, d)) = self.dfs {
-            if cols >= d.frontier() {
-                return self.depth_first(k, d, cols, &table, rows);
-            }
-        }
-        if rows == 0 || self.stop_now() {
-            return Ok(());
-        }
-        let levels = self.levels;
-        let lv = &levels[cols];
-        let count_only = cols + 1 == n && self.output.is_none();
-        let mut sizes = self.gpu.alloc_zeros::<u32>("row sizes", rows as usize)?;
-        let mut firsts = self.gpu.alloc_zeros::<u32>("row first links", rows as usize)?;
-        let mut args = self.head(lv, cols);
-        args.extend([Arg::In32(&table), Arg::U64(rows), Arg::Out32(&mut sizes), Arg::Out32(&mut firsts)]);
-        self.gpu.launch(&self.k.sizes, warp_grid(rows)?, ROW_BLOCK, &mut args)?;
-        drop(args);
-        let (offsets, _, host) = crate::scan::exclusive_scan_to_host(self.gpu, &sizes, HOST_OFFSET_ROWS)?;
-        let mut probe = RowOffsets {
-            gpu: self.gpu,
-            device: &offsets,
-            first: 0,
-            window: host.unwrap_or_default(),
-            read: HashMap::new(),
-        };
-        // Under a limit, chunks start small and double, in rows and (a materialised level) in
-        // first-link elements, which bound the rows the chunk makes: the first matches come
-        // after a few small chunks, depth first (the DFS side of FSIG's BFS-DFS switch), while
-        // a query whose matches are rare still runs in few chunks.
-        let mut limit_rows = if self.limit.is_some() { LIMIT_FIRST_CHUNK_ROWS } else { u64::MAX };
-        let mut limit_elems = if self.limit.is_some() && !count_only { LIMIT_FIRST_CHUNK_ELEMS } else { u64::MAX };
-        let mut work = FIRST_CHUNK_WORK;
-        let mut start = 0;
-        while start < rows {
-            if self.stop_now() {
-                return Ok(());
-            }
-            let budget = self.budget()?;
-            let max_rows = (budget / ROW_OVERHEAD_BYTES).clamp(1, MAX_CHUNK_ROWS).min(limit_rows);
-            limit_rows = limit_rows.saturating_mul(2);
-            let buffer_elems = if count_only { u64::MAX } else { budget / (4 * (cols as u64 + 2)) };
-            let max_elems = buffer_elems.min(work).min(limit_elems);
-            limit_elems = limit_elems.saturating_mul(2);
-            probe.load(start, rows.min(start.saturating_add(max_rows)))?;
-            let end = next_chunk_end(start, rows, max_rows, max_elems, |r| probe.at(r))?;
-            self.chunks += 1;
-            let chunk = end - start;
-            let layers = match self.opts.load_balance {
-                LoadBalance::Off => None,
-                LoadBalance::Gsi => Some(Layers::GSI),
-                LoadBalance::Model => Some(Layers::for_chunk(probe.at(end)? - probe.at(start)?, self.k.resident_warps)),
-            };
-            let layers = layers.filter(|l| probe.may_have_heavy(start, end, l.heavy));
-            let passes = Instant::now();
-            if count_only {
-                let mut counts = self.gpu.alloc_zeros::<u32>("row counts", chunk as usize)?;
-                let mut none = self.gpu.alloc_zeros::<u32>("placeholder", 1)?;
-                let sink = Sink { offsets: self.dummy64, f_row0: 0, gba_base: 0, counts: &mut counts, out: &mut none };
-                self.pass(cols, &table, start, end, &sizes, &firsts, sink, COUNT_ONLY, layers)?;
-                let (_, total) = crate::scan::exclusive_scan(self.gpu, &counts)?;
-                work = paced_work(work, passes.elapsed());
-                self.add(total as u128 * self.plan.multiplier);
-            } else {
-                let flags = if self.opts.write_cache { WRITE_CACHE } else { 0 };
-                let mut counts = self.gpu.alloc_zeros::<u32>("row counts", chunk as usize)?;
-                let (exact, f_row0, gba_base, gba_len) = match self.opts.output {
-                    OutputScheme::PreallocCombine => {
-                        let (first, last) = (probe.at(start)?, probe.at(end)?);
-                        (None, 0, first, last - first)
-                    }
-                    OutputScheme::TwoStep => {
-                        let mut none = self.gpu.alloc_zeros::<u32>("placeholder", 1)?;
-                        let sink =
-                            Sink { offsets: self.dummy64, f_row0: 0, gba_base: 0, counts: &mut counts, out: &mut none };
-                        self.pass(cols, &table, start, end, &sizes, &firsts, sink, COUNT_ONLY, layers)?;
-                        let (exact, total) = crate::scan::exclusive_scan(self.gpu, &counts)?;
-                        counts = self.gpu.alloc_zeros::<u32>("row counts", chunk as usize)?;
-                        (Some(exact), start, 0, total)
-                    }
-                };
-                let buffer_offsets = exact.as_ref().unwrap_or(&offsets);
-                self.buffer_elements += gba_len;
-                let mut gba = self.gpu.alloc_zeros::<u32>("GBA", gba_len as usize)?;
-                let sink = Sink { offsets: buffer_offsets, f_row0, gba_base, counts: &mut counts, out: &mut gba };
-                self.pass(cols, &table, start, end, &sizes, &firsts, sink, flags, layers)?;
-                let (row_offsets, new_rows) = crate::scan::exclusive_scan(self.gpu, &counts)?;
-                work = paced_work(work, passes.elapsed());
-                let next_len = new_rows.checked_mul(cols as u64 + 1).ok_or(GpuError::TooLarge {
-                    what: "next table",
-                    len: new_rows,
-                    max: u64::MAX / (cols as u64 + 1),
-                })?;
-                let mut next = self.gpu.alloc_zeros::<u32>("next table", next_len as usize)?;
-                self.gpu.launch(
-                    &self.k.link,
-                    warp_grid(chunk)?,
-                    ROW_BLOCK,
-                    &mut [
-                        Arg::In32(&table),
-                        Arg::U64(start),
-                        Arg::U64(chunk),
-                        Arg::U32(cols as u32),
-                        Arg::In64(buffer_offsets),
-                        Arg::U64(f_row0),
-                        Arg::U64(gba_base),
-                        Arg::In32(&gba),
-                        Arg::In32(&counts),
-                        Arg::In64(&row_offsets),
-                        Arg::Out32(&mut next),
-                    ],
-                )?;
-                drop((gba, counts, row_offsets, exact));
-                self.nodes += new_rows;
-                self.joined_rows += new_rows;
-                self.extend(cols + 1, next, new_rows)?;
-            }
-            if self.done {
-                return Ok(());
-            }
-            start = end;
-        }
-        Ok(())
-    }
-
-    /// Counts every row of `table` (`cols` columns) depth first, honouring the limit and the
-    /// control.
-    fn depth_first(
-        &mut self,
-        k: &DfsKernels,
-        d: &DfsPlan,
-        cols: usize,
-        table: &DeviceBuffer<u32>,
-        rows: u64,
-    ) -> Result<()> {
-        if rows == 0 || self.stop_now() {
-            return Ok(());
-        }
-        let m = self.plan.multiplier;
-        // The kernel counts plan matches: a limit of embeddings needs ceil(left / m) of them.
-        let left = self.limit.map_or(0, |l| ((l as u128 - self.count).div_ceil(m)).clamp(1, u64::MAX as u128) as u64);
-        let control = self.control;
-        let budget = self.budget()?;
-        let t = Instant::now();
-        let out =
-            dfs::count(self.gpu, k, d, self.graph.args(), table, rows, cols, left, budget, || control.should_stop())?;
-        self.dfs_ms += t.elapsed().as_secs_f64() * 1e3;
-        self.dfs_rows += rows;
-        self.dfs_launches += 1;
-        self.dfs_columns = cols as u64;
-        self.add(out.matches * m);
-        if out.stopped {
-            self.stop_now();
-        }
-        Ok(())
-    }
-
-    /// Device bytes one chunk may use: half of what may still be allocated (the free memory,
-    /// within `--gpu-memory`), within the configured chunk budget.
-    fn budget(&self) -> Result<u64> {
-        Ok((self.gpu.headroom()? / 2).min(self.opts.memory_budget.unwrap_or(u64::MAX)))
-    }
-
-    /// One join pass over chunk rows [start, end): the warp-per-row kernel, then (with
-    /// `layers`) the heavy rows gathered on the device into block and grid tasks.
-    #[allow(clippy::too_many_arguments)]
-    fn pass(
-        &self,
-        pos: usize,
-        table: &DeviceBuffer<u32>,
-        start: u64,
-        end: u64,
-        sizes: &DeviceBuffer<u32>,
-        firsts: &DeviceBuffer<u32>,
-        sink: Sink<'_>,
-        flags: u32,
-        layers: Option<Layers>,
-    ) -> Result<()> {
-        let lv = &self.levels[pos];
-        let chunk = end - start;
-        let heavy = layers.map_or(u32::MAX, |l| l.heavy);
-        let mut args = self.head(lv, pos);
-        args.extend([
-            Arg::In32(table),
-            Arg::U64(start),
-            Arg::U64(chunk),
-            Arg::In32(sizes),
-            Arg::In32(firsts),
-            Arg::In64(sink.offsets),
-            Arg::U64(sink.f_row0),
-            Arg::U64(sink.gba_base),
-            Arg::Out32(&mut *sink.counts),
-            Arg::Out32(&mut *sink.out),
-            Arg::U32(flags),
-            Arg::U32(heavy),
-        ]);
-        self.gpu.launch(&self.k.rows, warp_grid(chunk)?, ROW_BLOCK, &mut args)?;
-        drop(args);
-        let Some(layers) = layers else {
-            return Ok(());
-        };
-        let mut nblock = self.gpu.alloc_zeros::<u32>("block tasks", chunk as usize)?;
-        let mut ngrid = self.gpu.alloc_zeros::<u32>("grid tasks", chunk as usize)?;
-        self.gpu.launch(
-            &self.k.classify,
-            to_u32("rows of one launch", chunk.div_ceil(1024))?,
-            1024,
-            &mut [
-                Arg::In32(sizes),
-                Arg::U64(start),
-                Arg::U64(chunk),
-                Arg::U32(layers.heavy),
-                Arg::U32(layers.grid),
-                Arg::U32(W1),
-                Arg::Out32(&mut nblock),
-                Arg::Out32(&mut ngrid),
-            ],
-        )?;
-        for (ntask, piece, layer) in [(&nblock, u32::MAX, &self.block_tasks), (&ngrid, W1, &self.grid_tasks)] {
-            let (offs, total) = crate::scan::exclusive_scan(self.gpu, ntask)?;
-            if total == 0 {
-                continue;
-            }
-            layer.set(layer.get() + total);
-            let ntasks = to_u32("load-balance tasks", total)?;
-            let mut task_row = self.gpu.alloc_zeros::<u32>("task rows", total as usize)?;
-            let mut task_lo = self.gpu.alloc_zeros::<u32>("task starts", total as usize)?;
-            let mut task_len = self.gpu.alloc_zeros::<u32>("task lengths", total as usize)?;
-            self.gpu.launch(
-                &self.k.expand,
-                to_u32("rows of one launch", chunk.div_ceil(1024))?,
-                1024,
-                &mut [
-                    Arg::In32(ntask),
-                    Arg::In64(&offs),
-                    Arg::In32(sizes),
-                    Arg::U64(start),
-                    Arg::U64(chunk),
-                    Arg::U32(piece),
-                    Arg::Out32(&mut task_row),
-                    Arg::Out32(&mut task_lo),
-                    Arg::Out32(&mut task_len),
-                ],
-            )?;
-            let mut args = self.head(lv, pos);
-            args.extend([
-                Arg::In32(table),
-                Arg::U64(start),
-                Arg::In32(firsts),
-                Arg::In64(sink.offsets),
-                Arg::U64(sink.f_row0),
-                Arg::U64(sink.gba_base),
-                Arg::Out32(&mut *sink.counts),
-                Arg::Out32(&mut *sink.out),
-                Arg::U32(flags),
-                Arg::In32(&task_row),
-                Arg::In32(&task_lo),
-                Arg::In32(&task_len),
-                Arg::U32(ntasks),
-            ]);
-            self.gpu.launch(&self.k.tasks, ntasks, TASK_BLOCK, &mut args)?;
-        }
-        Ok(())
     }
 }
 

@@ -4,12 +4,18 @@
 //! load-balance layers: GSI Table VIII's thresholds W1 = 4096, W2 = 1024, raised per chunk by a
 //! cost model.
 
-use std::time::Duration;
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 use subgraph_core::plan::Plan;
+use subgraph_core::sink::{Control, Output, Stopped, OUTPUT_BATCH};
 use subgraph_core::Dir;
 
-use crate::cuda::{KernelDecl, KernelSource, Param};
-use crate::error::Result;
+use crate::cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
+use crate::dfs::{self, DfsKernels, DfsPlan};
+use crate::engine::{GpuOptions, GraphArgs, LoadBalance, OutputScheme};
+use crate::error::{to_u32, GpuError, Result};
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 
@@ -192,6 +198,614 @@ impl Layers {
     }
 }
 
+/// The kernels of `join.cu`, loaded once.
+pub(crate) struct Kernels {
+    pub(crate) sizes: Kernel,
+    pub(crate) rows: Kernel,
+    pub(crate) tasks: Kernel,
+    pub(crate) classify: Kernel,
+    pub(crate) expand: Kernel,
+    pub(crate) link: Kernel,
+    /// Warps of `join_rows` the device runs at once (its multiprocessors times its occupancy):
+    /// the load-balance cost model's parallelism.
+    pub(crate) resident_warps: u64,
+}
+
+/// What the kernels read about one plan position.
+pub(crate) struct LevelData {
+    pub(crate) desc: DeviceBuffer<u32>,
+    pub(crate) bitset: DeviceBuffer<u32>,
+    pub(crate) cands: DeviceBuffer<u32>,
+}
+
+/// Grid size for one warp per row.
+pub(crate) fn warp_grid(rows: u64) -> Result<u32> {
+    let blocks = (rows * 32).div_ceil(ROW_BLOCK as u64);
+    u32::try_from(blocks).map_err(|_| GpuError::TooLarge {
+        what: "rows of one launch",
+        len: rows,
+        max: (u32::MAX as u64 * ROW_BLOCK as u64) / 32,
+    })
+}
+
+/// The embeddings the devices running one query have taken towards its limit: each device
+/// reserves what it counts, so that together they take exactly the limit, as the CPU engine
+/// does (one device: the same rule, uncontended).
+pub(crate) struct Tally {
+    limit: Option<u64>,
+    taken: AtomicU64,
+}
+
+impl Tally {
+    pub(crate) fn new(limit: Option<u64>) -> Tally {
+        Tally { limit, taken: AtomicU64::new(0) }
+    }
+
+    fn limited(&self) -> bool {
+        self.limit.is_some()
+    }
+
+    /// Takes up to `k` embeddings: how many were taken, and whether the limit is reached.
+    fn take(&self, k: u128) -> (u128, bool) {
+        let Some(limit) = self.limit else {
+            return (k, false);
+        };
+        let (mut taken, mut reached) = (0, false);
+        // The closure always returns Some: the update cannot fail.
+        let _ = self.taken.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |t| {
+            let left = (limit - t) as u128;
+            (taken, reached) = (k.min(left), k >= left);
+            Some(t + taken as u64)
+        });
+        (taken, reached)
+    }
+
+    /// Embeddings still to take under the limit; None without one.
+    fn left(&self) -> Option<u128> {
+        self.limit.map(|l| (l - self.taken.load(Ordering::Relaxed)) as u128)
+    }
+}
+
+/// Guided self-scheduling of one query's first-level rows: each claim takes a
+/// 1/(`DEAL_SHARE` · devices) share of the work left. Every claim costs a device the launches
+/// and synchronisations of each level, so claims are few, about 16 for two devices, yet the
+/// last ones small, so that the devices finish together (H200 ×2, 2026-11-26, G1's dense_8_4,
+/// 3.9 s on two devices: with 1/8 shares and a 1/128 floor, 29 claims, the devices waited
+/// 86 ms in all for the last; with 1/4 shares and a 1/32 floor, 11 claims, 379 ms).
+pub const DEAL_SHARE: u64 = 2;
+/// No claim is smaller than 1/(`DEAL_FLOOR` · devices) of all the work (nor than one row).
+pub const DEAL_FLOOR: u64 = 64;
+
+/// The first level's rows of one query, dealt to the devices that join it as each asks for
+/// more (a shared queue, not a static split). Several devices get the rows heaviest first
+/// (by a weight per row: its data vertex's squared degree, a hub's subtree dwarfing the
+/// rest), in claims of a shrinking share of the work left: a hub row is a claim of its own,
+/// light rows go in claims of thousands, and the devices finish together (contiguous ranges
+/// of rows by id left one device working alone for 1.5 s of a 3.8 s query on a 10^9-edge
+/// graph, where hubs sat in the last claims). One device takes all rows, in the plan's order,
+/// in one claim.
+pub(crate) struct Deal {
+    /// The rows in dealing order (data vertices of the first position); None: the plan's
+    /// order, `len` rows.
+    rows: Option<Vec<u32>>,
+    len: u64,
+    /// Work up to and including each row, in dealing order (empty: one claim of all rows).
+    ends: Vec<u64>,
+    devices: u64,
+    next: AtomicU64,
+}
+
+impl Deal {
+    /// All `rows` rows in the plan's order, in one claim (one device).
+    pub(crate) fn whole(rows: u64) -> Deal {
+        Deal { rows: None, len: rows, ends: Vec::new(), devices: 1, next: AtomicU64::new(0) }
+    }
+
+    /// The data vertices `rows` weighted by `weight`, heaviest first, for `devices` devices.
+    pub(crate) fn weighted(rows: &[u32], weight: impl Fn(u32) -> u64, devices: usize) -> Deal {
+        let mut weighted: Vec<(u64, u32)> = rows.iter().map(|&v| (weight(v), v)).collect();
+        weighted.sort_unstable_by(|a, b| b.cmp(a));
+        let ends = weighted
+            .iter()
+            .scan(0u64, |sum, &(w, _)| {
+                *sum = sum.saturating_add(w.max(1));
+                Some(*sum)
+            })
+            .collect();
+        let rows: Vec<u32> = weighted.into_iter().map(|(_, v)| v).collect();
+        let len = rows.len() as u64;
+        Deal { rows: Some(rows), len, ends, devices: devices.max(1) as u64, next: AtomicU64::new(0) }
+    }
+
+    /// The rows in dealing order, where they are not the plan's.
+    pub(crate) fn rows(&self) -> Option<&[u32]> {
+        self.rows.as_deref()
+    }
+
+    /// Deals no more rows (a device failed: the query ends with its error).
+    pub(crate) fn abandon(&self) {
+        self.next.fetch_max(self.len, Ordering::Relaxed);
+    }
+
+    /// The next rows to join, [start, end) in dealing order; None when all are claimed.
+    pub(crate) fn claim(&self) -> Option<(u64, u64)> {
+        let mut claimed = None;
+        let _ = self.next.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |start| {
+            claimed = None;
+            if start >= self.len {
+                return None;
+            }
+            let end = match self.ends.last() {
+                None => self.len,
+                Some(&total) => {
+                    let done = if start == 0 { 0 } else { self.ends[start as usize - 1] };
+                    let share = ((total - done) / (DEAL_SHARE * self.devices)).max(total / (DEAL_FLOOR * self.devices));
+                    // The rows that reach the share, the one reaching it included.
+                    let below = self.ends[start as usize..].partition_point(|&e| e - done < share.max(1));
+                    (start + below as u64 + 1).min(self.len)
+                }
+            };
+            claimed = Some((start, end));
+            Some(end)
+        });
+        claimed
+    }
+}
+
+/// One query's join on one device: the table of each level, extended chunk by chunk, depth
+/// first, from the first-level rows it claims.
+pub(crate) struct Join<'a> {
+    pub(crate) gpu: &'a Gpu,
+    pub(crate) k: &'a Kernels,
+    pub(crate) graph: GraphArgs<'a>,
+    pub(crate) plan: &'a Plan,
+    pub(crate) levels: &'a [LevelData],
+    pub(crate) opts: &'a GpuOptions,
+    pub(crate) tally: &'a Tally,
+    pub(crate) control: &'a Control,
+    pub(crate) output: Option<(&'a Output, &'a str)>,
+    pub(crate) dummy64: &'a DeviceBuffer<u64>,
+    /// Embeddings this device counted.
+    pub(crate) count: u128,
+    pub(crate) done: bool,
+    pub(crate) nodes: u64,
+    pub(crate) chunks: u64,
+    pub(crate) buffer_elements: u64,
+    pub(crate) joined_rows: u64,
+    pub(crate) block_tasks: Cell<u64>,
+    pub(crate) grid_tasks: Cell<u64>,
+    /// Depth-first counting from a frontier level on, when the query takes it.
+    pub(crate) dfs: Option<(&'a DfsKernels, &'a DfsPlan)>,
+    pub(crate) dfs_rows: u64,
+    pub(crate) dfs_launches: u64,
+    pub(crate) dfs_columns: u64,
+    pub(crate) dfs_ms: f64,
+    pub(crate) embedding: Vec<u32>,
+    pub(crate) buf: Vec<u8>,
+}
+
+/// Most first-link offsets copied to the host at once (8 bytes each): a level's whole scan, in
+/// the synchronisation that reads its total, when the level has at most this many rows; else
+/// the window of a chunk's candidate rows when the chunk's row bound is this small (under a
+/// limit). Chunk planning and the light-row check then read no more from the device.
+const HOST_OFFSET_ROWS: usize = 1 << 16;
+
+/// The exclusive scan of a level's first-link sizes, read at chunk boundaries: from the host
+/// window when it covers the row, else one element at a time from the device, each kept (a
+/// chunk starts where the one before ended).
+struct RowOffsets<'b> {
+    gpu: &'b Gpu,
+    device: &'b DeviceBuffer<u64>,
+    /// offsets[first..first + window.len()] on the host.
+    first: u64,
+    window: Vec<u64>,
+    read: HashMap<u64, u64>,
+}
+
+impl RowOffsets<'_> {
+    fn covers(&self, r: u64) -> bool {
+        r >= self.first && r - self.first < self.window.len() as u64
+    }
+
+    /// Copies offsets[start..=end] to the host unless covered or more than [`HOST_OFFSET_ROWS`].
+    fn load(&mut self, start: u64, end: u64) -> Result<()> {
+        if (self.covers(start) && self.covers(end)) || end - start >= HOST_OFFSET_ROWS as u64 {
+            return Ok(());
+        }
+        self.window = self.gpu.download_range(self.device, start as usize..end as usize + 1)?;
+        self.first = start;
+        Ok(())
+    }
+
+    /// The offset of row `r` (r = rows: the total).
+    fn at(&mut self, r: u64) -> Result<u64> {
+        if self.covers(r) {
+            return Ok(self.window[(r - self.first) as usize]);
+        }
+        if let Some(&value) = self.read.get(&r) {
+            return Ok(value);
+        }
+        let value = self.gpu.download_range(self.device, r as usize..r as usize + 1)?[0];
+        self.read.insert(r, value);
+        Ok(value)
+    }
+
+    /// Whether some row of [start, end) may have more than `heavy` first-link elements: exact
+    /// when the window covers the rows, else assumed.
+    fn may_have_heavy(&self, start: u64, end: u64, heavy: u32) -> bool {
+        if !(self.covers(start) && self.covers(end)) {
+            return true;
+        }
+        let (lo, hi) = ((start - self.first) as usize, (end - self.first) as usize);
+        self.window[lo..=hi].windows(2).any(|w| w[1] - w[0] > heavy as u64)
+    }
+}
+
+/// Where one pass writes: the buffer offsets (indexed by row - `f_row0`), the element
+/// `gba_base` maps to position 0 of `out`, the per-chunk-row counters and the buffer.
+struct Sink<'b> {
+    offsets: &'b DeviceBuffer<u64>,
+    f_row0: u64,
+    gba_base: u64,
+    counts: &'b mut DeviceBuffer<u32>,
+    out: &'b mut DeviceBuffer<u32>,
+}
+
+impl<'a> Join<'a> {
+    /// The graph and level arguments every join kernel starts with.
+    fn head<'b>(&'b self, lv: &'b LevelData, pos: usize) -> Vec<Arg<'b>> {
+        let mut args = self.graph.args();
+        args.extend([
+            Arg::In32(&lv.desc),
+            Arg::In32(&lv.bitset),
+            Arg::In32(&lv.cands),
+            Arg::U32(self.plan.sizes[pos] as u32),
+        ]);
+        args
+    }
+
+    /// Whether to stop: the limit was reached, or the control says so.
+    pub(crate) fn stop_now(&mut self) -> bool {
+        if !self.done && self.control.should_stop() {
+            self.done = true;
+        }
+        self.done
+    }
+
+    /// Counts k embeddings, honouring the limit exactly as the CPU engine does (together with
+    /// the other devices of the query); returns how many were taken.
+    fn add(&mut self, k: u128) -> u128 {
+        let (taken, reached) = self.tally.take(k);
+        if reached {
+            self.control.stop(Stopped::Limit);
+            self.done = true;
+        }
+        self.count += taken;
+        self.control.found.fetch_add(taken.min(u64::MAX as u128) as u64, std::sync::atomic::Ordering::Relaxed);
+        taken
+    }
+
+    /// Full matches: counted as the plan's multiplier each, and written when there is an
+    /// output, expanded by the automorphisms behind the plan's restrictions.
+    fn emit(&mut self, table: &DeviceBuffer<u32>, rows: u64) -> Result<()> {
+        let plan = self.plan;
+        let Some((out, name)) = self.output else {
+            self.add(rows as u128 * plan.multiplier);
+            return Ok(());
+        };
+        let mut position = vec![0; plan.len()];
+        plan.vertices.iter().enumerate().for_each(|(p, &u)| position[u as usize] = p);
+        let host = self.gpu.download(table)?;
+        for row in host.chunks_exact(plan.len()) {
+            let more = match &plan.symmetry {
+                None => {
+                    for (p, &u) in plan.vertices.iter().enumerate() {
+                        self.embedding[u as usize] = row[p];
+                    }
+                    self.write(out, name)
+                }
+                Some(aut) => aut.for_each(|sigma| {
+                    for (u, &s) in sigma.iter().enumerate() {
+                        self.embedding[u] = row[position[s as usize]];
+                    }
+                    self.write(out, name)
+                }),
+            };
+            if !more {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Counts and writes the embedding in `self.embedding`; false once the limit is reached,
+    /// or once a full batch is written and the control says stop (a chunk's table may hold
+    /// millions of matches).
+    fn write(&mut self, out: &Output, name: &str) -> bool {
+        if self.add(1) == 0 {
+            return false;
+        }
+        out.format(name, &self.embedding, &mut self.buf);
+        if self.buf.len() >= OUTPUT_BATCH {
+            out.write_batch(&self.buf);
+            self.buf.clear();
+            return !self.stop_now();
+        }
+        !self.done
+    }
+
+    /// Extends `table` (`cols` columns, `rows` rows) by plan position `cols`, chunk by chunk,
+    /// and recurses into each chunk's result.
+    pub(crate) fn extend(&mut self, cols: usize, table: DeviceBuffer<u32>, rows: u64) -> Result<()> {
+        let n = self.plan.len();
+        if cols == n {
+            return self.emit(&table, rows);
+        }
+        if let Some((k, d)) = self.dfs {
+            if cols >= d.frontier() {
+                return self.depth_first(k, d, cols, &table, rows);
+            }
+        }
+        if rows == 0 || self.stop_now() {
+            return Ok(());
+        }
+        let levels = self.levels;
+        let lv = &levels[cols];
+        let count_only = cols + 1 == n && self.output.is_none();
+        let mut sizes = self.gpu.alloc_zeros::<u32>("row sizes", rows as usize)?;
+        let mut firsts = self.gpu.alloc_zeros::<u32>("row first links", rows as usize)?;
+        let mut args = self.head(lv, cols);
+        args.extend([Arg::In32(&table), Arg::U64(rows), Arg::Out32(&mut sizes), Arg::Out32(&mut firsts)]);
+        self.gpu.launch(&self.k.sizes, warp_grid(rows)?, ROW_BLOCK, &mut args)?;
+        drop(args);
+        let (offsets, _, host) = crate::scan::exclusive_scan_to_host(self.gpu, &sizes, HOST_OFFSET_ROWS)?;
+        let mut probe = RowOffsets {
+            gpu: self.gpu,
+            device: &offsets,
+            first: 0,
+            window: host.unwrap_or_default(),
+            read: HashMap::new(),
+        };
+        // Under a limit, chunks start small and double, in rows and (a materialised level) in
+        // first-link elements, which bound the rows the chunk makes: the first matches come
+        // after a few small chunks, depth first (the DFS side of FSIG's BFS-DFS switch), while
+        // a query whose matches are rare still runs in few chunks.
+        let mut limit_rows = if self.tally.limited() { LIMIT_FIRST_CHUNK_ROWS } else { u64::MAX };
+        let mut limit_elems = if self.tally.limited() && !count_only { LIMIT_FIRST_CHUNK_ELEMS } else { u64::MAX };
+        let mut work = FIRST_CHUNK_WORK;
+        let mut start = 0;
+        while start < rows {
+            if self.stop_now() {
+                return Ok(());
+            }
+            let budget = self.budget()?;
+            let max_rows = (budget / ROW_OVERHEAD_BYTES).clamp(1, MAX_CHUNK_ROWS).min(limit_rows);
+            limit_rows = limit_rows.saturating_mul(2);
+            let buffer_elems = if count_only { u64::MAX } else { budget / (4 * (cols as u64 + 2)) };
+            let max_elems = buffer_elems.min(work).min(limit_elems);
+            limit_elems = limit_elems.saturating_mul(2);
+            probe.load(start, rows.min(start.saturating_add(max_rows)))?;
+            let end = next_chunk_end(start, rows, max_rows, max_elems, |r| probe.at(r))?;
+            self.chunks += 1;
+            let chunk = end - start;
+            let layers = match self.opts.load_balance {
+                LoadBalance::Off => None,
+                LoadBalance::Gsi => Some(Layers::GSI),
+                LoadBalance::Model => Some(Layers::for_chunk(probe.at(end)? - probe.at(start)?, self.k.resident_warps)),
+            };
+            let layers = layers.filter(|l| probe.may_have_heavy(start, end, l.heavy));
+            let passes = Instant::now();
+            if count_only {
+                let mut counts = self.gpu.alloc_zeros::<u32>("row counts", chunk as usize)?;
+                let mut none = self.gpu.alloc_zeros::<u32>("placeholder", 1)?;
+                let sink = Sink { offsets: self.dummy64, f_row0: 0, gba_base: 0, counts: &mut counts, out: &mut none };
+                self.pass(cols, &table, start, end, &sizes, &firsts, sink, COUNT_ONLY, layers)?;
+                let (_, total) = crate::scan::exclusive_scan(self.gpu, &counts)?;
+                work = paced_work(work, passes.elapsed());
+                self.add(total as u128 * self.plan.multiplier);
+            } else {
+                let flags = if self.opts.write_cache { WRITE_CACHE } else { 0 };
+                let mut counts = self.gpu.alloc_zeros::<u32>("row counts", chunk as usize)?;
+                let (exact, f_row0, gba_base, gba_len) = match self.opts.output {
+                    OutputScheme::PreallocCombine => {
+                        let (first, last) = (probe.at(start)?, probe.at(end)?);
+                        (None, 0, first, last - first)
+                    }
+                    OutputScheme::TwoStep => {
+                        let mut none = self.gpu.alloc_zeros::<u32>("placeholder", 1)?;
+                        let sink =
+                            Sink { offsets: self.dummy64, f_row0: 0, gba_base: 0, counts: &mut counts, out: &mut none };
+                        self.pass(cols, &table, start, end, &sizes, &firsts, sink, COUNT_ONLY, layers)?;
+                        let (exact, total) = crate::scan::exclusive_scan(self.gpu, &counts)?;
+                        counts = self.gpu.alloc_zeros::<u32>("row counts", chunk as usize)?;
+                        (Some(exact), start, 0, total)
+                    }
+                };
+                let buffer_offsets = exact.as_ref().unwrap_or(&offsets);
+                self.buffer_elements += gba_len;
+                let mut gba = self.gpu.alloc_zeros::<u32>("GBA", gba_len as usize)?;
+                let sink = Sink { offsets: buffer_offsets, f_row0, gba_base, counts: &mut counts, out: &mut gba };
+                self.pass(cols, &table, start, end, &sizes, &firsts, sink, flags, layers)?;
+                let (row_offsets, new_rows) = crate::scan::exclusive_scan(self.gpu, &counts)?;
+                work = paced_work(work, passes.elapsed());
+                let next_len = new_rows.checked_mul(cols as u64 + 1).ok_or(GpuError::TooLarge {
+                    what: "next table",
+                    len: new_rows,
+                    max: u64::MAX / (cols as u64 + 1),
+                })?;
+                let mut next = self.gpu.alloc_zeros::<u32>("next table", next_len as usize)?;
+                self.gpu.launch(
+                    &self.k.link,
+                    warp_grid(chunk)?,
+                    ROW_BLOCK,
+                    &mut [
+                        Arg::In32(&table),
+                        Arg::U64(start),
+                        Arg::U64(chunk),
+                        Arg::U32(cols as u32),
+                        Arg::In64(buffer_offsets),
+                        Arg::U64(f_row0),
+                        Arg::U64(gba_base),
+                        Arg::In32(&gba),
+                        Arg::In32(&counts),
+                        Arg::In64(&row_offsets),
+                        Arg::Out32(&mut next),
+                    ],
+                )?;
+                drop((gba, counts, row_offsets, exact));
+                self.nodes += new_rows;
+                self.joined_rows += new_rows;
+                self.extend(cols + 1, next, new_rows)?;
+            }
+            if self.done {
+                return Ok(());
+            }
+            start = end;
+        }
+        Ok(())
+    }
+
+    /// Counts every row of `table` (`cols` columns) depth first, honouring the limit and the
+    /// control.
+    fn depth_first(
+        &mut self,
+        k: &DfsKernels,
+        d: &DfsPlan,
+        cols: usize,
+        table: &DeviceBuffer<u32>,
+        rows: u64,
+    ) -> Result<()> {
+        if rows == 0 || self.stop_now() {
+            return Ok(());
+        }
+        let m = self.plan.multiplier;
+        // The kernel counts plan matches: a limit of embeddings needs ceil(left / m) of them.
+        let left = self.tally.left().map_or(0, |l| l.div_ceil(m).clamp(1, u64::MAX as u128) as u64);
+        let control = self.control;
+        let budget = self.budget()?;
+        let t = Instant::now();
+        let out =
+            dfs::count(self.gpu, k, d, self.graph.args(), table, rows, cols, left, budget, || control.should_stop())?;
+        self.dfs_ms += t.elapsed().as_secs_f64() * 1e3;
+        self.dfs_rows += rows;
+        self.dfs_launches += 1;
+        self.dfs_columns = cols as u64;
+        self.add(out.matches * m);
+        if out.stopped {
+            self.stop_now();
+        }
+        Ok(())
+    }
+
+    /// Device bytes one chunk may use: half of what may still be allocated (the free memory,
+    /// within `--gpu-memory`), within the configured chunk budget.
+    fn budget(&self) -> Result<u64> {
+        Ok((self.gpu.headroom()? / 2).min(self.opts.memory_budget.unwrap_or(u64::MAX)))
+    }
+
+    /// One join pass over chunk rows [start, end): the warp-per-row kernel, then (with
+    /// `layers`) the heavy rows gathered on the device into block and grid tasks.
+    #[allow(clippy::too_many_arguments)]
+    fn pass(
+        &self,
+        pos: usize,
+        table: &DeviceBuffer<u32>,
+        start: u64,
+        end: u64,
+        sizes: &DeviceBuffer<u32>,
+        firsts: &DeviceBuffer<u32>,
+        sink: Sink<'_>,
+        flags: u32,
+        layers: Option<Layers>,
+    ) -> Result<()> {
+        let lv = &self.levels[pos];
+        let chunk = end - start;
+        let heavy = layers.map_or(u32::MAX, |l| l.heavy);
+        let mut args = self.head(lv, pos);
+        args.extend([
+            Arg::In32(table),
+            Arg::U64(start),
+            Arg::U64(chunk),
+            Arg::In32(sizes),
+            Arg::In32(firsts),
+            Arg::In64(sink.offsets),
+            Arg::U64(sink.f_row0),
+            Arg::U64(sink.gba_base),
+            Arg::Out32(&mut *sink.counts),
+            Arg::Out32(&mut *sink.out),
+            Arg::U32(flags),
+            Arg::U32(heavy),
+        ]);
+        self.gpu.launch(&self.k.rows, warp_grid(chunk)?, ROW_BLOCK, &mut args)?;
+        drop(args);
+        let Some(layers) = layers else {
+            return Ok(());
+        };
+        let mut nblock = self.gpu.alloc_zeros::<u32>("block tasks", chunk as usize)?;
+        let mut ngrid = self.gpu.alloc_zeros::<u32>("grid tasks", chunk as usize)?;
+        self.gpu.launch(
+            &self.k.classify,
+            to_u32("rows of one launch", chunk.div_ceil(1024))?,
+            1024,
+            &mut [
+                Arg::In32(sizes),
+                Arg::U64(start),
+                Arg::U64(chunk),
+                Arg::U32(layers.heavy),
+                Arg::U32(layers.grid),
+                Arg::U32(W1),
+                Arg::Out32(&mut nblock),
+                Arg::Out32(&mut ngrid),
+            ],
+        )?;
+        for (ntask, piece, layer) in [(&nblock, u32::MAX, &self.block_tasks), (&ngrid, W1, &self.grid_tasks)] {
+            let (offs, total) = crate::scan::exclusive_scan(self.gpu, ntask)?;
+            if total == 0 {
+                continue;
+            }
+            layer.set(layer.get() + total);
+            let ntasks = to_u32("load-balance tasks", total)?;
+            let mut task_row = self.gpu.alloc_zeros::<u32>("task rows", total as usize)?;
+            let mut task_lo = self.gpu.alloc_zeros::<u32>("task starts", total as usize)?;
+            let mut task_len = self.gpu.alloc_zeros::<u32>("task lengths", total as usize)?;
+            self.gpu.launch(
+                &self.k.expand,
+                to_u32("rows of one launch", chunk.div_ceil(1024))?,
+                1024,
+                &mut [
+                    Arg::In32(ntask),
+                    Arg::In64(&offs),
+                    Arg::In32(sizes),
+                    Arg::U64(start),
+                    Arg::U64(chunk),
+                    Arg::U32(piece),
+                    Arg::Out32(&mut task_row),
+                    Arg::Out32(&mut task_lo),
+                    Arg::Out32(&mut task_len),
+                ],
+            )?;
+            let mut args = self.head(lv, pos);
+            args.extend([
+                Arg::In32(table),
+                Arg::U64(start),
+                Arg::In32(firsts),
+                Arg::In64(sink.offsets),
+                Arg::U64(sink.f_row0),
+                Arg::U64(sink.gba_base),
+                Arg::Out32(&mut *sink.counts),
+                Arg::Out32(&mut *sink.out),
+                Arg::U32(flags),
+                Arg::In32(&task_row),
+                Arg::In32(&task_lo),
+                Arg::In32(&task_len),
+                Arg::U32(ntasks),
+            ]);
+            self.gpu.launch(&self.k.tasks, ntasks, TASK_BLOCK, &mut args)?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,6 +814,113 @@ mod tests {
     use subgraph_core::plan::PlanOptions;
     use subgraph_core::sink::Control;
     use subgraph_core::{GraphBuilder, Query, Semantics};
+
+    #[test]
+    fn deals_cover_every_row_once_heaviest_first() {
+        // One device: every row, in the plan's order, in one claim.
+        let one = Deal::whole(1000);
+        assert_eq!((one.claim(), one.rows()), (Some((0, 1000)), None));
+        assert_eq!(one.claim(), None);
+        assert_eq!(Deal::weighted(&[], |_| 1, 3).claim(), None);
+        for (n, devices) in [(1u32, 2usize), (7, 2), (1000, 2), (100_003, 4)] {
+            // Skewed weights: a few hubs, many light rows, some of weight 0.
+            let rows: Vec<u32> = (0..n).map(|i| i * 3).collect();
+            let weight = |v: u32| match v % 1000 {
+                0 => 1 << 30,
+                x if x % 7 == 0 => 0,
+                x => x as u64,
+            };
+            let deal = Deal::weighted(&rows, weight, devices);
+            let order = deal.rows().unwrap().to_vec();
+            let mut sorted = order.clone();
+            sorted.sort();
+            assert_eq!(sorted, rows, "every row once");
+            assert!(order.windows(2).all(|w| weight(w[0]) >= weight(w[1])), "heaviest first");
+            let mut claims = Vec::new();
+            while let Some(c) = deal.claim() {
+                claims.push(c);
+            }
+            assert_eq!((claims[0].0, claims.last().unwrap().1), (0, n as u64));
+            claims.windows(2).for_each(|w| assert_eq!(w[0].1, w[1].0));
+            // Each claim stops at the row that reaches its share of the work left.
+            let w = |i: u64| weight(order[i as usize]).max(1);
+            let total: u64 = (0..n as u64).map(w).sum();
+            let mut left = total;
+            for &(a, b) in &claims {
+                let share = (left / (DEAL_SHARE * devices as u64)).max(total / (DEAL_FLOOR * devices as u64)).max(1);
+                let work: u64 = (a..b).map(w).sum();
+                assert!(work - w(b - 1) < share, "{a}..{b}: {work} for a share of {share}");
+                assert!(work >= share || b == n as u64);
+                left -= work;
+            }
+            assert!(claims.len() as u64 <= 8 * DEAL_SHARE * devices as u64 + DEAL_FLOOR, "{}", claims.len());
+            // A lone hub (2^30 against less than 10^3 · n for the rest) is a claim of its own.
+            if n == 1000 {
+                assert_eq!(claims[0], (0, 1));
+            }
+        }
+        // Threads claiming together get disjoint claims that cover the rows; an abandoned
+        // deal deals nothing more.
+        let rows: Vec<u32> = (0..1 << 20).collect();
+        let deal = Deal::weighted(&rows, |v| (v % 97) as u64, 4);
+        let claimed: Vec<Vec<(u64, u64)>> = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..4)
+                .map(|_| {
+                    s.spawn(|| {
+                        let mut mine = Vec::new();
+                        while let Some(c) = deal.claim() {
+                            mine.push(c);
+                        }
+                        mine
+                    })
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let mut all: Vec<(u64, u64)> = claimed.into_iter().flatten().collect();
+        all.sort();
+        assert_eq!((all[0].0, all.last().unwrap().1), (0, 1 << 20));
+        all.windows(2).for_each(|w| assert_eq!(w[0].1, w[1].0));
+        let deal = Deal::weighted(&rows[..100], |_| 1, 2);
+        deal.claim();
+        deal.abandon();
+        assert_eq!(deal.claim(), None);
+    }
+
+    #[test]
+    fn tallies_take_exactly_the_limit_together() {
+        let free = Tally::new(None);
+        assert_eq!(free.take(u128::MAX), (u128::MAX, false));
+        assert_eq!(free.left(), None);
+        let t = Tally::new(Some(10));
+        assert_eq!(t.take(4), (4, false));
+        assert_eq!(t.left(), Some(6));
+        assert_eq!(t.take(6), (6, true));
+        assert_eq!(t.take(1), (0, true));
+        // Threads taking odd amounts together take exactly the limit.
+        let limit = 1_000_003u64;
+        let t = Tally::new(Some(limit));
+        let taken: u128 = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..4u128)
+                .map(|i| {
+                    let t = &t;
+                    s.spawn(move || {
+                        let mut mine = 0;
+                        loop {
+                            let (k, reached) = t.take(3 + i * 5);
+                            mine += k;
+                            if reached {
+                                return mine;
+                            }
+                        }
+                    })
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).sum()
+        });
+        assert_eq!(taken, limit as u128);
+        assert_eq!(t.left(), Some(0));
+    }
 
     #[test]
     fn chunk_work_is_paced_towards_the_target() {

@@ -14,6 +14,7 @@ pub mod filter;
 pub mod ggq;
 pub mod hash;
 pub mod join;
+pub mod multi;
 pub mod patterns;
 pub mod pcsr;
 pub mod refine;
@@ -29,6 +30,7 @@ pub use engine::{
     DFS_FRONTIER_ROWS,
 };
 pub use error::{GpuError, GpuUnavailable, Result};
+pub use multi::{GpuCount, GpuSet};
 
 /// Every kernel source of the crate.
 pub static KERNEL_SOURCES: [&KernelSource; 7] =

@@ -767,3 +767,81 @@ fn device_refinement_equals_host_edge_consistency() {
     // The rounds must have removed candidates in most cases, or this test checks little.
     assert!(refined * 2 > cases, "refinement removed candidates in only {refined} of {cases} cases");
 }
+
+/// Two engines (on two devices where the host has them, else both on the first: the same code
+/// path) joining every query together, from a shared deal of the first level's rows: counts,
+/// written embeddings, limits and the depth-first kernel equal the CPU's.
+#[test]
+fn several_devices_equal_the_cpu() {
+    let present = match subgraph_gpu::Gpu::count() {
+        Ok(n) if n > 0 => n,
+        _ => {
+            assert!(std::env::var("SUBGRAPH_REQUIRE_GPU").as_deref() != Ok("1"), "no GPU");
+            eprintln!("skipped: no GPU");
+            return;
+        }
+    };
+    let ordinals: Vec<usize> = if present >= 2 { (0..present).collect() } else { vec![0, 0] };
+    eprintln!("devices {ordinals:?}");
+    // Every query on every device, however small.
+    let shared = GpuOptions { shared_from: 0, ..GpuOptions::default() };
+    let open = |data: &Graph| subgraph_gpu::GpuSet::open(Arc::new(data.clone()), &shared, &ordinals).unwrap();
+    let combos = combos();
+    for seed in 0..60u64 {
+        let (data, query) = case(seed);
+        let mut set = open(&data);
+        for semantics in SEMANTICS {
+            let opts = MatchOptions { semantics, ..MatchOptions::default() };
+            if subgraph_core::Query::new(query.clone(), &data, semantics).is_err() {
+                continue;
+            }
+            let (rows, expect) = cpu_rows(&data, &query, &opts);
+            let g = GpuOptions { shared_from: 0, ..combos[seed as usize % combos.len()] };
+            let r = set.run_query(query.clone(), &opts, &g, &Control::unlimited(), None).unwrap();
+            assert_eq!(r.report.embeddings, expect, "seed {seed} {semantics:?} {g:?}");
+            assert_eq!(r.devices, ordinals.len());
+            let buf = Buf::default();
+            let out = Output::new(Box::new(buf.clone()), OutputFormat::Text);
+            let w = set.run_query(query.clone(), &opts, &g, &Control::unlimited(), Some((&out, "q"))).unwrap();
+            out.finish().unwrap();
+            assert_eq!((rows_of(&buf), w.report.embeddings), (rows, expect), "written, seed {seed} {semantics:?}");
+            let limit = 1 + expect as u64 / 2;
+            let lopts = MatchOptions { limit: Some(limit), ..opts };
+            let l = set.run_query(query.clone(), &lopts, &g, &Control::unlimited(), None).unwrap();
+            assert_eq!(l.report.embeddings, expect.min(limit as u128), "limit, seed {seed}");
+        }
+    }
+    // Hub rows: triangles through every load-balance layer, limits written exactly, and the
+    // depth-first kernel with counted tails.
+    let data = skewed(false, 1);
+    let mut set = open(&data);
+    let triangle = graph(false, vec![0, 0, 1], vec![(0, 1, 0), (1, 2, 0), (2, 0, 0)]);
+    let star = graph(false, vec![0, 1, 1, 0], vec![(0, 1, 0), (0, 2, 0), (0, 3, 0)]);
+    let opts = MatchOptions::default();
+    let (all, total) = cpu_rows(&data, &triangle, &opts);
+    for limit in [1u64, 33, 5000, total as u64, total as u64 + 1] {
+        let lopts = MatchOptions { limit: Some(limit), ..opts };
+        let buf = Buf::default();
+        let out = Output::new(Box::new(buf.clone()), OutputFormat::Text);
+        let r = set.run_query(triangle.clone(), &lopts, &shared, &Control::unlimited(), Some((&out, "q"))).unwrap();
+        out.finish().unwrap();
+        let rows = rows_of(&buf);
+        assert_eq!(rows.len() as u128, total.min(limit as u128), "limit {limit}");
+        assert_eq!(r.report.embeddings, rows.len() as u128);
+        assert!(rows.iter().all(|row| all.binary_search(row).is_ok()));
+        rows.windows(2).for_each(|w| assert!(w[0] != w[1]));
+    }
+    let on = GpuOptions { depth_first: DepthFirst::On, ..shared };
+    for (q, tail) in [(&star, Tail::On), (&star, Tail::Off), (&triangle, Tail::Auto)] {
+        let opts = MatchOptions { tail, ..MatchOptions::default() };
+        let want = cpu_count(&data, q, &opts);
+        let r = set.run_query(q.clone(), &opts, &on, &Control::unlimited(), None).unwrap();
+        assert_eq!((r.report.embeddings, r.devices), (want, ordinals.len()), "{q:?} {tail:?}");
+        assert!(r.dfs_launches >= 1);
+        eprintln!("{tail:?}: {} embeddings, idle {:.2} ms of {:.2}", want, r.idle_ms, r.join_ms);
+    }
+    // One device below the sharing threshold.
+    let alone = GpuOptions { shared_from: u64::MAX, ..GpuOptions::default() };
+    let r = set.run_query(triangle.clone(), &opts, &alone, &Control::unlimited(), None).unwrap();
+    assert_eq!((r.report.embeddings, r.devices, r.idle_ms), (total, 1, 0.0));
+}
