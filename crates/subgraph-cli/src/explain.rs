@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use subgraph_core::cpu::FailingSets;
 use subgraph_core::estimate::GPU_WEIGHTS;
 use subgraph_core::io::ReadOptions;
-use subgraph_core::pipeline::{explain_query, Explained, MatchOptions};
+use subgraph_core::pipeline::{explain_query, Explained, MatchOptions, Probe};
 use subgraph_core::sink::Control;
 use subgraph_core::Graph;
 use subgraph_gpu::patterns::{check, tree_query, Derived, NOWHERE_NOTE, VIEW_NOTE};
@@ -94,6 +94,9 @@ struct Explanation {
     chosen: Run,
     /// Why this plan: the rule that picked it.
     reason: String,
+    /// The probe of the default plan and the plan of least estimated cost, when they differed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    probe: Option<Probe>,
     considered: Vec<Run>,
     positions: Vec<Position>,
     filter_ms: f64,
@@ -148,12 +151,19 @@ fn explanation(
             elapsed_ms: 0.0,
         })
         .collect();
-    let reason = match considered.len() {
-        0 => "the order was given and there was nothing to compare".to_string(),
-        1 => "the only plan the options allow".to_string(),
-        k => format!(
-            "least estimated cost of {k} plans (orders gql, ri, gsi, card, each with and without a counted tail)"
+    let least = |k| {
+        format!("least estimated cost of {k} plans (orders gql, ri, gsi, card, each with and without a counted tail)")
+    };
+    let reason = match (considered.len(), &chosen.probe) {
+        (0, _) => "the order was given and there was nothing to compare".to_string(),
+        (1, _) => "the only plan the options allow".to_string(),
+        (k, Some(p)) if p.switched => format!("{}, not refuted by the probe", least(k)),
+        (_, Some(p)) => format!(
+            "the default plan: the probe of the first level found it faster than the plan of least estimated cost ({}{})",
+            p.challenger,
+            if p.challenger_tail > 0 { format!(" with a tail of {}", p.challenger_tail) } else { String::new() }
         ),
+        (k, None) => least(k),
     };
     let estimate = plan.estimate.as_ref();
     let positions = (0..n)
@@ -178,6 +188,7 @@ fn explanation(
         restrictions,
         chosen: run_of(chosen),
         reason,
+        probe: chosen.probe.clone(),
         considered,
         positions,
         filter_ms: chosen.report.filter_ms,
@@ -205,6 +216,15 @@ fn print_text(e: &Explanation) {
         },
         e.reason
     );
+    if let Some(p) = &e.probe {
+        let ms = |x: Option<f64>| x.map_or("did not finish".to_string(), |m| format!("{m:.1} ms predicted"));
+        println!(
+            "probe (heaviest first vertices and a sample of the rest): default plan {}; {} {}",
+            ms(p.default_ms),
+            p.challenger,
+            if p.default_ms.is_none() { "not probed".to_string() } else { ms(p.challenger_ms) }
+        );
+    }
     match e.automorphisms {
         Some(a) if e.multiplier > 1 => println!(
             "symmetry: |Aut| = {a}; restrictions {}; each match found stands for {} embeddings",

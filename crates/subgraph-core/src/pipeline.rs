@@ -168,6 +168,21 @@ pub struct Explained {
     pub plan: Plan,
     pub considered: Vec<Considered>,
     pub levels: Vec<u64>,
+    /// The probe that settled between the default plan and the plan of least estimated cost,
+    /// when they differed ([`probe_prefers`]).
+    pub probe: Option<Probe>,
+}
+
+/// A probe of two plans on their first levels ([`probe_prefers`]): each one's predicted
+/// milliseconds (None: its probe did not finish within its time, or was not run), and whether
+/// the challenger, the plan of least estimated cost, replaced the default plan.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Probe {
+    pub challenger: &'static str,
+    pub challenger_tail: usize,
+    pub default_ms: Option<f64>,
+    pub challenger_ms: Option<f64>,
+    pub switched: bool,
 }
 
 /// Matches `query` against `data` on the CPU with the current rayon pool's threads.
@@ -349,7 +364,7 @@ impl Prepared {
         let report = report(self.start, self.filter(), &self.plan, space, self.space_ms, enumerate_ms, &out);
         let Prepared { mut plan, gate, .. } = self;
         plan.estimate = gate.map(|g| g.0);
-        Ok(Explained { report, levels: out.levels, plan, considered: Vec::new() })
+        Ok(Explained { report, levels: out.levels, plan, considered: Vec::new(), probe: None })
     }
 
     /// The filter the candidates have had so far: NLF while `auto`'s refinement waits, else
@@ -393,6 +408,7 @@ impl Prepared {
         let engine = EngineOptions { limit: opts.limit, failing_sets: opts.failing_sets };
         let filter_ms = plan.filter_ms;
         let mut considered = Vec::new();
+        let mut probe = None;
         if let Some((gate, per_particle)) = gate {
             let threads = rayon::current_num_threads();
             let particles = planner::comparison_particles(options.price(&gate, plan.multiplier), per_particle, threads)
@@ -410,7 +426,7 @@ impl Prepared {
                     let enumerate_ms = trial_ms + t.elapsed().as_secs_f64() * 1e3;
                     let report = report(start, filter, &plan, &space, space_ms, enumerate_ms, &out);
                     plan.estimate = Some(gate);
-                    return Ok(Explained { report, levels: out.levels, plan, considered });
+                    return Ok(Explained { report, levels: out.levels, plan, considered, probe: None });
                 }
                 trial_ms += t.elapsed().as_secs_f64() * 1e3;
             }
@@ -422,19 +438,40 @@ impl Prepared {
                 Some(particles) => {
                     let (vertices, tail) = (plan.vertices.clone(), plan.tail);
                     let cands = plan.take_candidates();
+                    plan = plan.with_candidates(cands.clone());
                     let (best, c) = planner::compare(data, &query, options, cands, filter_ms, particles, control);
                     considered = c;
-                    let same = best.vertices == vertices && best.tail == tail;
-                    plan = best;
-                    if !same {
-                        let built;
-                        (built, space_ms) = build_space(data, &plan, opts.max_memory, control)?;
-                        match built {
-                            Some(b) => space = b,
-                            None => {
-                                return Ok(stopped_early(start, filter, plan, space_ms, trial_ms, control, considered))
-                            }
+                    if best.vertices != vertices || best.tail != tail {
+                        let t = Instant::now();
+                        let (built, best_space_ms) = build_space(data, &best, opts.max_memory, control)?;
+                        let Some(best_space) = built else {
+                            return Ok(stopped_early(
+                                start,
+                                filter,
+                                best,
+                                best_space_ms,
+                                trial_ms,
+                                control,
+                                considered,
+                            ));
+                        };
+                        // The estimates that chose `best` err on searches whose work sits in
+                        // a few prefixes: both plans run the same sample of their first level
+                        // before the default plan is given up.
+                        let budget = PROBE_MIN
+                            .max(Duration::from_secs_f64(planner::comparison_ms(particles, per_particle) * 1e-3));
+                        // The probes count as enumeration, as trials do; the space of the
+                        // plan that runs as its space.
+                        let p = probe_prefers(data, (&best, &best_space), (&plan, &space), engine, control, budget);
+                        trial_ms += t.elapsed().as_secs_f64() * 1e3;
+                        let switch = p.switched;
+                        probe = Some(p);
+                        if switch {
+                            (plan, space, space_ms) = (best, best_space, best_space_ms);
+                            trial_ms -= best_space_ms;
                         }
+                    } else {
+                        plan = best;
                     }
                 }
             }
@@ -444,7 +481,7 @@ impl Prepared {
         // A trial that did not finish is enumeration too.
         let enumerate_ms = trial_ms + t.elapsed().as_secs_f64() * 1e3;
         let report = report(start, filter, &plan, &space, space_ms, enumerate_ms, &out);
-        Ok(Explained { report, levels: out.levels, plan, considered })
+        Ok(Explained { report, levels: out.levels, plan, considered, probe })
     }
 }
 
@@ -461,12 +498,85 @@ fn stopped_early(
 ) -> Explained {
     let out = cpu::Outcome::nothing(plan.len(), control.stopped());
     let report = report(start, filter, &plan, &CandidateSpace::default(), space_ms, enumerate_ms, &out);
-    Explained { report, levels: out.levels, plan, considered }
+    Explained { report, levels: out.levels, plan, considered, probe: None }
 }
 
 /// The least time a counting query runs its default plan before the planner compares plans
 /// (`Prepared::run`).
 pub const TRIAL: Duration = Duration::from_millis(1);
+
+/// First-level candidates a plan's probe runs ([`probe_prefers`]) besides its heaviest ones,
+/// evenly spaced over the rest of the level; a level of fewer than four times as many is run
+/// whole.
+pub const PROBE_ROOTS: usize = 64;
+/// The heaviest first-level candidates (by data degree) a probe runs, all counted in full.
+pub const PROBE_HEAVY_ROOTS: usize = 8;
+/// The least time each plan's probe may take.
+pub const PROBE_MIN: Duration = Duration::from_millis(10);
+
+/// Whether `challenger` (a plan and its candidate space) should replace `incumbent` (the
+/// default plan), and the probes' predictions. Each
+/// counts the matches under its first level's [`PROBE_HEAVY_ROOTS`] candidates of highest
+/// degree, then under [`PROBE_ROOTS`] of the others evenly spaced, within `budget` in all; its
+/// predicted time is the first part plus the second scaled to all the others (plans with the
+/// same first vertex run the same candidates). The one predicted faster wins; a challenger
+/// whose probe does not finish loses; when the default plan's does not finish (the
+/// challenger is then not probed), the challenger wins, as the estimates chose it. On wordnet's dense_8_3 the
+/// sampled estimates chose `card` (435 ms) over the default GQL order (94 ms): the work sits
+/// in the subtrees of a few hubs, which uniform resampling misses at any particle count (and
+/// an even sample of 64 first vertices missed too, timing `card` at half of GQL).
+pub fn probe_prefers(
+    data: &Graph,
+    challenger: (&Plan, &CandidateSpace),
+    incumbent: (&Plan, &CandidateSpace),
+    engine: EngineOptions,
+    control: &Control,
+    budget: Duration,
+) -> Probe {
+    let probe = |(plan, space): (&Plan, &CandidateSpace)| -> Option<f64> {
+        let first = &plan.candidates[0];
+        let len = first.len();
+        if len < 4 * PROBE_ROOTS {
+            let all = (0..len as u32).collect();
+            let t = Instant::now();
+            let out = cpu::enumerate_roots(data, plan, space, engine, &control.trial(budget), all);
+            return out.stopped.is_none().then(|| t.elapsed().as_secs_f64() * 1e3);
+        }
+        let mut by_degree: Vec<u32> = (0..len as u32).collect();
+        by_degree.select_nth_unstable_by_key(PROBE_HEAVY_ROOTS, |&i| {
+            std::cmp::Reverse(data.total_degree(first[i as usize]))
+        });
+        let mut heavy = by_degree[..PROBE_HEAVY_ROOTS].to_vec();
+        heavy.sort_unstable();
+        let mut rest = by_degree[PROBE_HEAVY_ROOTS..].to_vec();
+        rest.sort_unstable();
+        let others = rest.len();
+        let sample: Vec<u32> = (0..PROBE_ROOTS).map(|i| rest[i * others / PROBE_ROOTS]).collect();
+        let trial = control.trial(budget);
+        let t = Instant::now();
+        let done = cpu::enumerate_roots(data, plan, space, engine, &trial, heavy).stopped.is_none();
+        let heavy_ms = t.elapsed().as_secs_f64() * 1e3;
+        let t = Instant::now();
+        let done = done && cpu::enumerate_roots(data, plan, space, engine, &trial, sample).stopped.is_none();
+        let sample_ms = t.elapsed().as_secs_f64() * 1e3;
+        done.then_some(heavy_ms + sample_ms * others as f64 / PROBE_ROOTS as f64)
+    };
+    // A default plan whose probe does not finish gives way without the challenger's probe.
+    let default_ms = probe(incumbent);
+    let challenger_ms = default_ms.and_then(|_| probe(challenger));
+    let switched = match (default_ms, challenger_ms) {
+        (Some(d), Some(c)) => c < d,
+        (Some(_), None) => false,
+        (None, _) => true,
+    };
+    Probe {
+        challenger: challenger.0.order.name(),
+        challenger_tail: challenger.0.tail,
+        default_ms,
+        challenger_ms,
+        switched,
+    }
+}
 
 /// Plans `query` comparing every plan the planner considers (whatever the query's size), then
 /// runs the chosen one; with `every`, runs each considered plan in turn and returns them all,
@@ -488,23 +598,42 @@ pub fn explain_query(
         let cands = popts.filter.run(data, &q, popts.semantics, &first);
         let filter_ms = t.elapsed().as_secs_f64() * 1e3;
         let engine = EngineOptions { limit: opts.limit, failing_sets: opts.failing_sets };
-        let (plan, considered) = planner::compare(data, &q, popts, cands, filter_ms, planner::FULL_PARTICLES, &first);
+        let (mut plan, considered) =
+            planner::compare(data, &q, popts, cands, filter_ms, planner::FULL_PARTICLES, &first);
+        let by_vertex = {
+            let mut p = plan.clone();
+            p.take_candidates()
+        };
+        let mut size_of = vec![0; q.num_vertices()];
+        plan.vertices.iter().zip(&plan.sizes).for_each(|(&u, &s)| size_of[u as usize] = s);
+        // A considered plan, rebuilt with its candidates.
+        let rebuild = |c: &Considered| {
+            let order = Order::from_name(c.order).expect("a planner order");
+            let mut p = Plan::shaped(data, &q, popts, order, c.vertices.clone(), c.tail, &size_of)
+                .with_candidates(by_vertex.clone());
+            p.filter_ms = filter_ms;
+            p.estimate = Some(c.estimate.clone());
+            p
+        };
+        // As `match` does, the plan of least estimated cost replaces the default plan (the
+        // first considered) only when a probe of their first levels agrees.
+        let mut probe = None;
+        if let Some(default) = considered.first().filter(|c| c.vertices != plan.vertices || c.tail != plan.tail) {
+            let default = rebuild(default);
+            let (a, _) = build_space(data, &plan, opts.max_memory, &first)?;
+            let (b, _) = build_space(data, &default, opts.max_memory, &first)?;
+            if let (Some(a), Some(b)) = (a, b) {
+                let p = probe_prefers(data, (&plan, &a), (&default, &b), engine, &first, PROBE_MIN);
+                if !p.switched {
+                    plan = Plan { order_ms: plan.order_ms, ..default };
+                }
+                probe = Some(p);
+            }
+        }
         let mut others = Vec::new();
         if every {
-            let sizes: Vec<usize> = plan.sizes.clone();
-            let by_vertex = {
-                let mut p = plan.clone();
-                p.take_candidates()
-            };
-            let mut size_of = vec![0; q.num_vertices()];
-            plan.vertices.iter().zip(&sizes).for_each(|(&u, &s)| size_of[u as usize] = s);
             for c in considered.iter().filter(|c| c.vertices != plan.vertices || c.tail != plan.tail) {
-                let order = Order::from_name(c.order).expect("a planner order");
-                let mut p = Plan::shaped(data, &q, popts, order, c.vertices.clone(), c.tail, &size_of)
-                    .with_candidates(by_vertex.clone());
-                p.filter_ms = filter_ms;
-                p.estimate = Some(c.estimate.clone());
-                others.push(p);
+                others.push(rebuild(c));
             }
         }
         let mut out = Vec::new();
@@ -512,7 +641,7 @@ pub fn explain_query(
         for (i, plan) in std::iter::once(plan).chain(others).enumerate() {
             let (start, later) = if i == 0 { (start, None) } else { (Instant::now(), Some(control())) };
             let c = later.as_ref().unwrap_or(&first);
-            let considered = if i == 0 { considered.clone() } else { Vec::new() };
+            let (considered, probe) = if i == 0 { (considered.clone(), probe.clone()) } else { (Vec::new(), None) };
             let (space, space_ms) = build_space(data, &plan, opts.max_memory, c)?;
             let Some(space) = space else {
                 out.push(stopped_early(start, filter, plan, space_ms, 0.0, c, considered));
@@ -522,7 +651,7 @@ pub fn explain_query(
             let run = cpu::enumerate(data, &plan, &space, engine, c, None);
             let enumerate_ms = t.elapsed().as_secs_f64() * 1e3;
             let report = report(start, filter, &plan, &space, space_ms, enumerate_ms, &run);
-            out.push(Explained { report, levels: run.levels, plan, considered });
+            out.push(Explained { report, levels: run.levels, plan, considered, probe });
         }
         Ok(out)
     })
@@ -667,5 +796,53 @@ mod tests {
         assert_eq!(done.map(|e| e.report.embeddings).ok(), Some(gql.embeddings));
         assert_eq!(count(6, &auto).embeddings, gql.embeddings);
         assert_eq!(count(6, &opts(Filter::Nlf, None)).embeddings, gql.embeddings);
+    }
+
+    /// A prepared plan over `data` and its candidate space, in the given order (no symmetry
+    /// breaking, no tail).
+    fn planned(data: &Graph, query: Graph, order: crate::order::Order) -> (Plan, CandidateSpace) {
+        let opts = MatchOptions {
+            order: Some(order),
+            symmetry: crate::plan::Symmetry::Off,
+            tail: crate::plan::Tail::Off,
+            ..MatchOptions::default()
+        };
+        let p = prepare(data, query, &opts, true, f64::INFINITY, &Control::unlimited()).unwrap();
+        (p.plan, p.space.unwrap())
+    }
+
+    #[test]
+    fn root_samples_partition_the_count_and_probes_decide() {
+        let data = ring(3_000);
+        let (plan, space) = planned(&data, path(4), crate::order::Order::Gql);
+        let engine = EngineOptions::default();
+        let all = cpu::enumerate(&data, &plan, &space, engine, &Control::unlimited(), None).embeddings;
+        assert!(all > 0);
+        // The first level's candidates split three ways count what the whole level counts.
+        let len = plan.candidates[0].len() as u32;
+        let parts: u128 = (0..3u32)
+            .map(|k| {
+                let roots: Vec<u32> = (0..len).filter(|i| i % 3 == k).collect();
+                cpu::enumerate_roots(&data, &plan, &space, engine, &Control::unlimited(), roots).embeddings
+            })
+            .sum();
+        assert_eq!(parts, all);
+        // Two plans probed with time to finish: both predicted; with none, the default plan's
+        // probe stops and the challenger wins unprobed, as its estimate chose it.
+        let (other, other_space) = planned(&data, path(4), crate::order::Order::Ri);
+        let roomy = Duration::from_secs(600);
+        let p = probe_prefers(&data, (&other, &other_space), (&plan, &space), engine, &Control::unlimited(), roomy);
+        assert!(p.default_ms.is_some() && p.challenger_ms.is_some(), "{p:?}");
+        assert_eq!(p.switched, p.challenger_ms < p.default_ms);
+        assert_eq!(p.challenger, "ri");
+        let p = probe_prefers(
+            &data,
+            (&other, &other_space),
+            (&plan, &space),
+            engine,
+            &Control::unlimited(),
+            Duration::ZERO,
+        );
+        assert_eq!((p.default_ms, p.challenger_ms, p.switched), (None, None, true));
     }
 }

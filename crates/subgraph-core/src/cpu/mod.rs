@@ -82,6 +82,33 @@ pub fn enumerate(
     control: &Control,
     output: Option<(&Output, &str)>,
 ) -> Outcome {
+    enumerate_from(data, plan, space, options, control, output, None)
+}
+
+/// Counts the matches of `plan` whose first vertex is one of `roots` (indices into the first
+/// position's candidates, ascending), as [`enumerate`] does: the planner's probe of a plan on
+/// a sample of its first level.
+pub fn enumerate_roots(
+    data: &Graph,
+    plan: &Plan,
+    space: &CandidateSpace,
+    options: EngineOptions,
+    control: &Control,
+    roots: Vec<u32>,
+) -> Outcome {
+    enumerate_from(data, plan, space, options, control, None, Some(roots))
+}
+
+/// [`enumerate`] from the first position's candidates `roots` (indices), or all of them.
+fn enumerate_from(
+    data: &Graph,
+    plan: &Plan,
+    space: &CandidateSpace,
+    options: EngineOptions,
+    control: &Control,
+    output: Option<(&Output, &str)>,
+    roots: Option<Vec<u32>>,
+) -> Outcome {
     if plan.empty {
         return Outcome::nothing(plan.len(), None);
     }
@@ -93,14 +120,15 @@ pub fn enumerate(
     };
     // Failing sets are bitsets over positions; beyond 1024 positions they are switched off.
     match n.div_ceil(64) {
-        1 => run::<1>(data, plan, space, options, use_fs, control, output),
-        2 => run::<2>(data, plan, space, options, use_fs, control, output),
-        3 | 4 => run::<4>(data, plan, space, options, use_fs, control, output),
-        5..=16 => run::<16>(data, plan, space, options, use_fs, control, output),
-        _ => run::<1>(data, plan, space, options, false, control, output),
+        1 => run::<1>(data, plan, space, options, use_fs, control, output, roots),
+        2 => run::<2>(data, plan, space, options, use_fs, control, output, roots),
+        3 | 4 => run::<4>(data, plan, space, options, use_fs, control, output, roots),
+        5..=16 => run::<16>(data, plan, space, options, use_fs, control, output, roots),
+        _ => run::<1>(data, plan, space, options, false, control, output, roots),
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run<const W: usize>(
     data: &Graph,
     plan: &Plan,
@@ -109,6 +137,7 @@ fn run<const W: usize>(
     use_fs: bool,
     control: &Control,
     output: Option<(&Output, &str)>,
+    roots: Option<Vec<u32>>,
 ) -> Outcome {
     let n = plan.len();
     let semantics = plan.options.semantics;
@@ -163,7 +192,11 @@ fn run<const W: usize>(
     if options.limit == Some(0) {
         control.stop(Stopped::Limit);
     } else {
-        let first = Task { prefix: Vec::new(), depth: 0, cands: TaskCands::Range(0, plan.candidates[0].len() as u32) };
+        let cands = match roots {
+            Some(r) => TaskCands::Owned(r),
+            None => TaskCands::Range(0, plan.candidates[0].len() as u32),
+        };
+        let first = Task { prefix: Vec::new(), depth: 0, cands };
         rayon::scope(|s| s.spawn(|s| run_task(&shared, first, s)));
     }
     let embeddings = *shared.total.lock().unwrap_or_else(|e| e.into_inner());
