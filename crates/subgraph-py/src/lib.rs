@@ -25,7 +25,7 @@ use subgraph_core::pipeline::{explain_query, run_query, MatchOptions};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::{GraphBuilder, Semantics, VertexIds};
 use subgraph_gpu::patterns::{run_pattern, Derived};
-use subgraph_gpu::{Engine, GpuError, GpuOptions, Ran};
+use subgraph_gpu::{Engine, GpuCount, GpuError, GpuOptions, Ran};
 use subgraph_pattern::{Pattern, Return};
 
 create_exception!(
@@ -39,13 +39,16 @@ fn error(e: impl std::fmt::Display) -> PyErr {
     SubgraphError::new_err(e.to_string())
 }
 
+/// What an opened engine is for: the device name (`auto`, `gpu`) and the GPU count.
+type EngineKey = (String, GpuCount);
+
 /// A labelled graph (data or query), immutable once built.
 #[pyclass(frozen, module = "subgraph._native")]
 struct Graph {
     inner: Arc<subgraph_core::Graph>,
-    /// The engines opened for it as a data graph, per `device` name (`auto`, `gpu`): opening
-    /// one uploads the graph to the GPU, once.
-    engines: Mutex<Vec<(String, Arc<Mutex<Engine>>)>>,
+    /// The engines opened for it as a data graph, per `device` name (`auto`, `gpu`) and GPU
+    /// count: opening one uploads the graph to its GPUs, once.
+    engines: Mutex<Vec<(EngineKey, Arc<Mutex<Engine>>)>>,
     /// What patterns derive from it as a data graph, made once.
     derived: Arc<Derived>,
 }
@@ -55,9 +58,9 @@ impl Graph {
         Graph { inner: Arc::new(graph), engines: Mutex::new(Vec::new()), derived: Arc::default() }
     }
 
-    /// The engine for `device` (auto or gpu), opened on first use; None for the CPU (asked
-    /// for, or all `auto` found).
-    fn engine(&self, device: &str) -> PyResult<Option<Arc<Mutex<Engine>>>> {
+    /// The engine for `device` (auto or gpu) on `gpus` GPUs, opened on first use; None for the
+    /// CPU (asked for, or all `auto` found).
+    fn engine(&self, device: &str, gpus: GpuCount) -> PyResult<Option<Arc<Mutex<Engine>>>> {
         if device == "cpu" {
             return Ok(None);
         }
@@ -65,13 +68,13 @@ impl Graph {
             return Err(error(format!("unknown device '{device}' (auto, cpu or gpu)")));
         }
         let mut engines = self.engines.lock().unwrap_or_else(|e| e.into_inner());
-        let engine = match engines.iter().find(|(d, _)| d == device) {
+        let engine = match engines.iter().find(|((d, g), _)| d == device && *g == gpus) {
             Some((_, e)) => e.clone(),
             None => {
-                let opened = Engine::open(device, self.inner.clone(), GpuOptions::default())
+                let opened = Engine::open(device, self.inner.clone(), GpuOptions { gpus, ..GpuOptions::default() })
                     .map_err(|e| error(format!("device gpu: {e}")))?;
                 let e = Arc::new(Mutex::new(opened));
-                engines.push((device.to_string(), e.clone()));
+                engines.push(((device.to_string(), gpus), e.clone()));
                 e
             }
         };
@@ -397,9 +400,27 @@ fn run_detached<T: Send + 'static, E: std::fmt::Display + Send + 'static>(
 }
 
 /// The arguments every query call takes, as the package passes them: (semantics, limit,
-/// timeout, threads, filter, device); semantics None is the default of the query's kind.
+/// timeout, threads, filter, device, gpus); semantics None is the default of the query's kind.
 #[derive(FromPyObject)]
-struct QueryArgs(Option<String>, Option<u64>, Option<f64>, Option<usize>, String, String);
+struct QueryArgs(Option<String>, Option<u64>, Option<f64>, Option<usize>, String, String, Gpus);
+
+/// `gpus`: a positive number, or "all" (as the command line's --gpus).
+#[derive(FromPyObject)]
+enum Gpus {
+    Count(i64),
+    Name(String),
+}
+
+impl Gpus {
+    fn count(&self) -> PyResult<GpuCount> {
+        match self {
+            Gpus::Count(n) if *n > 0 => Ok(GpuCount::Count(*n as usize)),
+            Gpus::Name(s) if s == "all" => Ok(GpuCount::All),
+            Gpus::Count(n) => Err(error(format!("gpus must be a positive number or \"all\", got {n}"))),
+            Gpus::Name(s) => Err(error(format!("gpus must be a positive number or \"all\", got \"{s}\""))),
+        }
+    }
+}
 
 /// What a query call matches: a query graph, or a pattern's text (as `match --pattern`).
 #[derive(FromPyObject)]
@@ -437,7 +458,7 @@ fn query_work(
     interrupt: &Arc<AtomicBool>,
     output: Option<Output>,
 ) -> PyResult<Prepared> {
-    let QueryArgs(semantics, limit, timeout, threads, filter, device) = args;
+    let QueryArgs(semantics, limit, timeout, threads, filter, device, gpus) = args;
     // A pattern is read first, so that a mistake in it shows whatever else is wrong.
     let query = match query {
         Query::Graph(q) => Read::Graph(q.inner.clone()),
@@ -449,7 +470,7 @@ fn query_work(
         return Err(error("unique is refused for homomorphisms, which do not define distinct subgraphs"));
     }
     let control = Arc::new(control(timeout_of(*timeout)?, interrupt));
-    let engine = data.engine(device)?;
+    let engine = data.engine(device, gpus.count()?)?;
     let (graph, pool) = (data.inner.clone(), pool(*threads)?);
     Ok(match query {
         Read::Graph(query) => {

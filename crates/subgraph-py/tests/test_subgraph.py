@@ -268,6 +268,14 @@ def test_devices():
             map(tuple, subgraph.match(data, query, device="cpu")))
     with pytest.raises(subgraph.SubgraphError, match="unknown device"):
         subgraph.count(data, query, device="tpu")
+    # gpus (as --gpus): checked whatever the device; the CPU ignores it.
+    for gpus in (1, 2, "all"):
+        assert subgraph.count(data, query, device="cpu", gpus=gpus).embeddings == 80
+    for bad in (0, -1, "two"):
+        with pytest.raises(subgraph.SubgraphError, match="gpus must be a positive number"):
+            subgraph.count(data, query, device="cpu", gpus=bad)
+    with pytest.raises(subgraph.SubgraphError, match="gpus must be a positive number"):
+        list(subgraph.iter_matches(data, query, device="cpu", gpus=0))
 
 
 def as_pattern(path):

@@ -56,7 +56,7 @@ Graph.from_edges = staticmethod(_from_edges)
 
 
 def count(data, query, semantics=None, limit=None, timeout=None, threads=None, filter="auto", unique=False,
-          device="auto"):
+          device="auto", gpus=1):
     """Counts the matches of query in data (all of them, the first `limit`, or those found
     before `timeout` seconds) on `threads` threads (default: every core) after the candidate
     filter `filter` (as --filter): a Result, whose `complete` says whether the count is all.
@@ -66,11 +66,12 @@ def count(data, query, semantics=None, limit=None, timeout=None, threads=None, f
     "homomorphism" for a pattern unless given ("embed", "induced" or "homomorphism").
     `device` is the command line's --device: "auto" (the GPU when one is usable, per query where
     its estimated cost is lower), "cpu" or "gpu" (SubgraphError when none is usable); the first
-    GPU query of a data graph uploads it. Result.device says where it ran.
+    GPU query of a data graph uploads it. Result.device says where it ran. `gpus` is the command
+    line's --gpus: how many GPUs of this host (a positive number, or "all") the GPU side uses.
     With unique=True the Result also holds `automorphisms` (|Aut(query)|, query graphs only)
     and, when complete, `unique`: the distinct subgraphs, embeddings / |Aut(query)| (not for
     homomorphisms)."""
-    return run_query_py(data, query, (semantics, limit, timeout, threads, filter, device), False, unique)[0]
+    return run_query_py(data, query, (semantics, limit, timeout, threads, filter, device, gpus), False, unique)[0]
 
 
 def _table(data, words, width):
@@ -96,7 +97,8 @@ def _pattern_rows(data, result, words):
     return _table(data, words, len(result.columns))
 
 
-def match(data, query, semantics=None, limit=None, timeout=None, threads=None, filter="auto", device="auto"):
+def match(data, query, semantics=None, limit=None, timeout=None, threads=None, filter="auto", device="auto",
+          gpus=1):
     """Every match of query in data (or the first `limit`; those found before `timeout`
     seconds) as an (n, k) array, row i holding the data vertex of each of the k query vertices.
     For a pattern's text, its rows as `--output` writes them: one column per RETURN column
@@ -104,18 +106,18 @@ def match(data, query, semantics=None, limit=None, timeout=None, threads=None, f
     as a (1, 1) array. The ids are the data file's own (uint64, or names in an object array)
     when it had sparse or named ids, else vertex numbers (uint32). Use count() for the count
     alone, which does not hold the matches in memory."""
-    result, words = run_query_py(data, query, (semantics, limit, timeout, threads, filter, device), True, False)
+    result, words = run_query_py(data, query, (semantics, limit, timeout, threads, filter, device, gpus), True, False)
     if isinstance(query, str):
         return _pattern_rows(data, result, words)
     return _table(data, words, query.num_vertices)
 
 
 def iter_matches(data, query, semantics=None, limit=None, timeout=None, threads=None, filter="auto",
-                 device="auto"):
+                 device="auto", gpus=1):
     """The matches (or a pattern's rows) as match() gives them, in batches of (m, k) arrays,
     while the query runs: memory stays bounded (the engine waits while the reader is a few
     batches behind), and leaving the loop early stops the query."""
-    batches = MatchBatches(data, query, (semantics, limit, timeout, threads, filter, device))
+    batches = MatchBatches(data, query, (semantics, limit, timeout, threads, filter, device, gpus))
     width = query.num_vertices if batches.columns is None else len(batches.columns)
     for words in batches:
         yield _table(data, words, width)

@@ -9,9 +9,9 @@ import numpy.typing as npt
 
 class SubgraphError(ValueError): ...
 
-# (semantics, limit, timeout, threads, filter, device); semantics None: "embed" for a Graph,
-# "homomorphism" for a pattern
-QueryArgs = tuple[Optional[str], Optional[int], Optional[float], Optional[int], str, str]
+# (semantics, limit, timeout, threads, filter, device, gpus); semantics None: "embed" for a
+# Graph, "homomorphism" for a pattern; gpus a positive number or "all"
+QueryArgs = tuple[Optional[str], Optional[int], Optional[float], Optional[int], str, str, Union[int, str]]
 
 class Graph:
     @staticmethod
