@@ -201,7 +201,8 @@ fn device_choice() {
     let o = run(&["match", "-q", "--format", "json", "--device", "cpu", d, q]);
     assert_eq!(json_lines(&o)[0]["device"], "cpu");
     let o = run(&["match", "-q", "--format", "json", "--device", "gpu", d, q]);
-    if o.status.success() {
+    let gpu = o.status.success();
+    if gpu {
         let r = &json_lines(&o)[0];
         assert_eq!((r["device"].as_str(), r["embeddings"].as_u64()), (Some("gpu"), Some(80)));
     } else {
@@ -213,6 +214,14 @@ fn device_choice() {
     let o = run(&["match", "-q", "--format", "json", d, q]);
     assert!(o.status.success());
     assert_eq!(json_lines(&o)[0]["embeddings"], 80);
+    // Under a limit, auto keeps a query on the CPU (a graph below 2^20 vertices), and says why.
+    let o = run(&["match", "-q", "--format", "json", "--limit", "10", d, q]);
+    let r = &json_lines(&o)[0];
+    assert_eq!((r["device"].as_str(), r["embeddings"].as_u64()), (Some("cpu"), Some(10)));
+    if gpu {
+        let why = r["device_choice"].as_str().unwrap();
+        assert!(why.starts_with("cpu (a limit"), "{why}");
+    }
 }
 
 /// The CA-GrQc sample's edges as the file writes them (`from to` per data line).

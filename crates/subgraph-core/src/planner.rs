@@ -191,12 +191,22 @@ impl DeviceCosts {
 pub const H200_COSTS: DeviceCosts =
     DeviceCosts { cpu_ns_per_unit: NS_PER_UNIT, gpu_ns_per_unit: 0.08, gpu_fixed_ms: 3.0 };
 
-/// A device chosen for a query, and why: the predicted times, or the data graph's size.
+/// A device chosen for a query, and why.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DeviceChoice {
     pub device: Device,
-    /// The predicted times that chose it; None when the graph's size did.
-    pub predicted: Option<(f64, f64)>,
+    pub basis: Basis,
+}
+
+/// What chose a query's device.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Basis {
+    /// The predicted milliseconds on the CPU and on the GPU.
+    Predicted(f64, f64),
+    /// The data graph's size ([`device_for_graph`]).
+    GraphSize,
+    /// The query's limit ([`device_for_limit`]).
+    Limit,
 }
 
 impl std::fmt::Display for DeviceChoice {
@@ -205,11 +215,15 @@ impl std::fmt::Display for DeviceChoice {
             Device::Cpu => "cpu",
             Device::Gpu => "gpu",
         };
-        match self.predicted {
-            Some((cpu, gpu)) => write!(f, "{name} (faster: predicted CPU {cpu:.3} ms, GPU {gpu:.3} ms)"),
-            None => write!(
+        match self.basis {
+            Basis::Predicted(cpu, gpu) => write!(f, "{name} (faster: predicted CPU {cpu:.3} ms, GPU {gpu:.3} ms)"),
+            Basis::GraphSize => write!(
                 f,
                 "{name} (a data graph of {GPU_GRAPH_VERTICES} vertices or more: the CPU's filter alone costs more than the GPU's query)"
+            ),
+            Basis::Limit => write!(
+                f,
+                "{name} (a limit: the CPU's depth-first search stops at it, where the GPU's first chunks are whole levels)"
             ),
         }
     }
@@ -223,7 +237,19 @@ pub const GPU_GRAPH_VERTICES: usize = 1 << 20;
 
 /// The device for queries on a data graph of `vertices` vertices, when its size decides.
 pub fn device_for_graph(vertices: usize) -> Option<DeviceChoice> {
-    (vertices >= GPU_GRAPH_VERTICES).then_some(DeviceChoice { device: Device::Gpu, predicted: None })
+    (vertices >= GPU_GRAPH_VERTICES).then_some(DeviceChoice { device: Device::Gpu, basis: Basis::GraphSize })
+}
+
+/// The device for a query with a `limit` on a data graph of `vertices` vertices, before any
+/// estimate: the GPU where the graph's size sends every query there, else the CPU. Under a
+/// limit the estimates price the whole search (scaled by the limit over the estimated
+/// matches, which sampling misses where few particles survive), while the CPU's depth-first
+/// search stops at the limit. Measured on the Sun & Luo sets with a limit of 10^5 (H200,
+/// 2026-11-25, 262 queries that reached it): the GPU was at best 1.8 times faster than the
+/// 16-core CPU (wordnet, where the CPU's filter dominates), and the 23 queries the estimates
+/// sent to it took 2 to 60 times the CPU's time (wordnet dense_20_8: 1.84 s against 31 ms).
+pub fn device_for_limit(vertices: usize, limit: Option<u64>) -> Option<DeviceChoice> {
+    device_for_graph(vertices).or(limit.map(|_| DeviceChoice { device: Device::Cpu, basis: Basis::Limit }))
 }
 
 /// The work below which the CPU on `threads` threads finishes before the GPU has paid its
@@ -238,7 +264,7 @@ pub fn choose_device(cost: f64, threads: usize, costs: &DeviceCosts) -> DeviceCh
     let cpu_ms = cost * costs.cpu_ms_per_unit(threads);
     let gpu_ms = costs.gpu_fixed_ms + cost * costs.gpu_ns_per_unit * 1e-6;
     let device = if gpu_ms < cpu_ms { Device::Gpu } else { Device::Cpu };
-    DeviceChoice { device, predicted: Some((cpu_ms, gpu_ms)) }
+    DeviceChoice { device, basis: Basis::Predicted(cpu_ms, gpu_ms) }
 }
 
 /// Seed of the planner's sampling: plans are the same from run to run.
@@ -415,6 +441,12 @@ mod tests {
         assert!(shown.starts_with("gpu (faster: predicted CPU"), "{shown}");
         assert_eq!(device_for_graph(GPU_GRAPH_VERTICES - 1), None);
         assert_eq!(device_for_graph(GPU_GRAPH_VERTICES).map(|c| c.device), Some(Device::Gpu));
+        // A limit keeps a query on the CPU, except on graphs whose size sends it to the GPU.
+        assert_eq!(device_for_limit(GPU_GRAPH_VERTICES - 1, None), None);
+        let limited = device_for_limit(GPU_GRAPH_VERTICES - 1, Some(10)).unwrap();
+        assert_eq!((limited.device, limited.basis), (Device::Cpu, Basis::Limit));
+        assert!(limited.to_string().starts_with("cpu (a limit"), "{limited}");
+        assert_eq!(device_for_limit(GPU_GRAPH_VERTICES, Some(10)).map(|c| c.basis), Some(Basis::GraphSize));
     }
 
     #[test]

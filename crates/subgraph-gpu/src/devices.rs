@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use subgraph_core::filter::Filter;
 use subgraph_core::pipeline::{prepare, run_query, MatchOptions, Report};
-use subgraph_core::planner::{choose_device, device_for_graph, gpu_break_even, Device, DeviceChoice, H200_COSTS};
+use subgraph_core::planner::{
+    choose_device, device_for_graph, device_for_limit, gpu_break_even, Device, DeviceChoice, H200_COSTS,
+};
 use subgraph_core::sink::{Control, Output};
 use subgraph_core::tree::{TreeCount, TreeQuery};
 use subgraph_core::Graph;
@@ -173,7 +175,10 @@ impl Engine {
         };
         let mut choice = None;
         if auto {
-            choice = device_for_graph(data.num_vertices());
+            choice = device_for_limit(data.num_vertices(), opts.limit);
+            if choice.is_some_and(|c| c.device == Device::Cpu) {
+                return Ok(cpu(run_query(data, query, opts, control, output)?, choice, None));
+            }
             if choice.is_none() {
                 let threads = rayon::current_num_threads();
                 let from = gpu_break_even(threads, &H200_COSTS);
