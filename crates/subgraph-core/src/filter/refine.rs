@@ -40,12 +40,38 @@ fn admissible<'a>(data: &'a Graph, v: u32, link: &'a Link, sets: &'a [Bitset]) -
     })
 }
 
+/// The neighbour slice of one (direction, pair) of a vertex, looked up once for consecutive
+/// links that share it (on graphs of few labels, all of a query vertex's links).
+#[derive(Default)]
+struct LastSlice<'a> {
+    key: Option<(Dir, u32)>,
+    slice: &'a [u32],
+}
+
+impl<'a> LastSlice<'a> {
+    fn get(&mut self, data: &'a Graph, v: u32, dir: Dir, pair: u32) -> &'a [u32] {
+        if self.key != Some((dir, pair)) {
+            (self.key, self.slice) = (Some((dir, pair)), data.neighbors_by_pair(v, dir, pair));
+        }
+        self.slice
+    }
+}
+
 /// Appends v's admissible neighbours for `link` to `out` and returns how many: all of them
 /// when fewer than `enough`, otherwise at least `enough`. A link of one edge (the usual case)
-/// is collected branch-free over the neighbour slice.
-fn collect_admissible(data: &Graph, v: u32, link: &Link, sets: &[Bitset], enough: usize, out: &mut Vec<u32>) -> usize {
+/// is collected branch-free over the neighbour slice (from `last`, when the link before had
+/// the same one).
+fn collect_admissible<'a>(
+    data: &'a Graph,
+    v: u32,
+    link: &Link,
+    sets: &[Bitset],
+    enough: usize,
+    out: &mut Vec<u32>,
+    last: &mut LastSlice<'a>,
+) -> usize {
     match link.edges[..] {
-        [(dir, pair)] => sets[link.to as usize].collect_in(data.neighbors_by_pair(v, dir, pair), enough, out),
+        [(dir, pair)] => sets[link.to as usize].collect_in(last.get(data, v, dir, pair), enough, out),
         _ => {
             let start = out.len();
             out.extend(admissible(data, v, link, sets).take(enough));
@@ -55,10 +81,17 @@ fn collect_admissible(data: &Graph, v: u32, link: &Link, sets: &[Bitset], enough
 }
 
 /// How many admissible neighbours v has for `link`, exact below `enough`. A link of one edge
-/// (the usual case) is counted branch-free over the neighbour slice.
-fn admissible_count(data: &Graph, v: u32, link: &Link, sets: &[Bitset], enough: usize) -> usize {
+/// (the usual case) is counted branch-free over the neighbour slice (from `last`, as above).
+fn admissible_count<'a>(
+    data: &'a Graph,
+    v: u32,
+    link: &Link,
+    sets: &[Bitset],
+    enough: usize,
+    last: &mut LastSlice<'a>,
+) -> usize {
     match link.edges[..] {
-        [(dir, pair)] => sets[link.to as usize].count_in(data.neighbors_by_pair(v, dir, pair), enough),
+        [(dir, pair)] => sets[link.to as usize].count_in(last.get(data, v, dir, pair), enough),
         _ => admissible(data, v, link, sets).take(enough).count(),
     }
 }
@@ -109,7 +142,8 @@ where
 /// Keeps v in C(u) only if every query neighbour of u has a candidate adjacent to v.
 pub(super) fn arc_consistency(data: &Graph, query: &Query, cands: &mut Candidates, control: &Control) {
     refine(data, query, cands, CS_ROUNDS, control, |links, v, sets| {
-        links.iter().all(|l| admissible_count(data, v, l, sets, 1) > 0)
+        let mut last = LastSlice::default();
+        links.iter().all(|l| admissible_count(data, v, l, sets, 1, &mut last) > 0)
     });
 }
 
@@ -125,9 +159,10 @@ pub(super) fn graphql(data: &Graph, query: &Query, semantics: Semantics, cands: 
         MATCHING.with(|m| {
             let m = &mut *m.borrow_mut();
             m.clear();
+            let mut last = LastSlice::default();
             for l in links {
                 let start = m.flat.len();
-                if collect_admissible(data, v, l, sets, k, &mut m.flat) == 0 {
+                if collect_admissible(data, v, l, sets, k, &mut m.flat, &mut last) == 0 {
                     return false;
                 }
                 m.close_list(start, k);
