@@ -22,8 +22,8 @@ use crate::dfs::{largest_groups, DfsKernels, DfsPlan, LevelAddresses};
 use crate::error::{GpuError, Result};
 use crate::filter::{filter_on_device, DeviceCandidateSet, FilterKernels};
 use crate::ggq::{self, GpuTreeCount, TreeGraph};
-use crate::join::{dir_index, level_descriptor, Deal, Join, Kernels, LevelData, Tally, MAX_COLUMNS, ROW_BLOCK, SOURCE};
-use crate::multi::{GpuCount, SHARED_QUERY_COST};
+use crate::join::{dir_index, level_descriptor, Join, Kernels, LevelData, MAX_COLUMNS, ROW_BLOCK, SOURCE};
+use crate::multi::{Deal, GpuCount, Tally, SHARED_QUERY_COST};
 use crate::pcsr::{ColumnOrder, LabelledCsr, Pcsr};
 use crate::refine::{links_of, refine, RefineKernels};
 use crate::signature::{DeviceSignatureTable, Signature, SignatureTable};
@@ -96,7 +96,7 @@ pub enum LoadBalance {
     Off,
     /// GSI's fixed thresholds (W2, W1 of Table VIII) in every chunk.
     Gsi,
-    /// GSI's thresholds raised per chunk by the cost model of [`Layers::for_chunk`]: a row
+    /// GSI's thresholds raised per chunk by the cost model of [`crate::join::Layers::for_chunk`]: a row
     /// leaves the warp layer only when one warp on it would outlast the chunk's share per
     /// resident warp.
     Model,
