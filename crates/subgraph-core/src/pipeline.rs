@@ -437,8 +437,7 @@ impl Prepared {
                 }
                 Some(particles) => {
                     let (vertices, tail) = (plan.vertices.clone(), plan.tail);
-                    let cands = plan.take_candidates();
-                    plan = plan.with_candidates(cands.clone());
+                    let cands = plan.candidates_by_vertex();
                     let (best, c) = planner::compare(data, &query, options, cands, filter_ms, particles, control);
                     considered = c;
                     if best.vertices != vertices || best.tail != tail {
@@ -534,13 +533,17 @@ pub fn probe_prefers(
     budget: Duration,
 ) -> Probe {
     let probe = |(plan, space): (&Plan, &CandidateSpace)| -> Option<f64> {
+        let trial = control.trial(budget);
+        // Milliseconds to count under `roots`, if that finished within the budget.
+        let run = |roots: Vec<u32>| {
+            let t = Instant::now();
+            let out = cpu::enumerate_roots(data, plan, space, engine, &trial, roots);
+            out.stopped.is_none().then(|| t.elapsed().as_secs_f64() * 1e3)
+        };
         let first = &plan.candidates[0];
         let len = first.len();
         if len < 4 * PROBE_ROOTS {
-            let all = (0..len as u32).collect();
-            let t = Instant::now();
-            let out = cpu::enumerate_roots(data, plan, space, engine, &control.trial(budget), all);
-            return out.stopped.is_none().then(|| t.elapsed().as_secs_f64() * 1e3);
+            return run((0..len as u32).collect());
         }
         let mut by_degree: Vec<u32> = (0..len as u32).collect();
         by_degree.select_nth_unstable_by_key(PROBE_HEAVY_ROOTS, |&i| {
@@ -552,14 +555,9 @@ pub fn probe_prefers(
         rest.sort_unstable();
         let others = rest.len();
         let sample: Vec<u32> = (0..PROBE_ROOTS).map(|i| rest[i * others / PROBE_ROOTS]).collect();
-        let trial = control.trial(budget);
-        let t = Instant::now();
-        let done = cpu::enumerate_roots(data, plan, space, engine, &trial, heavy).stopped.is_none();
-        let heavy_ms = t.elapsed().as_secs_f64() * 1e3;
-        let t = Instant::now();
-        let done = done && cpu::enumerate_roots(data, plan, space, engine, &trial, sample).stopped.is_none();
-        let sample_ms = t.elapsed().as_secs_f64() * 1e3;
-        done.then_some(heavy_ms + sample_ms * others as f64 / PROBE_ROOTS as f64)
+        let heavy_ms = run(heavy)?;
+        let sample_ms = run(sample)?;
+        Some(heavy_ms + sample_ms * others as f64 / PROBE_ROOTS as f64)
     };
     // A default plan whose probe does not finish gives way without the challenger's probe.
     let default_ms = probe(incumbent);
@@ -600,10 +598,7 @@ pub fn explain_query(
         let engine = EngineOptions { limit: opts.limit, failing_sets: opts.failing_sets };
         let (mut plan, considered) =
             planner::compare(data, &q, popts, cands, filter_ms, planner::FULL_PARTICLES, &first);
-        let by_vertex = {
-            let mut p = plan.clone();
-            p.take_candidates()
-        };
+        let by_vertex = plan.candidates_by_vertex();
         let mut size_of = vec![0; q.num_vertices()];
         plan.vertices.iter().zip(&plan.sizes).for_each(|(&u, &s)| size_of[u as usize] = s);
         // A considered plan, rebuilt with its candidates.
@@ -617,13 +612,15 @@ pub fn explain_query(
         };
         // As `match` does, the plan of least estimated cost replaces the default plan (the
         // first considered) only when a probe of their first levels agrees.
-        let mut probe = None;
+        // The chosen plan's space, when the probe built it.
+        let (mut probe, mut chosen_space) = (None, None);
         if let Some(default) = considered.first().filter(|c| c.vertices != plan.vertices || c.tail != plan.tail) {
             let default = rebuild(default);
-            let (a, _) = build_space(data, &plan, opts.max_memory, &first)?;
-            let (b, _) = build_space(data, &default, opts.max_memory, &first)?;
+            let (a, a_ms) = build_space(data, &plan, opts.max_memory, &first)?;
+            let (b, b_ms) = build_space(data, &default, opts.max_memory, &first)?;
             if let (Some(a), Some(b)) = (a, b) {
                 let p = probe_prefers(data, (&plan, &a), (&default, &b), engine, &first, PROBE_MIN);
+                chosen_space = Some(if p.switched { (a, a_ms) } else { (b, b_ms) });
                 if !p.switched {
                     plan = Plan { order_ms: plan.order_ms, ..default };
                 }
@@ -642,7 +639,10 @@ pub fn explain_query(
             let (start, later) = if i == 0 { (start, None) } else { (Instant::now(), Some(control())) };
             let c = later.as_ref().unwrap_or(&first);
             let (considered, probe) = if i == 0 { (considered.clone(), probe.clone()) } else { (Vec::new(), None) };
-            let (space, space_ms) = build_space(data, &plan, opts.max_memory, c)?;
+            let (space, space_ms) = match chosen_space.take() {
+                Some((space, ms)) => (Some(space), ms),
+                None => build_space(data, &plan, opts.max_memory, c)?,
+            };
             let Some(space) = space else {
                 out.push(stopped_early(start, filter, plan, space_ms, 0.0, c, considered));
                 continue;

@@ -304,6 +304,15 @@ impl Plan {
         self
     }
 
+    /// A copy of the candidate lists, indexed by query vertex.
+    pub fn candidates_by_vertex(&self) -> Candidates {
+        let mut by_vertex = vec![Vec::new(); self.len()];
+        for (p, &u) in self.vertices.iter().enumerate() {
+            by_vertex[u as usize] = self.candidates[p].clone();
+        }
+        by_vertex
+    }
+
     /// Moves the candidate lists out, indexed by query vertex again.
     pub fn take_candidates(&mut self) -> Candidates {
         let mut by_vertex = vec![Vec::new(); self.len()];

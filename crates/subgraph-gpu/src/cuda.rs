@@ -377,11 +377,6 @@ impl Gpu {
         self.usage.cap.store(cap.unwrap_or(u64::MAX), Ordering::Relaxed);
     }
 
-    /// The cap [`Gpu::set_memory_cap`] set.
-    pub fn memory_cap(&self) -> Option<u64> {
-        Some(self.usage.cap.load(Ordering::Relaxed)).filter(|&c| c != u64::MAX)
-    }
-
     /// Bytes that may still be allocated: the device's free memory, within the cap.
     pub fn headroom(&self) -> Result<u64> {
         let (free, _) = self.memory()?;

@@ -632,14 +632,7 @@ impl GpuEngine {
         control: &Control,
         output: Option<(&Output, &str)>,
     ) -> Result<GpuReport> {
-        let start = Instant::now();
-        self.gpu.reset_peak();
-        let (planned, device_cands) = self.plan_query(query, opts, gpu_opts, output.is_none(), control)?;
-        let tally = Tally::new(opts.limit);
-        let deal = planned.deal(&self.data, 1);
-        planned.begin(opts, control, output);
-        let joined = self.join(&planned, device_cands, opts, gpu_opts, control, output, &tally, &deal)?;
-        Ok(planned.report(start, opts, &[joined], control))
+        crate::multi::run_on(std::slice::from_mut(self), query, opts, gpu_opts, control, output)
     }
 
     /// Filters and plans `query` on this device for a join that counts (`counting`) or writes

@@ -94,14 +94,6 @@ impl GpuSet {
         &mut self.engines[0]
     }
 
-    pub fn len(&self) -> usize {
-        self.engines.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.engines.is_empty()
-    }
-
     /// Each device's name and number.
     pub fn device_infos(&self) -> Vec<&DeviceInfo> {
         self.engines.iter().map(|e| e.device_info()).collect()
@@ -110,11 +102,6 @@ impl GpuSet {
     /// The longest graph upload of the devices (they upload in parallel).
     pub fn graph_upload_ms(&self) -> f64 {
         self.engines.iter().map(GpuEngine::graph_upload_ms).fold(0.0, f64::max)
-    }
-
-    /// Device bytes held now, on the device that holds most.
-    pub fn device_bytes(&self) -> u64 {
-        self.engines.iter().map(GpuEngine::device_bytes).max().unwrap_or(0)
     }
 
     /// Matches `query` as [`GpuEngine::run_query`] does, on as many devices as its estimated
@@ -128,40 +115,53 @@ impl GpuSet {
         control: &Control,
         output: Option<(&Output, &str)>,
     ) -> Result<GpuReport> {
-        let start = Instant::now();
-        self.engines.iter().for_each(GpuEngine::reset_peak);
-        let (first, rest) = self.engines.split_first_mut().expect("a GPU set has at least one device");
-        let (planned, device_cands) = first.plan_query(query, opts, gpu_opts, output.is_none(), control)?;
-        let devices = if planned.priced_cost() >= gpu_opts.shared_from as f64 { 1 + rest.len() } else { 1 };
-        let tally = Tally::new(opts.limit);
-        let data = first.data().clone();
-        let deal = planned.deal(&data, devices);
-        planned.begin(opts, control, output);
-        let (planned, tally, deal) = (&planned, &tally, &deal);
-        let joined = std::thread::scope(|s| {
-            let others: Vec<_> = rest[..devices - 1]
-                .iter_mut()
-                .map(|engine| {
-                    s.spawn(move || {
-                        let r = engine.join(planned, None, opts, gpu_opts, control, output, tally, deal);
-                        // A device that failed claims nothing more; the others finish the rows.
-                        if r.is_err() {
-                            deal.abandon();
-                        }
-                        r
-                    })
-                })
-                .collect();
-            let mine = first.join(planned, device_cands, opts, gpu_opts, control, output, tally, deal);
-            if mine.is_err() {
-                deal.abandon();
-            }
-            std::iter::once(mine)
-                .chain(others.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))))
-                .collect::<Result<Vec<_>>>()
-        })?;
-        Ok(planned.report(start, opts, &joined, control))
+        run_on(&mut self.engines, query, opts, gpu_opts, control, output)
     }
+}
+
+/// Runs `query` on `engines` (at least one): filtered and planned on the first, joined on all
+/// of them when its estimated work reaches `gpu_opts.shared_from`, else on the first alone.
+/// One engine's [`GpuEngine::run_query`] is this over itself.
+pub(crate) fn run_on(
+    engines: &mut [GpuEngine],
+    query: Graph,
+    opts: &MatchOptions,
+    gpu_opts: &GpuOptions,
+    control: &Control,
+    output: Option<(&Output, &str)>,
+) -> Result<GpuReport> {
+    let start = Instant::now();
+    engines.iter().for_each(GpuEngine::reset_peak);
+    let (first, rest) = engines.split_first_mut().expect("a GPU set has at least one device");
+    let (planned, device_cands) = first.plan_query(query, opts, gpu_opts, output.is_none(), control)?;
+    let devices = if planned.priced_cost() >= gpu_opts.shared_from as f64 { 1 + rest.len() } else { 1 };
+    let tally = Tally::new(opts.limit);
+    let deal = planned.deal(first.data(), devices);
+    planned.begin(opts, control, output);
+    let (planned, tally, deal) = (&planned, &tally, &deal);
+    let joined = std::thread::scope(|s| {
+        let others: Vec<_> = rest[..devices - 1]
+            .iter_mut()
+            .map(|engine| {
+                s.spawn(move || {
+                    let r = engine.join(planned, None, opts, gpu_opts, control, output, tally, deal);
+                    // A device that failed claims nothing more; the others finish the rows.
+                    if r.is_err() {
+                        deal.abandon();
+                    }
+                    r
+                })
+            })
+            .collect();
+        let mine = first.join(planned, device_cands, opts, gpu_opts, control, output, tally, deal);
+        if mine.is_err() {
+            deal.abandon();
+        }
+        std::iter::once(mine)
+            .chain(others.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))))
+            .collect::<Result<Vec<_>>>()
+    })?;
+    Ok(planned.report(start, opts, &joined, control))
 }
 
 /// The embeddings the devices running one query have taken towards its limit: each device
