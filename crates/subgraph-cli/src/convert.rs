@@ -48,6 +48,7 @@ pub fn run(args: ConvertArgs) -> Result<()> {
         directed: args.directed,
         vertex_labels: args.vertex_labels,
         ids: args.ids.mode(),
+        ..ReadOptions::default()
     };
     let loaded = read_graph(&args.input, &opts)?;
     let g = &loaded.graph;

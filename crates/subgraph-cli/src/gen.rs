@@ -212,8 +212,13 @@ fn run_queries(a: QueriesArgs) -> Result<()> {
         (_, Some(_)) => bail!("--edges applies to --kind gsi only"),
     };
     crate::matching::stdin_once([&a.data].into_iter().chain(&a.vertex_labels))?;
-    let opts =
-        ReadOptions { format: a.format, directed: a.directed, vertex_labels: a.vertex_labels, ids: a.ids.mode() };
+    let opts = ReadOptions {
+        format: a.format,
+        directed: a.directed,
+        vertex_labels: a.vertex_labels,
+        ids: a.ids.mode(),
+        ..ReadOptions::default()
+    };
     let data = read_graph(&a.data, &opts)?.graph;
     let spec = QuerySpec { size: a.size, count: a.count, kind, seed: a.seed, max_tries: a.max_tries };
     let queries =

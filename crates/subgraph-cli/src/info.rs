@@ -32,6 +32,8 @@ struct Info {
     max_degree: u32,
     mean_degree: f64,
     memory_bytes: u64,
+    /// Of `memory_bytes`, those read in place from the mapped file (`--mmap`).
+    mapped_bytes: u64,
     self_loops_dropped: u64,
     duplicates_dropped: u64,
     load_ms: f64,
@@ -73,6 +75,7 @@ pub fn run(a: InfoArgs) -> Result<ExitCode> {
             max_degree: g.max_degree(),
             mean_degree: if n == 0 { 0.0 } else { endpoints as f64 / n as f64 },
             memory_bytes: g.memory_bytes(),
+            mapped_bytes: g.mapped_bytes(),
             self_loops_dropped: l.stats.self_loops,
             duplicates_dropped: l.stats.duplicates,
             load_ms,
@@ -94,7 +97,15 @@ pub fn run(a: InfoArgs) -> Result<ExitCode> {
             println!("vertex labels     {}", info.vertex_labels);
             println!("edge labels       {}", info.edge_labels);
             println!("degree max/mean   {} / {:.2}", info.max_degree, info.mean_degree);
-            println!("memory            {:.1} MiB", info.memory_bytes as f64 / (1 << 20) as f64);
+            let mib = |b: u64| b as f64 / (1 << 20) as f64;
+            match info.mapped_bytes {
+                0 => println!("memory            {:.1} MiB", mib(info.memory_bytes)),
+                m => println!(
+                    "memory            {:.1} MiB ({:.1} MiB mapped from the file)",
+                    mib(info.memory_bytes),
+                    mib(m)
+                ),
+            }
             println!(
                 "dropped           {} self loops, {} duplicate edges",
                 info.self_loops_dropped, info.duplicates_dropped

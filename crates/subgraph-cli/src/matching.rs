@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use subgraph_core::automorphism::Automorphisms;
 use subgraph_core::cpu::FailingSets;
 use subgraph_core::filter::Filter;
-use subgraph_core::io::{read_graphs, source, Format, IdMode, Loaded, ReadOptions};
+use subgraph_core::io::{read_graphs, source, Format, IdMode, Loaded, MapMode, ReadOptions};
 use subgraph_core::order::Order;
 use subgraph_core::pipeline::{bytes, MatchOptions};
 use subgraph_core::plan::{Symmetry, Tail};
@@ -50,6 +50,17 @@ pub struct InputArgs {
     /// G, T suffixes: powers of 1024); exceeding it is an error before the memory is used.
     #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
     pub max_memory: Option<u64>,
+    /// Binary (.sgb) data graphs: map the file and read its adjacency in place, paged in from
+    /// the file, instead of copying it into memory: auto (when the file is larger than half the
+    /// host's memory), on, off. Mapped arrays do not count towards --max-memory. The file must
+    /// not change while subgraph runs.
+    #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = parse_map_mode)]
+    pub mmap: MapMode,
+}
+
+/// Parses a `--mmap` setting for clap.
+pub fn parse_map_mode(s: &str) -> Result<MapMode, String> {
+    MapMode::from_name(s).ok_or_else(|| format!("unknown setting '{s}' (one of {})", MapMode::NAMES.join(", ")))
 }
 
 /// Parses `123`, `64K`, `1.5G`, `2GiB`, `512MB` (powers of 1024).
@@ -75,7 +86,7 @@ impl InputArgs {
     /// Reads the file's graphs under `--max-memory`: a file larger than the cap is refused
     /// before it is read, a graph that takes more than the cap once built after.
     pub fn read_all(&self, path: &Path) -> Result<Vec<Loaded>> {
-        if let Some(max) = self.max_memory {
+        if let Some(max) = self.max_memory.filter(|_| self.mmap != MapMode::On) {
             let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
             if len > max {
                 bail!(
@@ -95,7 +106,7 @@ impl InputArgs {
             one.graph.set_properties(p);
         }
         if let Some(max) = self.max_memory {
-            let used: u64 = all.iter().map(|l| l.graph.memory_bytes()).sum();
+            let used: u64 = all.iter().map(|l| l.graph.memory_bytes() - l.graph.mapped_bytes()).sum();
             if used > max {
                 bail!(
                     "{}: the graph takes {} in memory, more than --max-memory {}",
@@ -280,6 +291,7 @@ pub fn load_options(a: &InputArgs) -> Result<ReadOptions> {
         directed: a.directed,
         vertex_labels: a.vertex_labels.clone(),
         ids: a.ids.mode(),
+        map: a.mmap,
     })
 }
 
@@ -590,6 +602,7 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
         directed: data.is_directed(),
         vertex_labels: None,
         ids: a.input.ids.mode(),
+        map: MapMode::Off,
     };
 
     let ids = data.ids().cloned();

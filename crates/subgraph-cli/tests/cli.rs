@@ -350,6 +350,34 @@ fn max_memory_is_checked_before_use() {
     assert_eq!(o.status.code(), Some(2), "a bad size is a usage error");
 }
 
+/// A mapped `.sgb` (`--mmap on`) answers as the copied one, `info` says how much of it is
+/// mapped, and its mapped arrays do not count towards `--max-memory`.
+#[test]
+fn mapped_binary_graphs() {
+    let dir = tempfile::tempdir().unwrap();
+    let sgb = dir.path().join("hprd.sgb");
+    let o = run(&["convert", data("hprd/HPRD.graph").to_str().unwrap(), sgb.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (sgb, q) = (sgb.to_str().unwrap(), data("hprd/queries/query_dense_16_2.graph"));
+    let count = |extra: &[&str]| {
+        let o = run(&[&["match", "-q", "--format", "json", sgb, q.to_str().unwrap()], extra].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        json_lines(&o)[0]["embeddings"].clone()
+    };
+    assert_eq!(count(&["--mmap", "on"]), count(&["--mmap", "off"]));
+    let mapped =
+        |mode: &str| json_lines(&run(&["info", "--format", "json", "--mmap", mode, sgb]))[0]["mapped_bytes"].clone();
+    assert!(mapped("on").as_u64().unwrap() > 500_000, "{}", mapped("on"));
+    assert_eq!(mapped("off"), 0);
+    assert_eq!(mapped("auto"), 0, "a small file is read into memory");
+    // The copied graph takes 917168 bytes (above); mapped, only its vertex-sized arrays count.
+    assert_eq!(count(&["--mmap", "on", "--max-memory", "600K"]), count(&[]));
+    let o = run(&["match", "-q", "--mmap", "off", "--max-memory", "600K", sgb, q.to_str().unwrap()]);
+    assert!(stderr(&o).contains("the file's 917288 bytes exceed --max-memory"), "{}", stderr(&o));
+    let o = run(&["match", "-q", "--mmap", "sometimes", sgb, q.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "an unknown setting is a usage error");
+}
+
 /// Compressed files (by extension or magic bytes) and standard input read like the plain file,
 /// for data, queries and vertex labels; a corrupt stream is a one-line error naming the file.
 #[test]

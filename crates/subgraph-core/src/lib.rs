@@ -11,6 +11,7 @@ pub mod error;
 pub mod estimate;
 pub mod filter;
 pub mod graph;
+pub mod host;
 pub mod intersect;
 pub mod io;
 pub mod oracle;

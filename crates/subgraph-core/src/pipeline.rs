@@ -25,14 +25,6 @@ pub fn bytes(b: u64) -> String {
     }
 }
 
-/// Memory the system can still give this process (Linux `MemAvailable`), if known.
-pub fn available_memory() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
 /// Everything that decides how one query is matched.
 #[derive(Debug, Clone, Copy)]
 pub struct MatchOptions {
@@ -673,7 +665,7 @@ fn build_space(
     // read costs more than small queries take).
     let loose = CandidateSpace::estimate_bytes(data, plan, false);
     if loose > (64 << 20u64).min(max_memory.unwrap_or(u64::MAX)) {
-        let free = available_memory().map(|f| (f, "of memory is available"));
+        let free = crate::host::available_memory().map(|f| (f, "of memory is available"));
         let cap = max_memory.map(|m| (m, "are allowed by --max-memory"));
         let budget = [free, cap].into_iter().flatten().min_by_key(|&(b, _)| b);
         if let Some((budget, why)) = budget.filter(|&(b, _)| loose > b) {

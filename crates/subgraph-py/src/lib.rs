@@ -113,7 +113,7 @@ impl Graph {
             "names" => IdMode::Names,
             other => return Err(error(format!("unknown ids '{other}' (compact, keep or names)"))),
         };
-        let opts = ReadOptions { format, directed, vertex_labels, ids };
+        let opts = ReadOptions { format, directed, vertex_labels, ids, ..ReadOptions::default() };
         let graph = py
             .detach(|| {
                 let mut graph = io::read_graph(&path, &opts)?.graph;

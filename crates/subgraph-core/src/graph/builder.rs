@@ -133,7 +133,10 @@ impl GraphBuilder {
         all_ranks.par_sort_unstable();
         all_ranks.dedup();
         let to_pair_id = |adj: &mut Adjacency| {
-            adj.group_pair.par_iter_mut().for_each(|r| *r = all_ranks.binary_search(r).expect("rank present") as u32);
+            adj.group_pair
+                .make_mut()
+                .par_iter_mut()
+                .for_each(|r| *r = all_ranks.binary_search(r).expect("rank present") as u32);
         };
         to_pair_id(&mut out);
         if let Some(inc) = inc.as_mut() {
@@ -278,7 +281,13 @@ fn group<E: Fn(u32) -> u64 + Sync>(raw: Raw, vrank: &[u32], nl: u64, erank: &E, 
     all_ranks.extend_from_slice(&group_pair);
     all_ranks.par_sort_unstable();
     all_ranks.dedup();
-    Adjacency { offsets, nbrs, group_offsets, group_pair, group_end }
+    Adjacency {
+        offsets: offsets.into(),
+        nbrs: nbrs.into(),
+        group_offsets: group_offsets.into(),
+        group_pair: group_pair.into(),
+        group_end: group_end.into(),
+    }
 }
 
 /// Vertices bucketed by label rank: (offsets, vertices sorted by id inside each label).

@@ -2,12 +2,15 @@
 //! label) and sorted by id inside each group, so N(v, edge label, neighbour label) is one slice
 //! (the layout GSI's PCSR hashes on the device, GSI §IV-A; the label grouping of Sun & Luo §3).
 
+mod array;
 mod builder;
 mod ids;
 mod names;
 mod properties;
 
 use crate::filter::Bitset;
+pub(crate) use array::map as map_file;
+pub use array::Array;
 pub use builder::{BuildStats, GraphBuilder};
 pub use ids::{Id, VertexIds};
 pub use names::LabelNames;
@@ -22,11 +25,11 @@ use std::sync::Arc;
 /// and ends `group_end[g]` entries after v's first neighbour.
 #[derive(Debug, Clone, Default)]
 pub struct Adjacency {
-    pub(crate) offsets: Vec<u64>,
-    pub(crate) nbrs: Vec<u32>,
-    pub(crate) group_offsets: Vec<u64>,
-    pub(crate) group_pair: Vec<u32>,
-    pub(crate) group_end: Vec<u32>,
+    pub(crate) offsets: Array<u64>,
+    pub(crate) nbrs: Array<u32>,
+    pub(crate) group_offsets: Array<u64>,
+    pub(crate) group_pair: Array<u32>,
+    pub(crate) group_end: Array<u32>,
 }
 
 /// Which stored adjacency a lookup reads.
@@ -107,6 +110,15 @@ impl Adjacency {
             let end = self.group_end[g] as usize;
             (self.group_pair[g], &self.nbrs[base + start..base + end])
         })
+    }
+
+    fn mapped_bytes(&self) -> u64 {
+        let of = |mapped: bool, bytes: usize| if mapped { bytes as u64 } else { 0 };
+        of(self.offsets.is_mapped(), self.offsets.len() * 8)
+            + of(self.nbrs.is_mapped(), self.nbrs.len() * 4)
+            + of(self.group_offsets.is_mapped(), self.group_offsets.len() * 8)
+            + of(self.group_pair.is_mapped(), self.group_pair.len() * 4)
+            + of(self.group_end.is_mapped(), self.group_end.len() * 4)
     }
 
     fn memory_bytes(&self) -> u64 {
@@ -327,6 +339,12 @@ impl Graph {
     /// Largest total degree.
     pub fn max_degree(&self) -> u32 {
         (0..self.num_vertices() as u32).map(|v| self.total_degree(v)).max().unwrap_or(0)
+    }
+
+    /// Bytes of the graph's arrays that are read in place from a mapped file (`--mmap`),
+    /// included in [`Graph::memory_bytes`].
+    pub fn mapped_bytes(&self) -> u64 {
+        self.out.mapped_bytes() + self.inc.as_ref().map_or(0, Adjacency::mapped_bytes)
     }
 
     /// Bytes held by the graph's arrays.

@@ -34,11 +34,13 @@
 //! are written as version 3 or 2.
 
 use crate::error::Error;
-use crate::graph::{Adjacency, Graph, LabelNames};
+use crate::graph::{map_file, Adjacency, Array, Graph, LabelNames, Properties, VertexIds};
+use memmap2::Mmap;
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
+use std::sync::Arc;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 /// The first eight bytes of every `.sgb` file.
@@ -236,11 +238,11 @@ impl SectionMut<'_> {
 fn sections_mut<'a>(g: &'a mut Graph, pairs: &'a mut [u32]) -> Vec<SectionMut<'a>> {
     fn adj(a: &mut Adjacency) -> [SectionMut<'_>; 5] {
         [
-            SectionMut::U64(&mut a.offsets),
-            SectionMut::U32(&mut a.nbrs),
-            SectionMut::U64(&mut a.group_offsets),
-            SectionMut::U32(&mut a.group_pair),
-            SectionMut::U32(&mut a.group_end),
+            SectionMut::U64(a.offsets.make_mut()),
+            SectionMut::U32(a.nbrs.make_mut()),
+            SectionMut::U64(a.group_offsets.make_mut()),
+            SectionMut::U32(a.group_pair.make_mut()),
+            SectionMut::U32(a.group_end.make_mut()),
         ]
     }
     let mut s = vec![SectionMut::U32(&mut g.labels)];
@@ -262,11 +264,11 @@ fn sections_mut<'a>(g: &'a mut Graph, pairs: &'a mut [u32]) -> Vec<SectionMut<'a
 fn zeroed(c: &Counts) -> Graph {
     let n = c.vertices as usize;
     let adj = |entries: u64, groups: u64| Adjacency {
-        offsets: vec![0; n + 1],
-        nbrs: vec![0; entries as usize],
-        group_offsets: vec![0; n + 1],
-        group_pair: vec![0; groups as usize],
-        group_end: vec![0; groups as usize],
+        offsets: vec![0; n + 1].into(),
+        nbrs: vec![0; entries as usize].into(),
+        group_offsets: vec![0; n + 1].into(),
+        group_pair: vec![0; groups as usize].into(),
+        group_end: vec![0; groups as usize].into(),
     };
     Graph {
         directed: c.directed,
@@ -460,18 +462,66 @@ impl Source for [u8] {
     }
 }
 
-/// Reads and validates a binary graph file.
-pub fn read(path: &Path) -> Result<Graph, Error> {
+/// How a binary graph file is loaded (`--mmap`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MapMode {
+    /// Map the file when it is larger than half the host's memory, else read it.
+    #[default]
+    Auto,
+    /// Map the file: its adjacency arrays are read in place, paged in from the file on use.
+    On,
+    /// Read every array into memory.
+    Off,
+}
+
+impl MapMode {
+    pub const NAMES: &'static [&'static str] = &["auto", "on", "off"];
+
+    pub fn from_name(name: &str) -> Option<MapMode> {
+        match name {
+            "auto" => Some(MapMode::Auto),
+            "on" => Some(MapMode::On),
+            "off" => Some(MapMode::Off),
+            _ => None,
+        }
+    }
+
+    /// Whether a file of `len` bytes is mapped: never on a big-endian host (the arrays are
+    /// little-endian), under `auto` when it exceeds half of `memory` (the host's, if known).
+    fn maps(self, len: u64, memory: Option<u64>) -> bool {
+        cfg!(target_endian = "little")
+            && match self {
+                MapMode::On => true,
+                MapMode::Off => false,
+                MapMode::Auto => memory.is_some_and(|m| len > m / 2),
+            }
+    }
+}
+
+/// Reads and validates a binary graph file, mapped or copied as `mode` says.
+pub fn read(path: &Path, mode: MapMode) -> Result<Graph, Error> {
     let io = |source| Error::Io { file: path.to_path_buf(), source };
     let f = std::fs::File::open(path).map_err(io)?;
     let len = f.metadata().map_err(io)?.len();
+    if mode.maps(len, crate::host::total_memory()) && len >= HEADER_LEN as u64 {
+        return decode_mapped(path, map_file(&f).map_err(io)?);
+    }
     decode(path, &f, len)
 }
 
-/// Reads and validates a binary graph of `len` bytes from `src`; `file` names it in errors.
-/// Every array is read straight into its vector, the payload's chunks in parallel; nothing is
-/// allocated before the header was checked against `len`.
-pub fn decode<S: Source + ?Sized>(file: &Path, src: &S, len: u64) -> Result<Graph, Error> {
+/// What the header and the sections after the payload say, all checked against each other and
+/// the file's length.
+struct Layout {
+    version: u32,
+    counts: Counts,
+    payload_len: u64,
+    sum: u64,
+    vertex_ids: Option<VertexIds>,
+    label_names: Option<LabelNames>,
+    properties: Option<Properties>,
+}
+
+fn layout<S: Source + ?Sized>(file: &Path, src: &S, len: u64) -> Result<Layout, Error> {
     let bad = |msg: String| Error::Parse { file: file.to_path_buf(), line: 0, msg };
     if len < HEADER_LEN as u64 {
         return Err(bad(format!("{len} bytes are too few for a binary graph (the header alone is {HEADER_LEN})")));
@@ -549,8 +599,17 @@ pub fn decode<S: Source + ?Sized>(file: &Path, src: &S, len: u64) -> Result<Grap
         let what = if len < end { "truncated file" } else { "trailing bytes" };
         return Err(bad(format!("{what}: {len} bytes, the header and sections imply {end}")));
     }
+    Ok(Layout { version, counts, payload_len, sum, vertex_ids, label_names, properties })
+}
 
-    let mut g = zeroed(&counts);
+/// Reads and validates a binary graph of `len` bytes from `src`; `file` names it in errors.
+/// Every array is read straight into its vector, the payload's chunks in parallel; nothing is
+/// allocated before the header was checked against `len`.
+pub fn decode<S: Source + ?Sized>(file: &Path, src: &S, len: u64) -> Result<Graph, Error> {
+    let bad = |msg: String| Error::Parse { file: file.to_path_buf(), line: 0, msg };
+    let layout = layout(file, src, len)?;
+    let (counts, version) = (&layout.counts, layout.version);
+    let mut g = zeroed(counts);
     let mut pairs = vec![0u32; 2 * counts.pairs as usize];
     let mut sections = sections_mut(&mut g, &mut pairs);
     let chunk_sums = fill(file, src, chunks(&mut sections), version >= VERSION_2)?;
@@ -568,19 +627,102 @@ pub fn decode<S: Source + ?Sized>(file: &Path, src: &S, len: u64) -> Result<Grap
         }
         h.digest()
     };
-    if payload_sum != sum {
+    if payload_sum != layout.sum {
         return Err(bad("corrupt payload (checksum mismatch)".into()));
     }
     sections.iter_mut().for_each(SectionMut::make_native);
     drop(sections);
+    finish(file, g, &pairs, layout)
+}
+
+/// Validates a binary graph mapped from `file` and returns it with its adjacency arrays read
+/// in place from the mapping (the other, vertex-sized arrays are copied). The checksum is of
+/// the mapped bytes, hashed in parallel; the payload is paged in from the file once by it and
+/// the structural check, then again on use as the kernel sees fit.
+fn decode_mapped(file: &Path, map: Arc<Mmap>) -> Result<Graph, Error> {
+    let bad = |msg: &str| Error::Parse { file: file.to_path_buf(), line: 0, msg: msg.into() };
+    let bytes: &[u8] = &map;
+    let layout = layout(file, bytes, bytes.len() as u64)?;
+    let payload = &bytes[HEADER_LEN..HEADER_LEN + layout.payload_len as usize];
+    let payload_sum = match layout.version >= VERSION_2 {
+        true => of_chunk_sums(&payload.par_chunks(CHUNK).map(xxh3_64).collect::<Vec<_>>()),
+        false => xxh3_64(payload),
+    };
+    if payload_sum != layout.sum {
+        return Err(bad("corrupt payload (checksum mismatch)"));
+    }
+    // The arrays in file order, each as (byte offset in the file, elements).
+    let mut at = HEADER_LEN;
+    let mut arrays = layout.counts.arrays().into_iter().map(|(len, size)| {
+        let (start, bytes) = (at, (len * size) as usize);
+        at += padded(bytes as u64) as usize;
+        (start, len as usize, &map[start + bytes..at])
+    });
+    let mut next = || -> Result<(usize, usize), Error> {
+        let (start, len, pad) = arrays.next().expect("an array per field");
+        if pad.iter().any(|&b| b != 0) {
+            return Err(bad("corrupt payload (non-zero padding)"));
+        }
+        Ok((start, len))
+    };
+    let labels = copied(&map, next()?);
+    let mut adjacency = || -> Result<Adjacency, Error> {
+        Ok(Adjacency {
+            offsets: in_place(&map, next()?),
+            nbrs: in_place(&map, next()?),
+            group_offsets: in_place(&map, next()?),
+            group_pair: in_place(&map, next()?),
+            group_end: in_place(&map, next()?),
+        })
+    };
+    let out = adjacency()?;
+    let inc = if layout.counts.directed { Some(adjacency()?) } else { None };
+    let pairs = copied(&map, next()?);
+    let g = Graph {
+        directed: layout.counts.directed,
+        labels,
+        num_edges: layout.counts.edges,
+        out,
+        inc,
+        pairs: Vec::new(),
+        vlabel_values: copied(&map, next()?),
+        vlabel_offsets: copied(&map, next()?),
+        vlabel_vertices: copied(&map, next()?),
+        elabel_values: copied(&map, next()?),
+        elabel_counts: Default::default(),
+        ids: None,
+        label_names: None,
+        properties: None,
+        allowed: None,
+    };
+    finish(file, g, &pairs, layout)
+}
+
+/// `len` little-endian numbers of `map` from byte `start` on, copied (the mapped load runs on
+/// little-endian hosts only).
+fn copied<T: bytemuck::Pod>(map: &[u8], (start, len): (usize, usize)) -> Vec<T> {
+    let mut v = vec![T::zeroed(); len];
+    bytemuck::cast_slice_mut::<T, u8>(&mut v).copy_from_slice(&map[start..start + len * std::mem::size_of::<T>()]);
+    v
+}
+
+/// The same numbers read in place from the mapping (copied where they cannot be).
+fn in_place<T: bytemuck::Pod>(map: &Arc<Mmap>, (start, len): (usize, usize)) -> Array<T> {
+    Array::mapped(map, start, len).unwrap_or_else(|| Array::from(copied(map, (start, len))))
+}
+
+/// The last steps of both loads: the label pairs, the structural check, and the sections after
+/// the payload.
+fn finish(file: &Path, mut g: Graph, pairs: &[u32], layout: Layout) -> Result<Graph, Error> {
+    let bad = |msg: String| Error::Parse { file: file.to_path_buf(), line: 0, msg };
     g.pairs = pairs.chunks_exact(2).map(|p| (p[0], p[1])).collect();
     validate::validate(&g).map_err(|m| bad(format!("invalid graph: {m}")))?;
-    if let Some(names) = &label_names {
+    if let Some(names) = &layout.label_names {
         names.check(&g.vlabel_values, &g.elabel_values).map_err(|m| bad(format!("invalid graph: {m}")))?;
     }
-    g.ids = vertex_ids.map(std::sync::Arc::new);
-    g.label_names = label_names.filter(|n| !n.is_empty()).map(std::sync::Arc::new);
-    g.properties = properties.map(std::sync::Arc::new);
+    g.ids = layout.vertex_ids.map(Arc::new);
+    g.label_names = layout.label_names.filter(|n| !n.is_empty()).map(Arc::new);
+    g.properties = layout.properties.map(Arc::new);
     Ok(g)
 }
 
@@ -702,8 +844,26 @@ mod tests {
         out
     }
 
+    /// Decodes `data` both ways, copied and mapped (from an anonymous mapping holding it), and
+    /// checks that they agree: the same graph, or both an error (the copied load's is returned).
     fn load(data: &[u8]) -> Result<Graph, Error> {
-        decode(Path::new("g.sgb"), data, data.len() as u64)
+        let copied = decode(Path::new("g.sgb"), data, data.len() as u64);
+        match (&copied, load_mapped(data)) {
+            (Ok(a), Ok(b)) => same(a, &b),
+            (Err(_), Err(Error::Parse { line: 0, .. })) | (_, Err(Error::Io { .. })) => {}
+            (a, b) => panic!("the copied load gave {a:?}, the mapped one {b:?}"),
+        }
+        copied
+    }
+
+    fn load_mapped(data: &[u8]) -> Result<Graph, Error> {
+        let io = |source| Error::Io { file: "g.sgb".into(), source };
+        if data.len() < HEADER_LEN {
+            return decode(Path::new("g.sgb"), data, data.len() as u64);
+        }
+        let mut m = memmap2::MmapMut::map_anon(data.len()).map_err(io)?;
+        m.copy_from_slice(data);
+        decode_mapped(Path::new("g.sgb"), Arc::new(m.make_read_only().map_err(io)?))
     }
 
     fn err(data: &[u8]) -> String {
@@ -1181,15 +1341,34 @@ mod tests {
         let path = dir.join("a.sgb");
         let g = sample(false);
         write(&g, std::fs::File::create(&path).unwrap()).unwrap();
-        same(&g, &read(&path).unwrap());
+        same(&g, &read(&path, MapMode::Off).unwrap());
+        let mapped = read(&path, MapMode::On).unwrap();
+        same(&g, &mapped);
+        assert!(mapped.mapped_bytes() > 0 && mapped.mapped_bytes() < mapped.memory_bytes());
+        assert_eq!(read(&path, MapMode::Auto).unwrap().mapped_bytes(), 0, "a small file is read");
         // Found by its magic bytes whatever the extension.
         let other = dir.join("a.bin");
         std::fs::copy(&path, &other).unwrap();
         same(&g, &super::super::read_graph(&other, &Default::default()).unwrap().graph);
         let data = std::fs::read(&path).unwrap();
         std::fs::write(&path, &data[..data.len() - 1]).unwrap();
-        let e = read(&path).unwrap_err().to_string();
-        assert!(e.contains("a.sgb:0: truncated file"), "{e}");
+        for mode in [MapMode::Off, MapMode::On] {
+            let e = read(&path, mode).unwrap_err().to_string();
+            assert!(e.contains("a.sgb:0: truncated file"), "{e}");
+        }
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn auto_maps_files_larger_than_half_the_memory() {
+        let little = cfg!(target_endian = "little");
+        assert_eq!(MapMode::Auto.maps(600, Some(1000)), little);
+        assert!(!MapMode::Auto.maps(500, Some(1000)));
+        assert!(!MapMode::Auto.maps(600, None), "unknown memory: read");
+        assert_eq!(MapMode::On.maps(1, Some(1000)), little);
+        assert!(!MapMode::Off.maps(u64::MAX, Some(1000)));
+        for &name in MapMode::NAMES {
+            assert!(MapMode::from_name(name).is_some());
+        }
     }
 }

@@ -14,6 +14,7 @@ mod text;
 
 use crate::error::Error;
 use crate::graph::{BuildStats, Graph, GraphBuilder};
+pub use binary::MapMode;
 pub use remap::{IdMode, KEEP_IDS_PER_BYTE, KEEP_IDS_SLACK};
 use source::Input;
 use std::path::{Path, PathBuf};
@@ -113,6 +114,8 @@ pub struct ReadOptions {
     pub vertex_labels: Option<PathBuf>,
     /// Edge lists, Matrix Market and KONECT: how ids become vertices.
     pub ids: IdMode,
+    /// Binary graphs read from a file: mapped or read into memory.
+    pub map: MapMode,
 }
 
 /// A graph read from a file, with what the builder dropped.
@@ -132,7 +135,7 @@ pub fn read_graphs(path: &Path, opts: &ReadOptions) -> Result<Vec<Loaded>, Error
     if named == Some(Format::Binary) || (named.is_none() && binary::has_magic(input.head())) {
         check_labels_apply(file, Format::Binary, opts.vertex_labels.is_some())?;
         let graph = match input {
-            Input::File { .. } => binary::read(path)?,
+            Input::File { .. } => binary::read(path, opts.map)?,
             Input::Bytes(data) => binary::decode(file, data.as_slice(), data.len() as u64)?,
         };
         return Ok(vec![Loaded { graph, stats: BuildStats::default() }]);

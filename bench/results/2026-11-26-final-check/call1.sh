@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Device call 1 of the second 2026-11-26 session (one H200), commit 309542d: the GPU suite on
+# the final code of the first session, `--device auto` under the 10^5 limit on every Sun & Luo
+# class (issue 14 item 4, projected but not measured), and G3 three times on one GPU.
+set -u
+O=$OUT; R=/tmp/r1; mkdir -p $R
+export SUBGRAPH_REQUIRE_GPU=1 SUBGRAPH_REQUIRE_NVRTC=1
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv > $R/device.txt 2>&1
+( time OUT=$R/suite timeout 300 scripts/gpu-suite.sh run ) > $R/suite.txt 2>&1
+tail -1 $R/suite/gpu-suite.log >> $R/suite.txt
+tar czf $O/call1.tgz -C $R .
+( time OUT=$R/sets SETS_CLASSES=all SETS_QUERIES=20 SETS_LIMIT=100000 SETS_DEVICES="gpu-default cpu auto" \
+    timeout 200 bench/gpu-bench.sh sets ) > $R/sets.txt 2>&1
+tar czf $O/call1.tgz -C $R .
+for k in 1 2 3; do
+  OUT=$R/g3-$k HEAVY_VARIANTS=gpu HEAVY_TIMEOUT=10 timeout 60 bench/gpu-bench.sh g3-variants > $R/g3-$k.txt 2>&1
+done
+tar czf $O/call1.tgz -C $R .
