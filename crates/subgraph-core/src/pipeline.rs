@@ -280,13 +280,15 @@ fn estimate_work(
     let t = Instant::now();
     let mut particles = planner::GATE_PARTICLES;
     let mut g = estimate::space_estimate(plan, space, particles, GATE_SEED);
+    let mut read = g.read;
     // Few particles miss the rare heavy subtrees of skewed searches: an estimate far below the
     // bound is sampled again, with more.
     if g.cost * planner::GATE_DOUBT < bound {
         particles = planner::GATE_RECHECK_PARTICLES;
         g = estimate::space_estimate(plan, space, particles, GATE_SEED ^ 1);
+        read += g.read;
     }
-    let per_particle = t.elapsed().as_secs_f64() * 1e3 / particles as f64;
+    let per_particle = planner::ms_per_particle(read, particles);
     plan.order_ms += t.elapsed().as_secs_f64() * 1e3;
     (popts.price(&g, plan.multiplier), Some((g, per_particle)))
 }

@@ -109,6 +109,21 @@ pub fn comparison_particles(cost: f64, ms_per_particle: f64, threads: usize) -> 
     (cost >= SMALL_COST && affordable >= MIN_PARTICLES as f64).then(|| (affordable as usize).min(FULL_PARTICLES))
 }
 
+/// Nanoseconds per list element an estimate reads (`Estimate::read`, which also counts
+/// `estimate::CALL_READS` per local set): the sampling's own time, from a count rather than
+/// the clock, so that the particles a comparison may spend, and with them the plan chosen, are
+/// the same from run to run and host to host (on the H200 host, the first touches of a
+/// memory-mapped graph made a timed budget pick a plan 7x slower,
+/// bench/results/2026-11-26-final-check.md). Fitted with `CALL_READS` (see there): the modelled
+/// time is within 0.6–1.9x of the measured one for 80 % of the estimates.
+pub const SAMPLING_NS_PER_READ: f64 = 1.0;
+
+/// Milliseconds per particle of estimates that read `read` elements with `particles` particles
+/// in all.
+pub fn ms_per_particle(read: f64, particles: usize) -> f64 {
+    read * SAMPLING_NS_PER_READ * 1e-6 / particles.max(1) as f64
+}
+
 /// The time in milliseconds a comparison with `particles` particles per level takes, given
 /// the gate's time per particle.
 pub fn comparison_ms(particles: usize, ms_per_particle: f64) -> f64 {
@@ -135,16 +150,17 @@ pub fn choose(
     }
     let cands = plan.take_candidates();
     let mut sampler = Sampler::new(data, query, &cands, options.semantics.injective(), GATE_PARTICLES, SEED);
-    let g = Instant::now();
     let mut gate = sampler.estimate(&plan);
+    let mut read = gate.read;
     if options.device == Device::Gpu && options.price(&gate, plan.multiplier) >= GPU_RECHECK_COST {
         // Few particles miss the heavy subtrees of skewed searches (G3's dense_12_4 and
         // sparse_12_4 sampled 365 and 800 times too few embeddings with 16): a query that is
         // not clearly small is sampled again, with more, before the comparison is skipped.
         sampler.set_particles(GATE_RECHECK_PARTICLES);
         gate = sampler.estimate(&plan);
+        read += gate.read;
     }
-    let per_particle = g.elapsed().as_secs_f64() * 1e3 / sampler.particles() as f64;
+    let per_particle = ms_per_particle(read, sampler.particles());
     let cost = options.price(&gate, plan.multiplier);
     let particles = match options.device {
         Device::Cpu => comparison_particles(cost, per_particle, rayon::current_num_threads()),
