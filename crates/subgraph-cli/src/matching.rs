@@ -17,7 +17,7 @@ use subgraph_core::order::Order;
 use subgraph_core::pipeline::{bytes, MatchOptions};
 use subgraph_core::plan::{Symmetry, Tail};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
-use subgraph_core::{Graph, Semantics};
+use subgraph_core::{Graph, Semantics, VertexIds};
 use subgraph_gpu::patterns::{run_pattern, Derived};
 use subgraph_gpu::{
     CandidateFilter, DepthFirst, Engine, GpuCount, GpuOptions, LoadBalance, OutputScheme, Ran, Structure,
@@ -454,7 +454,8 @@ pub struct MatchArgs {
     /// Write every match to FILE ("-" for standard output).
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Format of --output: text, csv, jsonl.
+    /// Format of --output: text, csv, jsonl, or binary (packed little-endian rows in framed
+    /// sections; see the README).
     #[arg(long, default_value = "text")]
     output_format: String,
     /// Report format: a table, or one JSON object per query per line.
@@ -606,6 +607,12 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
     };
 
     let ids = data.ids().cloned();
+    if out_format == OutputFormat::Binary && matches!(ids.as_deref(), Some(VertexIds::Names { .. })) {
+        bail!(
+            "--output-format binary writes numeric ids, and this data graph's vertices are named \
+             (--string-ids); use text, csv or jsonl"
+        );
+    }
     let output: Option<Arc<Output>> = match &a.output {
         None => None,
         Some(p) if p.as_os_str() == "-" => {

@@ -110,6 +110,57 @@ fn unique_limit_and_outputs() {
     assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 3);
 }
 
+/// `--output-format binary` writes the rows the text output writes, as u32 vertex numbers or,
+/// with numeric original ids, u64 ids; named ids are refused with one line.
+#[test]
+fn binary_output() {
+    use subgraph_core::sink::{read_binary, BinarySection};
+    let dir = tempfile::tempdir().unwrap();
+    let hprd = data("hprd/HPRD.graph");
+    let q = data("hprd/queries/query_dense_16_11.graph");
+    let rows_of = |extra: &[&str], fmt: &str| {
+        let out = dir.path().join(format!("rows.{fmt}"));
+        let args = [&["match", "-q", "--output", out.to_str().unwrap(), "--output-format", fmt][..], extra].concat();
+        let o = run(&[&args[..], &[hprd.to_str().unwrap(), q.to_str().unwrap()]].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        std::fs::read(&out).unwrap()
+    };
+    let mut text: Vec<Vec<u64>> = String::from_utf8(rows_of(&[], "text"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split(' ').map(|x| x.parse().unwrap()).collect())
+        .collect();
+    let sections = read_binary(&rows_of(&[], "binary")).unwrap();
+    let BinarySection::Query { columns, id_bytes: 4, .. } = &sections[0] else { panic!("{:?}", sections[0]) };
+    assert_eq!(columns.len(), text[0].len());
+    let mut binary: Vec<Vec<u64>> = sections[1..]
+        .iter()
+        .flat_map(|s| match s {
+            BinarySection::Rows(r) => r.clone(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    text.sort();
+    binary.sort();
+    assert!(text.len() > 100);
+    assert_eq!(binary, text);
+    // Original numeric ids: u64.
+    let edges = write(dir.path(), "sparse.txt", b"10 20\n20 30000000000\n30000000000 10\n");
+    let tri = write(dir.path(), "tri.graph", b"t 3 3\nv 0 0 2\nv 1 0 2\nv 2 0 2\ne 0 1\ne 1 2\ne 0 2\n");
+    let out = dir.path().join("ids.bin");
+    let o = run(&["match", "-q", "--output", out.to_str().unwrap(), "--output-format", "binary", &edges, &tri]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let sections = read_binary(&std::fs::read(&out).unwrap()).unwrap();
+    assert!(matches!(sections[0], BinarySection::Query { id_bytes: 8, .. }), "{sections:?}");
+    let BinarySection::Rows(rows) = &sections[1] else { panic!("{sections:?}") };
+    assert_eq!(rows.len(), 6);
+    assert!(rows.iter().all(|r| r.contains(&30_000_000_000)));
+    let o = run(&["match", "-q", "--string-ids", "--output", "-", "--output-format", "binary", &edges, &tri]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("--output-format binary writes numeric ids"), "{}", stderr(&o));
+}
+
 #[test]
 fn info_json_fields() {
     let o = run(&["info", "--format", "json", data("yeast/yeast.graph").to_str().unwrap()]);

@@ -101,16 +101,29 @@ pub enum OutputFormat {
     /// in query vertex order, no header: for programs that read matches in memory (the Python
     /// binding's arrays), not among the command line's formats.
     Words,
+    /// Packed rows in framed sections (README, "Binary output"): per query a `SGMQ` section
+    /// (columns, id width, the query's and the columns' names), then `SGMR` sections of rows
+    /// of little-endian ids (u32 vertex numbers, or u64 original numeric ids), and `SGMC` for a
+    /// pattern's `count(*)`.
+    Binary,
 }
 
+/// Tags of the binary output's sections; each is followed by a u32 byte length.
+pub const BINARY_QUERY: [u8; 4] = *b"SGMQ";
+pub const BINARY_ROWS: [u8; 4] = *b"SGMR";
+pub const BINARY_COUNT: [u8; 4] = *b"SGMC";
+/// The binary output's version, in each query section.
+pub const BINARY_VERSION: u32 = 1;
+
 impl OutputFormat {
-    pub const NAMES: &'static [&'static str] = &["text", "csv", "jsonl"];
+    pub const NAMES: &'static [&'static str] = &["text", "csv", "jsonl", "binary"];
 
     pub fn from_name(name: &str) -> Option<OutputFormat> {
         match name {
             "text" => Some(OutputFormat::Text),
             "csv" => Some(OutputFormat::Csv),
             "jsonl" => Some(OutputFormat::Jsonl),
+            "binary" => Some(OutputFormat::Binary),
             _ => None,
         }
     }
@@ -145,7 +158,7 @@ impl Output {
             None => write!(buf, "{v}"),
             Some(Id::Number(x)) => write!(buf, "{x}"),
             Some(Id::Name(s)) => match self.format {
-                OutputFormat::Text | OutputFormat::Words => write!(buf, "{s}"),
+                OutputFormat::Text | OutputFormat::Words | OutputFormat::Binary => write!(buf, "{s}"),
                 OutputFormat::Csv => write!(buf, "{}", csv_field(s)),
                 OutputFormat::Jsonl => write!(buf, "{}", json_string(s)),
             },
@@ -166,9 +179,37 @@ impl Output {
                 });
                 head.push(b'\n');
             }
+            OutputFormat::Binary => {
+                let names: Vec<String> = (0..n).map(|u| format!("u{u}")).collect();
+                self.binary_header(&mut head, query, &names);
+            }
             OutputFormat::Jsonl | OutputFormat::Words => {}
         }
-        self.write_batch(&head);
+        self.write_raw(&head);
+    }
+
+    /// Bytes per id in binary rows: 8 where the data graph's original ids are numbers, else 4
+    /// (vertex numbers; the command line refuses binary output of named ids).
+    fn id_bytes(&self) -> usize {
+        match self.ids.as_deref() {
+            Some(VertexIds::Numbers(_)) => 8,
+            _ => 4,
+        }
+    }
+
+    /// A binary query section: version, columns, id width, then the query's name and each
+    /// column's, each as a u32 length and UTF-8 bytes, zero-padded to a multiple of 4.
+    fn binary_header(&self, head: &mut Vec<u8>, query: &str, names: &[String]) {
+        let mut body = Vec::new();
+        for x in [BINARY_VERSION, names.len() as u32, self.id_bytes() as u32] {
+            body.extend_from_slice(&x.to_le_bytes());
+        }
+        for name in std::iter::once(query).chain(names.iter().map(String::as_str)) {
+            body.extend_from_slice(&(name.len() as u32).to_le_bytes());
+            body.extend_from_slice(name.as_bytes());
+        }
+        body.resize(body.len().next_multiple_of(4), 0);
+        frame(head, BINARY_QUERY, &body);
     }
 
     /// Appends one embedding (data vertex per query vertex) to `buf`.
@@ -195,6 +236,12 @@ impl Output {
                 buf.push(b'\n');
             }
             OutputFormat::Words => embedding.iter().for_each(|v| buf.extend_from_slice(&v.to_le_bytes())),
+            OutputFormat::Binary => match self.ids.as_deref() {
+                Some(VertexIds::Numbers(ids)) => {
+                    embedding.iter().for_each(|&v| buf.extend_from_slice(&ids[v as usize].to_le_bytes()))
+                }
+                _ => embedding.iter().for_each(|v| buf.extend_from_slice(&v.to_le_bytes())),
+            },
             OutputFormat::Jsonl => {
                 let _ = write!(buf, "{{\"query\":{},\"embedding\":[", json_string(query));
                 for (i, &v) in embedding.iter().enumerate() {
@@ -222,9 +269,10 @@ impl Output {
                 });
                 head.push(b'\n');
             }
+            OutputFormat::Binary => self.binary_header(&mut head, query, names),
             OutputFormat::Jsonl | OutputFormat::Words => {}
         }
-        self.write_batch(&head);
+        self.write_raw(&head);
     }
 
     /// Appends one result row of a pattern (data vertices, named by `names` in JSON lines).
@@ -254,17 +302,42 @@ impl Output {
             OutputFormat::Jsonl => {
                 writeln!(buf, "{{\"query\":{},\"row\":{{{}:{count}}}}}", json_string(query), json_string(name))
             }
+            OutputFormat::Binary => {
+                frame(&mut buf, BINARY_COUNT, &count.to_le_bytes());
+                Ok(())
+            }
             OutputFormat::Words => Ok(()),
         };
-        self.write_batch(&buf);
+        self.write_raw(&buf);
     }
 
-    /// Writes a batch; the first I/O error is kept for [`Output::finish`].
+    /// Writes a batch of rows made by [`Output::format`] or [`Output::format_row`] (in binary
+    /// output, as one rows section); the first I/O error is kept for [`Output::finish`].
     pub fn write_batch(&self, buf: &[u8]) {
+        match self.format {
+            OutputFormat::Binary if buf.is_empty() => {}
+            OutputFormat::Binary => {
+                let mut head = Vec::with_capacity(8);
+                head.extend_from_slice(&BINARY_ROWS);
+                head.extend_from_slice(&(buf.len() as u32).to_le_bytes());
+                self.write_parts(&[&head, buf]);
+            }
+            _ => self.write_raw(buf),
+        }
+    }
+
+    fn write_raw(&self, buf: &[u8]) {
+        self.write_parts(&[buf]);
+    }
+
+    /// Writes `parts` in order, together (no other batch between them).
+    fn write_parts(&self, parts: &[&[u8]]) {
         let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        if g.1.is_none() {
-            if let Err(e) = g.0.write_all(buf) {
-                g.1 = Some(e);
+        for part in parts {
+            if g.1.is_none() {
+                if let Err(e) = g.0.write_all(part) {
+                    g.1 = Some(e);
+                }
             }
         }
     }
@@ -277,6 +350,13 @@ impl Output {
         }
         g.0.flush()
     }
+}
+
+/// Appends a binary section: its tag, the body's length (u32), the body.
+fn frame(buf: &mut Vec<u8>, tag: [u8; 4], body: &[u8]) {
+    buf.extend_from_slice(&tag);
+    buf.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    buf.extend_from_slice(body);
 }
 
 fn csv_field(s: &str) -> String {
@@ -303,9 +383,132 @@ pub fn json_string(s: &str) -> String {
     out
 }
 
+/// One section of binary output, as [`read_binary`] returns it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BinarySection {
+    /// A query's (or pattern's) start: its name, its columns' names, and bytes per id.
+    Query { name: String, columns: Vec<String>, id_bytes: u32 },
+    /// Rows of the last query, ids widened to u64.
+    Rows(Vec<Vec<u64>>),
+    /// A pattern's `count(*)`.
+    Count(u128),
+}
+
+/// Reads binary output (`--output-format binary`) back into its sections; an error says what
+/// is wrong where. For programs that consume the format, and the tests of it.
+pub fn read_binary(mut data: &[u8]) -> Result<Vec<BinarySection>, String> {
+    let mut out = Vec::new();
+    let (mut columns, mut id_bytes) = (0usize, 4usize);
+    let mut at = 0usize;
+    let u32_at = |b: &[u8], i: usize| b.get(i..i + 4).map(|x| u32::from_le_bytes(x.try_into().expect("4 bytes")));
+    while !data.is_empty() {
+        let (Some(tag), Some(len)) = (data.get(..4), u32_at(data, 4)) else {
+            return Err(format!("byte {at}: a truncated section head"));
+        };
+        let Some(body) = data.get(8..8 + len as usize) else {
+            return Err(format!("byte {at}: a section of {len} bytes runs past the end"));
+        };
+        let tag: [u8; 4] = tag.try_into().expect("4 bytes");
+        match tag {
+            BINARY_QUERY => {
+                let field = |i: usize| u32_at(body, i).ok_or(format!("byte {at}: a truncated query section"));
+                if field(0)? != BINARY_VERSION {
+                    return Err(format!("byte {at}: binary output version {} is not supported", field(0)?));
+                }
+                (columns, id_bytes) = (field(4)? as usize, field(8)? as usize);
+                if id_bytes != 4 && id_bytes != 8 {
+                    return Err(format!("byte {at}: ids of {id_bytes} bytes"));
+                }
+                let mut names = Vec::with_capacity(columns + 1);
+                let mut i = 12;
+                for _ in 0..=columns {
+                    let k = field(i)? as usize;
+                    let bytes = body.get(i + 4..i + 4 + k).ok_or(format!("byte {at}: a truncated name"))?;
+                    names.push(
+                        String::from_utf8(bytes.to_vec()).map_err(|_| format!("byte {at}: a name is not UTF-8"))?,
+                    );
+                    i += 4 + k;
+                }
+                let name = names.remove(0);
+                out.push(BinarySection::Query { name, columns: names, id_bytes: id_bytes as u32 });
+            }
+            BINARY_ROWS => {
+                let width = columns * id_bytes;
+                if width == 0 || body.len() % width != 0 {
+                    return Err(format!(
+                        "byte {at}: {} bytes of rows of {columns} ids of {id_bytes} bytes",
+                        body.len()
+                    ));
+                }
+                let id = |b: &[u8]| match id_bytes {
+                    4 => u32::from_le_bytes(b.try_into().expect("4 bytes")) as u64,
+                    _ => u64::from_le_bytes(b.try_into().expect("8 bytes")),
+                };
+                out.push(BinarySection::Rows(
+                    body.chunks(width).map(|r| r.chunks(id_bytes).map(id).collect()).collect(),
+                ));
+            }
+            BINARY_COUNT if body.len() == 16 => {
+                out.push(BinarySection::Count(u128::from_le_bytes(body.try_into().expect("16 bytes"))))
+            }
+            _ => return Err(format!("byte {at}: unknown section {tag:?} of {len} bytes")),
+        }
+        at += 8 + len as usize;
+        data = &data[8 + len as usize..];
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn binary_sections_read_back() {
+        let buf = Shared::default();
+        let out = Output::new(Box::new(buf.clone()), OutputFormat::Binary);
+        out.begin_query("q é", 3);
+        let mut b = Vec::new();
+        out.format("q é", &[3, 1, 7], &mut b);
+        out.format("q é", &[4, 0, u32::MAX], &mut b);
+        out.write_batch(&b);
+        out.write_batch(&[]);
+        out.begin_rows("p", &["a".to_string(), "bb".to_string()]);
+        out.write_count("p", "count(*)", 1 << 70);
+        out.finish().unwrap();
+        let bytes = buf.0.lock().unwrap().clone();
+        let cols = |c: &[&str]| c.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            read_binary(&bytes).unwrap(),
+            vec![
+                BinarySection::Query { name: "q é".into(), columns: cols(&["u0", "u1", "u2"]), id_bytes: 4 },
+                BinarySection::Rows(vec![vec![3, 1, 7], vec![4, 0, u32::MAX as u64]]),
+                BinarySection::Query { name: "p".into(), columns: cols(&["a", "bb"]), id_bytes: 4 },
+                BinarySection::Count(1 << 70),
+            ]
+        );
+        // Every section is a multiple of 4 bytes, so rows stay aligned.
+        assert_eq!(bytes.len() % 4, 0);
+        // A cut output reads as a prefix of the sections or, inside one, is an error.
+        let all = read_binary(&bytes).unwrap();
+        for cut in 1..bytes.len() {
+            if let Ok(some) = read_binary(&bytes[..cut]) {
+                assert!(some.len() < all.len() && all.starts_with(&some), "cut at {cut}");
+            }
+        }
+        assert!(read_binary(&bytes[..bytes.len() - 1]).is_err());
+        // Original numeric ids are written as u64.
+        let buf = Shared::default();
+        let ids = Arc::new(VertexIds::Numbers(vec![10, 1 << 40, 12]));
+        let out = Output::new(Box::new(buf.clone()), OutputFormat::Binary).with_ids(Some(ids));
+        out.begin_query("q", 2);
+        let mut b = Vec::new();
+        out.format("q", &[1, 2], &mut b);
+        out.write_batch(&b);
+        let sections = read_binary(&buf.0.lock().unwrap()).unwrap();
+        assert_eq!(sections[1], BinarySection::Rows(vec![vec![1 << 40, 12]]));
+        assert!(matches!(sections[0], BinarySection::Query { id_bytes: 8, .. }));
+    }
 
     #[derive(Clone, Default)]
     struct Shared(Arc<Mutex<Vec<u8>>>);

@@ -757,8 +757,6 @@ impl GpuEngine {
             dfs_launches: 0,
             dfs_columns: 0,
             dfs_ms: 0.0,
-            embedding: vec![0; n],
-            buf: Vec::new(),
         };
         if *joins {
             while let Some((start, end)) = deal.claim() {
@@ -777,9 +775,6 @@ impl GpuEngine {
                 join.nodes += rows as u64;
                 join.extend(1, first, rows as u64)?;
             }
-        }
-        if let Some((out, _)) = output {
-            out.write_batch(&join.buf);
         }
         self.gpu.synchronize()?;
         Ok(Joined {

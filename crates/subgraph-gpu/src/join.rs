@@ -4,8 +4,10 @@
 //! load-balance layers: GSI Table VIII's thresholds W1 = 4096, W2 = 1024, raised per chunk by a
 //! cost model.
 
+use rayon::prelude::*;
 use std::cell::Cell;
 use std::collections::HashMap;
+use std::ops::Range;
 use std::time::{Duration, Instant};
 use subgraph_core::plan::Plan;
 use subgraph_core::sink::{Control, Output, Stopped, OUTPUT_BATCH};
@@ -256,8 +258,6 @@ pub(crate) struct Join<'a> {
     pub(crate) dfs_launches: u64,
     pub(crate) dfs_columns: u64,
     pub(crate) dfs_ms: f64,
-    pub(crate) embedding: Vec<u32>,
-    pub(crate) buf: Vec<u8>,
 }
 
 /// Most first-link offsets copied to the host at once (8 bytes each): a level's whole scan, in
@@ -317,6 +317,34 @@ impl RowOffsets<'_> {
     }
 }
 
+/// Embeddings [`Join::emit`] takes towards the limit and writes at a time.
+const EMIT_SLICE: u64 = 1 << 20;
+
+/// Writes embeddings `range` of `host` (rows of `n` columns, each row standing for one
+/// embedding per entry of `columns`, row-major) to `out`, formatted in parallel in batches.
+fn write_embeddings(out: &Output, name: &str, host: &[u32], n: usize, columns: &[Vec<usize>], range: Range<u64>) {
+    const PIECE: u64 = 1 << 14;
+    let per_row = columns.len() as u64;
+    let pieces: Vec<Range<u64>> =
+        (range.start..range.end).step_by(PIECE as usize).map(|s| s..(s + PIECE).min(range.end)).collect();
+    pieces.into_par_iter().for_each(|piece| {
+        let mut buf = Vec::with_capacity(OUTPUT_BATCH + 64 * n);
+        let mut embedding = vec![0u32; n];
+        for e in piece {
+            let row = &host[(e / per_row) as usize * n..][..n];
+            for (u, &c) in columns[(e % per_row) as usize].iter().enumerate() {
+                embedding[u] = row[c];
+            }
+            out.format(name, &embedding, &mut buf);
+            if buf.len() >= OUTPUT_BATCH {
+                out.write_batch(&buf);
+                buf.clear();
+            }
+        }
+        out.write_batch(&buf);
+    });
+}
+
 /// Where one pass writes: the buffer offsets (indexed by row - `f_row0`), the element
 /// `gba_base` maps to position 0 of `out`, the per-chunk-row counters and the buffer.
 struct Sink<'b> {
@@ -362,52 +390,41 @@ impl<'a> Join<'a> {
     }
 
     /// Full matches: counted as the plan's multiplier each, and written when there is an
-    /// output, expanded by the automorphisms behind the plan's restrictions.
+    /// output, expanded by the automorphisms behind the plan's restrictions. Written in slices
+    /// of at most [`EMIT_SLICE`] embeddings, each taken towards the limit whole and formatted
+    /// by all host threads, so that a limit or a stop ends the output within a slice and the
+    /// count is what was written.
     fn emit(&mut self, table: &DeviceBuffer<u32>, rows: u64) -> Result<()> {
         let plan = self.plan;
         let Some((out, name)) = self.output else {
             self.add(rows as u128 * plan.multiplier);
             return Ok(());
         };
-        let mut position = vec![0; plan.len()];
+        let n = plan.len();
+        let mut position = vec![0; n];
         plan.vertices.iter().enumerate().for_each(|(p, &u)| position[u as usize] = p);
-        let host = self.gpu.download(table)?;
-        for row in host.chunks_exact(plan.len()) {
-            let more = match &plan.symmetry {
-                None => {
-                    for (p, &u) in plan.vertices.iter().enumerate() {
-                        self.embedding[u as usize] = row[p];
-                    }
-                    self.write(out, name)
-                }
-                Some(aut) => aut.for_each(|sigma| {
-                    for (u, &s) in sigma.iter().enumerate() {
-                        self.embedding[u] = row[position[s as usize]];
-                    }
-                    self.write(out, name)
-                }),
-            };
-            if !more {
-                break;
+        // For each written embedding of a row: the row's column holding each query vertex.
+        let mut columns: Vec<Vec<usize>> = Vec::new();
+        match &plan.symmetry {
+            None => columns.push(position.clone()),
+            Some(aut) => {
+                aut.for_each(|sigma| {
+                    columns.push(sigma.iter().map(|&s| position[s as usize]).collect());
+                    true
+                });
             }
         }
+        let host = self.gpu.download(table)?;
+        let per_row = columns.len() as u64;
+        let total = rows * per_row;
+        let mut next = 0u64;
+        while next < total && !self.stop_now() {
+            let want = EMIT_SLICE.min(total - next);
+            let taken = self.add(want as u128) as u64;
+            write_embeddings(out, name, &host, n, &columns, next..next + taken);
+            next += taken;
+        }
         Ok(())
-    }
-
-    /// Counts and writes the embedding in `self.embedding`; false once the limit is reached,
-    /// or once a full batch is written and the control says stop (a chunk's table may hold
-    /// millions of matches).
-    fn write(&mut self, out: &Output, name: &str) -> bool {
-        if self.add(1) == 0 {
-            return false;
-        }
-        out.format(name, &self.embedding, &mut self.buf);
-        if self.buf.len() >= OUTPUT_BATCH {
-            out.write_batch(&self.buf);
-            self.buf.clear();
-            return !self.stop_now();
-        }
-        !self.done
     }
 
     /// Extends `table` (`cols` columns, `rows` rows) by plan position `cols`, chunk by chunk,
