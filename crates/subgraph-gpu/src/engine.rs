@@ -17,7 +17,7 @@ use subgraph_core::sink::{Control, Output, Stopped};
 use subgraph_core::tree::TreeQuery;
 use subgraph_core::{Dir, Graph, Query, Semantics};
 
-use crate::cuda::{Arg, DeviceBuffer, DeviceInfo, Gpu};
+use crate::cuda::{Arg, DeviceBuffer, DeviceInfo, Gpu, HostBuffer};
 use crate::dfs::{largest_groups, DfsKernels, DfsPlan, LevelAddresses};
 use crate::error::{GpuError, Result};
 use crate::filter::{filter_on_device, DeviceCandidateSet, FilterKernels};
@@ -494,6 +494,9 @@ pub struct GpuEngine {
     largest: Option<Vec<Vec<u32>>>,
     /// The data graph as GGQ's tree passes read it, uploaded on the first tree query.
     tree_graph: Option<TreeGraph>,
+    /// Page-locked memory that written matches come to the host through, allocated on the
+    /// first query that writes them.
+    host: HostBuffer,
     graph_upload_ms: f64,
 }
 
@@ -568,6 +571,7 @@ impl GpuEngine {
             dfs_kernels,
             largest,
             tree_graph: None,
+            host: HostBuffer::default(),
             graph_upload_ms,
         })
     }
@@ -743,6 +747,7 @@ impl GpuEngine {
             tally,
             control,
             output,
+            host: &mut self.host,
             dummy64: &dummy64,
             count: 0,
             done: false,

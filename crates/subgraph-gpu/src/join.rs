@@ -13,7 +13,7 @@ use subgraph_core::plan::Plan;
 use subgraph_core::sink::{Control, Output, Stopped, OUTPUT_BATCH};
 use subgraph_core::Dir;
 
-use crate::cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
+use crate::cuda::{Arg, DeviceBuffer, Gpu, HostBuffer, Kernel, KernelDecl, KernelSource, Param, HOST_BUFFER_ELEMS};
 use crate::dfs::{self, DfsKernels, DfsPlan};
 use crate::engine::{GpuOptions, GraphArgs, LoadBalance, OutputScheme};
 use crate::error::{to_u32, GpuError, Result};
@@ -242,6 +242,8 @@ pub(crate) struct Join<'a> {
     pub(crate) tally: &'a Tally,
     pub(crate) control: &'a Control,
     pub(crate) output: Option<(&'a Output, &'a str)>,
+    /// The engine's page-locked buffer that written matches are downloaded through.
+    pub(crate) host: &'a mut HostBuffer,
     pub(crate) dummy64: &'a DeviceBuffer<u64>,
     /// Embeddings this device counted.
     pub(crate) count: u128,
@@ -317,7 +319,8 @@ impl RowOffsets<'_> {
     }
 }
 
-/// Embeddings [`Join::emit`] takes towards the limit and writes at a time.
+/// Embeddings [`Join::emit`] takes towards the limit and writes at a time (of the rows of
+/// one pinned download).
 const EMIT_SLICE: u64 = 1 << 20;
 
 /// Writes embeddings `range` of `host` (rows of `n` columns, each row standing for one
@@ -414,16 +417,32 @@ impl<'a> Join<'a> {
                 });
             }
         }
-        let host = self.gpu.download(table)?;
+        // The table comes over in pieces through one page-locked buffer.
         let per_row = columns.len() as u64;
-        let total = rows * per_row;
-        let mut next = 0u64;
-        while next < total && !self.stop_now() {
-            let want = EMIT_SLICE.min(total - next);
-            let taken = self.add(want as u128) as u64;
-            write_embeddings(out, name, &host, n, &columns, next..next + taken);
-            next += taken;
+        let piece_rows = (HOST_BUFFER_ELEMS / n).max(1) as u64;
+        let mut pinned = std::mem::take(&mut *self.host);
+        let mut row0 = 0u64;
+        while row0 < rows && !self.stop_now() {
+            let r = piece_rows.min(rows - row0);
+            let range = (row0 * n as u64) as usize..((row0 + r) * n as u64) as usize;
+            let host = match self.gpu.download_pinned(table, range, &mut pinned) {
+                Ok(h) => h,
+                Err(e) => {
+                    *self.host = pinned;
+                    return Err(e);
+                }
+            };
+            let total = r * per_row;
+            let mut next = 0u64;
+            while next < total && !self.stop_now() {
+                let want = EMIT_SLICE.min(total - next);
+                let taken = self.add(want as u128) as u64;
+                write_embeddings(out, name, host, n, &columns, next..next + taken);
+                next += taken;
+            }
+            row0 += r;
         }
+        *self.host = pinned;
         Ok(())
     }
 
