@@ -689,11 +689,14 @@ fn match_all(
     threads: usize,
 ) -> Result<ExitCode> {
     let json = a.format == "json";
+    // Binary matches on standard output leave it to them: the report goes to stderr.
+    let to_stderr = a.output_format == "binary" && a.output.as_ref().is_some_and(|p| p.as_os_str() == "-");
+    let printer = Printer { json, to_stderr };
     if !json {
-        println!(
+        printer.line(format!(
             "{:<40} {:>22} {:>9} {:>11} {:>9} {:>9} {:>9} {:>11}",
             "query", "embeddings", "complete", "elapsed_ms", "filter", "order", "space", "enumerate"
-        );
+        ));
     }
     let derived = Derived::default();
     for (name, item) in items(&a.queries, patterns, qopts)? {
@@ -782,7 +785,7 @@ fn match_all(
         if let Some(o) = output {
             o.finish().context("writing the matches")?;
         }
-        print_row(&row, json)?;
+        printer.row(&row)?;
         if let Some(why) = report.stopped {
             let what = match why {
                 Stopped::Limit if row.pattern.is_some() => "the limit was reached".to_string(),
@@ -805,19 +808,35 @@ fn match_all(
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_row(r: &Row, json: bool) -> Result<()> {
-    if json {
-        println!("{}", serde_json::to_string(r)?);
-    } else {
-        let emb = match (r.unique, r.rows) {
-            (Some(u), _) => format!("{} ({} unique)", r.embeddings, u),
-            (None, Some(rows)) if rows != r.embeddings => format!("{} ({} rows)", r.embeddings, rows),
-            _ => r.embeddings.to_string(),
-        };
-        println!(
-            "{:<40} {:>22} {:>9} {:>11.2} {:>9.2} {:>9.2} {:>9.2} {:>11.2}",
-            r.query, emb, r.complete, r.elapsed_ms, r.filter_ms, r.order_ms, r.space_ms, r.enumerate_ms
-        );
+/// Where and how the per-query report is printed: standard output, or standard error when
+/// the binary matches go there.
+struct Printer {
+    json: bool,
+    to_stderr: bool,
+}
+
+impl Printer {
+    fn line(&self, text: String) {
+        match self.to_stderr {
+            true => eprintln!("{text}"),
+            false => println!("{text}"),
+        }
     }
-    Ok(())
+
+    fn row(&self, r: &Row) -> Result<()> {
+        if self.json {
+            self.line(serde_json::to_string(r)?);
+        } else {
+            let emb = match (r.unique, r.rows) {
+                (Some(u), _) => format!("{} ({} unique)", r.embeddings, u),
+                (None, Some(rows)) if rows != r.embeddings => format!("{} ({} rows)", r.embeddings, rows),
+                _ => r.embeddings.to_string(),
+            };
+            self.line(format!(
+                "{:<40} {:>22} {:>9} {:>11.2} {:>9.2} {:>9.2} {:>9.2} {:>11.2}",
+                r.query, emb, r.complete, r.elapsed_ms, r.filter_ms, r.order_ms, r.space_ms, r.enumerate_ms
+            ));
+        }
+        Ok(())
+    }
 }

@@ -145,6 +145,19 @@ fn binary_output() {
     binary.sort();
     assert!(text.len() > 100);
     assert_eq!(binary, text);
+    // On standard output the matches are alone there: the report goes to stderr.
+    let o = run(&["match", "--output", "-", "--output-format", "binary", hprd.to_str().unwrap(), q.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let on_stdout: usize = read_binary(&o.stdout)
+        .unwrap()
+        .iter()
+        .map(|s| match s {
+            BinarySection::Rows(r) => r.len(),
+            _ => 0,
+        })
+        .sum();
+    assert_eq!(on_stdout, text.len());
+    assert!(stderr(&o).contains("embeddings"), "the report: {}", stderr(&o));
     // Original numeric ids: u64.
     let edges = write(dir.path(), "sparse.txt", b"10 20\n20 30000000000\n30000000000 10\n");
     let tri = write(dir.path(), "tri.graph", b"t 3 3\nv 0 0 2\nv 1 0 2\nv 2 0 2\ne 0 1\ne 1 2\ne 0 2\n");

@@ -405,7 +405,8 @@ pub fn read_binary(mut data: &[u8]) -> Result<Vec<BinarySection>, String> {
         let (Some(tag), Some(len)) = (data.get(..4), u32_at(data, 4)) else {
             return Err(format!("byte {at}: a truncated section head"));
         };
-        let Some(body) = data.get(8..8 + len as usize) else {
+        let end = 8usize.checked_add(len as usize).filter(|&e| e <= data.len());
+        let Some(body) = end.map(|e| &data[8..e]) else {
             return Err(format!("byte {at}: a section of {len} bytes runs past the end"));
         };
         let tag: [u8; 4] = tag.try_into().expect("4 bytes");
@@ -419,21 +420,26 @@ pub fn read_binary(mut data: &[u8]) -> Result<Vec<BinarySection>, String> {
                 if id_bytes != 4 && id_bytes != 8 {
                     return Err(format!("byte {at}: ids of {id_bytes} bytes"));
                 }
-                let mut names = Vec::with_capacity(columns + 1);
-                let mut i = 12;
+                // Each name takes at least its 4-byte length.
+                if columns > body.len() / 4 {
+                    return Err(format!("byte {at}: {columns} columns do not fit a {len}-byte section"));
+                }
+                let mut names = Vec::new();
+                let mut i = 12usize;
                 for _ in 0..=columns {
                     let k = field(i)? as usize;
-                    let bytes = body.get(i + 4..i + 4 + k).ok_or(format!("byte {at}: a truncated name"))?;
+                    let span = i.checked_add(4).and_then(|a| Some(a..a.checked_add(k)?));
+                    let bytes = span.and_then(|r| body.get(r)).ok_or(format!("byte {at}: a truncated name"))?;
                     names.push(
                         String::from_utf8(bytes.to_vec()).map_err(|_| format!("byte {at}: a name is not UTF-8"))?,
                     );
-                    i += 4 + k;
+                    i += 4 + bytes.len();
                 }
                 let name = names.remove(0);
                 out.push(BinarySection::Query { name, columns: names, id_bytes: id_bytes as u32 });
             }
             BINARY_ROWS => {
-                let width = columns * id_bytes;
+                let width = columns.checked_mul(id_bytes).unwrap_or(0);
                 if width == 0 || body.len() % width != 0 {
                     return Err(format!(
                         "byte {at}: {} bytes of rows of {columns} ids of {id_bytes} bytes",
@@ -451,10 +457,12 @@ pub fn read_binary(mut data: &[u8]) -> Result<Vec<BinarySection>, String> {
             BINARY_COUNT if body.len() == 16 => {
                 out.push(BinarySection::Count(u128::from_le_bytes(body.try_into().expect("16 bytes"))))
             }
-            _ => return Err(format!("byte {at}: unknown section {tag:?} of {len} bytes")),
+            BINARY_COUNT => return Err(format!("byte {at}: a count section of {len} bytes")),
+            // A section of a later version: skipped, as the format allows.
+            _ => {}
         }
-        at += 8 + len as usize;
-        data = &data[8 + len as usize..];
+        at += 8 + body.len();
+        data = &data[8 + body.len()..];
     }
     Ok(out)
 }
@@ -497,6 +505,13 @@ mod tests {
             }
         }
         assert!(read_binary(&bytes[..bytes.len() - 1]).is_err());
+        // An unknown section is skipped; a crafted column count is an error, not an allocation.
+        let mut odd = b"SGMX\x04\0\0\0abcd".to_vec();
+        odd.extend_from_slice(&bytes);
+        assert_eq!(read_binary(&odd).unwrap(), all);
+        let mut huge = b"SGMQ\x0c\0\0\0".to_vec();
+        [1u32, u32::MAX, 4].iter().for_each(|x| huge.extend_from_slice(&x.to_le_bytes()));
+        assert!(read_binary(&huge).unwrap_err().contains("columns do not fit"));
         // Original numeric ids are written as u64.
         let buf = Shared::default();
         let ids = Arc::new(VertexIds::Numbers(vec![10, 1 << 40, 12]));

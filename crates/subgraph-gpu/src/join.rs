@@ -323,26 +323,97 @@ impl RowOffsets<'_> {
 /// one pinned download).
 const EMIT_SLICE: u64 = 1 << 20;
 
-/// Writes embeddings `range` of `host` (rows of `n` columns, each row standing for one
-/// embedding per entry of `columns`, row-major) to `out`, formatted in parallel in batches.
-fn write_embeddings(out: &Output, name: &str, host: &[u32], n: usize, columns: &[Vec<usize>], range: Range<u64>) {
+/// How each row of a finished table becomes embeddings: the row's column of each query vertex,
+/// for each automorphism behind the plan's restrictions (listed once when there are at most
+/// [`LISTED_EXPANSIONS`], else walked per row).
+struct Expand<'p> {
+    /// Embeddings per row: the plan's multiplier.
+    per_row: u64,
+    listed: Vec<Vec<usize>>,
+    walked: Option<(&'p subgraph_core::automorphism::Automorphisms, Vec<usize>)>,
+}
+
+/// Automorphisms [`Expand`] lists rather than walks for every row.
+const LISTED_EXPANSIONS: u128 = 1 << 12;
+
+impl<'p> Expand<'p> {
+    fn of(plan: &'p Plan) -> Expand<'p> {
+        let mut position = vec![0; plan.len()];
+        plan.vertices.iter().enumerate().for_each(|(p, &u)| position[u as usize] = p);
+        match &plan.symmetry {
+            None => Expand { per_row: 1, listed: vec![position], walked: None },
+            Some(aut) if plan.multiplier <= LISTED_EXPANSIONS => {
+                let mut listed = Vec::new();
+                aut.for_each(|sigma| {
+                    listed.push(sigma.iter().map(|&s| position[s as usize]).collect());
+                    true
+                });
+                Expand { per_row: listed.len() as u64, listed, walked: None }
+            }
+            Some(aut) => Expand {
+                per_row: u64::try_from(plan.multiplier).unwrap_or(u64::MAX),
+                listed: Vec::new(),
+                walked: Some((aut, position)),
+            },
+        }
+    }
+
+    /// Calls `f` with the embeddings `skip..` of `row` (at most `take`), in order; stops when
+    /// `f` returns false.
+    fn each(&self, row: &[u32], skip: u64, take: u64, embedding: &mut [u32], mut f: impl FnMut(&[u32]) -> bool) {
+        let mut k = 0u64;
+        let mut visit = |columns: &mut dyn Iterator<Item = usize>| {
+            if k >= skip + take {
+                return false;
+            }
+            if k >= skip {
+                embedding.iter_mut().zip(columns).for_each(|(e, c)| *e = row[c]);
+                if !f(embedding) {
+                    return false;
+                }
+            }
+            k += 1;
+            k < skip + take
+        };
+        match &self.walked {
+            None => {
+                for columns in &self.listed {
+                    if !visit(&mut columns.iter().copied()) {
+                        break;
+                    }
+                }
+            }
+            Some((aut, position)) => {
+                aut.for_each(|sigma| visit(&mut sigma.iter().map(|&s| position[s as usize])));
+            }
+        }
+    }
+}
+
+/// Writes embeddings `range` of `host` (rows of `n` columns, each standing for
+/// `expand.per_row` embeddings, row-major) to `out`, formatted in parallel in batches.
+fn write_embeddings(out: &Output, name: &str, host: &[u32], n: usize, expand: &Expand, range: Range<u64>) {
     const PIECE: u64 = 1 << 14;
-    let per_row = columns.len() as u64;
+    let per_row = expand.per_row;
     let pieces: Vec<Range<u64>> =
         (range.start..range.end).step_by(PIECE as usize).map(|s| s..(s + PIECE).min(range.end)).collect();
     pieces.into_par_iter().for_each(|piece| {
         let mut buf = Vec::with_capacity(OUTPUT_BATCH + 64 * n);
         let mut embedding = vec![0u32; n];
-        for e in piece {
-            let row = &host[(e / per_row) as usize * n..][..n];
-            for (u, &c) in columns[(e % per_row) as usize].iter().enumerate() {
-                embedding[u] = row[c];
-            }
-            out.format(name, &embedding, &mut buf);
-            if buf.len() >= OUTPUT_BATCH {
-                out.write_batch(&buf);
-                buf.clear();
-            }
+        let mut e = piece.start;
+        while e < piece.end {
+            let (r, skip) = (e / per_row, e % per_row);
+            let take = (per_row - skip).min(piece.end - e);
+            let row = &host[r as usize * n..][..n];
+            expand.each(row, skip, take, &mut embedding, |emb| {
+                out.format(name, emb, &mut buf);
+                if buf.len() >= OUTPUT_BATCH {
+                    out.write_batch(&buf);
+                    buf.clear();
+                }
+                true
+            });
+            e += take;
         }
         out.write_batch(&buf);
     });
@@ -404,21 +475,9 @@ impl<'a> Join<'a> {
             return Ok(());
         };
         let n = plan.len();
-        let mut position = vec![0; n];
-        plan.vertices.iter().enumerate().for_each(|(p, &u)| position[u as usize] = p);
-        // For each written embedding of a row: the row's column holding each query vertex.
-        let mut columns: Vec<Vec<usize>> = Vec::new();
-        match &plan.symmetry {
-            None => columns.push(position.clone()),
-            Some(aut) => {
-                aut.for_each(|sigma| {
-                    columns.push(sigma.iter().map(|&s| position[s as usize]).collect());
-                    true
-                });
-            }
-        }
+        let expand = Expand::of(plan);
         // The table comes over in pieces through one page-locked buffer.
-        let per_row = columns.len() as u64;
+        let per_row = expand.per_row;
         let piece_rows = (HOST_BUFFER_ELEMS / n).max(1) as u64;
         let mut pinned = std::mem::take(&mut *self.host);
         let mut row0 = 0u64;
@@ -432,12 +491,12 @@ impl<'a> Join<'a> {
                     return Err(e);
                 }
             };
-            let total = r * per_row;
+            let total = r.saturating_mul(per_row);
             let mut next = 0u64;
             while next < total && !self.stop_now() {
                 let want = EMIT_SLICE.min(total - next);
                 let taken = self.add(want as u128) as u64;
-                write_embeddings(out, name, host, n, &columns, next..next + taken);
+                write_embeddings(out, name, host, n, &expand, next..next + taken);
                 next += taken;
             }
             row0 += r;
@@ -815,6 +874,39 @@ mod tests {
         // Beyond u32: no row is heavy.
         assert_eq!(Layers::for_chunk(u64::MAX, 1).heavy, u32::MAX);
         assert_eq!(Layers::for_chunk(5, 0).heavy, W2);
+    }
+
+    #[test]
+    fn listed_and_walked_expansions_give_the_same_embeddings() {
+        // A 4-clique of one label: 24 automorphisms, restricted to one order per match.
+        let edges: Vec<(u32, u32, u32)> = (0..4).flat_map(|a| (a + 1..4).map(move |b| (a, b, 0))).collect();
+        let data = GraphBuilder::from_parts(vec![0; 4], edges, false).build().0;
+        let q = Query::new(data.clone(), &data, Semantics::Embed).unwrap();
+        let plan = Plan::new(&data, &q, PlanOptions::default(), &Control::unlimited());
+        assert_eq!(plan.multiplier, 24);
+        let listed = Expand::of(&plan);
+        assert!(listed.walked.is_none() && listed.per_row == 24);
+        let aut = plan.symmetry.as_ref().unwrap();
+        let mut position = vec![0; 4];
+        plan.vertices.iter().enumerate().for_each(|(p, &u)| position[u as usize] = p);
+        let walked = Expand { per_row: 24, listed: Vec::new(), walked: Some((aut, position)) };
+        let row = [10, 11, 12, 13];
+        let all = |e: &Expand, skip, take| {
+            let mut got = Vec::new();
+            e.each(&row, skip, take, &mut [0; 4], |emb| {
+                got.push(emb.to_vec());
+                true
+            });
+            got
+        };
+        let every = all(&listed, 0, 24);
+        assert_eq!(every.len(), 24);
+        let distinct: std::collections::HashSet<_> = every.iter().collect();
+        assert_eq!(distinct.len(), 24, "every ordering of the row once");
+        for (skip, take) in [(0, 24), (0, 5), (3, 7), (23, 1), (10, 14)] {
+            assert_eq!(all(&walked, skip, take), every[skip as usize..(skip + take) as usize]);
+            assert_eq!(all(&listed, skip, take), every[skip as usize..(skip + take) as usize]);
+        }
     }
 
     #[test]
