@@ -690,7 +690,8 @@ fn match_all(
 ) -> Result<ExitCode> {
     let json = a.format == "json";
     // Binary matches on standard output leave it to them: the report goes to stderr.
-    let to_stderr = a.output_format == "binary" && a.output.as_ref().is_some_and(|p| p.as_os_str() == "-");
+    let to_stderr = OutputFormat::from_name(&a.output_format) == Some(OutputFormat::Binary)
+        && a.output.as_ref().is_some_and(|p| p.as_os_str() == "-");
     let printer = Printer { json, to_stderr };
     if !json {
         printer.line(format!(

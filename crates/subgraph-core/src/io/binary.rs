@@ -487,13 +487,14 @@ impl MapMode {
     }
 
     /// Whether a file of `len` bytes is mapped: never on a big-endian host (the arrays are
-    /// little-endian), under `auto` when it exceeds half of `memory` (the host's, if known).
-    fn maps(self, len: u64, memory: Option<u64>) -> bool {
+    /// little-endian), under `auto` when it exceeds half of `memory` (the host's, if known; asked
+    /// only then).
+    fn maps(self, len: u64, memory: impl FnOnce() -> Option<u64>) -> bool {
         cfg!(target_endian = "little")
             && match self {
                 MapMode::On => true,
                 MapMode::Off => false,
-                MapMode::Auto => memory.is_some_and(|m| len > m / 2),
+                MapMode::Auto => memory().is_some_and(|m| len > m / 2),
             }
     }
 }
@@ -503,7 +504,7 @@ pub fn read(path: &Path, mode: MapMode) -> Result<Graph, Error> {
     let io = |source| Error::Io { file: path.to_path_buf(), source };
     let f = std::fs::File::open(path).map_err(io)?;
     let len = f.metadata().map_err(io)?.len();
-    if mode.maps(len, crate::host::total_memory()) && len >= HEADER_LEN as u64 {
+    if mode.maps(len, crate::host::total_memory) && len >= HEADER_LEN as u64 {
         return decode_mapped(path, map_file(&f).map_err(io)?);
     }
     decode(path, &f, len)
@@ -1362,11 +1363,11 @@ mod tests {
     #[test]
     fn auto_maps_files_larger_than_half_the_memory() {
         let little = cfg!(target_endian = "little");
-        assert_eq!(MapMode::Auto.maps(600, Some(1000)), little);
-        assert!(!MapMode::Auto.maps(500, Some(1000)));
-        assert!(!MapMode::Auto.maps(600, None), "unknown memory: read");
-        assert_eq!(MapMode::On.maps(1, Some(1000)), little);
-        assert!(!MapMode::Off.maps(u64::MAX, Some(1000)));
+        assert_eq!(MapMode::Auto.maps(600, || Some(1000)), little);
+        assert!(!MapMode::Auto.maps(500, || Some(1000)));
+        assert!(!MapMode::Auto.maps(600, || None), "unknown memory: read");
+        assert_eq!(MapMode::On.maps(1, || Some(1000)), little);
+        assert!(!MapMode::Off.maps(u64::MAX, || Some(1000)));
         for &name in MapMode::NAMES {
             assert!(MapMode::from_name(name).is_some());
         }
