@@ -20,8 +20,9 @@
 #       each of HEAVY_VARIANTS (default: gpu cpu): gpu (the defaults: planner, symmetry
 #       breaking, counted tails, depth-first counting), gpu-nosym (--symmetry off), gpu-bfs
 #       (--gpu-dfs off), gpu2 (--gpus 2: two GPUs), gpu-old (what ran before the planner: --order gsi --symmetry off
-#       --tail off --gpu-dfs off), cpu (all cores), auto (--device auto: the cheaper by the
-#       planner's estimate, per query); $OUT/heavy-<variant>.jsonl.
+#       --tail off --gpu-dfs off), cpu (all cores), gpu-enum and cpu-enum (--spasm off: every
+#       count enumerated), auto (--device auto: the cheaper by the planner's estimate, per
+#       query); $OUT/heavy-<variant>.jsonl.
 #   bench/gpu-bench.sh heavy-set there: the enumeration-bound set (bench/queries/heavy: yeast,
 #       hprd, wordnet, rmat16k) counted in full in each of HEAVY_VARIANTS (default: gpu gpu-nosym
 #       cpu) within HEAVY_TIMEOUT s per query; $OUT/hv-<graph>-<variant>.jsonl.
@@ -115,7 +116,9 @@ variant_flags() {
     gpu2) echo --device gpu --gpus 2 ;;
     gpu-bfs) echo --device gpu --gpu-dfs off ;;
     gpu-old) echo --device gpu --order gsi --symmetry off --tail off --gpu-dfs off ;;
+    gpu-enum) echo --device gpu --spasm off ;;
     cpu) echo --device cpu ;;
+    cpu-enum) echo --device cpu --spasm off ;;
     auto) echo --device auto ;;
     esac
 }

@@ -103,6 +103,9 @@ struct Explanation {
     order_ms: f64,
     space_ms: f64,
     enumerate_ms: f64,
+    /// When `--spasm` counted the query instead of enumerating it: the quotients counted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    spasm_terms: Option<usize>,
     /// With --all, the other compared plans as run.
     others: Vec<Run>,
     /// Expansions of a pattern only: the pattern's text.
@@ -195,6 +198,7 @@ fn explanation(
         order_ms: chosen.report.order_ms,
         space_ms: chosen.report.space_ms,
         enumerate_ms: chosen.report.enumerate_ms,
+        spasm_terms: (chosen.report.spasm_terms > 0).then_some(chosen.report.spasm_terms),
         others: runs[1..].iter().map(run_of).collect(),
         pattern: pattern.map(str::to_string),
     }
@@ -284,6 +288,12 @@ fn print_text(e: &Explanation) {
         e.space_ms,
         e.enumerate_ms
     );
+    if let Some(k) = e.spasm_terms {
+        println!(
+            "counted without enumerating (--spasm): the homomorphisms of {k} quotients of the query, \
+             signed and summed; the positions above were not run"
+        );
+    }
     for o in &e.others {
         println!(
             "also ran: order {:<5} tail {} est. cost {:>12}: {:.2} ms{}",

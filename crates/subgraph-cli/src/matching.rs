@@ -17,6 +17,7 @@ use subgraph_core::order::Order;
 use subgraph_core::pipeline::{bytes, MatchOptions};
 use subgraph_core::plan::{Symmetry, Tail};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
+use subgraph_core::spasm;
 use subgraph_core::{Graph, Semantics, VertexIds};
 use subgraph_gpu::patterns::{run_pattern, Derived};
 use subgraph_gpu::{
@@ -192,6 +193,12 @@ pub struct PartsArgs {
     /// off.
     #[arg(long, default_value = "auto", value_parser = ["auto", "on", "off"])]
     tail: String,
+    /// Count embeddings (and homomorphisms) without enumerating them, as a signed sum of the
+    /// homomorphisms of the query's quotients (its "spasm"), on the host's cores: auto (when
+    /// the predicted enumeration takes a second or more), on (every counted query without
+    /// --limit), off. Induced queries are always enumerated.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "on", "off"])]
+    spasm: String,
 }
 
 /// What [`PartsArgs`] names.
@@ -206,6 +213,7 @@ pub struct Parts {
     pub order: Option<Order>,
     pub symmetry: Symmetry,
     pub tail: Tail,
+    pub spasm: spasm::Mode,
 }
 
 impl Parts {
@@ -220,6 +228,7 @@ impl Parts {
             limit,
             failing_sets,
             max_memory: None,
+            spasm: self.spasm,
         }
     }
 
@@ -266,6 +275,7 @@ impl PartsArgs {
             );
         }
         let tail = Tail::from_name(&self.tail).expect("clap checked the value");
+        let spasm = spasm::Mode::from_name(&self.spasm).expect("clap checked the value");
         Ok(Parts {
             semantics: s,
             pattern_semantics: given.unwrap_or(Semantics::Homomorphism),
@@ -273,6 +283,7 @@ impl PartsArgs {
             order: o,
             symmetry,
             tail,
+            spasm,
         })
     }
 }
@@ -532,6 +543,10 @@ struct Row {
     tail: usize,
     restrictions: usize,
     multiplier: u128,
+    /// The distinct quotients whose homomorphisms made the count, when `--spasm` counted the
+    /// query instead of enumerating it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    spasm_terms: Option<usize>,
     /// The planner's estimate of the embeddings, when it sampled the query.
     #[serde(skip_serializing_if = "Option::is_none")]
     estimated_embeddings: Option<f64>,
@@ -773,6 +788,7 @@ fn match_all(
             tail: report.tail,
             restrictions: report.restrictions,
             multiplier: report.multiplier,
+            spasm_terms: (report.spasm_terms > 0).then_some(report.spasm_terms),
             estimated_embeddings: report.estimated_embeddings,
             estimated_cost: report.estimated_cost,
             device_choice: choice.map(|c| c.to_string()),

@@ -80,6 +80,53 @@ fn json_report_per_query() {
     }
 }
 
+/// `--spasm on` counts by the quotients' homomorphisms, `off` enumerates: equal counts on yeast
+/// queries of 4 and 8 vertices, and `spasm_terms` reported only where the spasm counted.
+#[test]
+fn spasm_counts_equal_enumeration() {
+    let d = data("yeast/yeast.graph");
+    let queries: Vec<String> = ["dense_4", "dense_8", "sparse_8"]
+        .iter()
+        .flat_map(|class| (1..=8).map(move |i| data(&format!("yeast/queries/query_{class}_{i}.graph"))))
+        .map(|p| p.to_str().unwrap().to_string())
+        .collect();
+    let reports = |mode: &str, semantics: &str| {
+        let args = ["match", "-q", "--format", "json", "--device", "cpu", "--semantics", semantics, "--spasm", mode];
+        let q: Vec<&str> = queries.iter().map(String::as_str).collect();
+        let o = run(&[&args[..], &[d.to_str().unwrap()], &q[..]].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        json_lines(&o)
+    };
+    for semantics in ["embed", "homomorphism"] {
+        let (on, off) = (reports("on", semantics), reports("off", semantics));
+        assert_eq!(on.len(), queries.len());
+        let mut counted = 0;
+        for (a, b) in on.iter().zip(&off) {
+            assert_eq!(a["embeddings"], b["embeddings"], "{} {semantics}", a["query"]);
+            assert_eq!(a["complete"], true);
+            assert!(b.get("spasm_terms").is_none());
+            counted += a.get("spasm_terms").is_some() as usize;
+        }
+        // Every 4- and sparse 8-vertex query opens into forests; dense 8-vertex ones may not.
+        assert!(counted >= 16, "{semantics}: {counted} of {} counted by the spasm", queries.len());
+    }
+    // Induced queries are always enumerated.
+    let o = run(&[
+        "match",
+        "-q",
+        "--format",
+        "json",
+        "--semantics",
+        "induced",
+        "--spasm",
+        "on",
+        d.to_str().unwrap(),
+        &queries[0],
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(json_lines(&o)[0].get("spasm_terms").is_none());
+}
+
 #[test]
 fn unique_limit_and_outputs() {
     let dir = tempfile::tempdir().unwrap();

@@ -22,6 +22,7 @@ pub mod planner;
 pub mod query;
 pub mod sink;
 pub mod space;
+pub mod spasm;
 pub mod tail;
 pub mod tree;
 

@@ -12,6 +12,7 @@ use crate::planner::{self, Considered};
 use crate::query::{Query, Semantics};
 use crate::sink::{Control, Output, Stopped};
 use crate::space::CandidateSpace;
+use crate::spasm;
 use std::time::{Duration, Instant};
 
 const GIB: f64 = (1u64 << 30) as f64;
@@ -39,6 +40,8 @@ pub struct MatchOptions {
     /// Bytes of host memory a query's candidate space may take (`--max-memory`), besides the
     /// memory the system has available.
     pub max_memory: Option<u64>,
+    /// Whether a count may come from the quotients' homomorphisms (`--spasm`).
+    pub spasm: spasm::Mode,
 }
 
 impl Default for MatchOptions {
@@ -53,12 +56,19 @@ impl Default for MatchOptions {
             limit: None,
             failing_sets: FailingSets::Auto,
             max_memory: None,
+            spasm: spasm::Mode::Auto,
         }
     }
 }
 
 impl MatchOptions {
     /// The plan options for the CPU engine; `counting` when no match is written.
+    /// What the spasm needs to count a query ([`spasm::attempt`]), with the engine's
+    /// predicted enumeration time.
+    pub fn spasm(&self, counting: bool, predicted_ms: f64) -> spasm::Attempt {
+        spasm::Attempt { semantics: self.semantics, mode: self.spasm, counting, limit: self.limit, predicted_ms }
+    }
+
     pub fn plan(&self, counting: bool) -> PlanOptions {
         PlanOptions {
             semantics: self.semantics,
@@ -104,6 +114,8 @@ pub struct Report {
     /// it made one.
     pub estimated_embeddings: Option<f64>,
     pub estimated_cost: Option<f64>,
+    /// The distinct quotients whose homomorphisms made the count (`spasm`; 0: enumerated).
+    pub spasm_terms: usize,
 }
 
 impl Report {
@@ -131,7 +143,19 @@ impl Report {
             multiplier: 1,
             estimated_embeddings: None,
             estimated_cost: None,
+            spasm_terms: 0,
         }
+    }
+
+    /// The report of a count the spasm made (made after it, so that `elapsed_ms` holds it):
+    /// complete, its time as the enumeration's.
+    pub fn counted(mut self, c: spasm::Counted) -> Report {
+        self.embeddings = c.embeddings;
+        self.complete = true;
+        self.stopped = None;
+        self.enumerate_ms += c.ms;
+        self.spasm_terms = c.terms;
+        self
     }
 
     /// The report's plan fields.
@@ -316,11 +340,22 @@ impl Prepared {
         control: &Control,
         output: Option<(&Output, &str)>,
     ) -> Result<Explained, Error> {
+        let threads = rayon::current_num_threads().max(1) as f64;
+        let predicted_ms = self.cost * planner::NS_PER_UNIT * 1e-6 / threads;
+        let attempt = opts.spasm(output.is_none(), predicted_ms);
+        if let Some(c) = self.space.as_ref().and_then(|_| spasm::attempt(data, &self.query, attempt, control)) {
+            let filter = self.filter();
+            let Prepared { start, mut plan, space, space_ms, gate, .. } = self;
+            let space = space.expect("checked above");
+            let out = cpu::Outcome::nothing(plan.len(), None);
+            let report = report(start, filter, &plan, &space, space_ms, 0.0, &out).counted(c);
+            plan.estimate = gate.map(|g| g.0);
+            return Ok(Explained { report, levels: out.levels, plan, considered: Vec::new(), probe: None });
+        }
         let mut trial_ms = 0.0;
         if let Some(refine_ms) = self.deferred.filter(|_| self.space.is_some()) {
             // The trial lasts as long as the refinement would, and is skipped when the
             // estimate shows the query longer still.
-            let threads = rayon::current_num_threads().max(1) as f64;
             if self.cost * planner::NS_PER_UNIT * 1e-6 / threads <= TRIAL_FACTOR * refine_ms {
                 let t = Instant::now();
                 let budget = Duration::from_secs_f64(refine_ms * 1e-3).max(TRIAL);

@@ -12,8 +12,9 @@ use std::time::Instant;
 use subgraph_core::filter::{Bitset, Filter};
 use subgraph_core::pipeline::{MatchOptions, Report};
 use subgraph_core::plan::{Device, Plan, PlanOptions, Tail};
-use subgraph_core::planner;
+use subgraph_core::planner::{self, H200_COSTS};
 use subgraph_core::sink::{Control, Output, Stopped};
+use subgraph_core::spasm;
 use subgraph_core::tree::TreeQuery;
 use subgraph_core::{Dir, Graph, Query, Semantics};
 
@@ -234,6 +235,24 @@ pub(crate) struct Joined {
 }
 
 impl Planned {
+    /// The query counted by its spasm on the host's cores instead of joined, where `opts`
+    /// allow and the join's predicted time (from [`Planned::priced_cost`]) calls for it
+    /// ([`spasm::attempt`]); None to join.
+    pub(crate) fn spasm_count(
+        &self,
+        data: &Graph,
+        opts: &MatchOptions,
+        counting: bool,
+        start: Instant,
+        control: &Control,
+    ) -> Option<GpuReport> {
+        let predicted_ms = self.priced_cost() * H200_COSTS.gpu_ns_per_unit * 1e-6;
+        let c = spasm::attempt(data, &self.q, opts.spasm(counting, predicted_ms), control)?;
+        let mut r = self.report(start, opts, &[], control);
+        r.report = r.report.counted(c);
+        Some(r)
+    }
+
     /// The plan's estimated work as the planner prices it for the GPU; 0 when the planner did
     /// not sample it (a query its bound showed small).
     pub(crate) fn priced_cost(&self) -> f64 {
@@ -303,6 +322,7 @@ impl Planned {
             multiplier: 1,
             estimated_embeddings: None,
             estimated_cost: None,
+            spasm_terms: 0,
         }
         .with_plan(plan);
         GpuReport {

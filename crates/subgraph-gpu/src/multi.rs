@@ -134,6 +134,10 @@ pub(crate) fn run_on(
     engines.iter().for_each(GpuEngine::reset_peak);
     let (first, rest) = engines.split_first_mut().expect("a GPU set has at least one device");
     let (planned, device_cands) = first.plan_query(query, opts, gpu_opts, output.is_none(), control)?;
+    // A count the spasm can make without enumerating is made on the host's cores.
+    if let Some(r) = planned.spasm_count(first.data(), opts, output.is_none(), start, control) {
+        return Ok(r);
+    }
     let devices = if planned.priced_cost() >= gpu_opts.shared_from as f64 { 1 + rest.len() } else { 1 };
     let tally = Tally::new(opts.limit);
     let deal = planned.deal(first.data(), devices);

@@ -29,6 +29,12 @@ impl Bitset {
         self.words[i as usize >> 6] &= !(1 << (i & 63));
     }
 
+    /// The members of both (of equal length).
+    pub fn and(mut self, other: &Bitset) -> Bitset {
+        self.words.iter_mut().zip(&other.words).for_each(|(a, b)| *a &= b);
+        self
+    }
+
     #[inline]
     pub fn contains(&self, i: u32) -> bool {
         self.bit(i) == 1

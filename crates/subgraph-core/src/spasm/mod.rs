@@ -1,0 +1,428 @@
+//! Embedding counts without enumerating the embeddings: #Emb(Q) = Σ_ρ μ(ρ) · #Hom(Q/ρ), over
+//! the partitions ρ of Q's vertices whose blocks hold vertices of one label and no query edge
+//! (the quotients Q/ρ are Q's "spasm"; Curticapean, Dell & Marx, STOC 2017; the leaf counts of
+//! DecoMine and GraphPi, `../shared/papers/heavy-queries.md`, are its smallest case), with
+//! μ(ρ) = Π_B (−1)^{|B|−1} (|B|−1)!, the Möbius function of the partition lattice. Each
+//! homomorphism count is dynamic programming over the quotient's block–cut tree ([`hom`]), whose
+//! work grows with the data's edges and two-step neighbourhoods, not with the answer: queries
+//! with 10^13 to 10^18 embeddings are counted in seconds where enumeration, even one match per
+//! automorphism class, would take days.
+
+mod hom;
+mod plan;
+
+use crate::filter::Bitset;
+use crate::sink::Control;
+use crate::{Graph, Query, Semantics};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// `--spasm`: whether a count may come from the quotients' homomorphisms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Where the engine predicts the enumeration to take at least [`AUTO_FROM_MS`], for at
+    /// most [`AUTO_SHARE`] of that prediction; else, or where it does not finish, enumerate.
+    #[default]
+    Auto,
+    /// Whenever the query is counted (no output, no limit) and not induced.
+    On,
+    Off,
+}
+
+impl Mode {
+    pub const NAMES: &'static [&'static str] = &["auto", "on", "off"];
+
+    pub fn from_name(name: &str) -> Option<Mode> {
+        match name {
+            "auto" => Some(Mode::Auto),
+            "on" => Some(Mode::On),
+            "off" => Some(Mode::Off),
+            _ => None,
+        }
+    }
+}
+
+/// The predicted enumeration time (milliseconds, on the device that would enumerate) from
+/// which `auto` counts by the spasm: below, enumeration is about as fast (G1's dense_8_1,
+/// 9·10^11 embeddings: 0.24 s on the H200, 1.8 s by the spasm on two cores).
+pub const AUTO_FROM_MS: f64 = 1000.0;
+/// The share of the predicted enumeration time `auto` gives the spasm before it enumerates
+/// instead: a wrong guess costs at most this much more.
+pub const AUTO_SHARE: f64 = 0.5;
+
+/// A count the spasm finished: the embeddings, the distinct quotients counted and the
+/// milliseconds it took.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Counted {
+    pub embeddings: u128,
+    pub terms: usize,
+    pub ms: f64,
+}
+
+/// What a counting query needs to be counted by the spasm.
+#[derive(Debug, Clone, Copy)]
+pub struct Attempt {
+    pub semantics: Semantics,
+    pub mode: Mode,
+    /// No match is written.
+    pub counting: bool,
+    pub limit: Option<u64>,
+    /// The engine's predicted enumeration time, milliseconds.
+    pub predicted_ms: f64,
+}
+
+/// Counts `query` by its spasm where `a` allows and calls for it: embeddings by every
+/// quotient, homomorphisms by the query alone (induced embeddings never). None where it does
+/// not apply, declines, or does not finish within `auto`'s share of the prediction; the
+/// caller then enumerates (at once stopped too, where `control` stopped this).
+pub fn attempt(data: &Graph, query: &Query, a: Attempt, control: &Control) -> Option<Counted> {
+    if a.mode == Mode::Off || !a.counting || a.limit.is_some() || a.semantics == Semantics::Induced {
+        return None;
+    }
+    if a.mode == Mode::Auto && (a.predicted_ms.is_nan() || a.predicted_ms < AUTO_FROM_MS) {
+        return None;
+    }
+    let start = Instant::now();
+    let terms = match a.semantics {
+        Semantics::Homomorphism => query_term(query).ok()?.into_iter().collect(),
+        _ => terms(query).ok()?,
+    };
+    // A day at most: a prediction of years is no budget at all.
+    let budget = Duration::from_secs_f64((a.predicted_ms * AUTO_SHARE * 1e-3).min(86_400.0));
+    let trial = match a.mode {
+        Mode::Auto => control.trial(budget),
+        _ => control.trial(Duration::from_secs(86_400 * 365)),
+    };
+    let embeddings = sum(data, &terms, &trial).ok()?;
+    Some(Counted { embeddings, terms: terms.len(), ms: start.elapsed().as_secs_f64() * 1e3 })
+}
+
+/// The query itself as a pattern (every block a single vertex).
+fn query_term(query: &Query) -> Result<Option<Term>, Declined> {
+    if query.num_vertices() > MAX_VERTICES || query.components() != 1 {
+        return Err(Declined::Shape);
+    }
+    let singletons: Vec<Vec<u32>> = (0..query.num_vertices() as u32).map(|v| vec![v]).collect();
+    quotient(query, &singletons)
+}
+
+/// Largest query this counts (μ's factorials stay within i64, and the partitions few).
+pub const MAX_VERTICES: usize = 20;
+/// Most quotients one query may have; a query with more is enumerated.
+pub const MAX_TERMS: usize = 4096;
+
+/// A labelled pattern: the query or one of its quotients.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    pub labels: Vec<u32>,
+    /// Per vertex: the data vertices it may map to (None: any of its label).
+    pub allowed: Vec<Option<Arc<Bitset>>>,
+    /// (a, b, edge label): a → b on directed data; at most one edge between two vertices.
+    pub edges: Vec<(u32, u32, u32)>,
+    pub directed: bool,
+}
+
+impl Pattern {
+    /// Whether `other` is this pattern with its vertices renamed: labels, edges, their labels
+    /// and directions kept. Patterns with restricted vertices are never taken as equal.
+    pub fn isomorphic(&self, other: &Pattern) -> bool {
+        let n = self.labels.len();
+        if n != other.labels.len() || self.edges.len() != other.edges.len() || self.directed != other.directed {
+            return false;
+        }
+        if self.allowed.iter().chain(&other.allowed).any(Option::is_some) {
+            return false;
+        }
+        let matrix = |p: &Pattern| {
+            let mut m = vec![None; n * n];
+            let mut degree = vec![0usize; n];
+            for &(a, b, l) in &p.edges {
+                m[a as usize * n + b as usize] = Some(l);
+                if !p.directed {
+                    m[b as usize * n + a as usize] = Some(l);
+                }
+                degree[a as usize] += 1;
+                degree[b as usize] += 1;
+            }
+            (m, degree)
+        };
+        let (ma, da) = matrix(self);
+        let (mb, db) = matrix(other);
+        let signature = |labels: &[u32], d: &[usize]| {
+            let mut s: Vec<(u32, usize)> = labels.iter().copied().zip(d.iter().copied()).collect();
+            s.sort_unstable();
+            s
+        };
+        if signature(&self.labels, &da) != signature(&other.labels, &db) {
+            return false;
+        }
+        fn extend(
+            v: usize,
+            map: &mut Vec<usize>,
+            used: &mut [bool],
+            fits: &impl Fn(usize, usize, &[usize]) -> bool,
+        ) -> bool {
+            if v == used.len() {
+                return true;
+            }
+            for t in 0..used.len() {
+                if !used[t] && fits(v, t, map) {
+                    used[t] = true;
+                    map.push(t);
+                    if extend(v + 1, map, used, fits) {
+                        return true;
+                    }
+                    map.pop();
+                    used[t] = false;
+                }
+            }
+            false
+        }
+        let fits = |v: usize, t: usize, map: &[usize]| {
+            self.labels[v] == other.labels[t]
+                && da[v] == db[t]
+                && map
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &mi)| ma[i * n + v] == mb[mi * n + t] && ma[v * n + i] == mb[t * n + mi])
+        };
+        extend(0, &mut Vec::with_capacity(n), &mut vec![false; n], &fits)
+    }
+}
+
+/// One term of the sum: μ(ρ) and the quotient Q/ρ.
+#[derive(Debug, Clone)]
+pub struct Term {
+    pub coefficient: i64,
+    pub quotient: Pattern,
+}
+
+/// Why a query is not counted this way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Declined {
+    /// More vertices than [`MAX_VERTICES`], more quotients than [`MAX_TERMS`], several
+    /// components, or two vertices joined in both directions.
+    Shape,
+    /// A quotient whose blocks [`hom`] cannot count (no small vertex set leaves a forest).
+    Block,
+    /// A count beyond 2^128 − 1, or scratch memory beyond the host's.
+    Size,
+    /// The control (deadline, Ctrl-C, a trial's budget) stopped it.
+    Stopped,
+}
+
+/// The terms of `query`'s embedding count: one per partition of its vertices into blocks of
+/// one label with no query edge inside a block (a quotient with an edge onto itself has no
+/// homomorphism, the data having no self loops); quotients that two differently labelled
+/// edges make empty are left out.
+pub fn terms(query: &Query) -> Result<Vec<Term>, Declined> {
+    let n = query.num_vertices();
+    if n > MAX_VERTICES || query.components() != 1 {
+        return Err(Declined::Shape);
+    }
+    let mut blocks: Vec<Vec<u32>> = Vec::new();
+    let mut all = Vec::new();
+    partitions(query, 0, &mut blocks, &mut all)?;
+    // Isomorphic quotients have equal counts: one term each, their coefficients summed (a
+    // path's {0,2} and {1,3} are one path of three).
+    let mut out: Vec<Term> = Vec::new();
+    for t in all {
+        match out.iter_mut().find(|o| o.quotient.isomorphic(&t.quotient)) {
+            Some(o) => o.coefficient += t.coefficient,
+            None => out.push(t),
+        }
+    }
+    out.retain(|t| t.coefficient != 0);
+    Ok(out)
+}
+
+/// Extends the partition of vertices 0..u (`blocks`) in every way, pushing each full one's
+/// term.
+fn partitions(query: &Query, u: usize, blocks: &mut Vec<Vec<u32>>, out: &mut Vec<Term>) -> Result<(), Declined> {
+    if u == query.num_vertices() {
+        if out.len() >= MAX_TERMS {
+            return Err(Declined::Shape);
+        }
+        if let Some(t) = quotient(query, blocks)? {
+            out.push(t);
+        }
+        return Ok(());
+    }
+    let v = u as u32;
+    for b in 0..blocks.len() {
+        let fits = query.label(blocks[b][0]) == query.label(v) && blocks[b].iter().all(|&w| !query.adjacent(v, w));
+        if fits {
+            blocks[b].push(v);
+            partitions(query, u + 1, blocks, out)?;
+            blocks[b].pop();
+        }
+    }
+    blocks.push(vec![v]);
+    partitions(query, u + 1, blocks, out)?;
+    blocks.pop();
+    Ok(())
+}
+
+/// The term of one partition; None where two query edges between the same two blocks carry
+/// different labels (no data edge carries both: no homomorphism).
+fn quotient(query: &Query, blocks: &[Vec<u32>]) -> Result<Option<Term>, Declined> {
+    let n = query.num_vertices();
+    let mut block_of = vec![0u32; n];
+    let mut coefficient = 1i64;
+    for (b, members) in blocks.iter().enumerate() {
+        members.iter().for_each(|&v| block_of[v as usize] = b as u32);
+        let k = members.len() as i64;
+        let factorial: i64 = (1..k).product();
+        coefficient *= if k % 2 == 1 { factorial } else { -factorial };
+    }
+    let g = query.graph();
+    let directed = g.is_directed();
+    let mut edges: Vec<(u32, u32, u32)> = Vec::new();
+    for (a, b, label) in g.edges() {
+        let (qa, qb) = (block_of[a as usize], block_of[b as usize]);
+        let e = if directed || qa < qb { (qa, qb, label) } else { (qb, qa, label) };
+        if edges.contains(&e) {
+            continue;
+        }
+        if let Some(other) = edges.iter().find(|o| (o.0, o.1) == (e.0, e.1) || (o.0, o.1) == (e.1, e.0)) {
+            // The same ordered pair with another label: empty. The opposite direction too:
+            // the block–cut counts take one edge per pair.
+            return if (other.0, other.1) == (e.0, e.1) { Ok(None) } else { Err(Declined::Shape) };
+        }
+        edges.push(e);
+    }
+    let labels = blocks.iter().map(|m| query.label(m[0])).collect();
+    let allowed = blocks
+        .iter()
+        .map(|m| {
+            let sets: Vec<&Bitset> = m.iter().filter_map(|&v| g.allowed(v)).collect();
+            match sets.as_slice() {
+                [] => None,
+                [one] => Some(Arc::new((*one).clone())),
+                [first, rest @ ..] => Some(Arc::new(rest.iter().fold((*first).clone(), |acc, s| acc.and(s)))),
+            }
+        })
+        .collect();
+    Ok(Some(Term { coefficient, quotient: Pattern { labels, allowed, edges, directed } }))
+}
+
+/// The number of embeddings of `query` in `data` (injective, non-induced), as Σ μ · #Hom over
+/// its quotients, on every core of the current rayon pool.
+pub fn count(data: &Graph, query: &Query, control: &Control) -> Result<u128, Declined> {
+    sum(data, &terms(query)?, control)
+}
+
+/// Σ μ · #Hom over `terms`.
+fn sum(data: &Graph, terms: &[Term], control: &Control) -> Result<u128, Declined> {
+    let classes = plan::Classes::new(data);
+    let (mut plus, mut minus) = (0u128, 0u128);
+    for t in terms {
+        let h = hom::count(&classes, &t.quotient, control)?;
+        let scaled = h.checked_mul(t.coefficient.unsigned_abs() as u128).ok_or(Declined::Size)?;
+        let side = if t.coefficient > 0 { &mut plus } else { &mut minus };
+        *side = side.checked_add(scaled).ok_or(Declined::Size)?;
+    }
+    // Σ μ · #Hom counts injective maps: never negative.
+    plus.checked_sub(minus).ok_or(Declined::Size)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oracle;
+    use crate::{GraphBuilder, Semantics};
+    use proptest::prelude::*;
+
+    fn graph(directed: bool, labels: Vec<u32>, edges: Vec<(u32, u32, u32)>) -> Graph {
+        GraphBuilder::from_parts(labels, edges, directed).build().0
+    }
+
+    /// A path of four equally labelled vertices: five partitions have no edge inside a block
+    /// (the finest, {0,2}, {0,3}, {1,3} and {0,2}{1,3}; no block of three), each with its
+    /// Möbius coefficient, the two isomorphic quotients as one term.
+    #[test]
+    fn path_terms() {
+        let data = graph(false, vec![0; 5], vec![(0, 1, 0)]);
+        let q = Query::new(graph(false, vec![0; 4], vec![(0, 1, 0), (1, 2, 0), (2, 3, 0)]), &data, Semantics::Embed)
+            .unwrap();
+        let t = terms(&q).unwrap();
+        let mut coefficients: Vec<i64> = t.iter().map(|t| t.coefficient).collect();
+        coefficients.sort();
+        // The path itself +1; {0,2} and {1,3}, both a path of three, −1 each; {0,3} a
+        // triangle −1; {0,2}{1,3} an edge +1.
+        assert_eq!(coefficients, vec![-2, -1, 1, 1]);
+    }
+
+    #[test]
+    fn triangle_in_k4() {
+        let k4: Vec<(u32, u32, u32)> = (0..4u32).flat_map(|a| (a + 1..4).map(move |b| (a, b, 0))).collect();
+        let data = graph(false, vec![0; 4], k4);
+        let q = Query::new(graph(false, vec![0; 3], vec![(0, 1, 0), (1, 2, 0), (0, 2, 0)]), &data, Semantics::Embed)
+            .unwrap();
+        assert_eq!(count(&data, &q, &Control::unlimited()), Ok(24));
+    }
+
+    /// Random data (directed or not, two edge labels, a few vertex labels) and a random
+    /// connected query of up to seven vertices: the count equals the oracle's, or the query is
+    /// declined for its shape (never a wrong number).
+    fn case() -> impl Strategy<Value = (Graph, Graph)> {
+        (any::<bool>(), 1u32..4, 1u32..3, 7usize..12, 1usize..8, 0usize..5, any::<u64>()).prop_map(
+            |(directed, nl, ne, n, qn, extra, seed)| {
+                let mut s = seed | 1;
+                let mut next = move |m: u64| {
+                    s ^= s << 13;
+                    s ^= s >> 7;
+                    s ^= s << 17;
+                    (s % m) as u32
+                };
+                let labels: Vec<u32> = (0..n).map(|_| next(nl as u64)).collect();
+                let edges: Vec<(u32, u32, u32)> =
+                    (0..n * 3).map(|_| (next(n as u64), next(n as u64), next(ne as u64))).collect();
+                let data = graph(directed, labels, edges);
+                let qlabels: Vec<u32> = (0..qn).map(|_| next(nl as u64)).collect();
+                // A spanning tree, then a few more edges.
+                let mut qedges: Vec<(u32, u32, u32)> =
+                    (1..qn as u32).map(|v| (next(v as u64), v, next(ne as u64))).collect();
+                for _ in 0..extra {
+                    let (a, b) = (next(qn as u64), next(qn as u64));
+                    if a != b && !qedges.iter().any(|e| (e.0, e.1) == (a, b) || (e.0, e.1) == (b, a)) {
+                        qedges.push((a, b, next(ne as u64)));
+                    }
+                }
+                (data, graph(directed, qlabels, qedges))
+            },
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+        /// Homomorphisms through [`attempt`] (the query as its only term) and embeddings
+        /// through it and [`count`]: the oracle's numbers, or nothing.
+        #[test]
+        fn attempts_equal_the_oracle((data, qg) in case(), hom in any::<bool>()) {
+            let semantics = if hom { Semantics::Homomorphism } else { Semantics::Embed };
+            let q = Query::new(qg, &data, semantics).unwrap();
+            let want = oracle::count(&data, &q, semantics);
+            let a = Attempt { semantics, mode: Mode::On, counting: true, limit: None, predicted_ms: 0.0 };
+            if let Some(c) = attempt(&data, &q, a, &Control::unlimited()) {
+                prop_assert_eq!(c.embeddings, want);
+            }
+            // Never under `auto` below its threshold, nor with a limit, output or induced.
+            let low = Attempt { mode: Mode::Auto, predicted_ms: AUTO_FROM_MS / 2.0, ..a };
+            prop_assert!(attempt(&data, &q, low, &Control::unlimited()).is_none());
+            for no in [Attempt { limit: Some(5), ..a }, Attempt { counting: false, ..a }, Attempt { semantics: Semantics::Induced, ..a }] {
+                prop_assert!(attempt(&data, &q, no, &Control::unlimited()).is_none());
+            }
+        }
+
+        #[test]
+        fn equals_the_oracle((data, qg) in case()) {
+            let q = Query::new(qg, &data, Semantics::Embed).unwrap();
+            let want = oracle::count(&data, &q, Semantics::Embed);
+            match count(&data, &q, &Control::unlimited()) {
+                Ok(got) => prop_assert_eq!(got, want),
+                Err(why) => prop_assert!(why == Declined::Shape || why == Declined::Block, "{:?}", why),
+            }
+        }
+    }
+}

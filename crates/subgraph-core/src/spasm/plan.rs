@@ -1,0 +1,453 @@
+//! The plans of [`super::hom`]'s homomorphism counts: a pattern's blocks and cut vertices
+//! (Tarjan's biconnected components), rooted at the vertex of least estimated work; per block
+//! the smallest connected set R whose removal leaves a forest, of least estimated work, and the
+//! forest's trees rooted at their centres. The estimates are second moments of the data's label
+//! degrees ([`Classes::moment`]), which weigh the hubs as the work does.
+
+use super::Pattern;
+use crate::{Dir, Graph};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// Most vertices of the set a block is counted from.
+const MAX_ROOT_SET: usize = 3;
+/// A pattern edge seen from one end: the data edge runs `dir` from this end's image through
+/// the adjacency group `pair` (edge label, the other end's label); None where no data edge
+/// has that pair.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Link {
+    dir: Dir,
+    pair: Option<u32>,
+}
+
+/// The data graph with each vertex's position among the vertices of its label.
+pub struct Classes<'a> {
+    pub(super) data: &'a Graph,
+    rank: Vec<u32>,
+    /// [`Classes::moment`]s computed so far.
+    moments: Mutex<HashMap<MomentKey, f64>>,
+}
+
+/// A link as a map key: its direction (0 out, 1 in) and pair.
+type LinkKey = (u8, Option<u32>);
+/// A moment's key: the class's label and the two links.
+type MomentKey = (u32, LinkKey, Option<LinkKey>);
+
+impl Link {
+    fn key(self) -> LinkKey {
+        (u8::from(self.dir == Dir::In), self.pair)
+    }
+}
+
+impl<'a> Classes<'a> {
+    pub fn new(data: &'a Graph) -> Classes<'a> {
+        let mut rank = vec![0u32; data.num_vertices()];
+        for &l in data.vertex_label_values() {
+            for (i, &v) in data.vertices_with_label(l).iter().enumerate() {
+                rank[v as usize] = i as u32;
+            }
+        }
+        Classes { data, rank, moments: Mutex::new(HashMap::new()) }
+    }
+
+    /// Σ over the data vertices x of `label` of |N_a(x)| · |N_b(x)| (b None: |N_a(x)|): how
+    /// many images an edge or a two-edge star of the pattern has at vertices of this label,
+    /// hubs weighing as they do in the work. Computed once per key.
+    fn moment(&self, label: u32, a: Link, b: Option<Link>) -> f64 {
+        let key = (label, a.key(), b.map(Link::key));
+        if let Some(&m) = self.moments.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return m;
+        }
+        let m: f64 = self
+            .data
+            .vertices_with_label(label)
+            .par_iter()
+            .map(|&x| self.nbrs(x, a).len() as f64 * b.map_or(1.0, |b| self.nbrs(x, b).len() as f64))
+            .sum();
+        self.moments.lock().unwrap_or_else(|e| e.into_inner()).insert(key, m);
+        m
+    }
+
+    #[inline]
+    pub(super) fn rank(&self, v: u32) -> usize {
+        self.rank[v as usize] as usize
+    }
+
+    #[inline]
+    pub(super) fn nbrs(&self, x: u32, link: Link) -> &'a [u32] {
+        link.pair.map_or(&[], |p| self.data.neighbors_by_pair(x, link.dir, p))
+    }
+}
+
+/// A block with the set it is counted from and the trees left.
+#[derive(Debug)]
+pub(super) struct BlockPlan {
+    /// The cut vertex above (the pattern's root for a root block).
+    pub(super) r: u32,
+    /// R: `set[0]` = r, each later vertex next to an earlier one.
+    pub(super) set: Vec<u32>,
+    /// For `set[1..]`: the earlier vertex it is found through, and the link from it.
+    pub(super) via: Vec<(usize, Link)>,
+    /// For `set[1..]`: the other earlier vertices next to it, with their links to it.
+    pub(super) checks: Vec<Vec<(usize, Link)>>,
+    pub(super) trees: Vec<Vec<Node>>,
+    /// The estimated work ([`BlockPlan::estimate`]).
+    pub(super) cost: f64,
+}
+
+/// A vertex of a tree of B − R; a tree's nodes come children first, its root last.
+#[derive(Debug)]
+pub(super) struct Node {
+    pub(super) u: u32,
+    /// The R vertices next to u (indices into `set`) and their links to u.
+    pub(super) anchors: Vec<(usize, Link)>,
+    /// Children: node index, link u → child, link child → u.
+    pub(super) children: Vec<(usize, Link, Link)>,
+    /// The node index of the parent (None for the root).
+    pub(super) parent: Option<usize>,
+}
+
+/// The pattern's block–cut tree rooted for counting.
+pub(super) struct Plan {
+    pub(super) root: u32,
+    /// Per cut vertex, parents before children: the vertex and the blocks below it, cheapest
+    /// first (a block is only counted where those before it left a non-zero product).
+    pub(super) groups: Vec<(u32, Vec<BlockPlan>)>,
+}
+
+impl BlockPlan {
+    /// The estimated work: R's images, plus per tree vertex the neighbour lists read for its
+    /// candidates (the shortest anchor's list per image) or the sums pushed into it. Images of
+    /// an edge r–s number Σ_x |N_s(x)| over r's class, and a vertex anchored at r reads
+    /// Σ_x |N_s(x)| · |N_u(x)|: second moments of the label degrees, which the hubs dominate
+    /// as they dominate the work (G1's dense_8_5: 12.5 s counted from one edge of R, 3.6 s
+    /// from another, with equal first moments).
+    fn estimate(&mut self, p: &Pattern, c: &Classes) {
+        let label = |v: u32| p.labels[v as usize];
+        let class = |v: u32| c.data.vertices_with_label(label(v)).len() as f64;
+        // Each R vertex's link to the R vertex it was found through (r: to set[1]).
+        let partner: Vec<Option<Link>> = (0..self.set.len())
+            .map(|i| match i {
+                0 => self.via.first().map(|v| v.1),
+                _ => link(p, c, self.set[i], self.set[self.via[i - 1].0]),
+            })
+            .collect();
+        let mut images = class(self.r);
+        for i in 1..self.set.len() {
+            let (j, l) = self.via[i - 1];
+            let from = self.set[j];
+            images = match (i, partner[j]) {
+                (1, _) | (_, None) => c.moment(label(from), l, None),
+                (_, Some(back)) => {
+                    images * c.moment(label(from), l, Some(back)) / c.moment(label(from), back, None).max(1.0)
+                }
+            };
+        }
+        // Per R vertex k and link l from it: Σ over images of |N_l(image of k)|.
+        let reads = |k: usize, l: Link| match partner[k] {
+            None => c.moment(label(self.set[k]), l, None),
+            Some(back) => {
+                images * c.moment(label(self.set[k]), l, Some(back)) / c.moment(label(self.set[k]), back, None).max(1.0)
+            }
+        };
+        let mut cost = images;
+        for tree in &self.trees {
+            let mut work = vec![0.0f64; tree.len()];
+            for (ni, node) in tree.iter().enumerate() {
+                work[ni] = match node.anchors.is_empty() {
+                    false => node.anchors.iter().map(|&(k, l)| reads(k, l)).fold(f64::INFINITY, f64::min),
+                    true => node
+                        .children
+                        .iter()
+                        .map(|&(ch, _, up)| {
+                            work[ch] * c.moment(label(tree[ch].u), up, None) / class(tree[ch].u).max(1.0)
+                        })
+                        .sum(),
+                };
+                cost += work[ni];
+            }
+        }
+        self.cost = cost;
+    }
+}
+
+/// The link from a to b, if they are adjacent in `p`.
+fn link(p: &Pattern, c: &Classes, a: u32, b: u32) -> Option<Link> {
+    let pair = |l: u32, to: u32| c.data.pair_id(l, p.labels[to as usize]);
+    p.edges.iter().find_map(|&(x, y, l)| {
+        if (x, y) == (a, b) {
+            Some(Link { dir: Dir::Out, pair: pair(l, b) })
+        } else if (x, y) == (b, a) {
+            Some(Link { dir: if p.directed { Dir::In } else { Dir::Out }, pair: pair(l, b) })
+        } else {
+            None
+        }
+    })
+}
+
+/// The biconnected components (vertex sets) of the connected pattern's undirected shape.
+fn blocks(adj: &[Vec<u32>]) -> Vec<Vec<u32>> {
+    struct Walk<'a> {
+        adj: &'a [Vec<u32>],
+        disc: Vec<u32>,
+        low: Vec<u32>,
+        time: u32,
+        stack: Vec<(u32, u32)>,
+        out: Vec<Vec<u32>>,
+    }
+    fn dfs(s: &mut Walk, u: u32, parent: u32) {
+        s.disc[u as usize] = s.time;
+        s.low[u as usize] = s.time;
+        s.time += 1;
+        for i in 0..s.adj[u as usize].len() {
+            let w = s.adj[u as usize][i];
+            if s.disc[w as usize] == u32::MAX {
+                s.stack.push((u, w));
+                dfs(s, w, u);
+                s.low[u as usize] = s.low[u as usize].min(s.low[w as usize]);
+                if s.low[w as usize] >= s.disc[u as usize] {
+                    let mut vs = Vec::new();
+                    while let Some((a, b)) = s.stack.pop() {
+                        vs.extend([a, b]);
+                        if (a, b) == (u, w) {
+                            break;
+                        }
+                    }
+                    vs.sort_unstable();
+                    vs.dedup();
+                    s.out.push(vs);
+                }
+            } else if w != parent && s.disc[w as usize] < s.disc[u as usize] {
+                s.stack.push((u, w));
+                s.low[u as usize] = s.low[u as usize].min(s.disc[w as usize]);
+            }
+        }
+    }
+    let n = adj.len();
+    let mut s = Walk { adj, disc: vec![u32::MAX; n], low: vec![0; n], time: 0, stack: Vec::new(), out: Vec::new() };
+    if n > 0 {
+        dfs(&mut s, 0, u32::MAX);
+    }
+    s.out
+}
+
+/// The counting plan of least estimated work over every choice of root; None where some
+/// block has no root set of at most [`MAX_ROOT_SET`] vertices leaving a forest.
+pub(super) fn plan(p: &Pattern, c: &Classes) -> Option<Plan> {
+    let n = p.labels.len();
+    let mut adj = vec![Vec::new(); n];
+    for &(a, b, _) in &p.edges {
+        adj[a as usize].push(b);
+        adj[b as usize].push(a);
+    }
+    let comps = blocks(&adj);
+    let mut best: Option<(f64, Plan)> = None;
+    for root in 0..n as u32 {
+        let Some(plan) = rooted(p, c, &adj, &comps, root) else {
+            continue;
+        };
+        let cost: f64 = plan.groups.iter().flat_map(|(_, g)| g).map(|b| b.cost).sum();
+        if best.as_ref().is_none_or(|(c, _)| cost < *c) {
+            best = Some((cost, plan));
+        }
+    }
+    best.map(|(_, p)| p)
+}
+
+/// The plan rooted at `root`, cut vertices in breadth-first order.
+fn rooted(p: &Pattern, c: &Classes, adj: &[Vec<u32>], comps: &[Vec<u32>], root: u32) -> Option<Plan> {
+    let mut placed = vec![false; comps.len()];
+    let mut groups = Vec::new();
+    let mut queue = std::collections::VecDeque::from([root]);
+    while let Some(v) = queue.pop_front() {
+        let mut group = Vec::new();
+        for (bi, comp) in comps.iter().enumerate() {
+            if !placed[bi] && comp.contains(&v) {
+                placed[bi] = true;
+                group.push(block_plan(p, c, adj, comp, v)?);
+                queue.extend(comp.iter().copied().filter(|&w| w != v));
+            }
+        }
+        if !group.is_empty() {
+            group.sort_by(|a, b| a.cost.total_cmp(&b.cost));
+            groups.push((v, group));
+        }
+    }
+    Some(Plan { root, groups })
+}
+
+/// The block `comp` below r: of its smallest connected root sets R ∋ r leaving a forest, the
+/// one of least estimated work, and the forest's trees.
+fn block_plan(p: &Pattern, c: &Classes, adj: &[Vec<u32>], comp: &[u32], r: u32) -> Option<BlockPlan> {
+    let others: Vec<u32> = comp.iter().copied().filter(|&v| v != r).collect();
+    let inside = |a: u32, b: u32| comp.contains(&a) && comp.contains(&b) && adj[a as usize].contains(&b);
+    for k in 0..MAX_ROOT_SET.min(comp.len()) {
+        let mut best: Option<BlockPlan> = None;
+        for pick in subsets(&others, k) {
+            let mut set = vec![r];
+            // R in an order where each vertex is next to an earlier one.
+            let mut rest = pick;
+            while let Some(at) = rest.iter().position(|&v| set.iter().any(|&s| inside(s, v))) {
+                set.push(rest.remove(at));
+            }
+            if !rest.is_empty() {
+                continue;
+            }
+            let free: Vec<u32> = others.iter().copied().filter(|v| !set.contains(v)).collect();
+            let edges = free.iter().enumerate().flat_map(|(i, &a)| free[i + 1..].iter().map(move |&b| (a, b)));
+            let edges = edges.filter(|&(a, b)| inside(a, b)).count();
+            if edges + trees_count(&free, &inside) != free.len() {
+                continue;
+            }
+            let mut via = Vec::new();
+            let mut checks = Vec::new();
+            for (i, &v) in set.iter().enumerate().skip(1) {
+                let earlier: Vec<usize> = (0..i).filter(|&j| inside(set[j], v)).collect();
+                via.push((earlier[0], link(p, c, set[earlier[0]], v)?));
+                checks.push(earlier[1..].iter().map(|&j| Some((j, link(p, c, set[j], v)?))).collect::<Option<_>>()?);
+            }
+            let trees = forest(p, c, &set, &free, &inside)?;
+            let mut plan = BlockPlan { r, set, via, checks, trees, cost: 0.0 };
+            plan.estimate(p, c);
+            if best.as_ref().is_none_or(|b| plan.cost < b.cost) {
+                best = Some(plan);
+            }
+        }
+        // The smallest sets only: each vertex more multiplies the images.
+        if best.is_some() {
+            return best;
+        }
+    }
+    None
+}
+
+/// Number of connected components of `vs` under `inside`.
+fn trees_count(vs: &[u32], inside: &impl Fn(u32, u32) -> bool) -> usize {
+    let mut seen = vec![false; vs.len()];
+    let mut count = 0;
+    for s in 0..vs.len() {
+        if seen[s] {
+            continue;
+        }
+        count += 1;
+        seen[s] = true;
+        let mut stack = vec![s];
+        while let Some(i) = stack.pop() {
+            for j in 0..vs.len() {
+                if !seen[j] && inside(vs[i], vs[j]) {
+                    seen[j] = true;
+                    stack.push(j);
+                }
+            }
+        }
+    }
+    count
+}
+
+/// The trees of the forest `free` (B − R), each rooted at its centre, nodes children first.
+/// Every leaf is next to R (the block being biconnected), so every vertex not next to R has
+/// children whose sums make its candidates.
+fn forest(
+    p: &Pattern,
+    c: &Classes,
+    set: &[u32],
+    free: &[u32],
+    inside: &impl Fn(u32, u32) -> bool,
+) -> Option<Vec<Vec<Node>>> {
+    let anchors_of = |u: u32| -> Option<Vec<(usize, Link)>> {
+        (0..set.len()).filter(|&k| inside(set[k], u)).map(|k| Some((k, link(p, c, set[k], u)?))).collect()
+    };
+    let mut placed = vec![false; free.len()];
+    let mut trees = Vec::new();
+    while let Some(start) = (0..free.len()).find(|&i| !placed[i]) {
+        // The component of `start`, then its root: the vertex with the most anchors.
+        let mut comp = vec![start];
+        placed[start] = true;
+        let mut at = 0;
+        while at < comp.len() {
+            let i = comp[at];
+            at += 1;
+            for j in 0..free.len() {
+                if !placed[j] && inside(free[i], free[j]) {
+                    placed[j] = true;
+                    comp.push(j);
+                }
+            }
+        }
+        // The root: the tree's centre, so that sums meet halfway along a path between two
+        // anchors rather than running its whole length (a 6-cycle below r: two steps from each
+        // end, not four from one); among centres, the one with the most anchors.
+        let anchors = |i: usize| (0..set.len()).filter(|&k| inside(set[k], free[i])).count();
+        let height = |i: usize| {
+            let mut depth = vec![usize::MAX; free.len()];
+            depth[i] = 0;
+            let mut queue = std::collections::VecDeque::from([i]);
+            let mut most = 0;
+            while let Some(a) = queue.pop_front() {
+                most = most.max(depth[a]);
+                for &b in &comp {
+                    if depth[b] == usize::MAX && inside(free[a], free[b]) {
+                        depth[b] = depth[a] + 1;
+                        queue.push_back(b);
+                    }
+                }
+            }
+            most
+        };
+        let root = *comp.iter().min_by_key(|&&i| (height(i), std::cmp::Reverse(anchors(i))))?;
+        let mut order = Vec::new();
+        post_order(root, None, &comp, free, inside, &mut order);
+        let mut nodes = Vec::with_capacity(order.len());
+        for (u, kids) in &order {
+            let children = kids
+                .iter()
+                .map(|&ch| Some((ch, link(p, c, *u, order[ch].0)?, link(p, c, order[ch].0, *u)?)))
+                .collect::<Option<Vec<_>>>()?;
+            nodes.push(Node { u: *u, anchors: anchors_of(*u)?, children, parent: None });
+        }
+        for ni in 0..nodes.len() {
+            for j in 0..nodes[ni].children.len() {
+                let ch = nodes[ni].children[j].0;
+                nodes[ch].parent = Some(ni);
+            }
+        }
+        trees.push(nodes);
+    }
+    Some(trees)
+}
+
+/// The tree of `comp` (indices into `free`) below `i`, children before their parent: each
+/// entry a vertex and its children's entries.
+fn post_order(
+    i: usize,
+    from: Option<usize>,
+    comp: &[usize],
+    free: &[u32],
+    inside: &impl Fn(u32, u32) -> bool,
+    out: &mut Vec<(u32, Vec<usize>)>,
+) -> usize {
+    let mut kids = Vec::new();
+    for &j in comp {
+        if Some(j) != from && j != i && inside(free[i], free[j]) {
+            kids.push(post_order(j, Some(i), comp, free, inside, out));
+        }
+    }
+    out.push((free[i], kids));
+    out.len() - 1
+}
+
+/// Every k-element subset of `items`, in lexicographic order.
+fn subsets(items: &[u32], k: usize) -> Vec<Vec<u32>> {
+    if k == 0 {
+        return vec![Vec::new()];
+    }
+    let mut out = Vec::new();
+    for i in 0..items.len() {
+        for mut rest in subsets(&items[i + 1..], k - 1) {
+            rest.insert(0, items[i]);
+            out.push(rest);
+        }
+    }
+    out
+}
