@@ -34,7 +34,10 @@ pub fn count(c: &Classes, p: &Pattern, control: &Control) -> Result<u128, Declin
         .groups
         .iter()
         .flat_map(|(_, g)| g)
-        .map(|b| b.trees.iter().flatten().map(|node| 2 * class(node.u).len() as u64 * 20).sum::<u64>())
+        .map(|b| {
+            let bitmap = data.num_vertices().div_ceil(64) as u64 * 8;
+            b.trees.iter().flatten().map(|node| 2 * class(node.u).len() as u64 * 20 + bitmap).sum::<u64>()
+        })
         .max()
         .unwrap_or(0)
         * threads as u64;
@@ -67,7 +70,7 @@ pub fn count(c: &Classes, p: &Pattern, control: &Control) -> Result<u128, Declin
                     }
                     let t = rayon::current_thread_index().unwrap_or(0) % threads;
                     let mut slot = pool[t].lock().unwrap_or_else(|e| e.into_inner());
-                    let scratch = slot.get_or_insert_with(|| Scratch::new(b, |u| class(u).len()));
+                    let scratch = slot.get_or_insert_with(|| Scratch::new(b, |u| class(u).len(), data.num_vertices()));
                     let v = block_at(c, b, &fs, x, scratch)?;
                     before.checked_mul(v).ok_or(Declined::Size)
                 })
@@ -80,26 +83,54 @@ pub fn count(c: &Classes, p: &Pattern, control: &Control) -> Result<u128, Declin
     top.iter().try_fold(0u128, |acc, &v| acc.checked_add(v).ok_or(Declined::Size))
 }
 
-/// Sparse values over one label class: dense by rank, with the ranks set in this round.
+/// Sparse values over one label class: dense by rank, with the ranks set in this round, and
+/// for a tree vertex's values (which pulls read per neighbour) a bitmap of the data vertices
+/// set: a pull tests one bit, in cache, for each neighbour, and reads the rank and the value
+/// only for the few that are set (G1's dense_8_5: most of its time went to those reads).
 struct Dense {
     val: Vec<u128>,
     stamp: Vec<u32>,
     epoch: u32,
     /// The data vertices set this round.
     list: Vec<u32>,
+    /// Bit w set where data vertex w is in `list` (empty: not kept).
+    bits: Vec<u64>,
 }
 
 impl Dense {
-    fn new(len: usize) -> Dense {
-        Dense { val: vec![0; len], stamp: vec![0; len], epoch: 0, list: Vec::new() }
+    /// Values over a class of `len` vertices; `vertices` > 0 keeps the bitmap over that many
+    /// data vertices.
+    fn new(len: usize, vertices: usize) -> Dense {
+        Dense {
+            val: vec![0; len],
+            stamp: vec![0; len],
+            epoch: 0,
+            list: Vec::new(),
+            bits: vec![0; vertices.div_ceil(64)],
+        }
     }
 
     fn clear(&mut self) {
+        if !self.bits.is_empty() {
+            for &w in &self.list {
+                self.bits[w as usize >> 6] &= !(1 << (w & 63));
+            }
+        }
         self.list.clear();
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
             self.stamp.iter_mut().for_each(|s| *s = 0);
             self.epoch = 1;
+        }
+    }
+
+    /// The value of data vertex w, through the bitmap (kept for this Dense).
+    #[inline]
+    fn value(&self, c: &Classes, w: u32) -> u128 {
+        if self.bits[w as usize >> 6] >> (w & 63) & 1 == 1 {
+            self.val[c.rank(w)]
+        } else {
+            0
         }
     }
 
@@ -120,6 +151,9 @@ impl Dense {
             self.stamp[i] = self.epoch;
             self.val[i] = x;
             self.list.push(w);
+            if !self.bits.is_empty() {
+                self.bits[w as usize >> 6] |= 1 << (w & 63);
+            }
         }
         Ok(())
     }
@@ -129,13 +163,15 @@ impl Dense {
 /// its parent's class (empty where the parent pulls them).
 struct Scratch {
     trees: Vec<Vec<(Dense, Dense)>>,
+    /// Per tree: its value from the pass over the vertices fixed by x (where its root is).
+    fixed: Vec<u128>,
     img: Vec<u32>,
     cand: Vec<u32>,
 }
 
 impl Scratch {
-    fn new(b: &BlockPlan, class_len: impl Fn(u32) -> usize) -> Scratch {
-        let trees = b
+    fn new(b: &BlockPlan, class_len: impl Fn(u32) -> usize, vertices: usize) -> Scratch {
+        let trees: Vec<Vec<(Dense, Dense)>> = b
             .trees
             .iter()
             .map(|t| {
@@ -143,22 +179,43 @@ impl Scratch {
                     .map(|node| {
                         // Sums are pushed only into a parent with no anchor.
                         let up = node.parent.filter(|&p| t[p].anchors.is_empty()).map_or(0, |p| class_len(t[p].u));
-                        (Dense::new(class_len(node.u)), Dense::new(up))
+                        (Dense::new(class_len(node.u), vertices), Dense::new(up, 0))
                     })
                     .collect()
             })
             .collect();
-        Scratch { trees, img: vec![0; b.set.len()], cand: Vec::new() }
+        Scratch { fixed: vec![0; trees.len()], trees, img: vec![0; b.set.len()], cand: Vec::new() }
     }
+}
+
+/// Which tree vertices a pass computes: all of them (R = {r}), those that depend on r's
+/// image alone (once per x), or the others (once per image of R).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    All,
+    Fixed,
+    Varying,
 }
 
 /// The block's homomorphisms with r ↦ x (its F factors for every vertex but r included).
 fn block_at(c: &Classes, b: &BlockPlan, f: &[&[u128]], x: u32, s: &mut Scratch) -> Result<u128, Declined> {
     s.img[0] = x;
-    extend_set(c, b, f, 1, 1, s)
+    if b.set.len() == 1 {
+        return extend_set(c, b, f, 1, 1, s, Pass::All);
+    }
+    for t in 0..b.trees.len() {
+        let v = tree_at(c, &b.trees[t], f, &s.img, &mut s.trees[t], &mut s.cand, Pass::Fixed)?;
+        s.fixed[t] = v;
+        // A tree that depends on r alone and has no homomorphism: nothing for this x.
+        if v == 0 && b.trees[t].last().is_some_and(|root| root.fixed) {
+            return Ok(0);
+        }
+    }
+    extend_set(c, b, f, 1, 1, s, Pass::Varying)
 }
 
-/// Maps `set[i..]` in every way, then counts the trees; `weight` the F factors so far.
+/// Maps `set[i..]` in every way, then counts the trees (the vertices `pass` names); `weight`
+/// the F factors so far.
 fn extend_set(
     c: &Classes,
     b: &BlockPlan,
@@ -166,11 +223,15 @@ fn extend_set(
     i: usize,
     weight: u128,
     s: &mut Scratch,
+    pass: Pass,
 ) -> Result<u128, Declined> {
     if i == b.set.len() {
         let mut total = weight;
         for t in 0..b.trees.len() {
-            let v = tree_at(c, &b.trees[t], f, &s.img, &mut s.trees[t], &mut s.cand)?;
+            let v = match (pass, b.trees[t].last().is_some_and(|root| root.fixed)) {
+                (Pass::Varying, true) => s.fixed[t],
+                _ => tree_at(c, &b.trees[t], f, &s.img, &mut s.trees[t], &mut s.cand, pass)?,
+            };
             total = total.checked_mul(v).ok_or(Declined::Size)?;
             if total == 0 {
                 break;
@@ -188,7 +249,7 @@ fn extend_set(
         }
         s.img[i] = y;
         let w = weight.checked_mul(fy).ok_or(Declined::Size)?;
-        let v = extend_set(c, b, f, i + 1, w, s)?;
+        let v = extend_set(c, b, f, i + 1, w, s, pass)?;
         sum = sum.checked_add(v).ok_or(Declined::Size)?;
     }
     Ok(sum)
@@ -202,7 +263,16 @@ fn tree_at(
     img: &[u32],
     sc: &mut [(Dense, Dense)],
     cand: &mut Vec<u32>,
+    pass: Pass,
 ) -> Result<u128, Declined> {
+    let wanted = |node: &Node| match pass {
+        Pass::All => true,
+        Pass::Fixed => node.fixed,
+        Pass::Varying => !node.fixed,
+    };
+    if !tree.iter().any(wanted) {
+        return Ok(0);
+    }
     // One vertex next to one of R (a bridge): a sum over a neighbour list.
     if let [node] = tree {
         if let ([(k, l)], []) = (node.anchors.as_slice(), node.children.as_slice()) {
@@ -214,18 +284,19 @@ fn tree_at(
         }
     }
     for (ni, node) in tree.iter().enumerate() {
+        if !wanted(node) {
+            continue;
+        }
         let fu = f[node.u as usize];
         let (done, here) = sc.split_at_mut(ni);
         // The candidates of an anchored vertex: common neighbours of the anchors' images,
         // the shortest list read and the others searched.
         cand.clear();
         if !node.anchors.is_empty() {
-            let lists: Vec<&[u32]> = node.anchors.iter().map(|&(k, l)| c.nbrs(img[k], l)).collect();
-            let shortest = (0..lists.len()).min_by_key(|&i| lists[i].len()).expect("anchored");
-            cand.extend(lists[shortest].iter().copied().filter(|&w| {
-                fu[c.rank(w)] != 0
-                    && lists.iter().enumerate().all(|(i, l)| i == shortest || l.binary_search(&w).is_ok())
-            }));
+            let mut lists: Vec<&[u32]> = node.anchors.iter().map(|&(k, l)| c.nbrs(img[k], l)).collect();
+            lists.sort_unstable_by_key(|l| l.len());
+            intersect(&lists, cand);
+            cand.retain(|&w| fu[c.rank(w)] != 0);
         }
         // An unanchored vertex's children push their sums into their `up` (which make its
         // candidates); an anchored vertex's candidates pull them ([`pull`]).
@@ -264,8 +335,35 @@ fn tree_at(
             }
         }
     }
+    if !tree.last().is_some_and(wanted) {
+        return Ok(0);
+    }
     let root = &sc[tree.len() - 1].0;
     root.list.iter().try_fold(0u128, |a, &w| a.checked_add(root.get(c.rank(w))).ok_or(Declined::Size))
+}
+
+/// The common members of sorted `lists` (shortest first) into `out`: the shortest merged with
+/// the next where their lengths are close, else its members searched in the others.
+fn intersect(lists: &[&[u32]], out: &mut Vec<u32>) {
+    let (first, rest) = lists.split_first().expect("at least one list");
+    match rest.first() {
+        Some(second) if second.len() <= first.len().saturating_mul(SEARCH_FACTOR) => {
+            let (mut i, mut j) = (0, 0);
+            while i < first.len() && j < second.len() {
+                match first[i].cmp(&second[j]) {
+                    std::cmp::Ordering::Less => i += 1,
+                    std::cmp::Ordering::Greater => j += 1,
+                    std::cmp::Ordering::Equal => {
+                        out.push(first[i]);
+                        i += 1;
+                        j += 1;
+                    }
+                }
+            }
+            out.retain(|w| rest[1..].iter().all(|l| l.binary_search(w).is_ok()));
+        }
+        _ => out.extend(first.iter().copied().filter(|w| rest.iter().all(|l| l.binary_search(w).is_ok()))),
+    }
 }
 
 /// Σ of `child`'s values over the neighbours `nbrs` of one candidate: the shorter side read,
@@ -273,7 +371,7 @@ fn tree_at(
 /// the list (a hub's neighbours against the few common neighbours of R's images, as in
 /// triangle counting).
 fn pull(c: &Classes, child: &Dense, nbrs: &[u32]) -> Result<u128, Declined> {
-    let add = |a: u128, y: u32| a.checked_add(child.get(c.rank(y))).ok_or(Declined::Size);
+    let add = |a: u128, y: u32| a.checked_add(child.value(c, y)).ok_or(Declined::Size);
     if nbrs.len() <= child.list.len().saturating_mul(SEARCH_FACTOR) {
         nbrs.iter().try_fold(0u128, |a, &y| add(a, y))
     } else {

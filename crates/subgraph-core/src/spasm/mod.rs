@@ -366,7 +366,7 @@ mod tests {
     /// connected query of up to seven vertices: the count equals the oracle's, or the query is
     /// declined for its shape (never a wrong number).
     fn case() -> impl Strategy<Value = (Graph, Graph)> {
-        (any::<bool>(), 1u32..4, 1u32..3, 7usize..12, 1usize..8, 0usize..5, any::<u64>()).prop_map(
+        (any::<bool>(), 1u32..4, 1u32..3, 7usize..12, 1usize..8, 0usize..9, any::<u64>()).prop_map(
             |(directed, nl, ne, n, qn, extra, seed)| {
                 let mut s = seed | 1;
                 let mut next = move |m: u64| {

@@ -106,6 +106,9 @@ pub(super) struct Node {
     pub(super) children: Vec<(usize, Link, Link)>,
     /// The node index of the parent (None for the root).
     pub(super) parent: Option<usize>,
+    /// Every anchor in its subtree is r: its values depend on r's image alone, and are
+    /// computed once per image of r rather than once per image of R.
+    pub(super) fixed: bool,
 }
 
 /// The pattern's block–cut tree rooted for counting.
@@ -156,6 +159,12 @@ impl BlockPlan {
             let mut work = vec![0.0f64; tree.len()];
             for (ni, node) in tree.iter().enumerate() {
                 work[ni] = match node.anchors.is_empty() {
+                    // Once per image of r.
+                    false if node.fixed => node
+                        .anchors
+                        .iter()
+                        .map(|&(_, l)| c.moment(label(self.r), l, None))
+                        .fold(f64::INFINITY, f64::min),
                     false => node.anchors.iter().map(|&(k, l)| reads(k, l)).fold(f64::INFINITY, f64::min),
                     true => node
                         .children
@@ -398,13 +407,15 @@ fn forest(
         let root = *comp.iter().min_by_key(|&&i| (height(i), std::cmp::Reverse(anchors(i))))?;
         let mut order = Vec::new();
         post_order(root, None, &comp, free, inside, &mut order);
-        let mut nodes = Vec::with_capacity(order.len());
+        let mut nodes: Vec<Node> = Vec::with_capacity(order.len());
         for (u, kids) in &order {
             let children = kids
                 .iter()
                 .map(|&ch| Some((ch, link(p, c, *u, order[ch].0)?, link(p, c, order[ch].0, *u)?)))
                 .collect::<Option<Vec<_>>>()?;
-            nodes.push(Node { u: *u, anchors: anchors_of(*u)?, children, parent: None });
+            let anchors = anchors_of(*u)?;
+            let fixed = anchors.iter().all(|&(k, _)| k == 0) && children.iter().all(|&(ch, _, _)| nodes[ch].fixed);
+            nodes.push(Node { u: *u, anchors, children, parent: None, fixed });
         }
         for ni in 0..nodes.len() {
             for j in 0..nodes[ni].children.len() {
