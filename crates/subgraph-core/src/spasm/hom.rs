@@ -10,7 +10,7 @@
 //! neighbourhood, not the number of homomorphisms. A bridge is the smallest block: R = {r} and
 //! a tree of one vertex, summed over a neighbour list.
 
-use super::plan::{plan, BlockPlan, Classes, Node};
+use super::plan::{BlockPlan, Classes, Node, Plan};
 use super::{Declined, Pattern};
 use crate::sink::Control;
 use rayon::prelude::*;
@@ -22,13 +22,12 @@ const SEARCH_FACTOR: usize = 16;
 /// Bytes of per-thread scratch (over all threads) above which a count is declined.
 const MAX_SCRATCH: u64 = 8 << 30;
 
-/// The number of homomorphisms of `p` in the data graph.
-pub fn count(c: &Classes, p: &Pattern, control: &Control) -> Result<u128, Declined> {
+/// The number of homomorphisms of `p` in the data graph, counted by `plan` (made for `p`).
+pub(super) fn count(c: &Classes, p: &Pattern, plan: &Plan, control: &Control) -> Result<u128, Declined> {
     let data = c.data;
     let n = p.labels.len();
     let class = |v: u32| data.vertices_with_label(p.labels[v as usize]);
     let passes = |v: u32, w: u32| p.allowed[v as usize].as_ref().is_none_or(|a| a.contains(w));
-    let plan = plan(p, c).ok_or(Declined::Block)?;
     let threads = rayon::current_num_threads().max(1);
     let scratch_bytes: u64 = plan
         .groups

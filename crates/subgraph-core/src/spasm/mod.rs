@@ -20,8 +20,9 @@ use std::time::{Duration, Instant};
 /// `--spasm`: whether a count may come from the quotients' homomorphisms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Mode {
-    /// Where the engine predicts the enumeration to take at least [`AUTO_FROM_MS`], for at
-    /// most [`AUTO_SHARE`] of that prediction; else, or where it does not finish, enumerate.
+    /// Where the engine predicts the enumeration to take at least [`AUTO_FROM_MS`] and the
+    /// spasm's plans predict at most [`AUTO_SHARE`] of that ([`NS_PER_READ`]), for at most
+    /// that share of the prediction; else, or where it does not finish, enumerate.
     #[default]
     Auto,
     /// Whenever the query is counted (no output, no limit) and not induced.
@@ -49,6 +50,13 @@ pub const AUTO_FROM_MS: f64 = 1000.0;
 /// The share of the predicted enumeration time `auto` gives the spasm before it enumerates
 /// instead: a wrong guess costs at most this much more.
 pub const AUTO_SHARE: f64 = 0.5;
+
+/// Nanoseconds one read of the plans' estimate takes on one thread: G1's queries on the
+/// 16-core host (2026-11-26, bench/results/2026-11-26-spasm.md) took 150–300 ns for the dense
+/// ones, whose work the estimate sees, and up to 3,200 ns for those whose cycles push sums
+/// further than it follows; taken low, so that a count the estimate underprices is still
+/// tried (within its budget), and one it prices above the enumeration is not.
+pub const NS_PER_READ: f64 = 300.0;
 
 /// A count the spasm finished: the embeddings, the distinct quotients counted and the
 /// milliseconds it took.
@@ -83,17 +91,25 @@ pub fn attempt(data: &Graph, query: &Query, a: Attempt, control: &Control) -> Op
         return None;
     }
     let start = Instant::now();
-    let terms = match a.semantics {
+    let terms: Vec<Term> = match a.semantics {
         Semantics::Homomorphism => query_term(query).ok()?.into_iter().collect(),
         _ => terms(query).ok()?,
     };
+    let planned = planned(data, &terms).ok()?;
+    // `auto` counts where its own predicted time fits the share of the enumeration's: its
+    // budget, which stops it where the prediction erred.
+    let threads = rayon::current_num_threads().max(1) as f64;
+    let predicted_ms = planned.work * NS_PER_READ * 1e-6 / threads;
+    if a.mode == Mode::Auto && predicted_ms > a.predicted_ms * AUTO_SHARE {
+        return None;
+    }
     // A day at most: a prediction of years is no budget at all.
     let budget = Duration::from_secs_f64((a.predicted_ms * AUTO_SHARE * 1e-3).min(86_400.0));
     let trial = match a.mode {
         Mode::Auto => control.trial(budget),
         _ => control.trial(Duration::from_secs(86_400 * 365)),
     };
-    let embeddings = sum(data, &terms, &trial).ok()?;
+    let embeddings = sum_planned(&planned, &terms, &trial).ok()?;
     Some(Counted { embeddings, terms: terms.len(), ms: start.elapsed().as_secs_f64() * 1e3 })
 }
 
@@ -312,12 +328,34 @@ pub fn count(data: &Graph, query: &Query, control: &Control) -> Result<u128, Dec
     sum(data, &terms(query)?, control)
 }
 
+/// The terms with their counting plans, and the plans' estimated work (reads).
+struct Planned<'a> {
+    classes: plan::Classes<'a>,
+    plans: Vec<plan::Plan>,
+    work: f64,
+}
+
+/// Plans every term; `Block` where one cannot be counted.
+fn planned<'a>(data: &'a Graph, terms: &[Term]) -> Result<Planned<'a>, Declined> {
+    let classes = plan::Classes::new(data);
+    let plans = terms
+        .iter()
+        .map(|t| plan::plan(&t.quotient, &classes).ok_or(Declined::Block))
+        .collect::<Result<Vec<_>, _>>()?;
+    let work = plans.iter().map(|p| p.cost).sum();
+    Ok(Planned { classes, plans, work })
+}
+
 /// Σ μ · #Hom over `terms`.
 fn sum(data: &Graph, terms: &[Term], control: &Control) -> Result<u128, Declined> {
-    let classes = plan::Classes::new(data);
+    sum_planned(&planned(data, terms)?, terms, control)
+}
+
+/// Σ μ · #Hom over `terms`, by their plans.
+fn sum_planned(p: &Planned, terms: &[Term], control: &Control) -> Result<u128, Declined> {
     let (mut plus, mut minus) = (0u128, 0u128);
-    for t in terms {
-        let h = hom::count(&classes, &t.quotient, control)?;
+    for (t, plan) in terms.iter().zip(&p.plans) {
+        let h = hom::count(&p.classes, &t.quotient, plan, control)?;
         let scaled = h.checked_mul(t.coefficient.unsigned_abs() as u128).ok_or(Declined::Size)?;
         let side = if t.coefficient > 0 { &mut plus } else { &mut minus };
         *side = side.checked_add(scaled).ok_or(Declined::Size)?;
@@ -404,9 +442,13 @@ mod tests {
             let q = Query::new(qg, &data, semantics).unwrap();
             let want = oracle::count(&data, &q, semantics);
             let a = Attempt { semantics, mode: Mode::On, counting: true, limit: None, predicted_ms: 0.0 };
-            if let Some(c) = attempt(&data, &q, a, &Control::unlimited()) {
+            let on = attempt(&data, &q, a, &Control::unlimited());
+            if let Some(c) = on {
                 prop_assert_eq!(c.embeddings, want);
             }
+            // `auto` with an enumeration predicted far above the spasm's own estimate: the same.
+            let high = Attempt { mode: Mode::Auto, predicted_ms: 1e9, ..a };
+            prop_assert_eq!(attempt(&data, &q, high, &Control::unlimited()).map(|c| c.embeddings), on.map(|c| c.embeddings));
             // Never under `auto` below its threshold, nor with a limit, output or induced.
             let low = Attempt { mode: Mode::Auto, predicted_ms: AUTO_FROM_MS / 2.0, ..a };
             prop_assert!(attempt(&data, &q, low, &Control::unlimited()).is_none());

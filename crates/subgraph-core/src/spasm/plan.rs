@@ -114,6 +114,8 @@ pub(super) struct Node {
 /// The pattern's block–cut tree rooted for counting.
 pub(super) struct Plan {
     pub(super) root: u32,
+    /// Estimated work: the blocks' estimates summed (reads of neighbour-list entries and values).
+    pub(super) cost: f64,
     /// Per cut vertex, parents before children: the vertex and the blocks below it, cheapest
     /// first (a block is only counted where those before it left a non-zero product).
     pub(super) groups: Vec<(u32, Vec<BlockPlan>)>,
@@ -251,17 +253,16 @@ pub(super) fn plan(p: &Pattern, c: &Classes) -> Option<Plan> {
         adj[b as usize].push(a);
     }
     let comps = blocks(&adj);
-    let mut best: Option<(f64, Plan)> = None;
+    let mut best: Option<Plan> = None;
     for root in 0..n as u32 {
         let Some(plan) = rooted(p, c, &adj, &comps, root) else {
             continue;
         };
-        let cost: f64 = plan.groups.iter().flat_map(|(_, g)| g).map(|b| b.cost).sum();
-        if best.as_ref().is_none_or(|(c, _)| cost < *c) {
-            best = Some((cost, plan));
+        if best.as_ref().is_none_or(|b| plan.cost < b.cost) {
+            best = Some(plan);
         }
     }
-    best.map(|(_, p)| p)
+    best
 }
 
 /// The plan rooted at `root`, cut vertices in breadth-first order.
@@ -283,7 +284,8 @@ fn rooted(p: &Pattern, c: &Classes, adj: &[Vec<u32>], comps: &[Vec<u32>], root: 
             groups.push((v, group));
         }
     }
-    Some(Plan { root, groups })
+    let cost = groups.iter().flat_map(|(_, g)| g).map(|b| b.cost).sum();
+    Some(Plan { root, cost, groups })
 }
 
 /// The block `comp` below r: of its smallest connected root sets R ∋ r leaving a forest, the
