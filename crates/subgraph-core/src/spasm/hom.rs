@@ -35,6 +35,7 @@ pub(super) fn count(c: &Classes, p: &Pattern, plan: &Plan, control: &Control) ->
         .flat_map(|(_, g)| g)
         .map(|b| {
             let bitmap = data.num_vertices().div_ceil(64) as u64 * 8;
+            // (Kept only where the parent pulls; counted for every vertex, an upper bound.)
             b.trees.iter().flatten().map(|node| 2 * class(node.u).len() as u64 * 20 + bitmap).sum::<u64>()
         })
         .max()
@@ -178,7 +179,9 @@ impl Scratch {
                     .map(|node| {
                         // Sums are pushed only into a parent with no anchor.
                         let up = node.parent.filter(|&p| t[p].anchors.is_empty()).map_or(0, |p| class_len(t[p].u));
-                        (Dense::new(class_len(node.u), vertices), Dense::new(up, 0))
+                        // The bitmap only where the parent pulls the values.
+                        let pulled = node.parent.is_some_and(|p| !t[p].anchors.is_empty());
+                        (Dense::new(class_len(node.u), if pulled { vertices } else { 0 }), Dense::new(up, 0))
                     })
                     .collect()
             })
