@@ -62,13 +62,13 @@ impl Default for MatchOptions {
 }
 
 impl MatchOptions {
-    /// The plan options for the CPU engine; `counting` when no match is written.
     /// What the spasm needs to count a query ([`spasm::attempt`]), with the engine's
     /// predicted enumeration time.
     pub fn spasm(&self, counting: bool, predicted_ms: f64) -> spasm::Attempt {
         spasm::Attempt { semantics: self.semantics, mode: self.spasm, counting, limit: self.limit, predicted_ms }
     }
 
+    /// The plan options for the CPU engine; `counting` when no match is written.
     pub fn plan(&self, counting: bool) -> PlanOptions {
         PlanOptions {
             semantics: self.semantics,
@@ -356,7 +356,7 @@ impl Prepared {
         if let Some(refine_ms) = self.deferred.filter(|_| self.space.is_some()) {
             // The trial lasts as long as the refinement would, and is skipped when the
             // estimate shows the query longer still.
-            if self.cost * planner::NS_PER_UNIT * 1e-6 / threads <= TRIAL_FACTOR * refine_ms {
+            if predicted_ms <= TRIAL_FACTOR * refine_ms {
                 let t = Instant::now();
                 let budget = Duration::from_secs_f64(refine_ms * 1e-3).max(TRIAL);
                 match self.try_unrefined(data, opts, control, budget) {

@@ -166,8 +166,7 @@ pub fn choose(
         Device::Cpu => comparison_particles(cost, per_particle, rayon::current_num_threads()),
         // The share of the GPU's predicted time, at least GPU_PARTICLES.
         Device::Gpu => (cost >= GPU_COMPARE_COST).then(|| {
-            let predicted_ms = cost * H200_COSTS.gpu_ns_per_unit * 1e-6;
-            let affordable = PLAN_SHARE * predicted_ms / comparison_ms(1, per_particle);
+            let affordable = PLAN_SHARE * H200_COSTS.gpu_ms(cost) / comparison_ms(1, per_particle);
             (affordable as usize).clamp(GPU_PARTICLES, FULL_PARTICLES)
         }),
     };
@@ -198,6 +197,11 @@ impl DeviceCosts {
     /// CPU milliseconds per unit on `threads` threads.
     fn cpu_ms_per_unit(&self, threads: usize) -> f64 {
         self.cpu_ns_per_unit * 1e-6 / threads.max(1) as f64
+    }
+
+    /// GPU milliseconds `cost` units of work take, besides the fixed cost.
+    pub fn gpu_ms(&self, cost: f64) -> f64 {
+        cost * self.gpu_ns_per_unit * 1e-6
     }
 }
 
@@ -278,7 +282,7 @@ pub fn gpu_break_even(threads: usize, costs: &DeviceCosts) -> f64 {
 /// the GPU as `costs` says.
 pub fn choose_device(cost: f64, threads: usize, costs: &DeviceCosts) -> DeviceChoice {
     let cpu_ms = cost * costs.cpu_ms_per_unit(threads);
-    let gpu_ms = costs.gpu_fixed_ms + cost * costs.gpu_ns_per_unit * 1e-6;
+    let gpu_ms = costs.gpu_fixed_ms + costs.gpu_ms(cost);
     let device = if gpu_ms < cpu_ms { Device::Gpu } else { Device::Cpu };
     DeviceChoice { device, basis: Basis::Predicted(cpu_ms, gpu_ms) }
 }

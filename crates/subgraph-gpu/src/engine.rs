@@ -246,8 +246,7 @@ impl Planned {
         start: Instant,
         control: &Control,
     ) -> Option<GpuReport> {
-        let predicted_ms = self.priced_cost() * H200_COSTS.gpu_ns_per_unit * 1e-6;
-        let c = spasm::attempt(data, &self.q, opts.spasm(counting, predicted_ms), control)?;
+        let c = spasm::attempt(data, &self.q, opts.spasm(counting, H200_COSTS.gpu_ms(self.priced_cost())), control)?;
         let mut r = self.report(start, opts, &[], control);
         r.report = r.report.counted(c);
         Some(r)

@@ -12,6 +12,7 @@
 
 use super::plan::{BlockPlan, Classes, Node, Plan};
 use super::{Declined, Pattern};
+use crate::intersect::{intersect_in_place, intersect_into};
 use crate::sink::Control;
 use rayon::prelude::*;
 use std::sync::Mutex;
@@ -166,7 +167,14 @@ struct Scratch {
     /// Per tree: its value from the pass over the vertices fixed by x (where its root is).
     fixed: Vec<u128>,
     img: Vec<u32>,
+    lists: Lists,
+}
+
+/// A tree vertex's candidates, and the spare list intersections swap with.
+#[derive(Default)]
+struct Lists {
     cand: Vec<u32>,
+    spare: Vec<u32>,
 }
 
 impl Scratch {
@@ -186,7 +194,7 @@ impl Scratch {
                     .collect()
             })
             .collect();
-        Scratch { fixed: vec![0; trees.len()], trees, img: vec![0; b.set.len()], cand: Vec::new() }
+        Scratch { fixed: vec![0; trees.len()], trees, img: vec![0; b.set.len()], lists: Lists::default() }
     }
 }
 
@@ -206,7 +214,7 @@ fn block_at(c: &Classes, b: &BlockPlan, f: &[&[u128]], x: u32, s: &mut Scratch) 
         return extend_set(c, b, f, 1, 1, s, Pass::All);
     }
     for t in 0..b.trees.len() {
-        let v = tree_at(c, &b.trees[t], f, &s.img, &mut s.trees[t], &mut s.cand, Pass::Fixed)?;
+        let v = tree_at(c, &b.trees[t], f, &s.img, &mut s.trees[t], &mut s.lists, Pass::Fixed)?;
         s.fixed[t] = v;
         // A tree that depends on r alone and has no homomorphism: nothing for this x.
         if v == 0 && b.trees[t].last().is_some_and(|root| root.fixed) {
@@ -232,7 +240,7 @@ fn extend_set(
         for t in 0..b.trees.len() {
             let v = match (pass, b.trees[t].last().is_some_and(|root| root.fixed)) {
                 (Pass::Varying, true) => s.fixed[t],
-                _ => tree_at(c, &b.trees[t], f, &s.img, &mut s.trees[t], &mut s.cand, pass)?,
+                _ => tree_at(c, &b.trees[t], f, &s.img, &mut s.trees[t], &mut s.lists, pass)?,
             };
             total = total.checked_mul(v).ok_or(Declined::Size)?;
             if total == 0 {
@@ -264,7 +272,7 @@ fn tree_at(
     f: &[&[u128]],
     img: &[u32],
     sc: &mut [(Dense, Dense)],
-    cand: &mut Vec<u32>,
+    lists: &mut Lists,
     pass: Pass,
 ) -> Result<u128, Declined> {
     let wanted = |node: &Node| match pass {
@@ -291,18 +299,26 @@ fn tree_at(
         }
         let fu = f[node.u as usize];
         let (done, here) = sc.split_at_mut(ni);
-        // The candidates of an anchored vertex: common neighbours of the anchors' images,
-        // the shortest list read and the others searched.
+        let Lists { cand, spare } = &mut *lists;
         cand.clear();
         if !node.anchors.is_empty() {
-            let mut lists: Vec<&[u32]> = node.anchors.iter().map(|&(k, l)| c.nbrs(img[k], l)).collect();
-            lists.sort_unstable_by_key(|l| l.len());
-            intersect(&lists, cand);
+            // The candidates of an anchored vertex: common neighbours of the anchors' images,
+            // intersected shortest first; its children's sums are pulled per candidate
+            // ([`pull`]).
+            let mut nbrs: Vec<&[u32]> = node.anchors.iter().map(|&(k, l)| c.nbrs(img[k], l)).collect();
+            nbrs.sort_unstable_by_key(|l| l.len());
+            match nbrs.as_slice() {
+                [one] => cand.extend_from_slice(one),
+                [a, b, rest @ ..] => {
+                    intersect_into(a, b, cand);
+                    rest.iter().for_each(|l| intersect_in_place(cand, l, spare));
+                }
+                [] => unreachable!("anchored"),
+            }
             cand.retain(|&w| fu[c.rank(w)] != 0);
-        }
-        // An unanchored vertex's children push their sums into their `up` (which make its
-        // candidates); an anchored vertex's candidates pull them ([`pull`]).
-        if node.anchors.is_empty() {
+        } else {
+            // An unanchored vertex's children push their sums into their `up`, which make its
+            // candidates.
             for &(ch, _, up) in &node.children {
                 let (child, acc) = (&done[ch].0, &mut done[ch].1);
                 acc.clear();
@@ -313,8 +329,6 @@ fn tree_at(
                     }
                 }
             }
-        }
-        if node.anchors.is_empty() {
             let &(first, _, _) = node.children.first().expect("an unanchored tree vertex has children");
             cand.extend(done[first].1.list.iter().copied().filter(|&w| fu[c.rank(w)] != 0));
         }
@@ -342,30 +356,6 @@ fn tree_at(
     }
     let root = &sc[tree.len() - 1].0;
     root.list.iter().try_fold(0u128, |a, &w| a.checked_add(root.get(c.rank(w))).ok_or(Declined::Size))
-}
-
-/// The common members of sorted `lists` (shortest first) into `out`: the shortest merged with
-/// the next where their lengths are close, else its members searched in the others.
-fn intersect(lists: &[&[u32]], out: &mut Vec<u32>) {
-    let (first, rest) = lists.split_first().expect("at least one list");
-    match rest.first() {
-        Some(second) if second.len() <= first.len().saturating_mul(SEARCH_FACTOR) => {
-            let (mut i, mut j) = (0, 0);
-            while i < first.len() && j < second.len() {
-                match first[i].cmp(&second[j]) {
-                    std::cmp::Ordering::Less => i += 1,
-                    std::cmp::Ordering::Greater => j += 1,
-                    std::cmp::Ordering::Equal => {
-                        out.push(first[i]);
-                        i += 1;
-                        j += 1;
-                    }
-                }
-            }
-            out.retain(|w| rest[1..].iter().all(|l| l.binary_search(w).is_ok()));
-        }
-        _ => out.extend(first.iter().copied().filter(|w| rest.iter().all(|l| l.binary_search(w).is_ok()))),
-    }
 }
 
 /// Σ of `child`'s values over the neighbours `nbrs` of one candidate: the shorter side read,

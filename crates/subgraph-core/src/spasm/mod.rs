@@ -31,8 +31,6 @@ pub enum Mode {
 }
 
 impl Mode {
-    pub const NAMES: &'static [&'static str] = &["auto", "on", "off"];
-
     pub fn from_name(name: &str) -> Option<Mode> {
         match name {
             "auto" => Some(Mode::Auto),
@@ -115,9 +113,7 @@ pub fn attempt(data: &Graph, query: &Query, a: Attempt, control: &Control) -> Op
 
 /// The query itself as a pattern (every block a single vertex).
 fn query_term(query: &Query) -> Result<Option<Term>, Declined> {
-    if query.num_vertices() > MAX_VERTICES || query.components() != 1 {
-        return Err(Declined::Shape);
-    }
+    check_shape(query)?;
     let singletons: Vec<Vec<u32>> = (0..query.num_vertices() as u32).map(|v| vec![v]).collect();
     quotient(query, &singletons)
 }
@@ -232,10 +228,7 @@ pub enum Declined {
 /// homomorphism, the data having no self loops); quotients that two differently labelled
 /// edges make empty are left out.
 pub fn terms(query: &Query) -> Result<Vec<Term>, Declined> {
-    let n = query.num_vertices();
-    if n > MAX_VERTICES || query.components() != 1 {
-        return Err(Declined::Shape);
-    }
+    check_shape(query)?;
     let mut blocks: Vec<Vec<u32>> = Vec::new();
     let mut all = Vec::new();
     partitions(query, 0, &mut blocks, &mut all)?;
@@ -250,6 +243,14 @@ pub fn terms(query: &Query) -> Result<Vec<Term>, Declined> {
     }
     out.retain(|t| t.coefficient != 0);
     Ok(out)
+}
+
+/// At most [`MAX_VERTICES`] vertices, in one component.
+fn check_shape(query: &Query) -> Result<(), Declined> {
+    match query.num_vertices() <= MAX_VERTICES && query.components() == 1 {
+        true => Ok(()),
+        false => Err(Declined::Shape),
+    }
 }
 
 /// Extends the partition of vertices 0..u (`blocks`) in every way, pushing each full one's
@@ -312,11 +313,8 @@ fn quotient(query: &Query, blocks: &[Vec<u32>]) -> Result<Option<Term>, Declined
         .iter()
         .map(|m| {
             let sets: Vec<&Bitset> = m.iter().filter_map(|&v| g.allowed(v)).collect();
-            match sets.as_slice() {
-                [] => None,
-                [one] => Some(Arc::new((*one).clone())),
-                [first, rest @ ..] => Some(Arc::new(rest.iter().fold((*first).clone(), |acc, s| acc.and(s)))),
-            }
+            let (first, rest) = sets.split_first()?;
+            Some(Arc::new(rest.iter().fold((*first).clone(), |acc, s| acc.and(s))))
         })
         .collect();
     Ok(Some(Term { coefficient, quotient: Pattern { labels, allowed, edges, directed } }))

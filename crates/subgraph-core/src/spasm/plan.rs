@@ -308,7 +308,7 @@ fn block_plan(p: &Pattern, c: &Classes, adj: &[Vec<u32>], comp: &[u32], r: u32) 
             let free: Vec<u32> = others.iter().copied().filter(|v| !set.contains(v)).collect();
             let edges = free.iter().enumerate().flat_map(|(i, &a)| free[i + 1..].iter().map(move |&b| (a, b)));
             let edges = edges.filter(|&(a, b)| inside(a, b)).count();
-            if edges + trees_count(&free, &inside) != free.len() {
+            if edges + components(&free, &inside).len() != free.len() {
                 continue;
             }
             let mut via = Vec::new();
@@ -333,27 +333,27 @@ fn block_plan(p: &Pattern, c: &Classes, adj: &[Vec<u32>], comp: &[u32], r: u32) 
     None
 }
 
-/// Number of connected components of `vs` under `inside`.
-fn trees_count(vs: &[u32], inside: &impl Fn(u32, u32) -> bool) -> usize {
-    let mut seen = vec![false; vs.len()];
-    let mut count = 0;
-    for s in 0..vs.len() {
-        if seen[s] {
-            continue;
-        }
-        count += 1;
-        seen[s] = true;
-        let mut stack = vec![s];
-        while let Some(i) = stack.pop() {
+/// The connected components of `vs` under `inside`, as indices into `vs`.
+fn components(vs: &[u32], inside: &impl Fn(u32, u32) -> bool) -> Vec<Vec<usize>> {
+    let mut placed = vec![false; vs.len()];
+    let mut out = Vec::new();
+    while let Some(start) = (0..vs.len()).find(|&i| !placed[i]) {
+        let mut comp = vec![start];
+        placed[start] = true;
+        let mut at = 0;
+        while at < comp.len() {
+            let i = comp[at];
+            at += 1;
             for j in 0..vs.len() {
-                if !seen[j] && inside(vs[i], vs[j]) {
-                    seen[j] = true;
-                    stack.push(j);
+                if !placed[j] && inside(vs[i], vs[j]) {
+                    placed[j] = true;
+                    comp.push(j);
                 }
             }
         }
+        out.push(comp);
     }
-    count
+    out
 }
 
 /// The trees of the forest `free` (B − R), each rooted at its centre, nodes children first.
@@ -369,23 +369,8 @@ fn forest(
     let anchors_of = |u: u32| -> Option<Vec<(usize, Link)>> {
         (0..set.len()).filter(|&k| inside(set[k], u)).map(|k| Some((k, link(p, c, set[k], u)?))).collect()
     };
-    let mut placed = vec![false; free.len()];
     let mut trees = Vec::new();
-    while let Some(start) = (0..free.len()).find(|&i| !placed[i]) {
-        // The component of `start`, then its root: the vertex with the most anchors.
-        let mut comp = vec![start];
-        placed[start] = true;
-        let mut at = 0;
-        while at < comp.len() {
-            let i = comp[at];
-            at += 1;
-            for j in 0..free.len() {
-                if !placed[j] && inside(free[i], free[j]) {
-                    placed[j] = true;
-                    comp.push(j);
-                }
-            }
-        }
+    for comp in components(free, inside) {
         // The root: the tree's centre, so that sums meet halfway along a path between two
         // anchors rather than running its whole length (a 6-cycle below r: two steps from each
         // end, not four from one); among centres, the one with the most anchors.
