@@ -6,7 +6,8 @@
 #       carried: runs every GPU test executable with SUBGRAPH_REQUIRE_GPU=1
 #       SUBGRAPH_REQUIRE_NVRTC=1 (each one pass or fail), then `subgraph match --device gpu`
 #       against `--device cpu` and the known counts on the HPRD oracle queries, the yeast
-#       queries with known counts, and the HPRD queries in every ablation combination (each
+#       queries with known counts, both again under GpSM's strategy (with its switches on 20 HPRD
+#       queries), and the HPRD queries in every ablation combination (each
 #       query one pass or fail). Full log in $OUT/gpu-suite.log; the last line is
 #       `N passed, N failed`.
 # Settings: SUITE_QUERIES (queries per set, default 200), SUITE_TIMEOUT (seconds per query,
@@ -77,9 +78,15 @@ run_all() {
     sets+=("hprd-dfs $d/hprd/HPRD.graph $d/hprd/expected_output.res $hprd_q -- --gpu-dfs on --tail on"
         "yeast-dfs $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-dfs on --tail on"
         "yeast-bfs $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-dfs off --symmetry off")
-    # Every ablation combination on 20 HPRD queries.
     local few
     few=$(ls "$d/hprd/queries"/*.graph | head -n 20)
+    # GpSM's strategy over the oracles, and its ablation switches on 20 HPRD queries.
+    sets+=("hprd-gpsm $d/hprd/HPRD.graph $d/hprd/expected_output.res $hprd_q -- --gpu-strategy gpsm"
+        "yeast-gpsm $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-strategy gpsm")
+    for r in 0 1 10; do for m in 1 2 3; do
+        sets+=("hprd-gpsm-r$r-d$m $d/hprd/HPRD.graph $d/hprd/expected_output.res $few -- --gpu-strategy gpsm --gpsm-rounds $r --gpsm-min-degree $m")
+    done; done
+    # Every ablation combination on 20 HPRD queries.
     for f in refined signature host; do for st in pcsr csr; do for o in prealloc-combine two-step; do for wc in on off; do for lb in on gsi off; do
         sets+=("hprd-$f-$st-$o-wc$wc-lb$lb $d/hprd/HPRD.graph $d/hprd/expected_output.res $few -- --gpu-filter $f --gpu-structure $st --gpu-output $o --gpu-write-cache $wc --gpu-load-balance $lb")
     done; done; done; done; done

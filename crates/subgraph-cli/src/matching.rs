@@ -19,9 +19,10 @@ use subgraph_core::plan::{Symmetry, Tail};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::spasm;
 use subgraph_core::{Graph, Semantics, VertexIds};
+use subgraph_gpu::gpsm::{self, GpsmOptions};
 use subgraph_gpu::patterns::{run_pattern, Derived};
 use subgraph_gpu::{
-    CandidateFilter, DepthFirst, Engine, GpuCount, GpuOptions, LoadBalance, OutputScheme, Ran, Structure,
+    CandidateFilter, DepthFirst, Engine, GpuCount, GpuOptions, LoadBalance, OutputScheme, Ran, Strategy, Structure,
     DFS_FRONTIER_ROWS,
 };
 use subgraph_pattern::Pattern;
@@ -306,9 +307,23 @@ pub fn load_options(a: &InputArgs) -> Result<ReadOptions> {
     })
 }
 
-/// The GPU engine's ablation switches (GSI §VIII).
+/// The GPU engine's strategy and ablation switches (GSI §VIII, GpSM).
 #[derive(Args, Clone)]
 pub struct GpuArgs {
+    /// GPU matcher: gsi (GSI's vertex-at-a-time join over the shared planner's plan, with
+    /// depth-first counting, symmetry breaking and the spasm's counts) or gpsm (GpSM's filter
+    /// and edge join, the GSI paper's baseline: one device, every match enumerated; the
+    /// --gpu-filter, --gpu-structure, --gpu-output, --gpu-dfs and --gpus switches do not apply).
+    #[arg(long, default_value = "gsi", value_parser = ["gsi", "gpsm"])]
+    pub gpu_strategy: String,
+    /// GpSM: neighbour-refinement rounds after the exploration (0: none; fewer when a round
+    /// removes nothing).
+    #[arg(long, value_name = "K", default_value_t = gpsm::ROUNDS)]
+    pub gpsm_rounds: usize,
+    /// GpSM's simplified query: query vertices of fewer incident edges stay out of the
+    /// refinement, keeping the candidates the exploration gave them.
+    #[arg(long, value_name = "EDGES", default_value_t = gpsm::MIN_DEGREE)]
+    pub gpsm_min_degree: usize,
     /// GPU candidates: signature (GSI's signature filter on the device), refined (the signature
     /// filter, then FSIG's edge-consistency refinement on the device), host (the --filter
     /// filter on the CPU, then uploaded) or auto (refined from 2^20 data vertices, else host).
@@ -379,6 +394,8 @@ fn parse_gpu_memory(s: &str) -> Result<GpuMemory, String> {
 impl GpuArgs {
     pub fn options(&self) -> GpuOptions {
         GpuOptions {
+            strategy: if self.gpu_strategy == "gpsm" { Strategy::Gpsm } else { Strategy::Gsi },
+            gpsm: GpsmOptions { rounds: self.gpsm_rounds, min_degree: self.gpsm_min_degree },
             filter: match self.gpu_filter.as_str() {
                 "host" => CandidateFilter::Host,
                 "signature" => CandidateFilter::Signature,

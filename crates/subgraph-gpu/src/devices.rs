@@ -134,23 +134,13 @@ impl Engine {
                     }
                     Err(e) => return Err(e),
                 };
-                let gpu = GpuReport {
-                    report: Report::nothing(opts.filter, None),
-                    upload_ms: ran.upload_ms,
-                    filter_ms: 0.0,
-                    join_ms: ran.ms - ran.upload_ms,
-                    peak_device_bytes: engine.first().peak_device_bytes(),
-                    buffer_elements: 0,
-                    joined_rows: 0,
-                    block_tasks: 0,
-                    grid_tasks: 0,
-                    dfs_rows: 0,
-                    dfs_launches: 0,
-                    dfs_columns: 0,
-                    dfs_ms: 0.0,
-                    devices: 1,
-                    idle_ms: 0.0,
-                };
+                let gpu = GpuReport::of(
+                    Report::nothing(opts.filter, None),
+                    ran.upload_ms,
+                    0.0,
+                    ran.ms - ran.upload_ms,
+                    engine.first().peak_device_bytes(),
+                );
                 Ok(TreeRan { count: Some(ran.count), ms: ran.ms, gpu: Some(gpu), recounted: ran.recounted, why: None })
             }
             _ => Ok(cpu_tree(data, tree, control, None)),

@@ -23,11 +23,31 @@ use crate::dfs::{largest_groups, DfsKernels, DfsPlan, LevelAddresses};
 use crate::error::{GpuError, Result};
 use crate::filter::{filter_on_device, DeviceCandidateSet, FilterKernels};
 use crate::ggq::{self, GpuTreeCount, TreeGraph};
-use crate::join::{dir_index, level_descriptor, Join, Kernels, LevelData, MAX_COLUMNS, ROW_BLOCK, SOURCE};
+use crate::gpsm::{self, GpsmKernels, GpsmOptions};
+use crate::join::{dir_index, level_descriptor, Join, Kernels, LevelData, Take, MAX_COLUMNS, ROW_BLOCK, SOURCE};
 use crate::multi::{Deal, GpuCount, Tally, SHARED_QUERY_COST};
 use crate::pcsr::{ColumnOrder, LabelledCsr, Pcsr};
 use crate::refine::{links_of, refine, RefineKernels};
 use crate::signature::{DeviceSignatureTable, Signature, SignatureTable};
+
+/// Which seed system's matcher runs a query (`--gpu-strategy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strategy {
+    /// GSI's vertex-at-a-time join over the shared planner's plan (with its depth-first
+    /// kernel, symmetry breaking and the spasm's counts).
+    Gsi,
+    /// GpSM's filter and edge join ([`crate::gpsm`]), the paper's baseline.
+    Gpsm,
+}
+
+impl Strategy {
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Gsi => "gsi",
+            Strategy::Gpsm => "gpsm",
+        }
+    }
+}
 
 /// Where the join finds N(v, l).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,6 +148,9 @@ pub const DFS_FRONTIER_ROWS: u64 = 1 << 28;
 /// GPU-only options: the ablation switches of GSI §VIII and a memory budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GpuOptions {
+    pub strategy: Strategy,
+    /// GpSM's switches, under [`Strategy::Gpsm`].
+    pub gpsm: GpsmOptions,
     pub filter: CandidateFilter,
     pub structure: Structure,
     pub output: OutputScheme,
@@ -153,6 +176,8 @@ pub struct GpuOptions {
 impl Default for GpuOptions {
     fn default() -> Self {
         GpuOptions {
+            strategy: Strategy::Gsi,
+            gpsm: GpsmOptions::default(),
             filter: CandidateFilter::Auto,
             structure: Structure::Pcsr,
             output: OutputScheme::PreallocCombine,
@@ -201,6 +226,30 @@ pub struct GpuReport {
     /// one to finish, summed over them (0 on one GPU): the balance of the first level's deal.
     pub devices: usize,
     pub idle_ms: f64,
+}
+
+impl GpuReport {
+    /// The report of a query one device ran outside GSI's join (GGQ's tree passes, GpSM): its
+    /// phase times and peak, none of the join's counters.
+    pub fn of(report: Report, upload_ms: f64, filter_ms: f64, join_ms: f64, peak_device_bytes: u64) -> GpuReport {
+        GpuReport {
+            report,
+            upload_ms,
+            filter_ms,
+            join_ms,
+            peak_device_bytes,
+            buffer_elements: 0,
+            joined_rows: 0,
+            block_tasks: 0,
+            grid_tasks: 0,
+            dfs_rows: 0,
+            dfs_launches: 0,
+            dfs_columns: 0,
+            dfs_ms: 0.0,
+            devices: 1,
+            idle_ms: 0.0,
+        }
+    }
 }
 
 /// A query filtered and planned (on one device), ready to be joined on that device or on
@@ -352,15 +401,23 @@ struct DeviceStructure {
     elabels: DeviceBuffer<u32>,
 }
 
+/// The id-sorted adjacency lists of every direction (direction d's n + 1 offsets from
+/// d · (n + 1)), each entry's edge label beside it: where GSI's induced matching checks
+/// non-edges, and what GpSM reads.
+pub(crate) struct SortedAdjacency {
+    pub(crate) offsets: DeviceBuffer<u64>,
+    pub(crate) columns: DeviceBuffer<u32>,
+    pub(crate) labels: DeviceBuffer<u32>,
+}
+
 /// The data graph on the device: vertex labels, the join structures and the signature table
-/// (uploaded when first needed) and, for induced matching, the id-sorted adjacency that
-/// non-edges are checked in.
+/// (uploaded when first needed) and, for induced matching and GpSM, the id-sorted adjacency.
 pub struct DeviceGraph {
     labels: DeviceBuffer<u32>,
     signatures: Option<DeviceSignatureTable>,
     pcsr: Option<DeviceStructure>,
     csr: Option<DeviceStructure>,
-    adjacency: Option<(DeviceBuffer<u64>, DeviceBuffer<u32>)>,
+    adjacency: Option<SortedAdjacency>,
 }
 
 fn directions(data: &Graph) -> &'static [Dir] {
@@ -413,8 +470,8 @@ impl DeviceGraph {
         Ok(GraphArgs {
             st,
             labels: &self.labels,
-            adj_off: adjacency.map_or(dummy64, |a| &a.0),
-            adj_col: adjacency.map_or(dummy32, |a| &a.1),
+            adj_off: adjacency.map_or(dummy64, |a| &a.offsets),
+            adj_col: adjacency.map_or(dummy32, |a| &a.columns),
             mode: structure_mode(which),
             nverts,
         })
@@ -475,23 +532,30 @@ impl DeviceGraph {
         self.signatures.as_ref().ok_or_else(|| GpuError::Mismatch("signature table not uploaded".into()))
     }
 
-    /// Uploads the id-sorted adjacency of every direction unless present.
+    /// Uploads the id-sorted adjacency of every direction, with edge labels, unless present.
     fn ensure_adjacency(&mut self, gpu: &Gpu, data: &Graph) -> Result<()> {
-        if self.adjacency.is_some() {
-            return Ok(());
-        }
-        let mut offsets = Vec::new();
-        let mut columns: Vec<u32> = Vec::new();
-        for &dir in directions(data) {
-            for v in 0..data.num_vertices() as u32 {
-                offsets.push(columns.len() as u64);
-                let start = columns.len();
-                columns.extend_from_slice(data.neighbors(v, dir));
-                columns[start..].sort_unstable();
+        if self.adjacency.is_none() {
+            let mut offsets = Vec::new();
+            let mut entries: Vec<(u32, u32)> = Vec::new();
+            for &dir in directions(data) {
+                for v in 0..data.num_vertices() as u32 {
+                    offsets.push(entries.len() as u64);
+                    let start = entries.len();
+                    for (pair, nbrs) in data.neighbor_groups(v, dir) {
+                        let edge_label = data.pair(pair).0;
+                        entries.extend(nbrs.iter().map(|&w| (w, edge_label)));
+                    }
+                    entries[start..].sort_unstable();
+                }
+                offsets.push(entries.len() as u64);
             }
-            offsets.push(columns.len() as u64);
+            let (columns, labels): (Vec<u32>, Vec<u32>) = entries.into_iter().unzip();
+            self.adjacency = Some(SortedAdjacency {
+                offsets: gpu.upload("adjacency offsets", &offsets)?,
+                columns: gpu.upload("adjacency columns", &columns)?,
+                labels: gpu.upload("adjacency edge labels", &labels)?,
+            });
         }
-        self.adjacency = Some((gpu.upload("adjacency offsets", &offsets)?, gpu.upload("adjacency columns", &columns)?));
         Ok(())
     }
 }
@@ -509,6 +573,8 @@ pub struct GpuEngine {
     refine_kernels: Option<RefineKernels>,
     /// Loaded on the first depth-first query.
     dfs_kernels: Option<DfsKernels>,
+    /// Loaded on the first GpSM query.
+    gpsm_kernels: Option<GpsmKernels>,
     /// The data graph's largest N(v, dir, pair), computed on the first depth-first query.
     largest: Option<Vec<Vec<u32>>>,
     /// The data graph as GGQ's tree passes read it, uploaded on the first tree query.
@@ -588,6 +654,7 @@ impl GpuEngine {
             filter_kernels,
             refine_kernels,
             dfs_kernels,
+            gpsm_kernels: None,
             largest,
             tree_graph: None,
             host: HostBuffer::default(),
@@ -656,6 +723,34 @@ impl GpuEngine {
         output: Option<(&Output, &str)>,
     ) -> Result<GpuReport> {
         crate::multi::run_on(std::slice::from_mut(self), query, opts, gpu_opts, control, output)
+    }
+
+    /// Matches `query` by GpSM ([`crate::gpsm`]) on this device, uploading the id-sorted
+    /// adjacency and loading the kernels on the first such query.
+    pub(crate) fn run_gpsm(
+        &mut self,
+        query: Graph,
+        opts: &MatchOptions,
+        gpu_opts: &GpuOptions,
+        control: &Control,
+        output: Option<(&Output, &str)>,
+    ) -> Result<GpuReport> {
+        let t = Instant::now();
+        let q = Query::new(query, &self.data, opts.semantics)?;
+        let kernels = loaded(&mut self.gpsm_kernels, || GpsmKernels::new(&self.gpu))?;
+        self.graph.ensure_adjacency(&self.gpu, &self.data)?;
+        let graph = &self.graph;
+        let adj = graph.adjacency.as_ref().ok_or_else(|| GpuError::Mismatch("adjacency not uploaded".into()))?;
+        let upload_ms = t.elapsed().as_secs_f64() * 1e3;
+        let dev = gpsm::Device {
+            gpu: &self.gpu,
+            k: kernels,
+            labels: &graph.labels,
+            adj,
+            memory_budget: gpu_opts.memory_budget,
+        };
+        let r = gpsm::run(&dev, &mut self.host, &self.data, &q, opts, &gpu_opts.gpsm, control, output)?;
+        Ok(GpuReport { upload_ms, ..r })
     }
 
     /// Filters and plans `query` on this device for a join that counts (`counting`) or writes
@@ -763,13 +858,8 @@ impl GpuEngine {
             plan,
             levels: &levels,
             opts: gpu_opts,
-            tally,
-            control,
-            output,
-            host: &mut self.host,
+            take: Take { gpu: &self.gpu, tally, control, output, host: &mut self.host, count: 0, done: false },
             dummy64: &dummy64,
-            count: 0,
-            done: false,
             nodes: 0,
             chunks: 0,
             buffer_elements: 0,
@@ -802,7 +892,7 @@ impl GpuEngine {
         }
         self.gpu.synchronize()?;
         Ok(Joined {
-            count: join.count,
+            count: join.take.count,
             upload_ms,
             join_ms: t.elapsed().as_secs_f64() * 1e3,
             space_bytes,

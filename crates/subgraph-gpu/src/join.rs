@@ -239,15 +239,8 @@ pub(crate) struct Join<'a> {
     pub(crate) plan: &'a Plan,
     pub(crate) levels: &'a [LevelData],
     pub(crate) opts: &'a GpuOptions,
-    pub(crate) tally: &'a Tally,
-    pub(crate) control: &'a Control,
-    pub(crate) output: Option<(&'a Output, &'a str)>,
-    /// The engine's page-locked buffer that written matches are downloaded through.
-    pub(crate) host: &'a mut HostBuffer,
+    pub(crate) take: Take<'a>,
     pub(crate) dummy64: &'a DeviceBuffer<u64>,
-    /// Embeddings this device counted.
-    pub(crate) count: u128,
-    pub(crate) done: bool,
     pub(crate) nodes: u64,
     pub(crate) chunks: u64,
     pub(crate) buffer_elements: u64,
@@ -326,7 +319,7 @@ const EMIT_SLICE: u64 = 1 << 20;
 /// How each row of a finished table becomes embeddings: the row's column of each query vertex,
 /// for each automorphism behind the plan's restrictions (listed once when there are at most
 /// [`LISTED_EXPANSIONS`], else walked per row).
-struct Expand<'p> {
+pub(crate) struct Expand<'p> {
     /// Embeddings per row: the plan's multiplier.
     per_row: u64,
     listed: Vec<Vec<usize>>,
@@ -337,11 +330,16 @@ struct Expand<'p> {
 const LISTED_EXPANSIONS: u128 = 1 << 12;
 
 impl<'p> Expand<'p> {
-    fn of(plan: &'p Plan) -> Expand<'p> {
+    /// Rows whose column `position[u]` holds query vertex u's match, one embedding each.
+    pub(crate) fn columns(position: Vec<usize>) -> Expand<'p> {
+        Expand { per_row: 1, listed: vec![position], walked: None }
+    }
+
+    pub(crate) fn of(plan: &'p Plan) -> Expand<'p> {
         let mut position = vec![0; plan.len()];
         plan.vertices.iter().enumerate().for_each(|(p, &u)| position[u as usize] = p);
         match &plan.symmetry {
-            None => Expand { per_row: 1, listed: vec![position], walked: None },
+            None => Expand::columns(position),
             Some(aut) if plan.multiplier <= LISTED_EXPANSIONS => {
                 let mut listed = Vec::new();
                 aut.for_each(|sigma| {
@@ -429,19 +427,21 @@ struct Sink<'b> {
     out: &'b mut DeviceBuffer<u32>,
 }
 
-impl<'a> Join<'a> {
-    /// The graph and level arguments every join kernel starts with.
-    fn head<'b>(&'b self, lv: &'b LevelData, pos: usize) -> Vec<Arg<'b>> {
-        let mut args = self.graph.args();
-        args.extend([
-            Arg::In32(&lv.desc),
-            Arg::In32(&lv.bitset),
-            Arg::In32(&lv.cands),
-            Arg::U32(self.plan.sizes[pos] as u32),
-        ]);
-        args
-    }
+/// What one device's join of a query (GSI's or GpSM's) has taken towards the limit, and where
+/// its matches go.
+pub(crate) struct Take<'a> {
+    pub(crate) gpu: &'a Gpu,
+    pub(crate) tally: &'a Tally,
+    pub(crate) control: &'a Control,
+    pub(crate) output: Option<(&'a Output, &'a str)>,
+    /// The engine's page-locked buffer that written matches are downloaded through.
+    pub(crate) host: &'a mut HostBuffer,
+    /// Embeddings this device counted.
+    pub(crate) count: u128,
+    pub(crate) done: bool,
+}
 
+impl Take<'_> {
     /// Whether to stop: the limit was reached, or the control says so.
     pub(crate) fn stop_now(&mut self) -> bool {
         if !self.done && self.control.should_stop() {
@@ -452,7 +452,7 @@ impl<'a> Join<'a> {
 
     /// Counts k embeddings, honouring the limit exactly as the CPU engine does (together with
     /// the other devices of the query); returns how many were taken.
-    fn add(&mut self, k: u128) -> u128 {
+    pub(crate) fn add(&mut self, k: u128) -> u128 {
         let (taken, reached) = self.tally.take(k);
         if reached {
             self.control.stop(Stopped::Limit);
@@ -463,19 +463,23 @@ impl<'a> Join<'a> {
         taken
     }
 
-    /// Full matches: counted as the plan's multiplier each, and written when there is an
-    /// output, expanded by the automorphisms behind the plan's restrictions. Written in slices
-    /// of at most [`EMIT_SLICE`] embeddings, each taken towards the limit whole and formatted
-    /// by all host threads, so that a limit or a stop ends the output within a slice and the
-    /// count is what was written.
-    fn emit(&mut self, table: &DeviceBuffer<u32>, rows: u64) -> Result<()> {
-        let plan = self.plan;
+    /// Full matches, `rows` rows of `n` columns in `table`: counted as `expand.per_row` each
+    /// (`multiplier` without an output), and written when there is an output, expanded by
+    /// `expand`. Written in slices of at most [`EMIT_SLICE`] embeddings, each taken towards the
+    /// limit whole and formatted by all host threads, so that a limit or a stop ends the output
+    /// within a slice and the count is what was written.
+    pub(crate) fn emit(
+        &mut self,
+        table: &DeviceBuffer<u32>,
+        rows: u64,
+        n: usize,
+        expand: &Expand,
+        multiplier: u128,
+    ) -> Result<()> {
         let Some((out, name)) = self.output else {
-            self.add(rows as u128 * plan.multiplier);
+            self.add(rows as u128 * multiplier);
             return Ok(());
         };
-        let n = plan.len();
-        let expand = Expand::of(plan);
         // The table comes over in pieces through one page-locked buffer.
         let per_row = expand.per_row;
         let piece_rows = (HOST_BUFFER_ELEMS / n).max(1) as u64;
@@ -496,13 +500,39 @@ impl<'a> Join<'a> {
             while next < total && !self.stop_now() {
                 let want = EMIT_SLICE.min(total - next);
                 let taken = self.add(want as u128) as u64;
-                write_embeddings(out, name, host, n, &expand, next..next + taken);
+                write_embeddings(out, name, host, n, expand, next..next + taken);
                 next += taken;
             }
             row0 += r;
         }
         *self.host = pinned;
         Ok(())
+    }
+}
+
+impl<'a> Join<'a> {
+    /// The graph and level arguments every join kernel starts with.
+    fn head<'b>(&'b self, lv: &'b LevelData, pos: usize) -> Vec<Arg<'b>> {
+        let mut args = self.graph.args();
+        args.extend([
+            Arg::In32(&lv.desc),
+            Arg::In32(&lv.bitset),
+            Arg::In32(&lv.cands),
+            Arg::U32(self.plan.sizes[pos] as u32),
+        ]);
+        args
+    }
+
+    /// Whether to stop: the limit was reached, or the control says so.
+    pub(crate) fn stop_now(&mut self) -> bool {
+        self.take.stop_now()
+    }
+
+    /// Full matches, counted as the plan's multiplier each and written when there is an
+    /// output, expanded by the automorphisms behind the plan's restrictions.
+    fn emit(&mut self, table: &DeviceBuffer<u32>, rows: u64) -> Result<()> {
+        let plan = self.plan;
+        self.take.emit(table, rows, plan.len(), &Expand::of(plan), plan.multiplier)
     }
 
     /// Extends `table` (`cols` columns, `rows` rows) by plan position `cols`, chunk by chunk,
@@ -522,7 +552,7 @@ impl<'a> Join<'a> {
         }
         let levels = self.levels;
         let lv = &levels[cols];
-        let count_only = cols + 1 == n && self.output.is_none();
+        let count_only = cols + 1 == n && self.take.output.is_none();
         let mut sizes = self.gpu.alloc_zeros::<u32>("row sizes", rows as usize)?;
         let mut firsts = self.gpu.alloc_zeros::<u32>("row first links", rows as usize)?;
         let mut args = self.head(lv, cols);
@@ -541,8 +571,8 @@ impl<'a> Join<'a> {
         // first-link elements, which bound the rows the chunk makes: the first matches come
         // after a few small chunks, depth first (the DFS side of FSIG's BFS-DFS switch), while
         // a query whose matches are rare still runs in few chunks.
-        let mut limit_rows = if self.tally.limited() { LIMIT_FIRST_CHUNK_ROWS } else { u64::MAX };
-        let mut limit_elems = if self.tally.limited() && !count_only { LIMIT_FIRST_CHUNK_ELEMS } else { u64::MAX };
+        let mut limit_rows = if self.take.tally.limited() { LIMIT_FIRST_CHUNK_ROWS } else { u64::MAX };
+        let mut limit_elems = if self.take.tally.limited() && !count_only { LIMIT_FIRST_CHUNK_ELEMS } else { u64::MAX };
         let mut work = FIRST_CHUNK_WORK;
         let mut start = 0;
         while start < rows {
@@ -573,7 +603,7 @@ impl<'a> Join<'a> {
                 self.pass(cols, &table, start, end, &sizes, &firsts, sink, COUNT_ONLY, layers)?;
                 let (_, total) = crate::scan::exclusive_scan(self.gpu, &counts)?;
                 work = paced_work(work, passes.elapsed());
-                self.add(total as u128 * self.plan.multiplier);
+                self.take.add(total as u128 * self.plan.multiplier);
             } else {
                 let flags = if self.opts.write_cache { WRITE_CACHE } else { 0 };
                 let mut counts = self.gpu.alloc_zeros::<u32>("row counts", chunk as usize)?;
@@ -628,7 +658,7 @@ impl<'a> Join<'a> {
                 self.joined_rows += new_rows;
                 self.extend(cols + 1, next, new_rows)?;
             }
-            if self.done {
+            if self.take.done {
                 return Ok(());
             }
             start = end;
@@ -651,8 +681,8 @@ impl<'a> Join<'a> {
         }
         let m = self.plan.multiplier;
         // The kernel counts plan matches: a limit of embeddings needs ceil(left / m) of them.
-        let left = self.tally.left().map_or(0, |l| l.div_ceil(m).clamp(1, u64::MAX as u128) as u64);
-        let control = self.control;
+        let left = self.take.tally.left().map_or(0, |l| l.div_ceil(m).clamp(1, u64::MAX as u128) as u64);
+        let control = self.take.control;
         let budget = self.budget()?;
         let t = Instant::now();
         let out =
@@ -661,7 +691,7 @@ impl<'a> Join<'a> {
         self.dfs_rows += rows;
         self.dfs_launches += 1;
         self.dfs_columns = cols as u64;
-        self.add(out.matches * m);
+        self.take.add(out.matches * m);
         if out.stopped {
             self.stop_now();
         }

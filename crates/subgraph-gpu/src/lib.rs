@@ -1,7 +1,7 @@
 //! subgraph-gpu: the GPU engine of subgraph, after GSI (Zeng et al., ICDE 2020): PCSR graph
 //! storage (§IV-A), vertex signatures and GPU filtering (§III-A), and the join engine (§V–§VI:
 //! Prealloc-Combine, warp set operations, write cache, load balancing), and GGQ's tree-pattern
-//! counts (`ggq`), on CUDA through cudarc with kernels compiled at run time by NVRTC; and where
+//! counts (`ggq`), GpSM's edge join as a second strategy (`gpsm`), on CUDA through cudarc with kernels compiled at run time by NVRTC; and where
 //! queries and patterns run ([`Engine`], [`patterns`]), for the command line and the Python
 //! package alike.
 
@@ -12,6 +12,7 @@ pub mod engine;
 pub mod error;
 pub mod filter;
 pub mod ggq;
+pub mod gpsm;
 pub mod hash;
 pub mod join;
 pub mod multi;
@@ -26,15 +27,23 @@ mod testgen;
 pub use cuda::{Gpu, KernelSource};
 pub use devices::{Engine, Ran, TreeRan};
 pub use engine::{
-    CandidateFilter, DepthFirst, GpuEngine, GpuOptions, GpuReport, LoadBalance, OutputScheme, Structure,
+    CandidateFilter, DepthFirst, GpuEngine, GpuOptions, GpuReport, LoadBalance, OutputScheme, Strategy, Structure,
     DFS_FRONTIER_ROWS,
 };
 pub use error::{GpuError, GpuUnavailable, Result};
 pub use multi::{GpuCount, GpuSet};
 
 /// Every kernel source of the crate.
-pub static KERNEL_SOURCES: [&KernelSource; 7] =
-    [&pcsr::SOURCE, &scan::SOURCE, &filter::SOURCE, &join::SOURCE, &refine::SOURCE, &dfs::SOURCE, &ggq::SOURCE];
+pub static KERNEL_SOURCES: [&KernelSource; 8] = [
+    &pcsr::SOURCE,
+    &scan::SOURCE,
+    &filter::SOURCE,
+    &join::SOURCE,
+    &refine::SOURCE,
+    &dfs::SOURCE,
+    &ggq::SOURCE,
+    &gpsm::SOURCE,
+];
 
 /// Compiles every kernel source of the crate to PTX for `arch` (e.g. `sm_90`) with NVRTC; needs
 /// NVRTC but no GPU or driver. Returns (source name, PTX text) pairs.

@@ -20,7 +20,7 @@ use subgraph_core::sink::{Control, Output};
 use subgraph_core::Graph;
 
 use crate::cuda::{DeviceInfo, Gpu};
-use crate::engine::{GpuEngine, GpuOptions, GpuReport};
+use crate::engine::{GpuEngine, GpuOptions, GpuReport, Strategy};
 use crate::error::{GpuError, Result};
 
 /// Estimated work (priced for the GPU, as the planner prices it) from which a query is joined
@@ -133,6 +133,10 @@ pub(crate) fn run_on(
     let start = Instant::now();
     engines.iter().for_each(GpuEngine::reset_peak);
     let (first, rest) = engines.split_first_mut().expect("a GPU set has at least one device");
+    // GpSM, the baseline, runs as its paper does: on one device, whatever it counts.
+    if gpu_opts.strategy == Strategy::Gpsm {
+        return first.run_gpsm(query, opts, gpu_opts, control, output);
+    }
     let (planned, device_cands) = first.plan_query(query, opts, gpu_opts, output.is_none(), control)?;
     // A count the spasm can make without enumerating is made on the host's cores.
     if let Some(r) = planned.spasm_count(first.data(), opts, output.is_none(), start, control) {

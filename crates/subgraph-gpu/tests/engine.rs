@@ -3,7 +3,8 @@
 //! combination (refined/plain device signature filter or host filter × PCSR/CSR ×
 //! Prealloc-Combine/two-step × write cache × load balancing); skewed graphs whose heavy rows
 //! take the block and grid layers; chunked processing under a small memory budget; written
-//! embeddings; limits and deadlines; the device refinement against a host reference. Skips when
+//! embeddings; limits and deadlines; the device refinement against a host reference; GpSM's
+//! strategy in its ablation combinations, restricted, limited and split. Skips when
 //! no GPU is usable, unless SUBGRAPH_REQUIRE_GPU=1.
 
 use std::sync::{Arc, Mutex};
@@ -17,10 +18,11 @@ use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::tree::TreeQuery;
 use subgraph_core::{Graph, GraphBuilder, Query, Semantics};
 use subgraph_gpu::filter::filter_host;
+use subgraph_gpu::gpsm::GpsmOptions;
 use subgraph_gpu::refine;
 use subgraph_gpu::signature::{Signature, SignatureTable};
 use subgraph_gpu::{
-    CandidateFilter, DepthFirst, GpuEngine, GpuError, GpuOptions, LoadBalance, OutputScheme, Structure,
+    CandidateFilter, DepthFirst, GpuEngine, GpuError, GpuOptions, LoadBalance, OutputScheme, Strategy, Structure,
 };
 
 const SEMANTICS: [Semantics; 3] = [Semantics::Embed, Semantics::Induced, Semantics::Homomorphism];
@@ -234,6 +236,23 @@ fn random_graphs_equal_the_cpu_in_every_ablation() {
     eprintln!("{checked} GPU runs equal the CPU in {:.1}s", t.elapsed().as_secs_f64());
 }
 
+/// Restricts about half of `query`'s vertices to random sets of about 60% of `data`'s vertices
+/// (as a pattern's property tests do).
+fn restrict_randomly(query: &mut Graph, data: &Graph, seed: u64) {
+    let mut rng = Rng(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) | 1);
+    let n = data.num_vertices();
+    let allowed = (0..query.num_vertices())
+        .map(|_| {
+            (rng.below(2) == 0).then(|| {
+                let mut set = Bitset::new(n);
+                (0..n as u32).filter(|_| rng.below(100) < 60).for_each(|v| set.insert(v));
+                Arc::new(set)
+            })
+        })
+        .collect();
+    query.restrict(allowed);
+}
+
 /// Queries restricted to given data vertices (a pattern's property tests): every filter, with
 /// and without depth-first counting, counts and writes what the CPU does, and the restrictions
 /// change the answer on some of them (so the test sees whether they are applied).
@@ -246,18 +265,7 @@ fn restricted_queries_equal_the_cpu() {
             return;
         };
         let plain = query.clone();
-        let mut rng = Rng(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) | 1);
-        let n = data.num_vertices();
-        let allowed = (0..query.num_vertices())
-            .map(|_| {
-                (rng.below(2) == 0).then(|| {
-                    let mut set = Bitset::new(n);
-                    (0..n as u32).filter(|_| rng.below(100) < 60).for_each(|v| set.insert(v));
-                    Arc::new(set)
-                })
-            })
-            .collect();
-        query.restrict(allowed);
+        restrict_randomly(&mut query, &data, seed);
         for semantics in SEMANTICS {
             let opts = MatchOptions { semantics, ..MatchOptions::default() };
             if subgraph_core::Query::new(query.clone(), &data, semantics).is_err() {
@@ -278,6 +286,81 @@ fn restricted_queries_equal_the_cpu() {
         }
     }
     assert!(changed > 20, "the restrictions changed only {changed} answers");
+}
+
+/// GpSM's strategy counts and writes what the CPU engine does: random graphs (directed and
+/// edge-labelled, queries of several components) in every semantics, with and without its
+/// refinement and simplified query, restricted query vertices, limits; and on hub graphs with
+/// a step budget small enough that its steps run on halves of their rows.
+#[test]
+fn gpsm_equals_the_cpu() {
+    let variants = [
+        GpsmOptions::default(),
+        GpsmOptions { rounds: 0, ..GpsmOptions::default() },
+        GpsmOptions { rounds: 10, min_degree: 1 },
+    ];
+    let mut checked = 0;
+    let t = Instant::now();
+    for seed in 0..300u64 {
+        let (data, mut query) = case(seed);
+        let Some(mut gpu) = engine(&data, &GpuOptions::default()) else {
+            return;
+        };
+        if seed % 3 == 0 {
+            restrict_randomly(&mut query, &data, seed);
+        }
+        for semantics in SEMANTICS {
+            let opts = MatchOptions { semantics, ..MatchOptions::default() };
+            if subgraph_core::Query::new(query.clone(), &data, semantics).is_err() {
+                continue;
+            }
+            let (rows, expect) = cpu_rows(&data, &query, &opts);
+            for gpsm in variants {
+                let g = GpuOptions { strategy: Strategy::Gpsm, gpsm, ..GpuOptions::default() };
+                assert_eq!(gpu_count(&mut gpu, &query, &opts, &g), expect, "seed {seed} {semantics:?} {gpsm:?}");
+                checked += 1;
+            }
+            let g = GpuOptions { strategy: Strategy::Gpsm, ..GpuOptions::default() };
+            let (got, n, complete) = gpu_rows(&mut gpu, &query, &opts, &g);
+            assert!(complete && n == expect && got == rows, "rows, seed {seed} {semantics:?}");
+            let limit = 1 + expect as u64 / 2;
+            let lopts = MatchOptions { limit: Some(limit), ..opts };
+            let r = gpu.run_query(query.clone(), &lopts, &g, &Control::unlimited(), None).unwrap();
+            assert_eq!(r.report.embeddings, expect.min(limit as u128), "seed {seed}");
+            assert_eq!(r.report.complete, (limit as u128) > expect, "seed {seed}");
+            assert_eq!(r.report.filter, "gpsm");
+        }
+    }
+    assert!(checked > 1500, "{checked}");
+    eprintln!("{checked} GpSM runs equal the CPU in {:.1}s", t.elapsed().as_secs_f64());
+    for (directed, edge_labels) in [(false, 1), (true, 2)] {
+        let data = skewed(directed, edge_labels);
+        let Some(mut gpu) = engine(&data, &GpuOptions::default()) else {
+            return;
+        };
+        let l = |e: u32| e % edge_labels;
+        let triangle = graph(directed, vec![0, 0, 1], vec![(0, 1, 0), (1, 2, l(1)), (2, 0, 0)]);
+        let path = graph(directed, vec![1, 0, 1], vec![(0, 1, 0), (1, 2, l(1))]);
+        for semantics in SEMANTICS {
+            let opts = MatchOptions { semantics, ..MatchOptions::default() };
+            let (rows, expect) = cpu_rows(&data, &triangle, &opts);
+            let path_count = cpu_count(&data, &path, &opts);
+            for budget in [None, Some(1 << 16)] {
+                let g = GpuOptions { strategy: Strategy::Gpsm, memory_budget: budget, ..GpuOptions::default() };
+                let buf = Buf::default();
+                let out = Output::new(Box::new(buf.clone()), OutputFormat::Text);
+                let r = gpu.run_query(triangle.clone(), &opts, &g, &Control::unlimited(), Some((&out, "q"))).unwrap();
+                out.finish().unwrap();
+                assert!(r.report.complete && r.report.embeddings == expect, "{semantics:?} {budget:?}");
+                assert_eq!(rows_of(&buf), rows, "{semantics:?} {budget:?}");
+                let r = gpu.run_query(path.clone(), &opts, &g, &Control::unlimited(), None).unwrap();
+                assert!(r.report.complete && r.report.embeddings == path_count, "path {semantics:?} {budget:?}");
+                if budget.is_some() {
+                    assert!(r.report.tasks > 1, "{semantics:?}: the path's steps were not split");
+                }
+            }
+        }
+    }
 }
 
 /// GGQ's tree passes on the device give the CPU's counts and root answers: random trees with
