@@ -7,7 +7,7 @@
 #       refined` (the device filters), `--gpu-filter host` and `--device cpu` (all cores),
 #       counting every embedding (or SETS_LIMIT), SETS_TIMEOUT seconds per query (SETS_DEVICES picks
 #       among gpu, gpu-host, gpu-default (the GPU with its default filter), gpu-gpsm (GpSM's
-#       strategy), cpu and auto, the per-query choice; SETS_CLASSES=all takes every
+#       strategy), gpu-aux (FSIG's A), gpu-pcsr (PCSR only), cpu and auto, the per-query choice; SETS_CLASSES=all takes every
 #       class of each set); JSON reports in
 #       $OUT/sets-*.jsonl.
 #   bench/gpu-bench.sh g3      there: generates G3 (../shared/bench/bigraph_gen.py, carried as
@@ -21,7 +21,8 @@
 #       breaking, counted tails, depth-first counting), gpu-nosym (--symmetry off), gpu-bfs
 #       (--gpu-dfs off), gpu2 (--gpus 2: two GPUs), gpu-old (what ran before the planner: --order gsi --symmetry off
 #       --tail off --gpu-dfs off), cpu (all cores), gpu-enum and cpu-enum (--spasm off: every
-#       count enumerated), gpsm (--gpu-strategy gpsm: GpSM's filter and edge join), auto (--device auto: the cheaper by the planner's estimate, per
+#       count enumerated), gpsm (--gpu-strategy gpsm: GpSM's filter and edge join), gpu-aux
+#       (--gpu-structure aux: FSIG's A), gpu-pcsr (--gpu-structure pcsr), auto (--device auto: the cheaper by the planner's estimate, per
 #       query); $OUT/heavy-<variant>.jsonl.
 #   bench/gpu-bench.sh heavy-set there: the enumeration-bound set (bench/queries/heavy: yeast,
 #       hprd, wordnet, rmat16k) counted in full in each of HEAVY_VARIANTS (default: gpu gpu-nosym
@@ -69,6 +70,8 @@ gpu_filter() {
     gpu-host) echo --gpu-filter host ;;
     gpu2) echo --gpu-filter refined --gpus 2 ;;
     gpu-gpsm) echo --gpu-strategy gpsm ;;
+    gpu-aux) echo --gpu-structure aux ;;
+    gpu-pcsr) echo --gpu-structure pcsr ;;
     esac
 }
 
@@ -119,6 +122,8 @@ variant_flags() {
     gpu-old) echo --device gpu --order gsi --symmetry off --tail off --gpu-dfs off ;;
     gpu-enum) echo --device gpu --spasm off ;;
     gpsm) echo --device gpu --gpu-strategy gpsm ;;
+    gpu-aux) echo --device gpu --gpu-structure aux ;;
+    gpu-pcsr) echo --device gpu --gpu-structure pcsr ;;
     cpu) echo --device cpu ;;
     cpu-enum) echo --device cpu --spasm off ;;
     auto) echo --device auto ;;

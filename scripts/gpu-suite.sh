@@ -78,6 +78,11 @@ run_all() {
     sets+=("hprd-dfs $d/hprd/HPRD.graph $d/hprd/expected_output.res $hprd_q -- --gpu-dfs on --tail on"
         "yeast-dfs $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-dfs on --tail on"
         "yeast-bfs $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-dfs off --symmetry off")
+    # FSIG's auxiliary structure A in place of PCSR, with and without depth-first counting.
+    sets+=("hprd-aux $d/hprd/HPRD.graph $d/hprd/expected_output.res $hprd_q -- --gpu-structure aux"
+        "yeast-aux $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-structure aux"
+        "yeast-aux-dfs $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-structure aux --gpu-dfs on --tail on"
+        "yeast-aux-bfs $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-structure aux --gpu-dfs off --symmetry off")
     local few
     few=$(ls "$d/hprd/queries"/*.graph | head -n 20)
     # GpSM's strategy over the oracles, and its ablation switches on 20 HPRD queries.
@@ -87,7 +92,7 @@ run_all() {
         sets+=("hprd-gpsm-r$r-d$m $d/hprd/HPRD.graph $d/hprd/expected_output.res $few -- --gpu-strategy gpsm --gpsm-rounds $r --gpsm-min-degree $m")
     done; done
     # Every ablation combination on 20 HPRD queries.
-    for f in refined signature host; do for st in pcsr csr; do for o in prealloc-combine two-step; do for wc in on off; do for lb in on gsi off; do
+    for f in refined signature host; do for st in pcsr csr aux; do for o in prealloc-combine two-step; do for wc in on off; do for lb in on gsi off; do
         sets+=("hprd-$f-$st-$o-wc$wc-lb$lb $d/hprd/HPRD.graph $d/hprd/expected_output.res $few -- --gpu-filter $f --gpu-structure $st --gpu-output $o --gpu-write-cache $wc --gpu-load-balance $lb")
     done; done; done; done; done
     for set in "${sets[@]}"; do

@@ -329,8 +329,11 @@ pub struct GpuArgs {
     /// filter on the CPU, then uploaded) or auto (refined from 2^20 data vertices, else host).
     #[arg(long, default_value = "auto", value_parser = ["auto", "signature", "refined", "host"])]
     pub gpu_filter: String,
-    /// GPU adjacency: pcsr (hashed, GSI §IV-A) or csr (scan N(v) for a label).
-    #[arg(long, default_value = "pcsr", value_parser = ["pcsr", "csr"])]
+    /// GPU adjacency: pcsr (hashed, GSI §IV-A), csr (scan N(v) for a label), aux (FSIG's
+    /// auxiliary structure A, built per query from PCSR: each plan link's neighbour lists within
+    /// the linked vertex's candidates) or auto (aux where the device filter made the candidates
+    /// or the predicted join takes 20 ms or more, else pcsr).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "pcsr", "csr", "aux"])]
     pub gpu_structure: String,
     /// GPU join output: prealloc-combine (one pass, GSI §V) or two-step (count, then write).
     #[arg(long, default_value = "prealloc-combine", value_parser = ["prealloc-combine", "two-step"])]
@@ -402,7 +405,12 @@ impl GpuArgs {
                 "refined" => CandidateFilter::Refined,
                 _ => CandidateFilter::Auto,
             },
-            structure: if self.gpu_structure == "csr" { Structure::Csr } else { Structure::Pcsr },
+            structure: match self.gpu_structure.as_str() {
+                "pcsr" => Structure::Pcsr,
+                "csr" => Structure::Csr,
+                "aux" => Structure::Aux,
+                _ => Structure::Auto,
+            },
             output: if self.gpu_output == "two-step" { OutputScheme::TwoStep } else { OutputScheme::PreallocCombine },
             write_cache: self.gpu_write_cache == "on",
             load_balance: match self.gpu_load_balance.as_str() {
@@ -528,6 +536,12 @@ struct Row {
     /// GPU only, with `--gpu-memory SIZE`: the cap the peak stayed within.
     #[serde(skip_serializing_if = "Option::is_none")]
     gpu_memory_budget: Option<u64>,
+    /// GPU only: the matcher (`gsi`, `gpsm`, `ggq`) and what its join read (`pcsr`, `csr`,
+    /// `aux`, `edge-tables`, `tree`, `none`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpu_strategy: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpu_structure: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     gpu_buffer_elements: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -790,6 +804,8 @@ fn match_all(
             join_ms: gpu.map(|g| g.join_ms),
             peak_device_bytes: gpu.map(|g| g.peak_device_bytes),
             gpu_memory_budget: gpu.and(a.gpu.gpu_memory.0),
+            gpu_strategy: gpu.map(|g| g.strategy),
+            gpu_structure: gpu.map(|g| g.structure),
             gpu_buffer_elements: gpu.map(|g| g.buffer_elements),
             gpu_joined_rows: gpu.map(|g| g.joined_rows),
             gpu_block_tasks: gpu.map(|g| g.block_tasks),

@@ -136,6 +136,7 @@ impl Engine {
                 };
                 let gpu = GpuReport::of(
                     Report::nothing(opts.filter, None),
+                    ("ggq", "tree"),
                     ran.upload_ms,
                     0.0,
                     ran.ms - ran.upload_ms,

@@ -7,7 +7,7 @@
 //! warp at a time copies the host flag into it (bench/results/2026-11-25-timeouts.md and
 //! 2026-11-25-dfs-stop.md: reading the host flag from every warp made the kernel 10–200× slower).
 
-use subgraph_core::plan::Plan;
+use subgraph_core::plan::{Link, Plan};
 use subgraph_core::{Dir, Graph, Query};
 
 use crate::cuda::{Arg, DeviceBuffer, Gpu, HostFlag, Kernel, KernelDecl, KernelSource, Param};
@@ -105,14 +105,19 @@ struct HostProgram {
     kept: Vec<usize>,
 }
 
-fn host_program(plan: &Plan, q: &Query, injective: bool, structure: &impl Fn(Dir, u32) -> u32) -> Result<HostProgram> {
+fn host_program(
+    plan: &Plan,
+    q: &Query,
+    injective: bool,
+    structure: &impl Fn(usize, usize, &Link) -> u32,
+) -> Result<HostProgram> {
     let n = plan.len();
     let t0 = plan.tail_start();
     let mut descs = Vec::new();
     let mut offsets = Vec::with_capacity(n);
     for pos in 0..n {
         offsets.push(descs.len() as u64);
-        descs.extend(level_descriptor(plan, pos, q.label(plan.vertices[pos]), injective, structure));
+        descs.extend(level_descriptor(plan, pos, q.label(plan.vertices[pos]), injective, |k, l| structure(pos, k, l)));
     }
     // Groups of counted positions sharing a label (every position alone when matches need not
     // be injective: the count is then the product).
@@ -154,7 +159,7 @@ impl DfsPlan {
         plan: &Plan,
         q: &Query,
         injective: bool,
-        structure: impl Fn(Dir, u32) -> u32,
+        structure: impl Fn(usize, usize, &Link) -> u32,
         levels: &[LevelAddresses],
         largest: &[Vec<u32>],
         max_rows: f64,

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use subgraph_core::filter::{Bitset, Filter};
 use subgraph_core::pipeline::{MatchOptions, Report};
-use subgraph_core::plan::{Device, Plan, PlanOptions, Tail};
+use subgraph_core::plan::{Device, Link, Plan, PlanOptions, Tail};
 use subgraph_core::planner::{self, H200_COSTS};
 use subgraph_core::sink::{Control, Output, Stopped};
 use subgraph_core::spasm;
@@ -22,6 +22,7 @@ use crate::cuda::{Arg, DeviceBuffer, DeviceInfo, Gpu, HostBuffer};
 use crate::dfs::{largest_groups, DfsKernels, DfsPlan, LevelAddresses};
 use crate::error::{GpuError, Result};
 use crate::filter::{filter_on_device, DeviceCandidateSet, FilterKernels};
+use crate::fsig;
 use crate::ggq::{self, GpuTreeCount, TreeGraph};
 use crate::gpsm::{self, GpsmKernels, GpsmOptions};
 use crate::join::{dir_index, level_descriptor, Join, Kernels, LevelData, Take, MAX_COLUMNS, ROW_BLOCK, SOURCE};
@@ -56,6 +57,33 @@ pub enum Structure {
     Pcsr,
     /// One labelled CSR per direction, N(v, l) by scanning N(v) (GSI Table II baseline).
     Csr,
+    /// FSIG's auxiliary structure A, built per query ([`crate::fsig`]) from PCSR: each plan
+    /// link's lists already within the linked position's candidates. The filter's refinement
+    /// reads PCSR.
+    Aux,
+    /// PCSR, and A for queries whose candidates the device filtered or whose predicted join
+    /// takes at least [`fsig::AUX_FROM_MS`] ([`Planned::structure`]).
+    Auto,
+}
+
+impl Structure {
+    /// The structure of the data graph this one stands on: PCSR under [`Structure::Aux`] and
+    /// [`Structure::Auto`].
+    pub fn base(self) -> Structure {
+        match self {
+            Structure::Csr => Structure::Csr,
+            _ => Structure::Pcsr,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Structure::Pcsr => "pcsr",
+            Structure::Csr => "csr",
+            Structure::Aux => "aux",
+            Structure::Auto => "auto",
+        }
+    }
 }
 
 /// How a join step sizes its output.
@@ -179,7 +207,7 @@ impl Default for GpuOptions {
             strategy: Strategy::Gsi,
             gpsm: GpsmOptions::default(),
             filter: CandidateFilter::Auto,
-            structure: Structure::Pcsr,
+            structure: Structure::Auto,
             output: OutputScheme::PreallocCombine,
             write_cache: true,
             load_balance: LoadBalance::Model,
@@ -226,13 +254,27 @@ pub struct GpuReport {
     /// one to finish, summed over them (0 on one GPU): the balance of the first level's deal.
     pub devices: usize,
     pub idle_ms: f64,
+    /// The matcher that ran the query: `gsi`, `gpsm` or `ggq` (tree passes).
+    pub strategy: &'static str,
+    /// What the join read: [`Structure::name`] of GSI's (`none` when nothing was joined),
+    /// `edge-tables` for GpSM's, `tree` for GGQ's passes.
+    pub structure: &'static str,
 }
 
 impl GpuReport {
     /// The report of a query one device ran outside GSI's join (GGQ's tree passes, GpSM): its
-    /// phase times and peak, none of the join's counters.
-    pub fn of(report: Report, upload_ms: f64, filter_ms: f64, join_ms: f64, peak_device_bytes: u64) -> GpuReport {
+    /// matcher and what it read, phase times and peak, none of the join's counters.
+    pub fn of(
+        report: Report,
+        (strategy, structure): (&'static str, &'static str),
+        upload_ms: f64,
+        filter_ms: f64,
+        join_ms: f64,
+        peak_device_bytes: u64,
+    ) -> GpuReport {
         GpuReport {
+            strategy,
+            structure,
             report,
             upload_ms,
             filter_ms,
@@ -266,6 +308,7 @@ pub(crate) struct Planned {
 
 /// What one device's join of a [`Planned`] query did.
 pub(crate) struct Joined {
+    structure: Structure,
     count: u128,
     upload_ms: f64,
     join_ms: f64,
@@ -299,6 +342,22 @@ impl Planned {
         let mut r = self.report(start, opts, &[], control);
         r.report = r.report.counted(c);
         Some(r)
+    }
+
+    /// The structure the join reads under `structure`: [`Structure::Auto`] decided, the
+    /// others as they are. `auto` builds A where the candidates come from the device filter
+    /// (data graphs of 2^20 vertices and more under `--gpu-filter auto`, whose PCSR slices of
+    /// hub vertices A shortens for a fraction of a millisecond) or where the join's predicted
+    /// time reaches [`fsig::AUX_FROM_MS`]; else PCSR.
+    pub(crate) fn structure(&self, structure: Structure) -> Structure {
+        let device_filter = self.filter != CandidateFilter::Host;
+        match structure {
+            Structure::Auto if device_filter || H200_COSTS.gpu_ms(self.priced_cost()) >= fsig::AUX_FROM_MS => {
+                Structure::Aux
+            }
+            Structure::Auto => Structure::Pcsr,
+            other => other,
+        }
     }
 
     /// The plan's estimated work as the planner prices it for the GPU; 0 when the planner did
@@ -389,16 +448,18 @@ impl Planned {
             dfs_ms: max(|j| j.dfs_ms),
             devices: joined.len(),
             idle_ms: joined.iter().map(|j| join_ms - j.join_ms).sum(),
+            strategy: Strategy::Gsi.name(),
+            structure: joined.first().map_or("none", |j| j.structure.name()),
         }
     }
 }
 
-/// One adjacency structure on the device, in the layout `join.cu` reads.
-struct DeviceStructure {
-    groups: DeviceBuffer<u32>,
-    meta: DeviceBuffer<u64>,
-    columns: DeviceBuffer<u32>,
-    elabels: DeviceBuffer<u32>,
+/// One adjacency structure on the device, in the layout `slices.cu` reads.
+pub(crate) struct DeviceStructure {
+    pub(crate) groups: DeviceBuffer<u32>,
+    pub(crate) meta: DeviceBuffer<u64>,
+    pub(crate) columns: DeviceBuffer<u32>,
+    pub(crate) elabels: DeviceBuffer<u32>,
 }
 
 /// The id-sorted adjacency lists of every direction (direction d's n + 1 offsets from
@@ -456,16 +517,23 @@ impl<'a> GraphArgs<'a> {
 }
 
 impl DeviceGraph {
-    /// The kernel arguments of `which` (uploaded already) over a graph of `nverts` vertices;
-    /// the placeholders stand in for the id-sorted adjacency when it is not uploaded.
+    /// The kernel arguments of `which` (uploaded already, or `aux`, a query's A, under
+    /// [`Structure::Aux`]) over a graph of `nverts` vertices; the placeholders stand in for the
+    /// id-sorted adjacency when it is not uploaded.
     fn args<'b>(
         &'b self,
         which: Structure,
+        aux: Option<&'b DeviceStructure>,
         nverts: u32,
         dummy64: &'b DeviceBuffer<u64>,
         dummy32: &'b DeviceBuffer<u32>,
     ) -> Result<GraphArgs<'b>> {
-        let st = self.structure(which).ok_or_else(|| GpuError::Mismatch("structure not uploaded".into()))?;
+        // Without a query's A (a plan with nothing to join), its base structure.
+        let (st, which) = match (which, aux) {
+            (Structure::Aux, Some(aux)) => (Some(aux), Structure::Aux),
+            (which, _) => (self.structure(which), which.base()),
+        };
+        let st = st.ok_or_else(|| GpuError::Mismatch("structure not uploaded".into()))?;
         let adjacency = self.adjacency.as_ref();
         Ok(GraphArgs {
             st,
@@ -478,14 +546,15 @@ impl DeviceGraph {
     }
 
     fn structure(&self, which: Structure) -> Option<&DeviceStructure> {
-        match which {
-            Structure::Pcsr => self.pcsr.as_ref(),
+        match which.base() {
             Structure::Csr => self.csr.as_ref(),
+            _ => self.pcsr.as_ref(),
         }
     }
 
-    /// Uploads `which` unless present.
+    /// Uploads `which` (its base) unless present.
     fn ensure(&mut self, gpu: &Gpu, data: &Graph, which: Structure) -> Result<()> {
+        let which = which.base();
         if self.structure(which).is_some() {
             return Ok(());
         }
@@ -494,7 +563,7 @@ impl DeviceGraph {
         let mut columns = Vec::new();
         let mut elabels = Vec::new();
         match which {
-            Structure::Pcsr => {
+            Structure::Pcsr | Structure::Aux | Structure::Auto => {
                 for p in Pcsr::build_all(data, ColumnOrder::ByNeighbourLabel)? {
                     meta.extend([groups.len() as u64, p.num_groups() as u64, columns.len() as u64]);
                     groups.extend_from_slice(p.groups());
@@ -518,8 +587,8 @@ impl DeviceGraph {
             elabels: gpu.upload("CSR edge labels", &elabels)?,
         };
         match which {
-            Structure::Pcsr => self.pcsr = Some(s),
             Structure::Csr => self.csr = Some(s),
+            _ => self.pcsr = Some(s),
         }
         Ok(())
     }
@@ -637,6 +706,9 @@ impl GpuEngine {
         crate::scan::prepare(&gpu)?;
         let filter_kernels = if filter == CandidateFilter::Host { None } else { Some(FilterKernels::new(&gpu)?) };
         let refine_kernels = if filter == CandidateFilter::Refined { Some(RefineKernels::new(&gpu)?) } else { None };
+        if matches!(opts.structure, Structure::Aux | Structure::Auto) {
+            fsig::prepare(&gpu)?;
+        }
         // The GSI order, which the planner tries, reads the data's edge-label counts, computed
         // on first use: here, once per graph, rather than in the first query.
         data.edge_label_count(0);
@@ -788,7 +860,7 @@ impl GpuEngine {
                 let mut set = if pairs_exist { Some(self.signature_filter(&q, opts.semantics)?) } else { None };
                 if let Some(set) = set.as_mut().filter(|s| !s.any_empty()) {
                     if filter == CandidateFilter::Refined {
-                        self.refine(&q, gpu_opts.structure, set, &dummy64, &dummy32)?;
+                        self.refine(&q, gpu_opts.structure.base(), set, &dummy64, &dummy32)?;
                     }
                 }
                 // The sets stay on the device for the join; the planner samples a host copy.
@@ -833,11 +905,22 @@ impl GpuEngine {
         if opts.semantics == Semantics::Induced {
             self.graph.ensure_adjacency(&self.gpu, &self.data)?;
         }
+        let structure = planned.structure(gpu_opts.structure);
         let levels = match joins {
-            true => self.upload_levels(plan, q, opts.semantics, gpu_opts.structure, device_cands.as_ref())?,
+            true => self.upload_levels(plan, q, opts.semantics, structure, device_cands.as_ref())?,
             false => Vec::new(),
         };
         drop(device_cands);
+        let nverts = self.data.num_vertices() as u32;
+        let aux = match *joins && structure == Structure::Aux {
+            true => {
+                let base = self.graph.args(Structure::Pcsr, None, nverts, &dummy64, &dummy32)?;
+                let labels: Vec<u32> = plan.vertices.iter().map(|&u| q.label(u)).collect();
+                let index = structure_index(&self.data, Structure::Pcsr);
+                Some(fsig::build(&self.gpu, &base, &index, plan, &labels, &levels)?)
+            }
+            false => None,
+        };
         let use_dfs = *may_dfs
             && *joins
             && n >= 2
@@ -846,15 +929,15 @@ impl GpuEngine {
                 DepthFirst::Auto => plan.tail > 0,
                 DepthFirst::Off => false,
             };
-        let dfs = if use_dfs { Some(self.dfs_plan(plan, q, opts.semantics, gpu_opts, &levels)?) } else { None };
+        let dfs =
+            if use_dfs { Some(self.dfs_plan(plan, q, opts.semantics, structure, gpu_opts, &levels)?) } else { None };
         let upload_ms = t.elapsed().as_secs_f64() * 1e3;
         let space_bytes = self.gpu.live_bytes();
         let t = Instant::now();
-        let nverts = self.data.num_vertices() as u32;
         let mut join = Join {
             gpu: &self.gpu,
             k: &self.kernels,
-            graph: self.graph.args(gpu_opts.structure, nverts, &dummy64, &dummy32)?,
+            graph: self.graph.args(structure, aux.as_ref(), nverts, &dummy64, &dummy32)?,
             plan,
             levels: &levels,
             opts: gpu_opts,
@@ -892,6 +975,7 @@ impl GpuEngine {
         }
         self.gpu.synchronize()?;
         Ok(Joined {
+            structure,
             count: join.take.count,
             upload_ms,
             join_ms: t.elapsed().as_secs_f64() * 1e3,
@@ -941,7 +1025,7 @@ impl GpuEngine {
         dummy32: &DeviceBuffer<u32>,
     ) -> Result<()> {
         let kernels = loaded(&mut self.refine_kernels, || RefineKernels::new(&self.gpu))?;
-        let graph = self.graph.args(structure, self.data.num_vertices() as u32, dummy64, dummy32)?;
+        let graph = self.graph.args(structure, None, self.data.num_vertices() as u32, dummy64, dummy32)?;
         let index = structure_index(&self.data, structure);
         let links: Vec<Vec<u32>> = (0..q.num_vertices() as u32).map(|u| links_of(q, u, &index)).collect();
         refine(&self.gpu, kernels, &|| graph.args(), &links, cands)
@@ -954,6 +1038,7 @@ impl GpuEngine {
         plan: &Plan,
         q: &Query,
         semantics: Semantics,
+        structure: Structure,
         gpu_opts: &GpuOptions,
         levels: &[LevelData],
     ) -> Result<DfsPlan> {
@@ -971,7 +1056,7 @@ impl GpuEngine {
                 ncands: l.cands.len() as u64,
             })
             .collect();
-        let index = structure_index(data, gpu_opts.structure);
+        let index = link_index(data, structure, plan);
         DfsPlan::new(
             &self.gpu,
             plan,
@@ -996,13 +1081,13 @@ impl GpuEngine {
         device_cands: Option<&DeviceCandidateSet>,
     ) -> Result<Vec<LevelData>> {
         let words = self.data.num_vertices().div_ceil(32).max(1);
-        let index = structure_index(&self.data, structure);
+        let index = link_index(&self.data, structure, plan);
         (0..plan.len())
             .map(|pos| {
                 let u = plan.vertices[pos];
                 let desc = self.gpu.upload(
                     "level descriptor",
-                    &level_descriptor(plan, pos, q.label(u), semantics.injective(), &index),
+                    &level_descriptor(plan, pos, q.label(u), semantics.injective(), |k, l| index(pos, k, l)),
                 )?;
                 if let Some(set) = device_cands {
                     let (cands, bitset) = set.take(&self.gpu, u as usize)?;
@@ -1030,11 +1115,12 @@ fn loaded<T>(slot: &mut Option<T>, load: impl FnOnce() -> Result<T>) -> Result<&
     })
 }
 
-/// The `mode` argument of the kernels of `slices.cu`: 0 PCSR, 1 CSR.
+/// The `mode` argument of the kernels of `slices.cu`: 0 PCSR, 1 CSR, 2 FSIG's A.
 fn structure_mode(structure: Structure) -> u32 {
     match structure {
-        Structure::Pcsr => 0,
+        Structure::Pcsr | Structure::Auto => 0,
         Structure::Csr => 1,
+        Structure::Aux => 2,
     }
 }
 
@@ -1043,9 +1129,21 @@ fn structure_mode(structure: Structure) -> u32 {
 /// has one is empty and never reaches the device.
 fn structure_index(data: &Graph, structure: Structure) -> impl Fn(Dir, u32) -> u32 + '_ {
     let labels = data.edge_label_values();
-    move |dir, label| match structure {
-        Structure::Pcsr => dir_index(dir) * labels.len() as u32 + labels.binary_search(&label).unwrap_or(0) as u32,
+    move |dir, label| match structure.base() {
         Structure::Csr => dir_index(dir),
+        _ => dir_index(dir) * labels.len() as u32 + labels.binary_search(&label).unwrap_or(0) as u32,
+    }
+}
+
+/// The device index of link k of plan position pos in `structure`: its table of A under
+/// [`Structure::Aux`] ([`fsig::link_starts`]), else [`structure_index`] of its direction and
+/// edge label.
+fn link_index<'d>(data: &'d Graph, structure: Structure, plan: &Plan) -> impl Fn(usize, usize, &Link) -> u32 + 'd {
+    let index = structure_index(data, structure);
+    let starts = (structure == Structure::Aux).then(|| fsig::link_starts(plan));
+    move |pos, k, l| match &starts {
+        Some(starts) => starts[pos] + k as u32,
+        None => index(l.dir, l.edge_label),
     }
 }
 

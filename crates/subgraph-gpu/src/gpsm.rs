@@ -813,7 +813,10 @@ pub(crate) fn run(
         order: "gpsm",
         ..Report::nothing(Filter::Ldf, stopped)
     };
-    Ok(GpuReport { joined_rows: join.nodes, ..GpuReport::of(report, 0.0, filter_ms, join_ms, gpu.peak_bytes()) })
+    Ok(GpuReport {
+        joined_rows: join.nodes,
+        ..GpuReport::of(report, ("gpsm", "edge-tables"), 0.0, filter_ms, join_ms, gpu.peak_bytes())
+    })
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::time::{Duration, Instant};
-use subgraph_core::plan::Plan;
+use subgraph_core::plan::{Link, Plan};
 use subgraph_core::sink::{Control, Output, Stopped, OUTPUT_BATCH};
 use subgraph_core::Dir;
 
@@ -95,15 +95,15 @@ pub const DESC_HEADER: usize = 8;
 
 /// The descriptor of plan position `pos` as `join.cu` reads it: [0] columns of the table
 /// (= pos), [1] links, [2] non-edges, [3] injective, [4] label of the query vertex, [5]
-/// symmetry bounds; then per link (from, structure, edge label), where `structure(dir, edge
-/// label)` names the device structure holding the link's slices; then per non-edge (from,
+/// symmetry bounds; then per link (from, structure, edge label), where `structure(k, link)`
+/// names the device structure holding the slices of the position's link k; then per non-edge (from,
 /// direction); then per bound the column whose vertex the candidate must exceed.
 pub fn level_descriptor(
     plan: &Plan,
     pos: usize,
     vertex_label: u32,
     injective: bool,
-    structure: impl Fn(Dir, u32) -> u32,
+    structure: impl Fn(usize, &Link) -> u32,
 ) -> Vec<u32> {
     let links = &plan.backward[pos];
     let non_edges = &plan.non_edges[pos];
@@ -114,8 +114,8 @@ pub fn level_descriptor(
     desc[3] = u32::from(injective);
     desc[4] = vertex_label;
     desc[5] = plan.greater_than[pos].len() as u32;
-    for l in links {
-        desc.extend([l.from as u32, structure(l.dir, l.edge_label), l.edge_label]);
+    for (k, l) in links.iter().enumerate() {
+        desc.extend([l.from as u32, structure(k, l), l.edge_label]);
     }
     for ne in non_edges {
         desc.extend([ne.from as u32, dir_index(ne.dir)]);
@@ -951,7 +951,9 @@ mod tests {
             let plan = Plan::new(&data, &q, opts, &Control::unlimited());
             for pos in 0..plan.len() {
                 let label = query.label(plan.vertices[pos]);
-                let desc = level_descriptor(&plan, pos, label, semantics.injective(), |d, l| 10 * dir_index(d) + l);
+                let desc = level_descriptor(&plan, pos, label, semantics.injective(), |_, l| {
+                    10 * dir_index(l.dir) + l.edge_label
+                });
                 let k = plan.backward[pos].len();
                 let m = plan.non_edges[pos].len();
                 let b = plan.greater_than[pos].len();

@@ -1,7 +1,7 @@
 //! subgraph-gpu: the GPU engine of subgraph, after GSI (Zeng et al., ICDE 2020): PCSR graph
 //! storage (§IV-A), vertex signatures and GPU filtering (§III-A), and the join engine (§V–§VI:
 //! Prealloc-Combine, warp set operations, write cache, load balancing), and GGQ's tree-pattern
-//! counts (`ggq`), GpSM's edge join as a second strategy (`gpsm`), on CUDA through cudarc with kernels compiled at run time by NVRTC; and where
+//! counts (`ggq`), GpSM's edge join as a second strategy (`gpsm`), FSIG's auxiliary structure (`fsig`), on CUDA through cudarc with kernels compiled at run time by NVRTC; and where
 //! queries and patterns run ([`Engine`], [`patterns`]), for the command line and the Python
 //! package alike.
 
@@ -11,6 +11,7 @@ pub mod dfs;
 pub mod engine;
 pub mod error;
 pub mod filter;
+pub mod fsig;
 pub mod ggq;
 pub mod gpsm;
 pub mod hash;
@@ -34,7 +35,7 @@ pub use error::{GpuError, GpuUnavailable, Result};
 pub use multi::{GpuCount, GpuSet};
 
 /// Every kernel source of the crate.
-pub static KERNEL_SOURCES: [&KernelSource; 8] = [
+pub static KERNEL_SOURCES: [&KernelSource; 9] = [
     &pcsr::SOURCE,
     &scan::SOURCE,
     &filter::SOURCE,
@@ -43,6 +44,7 @@ pub static KERNEL_SOURCES: [&KernelSource; 8] = [
     &dfs::SOURCE,
     &ggq::SOURCE,
     &gpsm::SOURCE,
+    &fsig::SOURCE,
 ];
 
 /// Compiles every kernel source of the crate to PTX for `arch` (e.g. `sm_90`) with NVRTC; needs

@@ -1,6 +1,7 @@
 // The data graph as the join and the refinement read it, and the slice N(v, dir, el) of the
-// neighbours labelled nl (GSI §IV-A lookups: PCSR hashed per (edge label, direction), or the
-// plain CSR baseline of Table II). Compiled after pcsr.cu, before join.cu and refine.cu.
+// neighbours labelled nl (GSI §IV-A lookups: PCSR hashed per (edge label, direction), the plain
+// CSR baseline of Table II, or FSIG's auxiliary structure A of one query's candidate edges).
+// Compiled after pcsr.cu, before join.cu and refine.cu.
 
 #define J_FULL 0xFFFFFFFFu
 
@@ -38,7 +39,8 @@ __device__ u64 csr_scan(const JGraph& g, u64 lo, u64 hi, unsigned int el, unsign
 }
 
 // The slice of `columns` holding N(v, dir, el) restricted to neighbours labelled nl, sorted by
-// id; `st` is the PCSR index (mode 0) or the direction (mode 1). Warp-uniform.
+// id; `st` is the PCSR index (mode 0), the direction (mode 1) or the plan link's table of FSIG's
+// auxiliary structure (mode 2: N(v, dir, el) within the link's candidates). Warp-uniform.
 __device__ void slice_of(const JGraph& g, unsigned int st, unsigned int el, unsigned int nl,
                          unsigned int v, u64* s, u64* e) {
     if (g.mode == 0u) {
@@ -64,6 +66,24 @@ __device__ void slice_of(const JGraph& g, unsigned int st, unsigned int el, unsi
         }
         *s = start;
         *e = lo;
+    } else if (g.mode == 2u) {
+        // FSIG's auxiliary structure A: table st holds meta[3st] (its keys' first index in
+        // groups), meta[3st + 1] (their number) and meta[3st + 2] (where its key offsets into
+        // columns start in meta); v's list is already restricted to the link's candidates.
+        const unsigned int* keys = g.groups + g.meta[3ull * st];
+        u64 lo = 0, hi = g.meta[3ull * st + 1];
+        while (lo < hi) {
+            const u64 mid = (lo + hi) >> 1;
+            if (keys[mid] < v) lo = mid + 1; else hi = mid;
+        }
+        if (lo < g.meta[3ull * st + 1] && keys[lo] == v) {
+            const u64* offsets = g.meta + g.meta[3ull * st + 2];
+            *s = offsets[lo];
+            *e = offsets[lo + 1];
+        } else {
+            *s = 0;
+            *e = 0;
+        }
     } else {
         const u64 base = (u64)st * (g.nverts + 1ull);
         const u64 lo = g.meta[base + v], hi = g.meta[base + v + 1];

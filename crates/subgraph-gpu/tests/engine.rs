@@ -1,6 +1,6 @@
 //! The GPU join engine (GSI §V–§VI) against the CPU engine: random small graphs in every
 //! semantics, directed and undirected, 1–3 edge labels, 1–6 query vertices, in every ablation
-//! combination (refined/plain device signature filter or host filter × PCSR/CSR ×
+//! combination (refined/plain device signature filter or host filter × PCSR/CSR/FSIG's A ×
 //! Prealloc-Combine/two-step × write cache × load balancing); skewed graphs whose heavy rows
 //! take the block and grid layers; chunked processing under a small memory budget; written
 //! embeddings; limits and deadlines; the device refinement against a host reference; GpSM's
@@ -45,7 +45,7 @@ fn engine(data: &Graph, opts: &GpuOptions) -> Option<GpuEngine> {
 fn combos() -> Vec<GpuOptions> {
     let mut out = Vec::new();
     for filter in [CandidateFilter::Refined, CandidateFilter::Signature, CandidateFilter::Host] {
-        for structure in [Structure::Pcsr, Structure::Csr] {
+        for structure in [Structure::Pcsr, Structure::Csr, Structure::Aux] {
             for output in [OutputScheme::PreallocCombine, OutputScheme::TwoStep] {
                 for write_cache in [true, false] {
                     for load_balance in [LoadBalance::Model, LoadBalance::Gsi, LoadBalance::Off] {
@@ -667,6 +667,7 @@ fn limit_chunks_count_large_tables_exactly() {
         GpuOptions { output: OutputScheme::TwoStep, ..GpuOptions::default() },
         GpuOptions { load_balance: LoadBalance::Gsi, ..GpuOptions::default() },
         GpuOptions { load_balance: LoadBalance::Off, structure: Structure::Csr, ..GpuOptions::default() },
+        GpuOptions { structure: Structure::Aux, ..GpuOptions::default() },
     ];
     for q in [&path, &star] {
         let total = cpu_count(&data, q, &opts);
@@ -699,10 +700,14 @@ fn depth_first_counts_hub_queries_with_tails_limits_and_deadlines() {
     let triangle = graph(false, vec![0, 0, 1], vec![(0, 1, 0), (1, 2, 0), (2, 0, 0)]);
     // Two leaves of one label on a hub pair: a counted group of two (inclusion–exclusion).
     let twin = graph(false, vec![0, 0, 1, 1], vec![(0, 1, 0), (0, 2, 0), (1, 3, 0), (0, 3, 0)]);
-    let on = GpuOptions { depth_first: DepthFirst::On, ..GpuOptions::default() };
     let star_total = cpu_count(&data, &star, &MatchOptions::default());
-    // (query, whether it has two non-adjacent vertices to count together)
-    for (q, has_tail) in [(&path, true), (&star, true), (&triangle, false), (&twin, true)] {
+    // (query, whether it has two non-adjacent vertices to count together), over PCSR and over
+    // FSIG's A.
+    for (q, has_tail, structure) in [(&path, true), (&star, true), (&triangle, false), (&twin, true)]
+        .into_iter()
+        .flat_map(|(q, t)| [Structure::Pcsr, Structure::Aux].map(|s| (q, t, s)))
+    {
+        let on = GpuOptions { depth_first: DepthFirst::On, structure, ..GpuOptions::default() };
         for tail in [Tail::On, Tail::Off] {
             for symmetry in [Symmetry::Auto, Symmetry::Off] {
                 let opts = MatchOptions { tail, symmetry, ..MatchOptions::default() };
@@ -733,6 +738,7 @@ fn depth_first_counts_hub_queries_with_tails_limits_and_deadlines() {
     // A deadline stops the star's count (about 3.8·10^10 embeddings, enumerated without a
     // tail) within a fraction of a second.
     let opts = MatchOptions { tail: Tail::Off, symmetry: Symmetry::Off, ..MatchOptions::default() };
+    let on = GpuOptions { depth_first: DepthFirst::On, ..GpuOptions::default() };
     let t = Instant::now();
     let control = Control::new(Some(t + std::time::Duration::from_millis(200)), Default::default());
     let r = gpu.run_query(star.clone(), &opts, &on, &control, None).unwrap();
@@ -839,7 +845,7 @@ fn device_refinement_equals_host_edge_consistency() {
             let (before, expect) = host_refined_totals(&data, &query, semantics);
             cases += 1;
             refined += usize::from(expect < before);
-            for structure in [Structure::Pcsr, Structure::Csr] {
+            for structure in [Structure::Pcsr, Structure::Csr, Structure::Aux] {
                 let g = GpuOptions { filter: CandidateFilter::Refined, structure, ..GpuOptions::default() };
                 let r = gpu.run_query(query.clone(), &opts, &g, &Control::unlimited(), None).unwrap();
                 assert_eq!(r.report.candidates, expect, "seed {seed} {semantics:?} {structure:?}");

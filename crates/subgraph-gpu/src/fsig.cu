@@ -1,0 +1,39 @@
+// FSIG's auxiliary structure A (Yu's thesis ch. 5, Collect) for one query's plan, compiled after
+// pcsr.cu and slices.cu: for each plan link t (tdesc: 5 words per link, the first index of its
+// keys among all keys, its structure index, edge label and neighbour label, and the device
+// address of the linked position's candidate bitset), each key v (a candidate of the link's
+// source position) holds N(v, st, el) of label nl within that bitset, in id order. One warp per
+// key of all links at once: counted (write = 0: counts[i]) or written from offsets[i]
+// (write = 1), the two steps of GpSM's two-step output with a scan between.
+
+__device__ __forceinline__ unsigned int fsig_owner(const u64* tdesc, unsigned int ntables, u64 i) {
+    unsigned int lo = 0, hi = ntables;
+    while (hi - lo > 1) {
+        const unsigned int mid = (lo + hi) >> 1;
+        if (tdesc[5ull * mid] <= i) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
+extern "C" __global__ void fsig_lists(J_GRAPH_PARAMS, const unsigned int* keys, u64 nkeys, const u64* tdesc,
+                                      unsigned int ntables, unsigned int write, const u64* offsets,
+                                      unsigned int* counts, unsigned int* values) {
+    const JGraph g = J_GRAPH;
+    const u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const unsigned int lane = threadIdx.x & 31u;
+    if (warp >= nkeys) return;
+    const u64* t = tdesc + 5ull * fsig_owner(tdesc, ntables, warp);
+    const unsigned int* bits = (const unsigned int*)t[4];
+    u64 s, e;
+    slice_of(g, (unsigned int)t[1], (unsigned int)t[2], (unsigned int)t[3], keys[warp], &s, &e);
+    u64 pos = write ? offsets[warp] : 0;
+    for (u64 base = s; base < e; base += 32) {
+        const u64 x = base + lane;
+        const unsigned int w = x < e ? g.columns[x] : 0u;
+        const int hit = x < e && ((bits[w >> 5] >> (w & 31u)) & 1u);
+        const unsigned int mask = __ballot_sync(J_FULL, hit);
+        if (write && hit) values[pos + __popc(mask & ((1u << lane) - 1u))] = w;
+        pos += __popc(mask);
+    }
+    if (!write && lane == 0) counts[warp] = (unsigned int)pos;
+}
