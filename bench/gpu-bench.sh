@@ -21,7 +21,8 @@
 #       breaking, counted tails, depth-first counting), gpu-nosym (--symmetry off), gpu-bfs
 #       (--gpu-dfs off), gpu2 (--gpus 2: two GPUs), gpu-old (what ran before the planner: --order gsi --symmetry off
 #       --tail off --gpu-dfs off), cpu (all cores), gpu-enum and cpu-enum (--spasm off: every
-#       count enumerated), gpsm (--gpu-strategy gpsm: GpSM's filter and edge join), gpu-aux
+#       count enumerated), gpsm (--gpu-strategy gpsm: GpSM's filter and edge join), gpsm-r0
+#       (GpSM without its refinement rounds), gpu-aux
 #       (--gpu-structure aux: FSIG's A), gpu-pcsr (--gpu-structure pcsr), auto (--device auto: the cheaper by the planner's estimate, per
 #       query); $OUT/heavy-<variant>.jsonl.
 #   bench/gpu-bench.sh heavy-set there: the enumeration-bound set (bench/queries/heavy: yeast,
@@ -122,6 +123,7 @@ variant_flags() {
     gpu-old) echo --device gpu --order gsi --symmetry off --tail off --gpu-dfs off ;;
     gpu-enum) echo --device gpu --spasm off ;;
     gpsm) echo --device gpu --gpu-strategy gpsm ;;
+    gpsm-r0) echo --device gpu --gpu-strategy gpsm --gpsm-rounds 0 ;;
     gpu-aux) echo --device gpu --gpu-structure aux ;;
     gpu-pcsr) echo --device gpu --gpu-structure pcsr ;;
     cpu) echo --device cpu ;;

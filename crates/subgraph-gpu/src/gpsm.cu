@@ -98,7 +98,7 @@ extern "C" __global__ void gpsm_explore(const u64* adj_off, const unsigned int* 
     const unsigned int up = cands[warp];
     for (unsigned int t = 0; t < ntree; ++t) {
         const unsigned int* e = tree + 4 * t;
-        const u64 at = (u64)e[1] * (n + 1) + up;
+        const u64 at = (u64)e[1] * ((u64)n + 1) + up;
         const unsigned int* target = (e[3] ? ok : bits) + (u64)e[0] * words;
         if (!g_any(adj_col, adj_lab, adj_off[at], adj_off[at + 1], e[2], target)) {
             if (lane == 0) atomicAnd(&bits[(u64)u * words + (up >> 5)], ~(1u << (up & 31u)));
@@ -108,7 +108,7 @@ extern "C" __global__ void gpsm_explore(const u64* adj_off, const unsigned int* 
     for (unsigned int t = 0; t < ntree; ++t) {
         const unsigned int* e = tree + 4 * t;
         if (!e[3]) continue;
-        const u64 at = (u64)e[1] * (n + 1) + up;
+        const u64 at = (u64)e[1] * ((u64)n + 1) + up;
         const unsigned int* target = ok + (u64)e[0] * words;
         unsigned int* child = bits + (u64)e[0] * words;
         for (u64 x = adj_off[at] + lane; x < adj_off[at + 1]; x += 32) {
@@ -144,7 +144,7 @@ extern "C" __global__ void gpsm_refine(const u64* adj_off, const unsigned int* a
     const unsigned int up = cands[warp];
     for (unsigned int j = link_at[u]; j < link_at[u + 1]; ++j) {
         const unsigned int* l = links + 3 * j;
-        const u64 a = (u64)l[1] * (n + 1) + up;
+        const u64 a = (u64)l[1] * ((u64)n + 1) + up;
         if (!g_any(adj_col, adj_lab, adj_off[a], adj_off[a + 1], l[2], bits + (u64)l[0] * words)) {
             if (lane == 0) {
                 atomicAnd(&bits[(u64)u * words + (up >> 5)], ~(1u << (up & 31u)));
@@ -167,7 +167,7 @@ extern "C" __global__ void gpsm_edges(const u64* adj_off, const unsigned int* ad
     const unsigned int lane = threadIdx.x & 31u;
     if (warp >= nkeys) return;
     const unsigned int* target = bits + at_word;
-    const u64 at = (u64)d * (n + 1) + keys[warp];
+    const u64 at = (u64)d * ((u64)n + 1) + keys[warp];
     const u64 s = adj_off[at], e = adj_off[at + 1];
     u64 pos = write ? offsets[warp] : 0;
     for (u64 base = s; base < e; base += 32) {

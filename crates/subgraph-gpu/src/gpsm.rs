@@ -24,7 +24,7 @@ use crate::cuda::{Arg, DeviceBuffer, Gpu, HostBuffer, Kernel, KernelDecl, Kernel
 use crate::engine::{GpuReport, SortedAdjacency};
 use crate::error::{to_u32, GpuError, Result};
 use crate::filter::{device_words, SOURCE as FILTER_SOURCE};
-use crate::join::{dir_index, Expand, Take, MAX_COLUMNS};
+use crate::join::{dir_index, Expand, Take, MAX_CHUNK_ROWS, MAX_COLUMNS, ROW_OVERHEAD_BYTES};
 use crate::multi::Tally;
 use crate::scan::{exclusive_scan, list_starts};
 
@@ -649,7 +649,8 @@ impl EdgeJoin<'_, '_> {
 
     /// Writes step `i`'s output of rows [start, end) of `table` (their outputs at
     /// [lo, hi) by `offsets`) and runs the later steps on it; halves the rows while the output
-    /// would not fit the budget.
+    /// and the next step's per-row buffers would not fit the budget, or pass
+    /// [`MAX_CHUNK_ROWS`].
     fn rows(
         &mut self,
         i: usize,
@@ -660,8 +661,10 @@ impl EdgeJoin<'_, '_> {
     ) -> Result<()> {
         let gpu = self.dev.gpu;
         let cols = self.cols[i + 1] as u64;
-        let bytes = (hi - lo).saturating_mul(cols * 4);
-        if bytes > self.budget()? && end - start > 1 {
+        // The next step's table, and per row its counts and scan (as GSI's join reserves);
+        // at most MAX_CHUNK_ROWS rows, within the scan's 32-bit length.
+        let bytes = (hi - lo).saturating_mul(cols * 4 + ROW_OVERHEAD_BYTES);
+        if (bytes > self.budget()? || hi - lo > MAX_CHUNK_ROWS) && end - start > 1 {
             let mid = start + (end - start) / 2;
             let at = gpu.download_range(offsets, mid as usize..mid as usize + 1)?[0];
             self.chunks += 1;
