@@ -6,15 +6,6 @@
 // key of all links at once: counted (write = 0: counts[i]) or written from offsets[i]
 // (write = 1), the two steps of GpSM's two-step output with a scan between.
 
-__device__ __forceinline__ unsigned int fsig_owner(const u64* tdesc, unsigned int ntables, u64 i) {
-    unsigned int lo = 0, hi = ntables;
-    while (hi - lo > 1) {
-        const unsigned int mid = (lo + hi) >> 1;
-        if (tdesc[5ull * mid] <= i) lo = mid; else hi = mid;
-    }
-    return lo;
-}
-
 extern "C" __global__ void fsig_lists(J_GRAPH_PARAMS, const unsigned int* keys, u64 nkeys, const u64* tdesc,
                                       unsigned int ntables, unsigned int write, const u64* offsets,
                                       unsigned int* counts, unsigned int* values) {
@@ -22,7 +13,7 @@ extern "C" __global__ void fsig_lists(J_GRAPH_PARAMS, const unsigned int* keys, 
     const u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const unsigned int lane = threadIdx.x & 31u;
     if (warp >= nkeys) return;
-    const u64* t = tdesc + 5ull * fsig_owner(tdesc, ntables, warp);
+    const u64* t = tdesc + 5ull * list_owner(tdesc, 5, ntables, warp);
     const unsigned int* bits = (const unsigned int*)t[4];
     u64 s, e;
     slice_of(g, (unsigned int)t[1], (unsigned int)t[2], (unsigned int)t[3], keys[warp], &s, &e);

@@ -4,9 +4,8 @@
 // warp per partial row, binary-search lookups, two-step output). The data graph is read as
 // id-sorted adjacency lists per direction (direction d's offsets at d * (n + 1)), each entry's
 // edge label beside it. Bitsets hold one query vertex each, `words` words long, one after
-// another.
+// another. Compiled after pcsr.cu and slices.cu (for u64 and list_owner).
 
-typedef unsigned long long u64;
 #define G_FULL 0xffffffffu
 #define G_NONE 0xffffffffu
 // Most columns of a partial row (the GPU engine's query-size limit).
@@ -118,16 +117,6 @@ extern "C" __global__ void gpsm_explore(const u64* adj_off, const unsigned int* 
     }
 }
 
-// The query vertex owning entry i of the concatenated lists: the last u with at[u] <= i.
-__device__ __forceinline__ unsigned int g_owner(const u64* at, unsigned int nq, u64 i) {
-    unsigned int lo = 0, hi = nq;
-    while (hi - lo > 1) {
-        const unsigned int mid = (lo + hi) >> 1;
-        if (at[mid] <= i) lo = mid; else hi = mid;
-    }
-    return lo;
-}
-
 // One refinement round (§4.1, lines 16–18 of Alg. 2 over the simplified query), one warp per
 // entry of the concatenated candidate lists: u' of u stays only when each of u's links (v,
 // direction, edge label) finds a current candidate of v among its neighbours. Removals are
@@ -140,7 +129,7 @@ extern "C" __global__ void gpsm_refine(const u64* adj_off, const unsigned int* a
     const u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const unsigned int lane = threadIdx.x & 31u;
     if (warp >= at[nq]) return;
-    const unsigned int u = g_owner(at, nq, warp);
+    const unsigned int u = list_owner(at, 1, nq, warp);
     const unsigned int up = cands[warp];
     for (unsigned int j = link_at[u]; j < link_at[u + 1]; ++j) {
         const unsigned int* l = links + 3 * j;

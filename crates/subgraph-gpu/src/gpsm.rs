@@ -30,10 +30,10 @@ use crate::scan::{exclusive_scan, list_starts};
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 
-/// The kernels of `gpsm.cu`.
+/// The kernels of `gpsm.cu` (compiled after `pcsr.cu` and `slices.cu`, whose helpers it uses).
 pub static SOURCE: KernelSource = KernelSource {
     name: "gpsm.cu",
-    code: include_str!("gpsm.cu"),
+    code: concat!(include_str!("pcsr.cu"), "\n", include_str!("slices.cu"), "\n", include_str!("gpsm.cu")),
     kernels: &[
         KernelDecl { name: "gpsm_check", params: &[B32, B64, U32, U32, B32, U32, U64, B32, B32] },
         KernelDecl { name: "gpsm_popc", params: &[B32, U64, B32] },

@@ -2,22 +2,13 @@
 // filter; compiled after pcsr.cu and slices.cu. Each round is a Jacobi step over all query
 // vertices at once: refine_check reads every query vertex's candidate bitset from the round's
 // input and clears removals in a copy, one warp per entry of the concatenated candidate lists
-// (entry i belongs to the query vertex u with at[u] <= i < at[u + 1]): for each query edge of
-// u, to u' through structure st with edge label el, it streams the slice N(v, st, el) of
+// (entry i belongs to the query vertex u with at[u] <= i < at[u + 1], slices.cu's list_owner):
+// for each query edge of u, to u' through structure st with edge label el, it streams the slice
+// N(v, st, el) of
 // neighbours labelled L(u') in 32-element batches and probes C(u') in the bitset; v stays only
 // when every such edge finds a candidate (edge consistency: a match f with f(u) = v has f(u') in
 // that slice, so no match is lost). refine_flags, a scan, refine_scatter and scan.cu's
 // scan_gather (the new list starts) then compact the lists to their survivors.
-
-// The query vertex owning entry i: the last u with at[u] <= i (at has nq + 1 entries).
-__device__ __forceinline__ unsigned int refine_owner(const u64* at, unsigned int nq, u64 i) {
-    unsigned int lo = 0, hi = nq;
-    while (hi - lo > 1) {
-        const unsigned int mid = (lo + hi) >> 1;
-        if (at[mid] <= i) lo = mid; else hi = mid;
-    }
-    return lo;
-}
 
 // links: 4 words per query edge, (u', st, el, L(u')), those of u at link_at[u] .. link_at[u + 1].
 // Bitsets of all query vertices lie in `bits`, `words` words each; v's bit of C(u) is cleared
@@ -30,7 +21,7 @@ extern "C" __global__ void refine_check(J_GRAPH_PARAMS, const unsigned int* link
     const u64 warp = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const unsigned int lane = threadIdx.x & 31u;
     if (warp >= at[nq]) return;
-    const unsigned int u = refine_owner(at, nq, warp);
+    const unsigned int u = list_owner(at, 1, nq, warp);
     const unsigned int v = cands[warp];
     for (unsigned int j = link_at[u]; j < link_at[u + 1]; ++j) {
         const unsigned int* l = links + 4 * j;
@@ -59,7 +50,7 @@ extern "C" __global__ void refine_flags(const unsigned int* cands, const u64* at
                                         const unsigned int* bits, u64 words, unsigned int* flags) {
     const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < at[nq]) {
-        const unsigned int u = refine_owner(at, nq, i);
+        const unsigned int u = list_owner(at, 1, nq, i);
         const unsigned int v = cands[i];
         flags[i] = (bits[(u64)u * words + (v >> 5)] >> (v & 31u)) & 1u;
     }

@@ -93,6 +93,17 @@ __device__ void slice_of(const JGraph& g, unsigned int st, unsigned int el, unsi
     }
 }
 
+// The list owning entry i of lists laid one after another: the last t < n with
+// starts[stride * t] <= i (list t's first entry at starts[stride * t]; starts[0] = 0).
+__device__ __forceinline__ unsigned int list_owner(const u64* starts, unsigned int stride, unsigned int n, u64 i) {
+    unsigned int lo = 0, hi = n;
+    while (hi - lo > 1) {
+        const unsigned int mid = (lo + hi) >> 1;
+        if (starts[(u64)stride * mid] <= i) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
 // Whether c is in the sorted global range [lo, hi) of a.
 __device__ __forceinline__ int sorted_has(const unsigned int* a, u64 lo, u64 hi,
                                           unsigned int c) {
