@@ -554,30 +554,27 @@ impl DeviceGraph {
 
     /// Uploads `which` (its base) unless present.
     fn ensure(&mut self, gpu: &Gpu, data: &Graph, which: Structure) -> Result<()> {
-        let which = which.base();
         if self.structure(which).is_some() {
             return Ok(());
         }
+        let csr = which.base() == Structure::Csr;
         let mut groups = Vec::new();
         let mut meta = Vec::new();
         let mut columns = Vec::new();
         let mut elabels = Vec::new();
-        match which {
-            Structure::Pcsr | Structure::Aux | Structure::Auto => {
-                for p in Pcsr::build_all(data, ColumnOrder::ByNeighbourLabel)? {
-                    meta.extend([groups.len() as u64, p.num_groups() as u64, columns.len() as u64]);
-                    groups.extend_from_slice(p.groups());
-                    columns.extend_from_slice(p.columns());
-                }
+        if csr {
+            for &dir in directions(data) {
+                let csr = LabelledCsr::build(data, dir)?;
+                let base = columns.len() as u64;
+                meta.extend(csr.offsets().iter().map(|&o| base + o as u64));
+                columns.extend_from_slice(csr.columns());
+                elabels.extend_from_slice(csr.edge_labels());
             }
-            Structure::Csr => {
-                for &dir in directions(data) {
-                    let csr = LabelledCsr::build(data, dir)?;
-                    let base = columns.len() as u64;
-                    meta.extend(csr.offsets().iter().map(|&o| base + o as u64));
-                    columns.extend_from_slice(csr.columns());
-                    elabels.extend_from_slice(csr.edge_labels());
-                }
+        } else {
+            for p in Pcsr::build_all(data, ColumnOrder::ByNeighbourLabel)? {
+                meta.extend([groups.len() as u64, p.num_groups() as u64, columns.len() as u64]);
+                groups.extend_from_slice(p.groups());
+                columns.extend_from_slice(p.columns());
             }
         }
         let s = DeviceStructure {
@@ -586,9 +583,9 @@ impl DeviceGraph {
             columns: gpu.upload("structure columns", &columns)?,
             elabels: gpu.upload("CSR edge labels", &elabels)?,
         };
-        match which {
-            Structure::Csr => self.csr = Some(s),
-            _ => self.pcsr = Some(s),
+        match csr {
+            true => self.csr = Some(s),
+            false => self.pcsr = Some(s),
         }
         Ok(())
     }
