@@ -17,6 +17,7 @@ use subgraph_core::order::Order;
 use subgraph_core::pipeline::{bytes, MatchOptions};
 use subgraph_core::plan::{Symmetry, Tail};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
+use subgraph_core::space::SpaceBuild;
 use subgraph_core::spasm;
 use subgraph_core::{Graph, Semantics, VertexIds};
 use subgraph_gpu::gpsm::{self, GpsmOptions};
@@ -200,6 +201,12 @@ pub struct PartsArgs {
     /// --limit), off. Induced queries are always enumerated.
     #[arg(long, default_value = "auto", value_parser = ["auto", "on", "off"])]
     spasm: String,
+    /// When the CPU's candidate space is made: eager (every list before the search), lazy
+    /// (each block of lists when the search first reads it: nothing for candidates a limited
+    /// or stopped search never reaches), or auto (eager for spaces that scan fewer than 2^17
+    /// neighbours, else lazy).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "eager", "lazy"])]
+    space: String,
 }
 
 /// What [`PartsArgs`] names.
@@ -215,6 +222,7 @@ pub struct Parts {
     pub symmetry: Symmetry,
     pub tail: Tail,
     pub spasm: spasm::Mode,
+    pub space: SpaceBuild,
 }
 
 impl Parts {
@@ -230,6 +238,7 @@ impl Parts {
             failing_sets,
             max_memory: None,
             spasm: self.spasm,
+            space: self.space,
         }
     }
 
@@ -277,6 +286,7 @@ impl PartsArgs {
         }
         let tail = Tail::from_name(&self.tail).expect("clap checked the value");
         let spasm = spasm::Mode::from_name(&self.spasm).expect("clap checked the value");
+        let space = SpaceBuild::from_name(&self.space).expect("clap checked the value");
         Ok(Parts {
             semantics: s,
             pattern_semantics: given.unwrap_or(Semantics::Homomorphism),
@@ -285,6 +295,7 @@ impl PartsArgs {
             symmetry,
             tail,
             spasm,
+            space,
         })
     }
 }
@@ -521,9 +532,14 @@ struct Row {
     space_ms: f64,
     enumerate_ms: f64,
     candidates: u64,
+    /// Candidate edges made (CPU; a lazy space makes only those the search reads).
     candidate_edges: u64,
     /// Bytes of the candidate space (CPU) or of this query's device data (GPU).
     space_bytes: u64,
+    /// CPU only: how the candidate space was made (`eager`: before the search, `lazy`: as the
+    /// search read it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    space: Option<&'static str>,
     device: &'static str,
     threads: usize,
     /// GPU only: this query's host-to-device copies, join time and device memory peak.
@@ -798,6 +814,7 @@ fn match_all(
             candidates: report.candidates,
             candidate_edges: report.candidate_edges,
             space_bytes: report.space_bytes,
+            space: report.space,
             device: if gpu.is_some() { "gpu" } else { "cpu" },
             threads,
             upload_ms: gpu.map(|g| g.upload_ms),

@@ -456,7 +456,7 @@ fn max_memory_is_checked_before_use() {
     let o = run(&args);
     assert_eq!(json_lines(&o)[0]["embeddings"], 205_320);
     let o = run(&[&args[..], &["--max-memory", "40K"]].concat());
-    one_line(&o, "the candidate space needs up to 43944 bytes but only 40960 bytes are allowed by --max-memory");
+    one_line(&o, "the candidate space needs up to 43976 bytes but only 40960 bytes are allowed by --max-memory");
     let o = run(&["match", "-q", "--max-memory", "4x", &k60, &tri]);
     assert_eq!(o.status.code(), Some(2), "a bad size is a usage error");
 }

@@ -19,7 +19,7 @@ use crate::graph::Graph;
 use crate::intersect::intersect_in_place;
 use crate::plan::{links_to, Link, Plan};
 use crate::query::Query;
-use crate::space::CandidateSpace;
+use crate::space::{CandidateSpace, Lists};
 use crate::tail::{distinct_choices, Scratch, MAX_GROUP};
 
 /// Work units per partial match the enumeration visits.
@@ -476,7 +476,7 @@ impl<'a> Sampler<'a> {
 /// [`space_estimate`]'s local sets: candidate indices from the plan's candidate space.
 struct SpaceSource<'s> {
     plan: &'s Plan,
-    space: &'s CandidateSpace,
+    lists: Lists<'s>,
     buf: Vec<u32>,
 }
 
@@ -489,12 +489,12 @@ impl Source for SpaceSource<'_> {
             None => 0,
         };
         let back = &plan.backward[pos];
-        let links = &self.space.links[pos];
         if back.is_empty() {
             out.extend(cut..plan.candidates[pos].len() as u32);
             return (0.0, out.len() as f64);
         }
-        let list = |j: usize| links[j].of(prefix[back[j].from]);
+        let lists = self.lists;
+        let list = |j: usize| lists.of(pos, j, prefix[back[j].from]);
         let first = list(0);
         out.extend_from_slice(&first[first.partition_point(|&c| c < cut)..]);
         let mut work = 0.0;
@@ -541,9 +541,9 @@ pub fn space_bound(plan: &Plan, space: &CandidateSpace) -> f64 {
 /// A cheap estimate of `plan` from its own candidate space (`plan`'s candidate lists in
 /// place): local sets as the engine intersects them, without injectivity, so partial matches
 /// and cost are somewhat over-estimated.
-pub fn space_estimate(plan: &Plan, space: &CandidateSpace, particles: usize, seed: u64) -> Estimate {
+pub fn space_estimate(data: &Graph, plan: &Plan, space: &CandidateSpace, particles: usize, seed: u64) -> Estimate {
     let mut parts = Particles::new(particles, seed);
-    smc(plan, &mut parts, &mut SpaceSource { plan, space, buf: Vec::new() })
+    smc(plan, &mut parts, &mut SpaceSource { plan, lists: space.lists(data, plan), buf: Vec::new() })
 }
 
 #[cfg(test)]
@@ -589,6 +589,7 @@ mod tests {
         // matches, and both are close to the truth.
         use crate::cpu::{enumerate, EngineOptions};
         use crate::space::CandidateSpace;
+        use crate::space::SpaceBuild;
         let data = random_graph(2000, 3, 24, 3);
         // A path of five vertices with one chord.
         let q = GraphBuilder::from_parts(
@@ -604,9 +605,9 @@ mod tests {
         let opts = PlanOptions { order: Some(Order::Gql), symmetry: Symmetry::Off, ..PlanOptions::default() };
         let plan = Plan::shaped(&data, &query, opts, Order::Gql, vec![1, 0, 2, 3, 4], 0, &sizes)
             .with_candidates(cands.clone());
-        let space = CandidateSpace::build(&data, &plan, &Control::unlimited()).unwrap();
+        let space = CandidateSpace::build(&data, &plan, SpaceBuild::Eager, &Control::unlimited()).unwrap();
         let truth = enumerate(&data, &plan, &space, EngineOptions::default(), &Control::unlimited(), None);
-        let walk = space_estimate(&plan, &space, 256, 9);
+        let walk = space_estimate(&data, &plan, &space, 256, 9);
         let raw = Sampler::new(&data, &query, &cands, true, 256, 9).estimate(&plan);
         for (i, &actual) in truth.levels.iter().enumerate().take(plan.len() - 1) {
             for (name, e) in [("walk", &walk), ("raw", &raw)] {

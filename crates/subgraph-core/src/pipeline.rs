@@ -11,7 +11,7 @@ use crate::plan::{Device, Plan, PlanOptions, Symmetry, Tail};
 use crate::planner::{self, Considered};
 use crate::query::{Query, Semantics};
 use crate::sink::{Control, Output, Stopped};
-use crate::space::CandidateSpace;
+use crate::space::{CandidateSpace, SpaceBuild};
 use crate::spasm;
 use std::time::{Duration, Instant};
 
@@ -42,6 +42,8 @@ pub struct MatchOptions {
     pub max_memory: Option<u64>,
     /// Whether a count may come from the quotients' homomorphisms (`--spasm`).
     pub spasm: spasm::Mode,
+    /// When the candidate space's lists are made (`--space`).
+    pub space: SpaceBuild,
 }
 
 impl Default for MatchOptions {
@@ -57,6 +59,7 @@ impl Default for MatchOptions {
             failing_sets: FailingSets::Auto,
             max_memory: None,
             spasm: spasm::Mode::Auto,
+            space: SpaceBuild::Auto,
         }
     }
 }
@@ -99,6 +102,7 @@ pub struct Report {
     /// Sum of the phases (graph loading excluded).
     pub elapsed_ms: f64,
     pub candidates: u64,
+    /// Candidate edges made (by a lazy space: those of the blocks the search read).
     pub candidate_edges: u64,
     pub space_bytes: u64,
     pub nodes: u64,
@@ -116,6 +120,8 @@ pub struct Report {
     pub estimated_cost: Option<f64>,
     /// The distinct quotients whose homomorphisms made the count (`spasm`; 0: enumerated).
     pub spasm_terms: usize,
+    /// How the CPU's candidate space was made (`eager`, `lazy`), when one was.
+    pub space: Option<&'static str>,
 }
 
 impl Report {
@@ -144,6 +150,7 @@ impl Report {
             estimated_embeddings: None,
             estimated_cost: None,
             spasm_terms: 0,
+            space: None,
         }
     }
 
@@ -248,6 +255,9 @@ pub const DEFER_MIN_MS: f64 = 2.0;
 /// default plan's estimated enumeration is more than this many times its predicted time: the
 /// trial would not finish.
 pub const TRIAL_FACTOR: f64 = 20.0;
+/// A deferred refinement's trial that is on its way to the limit (at the rate it has found
+/// matches) may run up to this many times its budget.
+pub const TRIAL_REACH: f64 = 3.0;
 
 /// Filters `query`, makes the default plan and its candidate space, and estimates its work
 /// where the planner could use the estimate to compare plans, or where the space's bound on
@@ -276,10 +286,10 @@ pub fn prepare(
     }
     let filter_ms = t.elapsed().as_secs_f64() * 1e3;
     let mut plan = planner::default_plan(data, &q, popts, cands, filter_ms);
-    let (space, space_ms) = build_space(data, &plan, opts.max_memory, control)?;
+    let (space, space_ms) = build_space(data, &plan, opts, control)?;
     // A deferred refinement needs the sample: it decides whether the trial is worth running.
     let price_from = if deferred.is_some() { 0.0 } else { price_from };
-    let (cost, gate) = estimate_work(&mut plan, space.as_ref(), popts, price_from);
+    let (cost, gate) = estimate_work(data, &mut plan, space.as_ref(), popts, price_from);
     Ok(Prepared { start, query: q, options: popts, deferred, plan, space, space_ms, cost, gate })
 }
 
@@ -289,6 +299,7 @@ pub fn prepare(
 /// to the plan's `order_ms`. Without a space (the control stopped its build) nothing is left
 /// to price: 0.
 fn estimate_work(
+    data: &Graph,
     plan: &mut Plan,
     space: Option<&CandidateSpace>,
     popts: PlanOptions,
@@ -303,13 +314,13 @@ fn estimate_work(
     }
     let t = Instant::now();
     let mut particles = planner::GATE_PARTICLES;
-    let mut g = estimate::space_estimate(plan, space, particles, GATE_SEED);
+    let mut g = estimate::space_estimate(data, plan, space, particles, GATE_SEED);
     let mut read = g.read;
     // Few particles miss the rare heavy subtrees of skewed searches: an estimate far below the
     // bound is sampled again, with more.
     if g.cost * planner::GATE_DOUBT < bound {
         particles = planner::GATE_RECHECK_PARTICLES;
-        g = estimate::space_estimate(plan, space, particles, GATE_SEED ^ 1);
+        g = estimate::space_estimate(data, plan, space, particles, GATE_SEED ^ 1);
         read += g.read;
     }
     let per_particle = planner::ms_per_particle(read, particles);
@@ -358,7 +369,13 @@ impl Prepared {
             // estimate shows the query longer still.
             if predicted_ms <= TRIAL_FACTOR * refine_ms {
                 let t = Instant::now();
-                let budget = Duration::from_secs_f64(refine_ms * 1e-3).max(TRIAL);
+                // A lazy space makes its lists during the trial: it gets the time an eager
+                // build would have taken before it, too.
+                let lazy_ms = match self.space.as_ref().and_then(CandidateSpace::build_kind) {
+                    Some(SpaceBuild::Lazy) => self.space.as_ref().map_or(0.0, |s| s.eager_ms(threads)),
+                    _ => 0.0,
+                };
+                let budget = Duration::from_secs_f64((refine_ms + lazy_ms) * 1e-3).max(TRIAL);
                 match self.try_unrefined(data, opts, control, budget) {
                     Ok(done) => return Ok(done),
                     Err(back) => self = *back,
@@ -385,7 +402,10 @@ impl Prepared {
         let Some(space) = &self.space else {
             return Err(Box::new(self));
         };
-        let out = cpu::enumerate(data, &self.plan, space, engine, &control.trial(budget), None);
+        // A trial heading for the limit fast enough may take up to TRIAL_REACH budgets: the
+        // refinement and the run after it would take about as long.
+        let trial = control.trial_toward(budget, opts.limit, budget.mul_f64(TRIAL_REACH));
+        let out = cpu::enumerate(data, &self.plan, space, engine, &trial, None);
         if out.stopped == Some(Stopped::Timeout) && !control.should_stop() {
             return Err(Box::new(self));
         }
@@ -413,8 +433,8 @@ impl Prepared {
         self.options.filter.refine(data, &self.query, self.options.semantics, &mut cands, control);
         let filter_ms = self.plan.filter_ms + t.elapsed().as_secs_f64() * 1e3;
         self.plan = planner::default_plan(data, &self.query, self.options, cands, filter_ms);
-        (self.space, self.space_ms) = build_space(data, &self.plan, opts.max_memory, control)?;
-        (self.cost, self.gate) = estimate_work(&mut self.plan, self.space.as_ref(), self.options, f64::INFINITY);
+        (self.space, self.space_ms) = build_space(data, &self.plan, opts, control)?;
+        (self.cost, self.gate) = estimate_work(data, &mut self.plan, self.space.as_ref(), self.options, f64::INFINITY);
         self.deferred = None;
         Ok(())
     }
@@ -471,7 +491,7 @@ impl Prepared {
                     considered = c;
                     if best.vertices != vertices || best.tail != tail {
                         let t = Instant::now();
-                        let (built, best_space_ms) = build_space(data, &best, opts.max_memory, control)?;
+                        let (built, best_space_ms) = build_space(data, &best, opts, control)?;
                         let Some(best_space) = built else {
                             return Ok(stopped_early(
                                 start,
@@ -645,8 +665,8 @@ pub fn explain_query(
         let (mut probe, mut chosen_space) = (None, None);
         if let Some(default) = considered.first().filter(|c| c.vertices != plan.vertices || c.tail != plan.tail) {
             let default = rebuild(default);
-            let (a, a_ms) = build_space(data, &plan, opts.max_memory, &first)?;
-            let (b, b_ms) = build_space(data, &default, opts.max_memory, &first)?;
+            let (a, a_ms) = build_space(data, &plan, opts, &first)?;
+            let (b, b_ms) = build_space(data, &default, opts, &first)?;
             if let (Some(a), Some(b)) = (a, b) {
                 let p = probe_prefers(data, (&plan, &a), (&default, &b), engine, &first, PROBE_MIN);
                 chosen_space = Some(if p.switched { (a, a_ms) } else { (b, b_ms) });
@@ -670,7 +690,7 @@ pub fn explain_query(
             let (considered, probe) = if i == 0 { (considered.clone(), probe.clone()) } else { (Vec::new(), None) };
             let (space, space_ms) = match chosen_space.take() {
                 Some((space, ms)) => (Some(space), ms),
-                None => build_space(data, &plan, opts.max_memory, c)?,
+                None => build_space(data, &plan, opts, c)?,
             };
             let Some(space) = space else {
                 out.push(stopped_early(start, filter, plan, space_ms, 0.0, c, considered));
@@ -689,24 +709,24 @@ pub fn explain_query(
 /// Seed of the gate's sampling.
 const GATE_SEED: u64 = 0x9a7e_5eed;
 
-/// The candidate space of `plan` (None when `control` stopped its build) and its time, refused
-/// when it cannot fit the available memory or `max_memory`.
+/// The candidate space of `plan` (None when `control` stopped its build) and its time, made as
+/// `opts.space` says and refused when it cannot fit the available memory or `max_memory`.
 fn build_space(
     data: &Graph,
     plan: &Plan,
-    max_memory: Option<u64>,
+    opts: &MatchOptions,
     control: &Control,
 ) -> Result<(Option<CandidateSpace>, f64), Error> {
     let t = Instant::now();
     // A space under 64 MiB (and under the cap) is allocated without asking the system (a /proc
     // read costs more than small queries take).
-    let loose = CandidateSpace::estimate_bytes(data, plan, false);
-    if loose > (64 << 20u64).min(max_memory.unwrap_or(u64::MAX)) {
+    let loose = CandidateSpace::bound(data, plan, false);
+    if loose.bytes > (64 << 20u64).min(opts.max_memory.unwrap_or(u64::MAX)) {
         let free = crate::host::available_memory().map(|f| (f, "of memory is available"));
-        let cap = max_memory.map(|m| (m, "are allowed by --max-memory"));
+        let cap = opts.max_memory.map(|m| (m, "are allowed by --max-memory"));
         let budget = [free, cap].into_iter().flatten().min_by_key(|&(b, _)| b);
-        if let Some((budget, why)) = budget.filter(|&(b, _)| loose > b) {
-            let need = CandidateSpace::estimate_bytes(data, plan, true);
+        if let Some((budget, why)) = budget.filter(|&(b, _)| loose.bytes > b) {
+            let need = CandidateSpace::bound(data, plan, true).bytes;
             if need > budget {
                 return Err(Error::Limit(format!(
                     "the candidate space needs up to {} but only {} {why}; try a stronger filter (--filter gql or cs)",
@@ -716,7 +736,8 @@ fn build_space(
             }
         }
     }
-    let space = CandidateSpace::build(data, plan, control);
+    let build = opts.space.resolve(loose.scanned);
+    let space = CandidateSpace::build_with(data, plan, loose, build, control);
     Ok((space, t.elapsed().as_secs_f64() * 1e3))
 }
 
@@ -739,6 +760,7 @@ fn report(
         candidates: plan.candidate_count(),
         candidate_edges: space.edge_count(),
         space_bytes: space.memory_bytes(),
+        space: space.build_kind().map(SpaceBuild::name),
         nodes: out.nodes,
         tasks: out.tasks,
         ..Report::nothing(filter, out.stopped)

@@ -20,6 +20,8 @@ pub enum Stopped {
 #[derive(Debug)]
 pub struct Control {
     deadline: Option<Instant>,
+    /// A trial's budget, which its progress toward a limit may extend (up to `deadline`).
+    budget: Option<Budget>,
     interrupt: Arc<AtomicBool>,
     stop: AtomicBool,
     reason: AtomicU8,
@@ -27,11 +29,52 @@ pub struct Control {
     pub found: AtomicU64,
 }
 
+/// The end of a trial that heads for a limit: when it comes, the trial goes on (once) as long
+/// as the rate at which it has found embeddings says it will reach the limit, with a quarter
+/// to spare, before the control's deadline.
+#[derive(Debug)]
+struct Budget {
+    start: Instant,
+    /// Nanoseconds after `start`.
+    end: AtomicU64,
+    limit: u64,
+    /// Whether the budget was extended; held while a thread decides.
+    extended: Mutex<bool>,
+}
+
+impl Budget {
+    /// Whether the budget has run out at `now`, after extending it once where the progress
+    /// allows, up to `hard`.
+    fn spent(&self, now: Instant, found: u64, hard: Option<Instant>) -> bool {
+        let elapsed = now.duration_since(self.start);
+        let before = |end: &AtomicU64| elapsed.as_nanos() < end.load(Ordering::Acquire) as u128;
+        if before(&self.end) {
+            return false;
+        }
+        let mut extended = self.extended.lock().unwrap_or_else(|e| e.into_inner());
+        // Another thread may have extended it meanwhile.
+        if before(&self.end) {
+            return false;
+        }
+        if 2 * found < self.limit || *extended {
+            return true;
+        }
+        *extended = true;
+        let projected = elapsed.mul_f64(1.25 * self.limit as f64 / found as f64);
+        if hard.is_some_and(|h| self.start + projected > h) {
+            return true;
+        }
+        self.end.store(projected.as_nanos().min(u64::MAX as u128) as u64, Ordering::Release);
+        false
+    }
+}
+
 impl Control {
     /// `interrupt` is set from outside (Ctrl-C) to stop every query.
     pub fn new(deadline: Option<Instant>, interrupt: Arc<AtomicBool>) -> Control {
         Control {
             deadline,
+            budget: None,
             interrupt,
             stop: AtomicBool::new(false),
             reason: AtomicU8::new(0),
@@ -49,6 +92,20 @@ impl Control {
     pub fn trial(&self, budget: std::time::Duration) -> Control {
         let end = Instant::now() + budget;
         Control::new(Some(self.deadline.map_or(end, |d| d.min(end))), self.interrupt.clone())
+    }
+
+    /// A trial of `budget` that heads for `limit` embeddings: when the budget runs out, it
+    /// goes on if the embeddings found so far project reaching the limit within `reach` of
+    /// its start (and within this control's deadline). Without a limit, [`Control::trial`].
+    pub fn trial_toward(&self, budget: std::time::Duration, limit: Option<u64>, reach: std::time::Duration) -> Control {
+        let Some(limit) = limit else {
+            return self.trial(budget);
+        };
+        let start = Instant::now();
+        let mut c = self.trial(reach.max(budget));
+        let end = budget.as_nanos().min(u64::MAX as u128) as u64;
+        c.budget = Some(Budget { start, end: AtomicU64::new(end), limit, extended: Mutex::new(false) });
+        c
     }
 
     /// Records the first reason and raises the flag.
@@ -71,11 +128,16 @@ impl Control {
             self.stop(Stopped::Interrupted);
             return true;
         }
-        if self.deadline.is_some_and(|d| Instant::now() >= d) {
-            self.stop(Stopped::Timeout);
-            return true;
+        if self.deadline.is_none() {
+            return false;
         }
-        false
+        let now = Instant::now();
+        let over = self.deadline.is_some_and(|d| now >= d)
+            || self.budget.as_ref().is_some_and(|b| b.spent(now, self.found.load(Ordering::Relaxed), self.deadline));
+        if over {
+            self.stop(Stopped::Timeout);
+        }
+        over
     }
 
     pub fn stopped(&self) -> Option<Stopped> {
@@ -470,6 +532,40 @@ pub fn read_binary(mut data: &[u8]) -> Result<Vec<BinarySection>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_trial_heading_for_its_limit_goes_on_once() {
+        use std::time::Duration;
+        let parent = Control::unlimited();
+        let ms = Duration::from_millis;
+        // Most of the limit found: extended (the projection always lies ahead), then stopped
+        // when the extension runs out.
+        let t = parent.trial_toward(ms(20), Some(100), Duration::from_secs(3600));
+        t.found.store(80, Ordering::Relaxed);
+        std::thread::sleep(ms(25));
+        assert!(!t.should_stop());
+        let start = Instant::now();
+        while !t.should_stop() {
+            assert!(start.elapsed() < Duration::from_secs(60), "the extension never ended");
+            std::thread::sleep(ms(2));
+        }
+        assert_eq!(t.stopped(), Some(Stopped::Timeout));
+        // Less than half the limit found: stopped at the budget.
+        let t = parent.trial_toward(ms(20), Some(100), Duration::from_secs(3600));
+        t.found.store(40, Ordering::Relaxed);
+        std::thread::sleep(ms(25));
+        assert!(t.should_stop());
+        // A projection past the reach: stopped at the budget.
+        let t = parent.trial_toward(ms(20), Some(100), ms(40));
+        t.found.store(60, Ordering::Relaxed);
+        std::thread::sleep(ms(22));
+        assert!(t.should_stop());
+        // Without a limit, a plain trial.
+        let t = parent.trial_toward(ms(20), None, Duration::from_secs(3600));
+        t.found.store(1000, Ordering::Relaxed);
+        std::thread::sleep(ms(25));
+        assert!(t.should_stop());
+    }
 
     #[test]
     fn binary_sections_read_back() {

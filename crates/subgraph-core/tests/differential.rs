@@ -1,17 +1,19 @@
 //! Differential tests: every filter, order, failing-set mode and semantics of the CPU engine,
 //! with and without symmetry breaking and counted tails, against the brute-force oracle on
 //! random small graphs, directed and undirected, with and without edge labels, 1 to 7 query
-//! vertices, on 1 and 4 threads; written embeddings and limits included.
+//! vertices, on 1 and 4 threads, candidate spaces made eagerly and lazily; written embeddings
+//! and limits included.
 
 use proptest::prelude::*;
 use std::sync::{Arc, Mutex};
 use subgraph_core::cpu::FailingSets;
+use subgraph_core::cpu::{enumerate, EngineOptions};
 use subgraph_core::filter::Filter;
 use subgraph_core::order::Order;
 use subgraph_core::pipeline::{run_query, MatchOptions};
 use subgraph_core::plan::{Plan, PlanOptions, Symmetry, Tail};
 use subgraph_core::sink::{Control, Output, OutputFormat};
-use subgraph_core::space::CandidateSpace;
+use subgraph_core::space::{CandidateSpace, SpaceBuild};
 use subgraph_core::{oracle, Graph, GraphBuilder, Query, Semantics};
 
 #[derive(Debug, Clone)]
@@ -131,11 +133,13 @@ proptest! {
             };
             for filter in [Filter::Ldf, Filter::Nlf, Filter::Gql, Filter::Cs, Filter::Auto] {
                 for order in Order::ALL {
-                    for fs in [FailingSets::On, FailingSets::Off] {
-                        let opts = MatchOptions { semantics, filter, order: Some(order), failing_sets: fs, ..MatchOptions::default() };
+                    // Both ways of making the candidate space, one with each failing-set mode.
+                    for (fs, space) in [(FailingSets::On, SpaceBuild::Lazy), (FailingSets::Off, SpaceBuild::Eager)] {
+                        let opts = MatchOptions { semantics, filter, order: Some(order), failing_sets: fs, space, ..MatchOptions::default() };
                         for p in [&one, &four] {
                             let r = run(p, &opts);
-                            prop_assert_eq!(r.embeddings, expect, "{:?} {:?} {:?} {:?}", semantics, filter, order, fs);
+                            prop_assert_eq!(r.embeddings, expect, "{:?} {:?} {:?} {:?} {:?}", semantics, filter, order, fs, space);
+                            prop_assert_eq!(r.space, Some(space.name()));
                             prop_assert!(r.complete);
                         }
                     }
@@ -146,7 +150,7 @@ proptest! {
             for symmetry in [Symmetry::On, Symmetry::Off] {
                 for tail in [Tail::On, Tail::Off, Tail::Auto] {
                     for order in [None, Some(Order::Ri), Some(Order::Card)] {
-                        let opts = MatchOptions { semantics, symmetry, tail, order, failing_sets: FailingSets::On, ..MatchOptions::default() };
+                        let opts = MatchOptions { semantics, symmetry, tail, order, failing_sets: FailingSets::On, space: SpaceBuild::Lazy, ..MatchOptions::default() };
                         for p in [&one, &four] {
                             let r = run(p, &opts);
                             prop_assert_eq!(r.embeddings, expect, "{:?} {:?} {:?} {:?}", semantics, symmetry, tail, order);
@@ -159,16 +163,16 @@ proptest! {
             }
             // The written embeddings are exactly the oracle's, with and without symmetry
             // breaking (each representative expanded by the automorphisms).
-            for symmetry in [Symmetry::On, Symmetry::Off] {
-                let opts = MatchOptions { semantics, symmetry, failing_sets: FailingSets::On, ..MatchOptions::default() };
+            for (symmetry, space) in [(Symmetry::On, SpaceBuild::Lazy), (Symmetry::Off, SpaceBuild::Eager)] {
+                let opts = MatchOptions { semantics, symmetry, failing_sets: FailingSets::On, space, ..MatchOptions::default() };
                 let rows = four.install(|| written(&c.data, &c.query, &opts));
                 prop_assert_eq!(rows, oracle::all(&c.data, &q, semantics));
             }
             // A limit returns exactly min(limit, total), marked incomplete when reached; written
             // rows stop at the limit too.
             let limit = 1 + expect as u64 / 2;
-            for symmetry in [Symmetry::On, Symmetry::Off] {
-                let opts = MatchOptions { semantics, symmetry, limit: Some(limit), ..MatchOptions::default() };
+            for (symmetry, space) in [(Symmetry::On, SpaceBuild::Lazy), (Symmetry::Off, SpaceBuild::Eager)] {
+                let opts = MatchOptions { semantics, symmetry, limit: Some(limit), space, ..MatchOptions::default() };
                 let r = run(&four, &opts);
                 prop_assert_eq!(r.embeddings, expect.min(limit as u128));
                 prop_assert_eq!(r.complete, (limit as u128) > expect);
@@ -182,16 +186,29 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 100, ..ProptestConfig::default() })]
 
-    /// The memory check's estimates bound what the candidate space really takes.
+    /// The memory check's bounds hold for what the candidate space really takes and holds,
+    /// eager or (after a complete run has read every list it needs) lazy.
     #[test]
-    fn space_estimates_are_upper_bounds(c in case()) {
+    fn space_bounds_hold(c in case()) {
         let Ok(q) = Query::new(c.query.clone(), &c.data, Semantics::Embed) else { return Ok(()) };
         for filter in [Filter::Ldf, Filter::Gql] {
             let plan = Plan::new(&c.data, &q, PlanOptions { filter, ..PlanOptions::default() }, &Control::unlimited());
-            let space = CandidateSpace::build(&c.data, &plan, &Control::unlimited()).unwrap();
-            let exact = CandidateSpace::estimate_bytes(&c.data, &plan, true);
-            prop_assert!(space.memory_bytes() <= exact);
-            prop_assert!(exact <= CandidateSpace::estimate_bytes(&c.data, &plan, false));
+            let exact = CandidateSpace::bound(&c.data, &plan, true);
+            let loose = CandidateSpace::bound(&c.data, &plan, false);
+            prop_assert!(exact.bytes <= loose.bytes);
+            let eager = CandidateSpace::build(&c.data, &plan, SpaceBuild::Eager, &Control::unlimited()).unwrap();
+            let lazy = CandidateSpace::build(&c.data, &plan, SpaceBuild::Lazy, &Control::unlimited()).unwrap();
+            prop_assert_eq!(lazy.edge_count(), 0);
+            let a = enumerate(&c.data, &plan, &eager, EngineOptions::default(), &Control::unlimited(), None);
+            let b = enumerate(&c.data, &plan, &lazy, EngineOptions::default(), &Control::unlimited(), None);
+            prop_assert_eq!(a.embeddings, b.embeddings);
+            prop_assert!(lazy.edge_count() <= eager.edge_count());
+            for space in [&eager, &lazy] {
+                prop_assert!(space.memory_bytes() <= exact.bytes);
+            }
+            for (e, l) in eager.longest_lists().iter().flatten().zip(loose.longest.iter().flatten()) {
+                prop_assert!(e <= l);
+            }
         }
     }
 }
@@ -220,9 +237,11 @@ fn many_threads_split_deep_levels() {
         let q = Query::new(query.clone(), &data, semantics).unwrap();
         let expect = oracle::count(&data, &q, semantics);
         assert!(expect > 10_000, "{expect}");
-        let opts = MatchOptions { semantics, ..MatchOptions::default() };
-        let r = pool(4).install(|| run_query(&data, query.clone(), &opts, &Control::unlimited(), None)).unwrap();
-        assert_eq!(r.embeddings, expect, "{semantics:?}");
-        assert!(r.tasks > 1, "work was split");
+        for space in [SpaceBuild::Eager, SpaceBuild::Lazy] {
+            let opts = MatchOptions { semantics, space, ..MatchOptions::default() };
+            let r = pool(4).install(|| run_query(&data, query.clone(), &opts, &Control::unlimited(), None)).unwrap();
+            assert_eq!(r.embeddings, expect, "{semantics:?} {space:?}");
+            assert!(r.tasks > 1, "work was split");
+        }
     }
 }

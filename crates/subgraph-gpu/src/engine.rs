@@ -430,6 +430,7 @@ impl Planned {
             estimated_embeddings: None,
             estimated_cost: None,
             spasm_terms: 0,
+            space: None,
         }
         .with_plan(plan);
         GpuReport {

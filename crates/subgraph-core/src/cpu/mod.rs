@@ -14,7 +14,7 @@ use crate::intersect::intersect_in_place;
 use crate::plan::Plan;
 use crate::query::Semantics;
 use crate::sink::{Control, Output, Stopped, OUTPUT_BATCH};
-use crate::space::CandidateSpace;
+use crate::space::{CandidateSpace, Lists};
 use failing::Fs;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -166,7 +166,7 @@ fn run<const W: usize>(
     let shared = Shared {
         data,
         plan,
-        space,
+        lists: space.lists(data, plan),
         n,
         anc,
         tail_groups: tail::groups(data, plan),
@@ -212,7 +212,7 @@ fn run<const W: usize>(
 struct Shared<'a, const W: usize> {
     data: &'a Graph,
     plan: &'a Plan,
-    space: &'a CandidateSpace,
+    lists: Lists<'a>,
     n: usize,
     /// Per position: itself and its ancestors along the links (DP-iso's anc(u)).
     anc: Vec<Fs<W>>,
@@ -291,6 +291,8 @@ struct Worker<'a, 's, const W: usize> {
     slots: Vec<Slot<'a>>,
     bufs: Vec<Vec<u32>>,
     scratch: Vec<u32>,
+    /// The lists of the links being intersected.
+    found: Vec<&'a [u32]>,
     tail: tail::TailBuffers,
     root: usize,
     count: u128,
@@ -316,6 +318,7 @@ where
         ],
         bufs: vec![Vec::new(); n],
         scratch: Vec::new(),
+        found: Vec::new(),
         tail: tail::TailBuffers::default(),
         root: task.depth,
         count: 0,
@@ -365,7 +368,7 @@ where
     fn setup(&mut self, d: usize) {
         let sh = self.sh;
         let back = &sh.plan.backward[d];
-        let links = &sh.space.links[d];
+        let lists = sh.lists;
         // Candidates are sorted by id, so f(v) > f(b) for the bounds b keeps indices from `cut`.
         let cut = match sh.plan.greater_than[d].iter().map(|&p| self.slots[p].vid).max() {
             Some(floor) => sh.plan.candidates[d].partition_point(|&v| v <= floor) as u32,
@@ -378,23 +381,27 @@ where
                 Level { src: Src::Range(cut), cursor: 0, end: len.saturating_sub(cut) as usize, donated: false }
             }
             1 => {
-                let s = above(links[0].of(self.slots[back[0].from].idx));
+                let s = above(lists.of(d, 0, self.slots[back[0].from].idx));
                 Level { src: Src::Slice(s), cursor: 0, end: s.len(), donated: false }
             }
             k => {
-                // Start from the shortest list: it bounds every later intersection.
-                let slots = &self.slots;
-                let list = |j: usize| links[j].of(slots[back[j].from].idx);
-                let shortest = (0..k).min_by_key(|&j| list(j).len()).expect("k > 1");
+                // Each list is looked up once; the shortest bounds every later intersection.
+                let mut found = std::mem::take(&mut self.found);
+                found.clear();
+                found.extend(back.iter().enumerate().map(|(j, l)| lists.of(d, j, self.slots[l.from].idx)));
+                let shortest = (0..k).min_by_key(|&j| found[j].len()).expect("k > 1");
                 let buf = &mut self.bufs[d];
                 buf.clear();
-                buf.extend_from_slice(above(list(shortest)));
-                for j in (0..k).filter(|&j| j != shortest) {
+                buf.extend_from_slice(above(found[shortest]));
+                for (j, list) in found.iter().enumerate() {
                     if buf.is_empty() {
                         break;
                     }
-                    intersect_in_place(buf, list(j), &mut self.scratch);
+                    if j != shortest {
+                        intersect_in_place(buf, list, &mut self.scratch);
+                    }
                 }
+                self.found = found;
                 Level { src: Src::Buf, cursor: 0, end: buf.len(), donated: false }
             }
         };
