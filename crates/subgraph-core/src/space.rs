@@ -2,10 +2,10 @@
 //! sorted indices of the candidates of position i adjacent to it (CFL's CPI, DP-iso's candidate
 //! space, Sun & Luo §4.3). The CPU engine intersects these lists instead of the data graph.
 //!
-//! The lists are made in blocks of [`BLOCK`] consecutive candidates, either all at once before
-//! the search (eager, in parallel) or each block the first time the search reads one of its
-//! lists (lazy). A lazy space costs nothing for the candidates a query never reaches: under a
-//! limit, or in a trial that is cut short, most of them.
+//! The lists are made either all before the search (eager: in parallel, one array per link) or
+//! by blocks of [`BLOCK`] consecutive candidates, each the first time the search reads one of
+//! its lists (lazy). A lazy space costs nothing for the candidates a query never reaches: under
+//! a limit, or in a trial that is cut short, most of them.
 
 use crate::graph::Graph;
 use crate::plan::Plan;
@@ -60,10 +60,10 @@ pub const NS_PER_SCAN: f64 = 5.5;
 /// Candidates per parallel piece of an eager build.
 const CHUNK: usize = 1024;
 
-/// log2 of the candidates whose lists are made together.
+/// log2 of [`BLOCK`].
 const BLOCK_BITS: u32 = 6;
-/// Candidates whose lists are made together.
-pub const BLOCK: usize = 1 << BLOCK_BITS;
+/// Candidates whose lists a lazy space makes together.
+const BLOCK: usize = 1 << BLOCK_BITS;
 
 /// The candidates of one position as a bitmap over the data vertices with a running count per
 /// word: a vertex's candidate index in one cache line.
