@@ -371,10 +371,8 @@ impl Prepared {
                 let t = Instant::now();
                 // A lazy space makes its lists during the trial: it gets the time an eager
                 // build would have taken before it, too.
-                let lazy_ms = match self.space.as_ref().and_then(CandidateSpace::build_kind) {
-                    Some(SpaceBuild::Lazy) => self.space.as_ref().map_or(0.0, |s| s.eager_ms(threads)),
-                    _ => 0.0,
-                };
+                let lazy = self.space.as_ref().filter(|s| s.build_kind() == Some(SpaceBuild::Lazy));
+                let lazy_ms = lazy.map_or(0.0, |s| s.eager_ms(threads));
                 let budget = Duration::from_secs_f64((refine_ms + lazy_ms) * 1e-3).max(TRIAL);
                 match self.try_unrefined(data, opts, control, budget) {
                     Ok(done) => return Ok(done),
