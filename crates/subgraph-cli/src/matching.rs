@@ -203,8 +203,8 @@ pub struct PartsArgs {
     spasm: String,
     /// When the CPU's candidate space is made: eager (every list before the search), lazy
     /// (each block of lists when the search first reads it: nothing for candidates a limited
-    /// or stopped search never reaches), or auto (eager for spaces that scan fewer than 2^17
-    /// neighbours, else lazy).
+    /// or stopped search never reaches), or auto (lazy under --limit and for --filter auto's
+    /// trial when the space scans 2^17 neighbours or more, else eager).
     #[arg(long, default_value = "auto", value_parser = ["auto", "eager", "lazy"])]
     space: String,
 }

@@ -286,7 +286,8 @@ pub fn prepare(
     }
     let filter_ms = t.elapsed().as_secs_f64() * 1e3;
     let mut plan = planner::default_plan(data, &q, popts, cands, filter_ms);
-    let (space, space_ms) = build_space(data, &plan, opts, control)?;
+    // The NLF space of a deferred refinement serves a trial that may stop early.
+    let (space, space_ms) = build_space(data, &plan, opts, deferred.is_some(), control)?;
     // A deferred refinement needs the sample: it decides whether the trial is worth running.
     let price_from = if deferred.is_some() { 0.0 } else { price_from };
     let (cost, gate) = estimate_work(data, &mut plan, space.as_ref(), popts, price_from);
@@ -431,7 +432,7 @@ impl Prepared {
         self.options.filter.refine(data, &self.query, self.options.semantics, &mut cands, control);
         let filter_ms = self.plan.filter_ms + t.elapsed().as_secs_f64() * 1e3;
         self.plan = planner::default_plan(data, &self.query, self.options, cands, filter_ms);
-        (self.space, self.space_ms) = build_space(data, &self.plan, opts, control)?;
+        (self.space, self.space_ms) = build_space(data, &self.plan, opts, false, control)?;
         (self.cost, self.gate) = estimate_work(data, &mut self.plan, self.space.as_ref(), self.options, f64::INFINITY);
         self.deferred = None;
         Ok(())
@@ -489,7 +490,7 @@ impl Prepared {
                     considered = c;
                     if best.vertices != vertices || best.tail != tail {
                         let t = Instant::now();
-                        let (built, best_space_ms) = build_space(data, &best, opts, control)?;
+                        let (built, best_space_ms) = build_space(data, &best, opts, false, control)?;
                         let Some(best_space) = built else {
                             return Ok(stopped_early(
                                 start,
@@ -663,8 +664,8 @@ pub fn explain_query(
         let (mut probe, mut chosen_space) = (None, None);
         if let Some(default) = considered.first().filter(|c| c.vertices != plan.vertices || c.tail != plan.tail) {
             let default = rebuild(default);
-            let (a, a_ms) = build_space(data, &plan, opts, &first)?;
-            let (b, b_ms) = build_space(data, &default, opts, &first)?;
+            let (a, a_ms) = build_space(data, &plan, opts, false, &first)?;
+            let (b, b_ms) = build_space(data, &default, opts, false, &first)?;
             if let (Some(a), Some(b)) = (a, b) {
                 let p = probe_prefers(data, (&plan, &a), (&default, &b), engine, &first, PROBE_MIN);
                 chosen_space = Some(if p.switched { (a, a_ms) } else { (b, b_ms) });
@@ -688,7 +689,7 @@ pub fn explain_query(
             let (considered, probe) = if i == 0 { (considered.clone(), probe.clone()) } else { (Vec::new(), None) };
             let (space, space_ms) = match chosen_space.take() {
                 Some((space, ms)) => (Some(space), ms),
-                None => build_space(data, &plan, opts, c)?,
+                None => build_space(data, &plan, opts, false, c)?,
             };
             let Some(space) = space else {
                 out.push(stopped_early(start, filter, plan, space_ms, 0.0, c, considered));
@@ -708,11 +709,13 @@ pub fn explain_query(
 const GATE_SEED: u64 = 0x9a7e_5eed;
 
 /// The candidate space of `plan` (None when `control` stopped its build) and its time, made as
-/// `opts.space` says and refused when it cannot fit the available memory or `max_memory`.
+/// `opts.space` says (`auto`: lazy for a trial, which may stop early, or under a limit) and
+/// refused when it cannot fit the available memory or `max_memory`.
 fn build_space(
     data: &Graph,
     plan: &Plan,
     opts: &MatchOptions,
+    trial: bool,
     control: &Control,
 ) -> Result<(Option<CandidateSpace>, f64), Error> {
     let t = Instant::now();
@@ -734,7 +737,7 @@ fn build_space(
             }
         }
     }
-    let build = opts.space.resolve(loose.scanned);
+    let build = opts.space.resolve(loose.scanned, trial || opts.limit.is_some());
     let space = CandidateSpace::build_with(data, plan, loose, build, control);
     Ok((space, t.elapsed().as_secs_f64() * 1e3))
 }

@@ -20,7 +20,8 @@ pub enum SpaceBuild {
     Eager,
     /// A block when the search first reads it.
     Lazy,
-    /// Eager for small spaces, lazy for the others (see [`SpaceBuild::resolve`]).
+    /// Lazy for large spaces whose search may stop early, else eager (see
+    /// [`SpaceBuild::resolve`]).
     Auto,
 }
 
@@ -42,10 +43,13 @@ impl SpaceBuild {
         [SpaceBuild::Eager, SpaceBuild::Lazy, SpaceBuild::Auto].into_iter().find(|b| b.name() == name)
     }
 
-    /// Eager or lazy for a space whose loose bound scans `scanned` neighbours.
-    pub fn resolve(self, scanned: u64) -> SpaceBuild {
+    /// Eager or lazy for a space whose loose bound scans `scanned` neighbours, for a search
+    /// that `may_stop` before reading all of it (a limit, a trial). A search that reads it all
+    /// is faster over an eager space: wordnet's enumeration-bound set (bench/queries/heavy,
+    /// complete counts) took 5 % longer in sum over lazy ones.
+    pub fn resolve(self, scanned: u64, may_stop: bool) -> SpaceBuild {
         match self {
-            SpaceBuild::Auto if scanned >= EAGER_BELOW => SpaceBuild::Lazy,
+            SpaceBuild::Auto if may_stop && scanned >= EAGER_BELOW => SpaceBuild::Lazy,
             SpaceBuild::Auto => SpaceBuild::Eager,
             b => b,
         }
@@ -117,7 +121,7 @@ enum Edges {
 #[derive(Default)]
 pub struct CandidateSpace {
     links: Vec<Vec<Edges>>,
-    /// Per position, its candidates as [`Members`] once a list into it is made.
+    /// Per position, its candidates as [`Members`] once a lazy list into it is made.
     members: Vec<OnceLock<Members>>,
     /// Per link, the longest list: exact when eager, else a bound from the sources' degrees.
     longest: Vec<Vec<u64>>,
@@ -174,11 +178,11 @@ impl CandidateSpace {
         b
     }
 
-    /// The space of `plan`, made as `build` says (`auto` resolved by the loose bound); None
-    /// when `control` has stopped or stops an eager build.
+    /// The space of `plan`, made as `build` says (`auto` resolved by the loose bound, as for a
+    /// search that may stop); None when `control` has stopped or stops an eager build.
     pub fn build(data: &Graph, plan: &Plan, build: SpaceBuild, control: &Control) -> Option<Self> {
         let bound = CandidateSpace::bound(data, plan, false);
-        let build = build.resolve(bound.scanned);
+        let build = build.resolve(bound.scanned, true);
         CandidateSpace::build_with(data, plan, bound, build, control)
     }
 
@@ -218,26 +222,32 @@ impl CandidateSpace {
                 .collect();
             return Some(space);
         }
+        // index_of[v] = 1 + the index of v among the current position's candidates, 0 if absent:
+        // one array reused position by position, read directly (the lazy space's bitmaps are
+        // smaller but count bits at every lookup: wordnet's eager builds took 27 % longer).
+        let mut index_of = vec![0u32; data.num_vertices()];
         for (i, back) in plan.backward.iter().enumerate() {
-            let lists = space.lists(data, plan);
-            let made: Vec<Edges> = (0..back.len())
-                .map(|j| {
-                    let chunks: Vec<(Vec<u64>, Vec<u32>)> = plan.candidates[back[j].from]
+            plan.candidates[i].iter().enumerate().for_each(|(k, &v)| index_of[v as usize] = k as u32 + 1);
+            let idx = &index_of;
+            let made: Vec<Edges> = back
+                .iter()
+                .map(|link| {
+                    let chunks: Vec<(Vec<u64>, Vec<u32>)> = plan.candidates[link.from]
                         .par_chunks(CHUNK)
                         .map(|chunk| {
                             let (mut counts, mut out) = (Vec::with_capacity(chunk.len()), Vec::new());
                             if !control.should_stop() {
-                                let (link, targets) = (back[j], lists.members(i));
                                 for &v in chunk {
                                     let before = out.len();
-                                    Lists::extend(targets, data.neighbors_by_pair(v, link.dir, link.pair), &mut out);
+                                    let nbrs = data.neighbors_by_pair(v, link.dir, link.pair);
+                                    out.extend(nbrs.iter().filter_map(|&w| idx[w as usize].checked_sub(1)));
                                     counts.push((out.len() - before) as u64);
                                 }
                             }
                             (counts, out)
                         })
                         .collect();
-                    let mut offsets = Vec::with_capacity(plan.candidates[back[j].from].len() + 1);
+                    let mut offsets = Vec::with_capacity(plan.candidates[link.from].len() + 1);
                     offsets.push(0u64);
                     let mut targets = Vec::with_capacity(chunks.iter().map(|c| c.1.len()).sum());
                     for (counts, out) in chunks {
@@ -249,6 +259,7 @@ impl CandidateSpace {
                     Edges::Made { offsets, targets }
                 })
                 .collect();
+            plan.candidates[i].iter().for_each(|&v| index_of[v as usize] = 0);
             if control.should_stop() {
                 return None;
             }
@@ -350,17 +361,6 @@ impl<'a> Lists<'a> {
         }
     }
 
-    /// Appends the candidates among `nbrs` (a source candidate's neighbours over a link), as
-    /// indices into `targets`.
-    #[inline]
-    fn extend(targets: &Members, nbrs: &[u32], out: &mut Vec<u32>) {
-        out.extend(nbrs.iter().filter_map(|&w| targets.index(w)));
-    }
-
-    fn members(&self, pos: usize) -> &'a Members {
-        self.space.members[pos].get_or_init(|| Members::new(self.data.num_vertices(), &self.plan.candidates[pos]))
-    }
-
     /// Makes block `b` of link `j` of `pos`.
     #[cold]
     fn make(&self, pos: usize, j: usize, b: usize) -> Vec<u32> {
@@ -374,12 +374,13 @@ impl<'a> Lists<'a> {
         for (g, &v) in groups.iter_mut().zip(sources) {
             *g = self.data.neighbors_by_pair(v, link.dir, link.pair);
         }
-        let targets = self.members(pos);
+        let targets =
+            self.space.members[pos].get_or_init(|| Members::new(self.data.num_vertices(), &self.plan.candidates[pos]));
         let mut out = Vec::with_capacity(m + 1 + groups.iter().map(|g| g.len()).sum::<usize>());
         out.resize(m + 1, 0u32);
         out[0] = (m + 1) as u32;
         for (k, nbrs) in groups[..m].iter().enumerate() {
-            Lists::extend(targets, nbrs, &mut out);
+            out.extend(nbrs.iter().filter_map(|&w| targets.index(w)));
             out[k + 1] = out.len() as u32;
         }
         if out.capacity() > 2 * out.len() {
@@ -412,10 +413,11 @@ mod tests {
     }
 
     #[test]
-    fn auto_is_lazy_for_large_spaces() {
-        assert_eq!(SpaceBuild::Auto.resolve(10), SpaceBuild::Eager);
-        assert_eq!(SpaceBuild::Auto.resolve(EAGER_BELOW), SpaceBuild::Lazy);
-        assert_eq!(SpaceBuild::Eager.resolve(EAGER_BELOW), SpaceBuild::Eager);
-        assert_eq!(SpaceBuild::Lazy.resolve(10), SpaceBuild::Lazy);
+    fn auto_is_lazy_for_large_spaces_whose_search_may_stop() {
+        assert_eq!(SpaceBuild::Auto.resolve(10, true), SpaceBuild::Eager);
+        assert_eq!(SpaceBuild::Auto.resolve(EAGER_BELOW, true), SpaceBuild::Lazy);
+        assert_eq!(SpaceBuild::Auto.resolve(EAGER_BELOW, false), SpaceBuild::Eager);
+        assert_eq!(SpaceBuild::Eager.resolve(EAGER_BELOW, true), SpaceBuild::Eager);
+        assert_eq!(SpaceBuild::Lazy.resolve(10, false), SpaceBuild::Lazy);
     }
 }
