@@ -226,10 +226,12 @@ impl CandidateSpace {
         // one array reused position by position, read directly (the lazy space's bitmaps are
         // smaller but count bits at every lookup: wordnet's eager builds took 27 % longer).
         let mut index_of = vec![0u32; data.num_vertices()];
+        // The exact longest lists replace the bound's, found while the offsets are written.
+        space.longest.clear();
         for (i, back) in plan.backward.iter().enumerate() {
             plan.candidates[i].iter().enumerate().for_each(|(k, &v)| index_of[v as usize] = k as u32 + 1);
             let idx = &index_of;
-            let made: Vec<Edges> = back
+            let (made, longest): (Vec<Edges>, Vec<u64>) = back
                 .iter()
                 .map(|link| {
                     let chunks: Vec<(Vec<u64>, Vec<u32>)> = plan.candidates[link.from]
@@ -250,34 +252,24 @@ impl CandidateSpace {
                     let mut offsets = Vec::with_capacity(plan.candidates[link.from].len() + 1);
                     offsets.push(0u64);
                     let mut targets = Vec::with_capacity(chunks.iter().map(|c| c.1.len()).sum());
+                    let mut longest = 0;
                     for (counts, out) in chunks {
                         for c in counts {
                             offsets.push(offsets.last().expect("non-empty") + c);
+                            longest = longest.max(c);
                         }
                         targets.extend_from_slice(&out);
                     }
-                    Edges::Made { offsets, targets }
+                    (Edges::Made { offsets, targets }, longest)
                 })
-                .collect();
+                .unzip();
             plan.candidates[i].iter().for_each(|&v| index_of[v as usize] = 0);
             if control.should_stop() {
                 return None;
             }
             space.links.push(made);
+            space.longest.push(longest);
         }
-        space.longest = space
-            .links
-            .iter()
-            .map(|edges| {
-                edges
-                    .iter()
-                    .map(|e| match e {
-                        Edges::Made { offsets, .. } => offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0),
-                        Edges::Blocks(_) => unreachable!("an eager space has no blocks"),
-                    })
-                    .collect()
-            })
-            .collect();
         Some(space)
     }
 
