@@ -7,7 +7,8 @@
 #       refined` (the device filters), `--gpu-filter host` and `--device cpu` (all cores),
 #       counting every embedding (or SETS_LIMIT), SETS_TIMEOUT seconds per query (SETS_DEVICES picks
 #       among gpu, gpu-host, gpu-default (the GPU with its default filter), gpu-gpsm (GpSM's
-#       strategy), gpu-aux (FSIG's A), gpu-pcsr (PCSR only), cpu and auto, the per-query choice; SETS_CLASSES=all takes every
+#       strategy), gpu-fsig (FSIG's strategy), gpu-fsig-paper and gpu-gsi-paper (as
+#       fsig-paper and gsi-paper of `heavy`), gpu-aux (FSIG's A), gpu-pcsr (PCSR only), cpu and auto, the per-query choice; SETS_CLASSES=all takes every
 #       class of each set); JSON reports in
 #       $OUT/sets-*.jsonl.
 #   bench/gpu-bench.sh g3      there: generates G3 (../shared/bench/bigraph_gen.py, carried as
@@ -22,12 +23,17 @@
 #       (--gpu-dfs off), gpu2 (--gpus 2: two GPUs), gpu-old (what ran before the planner: --order gsi --symmetry off
 #       --tail off --gpu-dfs off), cpu (all cores), gpu-enum and cpu-enum (--spasm off: every
 #       count enumerated), gpsm (--gpu-strategy gpsm: GpSM's filter and edge join), gpsm-r0
-#       (GpSM without its refinement rounds), gpu-aux
+#       (GpSM without its refinement rounds), fsig (--gpu-strategy fsig: FSIG's pipeline),
+#       fsig-nopark (without its host spill), fsig-paper (FSIG without symmetry breaking),
+#       gsi-paper (GSI as its paper has it: signature filter, PCSR, GSI's order, breadth first,
+#       no symmetry breaking, no spasm, no spill), gpu-aux
 #       (--gpu-structure aux: FSIG's A), gpu-pcsr (--gpu-structure pcsr), auto (--device auto: the cheaper by the planner's estimate, per
-#       query); $OUT/heavy-<variant>.jsonl.
+#       query); $OUT/heavy-<variant>.jsonl. HEAVY_FLAGS adds flags to every run (e.g.
+#       --gpu-memory 8G), here and in g3-variants.
 #   bench/gpu-bench.sh heavy-set there: the enumeration-bound set (bench/queries/heavy: yeast,
 #       hprd, wordnet, rmat16k) counted in full in each of HEAVY_VARIANTS (default: gpu gpu-nosym
 #       cpu) within HEAVY_TIMEOUT s per query; $OUT/hv-<graph>-<variant>.jsonl.
+#   bench/gpu-bench.sh g1-graph, g3-graph there: only generate G1 or G3 (as above) in /tmp.
 #   bench/gpu-bench.sh g3-variants there: G3's 16 queries (generated as for g3) counted in
 #       each of HEAVY_VARIANTS within HEAVY_TIMEOUT s per query; $OUT/g3h-<variant>.jsonl.
 #   bench/gpu-bench.sh large   there: generates an R-MAT graph (LARGE_VERTICES vertices,
@@ -71,6 +77,9 @@ gpu_filter() {
     gpu-host) echo --gpu-filter host ;;
     gpu2) echo --gpu-filter refined --gpus 2 ;;
     gpu-gpsm) echo --gpu-strategy gpsm ;;
+    gpu-fsig) echo --gpu-strategy fsig ;;
+    gpu-fsig-paper) echo --gpu-strategy fsig --symmetry off ;;
+    gpu-gsi-paper) echo --gpu-filter signature --gpu-structure pcsr --order gsi --symmetry off --gpu-dfs off --spasm off --gpu-park off ;;
     gpu-aux) echo --gpu-structure aux ;;
     gpu-pcsr) echo --gpu-structure pcsr ;;
     esac
@@ -124,6 +133,10 @@ variant_flags() {
     gpu-enum) echo --device gpu --spasm off ;;
     gpsm) echo --device gpu --gpu-strategy gpsm ;;
     gpsm-r0) echo --device gpu --gpu-strategy gpsm --gpsm-rounds 0 ;;
+    fsig) echo --device gpu --gpu-strategy fsig ;;
+    fsig-nopark) echo --device gpu --gpu-strategy fsig --gpu-park off ;;
+    fsig-paper) echo --device gpu --gpu-strategy fsig --symmetry off ;;
+    gsi-paper) echo --device gpu --gpu-filter signature --gpu-structure pcsr --order gsi --symmetry off --gpu-dfs off --spasm off --gpu-park off ;;
     gpu-aux) echo --device gpu --gpu-structure aux ;;
     gpu-pcsr) echo --device gpu --gpu-structure pcsr ;;
     cpu) echo --device cpu ;;
@@ -185,7 +198,7 @@ heavy)
     t=${HEAVY_TIMEOUT:-30}
     for v in ${HEAVY_VARIANTS:-gpu cpu}; do
         # shellcheck disable=SC2046,SC2086
-        "$sg" match -q --format json $(variant_flags "$v") --timeout "$t" /tmp/G1.sgb $qs >"$out/heavy-$v.jsonl"
+        "$sg" match -q --format json $(variant_flags "$v") ${HEAVY_FLAGS:-} --timeout "$t" /tmp/G1.sgb $qs >"$out/heavy-$v.jsonl"
     done
     ;;
 heavy-set)
@@ -200,12 +213,14 @@ heavy-set)
         done
     done
     ;;
+g1-graph) g1_graph ;;
+g3-graph) g3_graph ;;
 g3-variants)
     g3_graph
     qs=$(ls /tmp/G3_q/*.graph | sort -V)
     for v in ${HEAVY_VARIANTS:-gpu cpu}; do
         # shellcheck disable=SC2046,SC2086
-        "$sg" match -q --format json $(variant_flags "$v") --timeout "${HEAVY_TIMEOUT:-30}" /tmp/G3.sgb $qs \
+        "$sg" match -q --format json $(variant_flags "$v") ${HEAVY_FLAGS:-} --timeout "${HEAVY_TIMEOUT:-30}" /tmp/G3.sgb $qs \
             >"$out/g3h-$v.jsonl"
     done
     ;;

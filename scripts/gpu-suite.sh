@@ -6,8 +6,9 @@
 #       carried: runs every GPU test executable with SUBGRAPH_REQUIRE_GPU=1
 #       SUBGRAPH_REQUIRE_NVRTC=1 (each one pass or fail), then `subgraph match --device gpu`
 #       against `--device cpu` and the known counts on the HPRD oracle queries, the yeast
-#       queries with known counts, both again under GpSM's strategy (with its switches on 20 HPRD
-#       queries), and the HPRD queries in every ablation combination (each
+#       queries with known counts, both again under FSIG's strategy (with the host spill on every
+#       level) and GpSM's (with its switches on 20 HPRD queries), and the HPRD queries in every
+#       ablation combination (each
 #       query one pass or fail). Full log in $OUT/gpu-suite.log; the last line is
 #       `N passed, N failed`.
 # Settings: SUITE_QUERIES (queries per set, default 200), SUITE_TIMEOUT (seconds per query,
@@ -83,6 +84,12 @@ run_all() {
         "yeast-aux $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-structure aux"
         "yeast-aux-dfs $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-structure aux --gpu-dfs on --tail on"
         "yeast-aux-bfs $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-structure aux --gpu-dfs off --symmetry off")
+    # FSIG's strategy over the oracles (CFL order, A, breadth-first levels), with the host
+    # spill on every level, and with the depth-first kernel and symmetry breaking.
+    sets+=("hprd-fsig $d/hprd/HPRD.graph $d/hprd/expected_output.res $hprd_q -- --gpu-strategy fsig"
+        "yeast-fsig $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-strategy fsig --symmetry off"
+        "yeast-fsig-park $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-strategy fsig --gpu-park on"
+        "hprd-fsig-dfs $d/hprd/HPRD.graph $d/hprd/expected_output.res $hprd_q -- --gpu-strategy fsig --gpu-dfs on --tail on")
     local few
     few=$(ls "$d/hprd/queries"/*.graph | head -n 20)
     # GpSM's strategy over the oracles, and its ablation switches on 20 HPRD queries.

@@ -23,8 +23,8 @@ use subgraph_core::{Graph, Semantics, VertexIds};
 use subgraph_gpu::gpsm::{self, GpsmOptions};
 use subgraph_gpu::patterns::{run_pattern, Derived};
 use subgraph_gpu::{
-    CandidateFilter, DepthFirst, Engine, GpuCount, GpuOptions, LoadBalance, OutputScheme, Ran, Strategy, Structure,
-    DFS_FRONTIER_ROWS,
+    CandidateFilter, DepthFirst, Engine, GpuCount, GpuOptions, LoadBalance, OutputScheme, Park, Ran, Strategy,
+    Structure, DFS_FRONTIER_ROWS,
 };
 use subgraph_pattern::Pattern;
 
@@ -322,10 +322,13 @@ pub fn load_options(a: &InputArgs) -> Result<ReadOptions> {
 #[derive(Args, Clone)]
 pub struct GpuArgs {
     /// GPU matcher: gsi (GSI's vertex-at-a-time join over the shared planner's plan, with
-    /// depth-first counting, symmetry breaking and the spasm's counts) or gpsm (GpSM's filter
-    /// and edge join, the GSI paper's baseline: one device, every match enumerated; the
-    /// --gpu-filter, --gpu-structure, --gpu-output, --gpu-dfs and --gpus switches do not apply).
-    #[arg(long, default_value = "gsi", value_parser = ["gsi", "gpsm"])]
+    /// depth-first counting, symmetry breaking and the spasm's counts), fsig (FSIG's pipeline:
+    /// where the switches are left on auto, the refined device filter, structure A, CFL's
+    /// order, breadth-first levels with the host spill, no depth-first kernel and no spasm)
+    /// or gpsm (GpSM's filter and edge join, the GSI paper's baseline: one device, every match
+    /// enumerated; the --gpu-filter, --gpu-structure, --gpu-output, --gpu-dfs and --gpus
+    /// switches do not apply).
+    #[arg(long, default_value = "gsi", value_parser = ["gsi", "fsig", "gpsm"])]
     pub gpu_strategy: String,
     /// GpSM: neighbour-refinement rounds after the exploration (0: none; fewer when a round
     /// removes nothing).
@@ -368,6 +371,14 @@ pub struct GpuArgs {
     /// below it (FSIG's BFS-to-DFS switch).
     #[arg(long, value_name = "ROWS", default_value_t = DFS_FRONTIER_ROWS)]
     pub gpu_dfs_frontier: u64,
+    /// GPU host spill (FSIG's pipeline): a table of partial matches is parked in page-locked
+    /// host memory and extended block by block, so that the levels made from it get the device
+    /// memory back: auto (where the device is nearly full: a table holding half or more of
+    /// what its level may use, with under 256 MiB beside it), on
+    /// (every table with a level below its next one), off. Only where the host has twice the
+    /// table's bytes available.
+    #[arg(long, default_value = "auto", value_parser = Park::NAMES.to_vec())]
+    pub gpu_park: String,
     /// Most device memory the GPU engine may hold at once, data graph included: a size such as
     /// 8G or 512M (powers of 1024), or auto (the device's free memory). Every device allocation
     /// is checked against it, and the join's chunks are sized within it; a data graph that does
@@ -408,7 +419,11 @@ fn parse_gpu_memory(s: &str) -> Result<GpuMemory, String> {
 impl GpuArgs {
     pub fn options(&self) -> GpuOptions {
         GpuOptions {
-            strategy: if self.gpu_strategy == "gpsm" { Strategy::Gpsm } else { Strategy::Gsi },
+            strategy: match self.gpu_strategy.as_str() {
+                "gpsm" => Strategy::Gpsm,
+                "fsig" => Strategy::Fsig,
+                _ => Strategy::Gsi,
+            },
             gpsm: GpsmOptions { rounds: self.gpsm_rounds, min_degree: self.gpsm_min_degree },
             filter: match self.gpu_filter.as_str() {
                 "host" => CandidateFilter::Host,
@@ -435,6 +450,7 @@ impl GpuArgs {
                 _ => DepthFirst::Auto,
             },
             dfs_frontier_rows: self.gpu_dfs_frontier,
+            park: Park::from_name(&self.gpu_park).expect("clap checked the value"),
             device_memory: self.gpu_memory.0,
             gpus: self.gpus,
             ..GpuOptions::default()
@@ -576,6 +592,17 @@ struct Row {
     gpu_dfs_columns: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     gpu_dfs_ms: Option<f64>,
+    /// GPU only: FSIG's host spill (`--gpu-park`): tables parked in host memory, blocks
+    /// brought back, bytes moved both ways; and join chunks run again because the measured α
+    /// undershot their rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpu_parked_tables: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpu_parked_blocks: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpu_parked_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpu_alpha_retries: Option<u64>,
     /// GPU only: the GPUs that joined the query (`--gpus`), and the milliseconds they waited
     /// for the last to finish, summed (0 on one GPU).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -831,6 +858,10 @@ fn match_all(
             gpu_dfs_launches: gpu.map(|g| g.dfs_launches),
             gpu_dfs_columns: gpu.map(|g| g.dfs_columns),
             gpu_dfs_ms: gpu.map(|g| g.dfs_ms),
+            gpu_parked_tables: gpu.map(|g| g.spill.tables),
+            gpu_parked_blocks: gpu.map(|g| g.spill.blocks),
+            gpu_parked_bytes: gpu.map(|g| g.spill.bytes),
+            gpu_alpha_retries: gpu.map(|g| g.alpha_retries),
             gpus: gpu.map(|g| g.devices),
             gpu_idle_ms: gpu.map(|g| g.idle_ms),
             filter: report.filter,

@@ -381,6 +381,39 @@ impl<'a> Sampler<'a> {
         self.cands
     }
 
+    /// CFL's path estimates (Bi et al., SIGMOD 2016 §5.2): for each i, the matches of the
+    /// query path `path[i..]` (consecutive vertices adjacent) over the candidate edges, without
+    /// injectivity, counted from its end by dynamic programming: a candidate of the last vertex
+    /// counts 1, one of an earlier vertex the sum over its neighbours (along the first query
+    /// edge to the next vertex) among the next vertex's candidates.
+    pub fn path_embeddings(&mut self, path: &[u32]) -> Vec<f64> {
+        self.ensure_bits();
+        let Some(&last) = path.last() else {
+            return Vec::new();
+        };
+        let mut counts = vec![1.0; self.cands[last as usize].len()];
+        let mut estimates = vec![0.0; path.len()];
+        estimates[path.len() - 1] = counts.len() as f64;
+        for k in (0..path.len() - 1).rev() {
+            let (u, w) = (path[k], path[k + 1]);
+            let e = self.query.edges(u).iter().find(|e| e.to == w).expect("consecutive path vertices are adjacent");
+            let (next, bits, label) = (&self.cands[w as usize], &self.bits[w as usize], self.query.label(w));
+            counts = self.cands[u as usize]
+                .iter()
+                .map(|&v| {
+                    self.data
+                        .neighbors_labelled(v, e.dir, e.label, label)
+                        .iter()
+                        .filter(|&&x| bits.contains(x))
+                        .map(|&x| next.binary_search(&x).map_or(0.0, |i| counts[i]))
+                        .sum()
+                })
+                .collect();
+            estimates[k] = counts.iter().sum();
+        }
+        estimates
+    }
+
     fn ensure_bits(&mut self) {
         if self.bits.is_empty() {
             let n = self.data.num_vertices();

@@ -329,7 +329,9 @@ pub fn compare(
     // The default order first: the first plan estimated is the default plan.
     let orders = match options.order {
         Some(o) => vec![o],
-        None => std::iter::once(default_order).chain(Order::ALL.into_iter().filter(|&o| o != default_order)).collect(),
+        None => {
+            std::iter::once(default_order).chain(Order::PLANNED.into_iter().filter(|&o| o != default_order)).collect()
+        }
     };
     // Each order with its own samplers (seeded by the order), on the pool's threads. Every plan
     // is estimated twice, by independent halves of the particles, and priced by the dearer of

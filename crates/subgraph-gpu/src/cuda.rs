@@ -494,22 +494,52 @@ impl Gpu {
                 buf.len
             )));
         }
-        if host.slice.as_ref().is_none_or(|h| h.len() < range.len()) {
-            // Grown by powers of two from 64 Ki elements, so that small outputs pin little.
-            let len = range.len().next_power_of_two().clamp(1 << 16, HOST_BUFFER_ELEMS);
+        let dst = &mut self.pinned(host, range.len())?[..range.len()];
+        if !dst.is_empty() {
+            self.stream.memcpy_dtoh(&buf.slice.slice(range), dst)?;
+        }
+        self.stream.synchronize()?;
+        Ok(dst)
+    }
+
+    /// `host`'s page-locked memory, grown (zeroed) to hold `len` elements: by powers of two
+    /// from 64 Ki elements, so that small copies pin little.
+    fn pinned<'h>(&self, host: &'h mut HostBuffer, len: usize) -> Result<&'h mut [u32]> {
+        if host.slice.as_ref().is_none_or(|h| h.len() < len) {
+            let len = len.next_power_of_two().max(1 << 16);
             host.slice = None;
             // SAFETY: the memory is zeroed right below, before anything reads it.
             let mut slice = unsafe { self.ctx.alloc_pinned_with_flags::<u32>(len, 0) }?;
             slice.as_mut_slice()?.fill(0);
             host.slice = Some(slice);
         }
-        let all = host.slice.as_mut().expect("allocated above").as_mut_slice()?;
-        let dst = &mut all[..range.len()];
+        Ok(host.slice.as_mut().expect("allocated above").as_mut_slice()?)
+    }
+
+    /// All of `buf` copied into `host`'s page-locked memory (grown as needed), where
+    /// [`Gpu::upload_parked`] brings back any range of it: FSIG's host spill
+    /// ([`crate::park`]).
+    pub fn park(&self, buf: &DeviceBuffer<u32>, host: &mut HostBuffer) -> Result<()> {
+        let dst = &mut self.pinned(host, buf.len)?[..buf.len];
         if !dst.is_empty() {
-            self.stream.memcpy_dtoh(&buf.slice.slice(range), dst)?;
+            self.stream.memcpy_dtoh(&buf.slice.slice(0..buf.len), dst)?;
         }
         self.stream.synchronize()?;
-        Ok(dst)
+        Ok(())
+    }
+
+    /// A device copy of elements `range` of what [`Gpu::park`] put in `host`.
+    pub fn upload_parked(
+        &self,
+        what: &'static str,
+        host: &HostBuffer,
+        range: std::ops::Range<usize>,
+    ) -> Result<DeviceBuffer<u32>> {
+        let parked = match host.slice.as_ref() {
+            Some(slice) if range.start <= range.end && range.end <= slice.len() => slice.as_slice()?,
+            _ => return Err(GpuError::Mismatch(format!("upload of {range:?} from a parked table"))),
+        };
+        self.upload(what, &parked[range])
     }
 
     /// Compiles (once per process) and loads (once per `Gpu`) `source`, and returns `name`.

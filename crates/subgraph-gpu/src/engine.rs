@@ -27,6 +27,7 @@ use crate::ggq::{self, GpuTreeCount, TreeGraph};
 use crate::gpsm::{self, GpsmKernels, GpsmOptions};
 use crate::join::{dir_index, level_descriptor, Join, Kernels, LevelData, Take, MAX_COLUMNS, ROW_BLOCK, SOURCE};
 use crate::multi::{Deal, GpuCount, Tally, SHARED_QUERY_COST};
+use crate::park::{Park, Spill};
 use crate::pcsr::{ColumnOrder, LabelledCsr, Pcsr};
 use crate::refine::{links_of, refine, RefineKernels};
 use crate::signature::{DeviceSignatureTable, Signature, SignatureTable};
@@ -39,6 +40,9 @@ pub enum Strategy {
     Gsi,
     /// GpSM's filter and edge join ([`crate::gpsm`]), the paper's baseline.
     Gpsm,
+    /// FSIG's pipeline ([`crate::fsig::compose`]): GSI's join with FSIG's filter, structure A,
+    /// CFL order and breadth-first levels with the host spill.
+    Fsig,
 }
 
 impl Strategy {
@@ -46,6 +50,7 @@ impl Strategy {
         match self {
             Strategy::Gsi => "gsi",
             Strategy::Gpsm => "gpsm",
+            Strategy::Fsig => "fsig",
         }
     }
 }
@@ -190,6 +195,8 @@ pub struct GpuOptions {
     pub dfs_frontier_rows: u64,
     /// Most device bytes one join chunk may use (the free memory bounds it anyway).
     pub memory_budget: Option<u64>,
+    /// When the join parks a table in host memory (FSIG's spill, [`crate::park`]).
+    pub park: Park,
     /// Most device bytes the engine may hold at once, data graph included (`--gpu-memory`):
     /// every allocation is checked against it and the join's chunks are sized within it; None:
     /// the device's free memory.
@@ -214,6 +221,7 @@ impl Default for GpuOptions {
             depth_first: DepthFirst::Auto,
             dfs_frontier_rows: DFS_FRONTIER_ROWS,
             memory_budget: None,
+            park: Park::Auto,
             device_memory: None,
             gpus: GpuCount::Count(1),
             shared_from: SHARED_QUERY_COST as u64,
@@ -250,6 +258,10 @@ pub struct GpuReport {
     pub dfs_launches: u64,
     pub dfs_columns: u64,
     pub dfs_ms: f64,
+    /// FSIG's host spill: tables parked in host memory, blocks brought back, bytes moved.
+    pub spill: Spill,
+    /// Join chunks run again because the measured α undershot their rows.
+    pub alpha_retries: u64,
     /// GPUs that joined the query (`--gpus`), and the milliseconds they waited for the last
     /// one to finish, summed over them (0 on one GPU): the balance of the first level's deal.
     pub devices: usize,
@@ -288,6 +300,8 @@ impl GpuReport {
             dfs_launches: 0,
             dfs_columns: 0,
             dfs_ms: 0.0,
+            spill: Spill::default(),
+            alpha_retries: 0,
             devices: 1,
             idle_ms: 0.0,
         }
@@ -324,6 +338,8 @@ pub(crate) struct Joined {
     dfs_launches: u64,
     dfs_columns: u64,
     dfs_ms: f64,
+    spill: Spill,
+    alpha_retries: u64,
 }
 
 impl Planned {
@@ -447,6 +463,8 @@ impl Planned {
             dfs_launches: sum(|j| j.dfs_launches),
             dfs_columns: joined.iter().map(|j| j.dfs_columns).max().unwrap_or(0),
             dfs_ms: max(|j| j.dfs_ms),
+            spill: joined.iter().map(|j| j.spill).sum(),
+            alpha_retries: sum(|j| j.alpha_retries),
             devices: joined.len(),
             idle_ms: joined.iter().map(|j| join_ms - j.join_ms).sum(),
             strategy: Strategy::Gsi.name(),
@@ -952,6 +970,9 @@ impl GpuEngine {
             dfs_launches: 0,
             dfs_columns: 0,
             dfs_ms: 0.0,
+            spill: Spill::default(),
+            parks: Vec::new(),
+            alpha_retries: 0,
         };
         if *joins {
             while let Some((start, end)) = deal.claim() {
@@ -989,6 +1010,8 @@ impl GpuEngine {
             dfs_launches: join.dfs_launches,
             dfs_columns: join.dfs_columns,
             dfs_ms: join.dfs_ms,
+            spill: join.spill,
+            alpha_retries: join.alpha_retries,
         })
     }
 

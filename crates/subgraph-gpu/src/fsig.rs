@@ -10,10 +10,13 @@
 //! the sorted candidates of `from`, found by binary search (the compressed layout of the public
 //! code), where the thesis indexes an offsets array of |V| + 1 entries per link by vertex id.
 
+use subgraph_core::order::Order;
+use subgraph_core::pipeline::MatchOptions;
 use subgraph_core::plan::Plan;
+use subgraph_core::spasm;
 
 use crate::cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
-use crate::engine::{DeviceStructure, GraphArgs};
+use crate::engine::{CandidateFilter, DepthFirst, DeviceStructure, GpuOptions, GraphArgs, Structure};
 use crate::error::{to_u32, Result};
 use crate::join::LevelData;
 use crate::scan::exclusive_scan;
@@ -40,6 +43,41 @@ const BLOCK: u32 = 256;
 /// median 84 → 42 ms). On the Sun & Luo sets' queries of 1–6 ms it was 0.76–1.43× the time of
 /// PCSR at the class medians: there the build is a larger share.
 pub const AUX_FROM_MS: f64 = 20.0;
+
+/// FSIG's matcher (`--gpu-strategy fsig`, the thesis' Algorithm 6) composed of the engine's
+/// parts, wherever the user left a switch on auto: the signature filter with FSIG's neighbour
+/// refinement on the device, A for every join, CFL's order over the candidate edges, and the
+/// breadth-first join to the last level (no depth-first kernel, no spasm), with the host spill
+/// ([`crate::park`]) on its own auto rule and chunks sized by the measured α. Prealloc-Combine
+/// over A is the thesis' 1*-phase output: Eq. 5.5's bound, then `join_link`'s extend, in which
+/// consecutive threads write consecutive words. Symmetry breaking, which FSIG lacks, stays as
+/// `--symmetry` says.
+pub fn compose(opts: &MatchOptions, gpu: &GpuOptions) -> (MatchOptions, GpuOptions) {
+    let opts = MatchOptions {
+        order: opts.order.or(Some(Order::Cfl)),
+        spasm: match opts.spasm {
+            spasm::Mode::Auto => spasm::Mode::Off,
+            other => other,
+        },
+        ..*opts
+    };
+    let gpu = GpuOptions {
+        filter: match gpu.filter {
+            CandidateFilter::Auto => CandidateFilter::Refined,
+            other => other,
+        },
+        structure: match gpu.structure {
+            Structure::Auto => Structure::Aux,
+            other => other,
+        },
+        depth_first: match gpu.depth_first {
+            DepthFirst::Auto => DepthFirst::Off,
+            other => other,
+        },
+        ..*gpu
+    };
+    (opts, gpu)
+}
 
 /// Compiles and loads the kernel now rather than in the first query that builds A.
 pub fn prepare(gpu: &Gpu) -> Result<()> {

@@ -18,6 +18,7 @@ use crate::dfs::{self, DfsKernels, DfsPlan};
 use crate::engine::{GpuOptions, GraphArgs, LoadBalance, OutputScheme};
 use crate::error::{to_u32, GpuError, Result};
 use crate::multi::Tally;
+use crate::park::{self, Parked, Spill};
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 
@@ -51,6 +52,19 @@ pub const FIRST_CHUNK_WORK: u64 = 1 << 24;
 pub const CHUNK_TARGET: Duration = Duration::from_millis(50);
 /// Device bytes per chunk row besides the buffers: counts, their scan, task bookkeeping.
 pub const ROW_OVERHEAD_BYTES: u64 = 64;
+/// The measured α of a level's chunk times this margin sizes its next chunk.
+pub const ALPHA_MARGIN: f64 = 1.5;
+/// The least α a chunk is sized with.
+pub const ALPHA_FLOOR: f64 = 1.0 / 64.0;
+
+/// First-link elements of a chunk of a materialised level (the table has `cols` columns) whose
+/// output buffer (4 bytes an element) and next table (`alpha` of the elements become rows of
+/// cols + 1 words) fit `budget` bytes: FSIG's ES(M_i) of Eq. 5.6 without the per-row arrays,
+/// which [`ROW_OVERHEAD_BYTES`] bounds. With `alpha` 1 (GSI's sizing) every element may
+/// survive, and the chunk always fits.
+pub fn chunk_elements(budget: u64, cols: usize, alpha: f64) -> u64 {
+    (budget as f64 / (4.0 * (1.0 + alpha * (cols as f64 + 1.0)))) as u64
+}
 
 // Every join kernel starts with the graph (groups, meta, columns, edge labels, vertex labels,
 // adjacency offsets and columns, mode, vertices) and the level (descriptor, bitset,
@@ -253,6 +267,12 @@ pub(crate) struct Join<'a> {
     pub(crate) dfs_launches: u64,
     pub(crate) dfs_columns: u64,
     pub(crate) dfs_ms: f64,
+    /// FSIG's host spill: what it did, and the page-locked memory of each depth's parked table
+    /// (reused by the next table parked there).
+    pub(crate) spill: Spill,
+    pub(crate) parks: Vec<HostBuffer>,
+    /// Chunks run again because the measured α undershot their rows.
+    pub(crate) alpha_retries: u64,
 }
 
 /// Most first-link offsets copied to the host at once (8 bytes each): a level's whole scan, in
@@ -536,7 +556,8 @@ impl<'a> Join<'a> {
     }
 
     /// Extends `table` (`cols` columns, `rows` rows) by plan position `cols`, chunk by chunk,
-    /// and recurses into each chunk's result.
+    /// and recurses into each chunk's result; a table that [`park::parks`] is parked in host
+    /// memory first and extended one block at a time.
     pub(crate) fn extend(&mut self, cols: usize, table: DeviceBuffer<u32>, rows: u64) -> Result<()> {
         let n = self.plan.len();
         if cols == n {
@@ -550,6 +571,36 @@ impl<'a> Join<'a> {
         if rows == 0 || self.stop_now() {
             return Ok(());
         }
+        if park::parks(self.opts.park, cols, n, rows, self.gpu.headroom()?, park::host_available()) {
+            return self.extend_parked(cols, table, rows);
+        }
+        self.extend_resident(cols, table, rows)
+    }
+
+    /// Parks `table` in host memory and extends it block by block ([`park::block_rows`] of the
+    /// chunk budget left), each block as a table of its own.
+    fn extend_parked(&mut self, cols: usize, table: DeviceBuffer<u32>, rows: u64) -> Result<()> {
+        if self.parks.len() <= cols {
+            self.parks.resize_with(cols + 1, HostBuffer::default);
+        }
+        let host = std::mem::take(&mut self.parks[cols]);
+        let parked = Parked::park(self.gpu, &table, rows, cols, host, &mut self.spill)?;
+        drop(table);
+        let block = park::block_rows(cols, self.budget()?);
+        let mut start = 0;
+        while start < parked.rows() && !self.take.done && !self.stop_now() {
+            let end = parked.rows().min(start + block);
+            let rows = parked.block(self.gpu, start, end, &mut self.spill)?;
+            self.extend_resident(cols, rows, end - start)?;
+            start = end;
+        }
+        self.parks[cols] = parked.into_host();
+        Ok(())
+    }
+
+    /// [`Join::extend`] with `table` on the device throughout.
+    fn extend_resident(&mut self, cols: usize, table: DeviceBuffer<u32>, rows: u64) -> Result<()> {
+        let n = self.plan.len();
         let levels = self.levels;
         let lv = &levels[cols];
         let count_only = cols + 1 == n && self.take.output.is_none();
@@ -574,6 +625,9 @@ impl<'a> Join<'a> {
         let mut limit_rows = if self.take.tally.limited() { LIMIT_FIRST_CHUNK_ROWS } else { u64::MAX };
         let mut limit_elems = if self.take.tally.limited() && !count_only { LIMIT_FIRST_CHUNK_ELEMS } else { u64::MAX };
         let mut work = FIRST_CHUNK_WORK;
+        // FSIG's α (Eq. 5.6): the share of a chunk's buffer elements that become rows, measured
+        // on the chunk before (with a margin) where the thesis sets it by hand per data set.
+        let mut alpha = 1.0;
         let mut start = 0;
         while start < rows {
             if self.stop_now() {
@@ -582,7 +636,7 @@ impl<'a> Join<'a> {
             let budget = self.budget()?;
             let max_rows = (budget / ROW_OVERHEAD_BYTES).clamp(1, MAX_CHUNK_ROWS).min(limit_rows);
             limit_rows = limit_rows.saturating_mul(2);
-            let buffer_elems = if count_only { u64::MAX } else { budget / (4 * (cols as u64 + 2)) };
+            let buffer_elems = if count_only { u64::MAX } else { chunk_elements(budget, cols, alpha) };
             let max_elems = buffer_elems.min(work).min(limit_elems);
             limit_elems = limit_elems.saturating_mul(2);
             probe.load(start, rows.min(start.saturating_add(max_rows)))?;
@@ -634,6 +688,15 @@ impl<'a> Join<'a> {
                     len: new_rows,
                     max: u64::MAX / (cols as u64 + 1),
                 })?;
+                if alpha < 1.0 && next_len.saturating_mul(4) > self.gpu.headroom()? {
+                    // α undershot: the chunk again, sized for every element becoming a row.
+                    alpha = 1.0;
+                    self.alpha_retries += 1;
+                    continue;
+                }
+                if exact.is_none() && gba_len > 0 {
+                    alpha = (new_rows as f64 / gba_len as f64 * ALPHA_MARGIN).clamp(ALPHA_FLOOR, 1.0);
+                }
                 let mut next = self.gpu.alloc_zeros::<u32>("next table", next_len as usize)?;
                 self.gpu.launch(
                     &self.k.link,

@@ -1,7 +1,7 @@
 //! subgraph-gpu: the GPU engine of subgraph, after GSI (Zeng et al., ICDE 2020): PCSR graph
 //! storage (§IV-A), vertex signatures and GPU filtering (§III-A), and the join engine (§V–§VI:
 //! Prealloc-Combine, warp set operations, write cache, load balancing), and GGQ's tree-pattern
-//! counts (`ggq`), GpSM's edge join as a second strategy (`gpsm`), FSIG's auxiliary structure (`fsig`), on CUDA through cudarc with kernels compiled at run time by NVRTC; and where
+//! counts (`ggq`), GpSM's edge join as a second strategy (`gpsm`), FSIG's auxiliary structure (`fsig`) and host spill (`park`), on CUDA through cudarc with kernels compiled at run time by NVRTC; and where
 //! queries and patterns run ([`Engine`], [`patterns`]), for the command line and the Python
 //! package alike.
 
@@ -17,6 +17,7 @@ pub mod gpsm;
 pub mod hash;
 pub mod join;
 pub mod multi;
+pub mod park;
 pub mod patterns;
 pub mod pcsr;
 pub mod refine;
@@ -33,6 +34,7 @@ pub use engine::{
 };
 pub use error::{GpuError, GpuUnavailable, Result};
 pub use multi::{GpuCount, GpuSet};
+pub use park::{Park, Spill};
 
 /// Every kernel source of the crate.
 pub static KERNEL_SOURCES: [&KernelSource; 9] = [

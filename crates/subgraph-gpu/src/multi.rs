@@ -137,6 +137,14 @@ pub(crate) fn run_on(
     if gpu_opts.strategy == Strategy::Gpsm {
         return first.run_gpsm(query, opts, gpu_opts, control, output);
     }
+    let composed;
+    let (opts, gpu_opts) = match gpu_opts.strategy {
+        Strategy::Fsig => {
+            composed = crate::fsig::compose(opts, gpu_opts);
+            (&composed.0, &composed.1)
+        }
+        _ => (opts, gpu_opts),
+    };
     let (planned, device_cands) = first.plan_query(query, opts, gpu_opts, output.is_none(), control)?;
     // A count the spasm can make without enumerating is made on the host's cores.
     if let Some(r) = planned.spasm_count(first.data(), opts, output.is_none(), start, control) {
@@ -169,7 +177,7 @@ pub(crate) fn run_on(
             .chain(others.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))))
             .collect::<Result<Vec<_>>>()
     })?;
-    Ok(planned.report(start, opts, &joined, control))
+    Ok(GpuReport { strategy: gpu_opts.strategy.name(), ..planned.report(start, opts, &joined, control) })
 }
 
 /// The embeddings the devices running one query have taken towards its limit: each device

@@ -22,7 +22,8 @@ use subgraph_gpu::gpsm::GpsmOptions;
 use subgraph_gpu::refine;
 use subgraph_gpu::signature::{Signature, SignatureTable};
 use subgraph_gpu::{
-    CandidateFilter, DepthFirst, GpuEngine, GpuError, GpuOptions, LoadBalance, OutputScheme, Strategy, Structure,
+    CandidateFilter, DepthFirst, GpuEngine, GpuError, GpuOptions, LoadBalance, OutputScheme, Park, Spill, Strategy,
+    Structure,
 };
 
 const SEMANTICS: [Semantics; 3] = [Semantics::Embed, Semantics::Induced, Semantics::Homomorphism];
@@ -210,12 +211,13 @@ fn random_graphs_equal_the_cpu_in_every_ablation() {
                 // Orders, symmetry breaking, counted tails and depth-first counting vary with
                 // the combination.
                 let k = seed + i as u64;
-                let order = [None, Some(Order::Gsi), Some(Order::Card)][(k % 3) as usize];
+                let order = [None, Some(Order::Gsi), Some(Order::Card), Some(Order::Cfl)][(k % 4) as usize];
                 let symmetry = [Symmetry::Auto, Symmetry::Off][(k / 3 % 2) as usize];
                 let tail = [Tail::On, Tail::Auto, Tail::Off][(k / 6 % 3) as usize];
                 let depth_first = [DepthFirst::On, DepthFirst::Auto, DepthFirst::Off][(k / 18 % 3) as usize];
+                let park = [Park::Auto, Park::On, Park::Off][(k / 54 % 3) as usize];
                 let o = MatchOptions { order, symmetry, tail, ..opts };
-                let g = GpuOptions { depth_first, ..*g };
+                let g = GpuOptions { depth_first, park, ..*g };
                 let got = gpu_count(&mut gpu, &query, &o, &g);
                 assert_eq!(got, expect, "seed {seed} {semantics:?} {g:?} {order:?} {symmetry:?} {tail:?}");
                 checked += 1;
@@ -234,6 +236,89 @@ fn random_graphs_equal_the_cpu_in_every_ablation() {
         }
     }
     eprintln!("{checked} GPU runs equal the CPU in {:.1}s", t.elapsed().as_secs_f64());
+}
+
+#[test]
+fn fsig_equals_the_cpu() {
+    // FSIG's strategy as composed (refined filter, A, CFL, breadth first, host spill on its
+    // rule), with the spill forced on every level, and with depth-first counting asked for.
+    let variants = [
+        GpuOptions { strategy: Strategy::Fsig, ..GpuOptions::default() },
+        GpuOptions { strategy: Strategy::Fsig, park: Park::On, memory_budget: Some(1 << 12), ..GpuOptions::default() },
+        GpuOptions { strategy: Strategy::Fsig, depth_first: DepthFirst::On, ..GpuOptions::default() },
+    ];
+    let mut checked = 0;
+    for seed in 0..200u64 {
+        let (data, query) = case(seed);
+        let Some(mut gpu) = engine(&data, &GpuOptions::default()) else {
+            return;
+        };
+        for semantics in SEMANTICS {
+            let opts = MatchOptions { semantics, ..MatchOptions::default() };
+            if subgraph_core::Query::new(query.clone(), &data, semantics).is_err() {
+                continue;
+            }
+            let (rows, expect) = cpu_rows(&data, &query, &opts);
+            for g in &variants {
+                let r = gpu.run_query(query.clone(), &opts, g, &Control::unlimited(), None).unwrap();
+                assert_eq!((r.report.embeddings, r.strategy), (expect, "fsig"), "seed {seed} {semantics:?} {g:?}");
+                assert!(r.report.order == "cfl" || query.num_vertices() < 2 || expect == 0, "{}", r.report.order);
+                let (got, n, complete) = gpu_rows(&mut gpu, &query, &opts, g);
+                assert!(complete && n == expect && got == rows, "rows, seed {seed} {semantics:?} {g:?}");
+                let limit = 1 + expect as u64 / 3;
+                let lopts = MatchOptions { limit: Some(limit), ..opts };
+                let r = gpu.run_query(query.clone(), &lopts, g, &Control::unlimited(), None).unwrap();
+                assert_eq!(r.report.embeddings, expect.min(limit as u128), "limit, seed {seed} {g:?}");
+                checked += 1;
+            }
+        }
+    }
+    eprintln!("{checked} FSIG runs equal the CPU");
+}
+
+#[test]
+fn parked_tables_equal_the_cpu() {
+    // FSIG's host spill on every table with a level below its next one, in blocks of a few
+    // rows (a 4 KiB chunk budget): counts, written rows and limits equal the CPU's.
+    let mut spill = Spill::default();
+    let t = Instant::now();
+    for seed in 0..300u64 {
+        let (data, query) = case(seed);
+        if query.num_vertices() < 3 {
+            continue;
+        }
+        let Some(mut gpu) = engine(&data, &GpuOptions::default()) else {
+            return;
+        };
+        for semantics in [Semantics::Embed, Semantics::Homomorphism] {
+            let opts = MatchOptions { semantics, symmetry: Symmetry::Off, ..MatchOptions::default() };
+            if subgraph_core::Query::new(query.clone(), &data, semantics).is_err() {
+                continue;
+            }
+            let (rows, expect) = cpu_rows(&data, &query, &opts);
+            let on = GpuOptions {
+                park: Park::On,
+                memory_budget: Some(1 << 12),
+                depth_first: DepthFirst::Off,
+                ..GpuOptions::default()
+            };
+            let r = gpu.run_query(query.clone(), &opts, &on, &Control::unlimited(), None).unwrap();
+            assert_eq!(r.report.embeddings, expect, "seed {seed} {semantics:?}");
+            spill = spill + r.spill;
+            let (got, n, complete) = gpu_rows(&mut gpu, &query, &opts, &on);
+            assert!(complete && n == expect && got == rows, "written rows, seed {seed} {semantics:?}");
+            let limit = 1 + expect as u64 / 2;
+            let lopts = MatchOptions { limit: Some(limit), ..opts };
+            let r = gpu.run_query(query.clone(), &lopts, &on, &Control::unlimited(), None).unwrap();
+            assert_eq!(r.report.embeddings, expect.min(limit as u128), "limit, seed {seed}");
+            let off = GpuOptions { park: Park::Off, ..on };
+            let r = gpu.run_query(query.clone(), &opts, &off, &Control::unlimited(), None).unwrap();
+            assert_eq!((r.report.embeddings, r.spill), (expect, Spill::default()), "seed {seed}");
+        }
+    }
+    // The spill really ran, tables came back in several blocks, and bytes crossed both ways.
+    assert!(spill.tables > 0 && spill.blocks > spill.tables && spill.bytes > 0, "{spill:?}");
+    eprintln!("parked: {spill:?} in {:.1}s", t.elapsed().as_secs_f64());
 }
 
 /// Restricts about half of `query`'s vertices to random sets of about 60% of `data`'s vertices

@@ -4,6 +4,8 @@
 //! `estimate`). Every order keeps the plan connected while it can; a disconnected query
 //! continues with the best-scored vertex of a new component.
 
+mod cfl;
+
 use crate::estimate::Sampler;
 use crate::graph::Graph;
 use crate::query::Query;
@@ -20,13 +22,19 @@ pub enum Order {
     /// Fewest candidates first, then the neighbour of the matched part with the fewest
     /// estimated partial matches (sampled over the candidate sets).
     Card,
+    /// CFL's core-forest-leaf order over path estimates on the candidate edges ([`cfl`]), the
+    /// order FSIG takes (`--gpu-strategy fsig`).
+    Cfl,
 }
 
 impl Order {
-    pub const NAMES: &'static [&'static str] = &["gql", "ri", "gsi", "card"];
+    pub const NAMES: &'static [&'static str] = &["gql", "ri", "gsi", "card", "cfl"];
 
-    /// Every order, as the planner tries them.
-    pub const ALL: [Order; 4] = [Order::Gql, Order::Ri, Order::Gsi, Order::Card];
+    /// Every order.
+    pub const ALL: [Order; 5] = [Order::Gql, Order::Ri, Order::Gsi, Order::Card, Order::Cfl];
+
+    /// The orders the planner tries under `--order auto`.
+    pub const PLANNED: [Order; 4] = [Order::Gql, Order::Ri, Order::Gsi, Order::Card];
 
     pub fn from_name(name: &str) -> Option<Order> {
         match name {
@@ -34,6 +42,7 @@ impl Order {
             "ri" => Some(Order::Ri),
             "gsi" => Some(Order::Gsi),
             "card" => Some(Order::Card),
+            "cfl" => Some(Order::Cfl),
             _ => None,
         }
     }
@@ -44,6 +53,7 @@ impl Order {
             Order::Ri => "ri",
             Order::Gsi => "gsi",
             Order::Card => "card",
+            Order::Cfl => "cfl",
         }
     }
 
@@ -102,6 +112,7 @@ impl Order {
                 }
             }
             Order::Card => return sampler.card_order(),
+            Order::Cfl => return cfl::order(query, sampler),
         }
         order
     }
