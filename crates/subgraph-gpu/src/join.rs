@@ -880,6 +880,19 @@ mod tests {
     use subgraph_core::{GraphBuilder, Query, Semantics};
 
     #[test]
+    fn chunks_grow_as_alpha_falls_and_fit_at_one() {
+        let budget = 1 << 30;
+        for cols in 1..10 {
+            // α = 1 is GSI's sizing: a buffer element and a next-table row of cols + 1 words each.
+            let e = chunk_elements(budget, cols, 1.0);
+            assert_eq!(e, budget / (4 * (cols as u64 + 2)));
+            assert!(4 * e + 4 * e * (cols as u64 + 1) <= budget);
+            assert!(chunk_elements(budget, cols, 0.25) > e);
+            assert!(chunk_elements(budget, cols, ALPHA_FLOOR) <= budget / 4);
+        }
+    }
+
+    #[test]
     fn chunk_work_is_paced_towards_the_target() {
         let w = FIRST_CHUNK_WORK;
         assert_eq!(paced_work(w, CHUNK_TARGET), w);
