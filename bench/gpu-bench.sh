@@ -69,6 +69,11 @@ out=${OUT:-/tmp/gpu-bench}
 mkdir -p "$out"
 sg="$bin/subgraph"
 
+# FSIG and GSI as their papers have them: no symmetry breaking; GSI with its signature filter,
+# PCSR, its order, breadth first throughout, no spasm and no host spill.
+FSIG_PAPER="--gpu-strategy fsig --symmetry off"
+GSI_PAPER="--gpu-filter signature --gpu-structure pcsr --order gsi --symmetry off --gpu-dfs off --spasm off --gpu-park off"
+
 # gpu_filter VARIANT: the filter flag of a run variant (gpu: the refined device filter; gpu-host:
 # the CPU's filter; cpu: none).
 gpu_filter() {
@@ -78,8 +83,8 @@ gpu_filter() {
     gpu2) echo --gpu-filter refined --gpus 2 ;;
     gpu-gpsm) echo --gpu-strategy gpsm ;;
     gpu-fsig) echo --gpu-strategy fsig ;;
-    gpu-fsig-paper) echo --gpu-strategy fsig --symmetry off ;;
-    gpu-gsi-paper) echo --gpu-filter signature --gpu-structure pcsr --order gsi --symmetry off --gpu-dfs off --spasm off --gpu-park off ;;
+    gpu-fsig-paper) echo "$FSIG_PAPER" ;;
+    gpu-gsi-paper) echo "$GSI_PAPER" ;;
     gpu-aux) echo --gpu-structure aux ;;
     gpu-pcsr) echo --gpu-structure pcsr ;;
     esac
@@ -135,8 +140,8 @@ variant_flags() {
     gpsm-r0) echo --device gpu --gpu-strategy gpsm --gpsm-rounds 0 ;;
     fsig) echo --device gpu --gpu-strategy fsig ;;
     fsig-nopark) echo --device gpu --gpu-strategy fsig --gpu-park off ;;
-    fsig-paper) echo --device gpu --gpu-strategy fsig --symmetry off ;;
-    gsi-paper) echo --device gpu --gpu-filter signature --gpu-structure pcsr --order gsi --symmetry off --gpu-dfs off --spasm off --gpu-park off ;;
+    fsig-paper) echo --device gpu "$FSIG_PAPER" ;;
+    gsi-paper) echo --device gpu "$GSI_PAPER" ;;
     gpu-aux) echo --device gpu --gpu-structure aux ;;
     gpu-pcsr) echo --device gpu --gpu-structure pcsr ;;
     cpu) echo --device cpu ;;

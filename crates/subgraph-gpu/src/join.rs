@@ -9,6 +9,7 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::time::{Duration, Instant};
+use subgraph_core::host::available_memory;
 use subgraph_core::plan::{Link, Plan};
 use subgraph_core::sink::{Control, Output, Stopped, OUTPUT_BATCH};
 use subgraph_core::Dir;
@@ -571,7 +572,7 @@ impl<'a> Join<'a> {
         if rows == 0 || self.stop_now() {
             return Ok(());
         }
-        if park::parks(self.opts.park, cols, n, rows, self.gpu.headroom()?, park::host_available()) {
+        if park::parks(self.opts.park, cols, n, rows, || self.gpu.headroom(), available_memory)? {
             return self.extend_parked(cols, table, rows);
         }
         self.extend_resident(cols, table, rows)

@@ -6,8 +6,6 @@
 //! of the one above. With it, a parked level holds only the block being extended, and the
 //! levels below it get the memory back (`--gpu-park`).
 
-use subgraph_core::host::available_memory;
-
 use crate::cuda::{DeviceBuffer, Gpu, HostBuffer};
 use crate::error::Result;
 
@@ -88,18 +86,29 @@ pub fn level_bytes(rows: u64, cols: usize) -> u64 {
 /// only where a level is made from its next one (a spill before the last level frees nothing
 /// that a deeper level uses), the table has two rows or more, and the host can hold it twice
 /// over (`host_available`, None where unknown: no spill). `headroom` is what the device may
-/// still allocate with the table held.
-pub fn parks(park: Park, cols: usize, n: usize, rows: u64, headroom: u64, host_available: Option<u64>) -> bool {
-    let table = rows.saturating_mul(4 * cols as u64);
-    let room = host_available.is_some_and(|a| table.saturating_mul(2) <= a);
-    if cols + 2 > n || rows < 2 || !room {
-        return false;
+/// still allocate with the table held. Both are asked only when the answer depends on them,
+/// since the join asks this of every table it extends.
+pub fn parks(
+    park: Park,
+    cols: usize,
+    n: usize,
+    rows: u64,
+    headroom: impl FnOnce() -> Result<u64>,
+    host_available: impl FnOnce() -> Option<u64>,
+) -> Result<bool> {
+    if cols + 2 > n || rows < 2 {
+        return Ok(false);
     }
-    match park {
+    let wanted = match park {
         Park::Off => false,
         Park::On => true,
-        Park::Auto => level_bytes(rows, cols) >= headroom && headroom < LOW_HEADROOM,
-    }
+        Park::Auto => {
+            let headroom = headroom()?;
+            level_bytes(rows, cols) >= headroom && headroom < LOW_HEADROOM
+        }
+    };
+    let table = rows.saturating_mul(4 * cols as u64);
+    Ok(wanted && host_available().is_some_and(|a| table.saturating_mul(2) <= a))
 }
 
 /// Rows of each block of a parked table at `cols` columns, where a join chunk may use `budget`
@@ -151,16 +160,15 @@ impl Parked {
     }
 }
 
-/// The host memory a spill may use now (see [`parks`]).
-pub fn host_available() -> Option<u64> {
-    available_memory()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const GIB: u64 = 1 << 30;
+
+    fn parks(park: Park, cols: usize, n: usize, rows: u64, headroom: u64, host: Option<u64>) -> bool {
+        super::parks(park, cols, n, rows, || Ok(headroom), || host).unwrap()
+    }
 
     #[test]
     fn auto_parks_a_table_of_half_its_level_on_a_nearly_full_device() {

@@ -22,8 +22,8 @@ use subgraph_gpu::gpsm::GpsmOptions;
 use subgraph_gpu::refine;
 use subgraph_gpu::signature::{Signature, SignatureTable};
 use subgraph_gpu::{
-    CandidateFilter, DepthFirst, GpuEngine, GpuError, GpuOptions, LoadBalance, OutputScheme, Park, Spill, Strategy,
-    Structure,
+    CandidateFilter, DepthFirst, GpuEngine, GpuError, GpuOptions, GpuReport, LoadBalance, OutputScheme, Park, Spill,
+    Strategy, Structure,
 };
 
 const SEMANTICS: [Semantics; 3] = [Semantics::Embed, Semantics::Induced, Semantics::Homomorphism];
@@ -238,6 +238,27 @@ fn random_graphs_equal_the_cpu_in_every_ablation() {
     eprintln!("{checked} GPU runs equal the CPU in {:.1}s", t.elapsed().as_secs_f64());
 }
 
+/// `query` under `g` counted, written, and stopped at `limit`, each equal to the CPU's `rows`
+/// (`expect` embeddings); the counting run's report.
+fn equals_the_cpu(
+    gpu: &mut GpuEngine,
+    query: &Graph,
+    opts: &MatchOptions,
+    g: &GpuOptions,
+    (rows, expect): (&[Vec<u32>], u128),
+    limit: u64,
+    what: &str,
+) -> GpuReport {
+    let r = gpu.run_query(query.clone(), opts, g, &Control::unlimited(), None).unwrap();
+    assert_eq!(r.report.embeddings, expect, "{what}");
+    let (got, n, complete) = gpu_rows(gpu, query, opts, g);
+    assert!(complete && n == expect && got == rows, "written rows, {what}");
+    let lopts = MatchOptions { limit: Some(limit), ..*opts };
+    let l = gpu.run_query(query.clone(), &lopts, g, &Control::unlimited(), None).unwrap();
+    assert_eq!(l.report.embeddings, expect.min(limit as u128), "limit, {what}");
+    r
+}
+
 #[test]
 fn fsig_equals_the_cpu() {
     // FSIG's strategy as composed (refined filter, A, CFL, breadth first, host spill on its
@@ -260,15 +281,10 @@ fn fsig_equals_the_cpu() {
             }
             let (rows, expect) = cpu_rows(&data, &query, &opts);
             for g in &variants {
-                let r = gpu.run_query(query.clone(), &opts, g, &Control::unlimited(), None).unwrap();
-                assert_eq!((r.report.embeddings, r.strategy), (expect, "fsig"), "seed {seed} {semantics:?} {g:?}");
+                let what = format!("seed {seed} {semantics:?} {g:?}");
+                let r = equals_the_cpu(&mut gpu, &query, &opts, g, (&rows, expect), 1 + expect as u64 / 3, &what);
+                assert_eq!(r.strategy, "fsig", "{what}");
                 assert!(r.report.order == "cfl" || query.num_vertices() < 2 || expect == 0, "{}", r.report.order);
-                let (got, n, complete) = gpu_rows(&mut gpu, &query, &opts, g);
-                assert!(complete && n == expect && got == rows, "rows, seed {seed} {semantics:?} {g:?}");
-                let limit = 1 + expect as u64 / 3;
-                let lopts = MatchOptions { limit: Some(limit), ..opts };
-                let r = gpu.run_query(query.clone(), &lopts, g, &Control::unlimited(), None).unwrap();
-                assert_eq!(r.report.embeddings, expect.min(limit as u128), "limit, seed {seed} {g:?}");
                 checked += 1;
             }
         }
@@ -302,15 +318,9 @@ fn parked_tables_equal_the_cpu() {
                 depth_first: DepthFirst::Off,
                 ..GpuOptions::default()
             };
-            let r = gpu.run_query(query.clone(), &opts, &on, &Control::unlimited(), None).unwrap();
-            assert_eq!(r.report.embeddings, expect, "seed {seed} {semantics:?}");
+            let what = format!("seed {seed} {semantics:?}");
+            let r = equals_the_cpu(&mut gpu, &query, &opts, &on, (&rows, expect), 1 + expect as u64 / 2, &what);
             spill = spill + r.spill;
-            let (got, n, complete) = gpu_rows(&mut gpu, &query, &opts, &on);
-            assert!(complete && n == expect && got == rows, "written rows, seed {seed} {semantics:?}");
-            let limit = 1 + expect as u64 / 2;
-            let lopts = MatchOptions { limit: Some(limit), ..opts };
-            let r = gpu.run_query(query.clone(), &lopts, &on, &Control::unlimited(), None).unwrap();
-            assert_eq!(r.report.embeddings, expect.min(limit as u128), "limit, seed {seed}");
             let off = GpuOptions { park: Park::Off, ..on };
             let r = gpu.run_query(query.clone(), &opts, &off, &Control::unlimited(), None).unwrap();
             assert_eq!((r.report.embeddings, r.spill), (expect, Spill::default()), "seed {seed}");

@@ -9,6 +9,7 @@
 //! they hang from. Leaves come last, fewest candidates first, which postpones the Cartesian
 //! products a breadth-first join would otherwise make early.
 
+use super::{neighbours, place};
 use crate::estimate::Sampler;
 use crate::query::Query;
 
@@ -16,19 +17,15 @@ use crate::query::Query;
 /// `placed`, appended to `order`.
 fn component(query: &Query, sampler: &mut Sampler, order: &mut Vec<u32>, placed: &mut [bool], seed: u32) {
     let n = query.num_vertices();
-    let nbrs = |u: u32| {
-        let mut v: Vec<u32> = query.edges(u).iter().map(|e| e.to).collect();
-        v.sort_unstable();
-        v.dedup();
-        v
-    };
+    let adjacent: Vec<Vec<u32>> = (0..n as u32).map(|u| neighbours(query, u)).collect();
+    let nbrs = |u: u32| adjacent[u as usize].as_slice();
     // The component of `seed`, among unplaced vertices.
     let mut members = vec![seed];
     let mut inside = vec![false; n];
     inside[seed as usize] = true;
     let mut i = 0;
     while i < members.len() {
-        for w in nbrs(members[i]) {
+        for &w in nbrs(members[i]) {
             if !inside[w as usize] && !placed[w as usize] {
                 inside[w as usize] = true;
                 members.push(w);
@@ -46,7 +43,7 @@ fn component(query: &Query, sampler: &mut Sampler, order: &mut Vec<u32>, placed:
             continue;
         }
         core[u as usize] = false;
-        for w in nbrs(u) {
+        for &w in nbrs(u) {
             if core[w as usize] {
                 degree[w as usize] -= 1;
                 if degree[w as usize] == 1 {
@@ -72,7 +69,7 @@ fn component(query: &Query, sampler: &mut Sampler, order: &mut Vec<u32>, placed:
     let mut i = 0;
     while i < bfs.len() {
         let u = bfs[i];
-        for w in nbrs(u) {
+        for &w in nbrs(u) {
             if inside[w as usize] && !seen[w as usize] {
                 seen[w as usize] = true;
                 parent[w as usize] = Some(u);
@@ -162,11 +159,6 @@ fn tree_paths(bfs: &[u32], parent: &[Option<u32>], in_set: &dyn Fn(u32) -> bool)
         .collect()
 }
 
-fn place(order: &mut Vec<u32>, placed: &mut [bool], u: u32) {
-    order.push(u);
-    placed[u as usize] = true;
-}
-
 /// The CFL order of `query` over the sampler's candidate sets: component by component, the
 /// next one from its lowest-id unplaced vertex.
 pub fn order(query: &Query, sampler: &mut Sampler) -> Vec<u32> {
@@ -216,13 +208,7 @@ mod tests {
     #[test]
     fn trees_and_components_stay_connected() {
         // A path 0-1-2-3 and an isolated vertex 4: no core.
-        let mut b = GraphBuilder::new(5, false);
-        for (u, v) in [(0, 1), (1, 2), (2, 3)] {
-            b.add_edge(u, v, 0);
-        }
-        let g = b.build().0;
-        let q = Query::new(g.clone(), &g, Semantics::Embed).unwrap();
-        let cands: Vec<Vec<u32>> = [5u32, 1, 3, 2, 9].iter().map(|&k| (0..k).collect()).collect();
+        let (g, q, cands) = crate::order::tests::path_and_isolated();
         let mut s = Sampler::new(&g, &q, &cands, true, 8, 1);
         let order = order(&q, &mut s);
         // Root 1 (|C|/deg 0.5); 2 before the leaves 3 and 0, leaves by |C|; then 4.

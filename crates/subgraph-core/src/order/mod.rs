@@ -118,6 +118,14 @@ impl Order {
     }
 }
 
+/// The distinct neighbours of `u` in the query, whatever the edges' directions and labels.
+fn neighbours(query: &Query, u: u32) -> Vec<u32> {
+    let mut nbrs: Vec<u32> = query.edges(u).iter().map(|e| e.to).collect();
+    nbrs.sort_unstable();
+    nbrs.dedup();
+    nbrs
+}
+
 fn place(order: &mut Vec<u32>, placed: &mut [bool], u: u32) {
     order.push(u);
     placed[u as usize] = true;
@@ -139,9 +147,7 @@ fn frontier(query: &Query, order: &[u32], placed: &[bool]) -> Vec<u32> {
 /// RI's key: (placed neighbours, unplaced neighbours adjacent to the placed part, other
 /// unplaced neighbours).
 fn ri_key(query: &Query, placed: &[bool], u: u32) -> (usize, usize, usize) {
-    let mut nbrs: Vec<u32> = query.edges(u).iter().map(|e| e.to).collect();
-    nbrs.sort_unstable();
-    nbrs.dedup();
+    let nbrs = neighbours(query, u);
     let back = nbrs.iter().filter(|&&w| placed[w as usize]).count();
     let touching =
         nbrs.iter().filter(|&&w| !placed[w as usize] && query.edges(w).iter().any(|e| placed[e.to as usize])).count();
@@ -154,17 +160,22 @@ mod tests {
     use crate::graph::GraphBuilder;
     use crate::query::Semantics;
 
-    #[test]
-    fn orders_are_connected_permutations() {
-        // Path 0-1-2-3 plus an isolated vertex 4.
+    /// A path 0-1-2-3 plus an isolated vertex 4 (the data graph is the query), with candidate
+    /// sets of sizes 5, 1, 3, 2, 9.
+    pub(super) fn path_and_isolated() -> (Graph, Query, Vec<Vec<u32>>) {
         let mut b = GraphBuilder::new(5, false);
         for (u, v) in [(0, 1), (1, 2), (2, 3)] {
             b.add_edge(u, v, 0);
         }
         let g = b.build().0;
         let q = Query::new(g.clone(), &g, Semantics::Embed).unwrap();
-        // Candidate sets of sizes 5, 1, 3, 2, 9.
-        let cands: Vec<Vec<u32>> = [5u32, 1, 3, 2, 9].iter().map(|&k| (0..k).collect()).collect();
+        let cands = [5u32, 1, 3, 2, 9].iter().map(|&k| (0..k).collect()).collect();
+        (g, q, cands)
+    }
+
+    #[test]
+    fn orders_are_connected_permutations() {
+        let (g, q, cands) = path_and_isolated();
         let mut s = Sampler::new(&g, &q, &cands, true, 8, 1);
         // GQL: fewest candidates first (1), then the smallest frontier vertex: 2, 3, 0; then 4.
         assert_eq!(Order::Gql.compute(&g, &q, &mut s), vec![1, 2, 3, 0, 4]);
