@@ -321,14 +321,17 @@ pub fn load_options(a: &InputArgs) -> Result<ReadOptions> {
 /// The GPU engine's strategy and ablation switches (GSI §VIII, GpSM).
 #[derive(Args, Clone)]
 pub struct GpuArgs {
-    /// GPU matcher: gsi (GSI's vertex-at-a-time join over the shared planner's plan, with
-    /// depth-first counting, symmetry breaking and the spasm's counts), fsig (FSIG's pipeline:
+    /// GPU matcher: auto (gsi, and for a tree pattern under homomorphism whose rows must be
+    /// enumerated, GGQ's thread IDs where they are estimated cheaper), gsi (GSI's
+    /// vertex-at-a-time join over the shared planner's plan, with depth-first counting, symmetry
+    /// breaking and the spasm's counts), ggq (GGQ's thread-ID enumeration for every tree
+    /// pattern under homomorphism, count(*) included; gsi for the rest), fsig (FSIG's pipeline:
     /// where the switches are left on auto, the refined device filter, structure A, CFL's
     /// order, breadth-first levels with the host spill, no depth-first kernel and no spasm)
     /// or gpsm (GpSM's filter and edge join, the GSI paper's baseline: one device, every match
     /// enumerated; the --gpu-filter, --gpu-structure, --gpu-output, --gpu-dfs and --gpus
     /// switches do not apply).
-    #[arg(long, default_value = "gsi", value_parser = ["gsi", "fsig", "gpsm"])]
+    #[arg(long, default_value = "auto", value_parser = ["auto", "gsi", "fsig", "gpsm", "ggq"])]
     pub gpu_strategy: String,
     /// GpSM: neighbour-refinement rounds after the exploration (0: none; fewer when a round
     /// removes nothing).
@@ -422,7 +425,9 @@ impl GpuArgs {
             strategy: match self.gpu_strategy.as_str() {
                 "gpsm" => Strategy::Gpsm,
                 "fsig" => Strategy::Fsig,
-                _ => Strategy::Gsi,
+                "ggq" => Strategy::Ggq,
+                "gsi" => Strategy::Gsi,
+                _ => Strategy::Auto,
             },
             gpsm: GpsmOptions { rounds: self.gpsm_rounds, min_degree: self.gpsm_min_degree },
             filter: match self.gpu_filter.as_str() {

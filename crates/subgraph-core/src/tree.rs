@@ -88,6 +88,15 @@ impl TreeQuery {
         (order.len() == n).then_some(TreeQuery { order, parent, labels, allowed })
     }
 
+    /// The same query rooted at `root` (`directed`: whether the data graph is).
+    pub fn rerooted(&self, root: u32, directed: bool) -> TreeQuery {
+        let edges: Vec<(u32, u32, Option<u32>)> = (0..self.parent.len() as u32)
+            .filter_map(|c| self.parent[c as usize].map(|l| (c, l)))
+            .map(|(c, l)| if l.dir == Dir::In { (c, l.parent, l.label) } else { (l.parent, c, l.label) })
+            .collect();
+        TreeQuery::new(self.labels.clone(), &edges, self.allowed.clone(), root, directed).expect("a tree, rerooted")
+    }
+
     /// Number of query vertices.
     pub fn len(&self) -> usize {
         self.order.len()
@@ -111,6 +120,19 @@ impl TreeQuery {
     pub fn admits(&self, data: &Graph, u: u32, v: u32) -> bool {
         self.labels[u as usize].is_none_or(|l| data.label(v) == l)
             && self.allowed[u as usize].as_ref().is_none_or(|a| a.contains(v))
+    }
+
+    /// Whether `row` (a data vertex per query vertex) is a homomorphism: every vertex passes
+    /// its label and tests, every tree edge is a data edge its link allows.
+    pub fn matches(&self, data: &Graph, row: &[u32]) -> bool {
+        (0..self.len() as u32).all(|u| self.admits(data, u, row[u as usize]))
+            && (0..self.len()).all(|c| {
+                self.parent[c].is_none_or(|l| {
+                    data.neighbor_groups(row[l.parent as usize], l.dir).any(|(pair, ws)| {
+                        l.label.is_none_or(|x| data.pair(pair).0 == x) && ws.binary_search(&row[c]).is_ok()
+                    })
+                })
+            })
     }
 
     /// Counts the homomorphisms on the CPU (every core), and the root's answers. None when
@@ -305,5 +327,7 @@ mod tests {
         let small = TreeQuery::new(vec![None; 3], &qedges[..2], vec![None; 3], 0, false).unwrap();
         // The hub's 200² plus each leaf's 1.
         assert_eq!(small.count(&data, &Control::unlimited()).unwrap().total, Some(200 * 200 + 200));
+        assert!(small.matches(&data, &[0, 5, 5]) && small.matches(&data, &[7, 0, 0]));
+        assert!(!small.matches(&data, &[1, 2, 3]) && !small.matches(&data, &[0, 0, 5]));
     }
 }

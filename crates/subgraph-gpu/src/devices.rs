@@ -13,8 +13,9 @@ use subgraph_core::sink::{Control, Output};
 use subgraph_core::tree::{TreeCount, TreeQuery};
 use subgraph_core::Graph;
 
-use crate::engine::{GpuOptions, GpuReport};
+use crate::engine::{GpuOptions, GpuReport, Strategy};
 use crate::error::{GpuError, Result};
+use crate::ggq::ids::{Ask, IdPlan, IdRun};
 use crate::multi::GpuSet;
 
 /// The engine that runs the queries of one data graph.
@@ -145,6 +146,35 @@ impl Engine {
                 Ok(TreeRan { count: Some(ran.count), ms: ran.ms, gpu: Some(gpu), recounted: ran.recounted, why: None })
             }
             _ => Ok(cpu_tree(data, tree, control, None)),
+        }
+    }
+
+    /// The GPU strategy queries run by (None on the CPU).
+    pub fn strategy(&self) -> Option<Strategy> {
+        match self {
+            Engine::Gpu { options, .. } => Some(options.strategy),
+            Engine::Cpu { .. } => None,
+        }
+    }
+
+    /// Enumerates a tree query's matches by GGQ's thread IDs ([`crate::ggq::ids`]) where
+    /// [`Engine::count_tree`] would count it on the GPU, with the device's peak bytes; None
+    /// elsewhere.
+    pub fn enumerate_tree(
+        &mut self,
+        data: &Graph,
+        tree: &TreeQuery,
+        plan: &IdPlan,
+        ask: &Ask,
+        control: &Control,
+        sink: &mut dyn FnMut(&[u32], u64),
+    ) -> Result<Option<(IdRun, u64)>> {
+        match self {
+            Engine::Gpu { engine, auto, .. } if !*auto || device_for_graph(data.num_vertices()).is_some() => {
+                let run = engine.first_mut().enumerate_tree(tree, plan, ask, control, sink)?;
+                Ok(Some((run, engine.first().peak_device_bytes())))
+            }
+            _ => Ok(None),
         }
     }
 

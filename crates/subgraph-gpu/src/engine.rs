@@ -23,6 +23,7 @@ use crate::dfs::{largest_groups, DfsKernels, DfsPlan, LevelAddresses};
 use crate::error::{GpuError, Result};
 use crate::filter::{filter_on_device, DeviceCandidateSet, FilterKernels};
 use crate::fsig;
+use crate::ggq::ids::{Ask, IdPlan, IdRun};
 use crate::ggq::{self, GpuTreeCount, TreeGraph};
 use crate::gpsm::{self, GpsmKernels, GpsmOptions};
 use crate::join::{dir_index, level_descriptor, Join, Kernels, LevelData, Take, MAX_COLUMNS, ROW_BLOCK, SOURCE};
@@ -35,6 +36,9 @@ use crate::signature::{DeviceSignatureTable, Signature, SignatureTable};
 /// Which seed system's matcher runs a query (`--gpu-strategy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Strategy {
+    /// GSI's join, and for a tree pattern under homomorphism whose rows must be enumerated,
+    /// GGQ's thread IDs where they are estimated cheaper ([`crate::patterns`]).
+    Auto,
     /// GSI's vertex-at-a-time join over the shared planner's plan (with its depth-first
     /// kernel, symmetry breaking and the spasm's counts).
     Gsi,
@@ -43,11 +47,25 @@ pub enum Strategy {
     /// FSIG's pipeline ([`crate::fsig::compose`]): GSI's join with FSIG's filter, structure A,
     /// CFL order and breadth-first levels with the host spill.
     Fsig,
+    /// GGQ's thread-ID enumeration ([`crate::ggq::ids`]) for every tree pattern under
+    /// homomorphism; GSI's join for the rest.
+    Ggq,
 }
 
 impl Strategy {
+    /// The strategy whose join runs a query that is not a tree pattern for GGQ: GSI's under
+    /// `auto` and `ggq`.
+    pub fn joined(self) -> Strategy {
+        match self {
+            Strategy::Auto | Strategy::Ggq => Strategy::Gsi,
+            s => s,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
+            Strategy::Auto => "auto",
+            Strategy::Ggq => "ggq",
             Strategy::Gsi => "gsi",
             Strategy::Gpsm => "gpsm",
             Strategy::Fsig => "fsig",
@@ -211,7 +229,7 @@ pub struct GpuOptions {
 impl Default for GpuOptions {
     fn default() -> Self {
         GpuOptions {
-            strategy: Strategy::Gsi,
+            strategy: Strategy::Auto,
             gpsm: GpsmOptions::default(),
             filter: CandidateFilter::Auto,
             structure: Structure::Auto,
@@ -755,15 +773,38 @@ impl GpuEngine {
     /// The count's `upload_ms` is the layout's upload where this query paid it, and its `ms`
     /// includes it.
     pub fn count_tree(&mut self, tree: &TreeQuery, control: &Control) -> Result<Option<GpuTreeCount>> {
+        let (gpu, g, labels, data, upload_ms) = self.tree_layout()?;
+        let counted = ggq::count(gpu, g, labels, data, tree, control)?;
+        Ok(counted.map(|c| GpuTreeCount { upload_ms, ms: c.ms + upload_ms, ..c }))
+    }
+
+    /// Enumerates a tree query's matches by GGQ's thread IDs on `plan` ([`ggq::ids`]), as
+    /// `ask` says, handing rows to `sink`; the tree layout is uploaded on first use, and the
+    /// run's `ms` includes it.
+    pub fn enumerate_tree(
+        &mut self,
+        tree: &TreeQuery,
+        plan: &IdPlan,
+        ask: &Ask,
+        control: &Control,
+        sink: &mut dyn FnMut(&[u32], u64),
+    ) -> Result<IdRun> {
+        let (gpu, g, labels, data, upload_ms) = self.tree_layout()?;
+        let run = ggq::ids::enumerate(gpu, g, labels, data, tree, plan, ask, control, sink)?;
+        Ok(IdRun { ms: run.ms + upload_ms, ..run })
+    }
+
+    /// Starts a tree query's peak of device bytes and gives what GGQ's kernels read: the
+    /// device, the tree layout (uploaded on first use), the vertex labels and the data graph,
+    /// with the milliseconds this upload took (0 after the first).
+    fn tree_layout(&mut self) -> Result<(&Gpu, &mut TreeGraph, &DeviceBuffer<u32>, &Graph, f64)> {
         self.gpu.reset_peak();
         let t = Instant::now();
         let g = match &mut self.tree_graph {
             Some(g) => g,
             slot => slot.insert(TreeGraph::upload(&self.gpu, &self.data)?),
         };
-        let upload_ms = t.elapsed().as_secs_f64() * 1e3;
-        let counted = ggq::count(&self.gpu, g, &self.graph.labels, &self.data, tree, control)?;
-        Ok(counted.map(|c| GpuTreeCount { upload_ms, ms: c.ms + upload_ms, ..c }))
+        Ok((&self.gpu, g, &self.graph.labels, &self.data, t.elapsed().as_secs_f64() * 1e3))
     }
 
     pub fn device_info(&self) -> &DeviceInfo {

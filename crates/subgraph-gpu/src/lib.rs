@@ -1,7 +1,7 @@
 //! subgraph-gpu: the GPU engine of subgraph, after GSI (Zeng et al., ICDE 2020): PCSR graph
 //! storage (§IV-A), vertex signatures and GPU filtering (§III-A), and the join engine (§V–§VI:
 //! Prealloc-Combine, warp set operations, write cache, load balancing), and GGQ's tree-pattern
-//! counts (`ggq`), GpSM's edge join as a second strategy (`gpsm`), FSIG's auxiliary structure (`fsig`) and host spill (`park`), on CUDA through cudarc with kernels compiled at run time by NVRTC; and where
+//! counts and thread-ID enumeration (`ggq`), GpSM's edge join as a second strategy (`gpsm`), FSIG's auxiliary structure (`fsig`) and host spill (`park`), on CUDA through cudarc with kernels compiled at run time by NVRTC; and where
 //! queries and patterns run ([`Engine`], [`patterns`]), for the command line and the Python
 //! package alike.
 
@@ -37,7 +37,7 @@ pub use multi::{GpuCount, GpuSet};
 pub use park::{Park, Spill};
 
 /// Every kernel source of the crate.
-pub static KERNEL_SOURCES: [&KernelSource; 9] = [
+pub static KERNEL_SOURCES: [&KernelSource; 10] = [
     &pcsr::SOURCE,
     &scan::SOURCE,
     &filter::SOURCE,
@@ -45,6 +45,7 @@ pub static KERNEL_SOURCES: [&KernelSource; 9] = [
     &refine::SOURCE,
     &dfs::SOURCE,
     &ggq::SOURCE,
+    &ggq::ids::SOURCE,
     &gpsm::SOURCE,
     &fsig::SOURCE,
 ];

@@ -177,7 +177,7 @@ pub(crate) fn run_on(
             .chain(others.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))))
             .collect::<Result<Vec<_>>>()
     })?;
-    Ok(GpuReport { strategy: gpu_opts.strategy.name(), ..planned.report(start, opts, &joined, control) })
+    Ok(GpuReport { strategy: gpu_opts.strategy.joined().name(), ..planned.report(start, opts, &joined, control) })
 }
 
 /// The embeddings the devices running one query have taken towards its limit: each device

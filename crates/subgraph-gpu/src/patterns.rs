@@ -3,7 +3,8 @@
 //! expansions matched by the [`Engine`] (or on the CPU over the label-free view), and its rows
 //! (RETURN, DISTINCT, LIMIT) counted and written; or, for a tree pattern under homomorphism
 //! whose rows need no enumeration, counted by GGQ's tree passes (`subgraph_core::tree`,
-//! [`crate::ggq`]) without expanding its absent labels.
+//! [`crate::ggq`]) without expanding its absent labels; or one whose rows must be enumerated,
+//! by GGQ's thread IDs on the GPU ([`crate::ggq::ids`]) where `--gpu-strategy` says so.
 
 use std::sync::{Arc, OnceLock};
 
@@ -17,7 +18,9 @@ use subgraph_pattern::rows::Rows;
 use subgraph_pattern::{Pattern, Return};
 
 use crate::devices::{Engine, Ran};
+use crate::engine::Strategy;
 use crate::error::GpuError;
+use crate::ggq::ids::{Ask, IdPlan};
 
 /// Why a pattern could not run.
 #[derive(Debug, thiserror::Error)]
@@ -129,7 +132,13 @@ pub fn run_pattern(
     if unique && opts.semantics == Semantics::Homomorphism {
         return Err(PatternRunError::UniqueHomomorphism);
     }
-    if trees {
+    let strategy = engine.strategy();
+    if matches!(strategy, Some(Strategy::Auto | Strategy::Ggq)) {
+        if let Some(run) = run_ids(pattern, name, data, engine, opts, control, output)? {
+            return Ok(run);
+        }
+    }
+    if trees && strategy != Some(Strategy::Ggq) {
         if let Some(run) = run_tree(pattern, name, data, engine, opts, control, output)? {
             return Ok(run);
         }
@@ -323,6 +332,142 @@ fn run_tree(
     Ok(Some(PatternRun {
         ran: Ran { report, gpu, choice: None, note: Some(note) },
         rows,
+        unique: None,
+        names,
+        count_star,
+    }))
+}
+
+/// Under `--gpu-strategy auto`, GGQ's thread IDs enumerate a tree pattern whose matches are
+/// followed one by one (written, or made distinct) where they are estimated at most this many
+/// per match: on an H100 a thread ID costs about 0.03 ns and a match the general join hands
+/// to the host about 300 ns (bench/results/2026-11-26-ggq-ids.md).
+pub const IDS_PER_MATCH: u128 = 1 << 13;
+
+/// Under `--gpu-strategy auto`, GGQ's thread IDs also answer a tree pattern whose matches are
+/// only counted (where the tree passes would, in about a millisecond) when it needs at most
+/// this many (about a millisecond on an H100) in one phase.
+pub const FEW_IDS: u128 = 1 << 25;
+
+/// A tree pattern under homomorphism enumerated by GGQ's thread IDs on the GPU
+/// ([`crate::ggq::ids`]), rooted at its vertex of fewest candidates (by label and tests): under
+/// `--gpu-strategy ggq` always; under `auto` where it needs at most [`FEW_IDS`] in one phase,
+/// or where its matches are followed one by one (written, or made distinct) and its thread IDs
+/// (exact, from the tree passes' counts of each phase's prefix) are at most [`IDS_PER_MATCH`]
+/// per match. None where it does not apply, was not chosen, or the engine runs on the CPU.
+fn run_ids(
+    pattern: &Pattern,
+    name: &str,
+    data: &Arc<Graph>,
+    engine: &mut Engine,
+    opts: &MatchOptions,
+    control: &Arc<Control>,
+    output: Option<&Arc<Output>>,
+) -> Result<Option<PatternRun>, PatternRunError> {
+    if opts.semantics != Semantics::Homomorphism || !engine.has_gpu() {
+        return Ok(None);
+    }
+    let Some(tree) = tree(pattern, data, 0)? else {
+        return Ok(None);
+    };
+    let candidates = |u: usize| {
+        let by_label = tree.labels[u].map_or(data.num_vertices(), |l| data.vertices_with_label(l).len());
+        by_label.min(
+            tree.allowed[u].as_ref().map_or(usize::MAX, |a| a.words().iter().map(|w| w.count_ones() as usize).sum()),
+        )
+    };
+    let root = (0..tree.len()).min_by_key(|&u| candidates(u)).unwrap_or(0) as u32;
+    let tree = tree.rerooted(root, data.is_directed());
+    let Some(plan) = IdPlan::new(data, &tree) else {
+        return Ok(None);
+    };
+    let count_star = matches!(pattern.returns, Return::CountStar);
+    let columns: Vec<u32> = pattern.returned_vertices().iter().map(|&v| v as u32).collect();
+    let mut distinct_columns = columns.clone();
+    distinct_columns.sort_unstable();
+    distinct_columns.dedup();
+    let names = pattern.column_names();
+    let writes = output.filter(|_| !count_star);
+    let ask = Ask {
+        distinct: pattern.distinct && !count_star && distinct_columns.len() < pattern.vertices.len(),
+        write: writes.is_some(),
+        limit: pattern.limit.into_iter().chain(opts.limit).min(),
+        columns,
+    };
+    let mut why = "--gpu-strategy ggq".to_string();
+    let one_phase = (plan.phases.len() == 1).then(|| plan.threads(&[]));
+    if let (Some(Strategy::Auto), Some(threads)) = (engine.strategy(), one_phase.filter(|&t| t <= FEW_IDS)) {
+        why = format!("{threads} thread IDs in one phase");
+    } else if engine.strategy() == Some(Strategy::Auto) {
+        if !(ask.write || ask.distinct) {
+            return Ok(None);
+        }
+        let mut prefix_rows = Vec::new();
+        for k in 1..plan.phases.len() {
+            let prefix = plan.prefix(&tree, k, data.is_directed());
+            match engine.count_tree(data, &prefix, opts, control)?.count.and_then(|c| c.total) {
+                Some(rows) => prefix_rows.push(rows),
+                None => return Ok(None),
+            }
+        }
+        let Some(matches) = engine.count_tree(data, &tree, opts, control)?.count.and_then(|c| c.total) else {
+            return Ok(None);
+        };
+        let threads = plan.threads(&prefix_rows);
+        if threads > IDS_PER_MATCH * matches.max(1) {
+            return Ok(None);
+        }
+        why = format!("estimated {threads} thread IDs for {matches} matches");
+    }
+    if let Some(o) = writes {
+        o.begin_rows(name, &names);
+    }
+    let mut buf = Vec::new();
+    let p = ask.columns.len();
+    let mut sink = |rows: &[u32], count: u64| {
+        let Some(o) = writes else { return };
+        for i in 0..count as usize {
+            o.format_row(name, &names, &rows[i * p..(i + 1) * p], &mut buf);
+            if buf.len() >= OUTPUT_BATCH {
+                o.write_batch(&buf);
+                buf.clear();
+            }
+        }
+    };
+    let Some((run, peak)) = engine.enumerate_tree(data, &tree, &plan, &ask, control, &mut sink)? else {
+        return Ok(None);
+    };
+    if let Some(o) = writes {
+        o.write_batch(&buf);
+    }
+    if let (Some(o), true) = (output, count_star) {
+        o.begin_rows(name, &names);
+        o.write_count(name, &names[0], run.matches as u128);
+    }
+    let where_distinct = if run.device_distinct { "on the device" } else { "on the host" };
+    let note = format!(
+        "{name}: a tree pattern, enumerated on the GPU by GGQ's thread IDs ({why}): {} phase{}, {} thread IDs in {} \
+         launches{}",
+        run.phases,
+        if run.phases == 1 { "" } else { "s" },
+        run.threads,
+        run.launches,
+        if ask.distinct { format!(", rows made distinct {where_distinct}") } else { String::new() }
+    );
+    let report = Report {
+        embeddings: run.matches as u128,
+        complete: run.stopped.is_none(),
+        stopped: run.stopped,
+        elapsed_ms: run.ms,
+        enumerate_ms: run.ms,
+        candidates: plan.roots.len() as u64,
+        order: "tree",
+        ..Report::nothing(opts.filter, None)
+    };
+    let gpu = crate::GpuReport::of(report, ("ggq", "streams"), 0.0, 0.0, run.ms, peak);
+    Ok(Some(PatternRun {
+        ran: Ran { report, gpu: Some(gpu), choice: None, note: Some(note) },
+        rows: if count_star { 1 } else { run.rows as u128 },
         unique: None,
         names,
         count_star,

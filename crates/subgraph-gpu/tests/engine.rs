@@ -18,6 +18,7 @@ use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::tree::TreeQuery;
 use subgraph_core::{Graph, GraphBuilder, Query, Semantics};
 use subgraph_gpu::filter::filter_host;
+use subgraph_gpu::ggq::ids::{Ask, IdPlan, CHUNK, PHASE_SPACE};
 use subgraph_gpu::gpsm::GpsmOptions;
 use subgraph_gpu::refine;
 use subgraph_gpu::signature::{Signature, SignatureTable};
@@ -458,6 +459,117 @@ fn gpsm_equals_the_cpu() {
     }
 }
 
+/// A random tree of 1–6 vertices over `data` (labels 0–2, some absent; some vertices
+/// restricted).
+fn random_tree(seed: u64, data: &Graph) -> TreeQuery {
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let (n, q) = (data.num_vertices(), 1 + rng.below(6) as usize);
+    let labels: Vec<Option<u32>> = (0..q).map(|_| (rng.below(3) > 0).then(|| rng.below(3) as u32)).collect();
+    let edges: Vec<(u32, u32, Option<u32>)> = (1..q as u32)
+        .map(|c| {
+            let p = rng.below(c as u64) as u32;
+            let l = (rng.below(3) > 0).then(|| rng.below(3) as u32);
+            if rng.below(2) == 0 {
+                (p, c, l)
+            } else {
+                (c, p, l)
+            }
+        })
+        .collect();
+    let allowed = (0..q)
+        .map(|_| {
+            (rng.below(4) == 0).then(|| {
+                let mut set = Bitset::new(n);
+                (0..n as u32).filter(|_| rng.below(3) > 0).for_each(|v| set.insert(v));
+                Arc::new(set)
+            })
+        })
+        .collect();
+    let root = rng.below(q as u64) as u32;
+    TreeQuery::new(labels, &edges, allowed, root, data.is_directed()).unwrap()
+}
+
+/// GGQ's thread-ID enumeration ([`subgraph_gpu::ggq::ids`]) on the device, in one phase and
+/// in many (phases of at most 8 IDs, or one edge each), in launches of up to 2^22 threads or of
+/// 64 and 32: the rows are the tree's matches, each once, as many as the CPU's tree passes
+/// count; counted alone, the same number; projected and made distinct, the full rows'
+/// projection; under a LIMIT, that many distinct matches (or distinct rows). Rows of three
+/// columns on a graph of 2^21 + 2 vertices do not pack into 63 bits and are made distinct on
+/// the host, with the same answer.
+#[test]
+fn tree_ids_equal_the_tree_passes() {
+    let mut nonzero = 0;
+    let mut cases: Vec<(Graph, TreeQuery)> = (0..80u64)
+        .map(|seed| {
+            let data = case(seed).0;
+            let tree = random_tree(seed, &data);
+            (data, tree)
+        })
+        .collect();
+    // A path whose middle vertex (label 1) is a hub of 300 leaves, among 2^21 + 2 vertices.
+    let n = (1 << 21) + 2;
+    let mut labels = vec![0; n];
+    labels[0] = 1;
+    let big = graph(false, labels, (1..=300).map(|v| (0, v, 0)).collect());
+    let path =
+        TreeQuery::new(vec![None, Some(1), None], &[(0, 1, None), (1, 2, None)], vec![None; 3], 1, false).unwrap();
+    cases.push((big, path));
+    for (i, (data, tree)) in cases.iter().enumerate() {
+        let Some(mut gpu) = engine(data, &GpuOptions::default()) else {
+            return;
+        };
+        let want = tree.count(data, &Control::unlimited()).unwrap().total.unwrap();
+        let q = tree.len() as u32;
+        let run = |gpu: &mut GpuEngine, plan: &IdPlan, ask: &Ask| {
+            let mut rows = Vec::new();
+            let got = gpu
+                .enumerate_tree(tree, plan, ask, &Control::unlimited(), &mut |r: &[u32], _| rows.extend_from_slice(r))
+                .unwrap();
+            let width = ask.columns.len().max(1);
+            let mut rows: Vec<Vec<u32>> = rows.chunks(width).map(<[u32]>::to_vec).collect();
+            rows.sort_unstable();
+            (got, rows)
+        };
+        for (space, chunk) in [(PHASE_SPACE, CHUNK), (8, 64), (1, 32)] {
+            let plan = IdPlan { chunk, ..IdPlan::with_space(data, tree, space).unwrap() };
+            let all = Ask { columns: (0..q).collect(), distinct: false, write: true, limit: None };
+            let (got, rows) = run(&mut gpu, &plan, &all);
+            assert_eq!((got.matches as u128, got.rows as u128, got.stopped), (want, want, None), "case {i}");
+            assert_eq!(rows.len() as u128, want, "case {i}");
+            assert!(rows.windows(2).all(|w| w[0] != w[1]), "case {i}: a match twice");
+            assert!(rows.iter().all(|r| tree.matches(data, r)), "case {i}");
+            let count = Ask { columns: Vec::new(), write: false, ..all.clone() };
+            assert_eq!(run(&mut gpu, &plan, &count).0.matches as u128, want, "case {i}");
+            // Projected onto the last and first vertices, distinct.
+            let columns = vec![q - 1, 0];
+            let mut projected: Vec<Vec<u32>> =
+                rows.iter().map(|r| columns.iter().map(|&c| r[c as usize]).collect()).collect();
+            projected.sort_unstable();
+            projected.dedup();
+            let distinct = Ask { columns: columns.clone(), distinct: true, ..all.clone() };
+            let (got, drows) = run(&mut gpu, &plan, &distinct);
+            assert_eq!(drows, projected, "case {i}");
+            assert_eq!((got.matches as u128, got.rows), (want, projected.len() as u64), "case {i}");
+            let limit = want as u64 / 2 + 1;
+            let (got, lrows) = run(&mut gpu, &plan, &Ask { limit: Some(limit), ..all.clone() });
+            assert_eq!(lrows.len() as u64, limit.min(want as u64), "case {i}");
+            assert!(lrows.windows(2).all(|w| w[0] != w[1]) && lrows.iter().all(|r| tree.matches(data, r)));
+            assert_eq!(got.stopped, (want as u64 >= limit).then_some(Stopped::Limit), "case {i}");
+            let (_, dl) = run(&mut gpu, &plan, &Ask { limit: Some(1), ..distinct.clone() });
+            assert_eq!(dl.len(), projected.len().min(1), "case {i}");
+            assert!(dl.iter().all(|r| projected.binary_search(r).is_ok()), "case {i}");
+            let three = Ask { columns: vec![0, 1, 2], distinct: true, ..all.clone() };
+            if data.num_vertices() == n {
+                let (got, trows) = run(&mut gpu, &plan, &three);
+                assert!(!got.device_distinct);
+                assert_eq!(trows, rows, "the host's distinct rows");
+            }
+        }
+        nonzero += (want > 0) as u32;
+    }
+    assert!(nonzero > 15, "only {nonzero} trees had matches");
+}
+
 /// GGQ's tree passes on the device give the CPU's counts and root answers: random trees with
 /// wildcard labels and restrictions on random graphs (directed and not), and a star on hubs
 /// whose count saturates the device's 64 bits (counted again on the CPU).
@@ -469,31 +581,7 @@ fn tree_counts_equal_the_cpu() {
         let Some(mut gpu) = engine(&data, &GpuOptions::default()) else {
             return;
         };
-        let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
-        let (n, q) = (data.num_vertices(), 1 + rng.below(6) as usize);
-        let labels: Vec<Option<u32>> = (0..q).map(|_| (rng.below(3) > 0).then(|| rng.below(3) as u32)).collect();
-        let edges: Vec<(u32, u32, Option<u32>)> = (1..q as u32)
-            .map(|c| {
-                let p = rng.below(c as u64) as u32;
-                let l = (rng.below(3) > 0).then(|| rng.below(3) as u32);
-                if rng.below(2) == 0 {
-                    (p, c, l)
-                } else {
-                    (c, p, l)
-                }
-            })
-            .collect();
-        let allowed = (0..q)
-            .map(|_| {
-                (rng.below(4) == 0).then(|| {
-                    let mut set = Bitset::new(n);
-                    (0..n as u32).filter(|_| rng.below(3) > 0).for_each(|v| set.insert(v));
-                    Arc::new(set)
-                })
-            })
-            .collect();
-        let root = rng.below(q as u64) as u32;
-        let tree = TreeQuery::new(labels, &edges, allowed, root, data.is_directed()).unwrap();
+        let tree = random_tree(seed, &data);
         let want = tree.count(&data, &Control::unlimited()).unwrap();
         let got = gpu.count_tree(&tree, &Control::unlimited()).unwrap().unwrap();
         assert_eq!(got.count, want, "seed {seed}");

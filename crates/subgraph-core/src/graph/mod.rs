@@ -33,7 +33,7 @@ pub struct Adjacency {
 }
 
 /// Which stored adjacency a lookup reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Dir {
     /// Out-neighbours (all neighbours in an undirected graph).
     Out,

@@ -1,8 +1,16 @@
-//! GGQ's tree-pattern queries on the GPU (`ggq.cu`; seeds/004, `../shared/papers/gpsm-ggq.md`
-//! Part B): the passes of `subgraph_core::tree` from the leaves to the root, one launch per
-//! query vertex and one warp per data vertex, over a plain CSR of the data graph per direction
-//! with each edge's label (uploaded once per data graph). Counts are u64 on the device; where
-//! one saturates, the count is taken again on the CPU in 128 bits.
+//! GGQ's tree-pattern queries on the GPU (seeds/004, `../shared/papers/gpsm-ggq.md` Part B),
+//! over a plain CSR of the data graph per direction with each edge's label (uploaded once per
+//! data graph). Two ways:
+//! - counted without enumeration (`passes.cu`, here): the passes of `subgraph_core::tree` from
+//!   the leaves to the root, one launch per query vertex and one warp per data vertex. Counts
+//!   are u64 on the device; where one saturates, the count is taken again on the CPU in 128
+//!   bits.
+//! - enumerated, GGQ's own algorithm ([`ids`]): one thread per candidate match, its number the
+//!   mixed-radix choice of an edge per tree edge, over per-label edge streams.
+
+pub mod ids;
+
+use std::collections::HashMap;
 
 use std::time::Instant;
 
@@ -16,10 +24,10 @@ use crate::filter::device_words;
 
 use Param::{BufU32 as B32, BufU64 as B64, U32};
 
-/// The kernel of `ggq.cu`.
+/// The kernel of `passes.cu`.
 pub static SOURCE: KernelSource = KernelSource {
-    name: "ggq.cu",
-    code: include_str!("ggq.cu"),
+    name: "ggq/passes.cu",
+    code: include_str!("passes.cu"),
     kernels: &[KernelDecl {
         name: "ggq_pass",
         params: &[B32, U32, B64, B32, B32, B64, B32, B32, U32, B32, U32, B32, U32, B64, B64, B32],
@@ -66,6 +74,9 @@ pub struct TreeGraph {
     out: Csr,
     /// In-adjacency of a directed graph.
     inn: Option<Csr>,
+    /// The enumeration's kernels and per-label streams, made on its first use.
+    ids: Option<ids::IdKernels>,
+    streams: HashMap<(Dir, u32), ids::Stream>,
 }
 
 impl TreeGraph {
@@ -74,6 +85,8 @@ impl TreeGraph {
             pass: gpu.kernel(&SOURCE, "ggq_pass")?,
             out: Csr::upload(gpu, data, Dir::Out)?,
             inn: if data.is_directed() { Some(Csr::upload(gpu, data, Dir::In)?) } else { None },
+            ids: None,
+            streams: HashMap::new(),
         })
     }
 }
