@@ -226,6 +226,15 @@ pub fn run_pattern(
     })
 }
 
+/// Whether `pattern`'s rows must be made distinct: DISTINCT over fewer columns than it has
+/// vertices (over all of them, distinct matches are distinct rows), not `count(*)`.
+fn distinct_rows(pattern: &Pattern) -> bool {
+    let mut columns = pattern.returned_vertices();
+    columns.sort_unstable();
+    columns.dedup();
+    pattern.distinct && !matches!(pattern.returns, Return::CountStar) && columns.len() < pattern.vertices.len()
+}
+
 /// The tree query GGQ's passes count `pattern` by on `data` under `semantics` (rooted at its
 /// one DISTINCT vertex), where it is a tree pattern under homomorphism whose rows need no
 /// enumeration (`count(*)`; every match a row, none written (`writes` false); DISTINCT of one
@@ -243,7 +252,7 @@ pub fn tree_query(
     let mut columns = pattern.returned_vertices();
     columns.sort_unstable();
     columns.dedup();
-    let distinct = pattern.distinct && !count_star && columns.len() < pattern.vertices.len();
+    let distinct = distinct_rows(pattern);
     let projection = distinct && columns.len() == 1;
     // Every match a row and none written: counting them is enough.
     let counted = !(distinct || writes);
@@ -383,13 +392,10 @@ fn run_ids(
     };
     let count_star = matches!(pattern.returns, Return::CountStar);
     let columns: Vec<u32> = pattern.returned_vertices().iter().map(|&v| v as u32).collect();
-    let mut distinct_columns = columns.clone();
-    distinct_columns.sort_unstable();
-    distinct_columns.dedup();
     let names = pattern.column_names();
     let writes = output.filter(|_| !count_star);
     let ask = Ask {
-        distinct: pattern.distinct && !count_star && distinct_columns.len() < pattern.vertices.len(),
+        distinct: distinct_rows(pattern),
         write: writes.is_some(),
         limit: pattern.limit.into_iter().chain(opts.limit).min(),
         columns,
