@@ -20,7 +20,7 @@
 #       10 queries, and counts every embedding within HEAVY_TIMEOUT s (default 30) per query in
 #       each of HEAVY_VARIANTS (default: gpu cpu): gpu (the defaults: planner, symmetry
 #       breaking, counted tails, depth-first counting), gpu-nosym (--symmetry off), gpu-bfs
-#       (--gpu-dfs off), gpu2 (--gpus 2: two GPUs), gpu-old (what ran before the planner: --order gsi --symmetry off
+#       (--gpu-dfs off), gpu-nosteal (--gpu-dfs-steal off), gpu2 (--gpus 2: two GPUs), gpu-old (what ran before the planner: --order gsi --symmetry off
 #       --tail off --gpu-dfs off), cpu (all cores), gpu-enum and cpu-enum (--spasm off: every
 #       count enumerated), gpsm (--gpu-strategy gpsm: GpSM's filter and edge join), gpsm-r0
 #       (GpSM without its refinement rounds), fsig (--gpu-strategy fsig: FSIG's pipeline),
@@ -32,7 +32,7 @@
 #       --gpu-memory 8G), here and in g3-variants.
 #   bench/gpu-bench.sh heavy-set there: the enumeration-bound set (bench/queries/heavy: yeast,
 #       hprd, wordnet, rmat16k) counted in full in each of HEAVY_VARIANTS (default: gpu gpu-nosym
-#       cpu) within HEAVY_TIMEOUT s per query; $OUT/hv-<graph>-<variant>.jsonl.
+#       cpu) within HEAVY_TIMEOUT s per query, with HEAVY_FLAGS; $OUT/hv-<graph>-<variant>.jsonl.
 #   bench/gpu-bench.sh g1-graph, g3-graph there: only generate G1 or G3 (as above) in /tmp.
 #   bench/gpu-bench.sh g3-variants there: G3's 16 queries (generated as for g3) counted in
 #       each of HEAVY_VARIANTS within HEAVY_TIMEOUT s per query; $OUT/g3h-<variant>.jsonl.
@@ -136,6 +136,7 @@ variant_flags() {
     gpu-bfs) echo --device gpu --gpu-dfs off ;;
     gpu-old) echo --device gpu --order gsi --symmetry off --tail off --gpu-dfs off ;;
     gpu-enum) echo --device gpu --spasm off ;;
+    gpu-nosteal) echo --device gpu --gpu-dfs-steal off ;;
     gpsm) echo --device gpu --gpu-strategy gpsm ;;
     gpsm-r0) echo --device gpu --gpu-strategy gpsm --gpsm-rounds 0 ;;
     fsig) echo --device gpu --gpu-strategy fsig ;;
@@ -213,7 +214,7 @@ heavy-set)
         qs=$(ls "$bin/heavy-queries/$g"/*.graph | sort -V)
         for v in ${HEAVY_VARIANTS:-gpu gpu-nosym cpu}; do
             # shellcheck disable=SC2046,SC2086
-            "$sg" match -q --format json $(variant_flags "$v") --timeout "${HEAVY_TIMEOUT:-30}" "$d" $qs \
+            "$sg" match -q --format json $(variant_flags "$v") ${HEAVY_FLAGS:-} --timeout "${HEAVY_TIMEOUT:-30}" "$d" $qs \
                 >"$out/hv-$g-$v.jsonl"
         done
     done

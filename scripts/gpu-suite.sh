@@ -79,6 +79,11 @@ run_all() {
     sets+=("hprd-dfs $d/hprd/HPRD.graph $d/hprd/expected_output.res $hprd_q -- --gpu-dfs on --tail on"
         "yeast-dfs $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-dfs on --tail on"
         "yeast-bfs $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-dfs off --symmetry off")
+    # The depth-first kernel from the first level on (every level enumerated in its warps),
+    # with work stealing and without.
+    sets+=("hprd-dfs-first $d/hprd/HPRD.graph $d/hprd/expected_output.res $hprd_q -- --gpu-dfs on --gpu-dfs-frontier 1"
+        "yeast-dfs-first $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-dfs on --gpu-dfs-frontier 1"
+        "yeast-dfs-first-nosteal $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-dfs on --gpu-dfs-frontier 1 --gpu-dfs-steal off")
     # FSIG's auxiliary structure A in place of PCSR, with and without depth-first counting.
     sets+=("hprd-aux $d/hprd/HPRD.graph $d/hprd/expected_output.res $hprd_q -- --gpu-structure aux"
         "yeast-aux $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-structure aux"

@@ -374,6 +374,11 @@ pub struct GpuArgs {
     /// below it (FSIG's BFS-to-DFS switch).
     #[arg(long, value_name = "ROWS", default_value_t = DFS_FRONTIER_ROWS)]
     pub gpu_dfs_frontier: u64,
+    /// GPU depth-first counting: work stealing (on: warps left without frontier rows take over
+    /// the upper half of the candidates a busy warp has left at its shallowest level; off: each
+    /// warp finishes the rows it took alone).
+    #[arg(long, default_value = "on", value_parser = ["on", "off"])]
+    pub gpu_dfs_steal: String,
     /// GPU host spill (FSIG's pipeline): a table of partial matches is parked in page-locked
     /// host memory and extended block by block, so that the levels made from it get the device
     /// memory back: auto (where the device is nearly full: a table holding half or more of
@@ -455,6 +460,7 @@ impl GpuArgs {
                 _ => DepthFirst::Auto,
             },
             dfs_frontier_rows: self.gpu_dfs_frontier,
+            dfs_steal: self.gpu_dfs_steal == "on",
             park: Park::from_name(&self.gpu_park).expect("clap checked the value"),
             device_memory: self.gpu_memory.0,
             gpus: self.gpus,
@@ -597,6 +603,13 @@ struct Row {
     gpu_dfs_columns: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     gpu_dfs_ms: Option<f64>,
+    /// GPU only, where the depth-first kernel ran: ranges of candidates its warps stole from
+    /// busy ones (`--gpu-dfs-steal`), and the fraction of its warps' time spent on partial
+    /// matches.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpu_dfs_stolen: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpu_dfs_busy: Option<f64>,
     /// GPU only: FSIG's host spill (`--gpu-park`): tables parked in host memory, blocks
     /// brought back, bytes moved both ways; and join chunks run again because the measured α
     /// undershot their rows.
@@ -859,10 +872,12 @@ fn match_all(
             gpu_joined_rows: gpu.map(|g| g.joined_rows),
             gpu_block_tasks: gpu.map(|g| g.block_tasks),
             gpu_grid_tasks: gpu.map(|g| g.grid_tasks),
-            gpu_dfs_rows: gpu.map(|g| g.dfs_rows),
-            gpu_dfs_launches: gpu.map(|g| g.dfs_launches),
-            gpu_dfs_columns: gpu.map(|g| g.dfs_columns),
-            gpu_dfs_ms: gpu.map(|g| g.dfs_ms),
+            gpu_dfs_rows: gpu.map(|g| g.dfs.rows),
+            gpu_dfs_launches: gpu.map(|g| g.dfs.launches),
+            gpu_dfs_columns: gpu.map(|g| g.dfs.columns),
+            gpu_dfs_ms: gpu.map(|g| g.dfs.ms),
+            gpu_dfs_stolen: gpu.and_then(|g| (g.dfs.launches > 0).then_some(g.dfs.stolen)),
+            gpu_dfs_busy: gpu.and_then(|g| g.dfs.busy()),
             gpu_parked_tables: gpu.map(|g| g.spill.tables),
             gpu_parked_blocks: gpu.map(|g| g.spill.blocks),
             gpu_parked_bytes: gpu.map(|g| g.spill.bytes),

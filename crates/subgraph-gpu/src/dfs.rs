@@ -6,6 +6,10 @@
 //! memory: each warp looks at the relay by its SM's clock, under a millisecond apart, and one
 //! warp at a time copies the host flag into it (bench/results/2026-11-25-timeouts.md and
 //! 2026-11-25-dfs-stop.md: reading the host flag from every warp made the kernel 10–200× slower).
+//! With work stealing on, warps left without frontier rows wait for work that busy warps hand
+//! over: the upper half of the candidates left at their shallowest level (the stealing of
+//! STMatch, T-DFS and gMatch, asked for by the idle and handed over by the busy, so that no warp
+//! reads another's stack), and each launch reports how busy its warps were.
 
 use subgraph_core::plan::{Link, Plan};
 use subgraph_core::{Dir, Graph, Query};
@@ -25,29 +29,42 @@ pub const MAX_GROUP: usize = 5;
 pub static SOURCE: KernelSource = KernelSource {
     name: "dfs.cu",
     code: concat!(include_str!("pcsr.cu"), "\n", include_str!("slices.cu"), "\n", include_str!("dfs.cu")),
-    kernels: &[KernelDecl {
-        name: "dfs_count",
-        params: &[
-            B32, B64, B32, B32, B32, B64, B32, U32, U32, // graph
-            B32, B64, B32, B32, U64, U32, U32, B32, B64, U64, B32, B64, U64, B64, B64, U64,
-        ],
-    }],
+    kernels: &[
+        KernelDecl {
+            name: "dfs_count",
+            params: &[
+                B32, B64, B32, B32, B32, B64, B32, U32, U32, // graph
+                B32, B64, B32, B32, U64, U32, U32, B32, B64, U64, B32, B64, U64, B64, B64, U64, B64, // rows
+                B64, B32, B32, U64, U32, U32, // stealing
+            ],
+        },
+        KernelDecl {
+            name: "dfs_tails",
+            params: &[
+                B32, B64, B32, B32, B32, B64, B32, U32, U32, // graph
+                B32, B64, B32, B32, U64, U32, U32, B32, B64, U64, B32, B64, U64, B64, B64, U64, B64, // rows
+            ],
+        },
+    ],
 };
 
-/// The kernel of `dfs.cu`, loaded once, how many warps of it the device runs at once, and
-/// the stop flag the launches share (page-locked allocations cost milliseconds).
+/// The kernels of `dfs.cu`, loaded once: the depth-first walk and the tails-only count (for
+/// frontiers at the first counted position), with how many warps of each the device runs at
+/// once, and the stop flag the launches share (page-locked allocations cost milliseconds).
 pub struct DfsKernels {
-    count: Kernel,
-    pub resident_warps: u64,
+    count: (Kernel, u64),
+    tails: (Kernel, u64),
     flag: HostFlag,
 }
 
 impl DfsKernels {
     pub fn new(gpu: &Gpu) -> Result<Self> {
-        let count = gpu.kernel(&SOURCE, "dfs_count")?;
-        let blocks = gpu.resident_blocks(&count, DFS_BLOCK)?.max(1) as u64;
-        let resident_warps = blocks * gpu.info().multiprocessors as u64 * (DFS_BLOCK / 32) as u64;
-        Ok(DfsKernels { count, resident_warps, flag: gpu.host_flag()? })
+        let resident = |name| -> Result<(Kernel, u64)> {
+            let kernel = gpu.kernel(&SOURCE, name)?;
+            let blocks = gpu.resident_blocks(&kernel, DFS_BLOCK)?.max(1) as u64;
+            Ok((kernel, blocks * gpu.info().multiprocessors as u64 * (DFS_BLOCK / 32) as u64))
+        };
+        Ok(DfsKernels { count: resident("dfs_count")?, tails: resident("dfs_tails")?, flag: gpu.host_flag()? })
     }
 }
 
@@ -217,6 +234,10 @@ impl DfsPlan {
     }
 }
 
+/// Most stolen ranges one launch holds at once, handed over and not yet taken (fewer where the
+/// chunk budget is smaller; while the ring is full, busy warps keep their work).
+pub const STEAL_RING: u64 = 1 << 16;
+
 /// What one DFS launch found.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DfsOutcome {
@@ -224,11 +245,67 @@ pub struct DfsOutcome {
     pub matches: u128,
     /// Whether the stop flag ended the launch early.
     pub stopped: bool,
+    /// The launch's work: rows, ranges stolen, warp time.
+    pub stats: DfsStats,
+}
+
+/// The depth-first kernel's work over a query's launches (on one device, or summed over
+/// several: [`DfsStats::merge`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct DfsStats {
+    /// Frontier rows extended and counted.
+    pub rows: u64,
+    pub launches: u64,
+    /// Columns of the frontier table (0 without the kernel).
+    pub columns: u64,
+    /// The kernel's time, within the join's.
+    pub ms: f64,
+    /// Ranges of a level's candidates idle warps took over from busy ones (work stealing).
+    pub stolen: u64,
+    /// Nanoseconds warps spent on partial matches, and warps times each launch's span: their
+    /// ratio is how busy the warps were.
+    pub busy_ns: u64,
+    pub warp_ns: u64,
+}
+
+impl DfsStats {
+    /// `launch` added to this device's work.
+    pub fn add(&mut self, launch: &DfsStats) {
+        self.rows += launch.rows;
+        self.launches += launch.launches;
+        self.columns = launch.columns;
+        self.ms += launch.ms;
+        self.stolen += launch.stolen;
+        self.busy_ns += launch.busy_ns;
+        self.warp_ns += launch.warp_ns;
+    }
+
+    /// The work of devices that joined one query together: sums, the widest frontier and
+    /// the longest time.
+    pub fn merge(&self, other: &DfsStats) -> DfsStats {
+        DfsStats {
+            rows: self.rows + other.rows,
+            launches: self.launches + other.launches,
+            columns: self.columns.max(other.columns),
+            ms: self.ms.max(other.ms),
+            stolen: self.stolen + other.stolen,
+            busy_ns: self.busy_ns + other.busy_ns,
+            warp_ns: self.warp_ns + other.warp_ns,
+        }
+    }
+
+    /// The fraction of the launches' warp time spent on partial matches (None without a
+    /// launch).
+    pub fn busy(&self) -> Option<f64> {
+        (self.warp_ns > 0).then(|| self.busy_ns as f64 / self.warp_ns as f64)
+    }
 }
 
 /// Counts the matches of every row of `table` (`rows` rows of `c0` columns) depth first.
 /// `graph` is the join's data-graph arguments; `limit` (plan matches, 0 for none) stops all
-/// warps once reached; `poll` is called about every millisecond and returns true to stop.
+/// warps once reached; `steal` turns work stealing on where the kernel enumerates a level (the
+/// frontier lies above the first counted position; below it, `dfs_tails` counts each row's
+/// tail); `poll` is called about every millisecond and returns true to stop.
 #[allow(clippy::too_many_arguments)]
 pub fn count(
     gpu: &Gpu,
@@ -240,12 +317,26 @@ pub fn count(
     c0: usize,
     limit: u64,
     budget: u64,
+    steal: bool,
     mut poll: impl FnMut() -> bool,
 ) -> Result<DfsOutcome> {
+    let start = std::time::Instant::now();
     let stride = plan.stride(c0);
-    // Persistent warps: as many as run at once, fewer when their scratch would not fit.
+    // The ring of handed-over ranges: a level d below t0, the range, and the row's first d
+    // columns, in at most an eighth of the budget.
+    let steal = steal && c0 < plan.t0;
+    let width = plan.t0 as u64 + 2;
+    let cap = if steal { STEAL_RING.min(budget / 8 / (4 * (width + 1))).max(1) } else { 1 };
+    let budget = if steal { budget.saturating_sub(cap * 4 * (width + 1)) } else { budget };
+    // A handed-over level is never 0 (the kernel's "every warp is done").
+    debug_assert!(c0 >= 1, "the frontier has a column");
+    // Persistent warps: as many as run at once, fewer when their scratch would not fit, and
+    // (without stealing) no more than there are rows.
+    let (kernel, resident_warps) = if c0 < plan.t0 { &kernels.count } else { &kernels.tails };
+    let resident_warps = *resident_warps;
     let per_warp = stride * 4 + 16;
-    let warps = kernels.resident_warps.min((budget / per_warp).max(1)).min(rows.max(1)).max(1);
+    let warps = resident_warps.min((budget / per_warp).max(1));
+    let warps = if steal { warps } else { warps.min(rows.max(1)) };
     let blocks = to_u32("DFS blocks", warps.div_ceil((DFS_BLOCK / 32) as u64))?;
     let warps = blocks as u64 * (DFS_BLOCK / 32) as u64;
     let mut lvl_at = vec![0u64; plan.caps.len().max(1)];
@@ -260,6 +351,10 @@ pub fn count(
     let mut acc = gpu.alloc_zeros::<u64>("DFS counts", 2 * warps as usize)?;
     let mut progress = gpu.alloc_zeros::<u64>("DFS progress", 1)?;
     let mut relay = gpu.alloc_zeros::<u64>("DFS stop relay", 2)?;
+    let mut share_words = gpu.upload("DFS stealing counters", &[0, 0, warps, 0])?;
+    let mut entries = gpu.alloc_zeros::<u32>("DFS stolen entries", (cap * width) as usize)?;
+    let mut ready = gpu.alloc_zeros::<u32>("DFS stolen entry flags", cap as usize)?;
+    let mut stats = gpu.alloc_zeros::<u64>("DFS warp times", 4 * warps as usize)?;
     let flag = &kernels.flag;
     flag.set(0);
     let mut args = graph;
@@ -280,8 +375,19 @@ pub fn count(
         Arg::Out64(&mut relay),
         Arg::Out64(&mut progress),
         Arg::U64(limit),
+        Arg::Out64(&mut stats),
     ]);
-    gpu.launch(&kernels.count, blocks, DFS_BLOCK, &mut args)?;
+    if c0 < plan.t0 {
+        args.extend([
+            Arg::Out64(&mut share_words),
+            Arg::Out32(&mut entries),
+            Arg::Out32(&mut ready),
+            Arg::U64(cap),
+            Arg::U32(width as u32),
+            Arg::U32(steal as u32),
+        ]);
+    }
+    gpu.launch(kernel, blocks, DFS_BLOCK, &mut args)?;
     drop(args);
     let mut stopped = false;
     gpu.wait_polling(|| {
@@ -292,5 +398,23 @@ pub fn count(
     })?;
     let words = gpu.download(&acc)?;
     let matches = words.chunks_exact(2).map(|w| (w[1] as u128) << 64 | w[0] as u128).sum();
-    Ok(DfsOutcome { matches, stopped: stopped || flag.get() != 0 })
+    // Per warp: busy cycles, cycles alive, then born and ended in global nanoseconds.
+    let times = gpu.download(&stats)?;
+    let born = times.chunks_exact(4).map(|t| t[2]).min().unwrap_or(0);
+    let ended = times.chunks_exact(4).map(|t| t[3]).max().unwrap_or(0);
+    let busy_ns = times
+        .chunks_exact(4)
+        .map(|t| (t[0] as f64 * t[3].saturating_sub(t[2]) as f64 / t[1].max(1) as f64) as u64)
+        .sum();
+    let stolen = if steal { gpu.download(&share_words)?[1] } else { 0 };
+    let stats = DfsStats {
+        rows,
+        launches: 1,
+        columns: c0 as u64,
+        ms: start.elapsed().as_secs_f64() * 1e3,
+        stolen,
+        busy_ns,
+        warp_ns: warps * ended.saturating_sub(born),
+    };
+    Ok(DfsOutcome { matches, stopped: stopped || flag.get() != 0, stats })
 }

@@ -19,7 +19,7 @@ use subgraph_core::tree::TreeQuery;
 use subgraph_core::{Dir, Graph, Query, Semantics};
 
 use crate::cuda::{Arg, DeviceBuffer, DeviceInfo, Gpu, HostBuffer};
-use crate::dfs::{largest_groups, DfsKernels, DfsPlan, LevelAddresses};
+use crate::dfs::{largest_groups, DfsKernels, DfsPlan, DfsStats, LevelAddresses};
 use crate::error::{GpuError, Result};
 use crate::filter::{filter_on_device, DeviceCandidateSet, FilterKernels};
 use crate::fsig;
@@ -211,6 +211,9 @@ pub struct GpuOptions {
     /// Most rows (as the plan's estimate predicts them) of the table the breadth-first join
     /// hands the depth-first kernel ([`DFS_FRONTIER_ROWS`] by default).
     pub dfs_frontier_rows: u64,
+    /// Work stealing in the depth-first kernel: warps without frontier rows take over partial
+    /// matches from busy ones ([`crate::dfs`]; on by default).
+    pub dfs_steal: bool,
     /// Most device bytes one join chunk may use (the free memory bounds it anyway).
     pub memory_budget: Option<u64>,
     /// When the join parks a table in host memory (FSIG's spill, [`crate::park`]).
@@ -238,6 +241,7 @@ impl Default for GpuOptions {
             load_balance: LoadBalance::Model,
             depth_first: DepthFirst::Auto,
             dfs_frontier_rows: DFS_FRONTIER_ROWS,
+            dfs_steal: true,
             memory_budget: None,
             park: Park::Auto,
             device_memory: None,
@@ -270,12 +274,10 @@ pub struct GpuReport {
     /// (load balancing's second and third layers), over all passes.
     pub block_tasks: u64,
     pub grid_tasks: u64,
-    /// Frontier rows the depth-first kernel extended and counted, its launches, the frontier
-    /// table's columns (0 without the kernel) and the kernel's time (within `join_ms`).
-    pub dfs_rows: u64,
-    pub dfs_launches: u64,
-    pub dfs_columns: u64,
-    pub dfs_ms: f64,
+    /// The depth-first kernel's work: frontier rows, launches, the frontier table's columns,
+    /// the kernel's time (within `join_ms`), ranges of candidates stolen and how busy its warps
+    /// were.
+    pub dfs: DfsStats,
     /// FSIG's host spill: tables parked in host memory, blocks brought back, bytes moved.
     pub spill: Spill,
     /// Join chunks run again because the measured α undershot their rows.
@@ -314,10 +316,7 @@ impl GpuReport {
             joined_rows: 0,
             block_tasks: 0,
             grid_tasks: 0,
-            dfs_rows: 0,
-            dfs_launches: 0,
-            dfs_columns: 0,
-            dfs_ms: 0.0,
+            dfs: DfsStats::default(),
             spill: Spill::default(),
             alpha_retries: 0,
             devices: 1,
@@ -352,10 +351,7 @@ pub(crate) struct Joined {
     joined_rows: u64,
     block_tasks: u64,
     grid_tasks: u64,
-    dfs_rows: u64,
-    dfs_launches: u64,
-    dfs_columns: u64,
-    dfs_ms: f64,
+    dfs: DfsStats,
     spill: Spill,
     alpha_retries: u64,
 }
@@ -477,10 +473,7 @@ impl Planned {
             joined_rows: sum(|j| j.joined_rows),
             block_tasks: sum(|j| j.block_tasks),
             grid_tasks: sum(|j| j.grid_tasks),
-            dfs_rows: sum(|j| j.dfs_rows),
-            dfs_launches: sum(|j| j.dfs_launches),
-            dfs_columns: joined.iter().map(|j| j.dfs_columns).max().unwrap_or(0),
-            dfs_ms: max(|j| j.dfs_ms),
+            dfs: joined.iter().fold(DfsStats::default(), |a, j| a.merge(&j.dfs)),
             spill: joined.iter().map(|j| j.spill).sum(),
             alpha_retries: sum(|j| j.alpha_retries),
             devices: joined.len(),
@@ -1007,10 +1000,7 @@ impl GpuEngine {
             block_tasks: Cell::new(0),
             grid_tasks: Cell::new(0),
             dfs: dfs.as_ref().map(|p| (self.dfs_kernels.as_ref().expect("loaded with the DFS plan"), p)),
-            dfs_rows: 0,
-            dfs_launches: 0,
-            dfs_columns: 0,
-            dfs_ms: 0.0,
+            dfs_stats: DfsStats::default(),
             spill: Spill::default(),
             parks: Vec::new(),
             alpha_retries: 0,
@@ -1047,10 +1037,7 @@ impl GpuEngine {
             joined_rows: join.joined_rows,
             block_tasks: join.block_tasks.get(),
             grid_tasks: join.grid_tasks.get(),
-            dfs_rows: join.dfs_rows,
-            dfs_launches: join.dfs_launches,
-            dfs_columns: join.dfs_columns,
-            dfs_ms: join.dfs_ms,
+            dfs: join.dfs_stats,
             spill: join.spill,
             alpha_retries: join.alpha_retries,
         })

@@ -15,7 +15,7 @@ use subgraph_core::sink::{Control, Output, Stopped, OUTPUT_BATCH};
 use subgraph_core::Dir;
 
 use crate::cuda::{Arg, DeviceBuffer, Gpu, HostBuffer, Kernel, KernelDecl, KernelSource, Param, HOST_BUFFER_ELEMS};
-use crate::dfs::{self, DfsKernels, DfsPlan};
+use crate::dfs::{self, DfsKernels, DfsPlan, DfsStats};
 use crate::engine::{GpuOptions, GraphArgs, LoadBalance, OutputScheme};
 use crate::error::{to_u32, GpuError, Result};
 use crate::multi::Tally;
@@ -264,10 +264,7 @@ pub(crate) struct Join<'a> {
     pub(crate) grid_tasks: Cell<u64>,
     /// Depth-first counting from a frontier level on, when the query takes it.
     pub(crate) dfs: Option<(&'a DfsKernels, &'a DfsPlan)>,
-    pub(crate) dfs_rows: u64,
-    pub(crate) dfs_launches: u64,
-    pub(crate) dfs_columns: u64,
-    pub(crate) dfs_ms: f64,
+    pub(crate) dfs_stats: DfsStats,
     /// FSIG's host spill: what it did, and the page-locked memory of each depth's parked table
     /// (reused by the next table parked there).
     pub(crate) spill: Spill,
@@ -748,13 +745,11 @@ impl<'a> Join<'a> {
         let left = self.take.tally.left().map_or(0, |l| l.div_ceil(m).clamp(1, u64::MAX as u128) as u64);
         let control = self.take.control;
         let budget = self.budget()?;
-        let t = Instant::now();
-        let out =
-            dfs::count(self.gpu, k, d, self.graph.args(), table, rows, cols, left, budget, || control.should_stop())?;
-        self.dfs_ms += t.elapsed().as_secs_f64() * 1e3;
-        self.dfs_rows += rows;
-        self.dfs_launches += 1;
-        self.dfs_columns = cols as u64;
+        let steal = self.opts.dfs_steal;
+        let out = dfs::count(self.gpu, k, d, self.graph.args(), table, rows, cols, left, budget, steal, || {
+            control.should_stop()
+        })?;
+        self.dfs_stats.add(&out.stats);
         self.take.add(out.matches * m);
         if out.stopped {
             self.stop_now();

@@ -217,8 +217,9 @@ fn random_graphs_equal_the_cpu_in_every_ablation() {
                 let tail = [Tail::On, Tail::Auto, Tail::Off][(k / 6 % 3) as usize];
                 let depth_first = [DepthFirst::On, DepthFirst::Auto, DepthFirst::Off][(k / 18 % 3) as usize];
                 let park = [Park::Auto, Park::On, Park::Off][(k / 54 % 3) as usize];
+                let dfs_steal = [true, false][(k / 162 % 2) as usize];
                 let o = MatchOptions { order, symmetry, tail, ..opts };
-                let g = GpuOptions { depth_first, park, ..*g };
+                let g = GpuOptions { depth_first, park, dfs_steal, ..*g };
                 let got = gpu_count(&mut gpu, &query, &o, &g);
                 assert_eq!(got, expect, "seed {seed} {semantics:?} {g:?} {order:?} {symmetry:?} {tail:?}");
                 checked += 1;
@@ -897,15 +898,15 @@ fn depth_first_counts_hub_queries_with_tails_limits_and_deadlines() {
                 let want = cpu_count(&data, q, &opts);
                 let r = gpu.run_query(q.clone(), &opts, &on, &Control::unlimited(), None).unwrap();
                 assert_eq!(r.report.embeddings, want, "{q:?} {tail:?} {symmetry:?}");
-                assert!(r.dfs_rows > 0 && r.dfs_launches > 0);
-                assert!(r.dfs_columns >= 1 && r.dfs_ms > 0.0);
+                assert!(r.dfs.rows > 0 && r.dfs.launches > 0);
+                assert!(r.dfs.columns >= 1 && r.dfs.ms > 0.0);
                 if tail == Tail::On && symmetry == Symmetry::Auto {
                     // The handover at the first level: the kernel enumerates every level
                     // between (counted tails keep the hubs' subtrees small enough for a test).
                     let shallow = GpuOptions { dfs_frontier_rows: 1, ..on };
                     let s = gpu.run_query(q.clone(), &opts, &shallow, &Control::unlimited(), None).unwrap();
                     assert_eq!(s.report.embeddings, want, "{q:?} {tail:?} shallow");
-                    assert!(s.dfs_columns >= 1 && s.dfs_columns <= r.dfs_columns);
+                    assert!(s.dfs.columns >= 1 && s.dfs.columns <= r.dfs.columns);
                 }
                 assert_eq!(r.report.tail >= 2, tail == Tail::On && has_tail, "{q:?} {tail:?}");
                 // Limits: exactly the limit, below and at the count.
@@ -933,6 +934,53 @@ fn depth_first_counts_hub_queries_with_tails_limits_and_deadlines() {
         assert_eq!(r.report.stopped, Some(Stopped::Timeout));
         assert!(took < 1.0, "{took}");
     }
+}
+
+#[test]
+fn stolen_partial_matches_keep_depth_first_counts_exact() {
+    // The depth-first kernel handed the first level of hub queries (a few heavy rows) and
+    // enumerating every level after it: with stealing, idle warps take over the hubs' partial
+    // matches, and the counts equal the CPU's and the kernel's without stealing; the warps'
+    // busy fraction is a fraction.
+    let data = skewed(false, 1);
+    let Some(mut gpu) = engine(&data, &GpuOptions::default()) else {
+        return;
+    };
+    let path = graph(false, vec![1, 0, 1], vec![(0, 1, 0), (1, 2, 0)]);
+    let triangle = graph(false, vec![0, 0, 1], vec![(0, 1, 0), (1, 2, 0), (2, 0, 0)]);
+    let twin = graph(false, vec![0, 0, 1, 1], vec![(0, 1, 0), (0, 2, 0), (1, 3, 0), (0, 3, 0)]);
+    let mut stolen = 0;
+    for (name, q) in [("path", &path), ("triangle", &triangle), ("twin", &twin)] {
+        for structure in [Structure::Pcsr, Structure::Aux] {
+            let opts = MatchOptions { tail: Tail::Off, ..MatchOptions::default() };
+            let want = cpu_count(&data, q, &opts);
+            for dfs_steal in [true, false] {
+                let g = GpuOptions {
+                    depth_first: DepthFirst::On,
+                    dfs_frontier_rows: 1,
+                    dfs_steal,
+                    structure,
+                    ..GpuOptions::default()
+                };
+                let r = gpu.run_query(q.clone(), &opts, &g, &Control::unlimited(), None).unwrap();
+                assert_eq!(r.report.embeddings, want, "{name} {structure:?} steal {dfs_steal}");
+                assert_eq!(r.dfs.columns, 1, "{name}");
+                let busy = r.dfs.busy().expect("a launch");
+                assert!(busy > 0.0 && busy <= 1.0, "{busy}");
+                if dfs_steal {
+                    stolen += r.dfs.stolen;
+                } else {
+                    assert_eq!(r.dfs.stolen, 0);
+                }
+                eprintln!("{name} {structure:?} steal {dfs_steal}: {} stolen, busy {busy:.3}", r.dfs.stolen);
+                let limit = want as u64 / 2 + 1;
+                let lopts = MatchOptions { limit: Some(limit), ..opts };
+                let l = gpu.run_query(q.clone(), &lopts, &g, &Control::unlimited(), None).unwrap();
+                assert_eq!(l.report.embeddings, want.min(limit as u128), "limit {name} steal {dfs_steal}");
+            }
+        }
+    }
+    assert!(stolen > 0, "no partial match was stolen");
 }
 
 /// FSIG's refinement by hand: from the signature filter's candidates, Jacobi rounds of edge
@@ -1109,7 +1157,7 @@ fn several_devices_equal_the_cpu() {
         let want = cpu_count(&data, q, &opts);
         let r = set.run_query(q.clone(), &opts, &on, &Control::unlimited(), None).unwrap();
         assert_eq!((r.report.embeddings, r.devices), (want, ordinals.len()), "{q:?} {tail:?}");
-        assert!(r.dfs_launches >= 1);
+        assert!(r.dfs.launches >= 1);
         eprintln!("{tail:?}: {} embeddings, idle {:.2} ms of {:.2}", want, r.idle_ms, r.join_ms);
     }
     // One device below the sharing threshold.
