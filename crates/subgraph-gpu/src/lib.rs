@@ -25,6 +25,8 @@ pub mod scan;
 pub mod signature;
 #[cfg(test)]
 mod testgen;
+#[cfg(test)]
+mod testtree;
 
 pub use cuda::{Gpu, KernelSource};
 pub use devices::{Engine, Ran, TreeRan};

@@ -27,6 +27,9 @@ use subgraph_gpu::{
     Strategy, Structure,
 };
 
+#[path = "../src/testtree.rs"]
+mod testtree;
+
 const SEMANTICS: [Semantics; 3] = [Semantics::Embed, Semantics::Induced, Semantics::Homomorphism];
 
 fn engine(data: &Graph, opts: &GpuOptions) -> Option<GpuEngine> {
@@ -460,34 +463,10 @@ fn gpsm_equals_the_cpu() {
     }
 }
 
-/// A random tree of 1–6 vertices over `data` (labels 0–2, some absent; some vertices
-/// restricted).
+/// A random tree of 1–6 vertices over `data` (labels 0–2), from `seed`.
 fn random_tree(seed: u64, data: &Graph) -> TreeQuery {
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
-    let (n, q) = (data.num_vertices(), 1 + rng.below(6) as usize);
-    let labels: Vec<Option<u32>> = (0..q).map(|_| (rng.below(3) > 0).then(|| rng.below(3) as u32)).collect();
-    let edges: Vec<(u32, u32, Option<u32>)> = (1..q as u32)
-        .map(|c| {
-            let p = rng.below(c as u64) as u32;
-            let l = (rng.below(3) > 0).then(|| rng.below(3) as u32);
-            if rng.below(2) == 0 {
-                (p, c, l)
-            } else {
-                (c, p, l)
-            }
-        })
-        .collect();
-    let allowed = (0..q)
-        .map(|_| {
-            (rng.below(4) == 0).then(|| {
-                let mut set = Bitset::new(n);
-                (0..n as u32).filter(|_| rng.below(3) > 0).for_each(|v| set.insert(v));
-                Arc::new(set)
-            })
-        })
-        .collect();
-    let root = rng.below(q as u64) as u32;
-    TreeQuery::new(labels, &edges, allowed, root, data.is_directed()).unwrap()
+    testtree::random_tree(&mut |n| rng.below(n), data, &[0, 1, 2])
 }
 
 /// GGQ's thread-ID enumeration ([`subgraph_gpu::ggq::ids`]) on the device, in one phase and

@@ -606,8 +606,7 @@ impl Run<'_> {
 mod tests {
     use super::*;
     use crate::testgen::{random_graph, GraphSpec, Rng};
-    use std::sync::Arc;
-    use subgraph_core::filter::Bitset;
+    use crate::testtree::random_tree;
 
     /// What the kernel does, thread by thread: every phase's IDs over every row of the phase
     /// before; the survivors of the last.
@@ -648,35 +647,6 @@ mod tests {
         rows
     }
 
-    /// A random tree of up to 6 vertices over `data`'s labels (0, 3, 6), some absent, some
-    /// vertices restricted.
-    fn random_tree(rng: &mut Rng, data: &Graph) -> TreeQuery {
-        let (n, q) = (data.num_vertices(), 1 + rng.below(6) as usize);
-        let labels: Vec<Option<u32>> = (0..q).map(|_| (rng.below(3) > 0).then(|| 3 * rng.below(2) as u32)).collect();
-        let edges: Vec<(u32, u32, Option<u32>)> = (1..q as u32)
-            .map(|c| {
-                let p = rng.below(c as u64) as u32;
-                let l = (rng.below(3) > 0).then(|| 3 * rng.below(2) as u32);
-                if rng.below(2) == 0 {
-                    (p, c, l)
-                } else {
-                    (c, p, l)
-                }
-            })
-            .collect();
-        let allowed = (0..q)
-            .map(|_| {
-                (rng.below(4) == 0).then(|| {
-                    let mut set = Bitset::new(n);
-                    (0..n as u32).filter(|_| rng.below(3) > 0).for_each(|v| set.insert(v));
-                    Arc::new(set)
-                })
-            })
-            .collect();
-        let root = rng.below(q as u64) as u32;
-        TreeQuery::new(labels, &edges, allowed, root, data.is_directed()).expect("a tree")
-    }
-
     /// The thread IDs of every plan (one phase, or a phase per edge where the space is 1, or
     /// phases of at most 8 IDs) reach exactly the tree's matches, each once: as many as the
     /// tree passes count (themselves tested against the brute force), all distinct, all matches.
@@ -693,7 +663,7 @@ mod tests {
                 directed: rng.below(2) == 0,
                 seed,
             });
-            let tree = random_tree(&mut rng, &data);
+            let tree = random_tree(&mut |n| rng.below(n), &data, &[0, 3]);
             let want = tree.count(&data, &Control::unlimited()).unwrap().total.unwrap();
             for space in [PHASE_SPACE, 8, 1] {
                 let plan = IdPlan::with_space(&data, &tree, space).unwrap();
