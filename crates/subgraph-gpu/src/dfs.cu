@@ -276,7 +276,8 @@ __device__ void d_hand_over(const DShare& sh, unsigned int base, unsigned int de
     }
     __syncwarp();
     unsigned int* e = sh.entries + (u64)i * sh.width;
-    for (unsigned int k = lane; k < d + 3u; k += 32u) e[k] = k == 0u ? d : k == 1u ? mid : k == 2u ? w.len[d] : w.row[k - 3u];
+    for (unsigned int k = lane; k < d + 3u; k += 32u)
+        e[k] = k == 0u ? d : k == 1u ? mid : k == 2u ? w.len[d] : w.row[k - 3u];
     __syncwarp();
     if (lane == 0u) {
         __threadfence();

@@ -351,9 +351,17 @@ pub fn count(
     let mut acc = gpu.alloc_zeros::<u64>("DFS counts", 2 * warps as usize)?;
     let mut progress = gpu.alloc_zeros::<u64>("DFS progress", 1)?;
     let mut relay = gpu.alloc_zeros::<u64>("DFS stop relay", 2)?;
-    let mut share_words = gpu.upload("DFS stealing counters", &[0, 0, warps, 0])?;
-    let mut entries = gpu.alloc_zeros::<u32>("DFS stolen entries", (cap * width) as usize)?;
-    let mut ready = gpu.alloc_zeros::<u32>("DFS stolen entry flags", cap as usize)?;
+    // The walk's stealing counters and ring (one unused slot without stealing); the tails-only
+    // kernel has none.
+    let mut ring = if c0 < plan.t0 {
+        Some((
+            gpu.upload("DFS stealing counters", &[0, 0, warps, 0])?,
+            gpu.alloc_zeros::<u32>("DFS stolen entries", (cap * width) as usize)?,
+            gpu.alloc_zeros::<u32>("DFS stolen entry flags", cap as usize)?,
+        ))
+    } else {
+        None
+    };
     let mut stats = gpu.alloc_zeros::<u64>("DFS warp times", 4 * warps as usize)?;
     let flag = &kernels.flag;
     flag.set(0);
@@ -377,11 +385,11 @@ pub fn count(
         Arg::U64(limit),
         Arg::Out64(&mut stats),
     ]);
-    if c0 < plan.t0 {
+    if let Some((words, entries, ready)) = ring.as_mut() {
         args.extend([
-            Arg::Out64(&mut share_words),
-            Arg::Out32(&mut entries),
-            Arg::Out32(&mut ready),
+            Arg::Out64(words),
+            Arg::Out32(entries),
+            Arg::Out32(ready),
             Arg::U64(cap),
             Arg::U32(width as u32),
             Arg::U32(steal as u32),
@@ -406,7 +414,10 @@ pub fn count(
         .chunks_exact(4)
         .map(|t| (t[0] as f64 * t[3].saturating_sub(t[2]) as f64 / t[1].max(1) as f64) as u64)
         .sum();
-    let stolen = if steal { gpu.download(&share_words)?[1] } else { 0 };
+    let stolen = match &ring {
+        Some((words, _, _)) if steal => gpu.download(words)?[1],
+        _ => 0,
+    };
     let stats = DfsStats {
         rows,
         launches: 1,

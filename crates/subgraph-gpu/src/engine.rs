@@ -211,8 +211,8 @@ pub struct GpuOptions {
     /// Most rows (as the plan's estimate predicts them) of the table the breadth-first join
     /// hands the depth-first kernel ([`DFS_FRONTIER_ROWS`] by default).
     pub dfs_frontier_rows: u64,
-    /// Work stealing in the depth-first kernel: warps without frontier rows take over partial
-    /// matches from busy ones ([`crate::dfs`]; on by default).
+    /// Work stealing in the depth-first kernel: warps without frontier rows take over ranges
+    /// of candidates from busy ones ([`crate::dfs`]; on by default).
     pub dfs_steal: bool,
     /// Most device bytes one join chunk may use (the free memory bounds it anyway).
     pub memory_budget: Option<u64>,
