@@ -21,6 +21,7 @@ use crate::plan::{links_to, Link, Plan};
 use crate::query::Query;
 use crate::space::{CandidateSpace, Lists};
 use crate::tail::{distinct_choices, Scratch, MAX_GROUP};
+use rayon::prelude::*;
 
 /// Work units per partial match the enumeration visits.
 pub const NODE_UNITS: f64 = 16.0;
@@ -70,6 +71,24 @@ pub struct Estimate {
 }
 
 impl Estimate {
+    /// The mean of independent estimates of one plan (each unbiased, so their mean is too),
+    /// over all their particles and reads.
+    pub fn pooled(parts: &[Estimate]) -> Estimate {
+        let k = parts.len().max(1) as f64;
+        let mean = |f: fn(&Estimate) -> f64| parts.iter().map(f).sum::<f64>() / k;
+        let depth = parts.iter().map(|e| e.levels.len()).max().unwrap_or(0);
+        Estimate {
+            levels: (0..depth).map(|i| parts.iter().filter_map(|e| e.levels.get(i)).sum::<f64>() / k).collect(),
+            matches: mean(|e| e.matches),
+            cost: mean(|e| e.cost),
+            work: mean(|e| e.work),
+            nodes: mean(|e| e.nodes),
+            leaves: mean(|e| e.leaves),
+            particles: parts.iter().map(|e| e.particles).sum(),
+            read: parts.iter().map(|e| e.read).sum(),
+        }
+    }
+
     /// The work priced by `w`.
     pub fn cost_with(&self, w: &Weights) -> f64 {
         self.work + w.node * self.nodes + w.leaf * self.leaves
@@ -291,13 +310,43 @@ fn raw_local(
     (work, read)
 }
 
+/// C(u) of every query vertex as a bitset over the data vertices, for [`Sampler::sharing`];
+/// on the pool's threads on graphs of [`PARALLEL_BITS`] vertices or more.
+pub fn candidate_bits(data: &Graph, cands: &Candidates) -> Vec<Bitset> {
+    let bits = |c: &Vec<u32>| Bitset::from_sorted(data.num_vertices(), c);
+    match data.num_vertices() < PARALLEL_BITS {
+        true => cands.iter().map(bits).collect(),
+        false => cands.par_iter().map(bits).collect(),
+    }
+}
+
+/// Data vertices from which [`candidate_bits`] builds the bitsets in parallel (32 KiB each).
+const PARALLEL_BITS: usize = 1 << 18;
+
+/// A sampler's candidate bitsets: its own (built on first use), or shared by the samplers of
+/// one query (each set is a bit per data vertex: 128 KiB per query vertex on a graph of 2^20
+/// vertices, which the planner's samplers had each built and zeroed).
+enum Bits<'a> {
+    Own(Vec<Bitset>),
+    Shared(&'a [Bitset]),
+}
+
+impl Bits<'_> {
+    fn get(&self) -> &[Bitset] {
+        match self {
+            Bits::Own(bits) => bits,
+            Bits::Shared(bits) => bits,
+        }
+    }
+}
+
 /// Samples partial matches of one query over one data graph and its candidate sets.
 pub struct Sampler<'a> {
     data: &'a Graph,
     query: &'a Query,
-    /// C(u) per query vertex, sorted, and (built on first use) as bitsets.
+    /// C(u) per query vertex, sorted, and as bitsets.
     cands: &'a Candidates,
-    bits: Vec<Bitset>,
+    bits: Bits<'a>,
     injective: bool,
     parts: Particles,
     buf: Vec<u32>,
@@ -368,12 +417,17 @@ impl<'a> Sampler<'a> {
             data,
             query,
             cands,
-            bits: Vec::new(),
+            bits: Bits::Own(Vec::new()),
             injective,
             parts: Particles::new(particles, seed),
             buf: Vec::new(),
             scratch: Scratch::default(),
         }
+    }
+
+    /// The same sampler over `bits`, C(u) as [`candidate_bits`] makes them, instead of its own.
+    pub fn sharing(self, bits: &'a [Bitset]) -> Sampler<'a> {
+        Sampler { bits: Bits::Shared(bits), ..self }
     }
 
     /// C(u) of every query vertex.
@@ -397,7 +451,7 @@ impl<'a> Sampler<'a> {
         for k in (0..path.len() - 1).rev() {
             let (u, w) = (path[k], path[k + 1]);
             let e = self.query.edges(u).iter().find(|e| e.to == w).expect("consecutive path vertices are adjacent");
-            let (next, bits, label) = (&self.cands[w as usize], &self.bits[w as usize], self.query.label(w));
+            let (next, bits, label) = (&self.cands[w as usize], &self.bits.get()[w as usize], self.query.label(w));
             counts = self.cands[u as usize]
                 .iter()
                 .map(|&v| {
@@ -414,20 +468,18 @@ impl<'a> Sampler<'a> {
         estimates
     }
 
+    /// Builds the candidate bitsets unless they are shared or built.
     fn ensure_bits(&mut self) {
-        if self.bits.is_empty() {
-            let n = self.data.num_vertices();
-            self.bits = self.cands.iter().map(|c| Bitset::from_sorted(n, c)).collect();
+        if let Bits::Own(bits) = &mut self.bits {
+            if bits.is_empty() {
+                *bits = candidate_bits(self.data, self.cands);
+            }
         }
     }
 
     /// Particles per level.
     pub fn particles(&self) -> usize {
         self.parts.count
-    }
-
-    pub fn set_particles(&mut self, particles: usize) {
-        self.parts.count = particles.max(1);
     }
 
     /// The estimate of `plan` (its candidate lists may be empty: the sampler has its own).
@@ -437,7 +489,7 @@ impl<'a> Sampler<'a> {
             data: self.data,
             query: self.query,
             cands: self.cands,
-            bits: &self.bits,
+            bits: self.bits.get(),
             injective: self.injective,
             plan,
             buf: &mut self.buf,
@@ -476,7 +528,7 @@ impl<'a> Sampler<'a> {
                 };
                 let count = if order.is_empty() { 1 } else { p };
                 let (data, cands, bits, injective) =
-                    (self.data, &self.cands[u as usize], &self.bits[u as usize], self.injective);
+                    (self.data, &self.cands[u as usize], &self.bits.get()[u as usize], self.injective);
                 let buf = &mut self.buf;
                 self.parts.fill(order.len(), count, |prefix, out| {
                     raw_local(data, cands, bits, injective, &links, &[], prefix, out, buf).0
@@ -613,6 +665,38 @@ mod tests {
             }
         }
         GraphBuilder::from_parts(vl, edges, false).build().0
+    }
+
+    #[test]
+    fn shared_bitsets_and_pooled_estimates_agree_with_one_sampler() {
+        // A sampler over shared candidate bitsets estimates exactly what one with its own
+        // does (same seed); pooling independent estimates averages them, summing particles
+        // and reads, and pooling one estimate returns it.
+        let data = random_graph(1500, 3, 20, 7);
+        let q = GraphBuilder::from_parts(vec![0, 1, 2, 0], vec![(0, 1, 0), (1, 2, 0), (2, 3, 0), (3, 0, 0)], false)
+            .build()
+            .0;
+        let query = Query::new(q, &data, Semantics::Embed).unwrap();
+        let cands = Filter::Nlf.run(&data, &query, Semantics::Embed, &Control::unlimited());
+        let sizes: Vec<usize> = cands.iter().map(Vec::len).collect();
+        let opts = PlanOptions { order: Some(Order::Gql), symmetry: Symmetry::Off, ..PlanOptions::default() };
+        let plan = Plan::shaped(&data, &query, opts, Order::Gql, vec![0, 1, 2, 3], 0, &sizes);
+        let bits = candidate_bits(&data, &cands);
+        let estimate = |seed| Sampler::new(&data, &query, &cands, true, 32, seed).estimate(&plan);
+        let shared = |seed| Sampler::new(&data, &query, &cands, true, 32, seed).sharing(&bits).estimate(&plan);
+        let (a, b) = (shared(3), shared(4));
+        assert_eq!(a, estimate(3));
+        assert_eq!(b, estimate(4));
+        assert!(a.matches > 0.0 && a != b);
+        assert_eq!(Estimate::pooled(std::slice::from_ref(&a)), a);
+        let pooled = Estimate::pooled(&[a.clone(), b.clone()]);
+        assert_eq!(pooled.particles, 64);
+        assert_eq!(pooled.read, a.read + b.read);
+        assert_eq!(pooled.matches, (a.matches + b.matches) / 2.0);
+        assert_eq!(pooled.cost, (a.cost + b.cost) / 2.0);
+        for (i, level) in pooled.levels.iter().enumerate() {
+            assert_eq!(*level, (a.levels[i] + b.levels[i]) / 2.0);
+        }
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! whose default plan samples as cheap skip the comparison, so the planner stays a small
 //! fraction of every query.
 
-use crate::estimate::{Estimate, Sampler};
+use crate::estimate::{candidate_bits, Estimate, Sampler};
+use crate::filter::Bitset;
 use crate::filter::Candidates;
 use crate::graph::Graph;
 use crate::order::Order;
@@ -24,7 +25,8 @@ pub const GATE_PARTICLES: usize = 16;
 /// looks cheap to few particles: G3's dense_12_3 sampled 26,000 units with 16 particles and
 /// 2·10^8 with 256).
 pub const GATE_DOUBT: f64 = 100.0;
-/// Particles of the gate's second look.
+/// Particles of the gate's second look: independent estimates of [`GATE_PARTICLES`] each, on
+/// the pool's threads, pooled ([`Estimate::pooled`]).
 pub const GATE_RECHECK_PARTICLES: usize = 128;
 /// Estimated work (priced for the GPU) from which plans for the GPU are compared, with at
 /// least [`GPU_PARTICLES`] particles: about 16 ms of the H200's join, where a comparison takes
@@ -149,18 +151,25 @@ pub fn choose(
         return (plan, Vec::new());
     }
     let cands = plan.take_candidates();
-    let mut sampler = Sampler::new(data, query, &cands, options.semantics.injective(), GATE_PARTICLES, SEED);
-    let mut gate = sampler.estimate(&plan);
-    let mut read = gate.read;
+    let bits = candidate_bits(data, &cands);
+    let injective = options.semantics.injective();
+    let mut gate = Sampler::new(data, query, &cands, injective, GATE_PARTICLES, SEED).sharing(&bits).estimate(&plan);
+    let (mut read, mut sampled) = (gate.read, GATE_PARTICLES);
     if options.device == Device::Gpu && options.price(&gate, plan.multiplier) >= GPU_RECHECK_COST {
         // Few particles miss the heavy subtrees of skewed searches (G3's dense_12_4 and
         // sparse_12_4 sampled 365 and 800 times too few embeddings with 16): a query that is
         // not clearly small is sampled again, with more, before the comparison is skipped.
-        sampler.set_particles(GATE_RECHECK_PARTICLES);
-        gate = sampler.estimate(&plan);
-        read += gate.read;
+        let parts: Vec<Estimate> = (1..=(GATE_RECHECK_PARTICLES / GATE_PARTICLES) as u64)
+            .into_par_iter()
+            .map(|k| {
+                let seed = SEED ^ k.wrapping_mul(0xD1B5_4A32_D192_ED03);
+                Sampler::new(data, query, &cands, injective, GATE_PARTICLES, seed).sharing(&bits).estimate(&plan)
+            })
+            .collect();
+        gate = Estimate::pooled(&parts);
+        (read, sampled) = (read + gate.read, GATE_RECHECK_PARTICLES);
     }
-    let per_particle = ms_per_particle(read, sampler.particles());
+    let per_particle = ms_per_particle(read, sampled);
     let cost = options.price(&gate, plan.multiplier);
     let particles = match options.device {
         Device::Cpu => comparison_particles(cost, per_particle, rayon::current_num_threads()),
@@ -171,7 +180,7 @@ pub fn choose(
         }),
     };
     match particles {
-        Some(particles) => compare(data, query, options, cands, filter_ms, particles, control),
+        Some(particles) => compare_sharing(data, query, options, cands, &bits, filter_ms, particles, control),
         None => {
             let considered = vec![Considered::of(&plan, gate.clone())];
             plan.estimate = Some(gate);
@@ -310,6 +319,22 @@ pub fn compare(
     particles: usize,
     control: &Control,
 ) -> (Plan, Vec<Considered>) {
+    let bits = candidate_bits(data, &cands);
+    compare_sharing(data, query, options, cands, &bits, filter_ms, particles, control)
+}
+
+/// [`compare`] with the candidate bitsets built.
+#[allow(clippy::too_many_arguments)]
+fn compare_sharing(
+    data: &Graph,
+    query: &Query,
+    options: PlanOptions,
+    cands: Candidates,
+    bits: &[Bitset],
+    filter_ms: f64,
+    particles: usize,
+    control: &Control,
+) -> (Plan, Vec<Considered>) {
     let t = Instant::now();
     let sizes: Vec<usize> = cands.iter().map(Vec::len).collect();
     let shape = |order: Order, vertices: &[u32], tail: usize| {
@@ -347,8 +372,8 @@ pub fn compare(
             }
             let seed = SEED ^ (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
             let injective = options.semantics.injective();
-            let mut sampler = Sampler::new(data, query, &cands, injective, half, seed);
-            let mut second = Sampler::new(data, query, &cands, injective, half, !seed);
+            let mut sampler = Sampler::new(data, query, &cands, injective, half, seed).sharing(bits);
+            let mut second = Sampler::new(data, query, &cands, injective, half, !seed).sharing(bits);
             let vertices = order.compute(data, query, &mut sampler);
             variants(query, &options, order, vertices)
                 .into_iter()
@@ -356,7 +381,7 @@ pub fn compare(
                 .take_while(|&(j, _)| (i, j) == (0, 0) || !control.should_stop())
                 .map(|(_, (order, vertices, tail))| {
                     let plan = shape(order, &vertices, tail);
-                    let (a, b) = (sampler.estimate(&plan), second.estimate(&plan));
+                    let (a, b) = rayon::join(|| sampler.estimate(&plan), || second.estimate(&plan));
                     let (pa, pb) = (options.price(&a, plan.multiplier), options.price(&b, plan.multiplier));
                     (plan, if pa >= pb { a } else { b })
                 })

@@ -91,21 +91,45 @@ pub struct DeviceBuffer<T> {
     usage: Arc<Usage>,
 }
 
-/// Bytes held in live [`DeviceBuffer`]s of one [`Gpu`], the most held since the last reset, and
-/// the cap on them.
+/// Bytes held in live [`DeviceBuffer`]s of one [`Gpu`], the most held since the last reset, the
+/// cap on them, and the device's free bytes at the last look with the bytes held then.
 #[derive(Debug)]
 struct Usage {
     live: AtomicU64,
     peak: AtomicU64,
     /// Most bytes the buffers may hold together (`u64::MAX`: the device's free memory alone).
     cap: AtomicU64,
+    /// Free device bytes when the driver was last asked (`cuMemGetInfo`), and `live` then.
+    seen_free: AtomicU64,
+    seen_live: AtomicU64,
 }
 
 impl Default for Usage {
     fn default() -> Self {
-        Usage { live: AtomicU64::new(0), peak: AtomicU64::new(0), cap: AtomicU64::new(u64::MAX) }
+        Usage {
+            live: AtomicU64::new(0),
+            peak: AtomicU64::new(0),
+            cap: AtomicU64::new(u64::MAX),
+            seen_free: AtomicU64::new(0),
+            seen_live: AtomicU64::new(0),
+        }
     }
 }
+
+impl Usage {
+    /// Free device bytes by the last look, less what this `Gpu`'s buffers took since (plus
+    /// what they gave back).
+    fn free_guess(&self) -> u64 {
+        let held_since = self.live.load(Ordering::Relaxed) as i128 - self.seen_live.load(Ordering::Relaxed) as i128;
+        (self.seen_free.load(Ordering::Relaxed) as i128 - held_since).clamp(0, u64::MAX as i128) as u64
+    }
+}
+
+/// An allocation of at most this share of the free bytes guessed from the last look
+/// ([`Usage::free_guess`]) is made without asking the driver again: `cuMemGetInfo` costs about
+/// 5 µs, as much as the allocation, and a small query allocates 100–150 buffers
+/// (bench/results/2026-11-26-host-overhead.md).
+const GUESS_SHARE: u64 = 4;
 
 impl<T> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
@@ -365,9 +389,12 @@ impl Gpu {
         &self.arch
     }
 
-    /// (free, total) device memory in bytes.
+    /// (free, total) device memory in bytes, asked of the driver.
     pub fn memory(&self) -> Result<(u64, u64)> {
+        let live = self.live_bytes();
         let (free, total) = self.ctx.mem_get_info()?;
+        self.usage.seen_free.store(free as u64, Ordering::Relaxed);
+        self.usage.seen_live.store(live, Ordering::Relaxed);
         Ok((free as u64, total as u64))
     }
 
@@ -385,11 +412,16 @@ impl Gpu {
     }
 
     /// Fails with [`GpuError::OverBudget`] where `bytes` more would pass the cap, and with
-    /// [`GpuError::OutOfMemory`] unless they are free on the device.
+    /// [`GpuError::OutOfMemory`] unless they are free on the device: asked of the driver unless
+    /// they are a small share of what was free at the last look ([`GUESS_SHARE`]). Memory
+    /// another process took since is the driver's to refuse ([`Gpu::alloc_zeros`]).
     fn check_free(&self, what: &'static str, bytes: u64) -> Result<()> {
         let (held, cap) = (self.live_bytes(), self.usage.cap.load(Ordering::Relaxed));
         if held.saturating_add(bytes) > cap {
             return Err(GpuError::OverBudget { what, requested: bytes, held, budget: cap });
+        }
+        if bytes <= self.usage.free_guess() / GUESS_SHARE {
+            return Ok(());
         }
         let (free, total) = self.memory()?;
         if bytes > free {
@@ -398,11 +430,39 @@ impl Gpu {
         Ok(())
     }
 
+    /// [`GpuError::OutOfMemory`] for an allocation the driver refused for want of memory;
+    /// other driver errors as they are.
+    fn refused(&self, what: &'static str, bytes: u64, e: cudarc::driver::DriverError) -> GpuError {
+        if e.0 != cudarc::driver::sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+            return e.into();
+        }
+        match self.memory() {
+            Ok((free, total)) => GpuError::OutOfMemory { what, requested: bytes, free, total },
+            Err(other) => other,
+        }
+    }
+
     /// A zeroed device array of `len` elements; `what` names it in errors.
     pub fn alloc_zeros<T: DeviceScalar>(&self, what: &'static str, len: usize) -> Result<DeviceBuffer<T>> {
+        self.alloc(what, len, None)
+    }
+
+    /// A device array of `len` elements (at least one), zeroed, or filled with `host` (of
+    /// `len` elements) where given.
+    fn alloc<T: DeviceScalar>(&self, what: &'static str, len: usize, host: Option<&[T]>) -> Result<DeviceBuffer<T>> {
         let bytes = (len.max(1) as u64).saturating_mul(std::mem::size_of::<T>() as u64);
         self.check_free(what, bytes)?;
-        let slice = self.stream.alloc_zeros::<T>(len.max(1))?;
+        let slice = match host {
+            Some(host) if !host.is_empty() => {
+                // SAFETY: the copy below writes all `len` elements, in stream order before
+                // any kernel or copy of this stream reads them.
+                let mut slice =
+                    unsafe { self.stream.alloc::<T>(host.len()) }.map_err(|e| self.refused(what, bytes, e))?;
+                self.stream.memcpy_htod(host, &mut slice)?;
+                slice
+            }
+            _ => self.stream.alloc_zeros::<T>(len.max(1)).map_err(|e| self.refused(what, bytes, e))?,
+        };
         let live = self.usage.live.fetch_add(bytes, Ordering::Relaxed) + bytes;
         self.usage.peak.fetch_max(live, Ordering::Relaxed);
         Ok(DeviceBuffer { slice, len, bytes, usage: self.usage.clone() })
@@ -418,19 +478,16 @@ impl Gpu {
         self.usage.peak.load(Ordering::Relaxed)
     }
 
-    /// Restarts the peak at the bytes held now.
-    pub fn reset_peak(&self) {
+    /// Restarts the peak at the bytes held now, and looks at the device's free memory again
+    /// (once per query: another process may have taken some).
+    pub fn reset_peak(&self) -> Result<()> {
         self.usage.peak.store(self.usage.live.load(Ordering::Relaxed), Ordering::Relaxed);
+        self.memory().map(|_| ())
     }
 
     /// A device copy of `host`; `what` names it in errors.
     pub fn upload<T: DeviceScalar>(&self, what: &'static str, host: &[T]) -> Result<DeviceBuffer<T>> {
-        let mut buf = self.alloc_zeros::<T>(what, host.len())?;
-        if !host.is_empty() {
-            let mut view = buf.slice.slice_mut(0..host.len());
-            self.stream.memcpy_htod(host, &mut view)?;
-        }
-        Ok(buf)
+        self.alloc(what, host.len(), Some(host))
     }
 
     /// Copies `len` elements of `src` from `src_at` into `dst` at `dst_at`, on the device.
@@ -570,8 +627,8 @@ impl Gpu {
     /// Launches `kernel` on `grid` blocks of `block` threads with `args`, after checking them
     /// against the kernel's declared parameters.
     pub fn launch(&self, kernel: &Kernel, grid: u32, block: u32, args: &mut [Arg<'_>]) -> Result<()> {
-        let kinds: Vec<Param> = args.iter().map(Arg::kind).collect();
-        if kinds != kernel.decl.params {
+        if !args.iter().map(Arg::kind).eq(kernel.decl.params.iter().copied()) {
+            let kinds: Vec<Param> = args.iter().map(Arg::kind).collect();
             return Err(GpuError::Mismatch(format!(
                 "kernel {}: launched with {kinds:?}, declared {:?}",
                 kernel.decl.name, kernel.decl.params
@@ -682,5 +739,26 @@ impl HostFlag {
     /// The address kernels read it at.
     pub fn device_address(&self) -> u64 {
         self.device
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_free_guess_follows_the_buffers_since_the_last_look() {
+        let usage = Usage::default();
+        assert_eq!(usage.free_guess(), 0, "no look yet: every allocation asks the driver");
+        usage.seen_free.store(1000, Ordering::Relaxed);
+        usage.seen_live.store(100, Ordering::Relaxed);
+        usage.live.store(100, Ordering::Relaxed);
+        assert_eq!(usage.free_guess(), 1000);
+        usage.live.store(300, Ordering::Relaxed);
+        assert_eq!(usage.free_guess(), 800, "200 bytes taken since the look");
+        usage.live.store(40, Ordering::Relaxed);
+        assert_eq!(usage.free_guess(), 1060, "60 bytes given back since the look");
+        usage.live.store(5000, Ordering::Relaxed);
+        assert_eq!(usage.free_guess(), 0, "more taken than was free: nothing is guessed free");
     }
 }

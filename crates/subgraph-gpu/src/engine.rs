@@ -791,7 +791,7 @@ impl GpuEngine {
     /// device, the tree layout (uploaded on first use), the vertex labels and the data graph,
     /// with the milliseconds this upload took (0 after the first).
     fn tree_layout(&mut self) -> Result<(&Gpu, &mut TreeGraph, &DeviceBuffer<u32>, &Graph, f64)> {
-        self.gpu.reset_peak();
+        self.gpu.reset_peak()?;
         let t = Instant::now();
         let g = match &mut self.tree_graph {
             Some(g) => g,
@@ -819,9 +819,9 @@ impl GpuEngine {
         &self.data
     }
 
-    /// Starts a query's peak of device bytes.
-    pub(crate) fn reset_peak(&self) {
-        self.gpu.reset_peak();
+    /// Starts a query's peak of device bytes (and looks at the device's free memory).
+    pub(crate) fn reset_peak(&self) -> Result<()> {
+        self.gpu.reset_peak()
     }
 
     /// Most device bytes held since the last query began.

@@ -131,7 +131,7 @@ pub(crate) fn run_on(
     output: Option<(&Output, &str)>,
 ) -> Result<GpuReport> {
     let start = Instant::now();
-    engines.iter().for_each(GpuEngine::reset_peak);
+    engines.iter().try_for_each(GpuEngine::reset_peak)?;
     let (first, rest) = engines.split_first_mut().expect("a GPU set has at least one device");
     // GpSM, the baseline, runs as its paper does: on one device, whatever it counts.
     if gpu_opts.strategy == Strategy::Gpsm {

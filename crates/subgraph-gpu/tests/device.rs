@@ -170,6 +170,35 @@ fn allocation_beyond_free_memory_is_an_error() {
 }
 
 #[test]
+fn small_allocations_between_looks_keep_uploads_and_the_free_check_exact() {
+    // Small buffers are allocated without asking the driver for its free memory (the guess
+    // from the last look); uploads are copied without zeroing first. Each upload must still
+    // come back as written, the live bytes must count every buffer, and a request past the
+    // free memory must still be refused however stale the guess.
+    let Some(gpu) = gpu() else { return };
+    let before = gpu.live_bytes();
+    let (free, _) = gpu.memory().unwrap();
+    let bufs: Vec<_> = (0..64u32)
+        .map(|i| {
+            let host: Vec<u32> = (0..1000 + i).map(|x| x.wrapping_mul(2654435761) ^ i).collect();
+            (gpu.upload("small test upload", &host).unwrap(), host)
+        })
+        .collect();
+    for (buf, host) in &bufs {
+        assert_eq!(&gpu.download(buf).unwrap(), host);
+    }
+    let bytes: u64 = bufs.iter().map(|(_, h)| 4 * h.len() as u64).sum();
+    assert_eq!(gpu.live_bytes() - before, bytes);
+    let empty = gpu.upload::<u32>("empty test upload", &[]).unwrap();
+    assert!(empty.is_empty());
+    match gpu.alloc_zeros::<u32>("oversized test buffer", (free / 4) as usize) {
+        Err(GpuError::OutOfMemory { requested, free: f, .. }) => assert!(requested > f),
+        Err(e) => panic!("unexpected error {e}"),
+        Ok(_) => panic!("allocated {free} bytes with less than that free"),
+    }
+}
+
+#[test]
 fn launch_checks_arguments() {
     let Some(gpu) = gpu() else { return };
     let kernel = gpu.kernel(&subgraph_gpu::scan::SOURCE, "scan_tile_offsets").unwrap();
