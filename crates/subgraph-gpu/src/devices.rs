@@ -1,6 +1,7 @@
 //! Where queries run: the CPU pipeline, the GPU engine, or under `--device auto` either one per
 //! query, by the planner's estimated cost (`planner::choose_device`): the runner the command
-//! line and the Python package share.
+//! line and the Python package share. Under `auto` the GPU is opened when a query first goes
+//! there, so a run whose queries all stay on the CPU never creates a CUDA context.
 
 use std::sync::Arc;
 
@@ -13,6 +14,7 @@ use subgraph_core::sink::{Control, Output};
 use subgraph_core::tree::{TreeCount, TreeQuery};
 use subgraph_core::Graph;
 
+use crate::cuda::{check_nvrtc_library, Gpu};
 use crate::engine::{GpuOptions, GpuReport, Strategy};
 use crate::error::{GpuError, Result};
 use crate::ggq::ids::{Ask, IdPlan, IdRun};
@@ -25,10 +27,63 @@ pub enum Engine {
         why: Option<String>,
     },
     Gpu {
-        engine: Box<GpuSet>,
+        engine: GpuSlot,
         options: GpuOptions,
         auto: bool,
     },
+}
+
+/// The GPU engines of one data graph: opened at once under `--device gpu`, and under `auto` by
+/// the first query that runs on the GPU. Opening (the CUDA context, the kernels' compilation
+/// and the data graph's upload) takes 0.3–1 s, and in one of two measurements the lent host ran
+/// the CPU path's phases 35–50 % slower with a context open
+/// (bench/results/2026-11-26-host-overhead.md).
+pub struct GpuSlot {
+    set: Option<Box<GpuSet>>,
+    data: Arc<Graph>,
+    /// Why opening failed, once it has: the queries then stay on the CPU.
+    failed: Option<String>,
+}
+
+impl GpuSlot {
+    /// Opens the engines unless they are open: the milliseconds that took (0 when they were
+    /// open), or None where they cannot be opened (the reason kept in `failed`).
+    fn ready(&mut self, options: &GpuOptions) -> Option<f64> {
+        if self.set.is_some() {
+            return Some(0.0);
+        }
+        if self.failed.is_some() {
+            return None;
+        }
+        let t = std::time::Instant::now();
+        match GpuSet::open_count(self.data.clone(), options, options.gpus) {
+            Ok(set) => {
+                self.set = Some(Box::new(set));
+                Some(t.elapsed().as_secs_f64() * 1e3)
+            }
+            Err(e) => {
+                self.failed = Some(format!("the GPU could not be opened ({e})"));
+                None
+            }
+        }
+    }
+
+    /// The engines, where open.
+    fn opened(&mut self) -> Option<&mut GpuSet> {
+        self.set.as_deref_mut()
+    }
+}
+
+/// Whether the GPUs `options` asks for are there, without opening them: the driver library
+/// with at least one device (and enough for `--gpus`), and NVRTC.
+fn present(options: &GpuOptions) -> Result<()> {
+    let devices = Gpu::count()?;
+    if devices == 0 {
+        return Err(crate::error::GpuUnavailable::Device("the driver reports no device".into()).into());
+    }
+    options.gpus.ordinals(devices)?;
+    check_nvrtc_library()?;
+    Ok(())
 }
 
 /// A tree-pattern query's result: the count and the root's answers (None when stopped), its
@@ -63,17 +118,20 @@ pub struct Ran {
 
 impl Engine {
     /// Opens the engine `device` names: `cpu`, `gpu` (an error when no GPU is usable) or
-    /// `auto` (the GPU when one is usable, else the CPU, saying why); on the GPU side, the
-    /// devices `gpu.gpus` asks for.
+    /// `auto` (the GPU when one is there, opened by the first query that goes to it; else the
+    /// CPU, saying why); on the GPU side, the devices `gpu.gpus` asks for.
     pub fn open(device: &str, data: Arc<Graph>, gpu: GpuOptions) -> Result<Engine> {
         if device == "cpu" {
             return Ok(Engine::Cpu { why: None });
         }
-        match GpuSet::open_count(data, &gpu, gpu.gpus) {
-            Ok(e) => Ok(Engine::Gpu { engine: Box::new(e), options: gpu, auto: device == "auto" }),
-            Err(e) if device == "gpu" => Err(e),
-            Err(e) => Ok(Engine::Cpu { why: Some(e.to_string()) }),
+        if device == "auto" {
+            return Ok(match present(&gpu) {
+                Ok(()) => Engine::Gpu { engine: GpuSlot { set: None, data, failed: None }, options: gpu, auto: true },
+                Err(e) => Engine::Cpu { why: Some(e.to_string()) },
+            });
         }
+        let set = Some(Box::new(GpuSet::open_count(data.clone(), &gpu, gpu.gpus)?));
+        Ok(Engine::Gpu { engine: GpuSlot { set, data, failed: None }, options: gpu, auto: false })
     }
 
     /// One line on what runs the queries: the GPU's name and upload time, or the CPU and why.
@@ -81,7 +139,12 @@ impl Engine {
         match self {
             Engine::Cpu { why: Some(why) } => format!("CPU ({why})"),
             Engine::Cpu { why: None } => "CPU".to_string(),
-            Engine::Gpu { engine, auto, .. } => {
+            Engine::Gpu { engine: GpuSlot { set: None, .. }, .. } => {
+                "the CPU or the GPU, each query where its estimated cost is lower (the GPU is opened, and the data \
+                 graph uploaded, when a query first goes there)"
+                    .to_string()
+            }
+            Engine::Gpu { engine: GpuSlot { set: Some(engine), .. }, auto, .. } => {
                 let infos = engine.device_infos();
                 let devices = match infos.len() {
                     1 => format!("GPU {}", infos[0].name),
@@ -108,7 +171,7 @@ impl Engine {
     /// with a device filter, else the core filter's.
     pub fn filter_name(&self, ran_on_gpu: bool, host: Filter) -> &'static str {
         match self {
-            Engine::Gpu { engine, options, .. } if ran_on_gpu => {
+            Engine::Gpu { engine: GpuSlot { set: Some(engine), .. }, options, .. } if ran_on_gpu => {
                 engine.first().candidate_filter(options).name_with(host)
             }
             _ => host.name(),
@@ -125,8 +188,12 @@ impl Engine {
         opts: &MatchOptions,
         control: &Control,
     ) -> Result<TreeRan> {
-        match self {
-            Engine::Gpu { engine, auto, .. } if !*auto || device_for_graph(data.num_vertices()).is_some() => {
+        let engine = match self.tree_gpu(data) {
+            Ok(engine) => engine,
+            Err(why) => return Ok(cpu_tree(data, tree, control, why)),
+        };
+        {
+            {
                 let ran = match engine.first_mut().count_tree(tree, control) {
                     Ok(Some(ran)) => ran,
                     Ok(None) => return Ok(TreeRan { count: None, ms: 0.0, gpu: None, recounted: false, why: None }),
@@ -145,7 +212,21 @@ impl Engine {
                 );
                 Ok(TreeRan { count: Some(ran.count), ms: ran.ms, gpu: Some(gpu), recounted: ran.recounted, why: None })
             }
-            _ => Ok(cpu_tree(data, tree, control, None)),
+        }
+    }
+
+    /// The GPU engines a tree query runs on: under `gpu`, and under `auto` where the data
+    /// graph is as large as the planner sends every query to the GPU (`device_for_graph`),
+    /// opened now where not yet; else why not (None: the CPU by choice).
+    fn tree_gpu(&mut self, data: &Graph) -> Result<&mut GpuSet, Option<String>> {
+        match self {
+            Engine::Gpu { engine, options, auto } if !*auto || device_for_graph(data.num_vertices()).is_some() => {
+                if engine.ready(options).is_none() {
+                    return Err(engine.failed.clone());
+                }
+                Ok(engine.opened().expect("ready"))
+            }
+            _ => Err(None),
         }
     }
 
@@ -169,12 +250,12 @@ impl Engine {
         control: &Control,
         sink: &mut dyn FnMut(&[u32], u64),
     ) -> Result<Option<(IdRun, u64)>> {
-        match self {
-            Engine::Gpu { engine, auto, .. } if !*auto || device_for_graph(data.num_vertices()).is_some() => {
+        match self.tree_gpu(data) {
+            Ok(engine) => {
                 let run = engine.first_mut().enumerate_tree(tree, plan, ask, control, sink)?;
                 Ok(Some((run, engine.first().peak_device_bytes())))
             }
-            _ => Ok(None),
+            Err(_) => Ok(None),
         }
     }
 
@@ -194,7 +275,7 @@ impl Engine {
             Engine::Cpu { .. } => return Ok(cpu(run_query(data, query, opts, control, output)?, None, None)),
             Engine::Gpu { engine, options, auto } => (engine, options, *auto),
         };
-        let mut choice = None;
+        let (mut choice, mut opened_ms) = (None, None);
         if auto {
             choice = device_for_limit(data.num_vertices(), opts.limit);
             if choice.is_some_and(|c| c.device == Device::Cpu) {
@@ -206,14 +287,25 @@ impl Engine {
                 let prepared = prepare(data, query.clone(), opts, output.is_none(), from, control)?;
                 let c = choose_device(prepared.estimated_cost(), threads, &H200_COSTS);
                 choice = Some(c);
-                // A query the deadline or Ctrl-C stopped while it was prepared ends on the CPU.
-                if c.device == Device::Cpu || control.should_stop() {
-                    return Ok(cpu(prepared.run(data, opts, control, output)?.report, choice, None));
+                // A query the deadline or Ctrl-C stopped while it was prepared ends on the CPU,
+                // as does one for a GPU that could not be opened.
+                if c.device == Device::Gpu && !control.should_stop() {
+                    opened_ms = engine.ready(gpu);
+                }
+                if opened_ms.is_none() {
+                    let failed = engine.failed.as_ref().filter(|_| c.device == Device::Gpu);
+                    let note = failed.map(|why| format!("{why}; this query runs on the CPU"));
+                    return Ok(cpu(prepared.run(data, opts, control, output)?.report, choice, note));
                 }
             }
         }
-        match engine.run_query(query.clone(), opts, gpu, control, output) {
-            Ok(r) => Ok(Ran { report: r.report, gpu: Some(r), choice, note: None }),
+        let Some(opened_ms) = opened_ms.or_else(|| engine.ready(gpu)) else {
+            let note = engine.failed.as_ref().map(|why| format!("{why}; this query runs on the CPU"));
+            return Ok(cpu(run_query(data, query, opts, control, output)?, choice, note));
+        };
+        let opened = (opened_ms > 0.0).then(|| format!("the GPU was opened for this query in {opened_ms:.0} ms"));
+        match engine.opened().expect("ready").run_query(query.clone(), opts, gpu, control, output) {
+            Ok(r) => Ok(Ran { report: r.report, gpu: Some(r), choice, note: opened }),
             Err(GpuError::TooLarge { what, len, max }) => {
                 let note = format!("{what} {len} exceed the GPU layout's {max}; this query runs on the CPU");
                 Ok(cpu(run_query(data, query, opts, control, output)?, choice, Some(note)))
