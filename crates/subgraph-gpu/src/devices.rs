@@ -34,10 +34,9 @@ pub enum Engine {
 }
 
 /// The GPU engines of one data graph: opened at once under `--device gpu`, and under `auto` by
-/// the first query that runs on the GPU. Opening (the CUDA context, the kernels' compilation
-/// and the data graph's upload) takes 0.3–1 s, and in one of two measurements the lent host ran
-/// the CPU path's phases 35–50 % slower with a context open
-/// (bench/results/2026-11-26-host-overhead.md).
+/// the first query that runs on the GPU: opening (the CUDA context, the kernels' compilation
+/// and the data graph's upload) takes 0.3–1 s, which a run whose queries all stay on the CPU
+/// need not pay.
 pub struct GpuSlot {
     set: Option<Box<GpuSet>>,
     data: Arc<Graph>,

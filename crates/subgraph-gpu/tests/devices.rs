@@ -37,14 +37,15 @@ fn triangle() -> Graph {
 #[test]
 fn auto_opens_the_gpu_only_for_a_query_that_goes_there() {
     let unopened = "when a query first goes there";
-    let control = Control::unlimited();
+    // A query's control holds its stop (the limit reached), so each run has its own.
+    let control = Control::unlimited;
     // A small graph under a limit: every query stays on the CPU, and the GPU is never opened.
     let small = graph(200);
     let Some(mut engine) = auto_engine(&small) else { return };
     assert!(engine.describe().contains(unopened), "{}", engine.describe());
     let limited = MatchOptions { limit: Some(7), ..MatchOptions::default() };
     for _ in 0..3 {
-        let ran = engine.run(&small, triangle(), &limited, &control, None).unwrap();
+        let ran = engine.run(&small, triangle(), &limited, &control(), None).unwrap();
         assert!(ran.gpu.is_none() && ran.note.is_none());
         assert_eq!(ran.report.embeddings, 7);
     }
@@ -54,10 +55,10 @@ fn auto_opens_the_gpu_only_for_a_query_that_goes_there() {
     let big = graph(1 << 20);
     let Some(mut engine) = auto_engine(&big) else { return };
     let opts = MatchOptions::default();
-    let want = run_query(&big, triangle(), &opts, &control, None).unwrap().embeddings;
+    let want = run_query(&big, triangle(), &opts, &control(), None).unwrap().embeddings;
     assert_eq!(want, 120, "the six-clique's triangles, each in 3! orders");
     for first in [true, false] {
-        let ran = engine.run(&big, triangle(), &opts, &control, None).unwrap();
+        let ran = engine.run(&big, triangle(), &opts, &control(), None).unwrap();
         assert!(ran.gpu.is_some());
         assert_eq!(ran.report.embeddings, want);
         assert_eq!(ran.note.as_ref().is_some_and(|n| n.contains("opened for this query")), first, "{:?}", ran.note);
