@@ -667,20 +667,31 @@ mod tests {
         GraphBuilder::from_parts(vl, edges, false).build().0
     }
 
+    /// The query of `labels` and `edges` over `data`, its NLF candidates, and its plan in
+    /// the order `vertices` (no symmetry restrictions, no candidate lists).
+    fn nlf_plan(
+        data: &Graph,
+        labels: Vec<u32>,
+        edges: &[(u32, u32, u32)],
+        vertices: Vec<u32>,
+    ) -> (Query, Candidates, Plan) {
+        let q = GraphBuilder::from_parts(labels, edges.to_vec(), false).build().0;
+        let query = Query::new(q, data, Semantics::Embed).unwrap();
+        let cands = Filter::Nlf.run(data, &query, Semantics::Embed, &Control::unlimited());
+        let sizes: Vec<usize> = cands.iter().map(Vec::len).collect();
+        let opts = PlanOptions { order: Some(Order::Gql), symmetry: Symmetry::Off, ..PlanOptions::default() };
+        let plan = Plan::shaped(data, &query, opts, Order::Gql, vertices, 0, &sizes);
+        (query, cands, plan)
+    }
+
     #[test]
     fn shared_bitsets_and_pooled_estimates_agree_with_one_sampler() {
         // A sampler over shared candidate bitsets estimates exactly what one with its own
         // does (same seed); pooling independent estimates averages them, summing particles
         // and reads, and pooling one estimate returns it.
         let data = random_graph(1500, 3, 20, 7);
-        let q = GraphBuilder::from_parts(vec![0, 1, 2, 0], vec![(0, 1, 0), (1, 2, 0), (2, 3, 0), (3, 0, 0)], false)
-            .build()
-            .0;
-        let query = Query::new(q, &data, Semantics::Embed).unwrap();
-        let cands = Filter::Nlf.run(&data, &query, Semantics::Embed, &Control::unlimited());
-        let sizes: Vec<usize> = cands.iter().map(Vec::len).collect();
-        let opts = PlanOptions { order: Some(Order::Gql), symmetry: Symmetry::Off, ..PlanOptions::default() };
-        let plan = Plan::shaped(&data, &query, opts, Order::Gql, vec![0, 1, 2, 3], 0, &sizes);
+        let (query, cands, plan) =
+            nlf_plan(&data, vec![0, 1, 2, 0], &[(0, 1, 0), (1, 2, 0), (2, 3, 0), (3, 0, 0)], vec![0, 1, 2, 3]);
         let bits = candidate_bits(&data, &cands);
         let estimate = |seed| Sampler::new(&data, &query, &cands, true, 32, seed).estimate(&plan);
         let shared = |seed| Sampler::new(&data, &query, &cands, true, 32, seed).sharing(&bits).estimate(&plan);
@@ -709,19 +720,9 @@ mod tests {
         use crate::space::SpaceBuild;
         let data = random_graph(2000, 3, 24, 3);
         // A path of five vertices with one chord.
-        let q = GraphBuilder::from_parts(
-            vec![0, 1, 2, 0, 1],
-            vec![(0, 1, 0), (1, 2, 0), (2, 3, 0), (3, 4, 0), (0, 2, 0)],
-            false,
-        )
-        .build()
-        .0;
-        let query = Query::new(q, &data, Semantics::Embed).unwrap();
-        let cands = Filter::Nlf.run(&data, &query, Semantics::Embed, &Control::unlimited());
-        let sizes: Vec<usize> = cands.iter().map(Vec::len).collect();
-        let opts = PlanOptions { order: Some(Order::Gql), symmetry: Symmetry::Off, ..PlanOptions::default() };
-        let plan = Plan::shaped(&data, &query, opts, Order::Gql, vec![1, 0, 2, 3, 4], 0, &sizes)
-            .with_candidates(cands.clone());
+        let edges = [(0, 1, 0), (1, 2, 0), (2, 3, 0), (3, 4, 0), (0, 2, 0)];
+        let (query, cands, plan) = nlf_plan(&data, vec![0, 1, 2, 0, 1], &edges, vec![1, 0, 2, 3, 4]);
+        let plan = plan.with_candidates(cands.clone());
         let space = CandidateSpace::build(&data, &plan, SpaceBuild::Eager, &Control::unlimited()).unwrap();
         let truth = enumerate(&data, &plan, &space, EngineOptions::default(), &Control::unlimited(), None);
         let walk = space_estimate(&data, &plan, &space, 256, 9);

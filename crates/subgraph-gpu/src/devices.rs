@@ -191,27 +191,21 @@ impl Engine {
             Ok(engine) => engine,
             Err(why) => return Ok(cpu_tree(data, tree, control, why)),
         };
-        {
-            {
-                let ran = match engine.first_mut().count_tree(tree, control) {
-                    Ok(Some(ran)) => ran,
-                    Ok(None) => return Ok(TreeRan { count: None, ms: 0.0, gpu: None, recounted: false, why: None }),
-                    Err(e @ GpuError::OverBudget { .. }) => {
-                        return Ok(cpu_tree(data, tree, control, Some(e.to_string())))
-                    }
-                    Err(e) => return Err(e),
-                };
-                let gpu = GpuReport::of(
-                    Report::nothing(opts.filter, None),
-                    ("ggq", "tree"),
-                    ran.upload_ms,
-                    0.0,
-                    ran.ms - ran.upload_ms,
-                    engine.first().peak_device_bytes(),
-                );
-                Ok(TreeRan { count: Some(ran.count), ms: ran.ms, gpu: Some(gpu), recounted: ran.recounted, why: None })
-            }
-        }
+        let ran = match engine.first_mut().count_tree(tree, control) {
+            Ok(Some(ran)) => ran,
+            Ok(None) => return Ok(TreeRan { count: None, ms: 0.0, gpu: None, recounted: false, why: None }),
+            Err(e @ GpuError::OverBudget { .. }) => return Ok(cpu_tree(data, tree, control, Some(e.to_string()))),
+            Err(e) => return Err(e),
+        };
+        let gpu = GpuReport::of(
+            Report::nothing(opts.filter, None),
+            ("ggq", "tree"),
+            ran.upload_ms,
+            0.0,
+            ran.ms - ran.upload_ms,
+            engine.first().peak_device_bytes(),
+        );
+        Ok(TreeRan { count: Some(ran.count), ms: ran.ms, gpu: Some(gpu), recounted: ran.recounted, why: None })
     }
 
     /// The GPU engines a tree query runs on: under `gpu`, and under `auto` where the data
