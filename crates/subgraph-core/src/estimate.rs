@@ -477,11 +477,6 @@ impl<'a> Sampler<'a> {
         }
     }
 
-    /// Particles per level.
-    pub fn particles(&self) -> usize {
-        self.parts.count
-    }
-
     /// The estimate of `plan` (its candidate lists may be empty: the sampler has its own).
     pub fn estimate(&mut self, plan: &Plan) -> Estimate {
         self.ensure_bits();

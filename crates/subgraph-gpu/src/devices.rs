@@ -14,7 +14,7 @@ use subgraph_core::sink::{Control, Output};
 use subgraph_core::tree::{TreeCount, TreeQuery};
 use subgraph_core::Graph;
 
-use crate::cuda::{check_nvrtc_library, Gpu};
+use crate::cuda::check_nvrtc_library;
 use crate::engine::{GpuOptions, GpuReport, Strategy};
 use crate::error::{GpuError, Result};
 use crate::ggq::ids::{Ask, IdPlan, IdRun};
@@ -76,11 +76,7 @@ impl GpuSlot {
 /// Whether the GPUs `options` asks for are there, without opening them: the driver library
 /// with at least one device (and enough for `--gpus`), and NVRTC.
 fn present(options: &GpuOptions) -> Result<()> {
-    let devices = Gpu::count()?;
-    if devices == 0 {
-        return Err(crate::error::GpuUnavailable::Device("the driver reports no device".into()).into());
-    }
-    options.gpus.ordinals(devices)?;
+    options.gpus.present()?;
     check_nvrtc_library()?;
     Ok(())
 }

@@ -21,7 +21,7 @@ use subgraph_core::Graph;
 
 use crate::cuda::{DeviceInfo, Gpu};
 use crate::engine::{GpuEngine, GpuOptions, GpuReport, Strategy};
-use crate::error::{GpuError, Result};
+use crate::error::{GpuError, GpuUnavailable, Result};
 
 /// Estimated work (priced for the GPU, as the planner prices it) from which a query is joined
 /// on every device of the set: five times the planner's threshold for comparing plans, about
@@ -41,6 +41,15 @@ pub enum GpuCount {
 }
 
 impl GpuCount {
+    /// The device ordinals asked for, of those the driver reports: an error when it reports
+    /// none, or fewer than asked for.
+    pub fn present(self) -> Result<Vec<usize>> {
+        match Gpu::count()? {
+            0 => Err(GpuUnavailable::Device("the driver reports no device".into()).into()),
+            present => self.ordinals(present),
+        }
+    }
+
     /// The device ordinals asked for, with `present` devices on the host: an error when more
     /// are asked for than there are.
     pub fn ordinals(self, present: usize) -> Result<Vec<usize>> {
@@ -81,8 +90,7 @@ impl GpuSet {
 
     /// Opens the devices `count` asks for.
     pub fn open_count(shared: Arc<Graph>, opts: &GpuOptions, count: GpuCount) -> Result<GpuSet> {
-        let present = Gpu::count()?;
-        GpuSet::open(shared, opts, &count.ordinals(present)?)
+        GpuSet::open(shared, opts, &count.present()?)
     }
 
     /// The engine of the first device, which plans the queries (and runs GGQ's tree counts).
