@@ -14,9 +14,11 @@
 # (`done` is 1 when the run finished or reached the limit, 0 on a timeout).
 # Environment: LIMIT (embeddings; default MAX, every one), TIMEOUT (seconds per query, default
 # 10), SUBGRAPH (default target/release/subgraph), OURS_FLAGS (extra flags for ours, e.g.
-# "--symmetry off"). Summaries: bench/sunluo-summary.py OUT.csv...
+# "--symmetry off"), INTERLEAVE (1: ours runs once per query, right after the framework's run
+# of it, so that both see the same moment of a host whose speed drifts; default 0).
+# Summaries: bench/sunluo-summary.py OUT.csv...
 set -euo pipefail
-[ $# -ge 4 ] || { sed -n '2,18p' "$0" >&2; exit 2; }
+[ $# -ge 4 ] || { sed -n '2,20p' "$0" >&2; exit 2; }
 fw=$1 data=$2 out=$3
 shift 3
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,9 +30,12 @@ trap 'rm -rf "$tmp"' EXIT
 
 ours_limit=()
 [ "$limit" = MAX ] || ours_limit=(--limit "$limit")
-# shellcheck disable=SC2086
-"$sg" match -q --format json --threads 1 --timeout "$t" "${ours_limit[@]}" ${OURS_FLAGS:-} "$data" "$@" \
-    >"$tmp/ours.jsonl" 2>"$tmp/ours.err" || true
+ours() {
+    # shellcheck disable=SC2086
+    "$sg" match -q --format json --threads 1 --timeout "$t" "${ours_limit[@]}" ${OURS_FLAGS:-} "$data" "$@" \
+        >>"$tmp/ours.jsonl" 2>>"$tmp/ours.err" || true
+}
+[ "${INTERLEAVE:-0}" = 1 ] || ours "$@"
 
 echo "query,framework_ms,framework_embeddings,framework_done,ours_ms,ours_embeddings,ours_done" >"$out"
 for q in "$@"; do
@@ -42,6 +47,7 @@ for q in "$@"; do
     else
         fms=$((t * 1000)) femb= fdone=0
     fi
+    [ "${INTERLEAVE:-0}" = 1 ] && ours "$q"
     ours=$(grep -F "\"query\":\"$q\"," "$tmp/ours.jsonl" | head -n 1 || true)
     oms=$(grep -o '"elapsed_ms":[0-9.e+-]*' <<<"$ours" | cut -d: -f2)
     oemb=$(grep -o '"embeddings":[0-9]*' <<<"$ours" | head -n 1 | cut -d: -f2)

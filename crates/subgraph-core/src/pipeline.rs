@@ -366,9 +366,16 @@ impl Prepared {
         }
         let mut trial_ms = 0.0;
         if let Some(refine_ms) = self.deferred.filter(|_| self.space.is_some()) {
+            if opts.limit.is_some() {
+                self.compare_orders(data, opts, control)?;
+            }
             // The trial lasts as long as the refinement would, and is skipped when the
-            // estimate shows the query longer still.
-            if predicted_ms <= TRIAL_FACTOR * refine_ms {
+            // estimate shows the query longer still. Not under a limit, whose search the
+            // estimate prices whole where its particles found no match (wordnet's
+            // dense_20_26: 2.2·10^9 units, 11 s predicted; the trial reached 10^5 matches in
+            // 0.1 s).
+            let predicted_ms = self.cost * planner::NS_PER_UNIT * 1e-6 / threads;
+            if opts.limit.is_some() || predicted_ms <= TRIAL_FACTOR * refine_ms {
                 let t = Instant::now();
                 // A lazy space makes its lists during the trial: it gets the time an eager
                 // build would have taken before it, too.
@@ -384,6 +391,41 @@ impl Prepared {
             self.refine_deferred(data, opts, control)?;
         }
         self.finish(data, opts, control, output, trial_ms)
+    }
+
+    /// Under a limit, before a deferred refinement's trial: the plan of least estimated work
+    /// among [`planner::LIMIT_ORDERS`] over the candidates the trial runs on, when the
+    /// comparison pays (`planner::comparison_particles`), with its space. The trial would
+    /// otherwise run the default order, and the orders' times to the limit differ most where
+    /// the trial is long (wordnet's dense queries: RI's median half GQL's).
+    fn compare_orders(&mut self, data: &Graph, opts: &MatchOptions, control: &Control) -> Result<(), Error> {
+        let options = self.options;
+        let Some((gate, per_particle)) = self.gate.as_ref().filter(|_| planner::compares_under_limit(&options)) else {
+            return Ok(());
+        };
+        // Whatever the gate's price, which errs low here (wordnet's dense_20_36: 1.3·10^4
+        // units, a trial of GQL's order that did not finish and one of RI's that did in
+        // 24 ms): a refinement deferred is predicted to take 2 ms or more, against which the
+        // comparison's fewest particles cost little.
+        let threads = rayon::current_num_threads();
+        let cost = options.price(gate, self.plan.multiplier).max(planner::SMALL_COST);
+        let Some(particles) = planner::comparison_particles(&options, cost, *per_particle, threads) else {
+            return Ok(());
+        };
+        let per_particle = *per_particle;
+        let cands = self.plan.candidates_by_vertex();
+        let (mut best, _) =
+            planner::compare(data, &self.query, options, cands, self.plan.filter_ms, particles, control);
+        best.order_ms += self.plan.order_ms;
+        if best.vertices == self.plan.vertices {
+            self.plan = best;
+            return Ok(());
+        }
+        let (space, space_ms) = build_space(data, &best, opts, true, control)?;
+        self.gate = best.estimate.clone().map(|e| (e, per_particle));
+        self.cost = self.gate.as_ref().map_or(self.cost, |(e, _)| options.price(e, best.multiplier));
+        (self.plan, self.space, self.space_ms) = (best, space, self.space_ms + space_ms);
+        Ok(())
     }
 
     /// Runs the query over the candidates it has (a deferred refinement's NLF candidates) for
@@ -431,7 +473,8 @@ impl Prepared {
         let mut cands = self.plan.take_candidates();
         self.options.filter.refine(data, &self.query, self.options.semantics, &mut cands, control);
         let filter_ms = self.plan.filter_ms + t.elapsed().as_secs_f64() * 1e3;
-        self.plan = planner::default_plan(data, &self.query, self.options, cands, filter_ms);
+        // The order compared before the trial (`compare_orders`), else the default one.
+        self.plan = planner::ordered_plan(data, &self.query, self.options, self.plan.order, cands, filter_ms);
         (self.space, self.space_ms) = build_space(data, &self.plan, opts, false, control)?;
         (self.cost, self.gate) = estimate_work(data, &mut self.plan, self.space.as_ref(), self.options, f64::INFINITY);
         self.deferred = None;
@@ -459,14 +502,16 @@ impl Prepared {
         let mut probe = None;
         if let Some((gate, per_particle)) = gate {
             let threads = rayon::current_num_threads();
-            let particles = planner::comparison_particles(options.price(&gate, plan.multiplier), per_particle, threads)
-                .filter(|_| planner::has_alternatives(&options));
+            let particles =
+                planner::comparison_particles(&options, options.price(&gate, plan.multiplier), per_particle, threads)
+                    .filter(|_| planner::has_alternatives(&options));
             if let (Some(p), None) = (particles, output) {
                 // A counting query first runs its default plan for as long as the comparison
                 // would take (at least `TRIAL`): the estimates do not see the failing sets'
                 // pruning, and many queries they call heavy end at once. One that does not
                 // has spent at most twice the comparison's time on planning.
-                let budget = TRIAL.max(Duration::from_secs_f64(planner::comparison_ms(p, per_particle) * 1e-3));
+                let budget =
+                    TRIAL.max(Duration::from_secs_f64(planner::comparison_ms(&options, p, per_particle) * 1e-3));
                 let t = Instant::now();
                 let trial = control.trial(budget);
                 let out = cpu::enumerate(data, &plan, &space, engine, &trial, None);
@@ -505,8 +550,9 @@ impl Prepared {
                         // The estimates that chose `best` err on searches whose work sits in
                         // a few prefixes: both plans run the same sample of their first level
                         // before the default plan is given up.
-                        let budget = PROBE_MIN
-                            .max(Duration::from_secs_f64(planner::comparison_ms(particles, per_particle) * 1e-3));
+                        let budget = PROBE_MIN.max(Duration::from_secs_f64(
+                            planner::comparison_ms(&options, particles, per_particle) * 1e-3,
+                        ));
                         // The probes count as enumeration, as trials do; the space of the
                         // plan that runs as its space.
                         let p = probe_prefers(data, (&best, &best_space), (&plan, &space), engine, control, budget);
@@ -848,6 +894,31 @@ mod tests {
         assert_eq!(done.map(|e| e.report.embeddings).ok(), Some(gql.embeddings));
         assert_eq!(count(6, &auto).embeddings, gql.embeddings);
         assert_eq!(count(6, &opts(Filter::Nlf, None)).embeddings, gql.embeddings);
+    }
+
+    #[test]
+    fn a_limited_deferred_query_compares_orders_before_its_trial_and_keeps_the_choice() {
+        let data = ring(20_000);
+        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let unlimited = Control::unlimited();
+        let limited = MatchOptions { limit: Some(1000), ..MatchOptions::default() };
+        let prepare =
+            |o: &MatchOptions| one.install(|| prepare(&data, path(6), o, true, f64::INFINITY, &unlimited)).unwrap();
+        let mut p = prepare(&limited);
+        assert!(p.deferred.is_some() && p.gate.is_some() && p.plan.estimate.is_none());
+        one.install(|| p.compare_orders(&data, &limited, &unlimited)).unwrap();
+        let chosen = p.plan.order;
+        assert!(planner::LIMIT_ORDERS.contains(&chosen) && p.plan.estimate.is_some(), "{chosen:?}");
+        // The refinement after a trial keeps the order compared, and the limit is exact.
+        one.install(|| p.refine_deferred(&data, &limited, &unlimited)).unwrap();
+        assert_eq!(p.plan.order, chosen);
+        let r = one.install(|| p.run(&data, &limited, &unlimited, None)).unwrap().report;
+        assert_eq!((r.embeddings, r.stopped), (1000, Some(Stopped::Limit)));
+        // Without a limit nothing is compared before the trial.
+        let free = MatchOptions::default();
+        let mut p = prepare(&free);
+        one.install(|| p.compare_orders(&data, &free, &unlimited)).unwrap();
+        assert!(p.plan.estimate.is_none());
     }
 
     /// A prepared plan over `data` and its candidate space, in the given order (no symmetry

@@ -76,9 +76,20 @@ impl Plan {
 /// The plan the planner starts from, estimating nothing: the default order
 /// (`PlanOptions::default_order`), with a counted tail only under `Tail::On`.
 pub fn default_plan(data: &Graph, query: &Query, options: PlanOptions, cands: Candidates, filter_ms: f64) -> Plan {
+    ordered_plan(data, query, options, options.default_order(), cands, filter_ms)
+}
+
+/// [`default_plan`] with `order` in place of the default order.
+pub fn ordered_plan(
+    data: &Graph,
+    query: &Query,
+    options: PlanOptions,
+    order: Order,
+    cands: Candidates,
+    filter_ms: f64,
+) -> Plan {
     let t = Instant::now();
     let sizes: Vec<usize> = cands.iter().map(Vec::len).collect();
-    let order = options.default_order();
     let (order, vertices, tail) = if sizes.contains(&0) {
         (order, (0..query.num_vertices() as u32).collect(), 0)
     } else {
@@ -93,22 +104,50 @@ pub fn default_plan(data: &Graph, query: &Query, options: PlanOptions, cands: Ca
 }
 
 /// Whether the options leave the planner a choice (of order, or of the tail). Not under a
-/// limit: samples price the whole search, while the work to the first N matches depends on
-/// where in it the matches lie, which they do not show (measured on yeast dense_32: plans
-/// sampled cheapest ran into the 10 s timeout before 10^5 matches, where the default order,
-/// which places the fewest candidates first, took 18 ms).
+/// limit, except [`compares_under_limit`]: samples price the whole search, while the work to
+/// the first N matches depends on where in it the matches lie, which they do not show
+/// (measured on yeast dense_32: plans sampled cheapest ran into the 10 s timeout before 10^5
+/// matches, where the default order, which places the fewest candidates first, took 18 ms).
 pub fn has_alternatives(options: &PlanOptions) -> bool {
     options.limit.is_none() && (options.order.is_none() || (options.tail == Tail::Auto && options.allows_tail()))
 }
 
+/// Whether a limited query on the CPU may choose its order among [`LIMIT_ORDERS`] (the
+/// pipeline asks only where `--filter auto` defers its refinement: the candidate sets are
+/// large, and the query long enough for the comparison to pay). The CPU's depth-first search
+/// stops at the limit, which the price scales to (`PlanOptions::price`); the GPU's first
+/// chunks are whole levels.
+pub fn compares_under_limit(options: &PlanOptions) -> bool {
+    options.limit.is_some() && options.order.is_none() && options.device == Device::Cpu
+}
+
+/// The orders compared under a limit: the candidates-first order (GQL, the CPU's default) and
+/// the structure-first one (RI, which ignores the candidates). The work to the first N
+/// matches depends on where in the search they lie, which samples do not show; the price of
+/// the whole search, scaled by the limit, still told the two apart on the Sun & Luo sets
+/// (limit 10^5, 50 queries per class, one thread, 2026-11-27): at the class medians it came
+/// within 1.5x of the better of the two in every class, where either alone fell 2-4x behind
+/// in some (bench/results/2026-11-27-limit-orders.md). GSI and `card` are left out: with
+/// them the choice fell further behind on wordnet (dense_20's median 167 against 138 ms),
+/// and earlier, sampled alone, they chose plans that ran into the 10 s timeout on yeast
+/// dense_32 where GQL took 18 ms.
+pub const LIMIT_ORDERS: [Order; 2] = [Order::Gql, Order::Ri];
+
 /// The particles per level a comparison of plans may use, given the default plan's work as
 /// its gate estimate prices it (`PlanOptions::price`) and the time that estimate took per
 /// particle, on `threads` enumeration threads: None when the query is too cheap for the
-/// comparison to pay.
-pub fn comparison_particles(cost: f64, ms_per_particle: f64, threads: usize) -> Option<usize> {
+/// comparison to pay. Under a limit every query from [`SMALL_COST`] is compared, with at
+/// least [`MIN_PARTICLES`]: the gate's few particles rarely reach a match there, and its
+/// price errs low (wordnet's dense_20_5 sampled 4.6·10^4 units for a 70 ms search), while
+/// comparing two orders costs little.
+pub fn comparison_particles(options: &PlanOptions, cost: f64, ms_per_particle: f64, threads: usize) -> Option<usize> {
     let predicted_ms = cost * NS_PER_UNIT * 1e-6 / threads.max(1) as f64;
-    let affordable = PLAN_SHARE * predicted_ms / comparison_ms(1, ms_per_particle);
-    (cost >= SMALL_COST && affordable >= MIN_PARTICLES as f64).then(|| (affordable as usize).min(FULL_PARTICLES))
+    let affordable = PLAN_SHARE * predicted_ms / comparison_ms(options, 1, ms_per_particle);
+    match options.limit {
+        _ if cost < SMALL_COST => None,
+        None => (affordable >= MIN_PARTICLES as f64).then(|| (affordable as usize).min(FULL_PARTICLES)),
+        Some(_) => Some((affordable as usize).clamp(MIN_PARTICLES, FULL_PARTICLES)),
+    }
 }
 
 /// Nanoseconds per list element an estimate reads (`Estimate::read`, which also counts
@@ -127,9 +166,11 @@ pub fn ms_per_particle(read: f64, particles: usize) -> f64 {
 }
 
 /// The time in milliseconds a comparison with `particles` particles per level takes, given
-/// the gate's time per particle.
-pub fn comparison_ms(particles: usize, ms_per_particle: f64) -> f64 {
-    particles as f64 * ms_per_particle * COMPARISON_ESTIMATES
+/// the gate's time per particle: one estimate per order under a limit, else
+/// [`COMPARISON_ESTIMATES`].
+pub fn comparison_ms(options: &PlanOptions, particles: usize, ms_per_particle: f64) -> f64 {
+    let estimates = if options.limit.is_some() { LIMIT_ORDERS.len() as f64 } else { COMPARISON_ESTIMATES };
+    particles as f64 * ms_per_particle * estimates
 }
 
 /// The plan over candidate sets `cands` (C(u) sorted by id, per query vertex, each a superset
@@ -172,10 +213,10 @@ pub fn choose(
     let per_particle = ms_per_particle(read, sampled);
     let cost = options.price(&gate, plan.multiplier);
     let particles = match options.device {
-        Device::Cpu => comparison_particles(cost, per_particle, rayon::current_num_threads()),
+        Device::Cpu => comparison_particles(&options, cost, per_particle, rayon::current_num_threads()),
         // The share of the GPU's predicted time, at least GPU_PARTICLES.
         Device::Gpu => (cost >= GPU_COMPARE_COST).then(|| {
-            let affordable = PLAN_SHARE * H200_COSTS.gpu_ms(cost) / comparison_ms(1, per_particle);
+            let affordable = PLAN_SHARE * H200_COSTS.gpu_ms(cost) / comparison_ms(&options, 1, per_particle);
             (affordable as usize).clamp(GPU_PARTICLES, FULL_PARTICLES)
         }),
     };
@@ -352,11 +393,10 @@ fn compare_sharing(
         return (finish(shape(default_order, &vertices, 0), None, cands), Vec::new());
     }
     // The default order first: the first plan estimated is the default plan.
+    let planned: &[Order] = if options.limit.is_some() { &LIMIT_ORDERS } else { &Order::PLANNED };
     let orders = match options.order {
         Some(o) => vec![o],
-        None => {
-            std::iter::once(default_order).chain(Order::PLANNED.into_iter().filter(|&o| o != default_order)).collect()
-        }
+        None => std::iter::once(default_order).chain(planned.iter().copied().filter(|&o| o != default_order)).collect(),
     };
     // Each order with its own samplers (seeded by the order), on the pool's threads. Every plan
     // is estimated twice, by independent halves of the particles, and priced by the dearer of
@@ -388,9 +428,8 @@ fn compare_sharing(
                 .collect()
         })
         .collect();
-    // The first plan is the default one; another replaces it only with a reliable estimate
-    // (`Estimate::reliable`) of less work, and not under a limit (`has_alternatives`).
-    let may_switch = has_alternatives(&options);
+    // The first plan is the default one; another replaces it only where `replaces` says.
+    let may_switch = has_alternatives(&options) || compares_under_limit(&options);
     let mut considered: Vec<Considered> = Vec::new();
     let mut best: Option<(Plan, Estimate, f64)> = None;
     for (plan, estimate) in per_order.into_iter().flatten() {
@@ -399,7 +438,9 @@ fn compare_sharing(
         }
         considered.push(Considered::of(&plan, estimate.clone()));
         let price = options.price(&estimate, plan.multiplier);
-        if best.is_none() || (may_switch && estimate.reliable() && best.as_ref().is_some_and(|b| price < b.2)) {
+        if best.is_none()
+            || (may_switch && best.as_ref().is_some_and(|b| replaces(&options, (&estimate, price), (&b.1, b.2))))
+        {
             best = Some((plan, estimate, price));
         }
     }
@@ -407,15 +448,28 @@ fn compare_sharing(
     (finish(plan, Some(estimate), cands), considered)
 }
 
+/// Whether a plan estimated as `challenger` (with its price) replaces the best so far: with
+/// less work, and an estimate that is reliable (`Estimate::reliable`) or, under a limit, no
+/// less reliable than the best's. Under a limit the particles of large searches rarely reach
+/// a match (none did on wordnet's 12- to 20-vertex dense queries), and the work they saw on
+/// the way is what tells the orders apart.
+fn replaces(options: &PlanOptions, challenger: (&Estimate, f64), best: (&Estimate, f64)) -> bool {
+    let trusted = challenger.0.reliable() || (options.limit.is_some() && !best.0.reliable());
+    challenger.1 < best.1 && trusted
+}
+
 /// The plans an order gives: without a counted tail first (the default plan: on small
 /// queries enumerating the last vertices costs less than counting them together), then with
-/// its tail when one is allowed and exists; only the latter under `Tail::On`.
+/// its tail when one is allowed and exists and there is no limit; only the latter under
+/// `Tail::On`. Under a limit a tail moved to the end leaves the search below it to find every
+/// prefix first (wordnet's dense_20_62 reached 10^5 matches in 19.5 s with its tail, 0.17 s
+/// without).
 fn variants(query: &Query, options: &PlanOptions, order: Order, vertices: Vec<u32>) -> Vec<(Order, Vec<u32>, usize)> {
     let with_tail = options.allows_tail().then(|| tail_order(query, &vertices)).flatten();
     match (with_tail, options.tail) {
         (Some((t, k)), Tail::On) => vec![(order, t, k)],
-        (Some((t, k)), _) => vec![(order, vertices, 0), (order, t, k)],
-        (None, _) => vec![(order, vertices, 0)],
+        (Some((t, k)), _) if options.limit.is_none() => vec![(order, vertices, 0), (order, t, k)],
+        (_, _) => vec![(order, vertices, 0)],
     }
 }
 
@@ -516,6 +570,58 @@ mod tests {
         // `choose` keeps the default plan unestimated.
         let (chosen, considered) = choose(&data, &q, options, cands.clone(), 0.0, &expired);
         assert!(considered.is_empty() && chosen.estimate.is_none());
+    }
+
+    #[test]
+    fn a_limit_compares_two_orders_without_tails() {
+        let edges: Vec<(u32, u32, u32)> = (0..8).flat_map(|a| (a + 1..8).map(move |b| (a, b, 0))).collect();
+        let data = GraphBuilder::from_parts(vec![0; 8], edges, false).build().0;
+        let path = GraphBuilder::from_parts(vec![0; 4], vec![(0, 1, 0), (1, 2, 0), (2, 3, 0)], false).build().0;
+        let q = Query::new(path, &data, Semantics::Embed).unwrap();
+        let cands = vec![(0..8).collect::<Vec<u32>>(); 4];
+        let limited = PlanOptions { limit: Some(10), ..PlanOptions::default() };
+        assert!(compares_under_limit(&limited) && !has_alternatives(&limited));
+        assert!(!compares_under_limit(&PlanOptions { device: Device::Gpu, ..limited }));
+        assert!(!compares_under_limit(&PlanOptions { order: Some(Order::Gql), ..limited }));
+        assert!(!compares_under_limit(&PlanOptions::default()));
+        let (_, considered) = compare(&data, &q, limited, cands.clone(), 0.0, 32, &Control::unlimited());
+        assert!(!considered.is_empty());
+        assert!(considered.iter().all(|c| LIMIT_ORDERS.iter().any(|o| o.name() == c.order) && c.tail == 0));
+        // Without the limit the same query has tails to compare.
+        let (_, all) = compare(&data, &q, PlanOptions::default(), cands, 0.0, 32, &Control::unlimited());
+        assert!(all.iter().any(|c| c.tail > 0), "{all:?}");
+        // A limited comparison is affordable from SMALL_COST, with at least MIN_PARTICLES.
+        let per_particle = 1.0;
+        assert_eq!(comparison_particles(&limited, SMALL_COST, per_particle, 1), Some(MIN_PARTICLES));
+        assert_eq!(comparison_particles(&limited, SMALL_COST * 0.99, per_particle, 1), None);
+        assert_eq!(comparison_particles(&PlanOptions::default(), SMALL_COST, per_particle, 1), None);
+        assert!(comparison_ms(&limited, 10, 1.0) < comparison_ms(&PlanOptions::default(), 10, 1.0));
+    }
+
+    #[test]
+    fn unreliable_estimates_compete_only_under_a_limit() {
+        let estimate = |matches: f64| Estimate {
+            levels: Vec::new(),
+            matches,
+            cost: 0.0,
+            work: 0.0,
+            nodes: 0.0,
+            leaves: 0.0,
+            particles: 16,
+            read: 0.0,
+        };
+        let (none, some) = (estimate(0.0), estimate(5.0));
+        let (free, limited) = (PlanOptions::default(), PlanOptions { limit: Some(10), ..PlanOptions::default() });
+        // Cheaper and reliable always replaces; dearer never does.
+        for o in [&free, &limited] {
+            assert!(replaces(o, (&some, 1.0), (&none, 2.0)));
+            assert!(replaces(o, (&some, 1.0), (&some, 2.0)));
+            assert!(!replaces(o, (&some, 3.0), (&none, 2.0)));
+        }
+        // Cheaper without a match: only under a limit, and only against a best without one.
+        assert!(!replaces(&free, (&none, 1.0), (&none, 2.0)));
+        assert!(replaces(&limited, (&none, 1.0), (&none, 2.0)));
+        assert!(!replaces(&limited, (&none, 1.0), (&some, 2.0)));
     }
 
     #[test]
