@@ -550,14 +550,20 @@ mod tests {
         assert_eq!(device_for_limit(GPU_GRAPH_VERTICES, Some(10)).map(|c| c.basis), Some(Basis::GraphSize));
     }
 
-    #[test]
-    fn a_stopped_comparison_keeps_the_default_plan() {
-        // A path of four over a complete graph of eight: several orders, each with a tail.
+    /// A path of four over a complete graph of eight, every vertex a candidate: several
+    /// orders, each with a tail.
+    fn path_over_complete() -> (Graph, Query, Candidates) {
         let edges: Vec<(u32, u32, u32)> = (0..8).flat_map(|a| (a + 1..8).map(move |b| (a, b, 0))).collect();
         let data = GraphBuilder::from_parts(vec![0; 8], edges, false).build().0;
         let path = GraphBuilder::from_parts(vec![0; 4], vec![(0, 1, 0), (1, 2, 0), (2, 3, 0)], false).build().0;
         let q = Query::new(path, &data, Semantics::Embed).unwrap();
         let cands = vec![(0..8).collect::<Vec<u32>>(); 4];
+        (data, q, cands)
+    }
+
+    #[test]
+    fn a_stopped_comparison_keeps_the_default_plan() {
+        let (data, q, cands) = path_over_complete();
         let options = PlanOptions::default();
         let compare = |control: &Control| compare(&data, &q, options, cands.clone(), 0.0, 32, control);
         let (all, considered) = compare(&Control::unlimited());
@@ -574,11 +580,7 @@ mod tests {
 
     #[test]
     fn a_limit_compares_two_orders_without_tails() {
-        let edges: Vec<(u32, u32, u32)> = (0..8).flat_map(|a| (a + 1..8).map(move |b| (a, b, 0))).collect();
-        let data = GraphBuilder::from_parts(vec![0; 8], edges, false).build().0;
-        let path = GraphBuilder::from_parts(vec![0; 4], vec![(0, 1, 0), (1, 2, 0), (2, 3, 0)], false).build().0;
-        let q = Query::new(path, &data, Semantics::Embed).unwrap();
-        let cands = vec![(0..8).collect::<Vec<u32>>(); 4];
+        let (data, q, cands) = path_over_complete();
         let limited = PlanOptions { limit: Some(10), ..PlanOptions::default() };
         assert!(compares_under_limit(&limited) && !has_alternatives(&limited));
         assert!(!compares_under_limit(&PlanOptions { device: Device::Gpu, ..limited }));
