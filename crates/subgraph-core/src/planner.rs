@@ -126,7 +126,7 @@ pub fn compares_under_limit(options: &PlanOptions) -> bool {
 /// matches depends on where in the search they lie, which samples do not show; the price of
 /// the whole search, scaled by the limit, still told the two apart on the Sun & Luo sets
 /// (limit 10^5, 50 queries per class, one thread, 2026-11-27): at the class medians it came
-/// within 1.5x of the better of the two in every class, where either alone fell 2-4x behind
+/// within 1.6x of the better of the two in every class, where either alone fell up to 4x behind
 /// in some (bench/results/2026-11-27-limit-orders.md). GSI and `card` are left out: with
 /// them the choice fell further behind on wordnet (dense_20's median 167 against 138 ms),
 /// and earlier, sampled alone, they chose plans that ran into the 10 s timeout on yeast
