@@ -424,13 +424,7 @@ mod tests {
 
     #[test]
     fn elements_are_the_group_and_restrictions_pick_one_per_orbit() {
-        let mut seed = 7u64;
-        let mut next = |m: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % m
-        };
+        let mut next = crate::testing::xorshift(7);
         for _ in 0..300 {
             let directed = next(2) == 1;
             let n = 1 + next(6) as u32;

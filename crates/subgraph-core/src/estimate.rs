@@ -642,13 +642,7 @@ mod tests {
 
     /// A random graph of `n` vertices, `labels` labels and about `degree` neighbours each.
     fn random_graph(n: u32, labels: u32, degree: u32, seed: u64) -> Graph {
-        let mut s = seed | 1;
-        let mut next = move |m: u64| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s % m
-        };
+        let mut next = crate::testing::xorshift(seed | 1);
         let vl = (0..n).map(|_| next(labels as u64) as u32).collect();
         let mut edges = Vec::new();
         for a in 0..n {

@@ -24,6 +24,8 @@ pub mod sink;
 pub mod space;
 pub mod spasm;
 pub mod tail;
+#[cfg(test)]
+mod testing;
 pub mod tree;
 
 pub use error::{Error, Result};

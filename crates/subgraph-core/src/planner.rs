@@ -469,7 +469,7 @@ fn variants(query: &Query, options: &PlanOptions, order: Order, vertices: Vec<u3
     match (with_tail, options.tail) {
         (Some((t, k)), Tail::On) => vec![(order, t, k)],
         (Some((t, k)), _) if options.limit.is_none() => vec![(order, vertices, 0), (order, t, k)],
-        (_, _) => vec![(order, vertices, 0)],
+        _ => vec![(order, vertices, 0)],
     }
 }
 

@@ -219,13 +219,7 @@ mod tests {
     fn case() -> impl Strategy<Value = (Graph, TreeQuery, Vec<Graph>)> {
         (any::<bool>(), 1u32..4, 1u32..3, 2usize..9, 1usize..6, any::<u64>()).prop_map(
             |(directed, nl, ne, n, qn, seed)| {
-                let mut s = seed | 1;
-                let mut below = |m: u64| {
-                    s ^= s << 13;
-                    s ^= s >> 7;
-                    s ^= s << 17;
-                    s % m
-                };
+                let mut below = crate::testing::xorshift(seed | 1);
                 let labels: Vec<u32> = (0..n).map(|_| below(nl as u64) as u32).collect();
                 let mut edges = Vec::new();
                 for a in 0..n as u32 {

@@ -316,13 +316,8 @@ mod tests {
     fn the_local_pass_keeps_exactly_what_each_query_vertex_fits() {
         // Pseudo-random directed and undirected graphs with three vertex and two edge labels;
         // the oracle counts neighbours by (edge label, neighbour label) directly.
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |m: u32| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % m as u64) as u32
-        };
+        let mut step = crate::testing::xorshift(0x2545_f491_4f6c_dd1d);
+        let mut next = |m: u32| step(m as u64) as u32;
         for directed in [false, true] {
             let random = |n: usize, m: usize, next: &mut dyn FnMut(u32) -> u32| {
                 let mut b = GraphBuilder::new(n, directed);

@@ -404,13 +404,8 @@ mod tests {
     fn case() -> impl Strategy<Value = (Graph, Graph)> {
         (any::<bool>(), 1u32..4, 1u32..3, 7usize..12, 1usize..8, 0usize..9, any::<u64>()).prop_map(
             |(directed, nl, ne, n, qn, extra, seed)| {
-                let mut s = seed | 1;
-                let mut next = move |m: u64| {
-                    s ^= s << 13;
-                    s ^= s >> 7;
-                    s ^= s << 17;
-                    (s % m) as u32
-                };
+                let mut step = crate::testing::xorshift(seed | 1);
+                let mut next = move |m: u64| step(m) as u32;
                 let labels: Vec<u32> = (0..n).map(|_| next(nl as u64)).collect();
                 let edges: Vec<(u32, u32, u32)> =
                     (0..n * 3).map(|_| (next(n as u64), next(n as u64), next(ne as u64))).collect();
