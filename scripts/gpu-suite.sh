@@ -95,6 +95,13 @@ run_all() {
         "yeast-fsig $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-strategy fsig --symmetry off"
         "yeast-fsig-park $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-strategy fsig --gpu-park on"
         "hprd-fsig-dfs $d/hprd/HPRD.graph $d/hprd/expected_output.res $hprd_q -- --gpu-strategy fsig --gpu-dfs on --tail on")
+    # SGSI's partitions: the graph in host memory in segments of 16 or 64 KiB, copied when a
+    # query reads them (resident 0) or kept, with each filter and the depth-first kernel.
+    sets+=("hprd-part $d/hprd/HPRD.graph $d/hprd/expected_output.res $hprd_q -- --gpu-partitions on --gpu-segment 64K --gpu-resident 0"
+        "yeast-part $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-partitions on --gpu-segment 64K --gpu-resident 0"
+        "yeast-part-dfs $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-partitions on --gpu-segment 16K --gpu-dfs on --tail on"
+        "hprd-part-host $d/hprd/HPRD.graph $d/hprd/expected_output.res $hprd_q -- --gpu-partitions on --gpu-segment 16K --gpu-filter host"
+        "yeast-part-signature $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-partitions on --gpu-segment 16K --gpu-filter signature --gpu-resident 0")
     local few
     few=$(ls "$d/hprd/queries"/*.graph | head -n 20)
     # GpSM's strategy over the oracles, and its ablation switches on 20 HPRD queries.

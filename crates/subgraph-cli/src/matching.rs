@@ -23,8 +23,8 @@ use subgraph_core::{Graph, Semantics, VertexIds};
 use subgraph_gpu::gpsm::{self, GpsmOptions};
 use subgraph_gpu::patterns::{run_pattern, Derived};
 use subgraph_gpu::{
-    CandidateFilter, DepthFirst, Engine, GpuCount, GpuOptions, LoadBalance, OutputScheme, Park, Ran, Strategy,
-    Structure, DFS_FRONTIER_ROWS,
+    CandidateFilter, DepthFirst, Engine, GpuCount, GpuOptions, LoadBalance, OutputScheme, Park, Partitions, Ran,
+    Strategy, Structure, DFS_FRONTIER_ROWS,
 };
 use subgraph_pattern::Pattern;
 
@@ -390,10 +390,25 @@ pub struct GpuArgs {
     /// Most device memory the GPU engine may hold at once, data graph included: a size such as
     /// 8G or 512M (powers of 1024), or auto (the device's free memory). Every device allocation
     /// is checked against it, and the join's chunks are sized within it; a data graph that does
-    /// not fit is an error under --device gpu (the CPU under auto), and a counting query that
-    /// outgrows it runs on the CPU.
+    /// not fit is partitioned (--gpu-partitions), and a counting query that outgrows it runs on
+    /// the CPU.
     #[arg(long, value_name = "SIZE", default_value = "auto", value_parser = parse_gpu_memory)]
     pub gpu_memory: GpuMemory,
+    /// Keep the data graph in host memory in segments (SGSI's partitions) and copy to the
+    /// device, per query, those its links read: auto (where the in-core layout would take more
+    /// than 3/4 of the device memory or --gpu-memory), on, off (a graph that does not fit is
+    /// an error under --device gpu, the CPU under auto). Segments that fit in half the budget
+    /// stay on the device. Induced matching, GpSM and tree patterns run on the CPU there.
+    #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = Partitions::NAMES.to_vec())]
+    pub gpu_partitions: String,
+    /// Bytes of one segment of a partitioned data graph, such as 1M (default: 1/1024 of the
+    /// budget, from 4K to 16M).
+    #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
+    pub gpu_segment: Option<u64>,
+    /// Most bytes of a partitioned data graph's segments kept on the device between queries,
+    /// such as 2G, or 0 to copy every segment when a query reads it (default: half the budget).
+    #[arg(long, value_name = "SIZE", value_parser = parse_bytes_or_zero)]
+    pub gpu_resident: Option<u64>,
     /// GPUs of this host to use: a number, or all. Each holds the whole data graph; a query
     /// whose estimated work is worth it (about 80 ms of one H200) has its first level's rows
     /// dealt to every device from a shared queue, the others run on the first. Counts, limits
@@ -410,6 +425,14 @@ fn parse_gpus(s: &str) -> Result<GpuCount, String> {
             Ok(n) if n > 0 => Ok(GpuCount::Count(n)),
             _ => Err(format!("expected a positive number of GPUs or `all`, got `{s}`")),
         },
+    }
+}
+
+/// A size as [`parse_bytes`] reads it, or 0.
+fn parse_bytes_or_zero(s: &str) -> Result<u64, String> {
+    match s.trim() {
+        "0" => Ok(0),
+        _ => parse_bytes(s),
     }
 }
 
@@ -464,6 +487,9 @@ impl GpuArgs {
             park: Park::from_name(&self.gpu_park).expect("clap checked the value"),
             device_memory: self.gpu_memory.0,
             gpus: self.gpus,
+            partitions: Partitions::from_name(&self.gpu_partitions).expect("clap checked the value"),
+            segment_bytes: self.gpu_segment,
+            resident_bytes: self.gpu_resident,
             ..GpuOptions::default()
         }
     }
@@ -627,6 +653,12 @@ struct Row {
     gpus: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     gpu_idle_ms: Option<f64>,
+    /// GPU only, on a partitioned data graph: the segments copied to the device for the query
+    /// (those not resident) and their bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpu_streamed_segments: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpu_streamed_bytes: Option<u64>,
     filter: &'static str,
     /// The order the plan matched in (the planner's choice under `--order auto`).
     order: &'static str,
@@ -884,6 +916,8 @@ fn match_all(
             gpu_alpha_retries: gpu.map(|g| g.alpha_retries),
             gpus: gpu.map(|g| g.devices),
             gpu_idle_ms: gpu.map(|g| g.idle_ms),
+            gpu_streamed_segments: gpu.filter(|g| g.partitioned).map(|g| g.streamed.segments),
+            gpu_streamed_bytes: gpu.filter(|g| g.partitioned).map(|g| g.streamed.bytes),
             filter: report.filter,
             order: report.order,
             tail: report.tail,

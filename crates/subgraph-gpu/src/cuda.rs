@@ -573,6 +573,15 @@ impl Gpu {
         Ok(host.slice.as_mut().expect("allocated above").as_mut_slice()?)
     }
 
+    /// Page-locked host memory holding a copy of `host`, from which [`Gpu::upload_parked`]
+    /// copies by DMA, at the link's speed rather than through the driver's staging buffers.
+    pub fn pin(&self, host: &[u32]) -> Result<HostBuffer> {
+        // SAFETY: every element is written right below, before anything reads it.
+        let mut slice = unsafe { self.ctx.alloc_pinned_with_flags::<u32>(host.len().max(1), 0) }?;
+        slice.as_mut_slice()?[..host.len()].copy_from_slice(host);
+        Ok(HostBuffer { slice: Some(slice) })
+    }
+
     /// All of `buf` copied into `host`'s page-locked memory (grown as needed), where
     /// [`Gpu::upload_parked`] brings back any range of it: FSIG's host spill
     /// ([`crate::park`]).

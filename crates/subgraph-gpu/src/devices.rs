@@ -148,9 +148,17 @@ impl Engine {
                         infos.iter().map(|i| format!("{} {}", i.ordinal, i.name)).collect::<Vec<_>>().join(", ")
                     ),
                 };
+                let layout = match engine.first().partitioned() {
+                    Some(p) => format!(
+                        "data graph partitioned into {} segments, {} resident, in {:.0} ms",
+                        p.segments().len(),
+                        p.resident_segments(),
+                        engine.graph_upload_ms()
+                    ),
+                    None => format!("data graph uploaded in {:.0} ms", engine.graph_upload_ms()),
+                };
                 format!(
-                    "{devices} (data graph uploaded in {:.0} ms){}",
-                    engine.graph_upload_ms(),
+                    "{devices} ({layout}){}",
                     if *auto { "; each query runs where its estimated cost is lower" } else { "" }
                 )
             }
@@ -190,7 +198,9 @@ impl Engine {
         let ran = match engine.first_mut().count_tree(tree, control) {
             Ok(Some(ran)) => ran,
             Ok(None) => return Ok(TreeRan { count: None, ms: 0.0, gpu: None, recounted: false, why: None }),
-            Err(e @ GpuError::OverBudget { .. }) => return Ok(cpu_tree(data, tree, control, Some(e.to_string()))),
+            Err(e @ (GpuError::OverBudget { .. } | GpuError::Partitioned { .. })) => {
+                return Ok(cpu_tree(data, tree, control, Some(e.to_string())))
+            }
             Err(e) => return Err(e),
         };
         let gpu = GpuReport::of(
@@ -229,7 +239,7 @@ impl Engine {
 
     /// Enumerates a tree query's matches by GGQ's thread IDs ([`crate::ggq::ids`]) where
     /// [`Engine::count_tree`] would count it on the GPU, with the device's peak bytes; None
-    /// elsewhere.
+    /// elsewhere, and where the data graph is partitioned.
     pub fn enumerate_tree(
         &mut self,
         data: &Graph,
@@ -240,11 +250,11 @@ impl Engine {
         sink: &mut dyn FnMut(&[u32], u64),
     ) -> Result<Option<(IdRun, u64)>> {
         match self.tree_gpu(data) {
-            Ok(engine) => {
+            Ok(engine) if engine.first().partitioned().is_none() => {
                 let run = engine.first_mut().enumerate_tree(tree, plan, ask, control, sink)?;
                 Ok(Some((run, engine.first().peak_device_bytes())))
             }
-            Err(_) => Ok(None),
+            _ => Ok(None),
         }
     }
 
@@ -297,6 +307,11 @@ impl Engine {
             Ok(r) => Ok(Ran { report: r.report, gpu: Some(r), choice, note: opened }),
             Err(GpuError::TooLarge { what, len, max }) => {
                 let note = format!("{what} {len} exceed the GPU layout's {max}; this query runs on the CPU");
+                Ok(cpu(run_query(data, query, opts, control, output)?, choice, Some(note)))
+            }
+            // Refused before anything was written.
+            Err(e @ GpuError::Partitioned { .. }) => {
+                let note = format!("{e}; this query runs on the CPU");
                 Ok(cpu(run_query(data, query, opts, control, output)?, choice, Some(note)))
             }
             // Over --gpu-memory: a count starts again on the CPU (matches already written

@@ -6,6 +6,7 @@
 //! would not fit in device memory. Answers equal the CPU engine's (same plan, same checks).
 
 use std::cell::Cell;
+use std::ops::Range;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -21,7 +22,7 @@ use subgraph_core::{Dir, Graph, Query, Semantics};
 use crate::cuda::{Arg, DeviceBuffer, DeviceInfo, Gpu, HostBuffer};
 use crate::dfs::{largest_groups, DfsKernels, DfsPlan, DfsStats, LevelAddresses};
 use crate::error::{GpuError, Result};
-use crate::filter::{filter_on_device, DeviceCandidateSet, FilterKernels};
+use crate::filter::{filter_on_device, filter_segments, DeviceCandidateSet, FilterKernels, TableSegment};
 use crate::fsig;
 use crate::ggq::ids::{Ask, IdPlan, IdRun};
 use crate::ggq::{self, GpuTreeCount, TreeGraph};
@@ -29,8 +30,9 @@ use crate::gpsm::{self, GpsmKernels, GpsmOptions};
 use crate::join::{dir_index, level_descriptor, Join, Kernels, LevelData, Take, MAX_COLUMNS, ROW_BLOCK, SOURCE};
 use crate::multi::{Deal, GpuCount, Tally, SHARED_QUERY_COST};
 use crate::park::{Park, Spill};
+use crate::partition::{self, PartitionedGraph, Partitions, Segment, Streamed};
 use crate::pcsr::{ColumnOrder, LabelledCsr, Pcsr};
-use crate::refine::{links_of, refine, RefineKernels};
+use crate::refine::{links_of, refine, Lists, RefineKernels, SegmentArgs};
 use crate::signature::{DeviceSignatureTable, Signature, SignatureTable};
 
 /// Which seed system's matcher runs a query (`--gpu-strategy`).
@@ -227,6 +229,14 @@ pub struct GpuOptions {
     /// Estimated work (as the planner prices it for the GPU) from which a query is joined on
     /// every device of a [`crate::GpuSet`] ([`SHARED_QUERY_COST`] by default; 0: every query).
     pub shared_from: u64,
+    /// When the data graph stays in host memory in segments ([`crate::partition`]).
+    pub partitions: Partitions,
+    /// Bytes of one segment of a partitioned graph (None: [`partition::segment_bytes`] of the
+    /// budget).
+    pub segment_bytes: Option<u64>,
+    /// Most bytes of a partitioned graph's segments kept on the device (None:
+    /// [`partition::RESIDENT_SHARE`] of the budget; 0: every segment copied when read).
+    pub resident_bytes: Option<u64>,
 }
 
 impl Default for GpuOptions {
@@ -247,6 +257,9 @@ impl Default for GpuOptions {
             device_memory: None,
             gpus: GpuCount::Count(1),
             shared_from: SHARED_QUERY_COST as u64,
+            partitions: Partitions::Auto,
+            segment_bytes: None,
+            resident_bytes: None,
         }
     }
 }
@@ -288,6 +301,10 @@ pub struct GpuReport {
     pub idle_ms: f64,
     /// The matcher that ran the query: `gsi`, `gpsm` or `ggq` (tree passes).
     pub strategy: &'static str,
+    /// Whether the data graph is partitioned ([`crate::partition`]), and the segments copied
+    /// to the device for this query, with their bytes (not those kept resident).
+    pub partitioned: bool,
+    pub streamed: Streamed,
     /// What the join read: [`Structure::name`] of GSI's (`none` when nothing was joined),
     /// `edge-tables` for GpSM's, `tree` for GGQ's passes.
     pub structure: &'static str,
@@ -321,6 +338,8 @@ impl GpuReport {
             alpha_retries: 0,
             devices: 1,
             idle_ms: 0.0,
+            partitioned: false,
+            streamed: Streamed::default(),
         }
     }
 }
@@ -354,6 +373,8 @@ pub(crate) struct Joined {
     dfs: DfsStats,
     spill: Spill,
     alpha_retries: u64,
+    partitioned: bool,
+    streamed: Streamed,
 }
 
 impl Planned {
@@ -480,6 +501,11 @@ impl Planned {
             idle_ms: joined.iter().map(|j| join_ms - j.join_ms).sum(),
             strategy: Strategy::Gsi.name(),
             structure: joined.first().map_or("none", |j| j.structure.name()),
+            partitioned: joined.iter().any(|j| j.partitioned),
+            streamed: joined.iter().fold(Streamed::default(), |a, j| Streamed {
+                segments: a.segments + j.streamed.segments,
+                bytes: a.bytes + j.streamed.bytes,
+            }),
         }
     }
 }
@@ -492,6 +518,18 @@ pub(crate) struct DeviceStructure {
     pub(crate) elabels: DeviceBuffer<u32>,
 }
 
+impl DeviceStructure {
+    /// A structure of no lists.
+    fn empty(gpu: &Gpu) -> Result<DeviceStructure> {
+        Ok(DeviceStructure {
+            groups: gpu.alloc_zeros("placeholder", 1)?,
+            meta: gpu.alloc_zeros("placeholder", 3)?,
+            columns: gpu.alloc_zeros("placeholder", 1)?,
+            elabels: gpu.alloc_zeros("placeholder", 1)?,
+        })
+    }
+}
+
 /// The id-sorted adjacency lists of every direction (direction d's n + 1 offsets from
 /// d · (n + 1)), each entry's edge label beside it: where GSI's induced matching checks
 /// non-edges, and what GpSM reads.
@@ -502,9 +540,11 @@ pub(crate) struct SortedAdjacency {
 }
 
 /// The data graph on the device: vertex labels, the join structures and the signature table
-/// (uploaded when first needed) and, for induced matching and GpSM, the id-sorted adjacency.
+/// (uploaded when first needed) and, for induced matching and GpSM, the id-sorted adjacency;
+/// or, partitioned, the vertex labels and the segments that fit.
 pub struct DeviceGraph {
     labels: DeviceBuffer<u32>,
+    partitioned: Option<PartitionedGraph>,
     signatures: Option<DeviceSignatureTable>,
     pcsr: Option<DeviceStructure>,
     csr: Option<DeviceStructure>,
@@ -575,6 +615,17 @@ impl DeviceGraph {
         })
     }
 
+    /// The arguments of a segment of a partitioned graph (PCSR mode).
+    fn segment_args<'b>(
+        &'b self,
+        st: &'b DeviceStructure,
+        nverts: u32,
+        dummy64: &'b DeviceBuffer<u64>,
+        dummy32: &'b DeviceBuffer<u32>,
+    ) -> GraphArgs<'b> {
+        GraphArgs { st, labels: &self.labels, adj_off: dummy64, adj_col: dummy32, mode: 0, nverts }
+    }
+
     fn structure(&self, which: Structure) -> Option<&DeviceStructure> {
         match which.base() {
             Structure::Csr => self.csr.as_ref(),
@@ -582,9 +633,10 @@ impl DeviceGraph {
         }
     }
 
-    /// Uploads `which` (its base) unless present.
+    /// Uploads `which` (its base) unless present; nothing when the graph is partitioned (its
+    /// queries read the segments).
     fn ensure(&mut self, gpu: &Gpu, data: &Graph, which: Structure) -> Result<()> {
-        if self.structure(which).is_some() {
+        if self.structure(which).is_some() || self.partitioned.is_some() {
             return Ok(());
         }
         let csr = which.base() == Structure::Csr;
@@ -714,17 +766,38 @@ impl GpuEngine {
             });
         }
         let t = Instant::now();
-        let mut graph = DeviceGraph {
-            labels: gpu.upload("vertex labels", data.labels())?,
-            signatures: None,
-            pcsr: None,
-            csr: None,
-            adjacency: None,
-        };
-        graph.ensure(&gpu, data, opts.structure)?;
         let filter = opts.filter.resolve(data);
+        let partitioned = match (opts.partitions, opts.structure) {
+            (Partitions::Off, _) => None,
+            (Partitions::On, Structure::Csr) => return Err(GpuError::Partitioned { what: "the CSR structure" }),
+            (Partitions::Auto, Structure::Csr) => None,
+            (which, _) => {
+                let budget = match opts.device_memory {
+                    Some(cap) => cap,
+                    None => gpu.headroom()?,
+                };
+                let in_core = partition::in_core_bytes(data, filter != CandidateFilter::Host);
+                let share = (budget as f64 * partition::RESIDENT_SHARE) as u64;
+                let resident = opts.resident_bytes.unwrap_or(share.saturating_sub(4 * data.num_vertices() as u64));
+                let segment = opts.segment_bytes.unwrap_or_else(|| partition::segment_bytes(budget));
+                match which == Partitions::On || in_core as f64 > budget as f64 * partition::AUTO_SHARE {
+                    true => Some((segment, resident)),
+                    false => None,
+                }
+            }
+        };
+        let labels = gpu.upload("vertex labels", data.labels())?;
+        let partitioned = match partitioned {
+            Some((segment, resident)) => Some(PartitionedGraph::new(&gpu, data, segment, resident)?),
+            None => None,
+        };
+        let mut graph = DeviceGraph { labels, partitioned, signatures: None, pcsr: None, csr: None, adjacency: None };
+        graph.ensure(&gpu, data, opts.structure)?;
         if filter != CandidateFilter::Host {
-            graph.ensure_signatures(&gpu, data)?;
+            match &mut graph.partitioned {
+                Some(parts) => parts.ensure_table(&gpu, data)?,
+                None => graph.ensure_signatures(&gpu, data).map(drop)?,
+            }
         }
         gpu.synchronize()?;
         let graph_upload_ms = t.elapsed().as_secs_f64() * 1e3;
@@ -791,6 +864,7 @@ impl GpuEngine {
     /// device, the tree layout (uploaded on first use), the vertex labels and the data graph,
     /// with the milliseconds this upload took (0 after the first).
     fn tree_layout(&mut self) -> Result<(&Gpu, &mut TreeGraph, &DeviceBuffer<u32>, &Graph, f64)> {
+        self.whole("tree-pattern passes")?;
         self.gpu.reset_peak()?;
         let t = Instant::now();
         let g = match &mut self.tree_graph {
@@ -819,8 +893,27 @@ impl GpuEngine {
         &self.data
     }
 
-    /// Starts a query's peak of device bytes (and looks at the device's free memory).
+    /// The data graph's segments, where it is partitioned.
+    pub fn partitioned(&self) -> Option<&PartitionedGraph> {
+        self.graph.partitioned.as_ref()
+    }
+
+    /// Fails with [`GpuError::Partitioned`] naming `what` where the data graph is partitioned
+    /// (`what` reads the whole graph on the device).
+    pub(crate) fn whole(&self, what: &'static str) -> Result<()> {
+        match self.graph.partitioned {
+            Some(_) => Err(GpuError::Partitioned { what }),
+            None => Ok(()),
+        }
+    }
+
+    /// Starts a query's peak of device bytes (and looks at the device's free memory), and its
+    /// count of streamed segments.
     pub(crate) fn reset_peak(&self) -> Result<()> {
+        if let Some(p) = &self.graph.partitioned {
+            p.take_streamed();
+            p.release();
+        }
         self.gpu.reset_peak()
     }
 
@@ -857,6 +950,7 @@ impl GpuEngine {
         control: &Control,
         output: Option<(&Output, &str)>,
     ) -> Result<GpuReport> {
+        self.whole("GpSM's edge join")?;
         let t = Instant::now();
         let q = Query::new(query, &self.data, opts.semantics)?;
         let kernels = loaded(&mut self.gpsm_kernels, || GpsmKernels::new(&self.gpu))?;
@@ -885,6 +979,9 @@ impl GpuEngine {
         counting: bool,
         control: &Control,
     ) -> Result<(Planned, Option<DeviceCandidateSet>)> {
+        if opts.semantics == Semantics::Induced {
+            self.whole("induced matching (its non-edge checks)")?;
+        }
         let q = Query::new(query, &self.data, opts.semantics)?;
         if q.num_vertices() > MAX_COLUMNS {
             return Err(GpuError::TooLarge {
@@ -955,21 +1052,29 @@ impl GpuEngine {
         if opts.semantics == Semantics::Induced {
             self.graph.ensure_adjacency(&self.gpu, &self.data)?;
         }
-        let structure = planned.structure(gpu_opts.structure);
+        let structure = match self.graph.partitioned {
+            Some(_) => Structure::Aux,
+            None => planned.structure(gpu_opts.structure),
+        };
         let levels = match joins {
             true => self.upload_levels(plan, q, opts.semantics, structure, device_cands.as_ref())?,
             false => Vec::new(),
         };
         drop(device_cands);
         let nverts = self.data.num_vertices() as u32;
-        let aux = match *joins && structure == Structure::Aux {
-            true => {
-                let base = self.graph.args(Structure::Pcsr, None, nverts, &dummy64, &dummy32)?;
-                let labels: Vec<u32> = plan.vertices.iter().map(|&u| q.label(u)).collect();
-                let index = structure_index(&self.data, Structure::Pcsr);
-                Some(fsig::build(&self.gpu, &base, &index, plan, &labels, &levels)?)
+        let aux = match (*joins && structure == Structure::Aux, &self.graph.partitioned) {
+            (true, _) => {
+                let aux = self.build_aux(plan, q, &levels, &dummy64, &dummy32)?;
+                // The join reads A alone: the segments this query kept go back.
+                if let Some(p) = &self.graph.partitioned {
+                    p.release();
+                }
+                Some(aux)
             }
-            false => None,
+            // Nothing is joined, so nothing is read; a partitioned graph has no whole PCSR to
+            // stand in for A.
+            (false, Some(_)) => Some(DeviceStructure::empty(&self.gpu)?),
+            (false, None) => None,
         };
         let use_dfs = *may_dfs
             && *joins
@@ -1040,7 +1145,67 @@ impl GpuEngine {
             dfs: join.dfs_stats,
             spill: join.spill,
             alpha_retries: join.alpha_retries,
+            partitioned: self.graph.partitioned.is_some(),
+            streamed: self.graph.partitioned.as_ref().map_or(Streamed::default(), |p| p.take_streamed()),
         })
+    }
+
+    /// FSIG's A of `plan` over its uploaded `levels`, from the resident PCSR, or from the
+    /// segments of a partitioned graph that hold sources of the plan's links.
+    fn build_aux(
+        &self,
+        plan: &Plan,
+        q: &Query,
+        levels: &[LevelData],
+        dummy64: &DeviceBuffer<u64>,
+        dummy32: &DeviceBuffer<u32>,
+    ) -> Result<DeviceStructure> {
+        let nverts = self.data.num_vertices() as u32;
+        let labels: Vec<u32> = plan.vertices.iter().map(|&u| q.label(u)).collect();
+        let index = structure_index(&self.data, Structure::Pcsr);
+        let graph = &self.graph;
+        let Some(parts) = &graph.partitioned else {
+            let base = graph.args(Structure::Pcsr, None, nverts, dummy64, dummy32)?;
+            return fsig::build(&self.gpu, &mut |each| each(&base, None), &index, plan, &labels, levels);
+        };
+        // Each link's structure, its source position's label and candidates (sorted), and
+        // where its keys start among all: a segment is read for the candidates it holds lists
+        // of.
+        let mut start = 0u64;
+        let links: Vec<(u32, u32, &[u32], u64)> = plan
+            .backward
+            .iter()
+            .flatten()
+            .map(|l| {
+                let cands = plan.candidates[l.from].as_slice();
+                start += cands.len() as u64;
+                (index(l.dir, l.edge_label), labels[l.from], cands, start - cands.len() as u64)
+            })
+            .collect();
+        let windows = |seg: &Segment| -> Vec<Range<u64>> {
+            links
+                .iter()
+                .filter(|&&(st, ..)| st == seg.st)
+                .map(|&(_, label, cands, start)| {
+                    let held = seg.held(label, cands);
+                    start + held.start as u64..start + held.end as u64
+                })
+                .filter(|w| !w.is_empty())
+                .collect()
+        };
+        let needed = |seg: &Segment| !windows(seg).is_empty();
+        fsig::build(
+            &self.gpu,
+            &mut |each| {
+                parts.each_segment(&self.gpu, &needed, &mut |seg, st| {
+                    each(&graph.segment_args(st, nverts, dummy64, dummy32), Some(&windows(seg)))
+                })
+            },
+            &index,
+            plan,
+            &labels,
+            levels,
+        )
     }
 
     /// C(u) of every query vertex by the signature filter on the device, in one pass (for
@@ -1048,7 +1213,6 @@ impl GpuEngine {
     /// share a data vertex), within the data vertices the query restricts u to.
     fn signature_filter(&mut self, q: &Query, semantics: Semantics) -> Result<DeviceCandidateSet> {
         let kernels = loaded(&mut self.filter_kernels, || FilterKernels::new(&self.gpu))?;
-        let table = self.graph.ensure_signatures(&self.gpu, &self.data)?;
         let sigs: Vec<Signature> = (0..q.num_vertices() as u32)
             .map(|u| {
                 let sig = Signature::of_vertex(q.graph(), u);
@@ -1060,7 +1224,18 @@ impl GpuEngine {
             })
             .collect();
         let allowed: Vec<Option<&Bitset>> = (0..q.num_vertices() as u32).map(|u| q.graph().allowed(u)).collect();
-        filter_on_device(&self.gpu, kernels, table, &sigs, &allowed)
+        let (gpu, data) = (&self.gpu, &*self.data);
+        match &mut self.graph.partitioned {
+            Some(parts) => {
+                let n = data.num_vertices() as u32;
+                let mut labels: Vec<u32> = (0..q.num_vertices() as u32).map(|u| q.label(u)).collect();
+                labels.sort_unstable();
+                labels.dedup();
+                let mut segments = |each: &mut TableSegment<'_>| parts.each_table_segment(gpu, data, &labels, each);
+                filter_segments(gpu, kernels, n, &mut segments, &sigs, &allowed)
+            }
+            None => filter_on_device(gpu, kernels, self.graph.ensure_signatures(gpu, data)?, &sigs, &allowed),
+        }
     }
 
     /// FSIG's refinement of the signature filter's candidates (crate::refine) over the join's
@@ -1074,10 +1249,26 @@ impl GpuEngine {
         dummy32: &DeviceBuffer<u32>,
     ) -> Result<()> {
         let kernels = loaded(&mut self.refine_kernels, || RefineKernels::new(&self.gpu))?;
-        let graph = self.graph.args(structure, None, self.data.num_vertices() as u32, dummy64, dummy32)?;
+        let nverts = self.data.num_vertices() as u32;
         let index = structure_index(&self.data, structure);
         let links: Vec<Vec<u32>> = (0..q.num_vertices() as u32).map(|u| links_of(q, u, &index)).collect();
-        refine(&self.gpu, kernels, &|| graph.args(), &links, cands)
+        let (gpu, graph) = (&self.gpu, &self.graph);
+        let Some(parts) = &graph.partitioned else {
+            let graph = graph.args(structure, None, nverts, dummy64, dummy32)?;
+            return refine(gpu, kernels, Lists::Whole(&|| graph.args()), &links, cands);
+        };
+        // A segment is read when it holds sources of a query vertex's label with an edge of
+        // its structure.
+        let sources: Vec<(u32, u32)> = (0..q.num_vertices() as u32)
+            .flat_map(|u| q.edges(u).iter().map(|e| (index(e.dir, e.label), q.label(u))).collect::<Vec<_>>())
+            .collect();
+        let needed = |seg: &Segment| sources.iter().any(|&(st, label)| st == seg.st && seg.holds_label(&[label]));
+        let mut segments = |each: &mut SegmentArgs<'_>| {
+            parts.each_segment(gpu, &needed, &mut |seg, st| {
+                each(graph.segment_args(st, nverts, dummy64, dummy32).args(), (seg.first, seg.last))
+            })
+        };
+        refine(gpu, kernels, Lists::Segments(&mut segments), &links, cands)
     }
 
     /// The depth-first kernel's records for `plan` over its uploaded levels (loading the

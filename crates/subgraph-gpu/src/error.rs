@@ -39,6 +39,11 @@ pub enum GpuError {
         held + requested
     )]
     OverBudget { what: &'static str, requested: u64, held: u64, budget: u64 },
+    #[error(
+        "{what} reads the whole data graph on the device, which holds it in segments (it does not fit the device \
+         memory or --gpu-memory, or --gpu-partitions is on)"
+    )]
+    Partitioned { what: &'static str },
     #[error("{what} has {len} entries, more than the 32-bit layout holds ({max})")]
     TooLarge { what: &'static str, len: u64, max: u64 },
     #[error("{0}")]

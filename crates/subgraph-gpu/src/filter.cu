@@ -12,7 +12,13 @@
 #define FILTER_MAX_QUERY 64u
 #define FILTER_ANY 0xFFFFFFFFu
 
+// The table may be one vertex segment of a partitioned graph (partition.rs, SGSI §6.1),
+// column-major within the segment: its n vertices are ids[0 .. n) where `scattered` (their
+// bits set one by one, and counted after every segment by filter_counts), else the ids from
+// `first` (a multiple of 32; the whole table from 0).
 extern "C" __global__ void filter_bits(const unsigned int* __restrict__ table, unsigned int n,
+                                       unsigned int first, const unsigned int* __restrict__ ids,
+                                       unsigned int scattered,
                                        const unsigned int* __restrict__ queries, unsigned int nq,
                                        unsigned int words, const unsigned int* __restrict__ allowed,
                                        const unsigned int* __restrict__ slots, unsigned int* bits,
@@ -35,14 +41,29 @@ extern "C" __global__ void filter_bits(const unsigned int* __restrict__ table, u
         bool keep = in && label == s[0];
 #pragma unroll
         for (unsigned int k = 1; k < FILTER_WORDS; ++k) keep = keep && (sig[k] & s[k]) == s[k];
+        if (scattered) {
+            const unsigned int v = in ? ids[i] : 0u;
+            const unsigned long long w = v >> 5;
+            if (keep && slot[u] != FILTER_ANY) keep = (allowed[(unsigned long long)slot[u] * words + w] >> (v & 31u)) & 1u;
+            if (keep) atomicOr(&bits[(unsigned long long)u * words + w], 1u << (v & 31u));
+            continue;
+        }
         unsigned int word = __ballot_sync(0xFFFFFFFFu, keep);
         if ((threadIdx.x & 31u) == 0u && in) {
-            if (slot[u] != FILTER_ANY) word &= allowed[(unsigned long long)slot[u] * words + (i >> 5)];
-            const unsigned long long at = (unsigned long long)u * words + (i >> 5);
+            const unsigned long long w = (first + i) >> 5;
+            if (slot[u] != FILTER_ANY) word &= allowed[(unsigned long long)slot[u] * words + w];
+            const unsigned long long at = (unsigned long long)u * words + w;
             bits[at] = word;
             counts[at] = __popc(word);
         }
     }
+}
+
+// counts[j] = the population count of bitset word j (after scattered segments).
+extern "C" __global__ void filter_counts(const unsigned int* __restrict__ bits, unsigned long long total,
+                                         unsigned int* counts) {
+    const unsigned long long j = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < total) counts[j] = __popc(bits[j]);
 }
 
 // Word j of the concatenated bitsets (u = j / words) writes its vertices from offsets[j].

@@ -20,7 +20,8 @@ pub static SOURCE: KernelSource = KernelSource {
     name: "filter.cu",
     code: include_str!("filter.cu"),
     kernels: &[
-        KernelDecl { name: "filter_bits", params: &[B32, U32, B32, U32, U32, B32, B32, B32, B32] },
+        KernelDecl { name: "filter_bits", params: &[B32, U32, U32, B32, U32, B32, U32, U32, B32, B32, B32, B32] },
+        KernelDecl { name: "filter_counts", params: &[B32, U64, B32] },
         KernelDecl { name: "filter_scatter", params: &[B32, U64, U32, B64, B32] },
     ],
 };
@@ -137,12 +138,17 @@ impl DeviceCandidateSet {
 /// The kernels of `filter.cu`, loaded once.
 pub struct FilterKernels {
     bits: Kernel,
+    counts: Kernel,
     scatter: Kernel,
 }
 
 impl FilterKernels {
     pub fn new(gpu: &Gpu) -> Result<Self> {
-        Ok(FilterKernels { bits: gpu.kernel(&SOURCE, "filter_bits")?, scatter: gpu.kernel(&SOURCE, "filter_scatter")? })
+        Ok(FilterKernels {
+            bits: gpu.kernel(&SOURCE, "filter_bits")?,
+            counts: gpu.kernel(&SOURCE, "filter_counts")?,
+            scatter: gpu.kernel(&SOURCE, "filter_scatter")?,
+        })
     }
 }
 
@@ -156,6 +162,34 @@ pub fn filter_on_device(
     queries: &[Signature],
     allowed: &[Option<&Bitset>],
 ) -> Result<DeviceCandidateSet> {
+    let n = table.num_vertices;
+    filter_segments(gpu, k, n, &mut |each| each(&table.words, Rows::From(0), n), queries, allowed)
+}
+
+/// What [`filter_segments`] does with one segment of the signature table: its words, its
+/// vertices and their number.
+pub type TableSegment<'a> = dyn FnMut(&DeviceBuffer<u32>, Rows<'_>, u32) -> Result<()> + 'a;
+
+/// The vertices of a segment of the signature table: consecutive ids from a multiple of 32, or
+/// the ids listed.
+#[derive(Clone, Copy)]
+pub enum Rows<'a> {
+    From(u32),
+    Listed(&'a DeviceBuffer<u32>),
+}
+
+/// [`filter_on_device`] over a table of `n` vertices read in vertex segments: `segments` calls
+/// its argument with each segment's column-major words, vertices and number of vertices
+/// (SGSI §6.1's horizontal partition; in core, the whole table), every segment setting its
+/// vertices' bits. Vertices of no segment are in no C(u).
+pub fn filter_segments(
+    gpu: &Gpu,
+    k: &FilterKernels,
+    n: u32,
+    segments: &mut dyn FnMut(&mut TableSegment<'_>) -> Result<()>,
+    queries: &[Signature],
+    allowed: &[Option<&Bitset>],
+) -> Result<DeviceCandidateSet> {
     if queries.len() > MAX_QUERY_VERTICES {
         return Err(GpuError::TooLarge {
             what: "query vertices of one filter pass",
@@ -163,7 +197,6 @@ pub fn filter_on_device(
             max: MAX_QUERY_VERTICES as u64,
         });
     }
-    let n = table.num_vertices;
     let nq = queries.len() as u32;
     let words = bitset_words(n as usize);
     let words32 = to_u32("candidate bitset words", words as u64)?;
@@ -187,22 +220,42 @@ pub fn filter_on_device(
     let total_words = queries.len() * words;
     let mut bits = gpu.alloc_zeros::<u32>("candidate bitsets", total_words)?;
     let mut counts = gpu.alloc_zeros::<u32>("candidate bitset counts", total_words)?;
-    gpu.launch(
-        &k.bits,
-        n.div_ceil(BLOCK),
-        BLOCK,
-        &mut [
-            Arg::In32(&table.words),
-            Arg::U32(n),
-            Arg::In32(&signatures),
-            Arg::U32(nq),
-            Arg::U32(words32),
-            Arg::In32(&allowed_words),
-            Arg::In32(&slots),
-            Arg::Out32(&mut bits),
-            Arg::Out32(&mut counts),
-        ],
-    )?;
+    let mut scattered = false;
+    segments(&mut |table, rows, len| {
+        let (first, ids) = match rows {
+            Rows::From(first) => (first, &slots),
+            Rows::Listed(ids) => (0, ids),
+        };
+        scattered |= matches!(rows, Rows::Listed(_));
+        gpu.launch(
+            &k.bits,
+            len.div_ceil(BLOCK),
+            BLOCK,
+            &mut [
+                Arg::In32(table),
+                Arg::U32(len),
+                Arg::U32(first),
+                Arg::In32(ids),
+                Arg::U32(u32::from(matches!(rows, Rows::Listed(_)))),
+                Arg::In32(&signatures),
+                Arg::U32(nq),
+                Arg::U32(words32),
+                Arg::In32(&allowed_words),
+                Arg::In32(&slots),
+                Arg::Out32(&mut bits),
+                Arg::Out32(&mut counts),
+            ],
+        )
+    })?;
+    if scattered {
+        let blocks = to_u32("candidate bitset words", (total_words as u64).div_ceil(BLOCK as u64))?;
+        gpu.launch(
+            &k.counts,
+            blocks,
+            BLOCK,
+            &mut [Arg::In32(&bits), Arg::U64(total_words as u64), Arg::Out32(&mut counts)],
+        )?;
+    }
     let (offsets, total) = exclusive_scan(gpu, &counts)?;
     drop(counts);
     let mut list = gpu.alloc_zeros::<u32>("candidates", total as usize)?;

@@ -10,6 +10,8 @@
 //! the sorted candidates of `from`, found by binary search (the compressed layout of the public
 //! code), where the thesis indexes an offsets array of |V| + 1 entries per link by vertex id.
 
+use std::ops::Range;
+
 use subgraph_core::order::Order;
 use subgraph_core::pipeline::MatchOptions;
 use subgraph_core::plan::Plan;
@@ -29,7 +31,7 @@ pub static SOURCE: KernelSource = KernelSource {
     code: concat!(include_str!("pcsr.cu"), "\n", include_str!("slices.cu"), "\n", include_str!("fsig.cu")),
     kernels: &[KernelDecl {
         name: "fsig_lists",
-        params: &[B32, B64, B32, B32, B32, B64, B32, U32, U32, B32, U64, B64, U32, U32, B64, B32, B32],
+        params: &[B32, B64, B32, B32, B32, B64, B32, U32, U32, B32, U64, U64, B64, U32, U32, B64, B32, B32],
     }],
 };
 
@@ -95,15 +97,22 @@ pub fn link_starts(plan: &Plan) -> Vec<u32> {
     starts
 }
 
+/// What [`build`] does with one piece of the data graph: launches over its arguments, for the
+/// keys (indices over all tables' keys, table by table in [`link_starts`] order) of the
+/// windows given, or for every key (None).
+pub(crate) type Piece<'a> = dyn FnMut(&GraphArgs<'_>, Option<&[Range<u64>]>) -> Result<()> + 'a;
+
 /// A of `plan` over its uploaded `levels` (each position's sorted candidates and bitset),
-/// read from the structure of `graph` (`index(dir, edge label)` its index of a link), in
+/// read from the data graph's structure piece by piece (`pieces` calls its argument with each
+/// piece's kernel arguments, in the same order on every call: the whole PCSR in core, the
+/// segments of a partitioned graph; `index(dir, edge label)` is a link's structure index), in
 /// `slices.cu`'s mode-2 layout: `groups` the keys of every table one after another, `meta`
 /// three words per table (its keys' first index in `groups`, their number, where its key
 /// offsets start in `meta`) and then the key offsets of all tables (indices into `columns`,
 /// one scan over all keys), `columns` the lists.
 pub(crate) fn build(
     gpu: &Gpu,
-    graph: &GraphArgs<'_>,
+    pieces: &mut dyn FnMut(&mut Piece<'_>) -> Result<()>,
     index: &dyn Fn(subgraph_core::Dir, u32) -> u32,
     plan: &Plan,
     labels: &[u32],
@@ -133,20 +142,32 @@ pub(crate) fn build(
         gpu.copy(&levels[l.from].cands, 0, &mut groups, header[3 * t] as usize, header[3 * t + 1] as usize)?;
     }
     let tdesc = gpu.upload("A tables", &tdesc)?;
-    let pass =
+    let mut pass =
         |write: bool, offsets: &DeviceBuffer<u64>, counts: &mut DeviceBuffer<u32>, values: &mut DeviceBuffer<u32>| {
-            let mut args = graph.args();
-            args.extend([
-                Arg::In32(&groups),
-                Arg::U64(key_total),
-                Arg::In64(&tdesc),
-                Arg::U32(ntables as u32),
-                Arg::U32(u32::from(write)),
-                Arg::In64(offsets),
-                Arg::Out32(counts),
-                Arg::Out32(values),
-            ]);
-            gpu.launch(&lists, to_u32("A keys", (key_total * 32).div_ceil(BLOCK as u64))?, BLOCK, &mut args)
+            pieces(&mut |graph, windows| {
+                let all = [Range { start: 0, end: key_total }];
+                for w in windows.unwrap_or(&all).iter().filter(|w| !w.is_empty()) {
+                    let mut args = graph.args();
+                    args.extend([
+                        Arg::In32(&groups),
+                        Arg::U64(w.start),
+                        Arg::U64(w.end),
+                        Arg::In64(&tdesc),
+                        Arg::U32(ntables as u32),
+                        Arg::U32(u32::from(write)),
+                        Arg::In64(offsets),
+                        Arg::Out32(counts),
+                        Arg::Out32(values),
+                    ]);
+                    gpu.launch(
+                        &lists,
+                        to_u32("A keys", ((w.end - w.start) * 32).div_ceil(BLOCK as u64))?,
+                        BLOCK,
+                        &mut args,
+                    )?;
+                }
+                Ok(())
+            })
         };
     let none64 = gpu.alloc_zeros::<u64>("placeholder", 1)?;
     let mut none32 = gpu.alloc_zeros::<u32>("placeholder", 1)?;
@@ -154,7 +175,9 @@ pub(crate) fn build(
     pass(false, &none64, &mut counts, &mut none32)?;
     let (offsets, total) = exclusive_scan(gpu, &counts)?;
     let mut columns = gpu.alloc_zeros::<u32>("A lists", total as usize)?;
-    pass(true, &offsets, &mut counts, &mut columns)?;
+    // The write step's cursor: what each key has written so far.
+    let mut cursor = gpu.alloc_zeros::<u32>("A cursors", key_total as usize)?;
+    pass(true, &offsets, &mut cursor, &mut columns)?;
     // Every table's key offsets are its stretch of the one scan, after the headers.
     for t in 0..ntables {
         header[3 * t + 2] = (3 * ntables) as u64 + header[3 * t];

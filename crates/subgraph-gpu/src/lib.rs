@@ -18,6 +18,7 @@ pub mod hash;
 pub mod join;
 pub mod multi;
 pub mod park;
+pub mod partition;
 pub mod patterns;
 pub mod pcsr;
 pub mod refine;
@@ -37,6 +38,7 @@ pub use engine::{
 pub use error::{GpuError, GpuUnavailable, Result};
 pub use multi::{GpuCount, GpuSet};
 pub use park::{Park, Spill};
+pub use partition::{Partitions, Streamed};
 
 /// Every kernel source of the crate.
 pub static KERNEL_SOURCES: [&KernelSource; 10] = [

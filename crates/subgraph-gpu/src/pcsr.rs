@@ -83,40 +83,12 @@ impl Pcsr {
     /// The PCSRs of every edge label of `graph`, in label order, for `Dir::Out`, then (directed
     /// graphs only) for `Dir::In`. One pass over the adjacency per direction.
     pub fn build_all(graph: &Graph, order: ColumnOrder) -> Result<Vec<Self>> {
-        let labels = graph.edge_label_values();
-        let dirs: &[Dir] = if graph.is_directed() { &[Dir::Out, Dir::In] } else { &[Dir::Out] };
-        let mut out = Vec::with_capacity(labels.len() * dirs.len());
-        for &dir in dirs {
-            let mut lists: Vec<Vec<(u32, &[u32])>> = vec![Vec::new(); labels.len()];
-            for v in 0..graph.num_vertices() as u32 {
-                let all = graph.neighbors(v, dir);
-                let mut pos = 0;
-                let mut groups = graph.neighbor_groups(v, dir).peekable();
-                while let Some((pair, nbrs)) = groups.next() {
-                    let label = graph.pair(pair).0;
-                    let start = pos;
-                    pos += nbrs.len();
-                    while let Some(&(next, more)) = groups.peek() {
-                        if graph.pair(next).0 != label {
-                            break;
-                        }
-                        pos += more.len();
-                        groups.next();
-                    }
-                    let idx = labels.binary_search(&label).unwrap_or_else(|i| i);
-                    lists[idx].push((v, &all[start..pos]));
-                }
-            }
-            for (idx, label_lists) in lists.iter().enumerate() {
-                out.push(Self::from_lists(labels[idx], dir, order, label_lists)?);
-            }
-        }
-        Ok(out)
+        label_lists(graph).into_iter().map(|(label, dir, lists)| Self::from_lists(label, dir, order, &lists)).collect()
     }
 
     /// PCSR from the keys (ascending, distinct) and their neighbour lists, each sorted by
     /// (neighbour label, id) as in `Graph` (GSI Alg. 1 with Δ = number of keys).
-    fn from_lists(edge_label: u32, dir: Dir, order: ColumnOrder, lists: &[(u32, &[u32])]) -> Result<Self> {
+    pub(crate) fn from_lists(edge_label: u32, dir: Dir, order: ColumnOrder, lists: &[(u32, &[u32])]) -> Result<Self> {
         let n = lists.len();
         let total: u64 = lists.iter().map(|(_, l)| l.len() as u64).sum();
         if total >= INVALID as u64 {
@@ -273,6 +245,43 @@ impl Pcsr {
             num_groups: self.num_groups() as u32,
         })
     }
+}
+
+/// For each (edge label, direction): its keys, ascending, each with N(v, l) sorted by
+/// (neighbour label, id).
+pub(crate) type LabelLists<'g> = Vec<(u32, Dir, Vec<(u32, &'g [u32])>)>;
+
+/// The neighbour lists of every (edge label, direction) of `graph`, in the order of
+/// [`Pcsr::build_all`] (labels ascending within `Dir::Out`, then `Dir::In` for directed
+/// graphs). One pass over the adjacency per direction.
+pub(crate) fn label_lists(graph: &Graph) -> LabelLists<'_> {
+    let labels = graph.edge_label_values();
+    let dirs: &[Dir] = if graph.is_directed() { &[Dir::Out, Dir::In] } else { &[Dir::Out] };
+    let mut out = Vec::with_capacity(labels.len() * dirs.len());
+    for &dir in dirs {
+        let mut lists: Vec<Vec<(u32, &[u32])>> = vec![Vec::new(); labels.len()];
+        for v in 0..graph.num_vertices() as u32 {
+            let all = graph.neighbors(v, dir);
+            let mut pos = 0;
+            let mut groups = graph.neighbor_groups(v, dir).peekable();
+            while let Some((pair, nbrs)) = groups.next() {
+                let label = graph.pair(pair).0;
+                let start = pos;
+                pos += nbrs.len();
+                while let Some(&(next, more)) = groups.peek() {
+                    if graph.pair(next).0 != label {
+                        break;
+                    }
+                    pos += more.len();
+                    groups.next();
+                }
+                let idx = labels.binary_search(&label).unwrap_or_else(|i| i);
+                lists[idx].push((v, &all[start..pos]));
+            }
+        }
+        out.extend(lists.into_iter().enumerate().map(|(idx, lists)| (labels[idx], dir, lists)));
+    }
+    out
 }
 
 /// The neighbours of v in direction `dir` whose edge label is `edge_label`: one contiguous run

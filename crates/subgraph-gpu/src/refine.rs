@@ -10,6 +10,7 @@ use subgraph_core::{Dir, Query};
 use crate::cuda::{Arg, Gpu, Kernel, KernelDecl, KernelSource, Param};
 use crate::error::{to_u32, Result};
 use crate::filter::DeviceCandidateSet;
+use crate::partition::Key;
 use crate::scan::{exclusive_scan, list_starts};
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
@@ -30,6 +31,13 @@ pub static SOURCE: KernelSource = KernelSource {
         },
         KernelDecl { name: "refine_flags", params: &[B32, B64, U32, B32, U64, B32] },
         KernelDecl { name: "refine_scatter", params: &[B32, U64, B32, B64, B32] },
+        KernelDecl {
+            name: "refine_seen",
+            params: &[
+                B32, B64, B32, B32, B32, B64, B32, U32, U32, B32, B32, B32, U64, B32, B64, U32, B64, U32, U32, U32, U32,
+            ],
+        },
+        KernelDecl { name: "refine_unseen", params: &[B32, B64, U32, B32, B64, U64, B32] },
     ],
 };
 
@@ -38,6 +46,8 @@ pub struct RefineKernels {
     check: Kernel,
     flags: Kernel,
     scatter: Kernel,
+    seen: Kernel,
+    unseen: Kernel,
 }
 
 impl RefineKernels {
@@ -46,6 +56,8 @@ impl RefineKernels {
             check: gpu.kernel(&SOURCE, "refine_check")?,
             flags: gpu.kernel(&SOURCE, "refine_flags")?,
             scatter: gpu.kernel(&SOURCE, "refine_scatter")?,
+            seen: gpu.kernel(&SOURCE, "refine_seen")?,
+            unseen: gpu.kernel(&SOURCE, "refine_unseen")?,
         })
     }
 }
@@ -65,14 +77,27 @@ fn starts(lens: impl Iterator<Item = usize>) -> Vec<u64> {
     at
 }
 
+/// Where the refinement reads the data graph: the nine data-graph arguments every kernel of
+/// `slices.cu` starts with.
+pub enum Lists<'a, 'g> {
+    /// One structure holding every list: makes its arguments.
+    Whole(&'a dyn Fn() -> Vec<Arg<'g>>),
+    /// A partitioned graph ([`crate::partition`]): calls its argument with each segment's.
+    Segments(&'a mut dyn FnMut(&mut SegmentArgs<'_>) -> Result<()>),
+}
+
+/// What the refinement does with one segment: its data-graph arguments, and its first and
+/// last source as (label, id).
+pub type SegmentArgs<'a> = dyn FnMut(Vec<Arg<'_>>, (Key, Key)) -> Result<()> + 'a;
+
 /// Refines `cands` (C(u) of every query vertex u, lists and bitsets) in place, all query
-/// vertices in one launch per kernel and round. `links[u]` is [`links_of`] u; `graph()` makes
-/// the nine data-graph arguments every kernel of `slices.cu` starts with. Stops early when a
-/// round removes nothing or some C(u) becomes empty.
-pub fn refine<'g>(
+/// vertices in one launch per kernel and round (per segment of a partitioned graph).
+/// `links[u]` is [`links_of`] u. Stops early when a round removes nothing or some C(u)
+/// becomes empty.
+pub fn refine(
     gpu: &Gpu,
     k: &RefineKernels,
-    graph: &dyn Fn() -> Vec<Arg<'g>>,
+    mut graph: Lists<'_, '_>,
     links: &[Vec<u32>],
     cands: &mut DeviceCandidateSet,
 ) -> Result<()> {
@@ -90,21 +115,47 @@ pub fn refine<'g>(
         let at_dev = gpu.upload("candidate offsets", &cands.at)?;
         let mut next = gpu.alloc_zeros::<u32>("refinement bitsets", qn * words)?;
         gpu.copy(&cands.bits, 0, &mut next, 0, qn * words)?;
-        let mut args = graph();
-        args.extend([
-            Arg::In32(&links_dev),
-            Arg::In32(&link_at_dev),
-            Arg::In32(&cands.bits),
-            Arg::U64(words as u64),
-            Arg::In32(&cands.list),
-            Arg::In64(&at_dev),
-            Arg::U32(nq),
-            Arg::Out32(&mut next),
-        ]);
-        gpu.launch(&k.check, to_u32("refined candidates", n.div_ceil((BLOCK / 32) as u64))?, BLOCK, &mut args)?;
-        drop(args);
-        cands.bits = next;
+        let warps = to_u32("refined candidates", n.div_ceil((BLOCK / 32) as u64))?;
         let blocks = to_u32("refined candidates", n.div_ceil(BLOCK as u64))?;
+        let checked = || {
+            [
+                Arg::In32(&links_dev),
+                Arg::In32(&link_at_dev),
+                Arg::In32(&cands.bits),
+                Arg::U64(words as u64),
+                Arg::In32(&cands.list),
+                Arg::In64(&at_dev),
+                Arg::U32(nq),
+            ]
+        };
+        match &mut graph {
+            Lists::Whole(args) => {
+                let mut args = args();
+                args.extend(checked());
+                args.push(Arg::Out32(&mut next));
+                gpu.launch(&k.check, warps, BLOCK, &mut args)?;
+            }
+            Lists::Segments(each) => {
+                let mut seen = gpu.alloc_zeros::<u64>("refinement edges seen", n as usize)?;
+                each(&mut |graph, (first, last)| {
+                    let mut args: Vec<Arg<'_>> = graph.into_iter().chain(checked()).collect();
+                    args.push(Arg::Out64(&mut seen));
+                    args.extend([first.0, first.1, last.0, last.1].map(Arg::U32));
+                    gpu.launch(&k.seen, warps, BLOCK, &mut args)
+                })?;
+                let mut args = [
+                    Arg::In32(&cands.list),
+                    Arg::In64(&at_dev),
+                    Arg::U32(nq),
+                    Arg::In32(&link_at_dev),
+                    Arg::In64(&seen),
+                    Arg::U64(words as u64),
+                    Arg::Out32(&mut next),
+                ];
+                gpu.launch(&k.unseen, blocks, BLOCK, &mut args)?;
+            }
+        }
+        cands.bits = next;
         let mut flags = gpu.alloc_zeros::<u32>("refinement flags", n as usize)?;
         gpu.launch(
             &k.flags,

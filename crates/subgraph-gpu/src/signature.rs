@@ -168,6 +168,12 @@ impl SignatureTable {
         Signature(sig)
     }
 
+    /// The column-major words of vertices `first .. first + len` (a vertex segment of SGSI
+    /// §6.1): each column's stretch, one after another.
+    pub fn segment(&self, first: usize, len: usize) -> Vec<u32> {
+        self.words.chunks(self.num_vertices.max(1)).flat_map(|column| &column[first..first + len]).copied().collect()
+    }
+
     /// Copies the table to the device.
     pub fn upload(&self, gpu: &Gpu) -> Result<DeviceSignatureTable> {
         Ok(DeviceSignatureTable {

@@ -23,8 +23,8 @@ use subgraph_gpu::gpsm::GpsmOptions;
 use subgraph_gpu::refine;
 use subgraph_gpu::signature::{Signature, SignatureTable};
 use subgraph_gpu::{
-    CandidateFilter, DepthFirst, GpuEngine, GpuError, GpuOptions, GpuReport, LoadBalance, OutputScheme, Park, Spill,
-    Strategy, Structure,
+    CandidateFilter, DepthFirst, GpuEngine, GpuError, GpuOptions, GpuReport, LoadBalance, OutputScheme, Park,
+    Partitions, Spill, Strategy, Structure,
 };
 
 #[path = "../src/testtree.rs"]
@@ -598,7 +598,9 @@ fn device_memory_caps_keep_queries_exact() {
         let triangle = graph(directed, vec![0, 0, 1], vec![(0, 1, 0), (1, 2, l(1)), (2, 0, 0)]);
         let path = graph(directed, vec![1, 0, 1], vec![(0, 1, 0), (1, 2, l(1))]);
         let opts = MatchOptions::default();
-        let variants = [GpuOptions::default(), GpuOptions { depth_first: DepthFirst::Off, ..GpuOptions::default() }];
+        // In core: the partitioned layout has its own test.
+        let in_core = GpuOptions { partitions: Partitions::Off, ..GpuOptions::default() };
+        let variants = [in_core, GpuOptions { depth_first: DepthFirst::Off, ..in_core }];
         let held = free.device_bytes();
         let mut peak = held;
         for g in &variants {
@@ -640,12 +642,117 @@ fn device_memory_caps_keep_queries_exact() {
         // On these graphs the data graph is most of the memory and the queries' levels cannot
         // be split: at the tighter caps most are refused (4 of 12 ran on an H200).
         assert!(ran > 0, "no query ran under the caps ({refused} refused)");
-        let tight = GpuOptions { device_memory: Some(held / 2), ..GpuOptions::default() };
+        let tight = GpuOptions { device_memory: Some(held / 2), ..in_core };
         match GpuEngine::new(Arc::new(data.clone()), &tight) {
             Err(GpuError::OverBudget { budget, .. }) => assert_eq!(budget, held / 2),
             Err(e) => panic!("{e}"),
             Ok(_) => panic!("a data graph of {held} bytes opened under a cap of {}", held / 2),
         }
+    }
+}
+
+/// SGSI's partitions (`--gpu-partitions on`, [`subgraph_gpu::partition`]): random graphs cut
+/// into segments of 300 bytes (a key and up to 43 edges), with every segment resident, none
+/// (each copied when a query reads it) or some, under the device filters and the host's, with
+/// and without depth-first counting: counts, written rows and limits equal the CPU's, and
+/// induced matching is refused (`Partitioned`: the runner sends it to the CPU). Then the skewed
+/// graphs, whose hub lists span several segments of 16 KiB, under a cap at their in-core bytes
+/// (which `auto` partitions): each query gives the CPU's answer with its peak within the cap,
+/// or is refused with `OverBudget`, and some run. Two engines (on two devices where there are)
+/// each holding the graph partitioned count what the CPU does.
+#[test]
+fn partitioned_graphs_equal_the_cpu() {
+    let mut streamed = 0;
+    for seed in 0..90u64 {
+        let (data, query) = case(seed);
+        let resident_bytes = [None, Some(0), Some(2000)][seed as usize % 3];
+        let open = GpuOptions {
+            partitions: Partitions::On,
+            segment_bytes: Some(300),
+            resident_bytes,
+            ..GpuOptions::default()
+        };
+        let Some(mut gpu) = engine(&data, &open) else {
+            return;
+        };
+        assert!(gpu.partitioned().is_some_and(|p| p.segments().len() > 1 || data.num_edges() < 40));
+        for semantics in SEMANTICS {
+            let opts = MatchOptions { semantics, ..MatchOptions::default() };
+            if subgraph_core::Query::new(query.clone(), &data, semantics).is_err() {
+                continue;
+            }
+            if semantics == Semantics::Induced {
+                let r = gpu.run_query(query.clone(), &opts, &open, &Control::unlimited(), None);
+                assert!(matches!(r, Err(GpuError::Partitioned { .. })), "induced, seed {seed}");
+                continue;
+            }
+            let (rows, expect) = cpu_rows(&data, &query, &opts);
+            let filter =
+                [CandidateFilter::Signature, CandidateFilter::Refined, CandidateFilter::Host][seed as usize / 3 % 3];
+            let depth_first = [DepthFirst::Auto, DepthFirst::On, DepthFirst::Off][seed as usize / 9 % 3];
+            let g = GpuOptions { filter, depth_first, ..open };
+            let what = format!("seed {seed} {semantics:?} {g:?}");
+            let r = equals_the_cpu(&mut gpu, &query, &opts, &g, (&rows, expect), 1 + expect as u64 / 2, &what);
+            assert!(r.partitioned && r.structure == "aux", "{what}");
+            streamed += r.streamed.segments;
+        }
+    }
+    assert!(streamed > 0, "no segment was copied for a query");
+    // Two devices (or two engines on one), each with the graph partitioned, sharing every
+    // query's first-level rows.
+    let ordinals: Vec<usize> = match subgraph_gpu::Gpu::count() {
+        Ok(n) if n >= 2 => vec![0, 1],
+        _ => vec![0, 0],
+    };
+    for seed in 0..20u64 {
+        let (data, query) = case(seed);
+        let g = GpuOptions {
+            partitions: Partitions::On,
+            segment_bytes: Some(300),
+            shared_from: 0,
+            ..GpuOptions::default()
+        };
+        let mut set = subgraph_gpu::GpuSet::open(Arc::new(data.clone()), &g, &ordinals).unwrap();
+        let opts = MatchOptions::default();
+        if subgraph_core::Query::new(query.clone(), &data, opts.semantics).is_err() {
+            continue;
+        }
+        let r = set.run_query(query.clone(), &opts, &g, &Control::unlimited(), None).unwrap();
+        assert_eq!(r.report.embeddings, cpu_count(&data, &query, &opts), "two partitioned engines, seed {seed}");
+        assert!(r.partitioned);
+    }
+    for (directed, edge_labels) in [(false, 1), (true, 2)] {
+        let data = skewed(directed, edge_labels);
+        let cap = subgraph_gpu::partition::in_core_bytes(&data, false);
+        let g = GpuOptions { device_memory: Some(cap), segment_bytes: Some(16 << 10), ..GpuOptions::default() };
+        let Some(mut gpu) = engine(&data, &g) else {
+            return;
+        };
+        let parts = gpu.partitioned().expect("auto partitions a graph at the cap");
+        assert!(parts.resident_segments() > 0 && parts.resident_segments() < parts.segments().len());
+        let l = |e: u32| e % edge_labels;
+        let triangle = graph(directed, vec![0, 0, 1], vec![(0, 1, 0), (1, 2, l(1)), (2, 0, 0)]);
+        let path = graph(directed, vec![1, 0, 1], vec![(0, 1, 0), (1, 2, l(1))]);
+        let opts = MatchOptions::default();
+        let mut ran = 0;
+        for q in [&triangle, &path] {
+            let (rows, expect) = cpu_rows(&data, q, &opts);
+            for depth_first in [DepthFirst::Auto, DepthFirst::Off] {
+                let g = GpuOptions { depth_first, ..g };
+                match gpu.run_query(q.clone(), &opts, &g, &Control::unlimited(), None) {
+                    Ok(r) => {
+                        assert_eq!(r.report.embeddings, expect, "{q:?} {depth_first:?}");
+                        assert!(r.peak_device_bytes <= cap, "peak {} over the cap {cap}", r.peak_device_bytes);
+                        let (got, n, complete) = gpu_rows(&mut gpu, q, &opts, &g);
+                        assert!(complete && n == expect && got == rows, "written rows of {q:?}");
+                        ran += 1;
+                    }
+                    Err(GpuError::OverBudget { budget, .. }) => assert_eq!(budget, cap),
+                    Err(e) => panic!("{e}"),
+                }
+            }
+        }
+        assert!(ran > 0, "no query ran on the partitioned skewed graph");
     }
 }
 

@@ -1,0 +1,524 @@
+//! SGSI's partitioned data graph (SGSI §6.1, Figs. 11–12; `../shared/papers/gsi-sgsi.md`
+//! §6.1–6.2): the layout the engine takes where the data graph's structures do not fit the
+//! device (`--gpu-partitions`, `--gpu-memory`). The graph stays in host memory, in pieces the
+//! device reads one at a time:
+//! - the signature table in vertex segments (multiples of 32 vertices), each filtered on its
+//!   own into the candidate bitsets: the union over segments. SGSI's vertical buckets are not
+//!   needed: our table has 16 words a vertex, and a segment of 32 vertices (2 KiB) fits any
+//!   budget that holds a query;
+//! - every PCSR (edge label, direction) in edge-oriented segments: its lists cut into segments
+//!   of equal bytes, each a small PCSR of its pieces N_x(v, l), so that a long list spans
+//!   consecutive segments as sorted sub-ranges.
+//!
+//! Both are ordered by vertex label first (SGSI orders by vertex id): vertices by (label, id),
+//! lists by their source's (label, id). Every candidate of a query vertex has its label, so a
+//! query reads the table segments of its labels alone and, for a link, the PCSR segments
+//! holding sources of that label: on a graph of 256 labels, a few hundredths of the graph
+//! rather than all of it. A table segment's vertices are then not consecutive ids: it carries
+//! their ids, and its bits are set one by one (`filter.cu`).
+//!
+//! A query reads its segments twice or more: in FSIG's refinement (each round ORs, over the
+//! segments, the query edges each candidate's lists satisfy: `refine_seen`), and in building
+//! FSIG's auxiliary structure A ([`crate::fsig`]): each plan link's lists gather their pieces
+//! segment by segment, in segment order (SGSI Alg. 4's per-row flags become a per-key cursor).
+//! The join then runs in core over A, whose lists are already within the linked candidates:
+//! SGSI re-reads a link's segments at every level (Alg. 4 and 5), where this reads them in a
+//! fixed number of passes per query. The segments that fit within [`RESIDENT_SHARE`] of the
+//! budget stay on the device; the others are copied for each pass that reads them and freed
+//! after.
+
+use std::cell::{Cell, RefCell};
+use std::ops::Range;
+
+use rayon::prelude::*;
+use subgraph_core::Graph;
+
+use crate::cuda::{DeviceBuffer, Gpu, HostBuffer};
+use crate::engine::DeviceStructure;
+use crate::error::Result;
+use crate::filter::{Rows, TableSegment};
+use crate::pcsr::{label_lists, ColumnOrder, Pcsr, GROUP_WORDS};
+use crate::signature::{SignatureTable, WORDS};
+
+/// When the engine partitions the data graph (`--gpu-partitions`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Partitions {
+    /// Where the in-core layout would take more than [`AUTO_SHARE`] of the device budget
+    /// (`--gpu-memory`, else the device's free memory).
+    Auto,
+    /// Always (the PCSR structure only).
+    On,
+    /// Never: a graph that does not fit fails on upload.
+    Off,
+}
+
+impl Partitions {
+    pub const NAMES: &'static [&'static str] = &["auto", "on", "off"];
+
+    pub fn from_name(name: &str) -> Option<Partitions> {
+        match name {
+            "auto" => Some(Partitions::Auto),
+            "on" => Some(Partitions::On),
+            "off" => Some(Partitions::Off),
+            _ => None,
+        }
+    }
+}
+
+/// Share of the budget the in-core layout may take under [`Partitions::Auto`]: the rest is for
+/// the queries' candidates, tables and buffers.
+pub const AUTO_SHARE: f64 = 0.75;
+
+/// Share of the budget the partitioned graph's resident segments may take.
+pub const RESIDENT_SHARE: f64 = 0.5;
+
+/// Bounds of the default segment size (1/1024 of the budget: on a graph of many labels, a
+/// query reads the segments of its labels, and smaller segments hold fewer others).
+pub const SEGMENT_BYTES: std::ops::RangeInclusive<u64> = (4 << 10)..=(16 << 20);
+
+/// Most bytes of page-locked host memory a partitioned graph's copies take (the segments not
+/// resident, up to this, are copied to the device by DMA from it).
+pub const PINNED_BYTES: u64 = 16 << 30;
+
+/// Device bytes of the in-core layout of `data`: vertex labels, every PCSR (128 bytes a key, 4
+/// an edge) and, where the device filters, the signature table.
+pub fn in_core_bytes(data: &Graph, signatures: bool) -> u64 {
+    let n = data.num_vertices() as u64;
+    let pcsr: u64 = label_lists(data)
+        .iter()
+        .map(|(_, _, lists)| lists.iter().map(|(_, l)| 4 * GROUP_WORDS as u64 + 4 * l.len() as u64).sum::<u64>())
+        .sum();
+    4 * n + pcsr + if signatures { 4 * WORDS as u64 * n } else { 0 }
+}
+
+/// The segment size for a device budget of `budget` bytes: 1/1024 of it, within
+/// [`SEGMENT_BYTES`].
+pub fn segment_bytes(budget: u64) -> u64 {
+    (budget / 1024).clamp(*SEGMENT_BYTES.start(), *SEGMENT_BYTES.end())
+}
+
+/// A vertex as the segments order them: (label, id).
+pub type Key = (u32, u32);
+
+/// One edge-oriented segment: pieces of one PCSR's lists, as a small PCSR of its own.
+pub struct Segment {
+    /// The structure (PCSR index of the in-core layout) its edges belong to.
+    pub st: u32,
+    /// Its first and last source, by (label, id).
+    pub first: Key,
+    pub last: Key,
+    pub pcsr: Pcsr,
+}
+
+impl Segment {
+    fn bytes(&self) -> u64 {
+        self.pcsr.memory_bytes()
+    }
+
+    /// The range of `vertices` (ascending ids, of label `label`) that have a piece here: those
+    /// between its first and last source.
+    pub fn held(&self, label: u32, vertices: &[u32]) -> Range<usize> {
+        vertices.partition_point(|&v| (label, v) < self.first)..vertices.partition_point(|&v| (label, v) <= self.last)
+    }
+
+    /// Whether a source of a label in `labels` may have a piece here.
+    pub fn holds_label(&self, labels: &[u32]) -> bool {
+        labels.iter().any(|&l| (self.first.0..=self.last.0).contains(&l))
+    }
+}
+
+/// Segments copied to the device for one query, and their bytes.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Streamed {
+    pub segments: u64,
+    pub bytes: u64,
+}
+
+/// The pieces of each list of `lists` (one PCSR's) in segments of at most `bytes` bytes each
+/// (128 a key, 4 an edge; a segment has at least one edge): for each segment, its (key,
+/// piece) pairs, in the order of `lists`.
+pub fn cut<'g>(lists: &[(u32, &'g [u32])], bytes: u64) -> Vec<Vec<(u32, &'g [u32])>> {
+    let key = 4 * GROUP_WORDS as u64;
+    let mut out = Vec::new();
+    let mut cur: Vec<(u32, &[u32])> = Vec::new();
+    let mut used = 0u64;
+    for &(v, list) in lists {
+        let mut rest = list;
+        while !rest.is_empty() {
+            let room = bytes.saturating_sub(used + key) / 4;
+            if room == 0 && !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+                used = 0;
+                continue;
+            }
+            let take = (room.max(1) as usize).min(rest.len());
+            cur.push((v, &rest[..take]));
+            used += key + 4 * take as u64;
+            rest = &rest[take..];
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// One vertex segment of the signature table, of consecutive vertices in (label, id) order:
+/// the labels of its first and last, its vertices' ids, their signatures column-major, and
+/// their device copies where they stay resident.
+struct VertexSegment {
+    labels: (u32, u32),
+    ids: Vec<u32>,
+    words: Vec<u32>,
+    resident: Option<(DeviceBuffer<u32>, DeviceBuffer<u32>)>,
+    /// Where not resident: a page-locked copy (words, then ids), while [`PINNED_BYTES`] allow.
+    pinned: Option<HostBuffer>,
+}
+
+impl VertexSegment {
+    fn bytes(&self) -> u64 {
+        4 * (self.ids.len() + self.words.len()) as u64
+    }
+}
+
+/// The data graph in host memory, in segments, with the ones that fit kept on the device.
+pub struct PartitionedGraph {
+    /// Number of PCSRs of the in-core layout (the `meta` triples a segment's structure has).
+    structures: usize,
+    segments: Vec<Segment>,
+    resident: Vec<Option<DeviceStructure>>,
+    /// Bytes of resident segments still allowed.
+    resident_left: u64,
+    /// Vertices per signature-table segment (a multiple of 32), and the table, built for the
+    /// first query the device filters.
+    table_rows: usize,
+    table: Option<Vec<VertexSegment>>,
+    streamed: Cell<Streamed>,
+    /// Segments copied for the query running, kept (while the device has room) for its later
+    /// passes, until [`PartitionedGraph::release`].
+    kept: RefCell<Vec<Option<DeviceStructure>>>,
+    /// Page-locked copies of the segments not resident (groups, then columns), and the bytes
+    /// of such copies still allowed.
+    pinned: Vec<Option<HostBuffer>>,
+    pinned_left: u64,
+}
+
+impl PartitionedGraph {
+    /// Cuts `data` into segments of `segment_bytes`, and uploads the first of them while they
+    /// fit in `resident_bytes`.
+    pub fn new(gpu: &Gpu, data: &Graph, segment_bytes: u64, resident_bytes: u64) -> Result<Self> {
+        let labels = data.labels();
+        let mut all = label_lists(data);
+        for (_, _, lists) in &mut all {
+            lists.sort_by_key(|&(v, _)| (labels[v as usize], v));
+        }
+        let pieces: Vec<_> = all
+            .iter()
+            .enumerate()
+            .flat_map(|(st, (_, _, lists))| cut(lists, segment_bytes).into_iter().map(move |p| (st as u32, p)))
+            .collect();
+        let key = |v: u32| (labels[v as usize], v);
+        let segments = pieces
+            .par_iter()
+            .map(|(st, p)| {
+                let (label, dir, _) = all[*st as usize];
+                Ok(Segment {
+                    st: *st,
+                    first: key(p[0].0),
+                    last: key(p[p.len() - 1].0),
+                    pcsr: Pcsr::from_lists(label, dir, ColumnOrder::ByNeighbourLabel, p)?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let table_rows = (segment_bytes / (4 * WORDS as u64 + 4)).max(32) as usize / 32 * 32;
+        let mut g = PartitionedGraph {
+            structures: all.len(),
+            resident: Vec::with_capacity(segments.len()),
+            segments,
+            resident_left: resident_bytes,
+            table_rows,
+            table: None,
+            streamed: Cell::new(Streamed::default()),
+            kept: RefCell::new(Vec::new()),
+            pinned: Vec::new(),
+            pinned_left: PINNED_BYTES,
+        };
+        for i in 0..g.segments.len() {
+            if g.keeps(g.segments[i].bytes()) {
+                g.pinned.push(None);
+                let st = g.upload(gpu, i)?;
+                g.resident.push(Some(st));
+            } else {
+                let pcsr = &g.segments[i].pcsr;
+                let pinned = Self::pin(gpu, &mut g.pinned_left, &[pcsr.groups(), pcsr.columns()])?;
+                g.pinned.push(pinned);
+                g.resident.push(None);
+            }
+        }
+        Ok(g)
+    }
+
+    /// Whether `bytes` more stay resident (and, if so, takes them from what is left).
+    fn keeps(&mut self, bytes: u64) -> bool {
+        let keep = bytes <= self.resident_left;
+        if keep {
+            self.resident_left -= bytes;
+        }
+        keep
+    }
+
+    pub fn segments(&self) -> &[Segment] {
+        &self.segments
+    }
+
+    /// Segments kept on the device.
+    pub fn resident_segments(&self) -> usize {
+        self.resident.iter().filter(|s| s.is_some()).count()
+    }
+
+    /// What the queries since the last call copied, and a new count from zero.
+    pub fn take_streamed(&self) -> Streamed {
+        self.streamed.take()
+    }
+
+    /// Frees the segments kept for the query running (its passes over the graph are done).
+    pub fn release(&self) {
+        self.kept.borrow_mut().clear();
+    }
+
+    fn count(&self, bytes: u64) {
+        let s = self.streamed.get();
+        self.streamed.set(Streamed { segments: s.segments + 1, bytes: s.bytes + bytes });
+    }
+
+    /// Segment `i` as a structure in the in-core PCSR layout: its own PCSR at its structure's
+    /// index, every other structure empty.
+    fn upload(&self, gpu: &Gpu, i: usize) -> Result<DeviceStructure> {
+        let s = &self.segments[i];
+        let mut meta = vec![0u64; 3 * self.structures];
+        meta[3 * s.st as usize + 1] = s.pcsr.num_groups() as u64;
+        let (g, c) = (s.pcsr.groups().len(), s.pcsr.columns().len());
+        let (groups, columns) = match &self.pinned[i] {
+            Some(h) => (
+                gpu.upload_parked("PCSR segment groups", h, 0..g)?,
+                gpu.upload_parked("PCSR segment columns", h, g..g + c)?,
+            ),
+            None => (
+                gpu.upload("PCSR segment groups", s.pcsr.groups())?,
+                gpu.upload("PCSR segment columns", s.pcsr.columns())?,
+            ),
+        };
+        Ok(DeviceStructure {
+            groups,
+            meta: gpu.upload("PCSR segment offsets", &meta)?,
+            columns,
+            elabels: gpu.alloc_zeros::<u32>("placeholder", 1)?,
+        })
+    }
+
+    /// A page-locked copy of `parts` one after another, for a segment not resident, while
+    /// `left` bytes allow (taken from it); None beyond (copied from pageable memory).
+    fn pin(gpu: &Gpu, left: &mut u64, parts: &[&[u32]]) -> Result<Option<HostBuffer>> {
+        let bytes = 4 * parts.iter().map(|p| p.len() as u64).sum::<u64>();
+        if bytes > *left {
+            return Ok(None);
+        }
+        *left -= bytes;
+        Ok(Some(gpu.pin(&parts.concat())?))
+    }
+
+    /// Calls `each` with every segment that `needed` keeps, in order, as a structure in the
+    /// in-core layout: resident ones in place, the others copied, and kept for the query's
+    /// later passes while they take at most half the device's headroom (else freed after).
+    pub(crate) fn each_segment(
+        &self,
+        gpu: &Gpu,
+        needed: &dyn Fn(&Segment) -> bool,
+        each: &mut dyn FnMut(&Segment, &DeviceStructure) -> Result<()>,
+    ) -> Result<()> {
+        let mut kept = self.kept.borrow_mut();
+        kept.resize_with(self.segments.len(), || None);
+        for (i, seg) in self.segments.iter().enumerate() {
+            if !needed(seg) {
+                continue;
+            }
+            if let Some(st) = self.resident[i].as_ref().or(kept[i].as_ref()) {
+                each(seg, st)?;
+                continue;
+            }
+            let st = self.upload(gpu, i)?;
+            self.count(seg.bytes());
+            each(seg, &st)?;
+            if seg.bytes() <= gpu.headroom()? / 2 {
+                kept[i] = Some(st);
+            }
+        }
+        Ok(())
+    }
+
+    /// Builds the signature table unless built, its vertices in (label, id) order and in
+    /// segments, each laid out for its copy; keeps the first segments on the device while they
+    /// fit in what the PCSR segments left.
+    pub fn ensure_table(&mut self, gpu: &Gpu, data: &Graph) -> Result<()> {
+        if self.table.is_some() {
+            return Ok(());
+        }
+        let labels = data.labels();
+        let mut order: Vec<u32> = (0..data.num_vertices() as u32).collect();
+        order.par_sort_unstable_by_key(|&v| (labels[v as usize], v));
+        let table = SignatureTable::build(data)?;
+        let (n, words) = (table.num_vertices(), table.words());
+        let mut segments: Vec<VertexSegment> = order
+            .par_chunks(self.table_rows)
+            .map(|ids| VertexSegment {
+                labels: (labels[ids[0] as usize], labels[ids[ids.len() - 1] as usize]),
+                ids: ids.to_vec(),
+                words: (0..WORDS).flat_map(|c| ids.iter().map(move |&v| words[c * n + v as usize])).collect(),
+                resident: None,
+                pinned: None,
+            })
+            .collect();
+        for seg in &mut segments {
+            if self.keeps(seg.bytes()) {
+                seg.resident = Some((
+                    gpu.upload("signature table segment", &seg.words)?,
+                    gpu.upload("signature segment vertices", &seg.ids)?,
+                ));
+            } else {
+                seg.pinned = Self::pin(gpu, &mut self.pinned_left, &[&seg.words, &seg.ids])?;
+            }
+        }
+        self.table = Some(segments);
+        Ok(())
+    }
+
+    /// Calls `each` with the signature table's segments that hold vertices of a label in
+    /// `labels`; the table is built on first use.
+    pub fn each_table_segment(
+        &mut self,
+        gpu: &Gpu,
+        data: &Graph,
+        labels: &[u32],
+        each: &mut TableSegment<'_>,
+    ) -> Result<()> {
+        self.ensure_table(gpu, data)?;
+        let table = self.table.as_ref().expect("built above");
+        for seg in table {
+            if !labels.iter().any(|l| (seg.labels.0..=seg.labels.1).contains(l)) {
+                continue;
+            }
+            let len = seg.ids.len() as u32;
+            match &seg.resident {
+                Some((words, ids)) => each(words, Rows::Listed(ids), len)?,
+                None => {
+                    let (w, n) = (seg.words.len(), seg.ids.len());
+                    let (words, ids) = match &seg.pinned {
+                        Some(h) => (
+                            gpu.upload_parked("signature table segment", h, 0..w)?,
+                            gpu.upload_parked("signature segment vertices", h, w..w + n)?,
+                        ),
+                        None => (
+                            gpu.upload("signature table segment", &seg.words)?,
+                            gpu.upload("signature segment vertices", &seg.ids)?,
+                        ),
+                    };
+                    self.count(seg.bytes());
+                    each(&words, Rows::Listed(&ids), len)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testgen::{random_graph, GraphSpec};
+
+    fn graph(seed: u64, directed: bool) -> Graph {
+        random_graph(&GraphSpec { vertices: 60, edges: 500, vertex_labels: 3, edge_labels: 2, directed, seed })
+    }
+
+    /// Every list is its pieces, in segment order; no segment passes the size unless it is
+    /// one key and one edge, nor holds a key twice.
+    #[test]
+    fn segments_cover_every_list_in_order() {
+        for seed in 0..20u64 {
+            let data = graph(seed, seed % 2 == 0);
+            for bytes in [1, 140, 200, 600, 4096] {
+                for (_, _, lists) in label_lists(&data) {
+                    let segments = cut(&lists, bytes);
+                    let mut joined: Vec<(u32, Vec<u32>)> = Vec::new();
+                    for seg in &segments {
+                        let size: u64 = seg.iter().map(|(_, p)| 4 * GROUP_WORDS as u64 + 4 * p.len() as u64).sum();
+                        assert!(size <= bytes.max(4 * GROUP_WORDS as u64 + 4), "{size} > {bytes}");
+                        assert!(seg.windows(2).all(|w| w[0].0 != w[1].0), "a key once per segment");
+                        for &(v, piece) in seg {
+                            assert!(!piece.is_empty());
+                            match joined.last_mut() {
+                                Some((w, list)) if *w == v => list.extend_from_slice(piece),
+                                _ => joined.push((v, piece.to_vec())),
+                            }
+                        }
+                    }
+                    let expected: Vec<(u32, Vec<u32>)> = lists.iter().map(|&(v, l)| (v, l.to_vec())).collect();
+                    assert_eq!(joined, expected, "seed {seed}, {bytes} bytes");
+                }
+            }
+        }
+    }
+
+    /// A segment's PCSR finds each of its keys' pieces, as the in-core PCSR does the whole list.
+    #[test]
+    fn segment_pcsrs_find_their_pieces() {
+        let data = graph(3, true);
+        for (label, dir, lists) in label_lists(&data) {
+            let whole = Pcsr::build(&data, label, dir, ColumnOrder::ByNeighbourLabel).unwrap();
+            for seg in cut(&lists, 300) {
+                let pcsr = Pcsr::from_lists(label, dir, ColumnOrder::ByNeighbourLabel, &seg).unwrap();
+                for &(v, piece) in &seg {
+                    assert_eq!(pcsr.neighbors(v), piece);
+                    let all = whole.neighbors(v);
+                    assert!(all.windows(piece.len()).any(|w| w == piece), "{v}'s piece is a run of N(v)");
+                }
+            }
+        }
+    }
+
+    /// A segment holds the sources between its first and last by (label, id).
+    #[test]
+    fn segments_hold_the_keys_between_their_ends() {
+        let data = graph(1, false);
+        let lists = &label_lists(&data)[0].2;
+        let seg = Segment {
+            st: 0,
+            first: (3, 40),
+            last: (6, 2),
+            pcsr: Pcsr::from_lists(0, subgraph_core::Dir::Out, ColumnOrder::ByNeighbourLabel, &lists[..1]).unwrap(),
+        };
+        assert_eq!(seg.held(3, &[1, 40, 41]), 1..3);
+        assert_eq!(seg.held(6, &[0, 2, 3, 9]), 0..2);
+        assert_eq!(seg.held(4, &[0, 7]), 0..2);
+        assert!(seg.held(3, &[1, 39]).is_empty() && seg.held(6, &[3, 9]).is_empty() && seg.held(0, &[40]).is_empty());
+        assert!(seg.held(3, &[]).is_empty() && seg.held(9, &[0]).is_empty());
+        assert!(seg.holds_label(&[0, 4]) && seg.holds_label(&[6]) && !seg.holds_label(&[0, 2, 7]));
+    }
+
+    #[test]
+    fn in_core_bytes_count_keys_edges_labels_and_signatures() {
+        let data = graph(5, false);
+        let pcsr: u64 =
+            Pcsr::build_all(&data, ColumnOrder::ByNeighbourLabel).unwrap().iter().map(|p| p.memory_bytes()).sum();
+        let n = data.num_vertices() as u64;
+        assert_eq!(in_core_bytes(&data, false), 4 * n + pcsr);
+        assert_eq!(in_core_bytes(&data, true), 4 * n + pcsr + 64 * n);
+    }
+
+    #[test]
+    fn segment_size_follows_the_budget_within_bounds() {
+        assert_eq!(segment_bytes(0), 4 << 10);
+        assert_eq!(segment_bytes(1 << 30), 1 << 20);
+        assert_eq!(segment_bytes(1 << 40), 16 << 20);
+    }
+}
