@@ -54,7 +54,8 @@
 #       label run to thousands) with HUBS_QUERIES GSI-style queries each of 3 vertices and 3
 #       edges, 4 and 5, 5 and 7 (denser ones: sparse queries on hubs have 10^11 embeddings and
 #       more), counted in full within HUBS_TIMEOUT s on the GPU with load balancing off, with
-#       GSI's thresholds and with the cost model (on), and on the CPU; $OUT/hubs-*.jsonl.
+#       GSI's thresholds, with the cost model (on) and with SGSI's histogram model, and on the
+#       CPU; $OUT/hubs-*.jsonl.
 #   bench/gpu-bench.sh profile there: Nsight Compute metrics (time, DRAM bytes, global store
 #       and load sectors and requests, occupancy) of every join_rows and join_link launch of G3's
 #       PROFILE_QUERY (sparse_12_4) under two-step, Prealloc-Combine, and Prealloc-Combine
@@ -269,7 +270,7 @@ hubs)
     done
     qs=$(find /tmp/hubs-q -name '*.graph' | sort -V)
     t=${HUBS_TIMEOUT:-10}
-    for lb in off gsi on; do
+    for lb in off gsi on histogram; do
         # shellcheck disable=SC2086
         "$sg" match -q --format json --device gpu --gpu-filter refined --gpu-load-balance "$lb" --timeout "$t" \
             "$g" $qs >"$out/hubs-lb-$lb.jsonl"

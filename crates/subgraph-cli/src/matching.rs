@@ -360,8 +360,9 @@ pub struct GpuArgs {
     pub gpu_write_cache: String,
     /// GPU load balancing of heavy rows across block and grid: on (GSI's thresholds raised per
     /// chunk by a cost model: a row leaves its warp only when it would outlast the chunk's
-    /// share per resident warp), gsi (GSI's fixed thresholds) or off.
-    #[arg(long, default_value = "on", value_parser = ["on", "gsi", "off"])]
+    /// share per resident warp), histogram (SGSI's cost model over each chunk's histogram of
+    /// row sizes), gsi (GSI's fixed thresholds) or off.
+    #[arg(long, default_value = "on", value_parser = ["on", "histogram", "gsi", "off"])]
     pub gpu_load_balance: String,
     /// GPU depth-first counting of the last positions (persistent warps over the rows the
     /// breadth-first join makes, counting the plan's tail in the warp): auto (counting queries
@@ -475,6 +476,7 @@ impl GpuArgs {
             load_balance: match self.gpu_load_balance.as_str() {
                 "off" => LoadBalance::Off,
                 "gsi" => LoadBalance::Gsi,
+                "histogram" => LoadBalance::Histogram,
                 _ => LoadBalance::Model,
             },
             depth_first: match self.gpu_dfs.as_str() {

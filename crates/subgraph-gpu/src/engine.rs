@@ -174,6 +174,9 @@ pub enum LoadBalance {
     /// leaves the warp layer only when one warp on it would outlast the chunk's share per
     /// resident warp.
     Model,
+    /// SGSI §7's histogram cost model: thresholds per chunk from the histogram of its rows'
+    /// first-slice sizes ([`crate::join::Layers::from_histogram`]).
+    Histogram,
 }
 
 /// When counting queries count their last positions with the depth-first kernel (`dfs`): the
@@ -755,6 +758,8 @@ impl GpuEngine {
             resident_warps,
             tasks: gpu.kernel(&SOURCE, "join_tasks")?,
             classify: gpu.kernel(&SOURCE, "join_classify")?,
+            histogram: gpu.kernel(&SOURCE, "join_histogram")?,
+            multiprocessors: gpu.info().multiprocessors as u64,
             expand: gpu.kernel(&SOURCE, "join_expand")?,
             link: gpu.kernel(&SOURCE, "join_link")?,
         };

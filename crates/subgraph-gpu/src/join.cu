@@ -248,6 +248,16 @@ extern "C" __global__ void join_classify(const unsigned int* sizes, u64 row0, u6
     ngrid[i] = s > grid ? (unsigned int)((s + (u64)piece - 1) / piece) : 0u;
 }
 
+// SGSI §7's histogram of a chunk's first-slice sizes: bins[b] counts the rows whose size lies
+// in [32b, 32(b + 1)), the last bin also every larger one.
+extern "C" __global__ void join_histogram(const unsigned int* sizes, u64 row0, u64 nrows,
+                                          unsigned int* bins, unsigned int nbins) {
+    const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= nrows) return;
+    const unsigned int b = sizes[row0 + i] >> 5;
+    atomicAdd(&bins[b < nbins ? b : nbins - 1u], 1u);
+}
+
 // Writes the ntask[i] tasks of chunk row i at offs[i]: task q covers [q * piece, (q + 1) *
 // piece) of the row's slice, clipped to its size.
 extern "C" __global__ void join_expand(const unsigned int* ntask, const u64* offs,

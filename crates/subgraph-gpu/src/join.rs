@@ -27,6 +27,8 @@ use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 pub const W1: u32 = 4096;
 /// Rows whose first slice exceeds W2 (and not W1) are run by a whole block.
 pub const W2: u32 = 1024;
+/// Bins of SGSI §7's histogram (32 sizes each; the last takes every larger size).
+pub const HISTOGRAM_BINS: u32 = 4096;
 /// Most columns (query vertices) a table may have; the row is cached in shared memory.
 pub const MAX_COLUMNS: usize = 64;
 /// Threads per block of the one-warp-per-row kernels (`J_ROW_WARPS` warps).
@@ -92,6 +94,7 @@ pub static SOURCE: KernelSource = KernelSource {
         KernelDecl { name: "join_rows", params: &ROWS },
         KernelDecl { name: "join_tasks", params: &TASKS },
         KernelDecl { name: "join_classify", params: &[B32, U64, U64, U32, U32, U32, B32, B32] },
+        KernelDecl { name: "join_histogram", params: &[B32, U64, U64, B32, U32] },
         KernelDecl { name: "join_expand", params: &[B32, B64, B32, U64, U64, U32, B32, B32, B32] },
         KernelDecl { name: "join_link", params: &[B32, U64, U64, U32, B64, U64, U64, B32, B32, B64, B32] },
     ],
@@ -202,6 +205,58 @@ impl Layers {
         Layers { heavy, grid: heavy.max(W1) }
     }
 
+    /// The layers SGSI §7's histogram cost model picks for a chunk whose rows' first-slice
+    /// sizes fall in `bins` (bin b: sizes in [32b, 32(b + 1))) on a device of `sms`
+    /// multiprocessors. A row of bin i costs i warp steps (32 elements each) in the warp layer
+    /// (32 warps an SM run at once), in the block layer ⌈32i / 1024⌉ steps plus a
+    /// synchronisation, on the grid ⌈32i / W1⌉ pieces of W1 / 1024 steps and a
+    /// synchronisation each: the layers' cost is the busiest SM's, bin by bin (Eq. 1 with our
+    /// three layers: SGSI's multi-warp layer has no counterpart here, and our grid layer is
+    /// one launch for all pieces where SGSI launches a kernel per row). The thresholds
+    /// minimise the sum over all bins, searched in O(bins) with prefix sums where SGSI
+    /// brute-forces every pair.
+    pub fn from_histogram(bins: &[u32], sms: u64) -> Layers {
+        const SYNC: f64 = 1.0;
+        let sms = sms.max(1) as f64;
+        let per_sm = |n: u32, lanes: f64| (n as f64 / lanes).ceil();
+        let warp = |i: usize, n: u32| i as f64 * per_sm(n, 32.0 * sms);
+        let block = |i: usize, n: u32| (1.0 + SYNC) * per_sm(n, sms) * (32.0 * i as f64 / 1024.0).ceil().max(1.0);
+        let grid = |i: usize, n: u32| {
+            let pieces = n as f64 * (32.0 * i as f64 / W1 as f64).ceil().max(1.0);
+            (1.0 + SYNC) * (pieces / sms).ceil() * (W1 / 1024) as f64
+        };
+        let b = bins.len();
+        // prefix[k]: the cost of bins below k in a layer; the warp layer holds bins 0..=h, the
+        // block layer h+1..=g, the grid the rest.
+        let prefix = |f: &dyn Fn(usize, u32) -> f64| {
+            let mut p = vec![0.0; b + 1];
+            for (i, &n) in bins.iter().enumerate() {
+                p[i + 1] = p[i] + if n > 0 { f(i, n) } else { 0.0 };
+            }
+            p
+        };
+        let (w, k, r) = (prefix(&warp), prefix(&block), prefix(&grid));
+        // best[g]: min over g' >= g of k[g'] + (r[b] - r[g']): where the block layer ends.
+        let mut best = vec![(f64::INFINITY, b); b + 1];
+        for g in (0..=b).rev() {
+            let here = (k[g] + r[b] - r[g], g);
+            best[g] = if g == b || here.0 <= best[g + 1].0 { here } else { best[g + 1] };
+        }
+        // Bins below h on warps (sizes up to 32h - 1), from g on the grid (above 32g - 1).
+        let threshold = |bin: usize| (32 * bin as u64).saturating_sub(1).clamp(32, u32::MAX as u64) as u32;
+        let (mut cost, mut layers) = (f64::INFINITY, Layers::GSI);
+        for h in 0..=b {
+            let (rest, g) = best[h];
+            let c = w[h] + rest - k[h];
+            if c < cost {
+                cost = c;
+                let heavy = threshold(h);
+                layers = Layers { heavy, grid: threshold(g).max(heavy) };
+            }
+        }
+        layers
+    }
+
     /// (block tasks, grid tasks) of a row whose first slice has `size` elements: the host
     /// statement of `join_classify` and `join_expand`; (0, 0) is the warp layer.
     pub fn tasks(self, size: u32) -> (u32, u32) {
@@ -221,6 +276,9 @@ pub(crate) struct Kernels {
     pub(crate) rows: Kernel,
     pub(crate) tasks: Kernel,
     pub(crate) classify: Kernel,
+    pub(crate) histogram: Kernel,
+    /// The device's multiprocessors: the histogram model's parallelism.
+    pub(crate) multiprocessors: u64,
     pub(crate) expand: Kernel,
     pub(crate) link: Kernel,
     /// Warps of `join_rows` the device runs at once (its multiprocessors times its occupancy):
@@ -645,6 +703,7 @@ impl<'a> Join<'a> {
                 LoadBalance::Off => None,
                 LoadBalance::Gsi => Some(Layers::GSI),
                 LoadBalance::Model => Some(Layers::for_chunk(probe.at(end)? - probe.at(start)?, self.k.resident_warps)),
+                LoadBalance::Histogram => Some(self.histogram_layers(&sizes, start, end)?),
             };
             let layers = layers.filter(|l| probe.may_have_heavy(start, end, l.heavy));
             let passes = Instant::now();
@@ -725,6 +784,17 @@ impl<'a> Join<'a> {
             start = end;
         }
         Ok(())
+    }
+
+    /// The layers of SGSI §7's histogram model for rows `start..end`, whose first-slice sizes
+    /// are in `sizes`: the histogram made on the device, the thresholds on the host.
+    fn histogram_layers(&self, sizes: &DeviceBuffer<u32>, start: u64, end: u64) -> Result<Layers> {
+        let mut bins = self.gpu.alloc_zeros::<u32>("size histogram", HISTOGRAM_BINS as usize)?;
+        let blocks = to_u32("histogram rows", (end - start).div_ceil(ROW_BLOCK as u64))?;
+        let mut args =
+            [Arg::In32(sizes), Arg::U64(start), Arg::U64(end - start), Arg::Out32(&mut bins), Arg::U32(HISTOGRAM_BINS)];
+        self.gpu.launch(&self.k.histogram, blocks, ROW_BLOCK, &mut args)?;
+        Ok(Layers::from_histogram(&self.gpu.download(&bins)?, self.k.multiprocessors))
     }
 
     /// Counts every row of `table` (`cols` columns) depth first, honouring the limit and the
@@ -940,6 +1010,29 @@ mod tests {
         assert_eq!(end, 2);
         let end = next_chunk_end(0, 3, u64::MAX, 100, |r| Ok(offsets[r as usize])).unwrap();
         assert_eq!(end, 1);
+    }
+
+    /// SGSI §7's model: rows that one warp runs as fast as any layer stay on warps; a few hub
+    /// rows among many light ones leave them, the longest for the grid; a chunk of many rows
+    /// of one size, even a large one, is balanced on warps already.
+    #[test]
+    fn the_histogram_model_sends_only_outliers_off_the_warps() {
+        let sms = 132;
+        let mut bins = vec![0u32; 4096];
+        bins[1] = 1_000_000;
+        bins[3] = 200_000;
+        let light = Layers::from_histogram(&bins, sms);
+        assert!(light.heavy >= 4 * 32 - 1, "{light:?}");
+        bins[500] = 40;
+        bins[4000] = 3;
+        let hubs = Layers::from_histogram(&bins, sms);
+        assert!(hubs.heavy < 500 * 32 && hubs.heavy >= 4 * 32 - 1, "{hubs:?}");
+        assert!(hubs.grid < 4000 * 32, "{hubs:?}");
+        let mut only = vec![0u32; 64];
+        only[40] = 100_000;
+        let even = Layers::from_histogram(&only, sms);
+        assert!(even.heavy >= 41 * 32 - 1, "{even:?}");
+        assert_eq!(Layers::from_histogram(&[0; 8], sms).heavy, 32);
     }
 
     #[test]

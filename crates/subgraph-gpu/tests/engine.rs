@@ -834,6 +834,17 @@ fn skewed_graphs_use_every_layer_and_chunking() {
                     }
                 }
             }
+            // SGSI's histogram model, with and without chunking, on the hubs: the same rows and
+            // counts.
+            for budget in [None, Some(1 << 20)] {
+                let g =
+                    GpuOptions { load_balance: LoadBalance::Histogram, memory_budget: budget, ..GpuOptions::default() };
+                let (got, n, _) = gpu_rows(&mut gpu, &triangle, &opts, &g);
+                assert!(n == expect && got == rows, "triangle under the histogram model, {budget:?}");
+                for (q, &want) in reference.iter().zip(&counts) {
+                    assert_eq!(gpu_count(&mut gpu, q, &opts, &g), want, "histogram model, {budget:?}");
+                }
+            }
             // The layers really run: the hub rows of these queries reach the block and the grid
             // layers with GSI's thresholds (counted over both graphs) and neither without;
             // two-step buffers are exact, Prealloc-Combine's are upper bounds.
