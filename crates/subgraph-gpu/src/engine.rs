@@ -1,5 +1,7 @@
 //! The GPU engine (GSI §V–§VI): the data graph resident on the device (PCSR per edge label and
-//! direction, §IV-A, or the plain CSR baseline of Table II), and queries run as GSI's
+//! direction, §IV-A, or the plain CSR baseline of Table II), or held in host memory in SGSI's
+//! segments where it does not fit (§6.1, [`crate::partition`]: queries then join over FSIG's
+//! A, built from the segments they read), and queries run as GSI's
 //! vertex-at-a-time join over the core plan: Prealloc-Combine or the two-step output scheme,
 //! warp-level set operations with a write cache, 4-layer-style load balancing without dynamic
 //! parallelism, count-only last level, and chunked processing of a table whose next level
