@@ -31,7 +31,7 @@ use std::cell::{Cell, RefCell};
 use std::ops::Range;
 
 use rayon::prelude::*;
-use subgraph_core::Graph;
+use subgraph_core::{Dir, Graph};
 
 use crate::cuda::{DeviceBuffer, Gpu, HostBuffer};
 use crate::engine::DeviceStructure;
@@ -82,11 +82,28 @@ pub const PINNED_BYTES: u64 = 16 << 30;
 
 /// Device bytes of the in-core layout of `data`: vertex labels, every PCSR (128 bytes a key, 4
 /// an edge) and, where the device filters, the signature table.
+/// Counted from the adjacency in one parallel pass, without building the lists: a key is a
+/// vertex's run of neighbour groups of one edge label in one direction.
 pub fn in_core_bytes(data: &Graph, signatures: bool) -> u64 {
     let n = data.num_vertices() as u64;
-    let pcsr: u64 = label_lists(data)
-        .iter()
-        .map(|(_, _, lists)| lists.iter().map(|(_, l)| 4 * GROUP_WORDS as u64 + 4 * l.len() as u64).sum::<u64>())
+    let dirs: &[Dir] = if data.is_directed() { &[Dir::Out, Dir::In] } else { &[Dir::Out] };
+    let pcsr: u64 = (0..data.num_vertices() as u32)
+        .into_par_iter()
+        .map(|v| {
+            let mut bytes = 0;
+            for &dir in dirs {
+                let mut label = None;
+                for (pair, nbrs) in data.neighbor_groups(v, dir) {
+                    let l = data.pair(pair).0;
+                    if label != Some(l) {
+                        bytes += 4 * GROUP_WORDS as u64;
+                        label = Some(l);
+                    }
+                    bytes += 4 * nbrs.len() as u64;
+                }
+            }
+            bytes
+        })
         .sum();
     4 * n + pcsr + if signatures { 4 * WORDS as u64 * n } else { 0 }
 }
@@ -179,6 +196,25 @@ impl VertexSegment {
     fn bytes(&self) -> u64 {
         4 * (self.ids.len() + self.words.len()) as u64
     }
+}
+
+/// Device copies of `parts` (a segment's arrays, named): from `pinned`, their page-locked copy
+/// one after another ([`PartitionedGraph::pin`]), where there is one, else from pageable memory.
+fn upload_parts<const K: usize>(
+    gpu: &Gpu,
+    pinned: Option<&HostBuffer>,
+    parts: [(&'static str, &[u32]); K],
+) -> Result<[DeviceBuffer<u32>; K]> {
+    let mut at = 0;
+    let mut out = Vec::with_capacity(K);
+    for (what, part) in parts {
+        out.push(match pinned {
+            Some(h) => gpu.upload_parked(what, h, at..at + part.len())?,
+            None => gpu.upload(what, part)?,
+        });
+        at += part.len();
+    }
+    Ok(out.try_into().unwrap_or_else(|_| unreachable!("one copy per part")))
 }
 
 /// The data graph in host memory, in segments, with the ones that fit kept on the device.
@@ -297,17 +333,11 @@ impl PartitionedGraph {
         let s = &self.segments[i];
         let mut meta = vec![0u64; 3 * self.structures];
         meta[3 * s.st as usize + 1] = s.pcsr.num_groups() as u64;
-        let (g, c) = (s.pcsr.groups().len(), s.pcsr.columns().len());
-        let (groups, columns) = match &self.pinned[i] {
-            Some(h) => (
-                gpu.upload_parked("PCSR segment groups", h, 0..g)?,
-                gpu.upload_parked("PCSR segment columns", h, g..g + c)?,
-            ),
-            None => (
-                gpu.upload("PCSR segment groups", s.pcsr.groups())?,
-                gpu.upload("PCSR segment columns", s.pcsr.columns())?,
-            ),
-        };
+        let [groups, columns] = upload_parts(
+            gpu,
+            self.pinned[i].as_ref(),
+            [("PCSR segment groups", s.pcsr.groups()), ("PCSR segment columns", s.pcsr.columns())],
+        )?;
         Ok(DeviceStructure {
             groups,
             meta: gpu.upload("PCSR segment offsets", &meta)?,
@@ -367,13 +397,12 @@ impl PartitionedGraph {
         let mut order: Vec<u32> = (0..data.num_vertices() as u32).collect();
         order.par_sort_unstable_by_key(|&v| (labels[v as usize], v));
         let table = SignatureTable::build(data)?;
-        let (n, words) = (table.num_vertices(), table.words());
         let mut segments: Vec<VertexSegment> = order
             .par_chunks(self.table_rows)
             .map(|ids| VertexSegment {
                 labels: (labels[ids[0] as usize], labels[ids[ids.len() - 1] as usize]),
                 ids: ids.to_vec(),
-                words: (0..WORDS).flat_map(|c| ids.iter().map(move |&v| words[c * n + v as usize])).collect(),
+                words: table.rows(ids),
                 resident: None,
                 pinned: None,
             })
@@ -411,17 +440,11 @@ impl PartitionedGraph {
             match &seg.resident {
                 Some((words, ids)) => each(words, Rows::Listed(ids), len)?,
                 None => {
-                    let (w, n) = (seg.words.len(), seg.ids.len());
-                    let (words, ids) = match &seg.pinned {
-                        Some(h) => (
-                            gpu.upload_parked("signature table segment", h, 0..w)?,
-                            gpu.upload_parked("signature segment vertices", h, w..w + n)?,
-                        ),
-                        None => (
-                            gpu.upload("signature table segment", &seg.words)?,
-                            gpu.upload("signature segment vertices", &seg.ids)?,
-                        ),
-                    };
+                    let [words, ids] = upload_parts(
+                        gpu,
+                        seg.pinned.as_ref(),
+                        [("signature table segment", &seg.words), ("signature segment vertices", &seg.ids)],
+                    )?;
                     self.count(seg.bytes());
                     each(&words, Rows::Listed(&ids), len)?;
                 }
@@ -507,12 +530,14 @@ mod tests {
 
     #[test]
     fn in_core_bytes_count_keys_edges_labels_and_signatures() {
-        let data = graph(5, false);
-        let pcsr: u64 =
-            Pcsr::build_all(&data, ColumnOrder::ByNeighbourLabel).unwrap().iter().map(|p| p.memory_bytes()).sum();
-        let n = data.num_vertices() as u64;
-        assert_eq!(in_core_bytes(&data, false), 4 * n + pcsr);
-        assert_eq!(in_core_bytes(&data, true), 4 * n + pcsr + 64 * n);
+        for directed in [false, true] {
+            let data = graph(5, directed);
+            let pcsr: u64 =
+                Pcsr::build_all(&data, ColumnOrder::ByNeighbourLabel).unwrap().iter().map(|p| p.memory_bytes()).sum();
+            let n = data.num_vertices() as u64;
+            assert_eq!(in_core_bytes(&data, false), 4 * n + pcsr, "directed {directed}");
+            assert_eq!(in_core_bytes(&data, true), 4 * n + pcsr + 64 * n, "directed {directed}");
+        }
     }
 
     #[test]

@@ -168,10 +168,11 @@ impl SignatureTable {
         Signature(sig)
     }
 
-    /// The column-major words of vertices `first .. first + len` (a vertex segment of SGSI
-    /// §6.1): each column's stretch, one after another.
-    pub fn segment(&self, first: usize, len: usize) -> Vec<u32> {
-        self.words.chunks(self.num_vertices.max(1)).flat_map(|column| &column[first..first + len]).copied().collect()
+    /// The column-major words of the vertices `ids` (a vertex segment of SGSI §6.1): each
+    /// column's words of them, one column after another.
+    pub fn rows(&self, ids: &[u32]) -> Vec<u32> {
+        let n = self.num_vertices;
+        (0..WORDS).flat_map(|c| ids.iter().map(move |&v| self.words[c * n + v as usize])).collect()
     }
 
     /// Copies the table to the device.
@@ -252,6 +253,30 @@ mod tests {
         // Two (4, 3) neighbours need counter state 11; v has one.
         let q3 = Signature::of_vertex(&graph(false, &[1, 3, 3], &[(0, 1, 4), (0, 2, 4)]), 0);
         assert!(!v.admits(&q3));
+    }
+
+    /// A vertex segment's words are its vertices' signatures, column by column, in the order
+    /// listed.
+    #[test]
+    fn rows_are_the_listed_vertices_column_major() {
+        let g = random_graph(&GraphSpec {
+            vertices: 100,
+            edges: 400,
+            vertex_labels: 3,
+            edge_labels: 2,
+            directed: true,
+            seed: 4,
+        });
+        let table = SignatureTable::build(&g).unwrap();
+        let ids = [7u32, 3, 99, 0, 42];
+        let rows = table.rows(&ids);
+        assert_eq!(rows.len(), WORDS * ids.len());
+        for (i, &v) in ids.iter().enumerate() {
+            let sig = table.get(v);
+            for c in 0..WORDS {
+                assert_eq!(rows[c * ids.len() + i], sig.0[c], "vertex {v}, word {c}");
+            }
+        }
     }
 
     #[test]
