@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # SGSI's partitions (issue 13) on the GPU machine, from the repository root with .device-bin
 # carried (bench/gpu-bench.sh build): the GPU tests PART_TESTS of the engine (default: the
-# partitioned layout's), the library's and the device's; the HPRD and yeast oracles (100
+# partitioned layout's; all: every one), the library's and the device's; the HPRD and yeast oracles (100
 # queries each) in core, under --gpu-memory at 1/2, 1/4 and 1/8 of the in-core peak, and
 # partitioned with every segment copied; then an R-MAT graph of 2^23 vertices, 10^8 edges and
 # 256 uniform labels with 6 dense and 6 sparse queries of 8 and 12 vertices, counted (10 s each)
 # in core, at half and an eighth of the in-core peak P, at a quarter of the in-core graph G,
-# at P/2 with nothing resident, partitioned with everything resident, in core again, and with
-# PART_CPU=1 on the CPU (5 s each). Everything lands in $OUT/partitions.tgz.
+# at P/2 with nothing resident, partitioned with everything resident, in core again, the
+# pipeline's ablation (P/2, P/8 and P/2 with nothing resident, each with --gpu-pipeline off,
+# then P/2 on and off again), and with PART_CPU=1 on the CPU (5 s each). Everything lands in
+# $OUT/partitions.tgz.
 set -uo pipefail
 bin=.device-bin; sg=$bin/subgraph; out=$OUT
 lib=$(find /usr/local /usr/lib /opt -name 'libnvrtc.so.13*' 2>/dev/null | head -n 1)
@@ -15,8 +17,9 @@ lib=$(find /usr/local /usr/lib /opt -name 'libnvrtc.so.13*' 2>/dev/null | head -
 nvidia-smi --query-gpu=name,memory.total --format=csv > "$out/gpu.txt"
 export SUBGRAPH_REQUIRE_GPU=1 SUBGRAPH_REQUIRE_NVRTC=1
 {
+  tests=${PART_TESTS:-partitioned_graphs_equal_the_cpu}; [ "$tests" = all ] && tests=
   # shellcheck disable=SC2086
-  timeout 400 $bin/tests/engine ${PART_TESTS:-partitioned_graphs_equal_the_cpu} --test-threads 1; echo "engine rc=$?"
+  timeout 400 $bin/tests/engine $tests --test-threads 1; echo "engine rc=$?"
   timeout 120 $bin/tests/subgraph_gpu; echo "lib rc=$?"
   timeout 120 $bin/tests/device; echo "device rc=$?"
 } > "$out/tests.log" 2>&1
@@ -61,6 +64,11 @@ run quarter-of-graph --gpu-memory $((G / 4))
 run stream-all --gpu-memory $((P / 2)) --gpu-resident 0
 run part-resident --gpu-partitions on
 run incore2 --gpu-partitions off
+run half-nopipe --gpu-memory $((P / 2)) --gpu-pipeline off
+run eighth-nopipe --gpu-memory $((P / 8)) --gpu-pipeline off
+run stream-all-nopipe --gpu-memory $((P / 2)) --gpu-resident 0 --gpu-pipeline off
+run half-b --gpu-memory $((P / 2))
+run half-nopipe-b --gpu-memory $((P / 2)) --gpu-pipeline off
 if [ -n "${PART_CPU:-}" ]; then
   $sg match --format json --device cpu --timeout 5 $g $qs > "$out/rmat-cpu.jsonl" 2> "$out/rmat-cpu.err"
 fi

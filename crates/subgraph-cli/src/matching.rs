@@ -24,7 +24,7 @@ use subgraph_gpu::gpsm::{self, GpsmOptions};
 use subgraph_gpu::patterns::{run_pattern, Derived};
 use subgraph_gpu::{
     CandidateFilter, DepthFirst, Engine, GpuCount, GpuOptions, LoadBalance, OutputScheme, Park, Partitions, Ran,
-    Strategy, Structure, DFS_FRONTIER_ROWS,
+    Strategy, Structure, DFS_FRONTIER_ROWS, SHARED_QUERY_COST,
 };
 use subgraph_pattern::Pattern;
 
@@ -402,20 +402,29 @@ pub struct GpuArgs {
     /// stay on the device. Induced matching, GpSM and tree patterns run on the CPU there.
     #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = Partitions::NAMES.to_vec())]
     pub gpu_partitions: String,
-    /// Bytes of one segment of a partitioned data graph, such as 1M (default: 1/1024 of the
-    /// budget, from 4K to 16M).
+    /// Bytes of one segment of a partitioned data graph, such as 1M (default: 1/64 of the
+    /// budget, from 4K to 4M).
     #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
     pub gpu_segment: Option<u64>,
     /// Most bytes of a partitioned data graph's segments kept on the device between queries,
     /// such as 2G, or 0 to copy every segment when a query reads it (default: half the budget).
     #[arg(long, value_name = "SIZE", value_parser = parse_bytes_or_zero)]
     pub gpu_resident: Option<u64>,
+    /// Copy a partitioned data graph's next segment on a second stream while the kernels read
+    /// the one before (on: double buffering, SGSI's pipeline), or each segment when it is read
+    /// (off).
+    #[arg(long, default_value = "on", value_parser = ["on", "off"])]
+    pub gpu_pipeline: String,
     /// GPUs of this host to use: a number, or all. Each holds the whole data graph; a query
     /// whose estimated work is worth it (about 80 ms of one H200) has its first level's rows
     /// dealt to every device from a shared queue, the others run on the first. Counts, limits
     /// and written matches are those of one GPU.
     #[arg(long, value_name = "N", default_value = "1", value_parser = parse_gpus)]
     pub gpus: GpuCount,
+    /// Several GPUs: the planner's estimated cost (the report's estimated_cost) from which a
+    /// query is shared among the devices; 0 shares every query.
+    #[arg(long, value_name = "COST", default_value_t = SHARED_QUERY_COST as u64)]
+    pub gpu_share_from: u64,
 }
 
 /// `--gpus`: a positive number, or `all`.
@@ -489,9 +498,11 @@ impl GpuArgs {
             park: Park::from_name(&self.gpu_park).expect("clap checked the value"),
             device_memory: self.gpu_memory.0,
             gpus: self.gpus,
+            shared_from: self.gpu_share_from,
             partitions: Partitions::from_name(&self.gpu_partitions).expect("clap checked the value"),
             segment_bytes: self.gpu_segment,
             resident_bytes: self.gpu_resident,
+            pipeline: self.gpu_pipeline == "on",
             ..GpuOptions::default()
         }
     }

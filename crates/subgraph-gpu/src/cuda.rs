@@ -4,6 +4,12 @@
 //! buffers whose every allocation is checked against the free device memory first, and kernel
 //! launches whose arguments are checked against the kernel's declared parameters, which are in
 //! turn checked against the compiled PTX. GPU facts as in GSI §II-B.
+//!
+//! Work runs on the context's default stream, in program order. A second stream carries the
+//! copies a pipeline makes ahead of the kernels that read them (SGSI §6.2's two streams):
+//! [`Gpu::upload_parts`] on [`Lane::Ahead`] copies there and records an event that
+//! [`Gpu::arrived`] makes the default stream wait for, and a buffer copied there is freed
+//! there only after the default stream's work enqueued before its drop.
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -11,8 +17,8 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig, PushKernelArg,
-    ValidAsZeroBits,
+    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig,
+    PushKernelArg, ValidAsZeroBits,
 };
 use cudarc::nvrtc::{compile_ptx_with_opts, CompileError, CompileOptions, Ptx};
 
@@ -89,6 +95,9 @@ pub struct DeviceBuffer<T> {
     len: usize,
     bytes: u64,
     usage: Arc<Usage>,
+    /// For a buffer allocated on the copy stream: the default stream, whose work enqueued
+    /// before the drop the free waits for (kernels there may still read the buffer).
+    readers: Option<Arc<CudaStream>>,
 }
 
 /// Bytes held in live [`DeviceBuffer`]s of one [`Gpu`], the most held since the last reset, the
@@ -134,6 +143,13 @@ const GUESS_SHARE: u64 = 4;
 impl<T> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
         self.usage.live.fetch_sub(self.bytes, Ordering::Relaxed);
+        if let Some(readers) = &self.readers {
+            // The slice's drop frees it on its own (the copy) stream: after this wait. A
+            // failure here is the context's own, which every later call reports.
+            if let Ok(read) = readers.record_event(None) {
+                let _ = self.slice.stream().wait(&read);
+            }
+        }
     }
 }
 
@@ -311,6 +327,8 @@ pub struct Kernel {
 pub struct Gpu {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
+    /// The stream of copies made ahead ([`Lane::Ahead`]).
+    copies: Arc<CudaStream>,
     info: DeviceInfo,
     arch: String,
     modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
@@ -353,9 +371,12 @@ impl Gpu {
             }
             let ctx =
                 CudaContext::new(ordinal).map_err(|e| GpuUnavailable::Device(format!("device {ordinal}: {e}")))?;
-            // SAFETY: every buffer, copy and launch of this `Gpu` uses the context's one default
-            // stream, in program order, so there is no cross-stream use for events to order; without
-            // tracking, an allocation creates no events and a drop destroys none.
+            // SAFETY: every buffer, copy and launch of this `Gpu` uses the context's default
+            // stream, in program order, except the copies made ahead on `copies`, whose order
+            // with the default stream is explicit: the default stream waits for their event
+            // before reading them ([`Gpu::arrived`]) and their free waits for the default stream
+            // ([`DeviceBuffer`]'s drop). Without tracking, an allocation creates no events and a
+            // drop destroys none.
             unsafe { ctx.disable_event_tracking() };
             let (major, minor) = ctx.compute_capability()?;
             let info = DeviceInfo {
@@ -369,9 +390,11 @@ impl Gpu {
                 versions,
             };
             let stream = ctx.default_stream();
+            let copies = ctx.new_stream()?;
             Ok(Gpu {
                 ctx,
                 stream,
+                copies,
                 info,
                 arch: format!("sm_{major}{minor}"),
                 modules: Mutex::new(HashMap::new()),
@@ -450,22 +473,38 @@ impl Gpu {
     /// A device array of `len` elements (at least one), zeroed, or filled with `host` (of
     /// `len` elements) where given.
     fn alloc<T: DeviceScalar>(&self, what: &'static str, len: usize, host: Option<&[T]>) -> Result<DeviceBuffer<T>> {
+        self.alloc_on(Lane::Now, what, len, host)
+    }
+
+    /// [`Gpu::alloc`] on `lane`'s stream.
+    fn alloc_on<T: DeviceScalar>(
+        &self,
+        lane: Lane,
+        what: &'static str,
+        len: usize,
+        host: Option<&[T]>,
+    ) -> Result<DeviceBuffer<T>> {
         let bytes = (len.max(1) as u64).saturating_mul(std::mem::size_of::<T>() as u64);
         self.check_free(what, bytes)?;
+        let stream = match lane {
+            Lane::Now => &self.stream,
+            Lane::Ahead => &self.copies,
+        };
         let slice = match host {
             Some(host) if !host.is_empty() => {
                 // SAFETY: the copy below writes all `len` elements, in stream order before
-                // any kernel or copy of this stream reads them.
-                let mut slice =
-                    unsafe { self.stream.alloc::<T>(host.len()) }.map_err(|e| self.refused(what, bytes, e))?;
-                self.stream.memcpy_htod(host, &mut slice)?;
+                // any kernel or copy of this stream reads them (and, on the copy stream,
+                // before the event [`Gpu::arrived`] makes the default stream wait for).
+                let mut slice = unsafe { stream.alloc::<T>(host.len()) }.map_err(|e| self.refused(what, bytes, e))?;
+                stream.memcpy_htod(host, &mut slice)?;
                 slice
             }
-            _ => self.stream.alloc_zeros::<T>(len.max(1)).map_err(|e| self.refused(what, bytes, e))?,
+            _ => stream.alloc_zeros::<T>(len.max(1)).map_err(|e| self.refused(what, bytes, e))?,
         };
         let live = self.usage.live.fetch_add(bytes, Ordering::Relaxed) + bytes;
         self.usage.peak.fetch_max(live, Ordering::Relaxed);
-        Ok(DeviceBuffer { slice, len, bytes, usage: self.usage.clone() })
+        let readers = (lane == Lane::Ahead).then(|| self.stream.clone());
+        Ok(DeviceBuffer { slice, len, bytes, usage: self.usage.clone(), readers })
     }
 
     /// Bytes held now in this `Gpu`'s device buffers.
@@ -601,11 +640,37 @@ impl Gpu {
         host: &HostBuffer,
         range: std::ops::Range<usize>,
     ) -> Result<DeviceBuffer<u32>> {
-        let parked = match host.slice.as_ref() {
-            Some(slice) if range.start <= range.end && range.end <= slice.len() => slice.as_slice()?,
-            _ => return Err(GpuError::Mismatch(format!("upload of {range:?} from a parked table"))),
+        self.upload(what, host.range(range)?)
+    }
+
+    /// Device copies of `parts` (named host arrays) on `lane`: on [`Lane::Ahead`], on the copy
+    /// stream, to overlap the default stream's work until [`Gpu::arrived`].
+    pub fn upload_parts<const K: usize>(
+        &self,
+        lane: Lane,
+        parts: [(&'static str, HostSource<'_>); K],
+    ) -> Result<Arriving<K>> {
+        let mut bufs = Vec::with_capacity(K);
+        for (what, src) in parts {
+            let host = match src {
+                HostSource::Pinned(h, range) => h.range(range)?,
+                HostSource::Pageable(host) => host,
+            };
+            bufs.push(self.alloc_on(lane, what, host.len(), Some(host))?);
+        }
+        let ready = match lane {
+            Lane::Now => None,
+            Lane::Ahead => Some(self.copies.record_event(None)?),
         };
-        self.upload(what, &parked[range])
+        Ok(Arriving { bufs: bufs.try_into().unwrap_or_else(|_| unreachable!("one copy per part")), ready })
+    }
+
+    /// The buffers of `arriving`, once the default stream's later work waits for their copies.
+    pub fn arrived<const K: usize>(&self, arriving: Arriving<K>) -> Result<[DeviceBuffer<u32>; K]> {
+        if let Some(ready) = &arriving.ready {
+            self.stream.wait(ready)?;
+        }
+        Ok(arriving.bufs)
     }
 
     /// Compiles (once per process) and loads (once per `Gpu`) `source`, and returns `name`.
@@ -707,6 +772,30 @@ impl Gpu {
     }
 }
 
+/// The stream a copy runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lane {
+    /// The default stream, in order with the kernels.
+    Now,
+    /// The copy stream, ahead of the kernels that will read it.
+    Ahead,
+}
+
+/// Host data to copy: a range of page-locked memory (copied by DMA, asynchronously), or
+/// pageable memory (staged by the driver).
+#[derive(Clone)]
+pub enum HostSource<'h> {
+    Pinned(&'h HostBuffer, std::ops::Range<usize>),
+    Pageable(&'h [u32]),
+}
+
+/// Device copies under way ([`Gpu::upload_parts`]), and the event of their end on the copy
+/// stream (None: made on the default stream).
+pub struct Arriving<const K: usize> {
+    bufs: [DeviceBuffer<u32>; K],
+    ready: Option<CudaEvent>,
+}
+
 /// Elements of a [`HostBuffer`]: 64 MiB of page-locked memory.
 pub const HOST_BUFFER_ELEMS: usize = 1 << 24;
 
@@ -715,6 +804,16 @@ pub const HOST_BUFFER_ELEMS: usize = 1 << 24;
 #[derive(Default)]
 pub struct HostBuffer {
     slice: Option<cudarc::driver::PinnedHostSlice<u32>>,
+}
+
+impl HostBuffer {
+    /// Elements `range` of the page-locked memory.
+    fn range(&self, range: std::ops::Range<usize>) -> Result<&[u32]> {
+        match self.slice.as_ref() {
+            Some(slice) if range.start <= range.end && range.end <= slice.len() => Ok(&slice.as_slice()?[range]),
+            _ => Err(GpuError::Mismatch(format!("upload of {range:?} from page-locked memory"))),
+        }
+    }
 }
 
 /// One u32 in page-locked, device-mapped host memory: the host (atomically) and running

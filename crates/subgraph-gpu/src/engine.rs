@@ -1,7 +1,6 @@
-//! The GPU engine (GSI §V–§VI): the data graph resident on the device (PCSR per edge label and
-//! direction, §IV-A, or the plain CSR baseline of Table II), or held in host memory in SGSI's
-//! segments where it does not fit (§6.1, [`crate::partition`]: queries then join over FSIG's
-//! A, built from the segments they read), and queries run as GSI's
+//! The GPU engine (GSI §V–§VI): over the data graph on the device ([`crate::device_graph`]:
+//! PCSR, or SGSI's segments in host memory, over which queries join FSIG's A built from the
+//! segments they read), with the options of [`crate::options`], queries run as GSI's
 //! vertex-at-a-time join over the core plan: Prealloc-Combine or the two-step output scheme,
 //! warp-level set operations with a write cache, 4-layer-style load balancing without dynamic
 //! parallelism, count-only last level, and chunked processing of a table whose next level
@@ -12,7 +11,7 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::time::Instant;
 
-use subgraph_core::filter::{Bitset, Filter};
+use subgraph_core::filter::Bitset;
 use subgraph_core::pipeline::{MatchOptions, Report};
 use subgraph_core::plan::{Device, Link, Plan, PlanOptions, Tail};
 use subgraph_core::planner::{self, H200_COSTS};
@@ -21,253 +20,24 @@ use subgraph_core::spasm;
 use subgraph_core::tree::TreeQuery;
 use subgraph_core::{Dir, Graph, Query, Semantics};
 
-use crate::cuda::{Arg, DeviceBuffer, DeviceInfo, Gpu, HostBuffer};
+use crate::cuda::{DeviceBuffer, DeviceInfo, Gpu, HostBuffer};
+use crate::device_graph::{DeviceGraph, DeviceStructure};
 use crate::dfs::{largest_groups, DfsKernels, DfsPlan, DfsStats, LevelAddresses};
 use crate::error::{GpuError, Result};
 use crate::filter::{filter_on_device, filter_segments, DeviceCandidateSet, FilterKernels, TableSegment};
 use crate::fsig;
 use crate::ggq::ids::{Ask, IdPlan, IdRun};
 use crate::ggq::{self, GpuTreeCount, TreeGraph};
-use crate::gpsm::{self, GpsmKernels, GpsmOptions};
+use crate::gpsm::{self, GpsmKernels};
 use crate::join::{dir_index, level_descriptor, Join, Kernels, LevelData, Take, MAX_COLUMNS, ROW_BLOCK, SOURCE};
-use crate::multi::{Deal, GpuCount, Tally, SHARED_QUERY_COST};
-use crate::park::{Park, Spill};
-use crate::partition::{self, PartitionedGraph, Partitions, Segment, Streamed};
-use crate::pcsr::{ColumnOrder, LabelledCsr, Pcsr};
+use crate::multi::{Deal, Tally};
+pub use crate::options::{
+    CandidateFilter, DepthFirst, GpuOptions, LoadBalance, OutputScheme, Strategy, Structure, DFS_FRONTIER_ROWS,
+};
+use crate::park::Spill;
+use crate::partition::{PartitionedGraph, Segment, Streamed};
 use crate::refine::{links_of, refine, Lists, RefineKernels, SegmentArgs};
-use crate::signature::{DeviceSignatureTable, Signature, SignatureTable};
-
-/// Which seed system's matcher runs a query (`--gpu-strategy`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Strategy {
-    /// GSI's join, and for a tree pattern under homomorphism whose rows must be enumerated,
-    /// GGQ's thread IDs where they are estimated cheaper ([`crate::patterns`]).
-    Auto,
-    /// GSI's vertex-at-a-time join over the shared planner's plan (with its depth-first
-    /// kernel, symmetry breaking and the spasm's counts).
-    Gsi,
-    /// GpSM's filter and edge join ([`crate::gpsm`]), the paper's baseline.
-    Gpsm,
-    /// FSIG's pipeline ([`crate::fsig::compose`]): GSI's join with FSIG's filter, structure A,
-    /// CFL order and breadth-first levels with the host spill.
-    Fsig,
-    /// GGQ's thread-ID enumeration ([`crate::ggq::ids`]) for every tree pattern under
-    /// homomorphism; GSI's join for the rest.
-    Ggq,
-}
-
-impl Strategy {
-    /// The strategy whose join runs a query that is not a tree pattern for GGQ: GSI's under
-    /// `auto` and `ggq`.
-    pub fn joined(self) -> Strategy {
-        match self {
-            Strategy::Auto | Strategy::Ggq => Strategy::Gsi,
-            s => s,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Strategy::Auto => "auto",
-            Strategy::Ggq => "ggq",
-            Strategy::Gsi => "gsi",
-            Strategy::Gpsm => "gpsm",
-            Strategy::Fsig => "fsig",
-        }
-    }
-}
-
-/// Where the join finds N(v, l).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Structure {
-    /// PCSR per (edge label, direction), hashed lookup (GSI §IV-A).
-    Pcsr,
-    /// One labelled CSR per direction, N(v, l) by scanning N(v) (GSI Table II baseline).
-    Csr,
-    /// FSIG's auxiliary structure A, built per query ([`crate::fsig`]) from PCSR: each plan
-    /// link's lists already within the linked position's candidates. The filter's refinement
-    /// reads PCSR.
-    Aux,
-    /// PCSR, and A for queries whose candidates the device filtered or whose predicted join
-    /// takes at least [`fsig::AUX_FROM_MS`] ([`Planned::structure`]).
-    Auto,
-}
-
-impl Structure {
-    /// The structure of the data graph this one stands on: PCSR under [`Structure::Aux`] and
-    /// [`Structure::Auto`].
-    pub fn base(self) -> Structure {
-        match self {
-            Structure::Csr => Structure::Csr,
-            _ => Structure::Pcsr,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Structure::Pcsr => "pcsr",
-            Structure::Csr => "csr",
-            Structure::Aux => "aux",
-            Structure::Auto => "auto",
-        }
-    }
-}
-
-/// How a join step sizes its output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OutputScheme {
-    /// One pass into buffers preallocated from the first link's slice sizes (GSI §V).
-    PreallocCombine,
-    /// A counting pass, then the writing pass (GpSM / GunrockSM's "join twice").
-    TwoStep,
-}
-
-/// Where the candidate sets come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CandidateFilter {
-    /// [`CandidateFilter::Refined`] on data graphs of at least [`AUTO_DEVICE_FILTER_VERTICES`]
-    /// vertices, else [`CandidateFilter::Host`]: the device filter's launches cost milliseconds
-    /// per query whatever the graph, the host filter's work grows with it (measured in
-    /// bench/results/2026-11-21-h200-gpu-filters.md: host twice as fast on the Sun & Luo sets of
-    /// 3,112 to 76,853 vertices, a tie within run-to-run noise at 2^20 vertices (G3), refined 4
-    /// times faster at 2^23).
-    Auto,
-    /// GSI's signature filter on the device (§III-A): candidates and bitsets stay there.
-    Signature,
-    /// The signature filter, then FSIG's edge-consistency refinement on the device.
-    Refined,
-    /// The core filter of `MatchOptions::filter` on the host, then uploaded.
-    Host,
-}
-
-/// Data graphs from this many vertices take the device filter under [`CandidateFilter::Auto`].
-pub const AUTO_DEVICE_FILTER_VERTICES: usize = 1 << 20;
-
-impl CandidateFilter {
-    /// The filter that runs on `data`: [`CandidateFilter::Auto`] decided, the others as they are.
-    pub fn resolve(self, data: &Graph) -> CandidateFilter {
-        match self {
-            CandidateFilter::Auto if data.num_vertices() >= AUTO_DEVICE_FILTER_VERTICES => CandidateFilter::Refined,
-            CandidateFilter::Auto => CandidateFilter::Host,
-            other => other,
-        }
-    }
-
-    /// The name of the filter a query ran with: `signature` or `refined` for the device
-    /// filters, else the host filter's name (`host`).
-    pub fn name_with(self, host: Filter) -> &'static str {
-        match self {
-            CandidateFilter::Signature => "signature",
-            CandidateFilter::Refined => "refined",
-            CandidateFilter::Host | CandidateFilter::Auto => host.name(),
-        }
-    }
-}
-
-/// Load balancing of heavy rows (GSI §VI-A): which rows leave the one-warp-per-row layer for
-/// a whole block or pieces on a separate grid.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LoadBalance {
-    /// Every row on one warp.
-    Off,
-    /// GSI's fixed thresholds (W2, W1 of Table VIII) in every chunk.
-    Gsi,
-    /// GSI's thresholds raised per chunk by the cost model of [`crate::join::Layers::for_chunk`]: a row
-    /// leaves the warp layer only when one warp on it would outlast the chunk's share per
-    /// resident warp.
-    Model,
-    /// SGSI §7's histogram cost model: thresholds per chunk from the histogram of its rows'
-    /// first-slice sizes ([`crate::join::Layers::from_histogram`]).
-    Histogram,
-}
-
-/// When counting queries count their last positions with the depth-first kernel (`dfs`): the
-/// breadth-first join makes the rows of the first counted position (the plan's tail, or the
-/// last position), and persistent warps count each row's matches there; where the planner
-/// expects that table to pass `GpuOptions::dfs_frontier_rows` rows, the kernel takes over at
-/// the deepest level below it and enumerates the levels in between depth first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DepthFirst {
-    /// For counting queries whose plan has a counted tail (which it prefers on the GPU).
-    Auto,
-    /// For every counting query of at least two vertices.
-    On,
-    /// Never: the breadth-first join to the last level, no counted tails.
-    Off,
-}
-
-/// Most rows the breadth-first join makes (in chunks) for the depth-first kernel by default
-/// (`GpuOptions::dfs_frontier_rows`, `--gpu-dfs-frontier`): beyond them
-/// it hands over a shallower level (measured on G3: one warp enumerating a hub row's subtree
-/// alone is slower than the breadth-first join by up to 100 times, so the handover is as deep
-/// as memory traffic allows).
-pub const DFS_FRONTIER_ROWS: u64 = 1 << 28;
-
-/// GPU-only options: the ablation switches of GSI §VIII and a memory budget.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct GpuOptions {
-    pub strategy: Strategy,
-    /// GpSM's switches, under [`Strategy::Gpsm`].
-    pub gpsm: GpsmOptions,
-    pub filter: CandidateFilter,
-    pub structure: Structure,
-    pub output: OutputScheme,
-    pub write_cache: bool,
-    pub load_balance: LoadBalance,
-    pub depth_first: DepthFirst,
-    /// Most rows (as the plan's estimate predicts them) of the table the breadth-first join
-    /// hands the depth-first kernel ([`DFS_FRONTIER_ROWS`] by default).
-    pub dfs_frontier_rows: u64,
-    /// Work stealing in the depth-first kernel: warps without frontier rows take over ranges
-    /// of candidates from busy ones ([`crate::dfs`]; on by default).
-    pub dfs_steal: bool,
-    /// Most device bytes one join chunk may use (the free memory bounds it anyway).
-    pub memory_budget: Option<u64>,
-    /// When the join parks a table in host memory (FSIG's spill, [`crate::park`]).
-    pub park: Park,
-    /// Most device bytes the engine may hold at once, data graph included (`--gpu-memory`):
-    /// every allocation is checked against it and the join's chunks are sized within it; None:
-    /// the device's free memory.
-    pub device_memory: Option<u64>,
-    /// The devices the engine opens (`--gpus`; [`GpuEngine`] itself opens one).
-    pub gpus: GpuCount,
-    /// Estimated work (as the planner prices it for the GPU) from which a query is joined on
-    /// every device of a [`crate::GpuSet`] ([`SHARED_QUERY_COST`] by default; 0: every query).
-    pub shared_from: u64,
-    /// When the data graph stays in host memory in segments ([`crate::partition`]).
-    pub partitions: Partitions,
-    /// Bytes of one segment of a partitioned graph (None: [`partition::segment_bytes`] of the
-    /// budget).
-    pub segment_bytes: Option<u64>,
-    /// Most bytes of a partitioned graph's segments kept on the device (None:
-    /// [`partition::RESIDENT_SHARE`] of the budget; 0: every segment copied when read).
-    pub resident_bytes: Option<u64>,
-}
-
-impl Default for GpuOptions {
-    fn default() -> Self {
-        GpuOptions {
-            strategy: Strategy::Auto,
-            gpsm: GpsmOptions::default(),
-            filter: CandidateFilter::Auto,
-            structure: Structure::Auto,
-            output: OutputScheme::PreallocCombine,
-            write_cache: true,
-            load_balance: LoadBalance::Model,
-            depth_first: DepthFirst::Auto,
-            dfs_frontier_rows: DFS_FRONTIER_ROWS,
-            dfs_steal: true,
-            memory_budget: None,
-            park: Park::Auto,
-            device_memory: None,
-            gpus: GpuCount::Count(1),
-            shared_from: SHARED_QUERY_COST as u64,
-            partitions: Partitions::Auto,
-            segment_bytes: None,
-            resident_bytes: None,
-        }
-    }
-}
+use crate::signature::Signature;
 
 /// The result of one query on the GPU: the core report (as the CPU engine fills it, with
 /// `space_*` describing the per-query device data, `enumerate_ms` the join, `nodes` the
@@ -515,204 +285,6 @@ impl Planned {
     }
 }
 
-/// One adjacency structure on the device, in the layout `slices.cu` reads.
-pub(crate) struct DeviceStructure {
-    pub(crate) groups: DeviceBuffer<u32>,
-    pub(crate) meta: DeviceBuffer<u64>,
-    pub(crate) columns: DeviceBuffer<u32>,
-    pub(crate) elabels: DeviceBuffer<u32>,
-}
-
-impl DeviceStructure {
-    /// A structure of no lists.
-    fn empty(gpu: &Gpu) -> Result<DeviceStructure> {
-        Ok(DeviceStructure {
-            groups: gpu.alloc_zeros("placeholder", 1)?,
-            meta: gpu.alloc_zeros("placeholder", 3)?,
-            columns: gpu.alloc_zeros("placeholder", 1)?,
-            elabels: gpu.alloc_zeros("placeholder", 1)?,
-        })
-    }
-}
-
-/// The id-sorted adjacency lists of every direction (direction d's n + 1 offsets from
-/// d · (n + 1)), each entry's edge label beside it: where GSI's induced matching checks
-/// non-edges, and what GpSM reads.
-pub(crate) struct SortedAdjacency {
-    pub(crate) offsets: DeviceBuffer<u64>,
-    pub(crate) columns: DeviceBuffer<u32>,
-    pub(crate) labels: DeviceBuffer<u32>,
-}
-
-/// The data graph on the device: vertex labels, the join structures and the signature table
-/// (uploaded when first needed) and, for induced matching and GpSM, the id-sorted adjacency;
-/// or, partitioned, the vertex labels and the segments that fit.
-pub struct DeviceGraph {
-    labels: DeviceBuffer<u32>,
-    partitioned: Option<PartitionedGraph>,
-    signatures: Option<DeviceSignatureTable>,
-    pcsr: Option<DeviceStructure>,
-    csr: Option<DeviceStructure>,
-    adjacency: Option<SortedAdjacency>,
-}
-
-fn directions(data: &Graph) -> &'static [Dir] {
-    if data.is_directed() {
-        &[Dir::Out, Dir::In]
-    } else {
-        &[Dir::Out]
-    }
-}
-
-/// The nine data-graph arguments every kernel of `slices.cu` (the join's and the refinement's)
-/// starts with.
-pub(crate) struct GraphArgs<'a> {
-    st: &'a DeviceStructure,
-    labels: &'a DeviceBuffer<u32>,
-    adj_off: &'a DeviceBuffer<u64>,
-    adj_col: &'a DeviceBuffer<u32>,
-    mode: u32,
-    nverts: u32,
-}
-
-impl<'a> GraphArgs<'a> {
-    pub(crate) fn args(&self) -> Vec<Arg<'a>> {
-        vec![
-            Arg::In32(&self.st.groups),
-            Arg::In64(&self.st.meta),
-            Arg::In32(&self.st.columns),
-            Arg::In32(&self.st.elabels),
-            Arg::In32(self.labels),
-            Arg::In64(self.adj_off),
-            Arg::In32(self.adj_col),
-            Arg::U32(self.mode),
-            Arg::U32(self.nverts),
-        ]
-    }
-}
-
-impl DeviceGraph {
-    /// The kernel arguments of `which` (uploaded already, or `aux`, a query's A, under
-    /// [`Structure::Aux`]) over a graph of `nverts` vertices; the placeholders stand in for the
-    /// id-sorted adjacency when it is not uploaded.
-    fn args<'b>(
-        &'b self,
-        which: Structure,
-        aux: Option<&'b DeviceStructure>,
-        nverts: u32,
-        dummy64: &'b DeviceBuffer<u64>,
-        dummy32: &'b DeviceBuffer<u32>,
-    ) -> Result<GraphArgs<'b>> {
-        // Without a query's A (a plan with nothing to join), its base structure.
-        let (st, which) = match (which, aux) {
-            (Structure::Aux, Some(aux)) => (Some(aux), Structure::Aux),
-            (which, _) => (self.structure(which), which.base()),
-        };
-        let st = st.ok_or_else(|| GpuError::Mismatch("structure not uploaded".into()))?;
-        let adjacency = self.adjacency.as_ref();
-        Ok(GraphArgs {
-            st,
-            labels: &self.labels,
-            adj_off: adjacency.map_or(dummy64, |a| &a.offsets),
-            adj_col: adjacency.map_or(dummy32, |a| &a.columns),
-            mode: structure_mode(which),
-            nverts,
-        })
-    }
-
-    /// The arguments of a segment of a partitioned graph (PCSR mode).
-    fn segment_args<'b>(
-        &'b self,
-        st: &'b DeviceStructure,
-        nverts: u32,
-        dummy64: &'b DeviceBuffer<u64>,
-        dummy32: &'b DeviceBuffer<u32>,
-    ) -> GraphArgs<'b> {
-        GraphArgs { st, labels: &self.labels, adj_off: dummy64, adj_col: dummy32, mode: 0, nverts }
-    }
-
-    fn structure(&self, which: Structure) -> Option<&DeviceStructure> {
-        match which.base() {
-            Structure::Csr => self.csr.as_ref(),
-            _ => self.pcsr.as_ref(),
-        }
-    }
-
-    /// Uploads `which` (its base) unless present; nothing when the graph is partitioned (its
-    /// queries read the segments).
-    fn ensure(&mut self, gpu: &Gpu, data: &Graph, which: Structure) -> Result<()> {
-        if self.structure(which).is_some() || self.partitioned.is_some() {
-            return Ok(());
-        }
-        let csr = which.base() == Structure::Csr;
-        let mut groups = Vec::new();
-        let mut meta = Vec::new();
-        let mut columns = Vec::new();
-        let mut elabels = Vec::new();
-        if csr {
-            for &dir in directions(data) {
-                let csr = LabelledCsr::build(data, dir)?;
-                let base = columns.len() as u64;
-                meta.extend(csr.offsets().iter().map(|&o| base + o as u64));
-                columns.extend_from_slice(csr.columns());
-                elabels.extend_from_slice(csr.edge_labels());
-            }
-        } else {
-            for p in Pcsr::build_all(data, ColumnOrder::ByNeighbourLabel)? {
-                meta.extend([groups.len() as u64, p.num_groups() as u64, columns.len() as u64]);
-                groups.extend_from_slice(p.groups());
-                columns.extend_from_slice(p.columns());
-            }
-        }
-        let s = DeviceStructure {
-            groups: gpu.upload("PCSR groups", &groups)?,
-            meta: gpu.upload("structure offsets", &meta)?,
-            columns: gpu.upload("structure columns", &columns)?,
-            elabels: gpu.upload("CSR edge labels", &elabels)?,
-        };
-        match csr {
-            true => self.csr = Some(s),
-            false => self.pcsr = Some(s),
-        }
-        Ok(())
-    }
-
-    /// Builds and uploads the signature table unless present.
-    fn ensure_signatures(&mut self, gpu: &Gpu, data: &Graph) -> Result<&DeviceSignatureTable> {
-        if self.signatures.is_none() {
-            self.signatures = Some(SignatureTable::build(data)?.upload(gpu)?);
-        }
-        self.signatures.as_ref().ok_or_else(|| GpuError::Mismatch("signature table not uploaded".into()))
-    }
-
-    /// Uploads the id-sorted adjacency of every direction, with edge labels, unless present.
-    fn ensure_adjacency(&mut self, gpu: &Gpu, data: &Graph) -> Result<()> {
-        if self.adjacency.is_none() {
-            let mut offsets = Vec::new();
-            let mut entries: Vec<(u32, u32)> = Vec::new();
-            for &dir in directions(data) {
-                for v in 0..data.num_vertices() as u32 {
-                    offsets.push(entries.len() as u64);
-                    let start = entries.len();
-                    for (pair, nbrs) in data.neighbor_groups(v, dir) {
-                        let edge_label = data.pair(pair).0;
-                        entries.extend(nbrs.iter().map(|&w| (w, edge_label)));
-                    }
-                    entries[start..].sort_unstable();
-                }
-                offsets.push(entries.len() as u64);
-            }
-            let (columns, labels): (Vec<u32>, Vec<u32>) = entries.into_iter().unzip();
-            self.adjacency = Some(SortedAdjacency {
-                offsets: gpu.upload("adjacency offsets", &offsets)?,
-                columns: gpu.upload("adjacency columns", &columns)?,
-                labels: gpu.upload("adjacency edge labels", &labels)?,
-            });
-        }
-        Ok(())
-    }
-}
-
 /// The GPU engine for one data graph; runs any number of queries. It shares the host graph
 /// (plans are made on the host) instead of copying it.
 pub struct GpuEngine {
@@ -774,38 +346,7 @@ impl GpuEngine {
         }
         let t = Instant::now();
         let filter = opts.filter.resolve(data);
-        let partitioned = match (opts.partitions, opts.structure) {
-            (Partitions::Off, _) => None,
-            (Partitions::On, Structure::Csr) => return Err(GpuError::Partitioned { what: "the CSR structure" }),
-            (Partitions::Auto, Structure::Csr) => None,
-            (which, _) => {
-                let budget = match opts.device_memory {
-                    Some(cap) => cap,
-                    None => gpu.headroom()?,
-                };
-                let in_core = partition::in_core_bytes(data, filter != CandidateFilter::Host);
-                let share = (budget as f64 * partition::RESIDENT_SHARE) as u64;
-                let resident = opts.resident_bytes.unwrap_or(share.saturating_sub(4 * data.num_vertices() as u64));
-                let segment = opts.segment_bytes.unwrap_or_else(|| partition::segment_bytes(budget));
-                match which == Partitions::On || in_core as f64 > budget as f64 * partition::AUTO_SHARE {
-                    true => Some((segment, resident)),
-                    false => None,
-                }
-            }
-        };
-        let labels = gpu.upload("vertex labels", data.labels())?;
-        let partitioned = match partitioned {
-            Some((segment, resident)) => Some(PartitionedGraph::new(&gpu, data, segment, resident)?),
-            None => None,
-        };
-        let mut graph = DeviceGraph { labels, partitioned, signatures: None, pcsr: None, csr: None, adjacency: None };
-        graph.ensure(&gpu, data, opts.structure)?;
-        if filter != CandidateFilter::Host {
-            match &mut graph.partitioned {
-                Some(parts) => parts.ensure_table(&gpu, data)?,
-                None => graph.ensure_signatures(&gpu, data).map(drop)?,
-            }
-        }
+        let graph = DeviceGraph::open(&gpu, data, opts, filter)?;
         gpu.synchronize()?;
         let graph_upload_ms = t.elapsed().as_secs_f64() * 1e3;
         // Compiled here, outside the upload time, for the filter `opts` runs, so the first
@@ -1362,15 +903,6 @@ fn loaded<T>(slot: &mut Option<T>, load: impl FnOnce() -> Result<T>) -> Result<&
     })
 }
 
-/// The `mode` argument of the kernels of `slices.cu`: 0 PCSR, 1 CSR, 2 FSIG's A.
-fn structure_mode(structure: Structure) -> u32 {
-    match structure {
-        Structure::Pcsr | Structure::Auto => 0,
-        Structure::Csr => 1,
-        Structure::Aux => 2,
-    }
-}
-
 /// The device index of N(·, dir, edge label) in `structure`: one PCSR per (direction, edge
 /// label), one CSR per direction. Edge labels absent from the data map to 0; a plan whose query
 /// has one is empty and never reaches the device.
@@ -1391,23 +923,5 @@ fn link_index<'d>(data: &'d Graph, structure: Structure, plan: &Plan) -> impl Fn
     move |pos, k, l| match &starts {
         Some(starts) => starts[pos] + k as u32,
         None => index(l.dir, l.edge_label),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use subgraph_core::GraphBuilder;
-
-    #[test]
-    fn auto_takes_the_device_filter_from_the_threshold() {
-        let graph = |n: usize| GraphBuilder::from_parts(vec![0; n], Vec::new(), false).build().0;
-        let (small, large) = (graph(AUTO_DEVICE_FILTER_VERTICES - 1), graph(AUTO_DEVICE_FILTER_VERTICES));
-        assert_eq!(CandidateFilter::Auto.resolve(&small), CandidateFilter::Host);
-        assert_eq!(CandidateFilter::Auto.resolve(&large), CandidateFilter::Refined);
-        for f in [CandidateFilter::Signature, CandidateFilter::Refined, CandidateFilter::Host] {
-            assert_eq!(f.resolve(&small), f);
-            assert_eq!(f.resolve(&large), f);
-        }
     }
 }

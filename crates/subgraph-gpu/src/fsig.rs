@@ -18,9 +18,10 @@ use subgraph_core::plan::Plan;
 use subgraph_core::spasm;
 
 use crate::cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
-use crate::engine::{CandidateFilter, DepthFirst, DeviceStructure, GpuOptions, GraphArgs, Structure};
+use crate::device_graph::{DeviceStructure, GraphArgs};
 use crate::error::{to_u32, Result};
 use crate::join::LevelData;
+use crate::options::{CandidateFilter, DepthFirst, GpuOptions, Structure};
 use crate::scan::exclusive_scan;
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};

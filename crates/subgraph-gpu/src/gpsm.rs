@@ -21,7 +21,8 @@ use subgraph_core::sink::{Control, Output, Stopped};
 use subgraph_core::{Dir, Graph, Query, Semantics};
 
 use crate::cuda::{Arg, DeviceBuffer, Gpu, HostBuffer, Kernel, KernelDecl, KernelSource, Param};
-use crate::engine::{GpuReport, SortedAdjacency};
+use crate::device_graph::SortedAdjacency;
+use crate::engine::GpuReport;
 use crate::error::{to_u32, GpuError, Result};
 use crate::filter::{device_words, SOURCE as FILTER_SOURCE};
 use crate::join::{dir_index, Expand, Take, MAX_CHUNK_ROWS, MAX_COLUMNS, ROW_OVERHEAD_BYTES};

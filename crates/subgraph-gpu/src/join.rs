@@ -15,10 +15,11 @@ use subgraph_core::sink::{Control, Output, Stopped, OUTPUT_BATCH};
 use subgraph_core::Dir;
 
 use crate::cuda::{Arg, DeviceBuffer, Gpu, HostBuffer, Kernel, KernelDecl, KernelSource, Param, HOST_BUFFER_ELEMS};
+use crate::device_graph::GraphArgs;
 use crate::dfs::{self, DfsKernels, DfsPlan, DfsStats};
-use crate::engine::{GpuOptions, GraphArgs, LoadBalance, OutputScheme};
 use crate::error::{to_u32, GpuError, Result};
 use crate::multi::Tally;
+use crate::options::{GpuOptions, LoadBalance, OutputScheme};
 use crate::park::{self, Parked, Spill};
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};

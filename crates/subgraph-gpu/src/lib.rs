@@ -6,6 +6,7 @@
 //! package alike.
 
 pub mod cuda;
+pub mod device_graph;
 pub mod devices;
 pub mod dfs;
 pub mod engine;
@@ -17,6 +18,7 @@ pub mod gpsm;
 pub mod hash;
 pub mod join;
 pub mod multi;
+pub mod options;
 pub mod park;
 pub mod partition;
 pub mod patterns;
@@ -31,12 +33,12 @@ mod testtree;
 
 pub use cuda::{Gpu, KernelSource};
 pub use devices::{Engine, Ran, TreeRan};
-pub use engine::{
-    CandidateFilter, DepthFirst, GpuEngine, GpuOptions, GpuReport, LoadBalance, OutputScheme, Strategy, Structure,
-    DFS_FRONTIER_ROWS,
-};
+pub use engine::{GpuEngine, GpuReport};
 pub use error::{GpuError, GpuUnavailable, Result};
-pub use multi::{GpuCount, GpuSet};
+pub use multi::{GpuCount, GpuSet, SHARED_QUERY_COST};
+pub use options::{
+    CandidateFilter, DepthFirst, GpuOptions, LoadBalance, OutputScheme, Strategy, Structure, DFS_FRONTIER_ROWS,
+};
 pub use park::{Park, Spill};
 pub use partition::{Partitions, Streamed};
 

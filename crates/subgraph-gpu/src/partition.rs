@@ -25,7 +25,9 @@
 //! SGSI re-reads a link's segments at every level (Alg. 4 and 5), where this reads them in a
 //! fixed number of passes per query. The segments that fit within [`RESIDENT_SHARE`] of the
 //! budget stay on the device; the others are copied for each pass that reads them and freed
-//! after.
+//! after. With the pipeline on (`--gpu-pipeline`, SGSI §6.2's two streams), the next segment a
+//! pass reads is copied on a second stream while the kernels read the one before it: double
+//! buffering, two segments in flight at most.
 
 use std::cell::{Cell, RefCell};
 use std::ops::Range;
@@ -33,8 +35,8 @@ use std::ops::Range;
 use rayon::prelude::*;
 use subgraph_core::{Dir, Graph};
 
-use crate::cuda::{DeviceBuffer, Gpu, HostBuffer};
-use crate::engine::DeviceStructure;
+use crate::cuda::{Arriving, DeviceBuffer, Gpu, HostBuffer, HostSource, Lane};
+use crate::device_graph::DeviceStructure;
 use crate::error::Result;
 use crate::filter::{Rows, TableSegment};
 use crate::pcsr::{label_lists, ColumnOrder, Pcsr, GROUP_WORDS};
@@ -72,9 +74,13 @@ pub const AUTO_SHARE: f64 = 0.75;
 /// Share of the budget the partitioned graph's resident segments may take.
 pub const RESIDENT_SHARE: f64 = 0.5;
 
-/// Bounds of the default segment size (1/1024 of the budget: on a graph of many labels, a
-/// query reads the segments of its labels, and smaller segments hold fewer others).
-pub const SEGMENT_BYTES: std::ops::RangeInclusive<u64> = (4 << 10)..=(16 << 20);
+/// Bounds of the default segment size (1/64 of the budget). Each segment a pass reads costs
+/// its own set-up and launches, and smaller segments hold fewer lists of other labels: on the
+/// 10^8-edge R-MAT graph of 256 labels (H100, bench/results/2026-11-27-pipeline.md, call 4), at
+/// an eighth of the in-core peak 4 MiB segments took 8-vertex queries 1.4× their in-core time
+/// where 320 KiB ones (1/1024 of the budget) took 2.0–2.8×, and at half the peak 16 MiB ones
+/// copied 2.4× the bytes of 4 MiB ones and were slower.
+pub const SEGMENT_BYTES: std::ops::RangeInclusive<u64> = (4 << 10)..=(4 << 20);
 
 /// Most bytes of page-locked host memory a partitioned graph's copies take (the segments not
 /// resident, up to this, are copied to the device by DMA from it).
@@ -108,10 +114,10 @@ pub fn in_core_bytes(data: &Graph, signatures: bool) -> u64 {
     4 * n + pcsr + if signatures { 4 * WORDS as u64 * n } else { 0 }
 }
 
-/// The segment size for a device budget of `budget` bytes: 1/1024 of it, within
+/// The segment size for a device budget of `budget` bytes: 1/64 of it, within
 /// [`SEGMENT_BYTES`].
 pub fn segment_bytes(budget: u64) -> u64 {
-    (budget / 1024).clamp(*SEGMENT_BYTES.start(), *SEGMENT_BYTES.end())
+    (budget / 64).clamp(*SEGMENT_BYTES.start(), *SEGMENT_BYTES.end())
 }
 
 /// A vertex as the segments order them: (label, id).
@@ -198,23 +204,62 @@ impl VertexSegment {
     }
 }
 
-/// Device copies of `parts` (a segment's arrays, named): from `pinned`, their page-locked copy
-/// one after another ([`PartitionedGraph::pin`]), where there is one, else from pageable memory.
-fn upload_parts<const K: usize>(
+/// Device copies of `parts` (a segment's arrays, named) on `lane`: from `pinned`, their
+/// page-locked copy one after another ([`PartitionedGraph::pin`]), where there is one, else
+/// from pageable memory.
+fn upload_parts<'h, const K: usize>(
     gpu: &Gpu,
-    pinned: Option<&HostBuffer>,
-    parts: [(&'static str, &[u32]); K],
-) -> Result<[DeviceBuffer<u32>; K]> {
+    lane: Lane,
+    pinned: Option<&'h HostBuffer>,
+    parts: [(&'static str, &'h [u32]); K],
+) -> Result<Arriving<K>> {
     let mut at = 0;
-    let mut out = Vec::with_capacity(K);
-    for (what, part) in parts {
-        out.push(match pinned {
-            Some(h) => gpu.upload_parked(what, h, at..at + part.len())?,
-            None => gpu.upload(what, part)?,
-        });
+    let sources = parts.map(|(what, part)| {
+        let src = match pinned {
+            Some(h) => HostSource::Pinned(h, at..at + part.len()),
+            None => HostSource::Pageable(part),
+        };
         at += part.len();
+        (what, src)
+    });
+    gpu.upload_parts(lane, sources)
+}
+
+/// Calls `each` with each of `order` (items a pass reads, in order) and, for those `copied`
+/// says are not on the device, their copies as `arrive` hands them over ([`Gpu::arrived`]):
+/// started by `start` on [`Lane::Ahead`] one item ahead where `pipeline` (the copy stream
+/// fills the next item's buffers while the kernels `each` launches read this one's), else on
+/// [`Lane::Now`] when the item comes.
+fn pipelined<A, B>(
+    pipeline: bool,
+    order: &[usize],
+    copied: &dyn Fn(usize) -> bool,
+    start: &dyn Fn(usize, Lane) -> Result<A>,
+    arrive: &dyn Fn(A) -> Result<B>,
+    each: &mut dyn FnMut(usize, Option<B>) -> Result<()>,
+) -> Result<()> {
+    let copies: Vec<usize> = order.iter().copied().filter(|&i| copied(i)).collect();
+    let mut next = 0;
+    let mut ahead: Option<A> = None;
+    for &i in order {
+        if !copied(i) {
+            each(i, None)?;
+            continue;
+        }
+        debug_assert_eq!(copies[next], i);
+        next += 1;
+        let arriving = match ahead.take() {
+            Some(a) => a,
+            None => start(i, if pipeline { Lane::Ahead } else { Lane::Now })?,
+        };
+        if pipeline {
+            if let Some(&j) = copies.get(next) {
+                ahead = Some(start(j, Lane::Ahead)?);
+            }
+        }
+        each(i, Some(arrive(arriving)?))?;
     }
-    Ok(out.try_into().unwrap_or_else(|_| unreachable!("one copy per part")))
+    Ok(())
 }
 
 /// The data graph in host memory, in segments, with the ones that fit kept on the device.
@@ -237,12 +282,14 @@ pub struct PartitionedGraph {
     /// of such copies still allowed.
     pinned: Vec<Option<HostBuffer>>,
     pinned_left: u64,
+    /// Whether segments are copied one ahead on the copy stream ([`pipelined`]).
+    pipeline: bool,
 }
 
 impl PartitionedGraph {
     /// Cuts `data` into segments of `segment_bytes`, and uploads the first of them while they
-    /// fit in `resident_bytes`.
-    pub fn new(gpu: &Gpu, data: &Graph, segment_bytes: u64, resident_bytes: u64) -> Result<Self> {
+    /// fit in `resident_bytes`; the others are copied one ahead where `pipeline`.
+    pub fn new(gpu: &Gpu, data: &Graph, segment_bytes: u64, resident_bytes: u64, pipeline: bool) -> Result<Self> {
         let labels = data.labels();
         let mut all = label_lists(data);
         for (_, _, lists) in &mut all {
@@ -278,11 +325,12 @@ impl PartitionedGraph {
             kept: RefCell::new(Vec::new()),
             pinned: Vec::new(),
             pinned_left: PINNED_BYTES,
+            pipeline,
         };
         for i in 0..g.segments.len() {
             if g.keeps(g.segments[i].bytes()) {
                 g.pinned.push(None);
-                let st = g.upload(gpu, i)?;
+                let st = g.structure(gpu, i, gpu.arrived(g.copy(gpu, i, Lane::Now)?)?)?;
                 g.resident.push(Some(st));
             } else {
                 let pcsr = &g.segments[i].pcsr;
@@ -327,17 +375,19 @@ impl PartitionedGraph {
         self.streamed.set(Streamed { segments: s.segments + 1, bytes: s.bytes + bytes });
     }
 
-    /// Segment `i` as a structure in the in-core PCSR layout: its own PCSR at its structure's
-    /// index, every other structure empty.
-    fn upload(&self, gpu: &Gpu, i: usize) -> Result<DeviceStructure> {
+    /// Starts the copy of segment `i`'s PCSR on `lane`.
+    fn copy(&self, gpu: &Gpu, i: usize, lane: Lane) -> Result<Arriving<2>> {
+        let pcsr = &self.segments[i].pcsr;
+        let parts = [("PCSR segment groups", pcsr.groups()), ("PCSR segment columns", pcsr.columns())];
+        upload_parts(gpu, lane, self.pinned.get(i).and_then(Option::as_ref), parts)
+    }
+
+    /// Segment `i` as a structure in the in-core PCSR layout, from its arrived copy: its own
+    /// PCSR at its structure's index, every other structure empty.
+    fn structure(&self, gpu: &Gpu, i: usize, [groups, columns]: [DeviceBuffer<u32>; 2]) -> Result<DeviceStructure> {
         let s = &self.segments[i];
         let mut meta = vec![0u64; 3 * self.structures];
         meta[3 * s.st as usize + 1] = s.pcsr.num_groups() as u64;
-        let [groups, columns] = upload_parts(
-            gpu,
-            self.pinned[i].as_ref(),
-            [("PCSR segment groups", s.pcsr.groups()), ("PCSR segment columns", s.pcsr.columns())],
-        )?;
         Ok(DeviceStructure {
             groups,
             meta: gpu.upload("PCSR segment offsets", &meta)?,
@@ -368,22 +418,23 @@ impl PartitionedGraph {
     ) -> Result<()> {
         let mut kept = self.kept.borrow_mut();
         kept.resize_with(self.segments.len(), || None);
-        for (i, seg) in self.segments.iter().enumerate() {
-            if !needed(seg) {
-                continue;
-            }
-            if let Some(st) = self.resident[i].as_ref().or(kept[i].as_ref()) {
-                each(seg, st)?;
-                continue;
-            }
-            let st = self.upload(gpu, i)?;
+        let order: Vec<usize> = (0..self.segments.len()).filter(|&i| needed(&self.segments[i])).collect();
+        let copied: Vec<bool> =
+            (0..self.segments.len()).map(|i| self.resident[i].is_none() && kept[i].is_none()).collect();
+        let copy = |i, lane| self.copy(gpu, i, lane);
+        pipelined(self.pipeline, &order, &|i| copied[i], &copy, &|a| gpu.arrived(a), &mut |i, arrived| {
+            let seg = &self.segments[i];
+            let Some(arrived) = arrived else {
+                return each(seg, self.resident[i].as_ref().or(kept[i].as_ref()).expect("on the device"));
+            };
+            let st = self.structure(gpu, i, arrived)?;
             self.count(seg.bytes());
             each(seg, &st)?;
             if seg.bytes() <= gpu.headroom()? / 2 {
                 kept[i] = Some(st);
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// Builds the signature table unless built, its vertices in (label, id) order and in
@@ -409,10 +460,9 @@ impl PartitionedGraph {
             .collect();
         for seg in &mut segments {
             if self.keeps(seg.bytes()) {
-                seg.resident = Some((
-                    gpu.upload("signature table segment", &seg.words)?,
-                    gpu.upload("signature segment vertices", &seg.ids)?,
-                ));
+                let parts = [("signature table segment", &seg.words[..]), ("signature segment vertices", &seg.ids[..])];
+                let [words, ids] = gpu.arrived(upload_parts(gpu, Lane::Now, None, parts)?)?;
+                seg.resident = Some((words, ids));
             } else {
                 seg.pinned = Self::pin(gpu, &mut self.pinned_left, &[&seg.words, &seg.ids])?;
             }
@@ -432,25 +482,27 @@ impl PartitionedGraph {
     ) -> Result<()> {
         self.ensure_table(gpu, data)?;
         let table = self.table.as_ref().expect("built above");
-        for seg in table {
-            if !labels.iter().any(|l| (seg.labels.0..=seg.labels.1).contains(l)) {
-                continue;
-            }
+        let order: Vec<usize> = (0..table.len())
+            .filter(|&i| labels.iter().any(|l| (table[i].labels.0..=table[i].labels.1).contains(l)))
+            .collect();
+        let copy = |i: usize, lane| {
+            let seg = &table[i];
+            let parts = [("signature table segment", &seg.words[..]), ("signature segment vertices", &seg.ids[..])];
+            upload_parts(gpu, lane, seg.pinned.as_ref(), parts)
+        };
+        let resident = |i: usize| table[i].resident.is_some();
+        pipelined(self.pipeline, &order, &|i| !resident(i), &copy, &|a| gpu.arrived(a), &mut |i, arrived| {
+            let seg = &table[i];
             let len = seg.ids.len() as u32;
-            match &seg.resident {
-                Some((words, ids)) => each(words, Rows::Listed(ids), len)?,
-                None => {
-                    let [words, ids] = upload_parts(
-                        gpu,
-                        seg.pinned.as_ref(),
-                        [("signature table segment", &seg.words), ("signature segment vertices", &seg.ids)],
-                    )?;
+            match (&seg.resident, arrived) {
+                (Some((words, ids)), _) => each(words, Rows::Listed(ids), len),
+                (None, Some([words, ids])) => {
                     self.count(seg.bytes());
-                    each(&words, Rows::Listed(&ids), len)?;
+                    each(&words, Rows::Listed(&ids), len)
                 }
+                (None, None) => unreachable!("a segment not resident is copied"),
             }
-        }
-        Ok(())
+        })
     }
 }
 
@@ -540,10 +592,62 @@ mod tests {
         }
     }
 
+    /// With the pipeline, each copied item's copy starts on the copy stream before the item
+    /// before it is read (the first before anything); without, on the default stream right
+    /// before it is read. Every item is read once, in order, with its copy exactly when copied.
+    #[test]
+    fn copies_start_one_ahead_with_the_pipeline() {
+        let order = [0, 2, 3, 5, 6, 9];
+        let copied = |i: usize| i != 3 && i != 6;
+        for pipeline in [true, false] {
+            let log = RefCell::new(Vec::new());
+            let start = |i: usize, lane: Lane| {
+                log.borrow_mut().push(format!("copy {i} {lane:?}"));
+                Ok(i)
+            };
+            let mut each = |i: usize, arrived: Option<usize>| {
+                assert_eq!(arrived.is_some(), copied(i), "item {i}");
+                assert!(arrived.is_none_or(|a| a == i), "item {i} got {arrived:?}");
+                log.borrow_mut().push(format!("read {i}"));
+                Ok(())
+            };
+            pipelined(pipeline, &order, &copied, &start, &|a| Ok(a), &mut each).unwrap();
+            let expect: &[&str] = if pipeline {
+                &[
+                    "copy 0 Ahead",
+                    "copy 2 Ahead",
+                    "read 0",
+                    "copy 5 Ahead",
+                    "read 2",
+                    "read 3",
+                    "copy 9 Ahead",
+                    "read 5",
+                    "read 6",
+                    "read 9",
+                ]
+            } else {
+                &[
+                    "copy 0 Now",
+                    "read 0",
+                    "copy 2 Now",
+                    "read 2",
+                    "read 3",
+                    "copy 5 Now",
+                    "read 5",
+                    "read 6",
+                    "copy 9 Now",
+                    "read 9",
+                ]
+            };
+            assert_eq!(*log.borrow(), expect, "pipeline {pipeline}");
+        }
+    }
+
     #[test]
     fn segment_size_follows_the_budget_within_bounds() {
         assert_eq!(segment_bytes(0), 4 << 10);
-        assert_eq!(segment_bytes(1 << 30), 1 << 20);
-        assert_eq!(segment_bytes(1 << 40), 16 << 20);
+        assert_eq!(segment_bytes(64 << 20), 1 << 20);
+        assert_eq!(segment_bytes(1 << 30), 4 << 20);
+        assert_eq!(segment_bytes(1 << 40), 4 << 20);
     }
 }

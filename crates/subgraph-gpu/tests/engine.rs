@@ -671,6 +671,7 @@ fn partitioned_graphs_equal_the_cpu() {
             partitions: Partitions::On,
             segment_bytes: Some(if seed % 2 == 0 { 140 } else { 600 }),
             resident_bytes,
+            pipeline: seed / 2 % 2 == 0,
             ..GpuOptions::default()
         };
         let Some(mut gpu) = engine(&data, &open) else {

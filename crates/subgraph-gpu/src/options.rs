@@ -1,0 +1,266 @@
+//! What the GPU engine may be asked to do: the strategy (GSI, FSIG, GpSM, GGQ), the candidate
+//! filter, the join structure and output scheme, load balancing, depth-first counting, and the
+//! memory, partitioning and multi-device settings: the ablation switches of GSI §VIII and
+//! SGSI §6–7 as one options struct.
+
+use subgraph_core::filter::Filter;
+use subgraph_core::Graph;
+
+use crate::gpsm::GpsmOptions;
+use crate::multi::{GpuCount, SHARED_QUERY_COST};
+use crate::park::Park;
+use crate::partition::Partitions;
+
+/// Which seed system's matcher runs a query (`--gpu-strategy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strategy {
+    /// GSI's join, and for a tree pattern under homomorphism whose rows must be enumerated,
+    /// GGQ's thread IDs where they are estimated cheaper ([`crate::patterns`]).
+    Auto,
+    /// GSI's vertex-at-a-time join over the shared planner's plan (with its depth-first
+    /// kernel, symmetry breaking and the spasm's counts).
+    Gsi,
+    /// GpSM's filter and edge join ([`crate::gpsm`]), the paper's baseline.
+    Gpsm,
+    /// FSIG's pipeline ([`crate::fsig::compose`]): GSI's join with FSIG's filter, structure A,
+    /// CFL order and breadth-first levels with the host spill.
+    Fsig,
+    /// GGQ's thread-ID enumeration ([`crate::ggq::ids`]) for every tree pattern under
+    /// homomorphism; GSI's join for the rest.
+    Ggq,
+}
+
+impl Strategy {
+    /// The strategy whose join runs a query that is not a tree pattern for GGQ: GSI's under
+    /// `auto` and `ggq`.
+    pub fn joined(self) -> Strategy {
+        match self {
+            Strategy::Auto | Strategy::Ggq => Strategy::Gsi,
+            s => s,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Auto => "auto",
+            Strategy::Ggq => "ggq",
+            Strategy::Gsi => "gsi",
+            Strategy::Gpsm => "gpsm",
+            Strategy::Fsig => "fsig",
+        }
+    }
+}
+
+/// Where the join finds N(v, l).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Structure {
+    /// PCSR per (edge label, direction), hashed lookup (GSI §IV-A).
+    Pcsr,
+    /// One labelled CSR per direction, N(v, l) by scanning N(v) (GSI Table II baseline).
+    Csr,
+    /// FSIG's auxiliary structure A, built per query ([`crate::fsig`]) from PCSR: each plan
+    /// link's lists already within the linked position's candidates. The filter's refinement
+    /// reads PCSR.
+    Aux,
+    /// PCSR, and A for queries whose candidates the device filtered or whose predicted join
+    /// takes at least [`crate::fsig::AUX_FROM_MS`] ([`crate::engine::Planned::structure`]).
+    Auto,
+}
+
+impl Structure {
+    /// The structure of the data graph this one stands on: PCSR under [`Structure::Aux`] and
+    /// [`Structure::Auto`].
+    pub fn base(self) -> Structure {
+        match self {
+            Structure::Csr => Structure::Csr,
+            _ => Structure::Pcsr,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Structure::Pcsr => "pcsr",
+            Structure::Csr => "csr",
+            Structure::Aux => "aux",
+            Structure::Auto => "auto",
+        }
+    }
+}
+
+/// How a join step sizes its output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputScheme {
+    /// One pass into buffers preallocated from the first link's slice sizes (GSI §V).
+    PreallocCombine,
+    /// A counting pass, then the writing pass (GpSM / GunrockSM's "join twice").
+    TwoStep,
+}
+
+/// Where the candidate sets come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CandidateFilter {
+    /// [`CandidateFilter::Refined`] on data graphs of at least [`AUTO_DEVICE_FILTER_VERTICES`]
+    /// vertices, else [`CandidateFilter::Host`]: the device filter's launches cost milliseconds
+    /// per query whatever the graph, the host filter's work grows with it (measured in
+    /// bench/results/2026-11-21-h200-gpu-filters.md: host twice as fast on the Sun & Luo sets of
+    /// 3,112 to 76,853 vertices, a tie within run-to-run noise at 2^20 vertices (G3), refined 4
+    /// times faster at 2^23).
+    Auto,
+    /// GSI's signature filter on the device (§III-A): candidates and bitsets stay there.
+    Signature,
+    /// The signature filter, then FSIG's edge-consistency refinement on the device.
+    Refined,
+    /// The core filter of `MatchOptions::filter` on the host, then uploaded.
+    Host,
+}
+
+/// Data graphs from this many vertices take the device filter under [`CandidateFilter::Auto`].
+pub const AUTO_DEVICE_FILTER_VERTICES: usize = 1 << 20;
+
+impl CandidateFilter {
+    /// The filter that runs on `data`: [`CandidateFilter::Auto`] decided, the others as they are.
+    pub fn resolve(self, data: &Graph) -> CandidateFilter {
+        match self {
+            CandidateFilter::Auto if data.num_vertices() >= AUTO_DEVICE_FILTER_VERTICES => CandidateFilter::Refined,
+            CandidateFilter::Auto => CandidateFilter::Host,
+            other => other,
+        }
+    }
+
+    /// The name of the filter a query ran with: `signature` or `refined` for the device
+    /// filters, else the host filter's name (`host`).
+    pub fn name_with(self, host: Filter) -> &'static str {
+        match self {
+            CandidateFilter::Signature => "signature",
+            CandidateFilter::Refined => "refined",
+            CandidateFilter::Host | CandidateFilter::Auto => host.name(),
+        }
+    }
+}
+
+/// Load balancing of heavy rows (GSI §VI-A): which rows leave the one-warp-per-row layer for
+/// a whole block or pieces on a separate grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadBalance {
+    /// Every row on one warp.
+    Off,
+    /// GSI's fixed thresholds (W2, W1 of Table VIII) in every chunk.
+    Gsi,
+    /// GSI's thresholds raised per chunk by the cost model of [`crate::join::Layers::for_chunk`]: a row
+    /// leaves the warp layer only when one warp on it would outlast the chunk's share per
+    /// resident warp.
+    Model,
+    /// SGSI §7's histogram cost model: thresholds per chunk from the histogram of its rows'
+    /// first-slice sizes ([`crate::join::Layers::from_histogram`]).
+    Histogram,
+}
+
+/// When counting queries count their last positions with the depth-first kernel (`dfs`): the
+/// breadth-first join makes the rows of the first counted position (the plan's tail, or the
+/// last position), and persistent warps count each row's matches there; where the planner
+/// expects that table to pass `GpuOptions::dfs_frontier_rows` rows, the kernel takes over at
+/// the deepest level below it and enumerates the levels in between depth first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DepthFirst {
+    /// For counting queries whose plan has a counted tail (which it prefers on the GPU).
+    Auto,
+    /// For every counting query of at least two vertices.
+    On,
+    /// Never: the breadth-first join to the last level, no counted tails.
+    Off,
+}
+
+/// Most rows the breadth-first join makes (in chunks) for the depth-first kernel by default
+/// (`GpuOptions::dfs_frontier_rows`, `--gpu-dfs-frontier`): beyond them
+/// it hands over a shallower level (measured on G3: one warp enumerating a hub row's subtree
+/// alone is slower than the breadth-first join by up to 100 times, so the handover is as deep
+/// as memory traffic allows).
+pub const DFS_FRONTIER_ROWS: u64 = 1 << 28;
+
+/// GPU-only options: the ablation switches of GSI §VIII and a memory budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GpuOptions {
+    pub strategy: Strategy,
+    /// GpSM's switches, under [`Strategy::Gpsm`].
+    pub gpsm: GpsmOptions,
+    pub filter: CandidateFilter,
+    pub structure: Structure,
+    pub output: OutputScheme,
+    pub write_cache: bool,
+    pub load_balance: LoadBalance,
+    pub depth_first: DepthFirst,
+    /// Most rows (as the plan's estimate predicts them) of the table the breadth-first join
+    /// hands the depth-first kernel ([`DFS_FRONTIER_ROWS`] by default).
+    pub dfs_frontier_rows: u64,
+    /// Work stealing in the depth-first kernel: warps without frontier rows take over ranges
+    /// of candidates from busy ones ([`crate::dfs`]; on by default).
+    pub dfs_steal: bool,
+    /// Most device bytes one join chunk may use (the free memory bounds it anyway).
+    pub memory_budget: Option<u64>,
+    /// When the join parks a table in host memory (FSIG's spill, [`crate::park`]).
+    pub park: Park,
+    /// Most device bytes the engine may hold at once, data graph included (`--gpu-memory`):
+    /// every allocation is checked against it and the join's chunks are sized within it; None:
+    /// the device's free memory.
+    pub device_memory: Option<u64>,
+    /// The devices the engine opens (`--gpus`; [`GpuEngine`] itself opens one).
+    pub gpus: GpuCount,
+    /// Estimated work (as the planner prices it for the GPU) from which a query is joined on
+    /// every device of a [`crate::GpuSet`] ([`SHARED_QUERY_COST`] by default; 0: every query).
+    pub shared_from: u64,
+    /// When the data graph stays in host memory in segments ([`crate::partition`]).
+    pub partitions: Partitions,
+    /// Bytes of one segment of a partitioned graph (None: [`crate::partition::segment_bytes`] of the
+    /// budget).
+    pub segment_bytes: Option<u64>,
+    /// Most bytes of a partitioned graph's segments kept on the device (None:
+    /// [`crate::partition::RESIDENT_SHARE`] of the budget; 0: every segment copied when read).
+    pub resident_bytes: Option<u64>,
+    /// Whether a partitioned graph's segments are copied one ahead, on a second stream, while
+    /// the kernels read the one before (`--gpu-pipeline`); else each when it is read.
+    pub pipeline: bool,
+}
+
+impl Default for GpuOptions {
+    fn default() -> Self {
+        GpuOptions {
+            strategy: Strategy::Auto,
+            gpsm: GpsmOptions::default(),
+            filter: CandidateFilter::Auto,
+            structure: Structure::Auto,
+            output: OutputScheme::PreallocCombine,
+            write_cache: true,
+            load_balance: LoadBalance::Model,
+            depth_first: DepthFirst::Auto,
+            dfs_frontier_rows: DFS_FRONTIER_ROWS,
+            dfs_steal: true,
+            memory_budget: None,
+            park: Park::Auto,
+            device_memory: None,
+            gpus: GpuCount::Count(1),
+            shared_from: SHARED_QUERY_COST as u64,
+            partitions: Partitions::Auto,
+            segment_bytes: None,
+            resident_bytes: None,
+            pipeline: true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use subgraph_core::GraphBuilder;
+
+    #[test]
+    fn auto_takes_the_device_filter_from_the_threshold() {
+        let graph = |n: usize| GraphBuilder::from_parts(vec![0; n], Vec::new(), false).build().0;
+        let (small, large) = (graph(AUTO_DEVICE_FILTER_VERTICES - 1), graph(AUTO_DEVICE_FILTER_VERTICES));
+        assert_eq!(CandidateFilter::Auto.resolve(&small), CandidateFilter::Host);
+        assert_eq!(CandidateFilter::Auto.resolve(&large), CandidateFilter::Refined);
+        for f in [CandidateFilter::Signature, CandidateFilter::Refined, CandidateFilter::Host] {
+            assert_eq!(f.resolve(&small), f);
+            assert_eq!(f.resolve(&large), f);
+        }
+    }
+}
