@@ -23,13 +23,14 @@ use subgraph_core::{Dir, Graph, Query, Semantics};
 use crate::cuda::{DeviceBuffer, DeviceInfo, Gpu, HostBuffer};
 use crate::device_graph::{DeviceGraph, DeviceStructure};
 use crate::dfs::{largest_groups, DfsKernels, DfsPlan, DfsStats, LevelAddresses};
+use crate::emit::Take;
 use crate::error::{GpuError, Result};
 use crate::filter::{filter_on_device, filter_segments, DeviceCandidateSet, FilterKernels, TableSegment};
 use crate::fsig;
 use crate::ggq::ids::{Ask, IdPlan, IdRun};
 use crate::ggq::{self, GpuTreeCount, TreeGraph};
 use crate::gpsm::{self, GpsmKernels};
-use crate::join::{dir_index, level_descriptor, Join, Kernels, LevelData, Take, MAX_COLUMNS, ROW_BLOCK, SOURCE};
+use crate::join::{dir_index, level_descriptor, Join, Kernels, LevelData, MAX_COLUMNS, ROW_BLOCK, SOURCE};
 use crate::multi::{Deal, Tally};
 pub use crate::options::{
     CandidateFilter, DepthFirst, GpuOptions, LoadBalance, OutputScheme, Strategy, Structure, DFS_FRONTIER_ROWS,

@@ -22,10 +22,11 @@ use subgraph_core::{Dir, Graph, Query, Semantics};
 
 use crate::cuda::{Arg, DeviceBuffer, Gpu, HostBuffer, Kernel, KernelDecl, KernelSource, Param};
 use crate::device_graph::SortedAdjacency;
+use crate::emit::{Expand, Take};
 use crate::engine::GpuReport;
 use crate::error::{to_u32, GpuError, Result};
 use crate::filter::{device_words, SOURCE as FILTER_SOURCE};
-use crate::join::{dir_index, Expand, Take, MAX_CHUNK_ROWS, MAX_COLUMNS, ROW_OVERHEAD_BYTES};
+use crate::join::{dir_index, MAX_CHUNK_ROWS, MAX_COLUMNS, ROW_OVERHEAD_BYTES};
 use crate::multi::Tally;
 use crate::scan::{exclusive_scan, list_starts};
 

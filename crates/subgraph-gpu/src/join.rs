@@ -1,35 +1,27 @@
-//! Host side of the GSI join (§V, Alg. 3–4; load balancing §VI-A): the kernels of `join.cu`,
-//! the per-level descriptor the kernels read (links, non-edges, injectivity), the Prealloc-
-//! Combine chunk planner that keeps each step's buffers within a device-memory budget, and the
-//! load-balance layers: GSI Table VIII's thresholds W1 = 4096, W2 = 1024, raised per chunk by a
-//! cost model.
+//! Host side of the GSI join (§V, Alg. 3–4): the kernels of `join.cu`, the per-level
+//! descriptor the kernels read (links, non-edges, injectivity), and the Prealloc-Combine chunk
+//! planner that keeps each step's buffers within a device-memory budget, extending the tables
+//! chunk by chunk, depth first. Each chunk's load-balance layers are [`crate::balance`]'s; its
+//! finished rows go to [`crate::emit`].
 
-use rayon::prelude::*;
 use std::cell::Cell;
 use std::collections::HashMap;
-use std::ops::Range;
 use std::time::{Duration, Instant};
 use subgraph_core::host::available_memory;
 use subgraph_core::plan::{Link, Plan};
-use subgraph_core::sink::{Control, Output, Stopped, OUTPUT_BATCH};
 use subgraph_core::Dir;
 
-use crate::cuda::{Arg, DeviceBuffer, Gpu, HostBuffer, Kernel, KernelDecl, KernelSource, Param, HOST_BUFFER_ELEMS};
+use crate::balance::{Layers, HISTOGRAM_BINS, W1};
+use crate::cuda::{Arg, DeviceBuffer, Gpu, HostBuffer, Kernel, KernelDecl, KernelSource, Param};
 use crate::device_graph::GraphArgs;
 use crate::dfs::{self, DfsKernels, DfsPlan, DfsStats};
+use crate::emit::{Expand, Take};
 use crate::error::{to_u32, GpuError, Result};
-use crate::multi::Tally;
 use crate::options::{GpuOptions, LoadBalance, OutputScheme};
 use crate::park::{self, Parked, Spill};
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 
-/// Rows whose first slice exceeds W1 are split into W1-element tasks run by a separate grid.
-pub const W1: u32 = 4096;
-/// Rows whose first slice exceeds W2 (and not W1) are run by a whole block.
-pub const W2: u32 = 1024;
-/// Bins of SGSI §7's histogram (32 sizes each; the last takes every larger size).
-pub const HISTOGRAM_BINS: u32 = 4096;
 /// Most columns (query vertices) a table may have; the row is cached in shared memory.
 pub const MAX_COLUMNS: usize = 64;
 /// Threads per block of the one-warp-per-row kernels (`J_ROW_WARPS` warps).
@@ -180,97 +172,6 @@ pub fn paced_work(work: u64, took: Duration) -> u64 {
     ((work as f64 * scale) as u64).clamp(1, MAX_CHUNK_WORK)
 }
 
-/// The load-balance layers of one chunk (GSI §VI-A): rows whose first slice exceeds `heavy`
-/// leave the warp layer; those up to `grid` run on one block, longer ones in W1-element pieces
-/// on the separate grid.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Layers {
-    pub heavy: u32,
-    pub grid: u32,
-}
-
-impl Layers {
-    /// GSI's fixed thresholds.
-    pub const GSI: Layers = Layers { heavy: W2, grid: W1 };
-
-    /// The layers of a chunk whose rows' first slices total `elems` elements, on a device that
-    /// runs `resident_warps` warps of the warp layer at once. GSI's thresholds (W2, W1) are
-    /// raised by a cost model: a row leaves the warp layer only when one warp on it would
-    /// outlast the chunk's even share per resident warp. When heavy rows are many, the warp
-    /// layer is balanced already and the block and grid layers' per-warp set-up (the row, the
-    /// slice lookups) is extra work: 2.2 times the kernel time on the hub-heavy workload of
-    /// bench/results/2026-11-21-h200-gpu-launches.md.
-    pub fn for_chunk(elems: u64, resident_warps: u64) -> Layers {
-        let share = elems.div_ceil(resident_warps.max(1));
-        let heavy = share.clamp(W2 as u64, u32::MAX as u64) as u32;
-        Layers { heavy, grid: heavy.max(W1) }
-    }
-
-    /// The layers SGSI §7's histogram cost model picks for a chunk whose rows' first-slice
-    /// sizes fall in `bins` (bin b: sizes in [32b, 32(b + 1))) on a device of `sms`
-    /// multiprocessors. A row of bin i costs i warp steps (32 elements each) in the warp layer
-    /// (32 warps an SM run at once), in the block layer ⌈32i / 1024⌉ steps plus a
-    /// synchronisation, on the grid ⌈32i / W1⌉ pieces of W1 / 1024 steps and a
-    /// synchronisation each: the layers' cost is the busiest SM's, bin by bin (Eq. 1 with our
-    /// three layers: SGSI's multi-warp layer has no counterpart here, and our grid layer is
-    /// one launch for all pieces where SGSI launches a kernel per row). The thresholds
-    /// minimise the sum over all bins, searched in O(bins) with prefix sums where SGSI
-    /// brute-forces every pair.
-    pub fn from_histogram(bins: &[u32], sms: u64) -> Layers {
-        const SYNC: f64 = 1.0;
-        let sms = sms.max(1) as f64;
-        let per_sm = |n: u32, lanes: f64| (n as f64 / lanes).ceil();
-        let warp = |i: usize, n: u32| i as f64 * per_sm(n, 32.0 * sms);
-        let block = |i: usize, n: u32| (1.0 + SYNC) * per_sm(n, sms) * (32.0 * i as f64 / 1024.0).ceil().max(1.0);
-        let grid = |i: usize, n: u32| {
-            let pieces = n as f64 * (32.0 * i as f64 / W1 as f64).ceil().max(1.0);
-            (1.0 + SYNC) * (pieces / sms).ceil() * (W1 / 1024) as f64
-        };
-        let b = bins.len();
-        // prefix[k]: the cost of bins below k in a layer; the warp layer holds bins 0..=h, the
-        // block layer h+1..=g, the grid the rest.
-        let prefix = |f: &dyn Fn(usize, u32) -> f64| {
-            let mut p = vec![0.0; b + 1];
-            for (i, &n) in bins.iter().enumerate() {
-                p[i + 1] = p[i] + if n > 0 { f(i, n) } else { 0.0 };
-            }
-            p
-        };
-        let (w, k, r) = (prefix(&warp), prefix(&block), prefix(&grid));
-        // best[g]: min over g' >= g of k[g'] + (r[b] - r[g']): where the block layer ends.
-        let mut best = vec![(f64::INFINITY, b); b + 1];
-        for g in (0..=b).rev() {
-            let here = (k[g] + r[b] - r[g], g);
-            best[g] = if g == b || here.0 <= best[g + 1].0 { here } else { best[g + 1] };
-        }
-        // Bins below h on warps (sizes up to 32h - 1), from g on the grid (above 32g - 1).
-        let threshold = |bin: usize| (32 * bin as u64).saturating_sub(1).clamp(32, u32::MAX as u64) as u32;
-        let (mut cost, mut layers) = (f64::INFINITY, Layers::GSI);
-        for h in 0..=b {
-            let (rest, g) = best[h];
-            let c = w[h] + rest - k[h];
-            if c < cost {
-                cost = c;
-                let heavy = threshold(h);
-                layers = Layers { heavy, grid: threshold(g).max(heavy) };
-            }
-        }
-        layers
-    }
-
-    /// (block tasks, grid tasks) of a row whose first slice has `size` elements: the host
-    /// statement of `join_classify` and `join_expand`; (0, 0) is the warp layer.
-    pub fn tasks(self, size: u32) -> (u32, u32) {
-        if size > self.grid {
-            (0, size.div_ceil(W1))
-        } else if size > self.heavy {
-            (1, 0)
-        } else {
-            (0, 0)
-        }
-    }
-}
-
 /// The kernels of `join.cu`, loaded once.
 pub(crate) struct Kernels {
     pub(crate) sizes: Kernel,
@@ -389,111 +290,6 @@ impl RowOffsets<'_> {
     }
 }
 
-/// Embeddings [`Join::emit`] takes towards the limit and writes at a time (of the rows of
-/// one pinned download).
-const EMIT_SLICE: u64 = 1 << 20;
-
-/// How each row of a finished table becomes embeddings: the row's column of each query vertex,
-/// for each automorphism behind the plan's restrictions (listed once when there are at most
-/// [`LISTED_EXPANSIONS`], else walked per row).
-pub(crate) struct Expand<'p> {
-    /// Embeddings per row: the plan's multiplier.
-    per_row: u64,
-    listed: Vec<Vec<usize>>,
-    walked: Option<(&'p subgraph_core::automorphism::Automorphisms, Vec<usize>)>,
-}
-
-/// Automorphisms [`Expand`] lists rather than walks for every row.
-const LISTED_EXPANSIONS: u128 = 1 << 12;
-
-impl<'p> Expand<'p> {
-    /// Rows whose column `position[u]` holds query vertex u's match, one embedding each.
-    pub(crate) fn columns(position: Vec<usize>) -> Expand<'p> {
-        Expand { per_row: 1, listed: vec![position], walked: None }
-    }
-
-    pub(crate) fn of(plan: &'p Plan) -> Expand<'p> {
-        let mut position = vec![0; plan.len()];
-        plan.vertices.iter().enumerate().for_each(|(p, &u)| position[u as usize] = p);
-        match &plan.symmetry {
-            None => Expand::columns(position),
-            Some(aut) if plan.multiplier <= LISTED_EXPANSIONS => {
-                let mut listed = Vec::new();
-                aut.for_each(|sigma| {
-                    listed.push(sigma.iter().map(|&s| position[s as usize]).collect());
-                    true
-                });
-                Expand { per_row: listed.len() as u64, listed, walked: None }
-            }
-            Some(aut) => Expand {
-                per_row: u64::try_from(plan.multiplier).unwrap_or(u64::MAX),
-                listed: Vec::new(),
-                walked: Some((aut, position)),
-            },
-        }
-    }
-
-    /// Calls `f` with the embeddings `skip..` of `row` (at most `take`), in order; stops when
-    /// `f` returns false.
-    fn each(&self, row: &[u32], skip: u64, take: u64, embedding: &mut [u32], mut f: impl FnMut(&[u32]) -> bool) {
-        let mut k = 0u64;
-        let mut visit = |columns: &mut dyn Iterator<Item = usize>| {
-            if k >= skip + take {
-                return false;
-            }
-            if k >= skip {
-                embedding.iter_mut().zip(columns).for_each(|(e, c)| *e = row[c]);
-                if !f(embedding) {
-                    return false;
-                }
-            }
-            k += 1;
-            k < skip + take
-        };
-        match &self.walked {
-            None => {
-                for columns in &self.listed {
-                    if !visit(&mut columns.iter().copied()) {
-                        break;
-                    }
-                }
-            }
-            Some((aut, position)) => {
-                aut.for_each(|sigma| visit(&mut sigma.iter().map(|&s| position[s as usize])));
-            }
-        }
-    }
-}
-
-/// Writes embeddings `range` of `host` (rows of `n` columns, each standing for
-/// `expand.per_row` embeddings, row-major) to `out`, formatted in parallel in batches.
-fn write_embeddings(out: &Output, name: &str, host: &[u32], n: usize, expand: &Expand, range: Range<u64>) {
-    const PIECE: u64 = 1 << 14;
-    let per_row = expand.per_row;
-    let pieces: Vec<Range<u64>> =
-        (range.start..range.end).step_by(PIECE as usize).map(|s| s..(s + PIECE).min(range.end)).collect();
-    pieces.into_par_iter().for_each(|piece| {
-        let mut buf = Vec::with_capacity(OUTPUT_BATCH + 64 * n);
-        let mut embedding = vec![0u32; n];
-        let mut e = piece.start;
-        while e < piece.end {
-            let (r, skip) = (e / per_row, e % per_row);
-            let take = (per_row - skip).min(piece.end - e);
-            let row = &host[r as usize * n..][..n];
-            expand.each(row, skip, take, &mut embedding, |emb| {
-                out.format(name, emb, &mut buf);
-                if buf.len() >= OUTPUT_BATCH {
-                    out.write_batch(&buf);
-                    buf.clear();
-                }
-                true
-            });
-            e += take;
-        }
-        out.write_batch(&buf);
-    });
-}
-
 /// Where one pass writes: the buffer offsets (indexed by row - `f_row0`), the element
 /// `gba_base` maps to position 0 of `out`, the per-chunk-row counters and the buffer.
 struct Sink<'b> {
@@ -502,89 +298,6 @@ struct Sink<'b> {
     gba_base: u64,
     counts: &'b mut DeviceBuffer<u32>,
     out: &'b mut DeviceBuffer<u32>,
-}
-
-/// What one device's join of a query (GSI's or GpSM's) has taken towards the limit, and where
-/// its matches go.
-pub(crate) struct Take<'a> {
-    pub(crate) gpu: &'a Gpu,
-    pub(crate) tally: &'a Tally,
-    pub(crate) control: &'a Control,
-    pub(crate) output: Option<(&'a Output, &'a str)>,
-    /// The engine's page-locked buffer that written matches are downloaded through.
-    pub(crate) host: &'a mut HostBuffer,
-    /// Embeddings this device counted.
-    pub(crate) count: u128,
-    pub(crate) done: bool,
-}
-
-impl Take<'_> {
-    /// Whether to stop: the limit was reached, or the control says so.
-    pub(crate) fn stop_now(&mut self) -> bool {
-        if !self.done && self.control.should_stop() {
-            self.done = true;
-        }
-        self.done
-    }
-
-    /// Counts k embeddings, honouring the limit exactly as the CPU engine does (together with
-    /// the other devices of the query); returns how many were taken.
-    pub(crate) fn add(&mut self, k: u128) -> u128 {
-        let (taken, reached) = self.tally.take(k);
-        if reached {
-            self.control.stop(Stopped::Limit);
-            self.done = true;
-        }
-        self.count += taken;
-        self.control.found.fetch_add(taken.min(u64::MAX as u128) as u64, std::sync::atomic::Ordering::Relaxed);
-        taken
-    }
-
-    /// Full matches, `rows` rows of `n` columns in `table`: counted as `expand.per_row` each
-    /// (`multiplier` without an output), and written when there is an output, expanded by
-    /// `expand`. Written in slices of at most [`EMIT_SLICE`] embeddings, each taken towards the
-    /// limit whole and formatted by all host threads, so that a limit or a stop ends the output
-    /// within a slice and the count is what was written.
-    pub(crate) fn emit(
-        &mut self,
-        table: &DeviceBuffer<u32>,
-        rows: u64,
-        n: usize,
-        expand: &Expand,
-        multiplier: u128,
-    ) -> Result<()> {
-        let Some((out, name)) = self.output else {
-            self.add(rows as u128 * multiplier);
-            return Ok(());
-        };
-        // The table comes over in pieces through one page-locked buffer.
-        let per_row = expand.per_row;
-        let piece_rows = (HOST_BUFFER_ELEMS / n).max(1) as u64;
-        let mut pinned = std::mem::take(&mut *self.host);
-        let mut row0 = 0u64;
-        while row0 < rows && !self.stop_now() {
-            let r = piece_rows.min(rows - row0);
-            let range = (row0 * n as u64) as usize..((row0 + r) * n as u64) as usize;
-            let host = match self.gpu.download_pinned(table, range, &mut pinned) {
-                Ok(h) => h,
-                Err(e) => {
-                    *self.host = pinned;
-                    return Err(e);
-                }
-            };
-            let total = r.saturating_mul(per_row);
-            let mut next = 0u64;
-            while next < total && !self.stop_now() {
-                let want = EMIT_SLICE.min(total - next);
-                let taken = self.add(want as u128) as u64;
-                write_embeddings(out, name, host, n, expand, next..next + taken);
-                next += taken;
-            }
-            row0 += r;
-        }
-        *self.host = pinned;
-        Ok(())
-    }
 }
 
 impl<'a> Join<'a> {
@@ -1011,98 +724,6 @@ mod tests {
         assert_eq!(end, 2);
         let end = next_chunk_end(0, 3, u64::MAX, 100, |r| Ok(offsets[r as usize])).unwrap();
         assert_eq!(end, 1);
-    }
-
-    /// SGSI §7's model: rows that one warp runs as fast as any layer stay on warps; a few hub
-    /// rows among many light ones leave them, the longest for the grid; a chunk of many rows
-    /// of one size, even a large one, is balanced on warps already.
-    #[test]
-    fn the_histogram_model_sends_only_outliers_off_the_warps() {
-        let sms = 132;
-        let mut bins = vec![0u32; 4096];
-        bins[1] = 1_000_000;
-        bins[3] = 200_000;
-        let light = Layers::from_histogram(&bins, sms);
-        assert!(light.heavy >= 4 * 32 - 1, "{light:?}");
-        bins[500] = 40;
-        bins[4000] = 3;
-        let hubs = Layers::from_histogram(&bins, sms);
-        assert!(hubs.heavy < 500 * 32 && hubs.heavy >= 4 * 32 - 1, "{hubs:?}");
-        assert!(hubs.grid < 4000 * 32, "{hubs:?}");
-        let mut only = vec![0u32; 64];
-        only[40] = 100_000;
-        let even = Layers::from_histogram(&only, sms);
-        assert!(even.heavy >= 41 * 32 - 1, "{even:?}");
-        assert_eq!(Layers::from_histogram(&[0; 8], sms).heavy, 32);
-    }
-
-    #[test]
-    fn layers_follow_the_gsi_thresholds_on_a_small_chunk() {
-        let layers = Layers::for_chunk(1000, 4224);
-        assert_eq!(layers, Layers::GSI);
-        assert_eq!(layers.tasks(0), (0, 0));
-        assert_eq!(layers.tasks(W2), (0, 0));
-        assert_eq!(layers.tasks(W2 + 1), (1, 0));
-        assert_eq!(layers.tasks(W1), (1, 0));
-        assert_eq!(layers.tasks(W1 + 1), (0, 2));
-        assert_eq!(layers.tasks(10 * W1), (0, 10));
-        // Every element of a row is covered by exactly one grid task.
-        for size in [W1 + 1, 3 * W1 - 1, 3 * W1, 77_777] {
-            let (_, tasks) = layers.tasks(size);
-            let covered: u64 = (0..tasks).map(|q| (size as u64 - q as u64 * W1 as u64).min(W1 as u64)).sum();
-            assert_eq!(covered, size as u64);
-        }
-    }
-
-    #[test]
-    fn layers_rise_with_the_share_per_warp() {
-        // 2,000 elements per warp: rows up to it stay in the warp layer, longer ones up to W1
-        // run on a block.
-        let layers = Layers::for_chunk(2000 * 4224, 4224);
-        assert_eq!(layers, Layers { heavy: 2000, grid: W1 });
-        assert_eq!(layers.tasks(2000), (0, 0));
-        assert_eq!(layers.tasks(2001), (1, 0));
-        // 10,000 per warp: above W1, so a row leaving the warp layer goes to the grid.
-        let layers = Layers::for_chunk(10_000 * 4224 - 1, 4224);
-        assert_eq!(layers, Layers { heavy: 10_000, grid: 10_000 });
-        assert_eq!(layers.tasks(10_000), (0, 0));
-        assert_eq!(layers.tasks(10_001), (0, 3));
-        // Beyond u32: no row is heavy.
-        assert_eq!(Layers::for_chunk(u64::MAX, 1).heavy, u32::MAX);
-        assert_eq!(Layers::for_chunk(5, 0).heavy, W2);
-    }
-
-    #[test]
-    fn listed_and_walked_expansions_give_the_same_embeddings() {
-        // A 4-clique of one label: 24 automorphisms, restricted to one order per match.
-        let edges: Vec<(u32, u32, u32)> = (0..4).flat_map(|a| (a + 1..4).map(move |b| (a, b, 0))).collect();
-        let data = GraphBuilder::from_parts(vec![0; 4], edges, false).build().0;
-        let q = Query::new(data.clone(), &data, Semantics::Embed).unwrap();
-        let plan = Plan::new(&data, &q, PlanOptions::default(), &Control::unlimited());
-        assert_eq!(plan.multiplier, 24);
-        let listed = Expand::of(&plan);
-        assert!(listed.walked.is_none() && listed.per_row == 24);
-        let aut = plan.symmetry.as_ref().unwrap();
-        let mut position = vec![0; 4];
-        plan.vertices.iter().enumerate().for_each(|(p, &u)| position[u as usize] = p);
-        let walked = Expand { per_row: 24, listed: Vec::new(), walked: Some((aut, position)) };
-        let row = [10, 11, 12, 13];
-        let all = |e: &Expand, skip, take| {
-            let mut got = Vec::new();
-            e.each(&row, skip, take, &mut [0; 4], |emb| {
-                got.push(emb.to_vec());
-                true
-            });
-            got
-        };
-        let every = all(&listed, 0, 24);
-        assert_eq!(every.len(), 24);
-        let distinct: std::collections::HashSet<_> = every.iter().collect();
-        assert_eq!(distinct.len(), 24, "every ordering of the row once");
-        for (skip, take) in [(0, 24), (0, 5), (3, 7), (23, 1), (10, 14)] {
-            assert_eq!(all(&walked, skip, take), every[skip as usize..(skip + take) as usize]);
-            assert_eq!(all(&listed, skip, take), every[skip as usize..(skip + take) as usize]);
-        }
     }
 
     #[test]

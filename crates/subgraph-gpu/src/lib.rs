@@ -5,10 +5,12 @@
 //! queries and patterns run ([`Engine`], [`patterns`]), for the command line and the Python
 //! package alike.
 
+pub mod balance;
 pub mod cuda;
 pub mod device_graph;
 pub mod devices;
 pub mod dfs;
+pub mod emit;
 pub mod engine;
 pub mod error;
 pub mod filter;

@@ -8,9 +8,10 @@ mod testgen;
 use std::sync::OnceLock;
 
 use subgraph_core::filter::Bitset;
+use subgraph_gpu::balance::{Layers, W1, W2};
 use subgraph_gpu::cuda::{Arg, Gpu};
 use subgraph_gpu::filter::{filter_host, filter_on_device, FilterKernels};
-use subgraph_gpu::join::{self, Layers, W1, W2};
+use subgraph_gpu::join;
 use subgraph_gpu::pcsr::{ColumnOrder, Pcsr, GROUP_WORDS};
 use subgraph_gpu::scan::{exclusive_scan, exclusive_scan_to_host};
 use subgraph_gpu::signature::{Signature, SignatureTable};
