@@ -63,7 +63,7 @@ pub enum Structure {
     /// reads PCSR.
     Aux,
     /// PCSR, and A for queries whose candidates the device filtered or whose predicted join
-    /// takes at least [`crate::fsig::AUX_FROM_MS`] ([`crate::engine::Planned::structure`]).
+    /// takes at least [`crate::fsig::AUX_FROM_MS`] (`Planned::structure`).
     Auto,
 }
 
@@ -146,12 +146,12 @@ pub enum LoadBalance {
     Off,
     /// GSI's fixed thresholds (W2, W1 of Table VIII) in every chunk.
     Gsi,
-    /// GSI's thresholds raised per chunk by the cost model of [`crate::join::Layers::for_chunk`]: a row
+    /// GSI's thresholds raised per chunk by the cost model of [`crate::balance::Layers::for_chunk`]: a row
     /// leaves the warp layer only when one warp on it would outlast the chunk's share per
     /// resident warp.
     Model,
     /// SGSI §7's histogram cost model: thresholds per chunk from the histogram of its rows'
-    /// first-slice sizes ([`crate::join::Layers::from_histogram`]).
+    /// first-slice sizes ([`crate::balance::Layers::from_histogram`]).
     Histogram,
 }
 
@@ -203,7 +203,7 @@ pub struct GpuOptions {
     /// every allocation is checked against it and the join's chunks are sized within it; None:
     /// the device's free memory.
     pub device_memory: Option<u64>,
-    /// The devices the engine opens (`--gpus`; [`GpuEngine`] itself opens one).
+    /// The devices the engine opens (`--gpus`; [`crate::GpuEngine`] itself opens one).
     pub gpus: GpuCount,
     /// Estimated work (as the planner prices it for the GPU) from which a query is joined on
     /// every device of a [`crate::GpuSet`] ([`SHARED_QUERY_COST`] by default; 0: every query).
