@@ -104,9 +104,9 @@ pub fn dir_index(dir: Dir) -> u32 {
 /// Words of a level descriptor before its links.
 pub const DESC_HEADER: usize = 8;
 
-/// The descriptor of plan position `pos` as `join.cu` reads it: [0] columns of the table
-/// (= pos), [1] links, [2] non-edges, [3] injective, [4] label of the query vertex, [5]
-/// symmetry bounds; then per link (from, structure, edge label), where `structure(k, link)`
+/// The descriptor of plan position `pos` as `join.cu` reads it: its words 0–5 are the table's
+/// columns (= pos), links, non-edges, injective, the query vertex's label and symmetry
+/// bounds; then per link (from, structure, edge label), where `structure(k, link)`
 /// names the device structure holding the slices of the position's link k; then per non-edge (from,
 /// direction); then per bound the column whose vertex the candidate must exceed.
 pub fn level_descriptor(

@@ -1,9 +1,10 @@
 //! Several GPUs of one host (`--gpus`): one [`GpuEngine`] per device, each holding the whole
-//! data graph (replicated; SGSI's partitions are for graphs that do not fit one device). A
+//! data graph (replicated), or, where it does not fit, its own copy of SGSI's partitions
+//! ([`crate::partition`]), each device copying the segments its passes read. A
 //! query is filtered and planned once, on the first device; when its estimated work makes a
 //! second device worth its fixed cost, the first level's rows are dealt to every device from
-//! one shared queue ([`Deal`]: each device claims more as it finishes, so skewed rows do
-//! not leave one device working alone), the limit is shared ([`Tally`]), the counts are
+//! one shared queue (`Deal`: each device claims more as it finishes, so skewed rows do
+//! not leave one device working alone), the limit is shared (`Tally`), the counts are
 //! summed exactly and every device writes its matches to the one output.
 //!
 //! Past one host, the same split holds: the plan is made once, and first-level row ranges are

@@ -1,7 +1,7 @@
 //! FSIG's host spill (Yu's thesis §5.4, `../shared/papers/thesis-fsig.md` §1.9): a table of
 //! partial matches that takes a large share of the device memory while the join goes deeper is
 //! parked in page-locked host memory, and its rows come back one block at a time. The join is
-//! a depth-first walk over chunks ([`crate::join::Join::extend`]); without the spill every level
+//! a depth-first walk over chunks (`Join::extend`); without the spill every level
 //! it passes keeps its table on the device, so each deeper level works in about half the memory
 //! of the one above. With it, a parked level holds only the block being extended, and the
 //! levels below it get the memory back (`--gpu-park`).
