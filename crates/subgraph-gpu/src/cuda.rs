@@ -612,12 +612,19 @@ impl Gpu {
         Ok(host.slice.as_mut().expect("allocated above").as_mut_slice()?)
     }
 
-    /// Page-locked host memory holding a copy of `host`, from which [`Gpu::upload_parked`]
-    /// copies by DMA, at the link's speed rather than through the driver's staging buffers.
-    pub fn pin(&self, host: &[u32]) -> Result<HostBuffer> {
+    /// Page-locked host memory holding a copy of `parts` one after another, from which
+    /// [`Gpu::upload_parts`] copies by DMA, at the link's speed rather than through the
+    /// driver's staging buffers.
+    pub fn pin(&self, parts: &[&[u32]]) -> Result<HostBuffer> {
+        let len: usize = parts.iter().map(|p| p.len()).sum();
         // SAFETY: every element is written right below, before anything reads it.
-        let mut slice = unsafe { self.ctx.alloc_pinned_with_flags::<u32>(host.len().max(1), 0) }?;
-        slice.as_mut_slice()?[..host.len()].copy_from_slice(host);
+        let mut slice = unsafe { self.ctx.alloc_pinned_with_flags::<u32>(len.max(1), 0) }?;
+        let mut rest = &mut slice.as_mut_slice()?[..len];
+        for part in parts {
+            let (head, tail) = rest.split_at_mut(part.len());
+            head.copy_from_slice(part);
+            rest = tail;
+        }
         Ok(HostBuffer { slice: Some(slice) })
     }
 

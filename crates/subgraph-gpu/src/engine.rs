@@ -36,7 +36,7 @@ pub use crate::options::{
     CandidateFilter, DepthFirst, GpuOptions, LoadBalance, OutputScheme, Strategy, Structure, DFS_FRONTIER_ROWS,
 };
 use crate::park::Spill;
-use crate::partition::{PartitionedGraph, Segment, Streamed};
+use crate::partition::{PartitionedGraph, Streamed};
 use crate::refine::{links_of, refine, Lists, RefineKernels, SegmentArgs};
 use crate::signature::Signature;
 
@@ -731,23 +731,28 @@ impl GpuEngine {
                 (index(l.dir, l.edge_label), labels[l.from], cands, start - cands.len() as u64)
             })
             .collect();
-        let windows = |seg: &Segment| -> Vec<Range<u64>> {
-            links
-                .iter()
-                .filter(|&&(st, ..)| st == seg.st)
-                .map(|&(_, label, cands, start)| {
-                    let held = seg.held(label, cands);
-                    start + held.start as u64..start + held.end as u64
-                })
-                .filter(|w| !w.is_empty())
-                .collect()
-        };
-        let needed = |seg: &Segment| !windows(seg).is_empty();
+        // Each segment's windows, once for both of A's passes.
+        let windows: Vec<Vec<Range<u64>>> = parts
+            .segments()
+            .iter()
+            .map(|seg| {
+                links
+                    .iter()
+                    .filter(|&&(st, ..)| st == seg.st)
+                    .map(|&(_, label, cands, start)| {
+                        let held = seg.held(label, cands);
+                        start + held.start as u64..start + held.end as u64
+                    })
+                    .filter(|w| !w.is_empty())
+                    .collect()
+            })
+            .collect();
+        let order: Vec<usize> = (0..windows.len()).filter(|&i| !windows[i].is_empty()).collect();
         fsig::build(
             &self.gpu,
             &mut |each| {
-                parts.each_segment(&self.gpu, &needed, &mut |seg, st| {
-                    each(&graph.segment_args(st, nverts, dummy64, dummy32), Some(&windows(seg)))
+                parts.each_segment(&self.gpu, &order, &mut |i, st| {
+                    each(&graph.segment_args(st, nverts, dummy64, dummy32), Some(&windows[i]))
                 })
             },
             &index,
@@ -811,10 +816,13 @@ impl GpuEngine {
         let sources: Vec<(u32, u32)> = (0..q.num_vertices() as u32)
             .flat_map(|u| q.edges(u).iter().map(|e| (index(e.dir, e.label), q.label(u))).collect::<Vec<_>>())
             .collect();
-        let needed = |seg: &Segment| sources.iter().any(|&(st, label)| st == seg.st && seg.holds_label(&[label]));
+        let segs = parts.segments();
+        let order: Vec<usize> = (0..segs.len())
+            .filter(|&i| sources.iter().any(|&(st, label)| st == segs[i].st && segs[i].holds_label(&[label])))
+            .collect();
         let mut segments = |each: &mut SegmentArgs<'_>| {
-            parts.each_segment(gpu, &needed, &mut |seg, st| {
-                each(graph.segment_args(st, nverts, dummy64, dummy32).args(), (seg.first, seg.last))
+            parts.each_segment(gpu, &order, &mut |i, st| {
+                each(graph.segment_args(st, nverts, dummy64, dummy32).args(), (segs[i].first, segs[i].last))
             })
         };
         refine(gpu, kernels, Lists::Segments(&mut segments), &links, cands)

@@ -226,7 +226,8 @@ pub fn filter_segments(
             Rows::From(first) => (first, &slots),
             Rows::Listed(ids) => (0, ids),
         };
-        scattered |= matches!(rows, Rows::Listed(_));
+        let listed = matches!(rows, Rows::Listed(_));
+        scattered |= listed;
         gpu.launch(
             &k.bits,
             len.div_ceil(BLOCK),
@@ -236,7 +237,7 @@ pub fn filter_segments(
                 Arg::U32(len),
                 Arg::U32(first),
                 Arg::In32(ids),
-                Arg::U32(u32::from(matches!(rows, Rows::Listed(_)))),
+                Arg::U32(u32::from(listed)),
                 Arg::In32(&signatures),
                 Arg::U32(nq),
                 Arg::U32(words32),

@@ -404,32 +404,32 @@ impl PartitionedGraph {
             return Ok(None);
         }
         *left -= bytes;
-        Ok(Some(gpu.pin(&parts.concat())?))
+        Ok(Some(gpu.pin(parts)?))
     }
 
-    /// Calls `each` with every segment that `needed` keeps, in order, as a structure in the
-    /// in-core layout: resident ones in place, the others copied, and kept for the query's
-    /// later passes while they take at most half the device's headroom (else freed after).
+    /// Calls `each` with every segment of `order` (indices into [`PartitionedGraph::segments`],
+    /// ascending) and its structure in the in-core layout: resident ones in place, the others
+    /// copied, and kept for the query's later passes while they take at most half the device's
+    /// headroom (else freed after).
     pub(crate) fn each_segment(
         &self,
         gpu: &Gpu,
-        needed: &dyn Fn(&Segment) -> bool,
-        each: &mut dyn FnMut(&Segment, &DeviceStructure) -> Result<()>,
+        order: &[usize],
+        each: &mut dyn FnMut(usize, &DeviceStructure) -> Result<()>,
     ) -> Result<()> {
         let mut kept = self.kept.borrow_mut();
         kept.resize_with(self.segments.len(), || None);
-        let order: Vec<usize> = (0..self.segments.len()).filter(|&i| needed(&self.segments[i])).collect();
         let copied: Vec<bool> =
             (0..self.segments.len()).map(|i| self.resident[i].is_none() && kept[i].is_none()).collect();
         let copy = |i, lane| self.copy(gpu, i, lane);
-        pipelined(self.pipeline, &order, &|i| copied[i], &copy, &|a| gpu.arrived(a), &mut |i, arrived| {
+        pipelined(self.pipeline, order, &|i| copied[i], &copy, &|a| gpu.arrived(a), &mut |i, arrived| {
             let seg = &self.segments[i];
             let Some(arrived) = arrived else {
-                return each(seg, self.resident[i].as_ref().or(kept[i].as_ref()).expect("on the device"));
+                return each(i, self.resident[i].as_ref().or(kept[i].as_ref()).expect("on the device"));
             };
             let st = self.structure(gpu, i, arrived)?;
             self.count(seg.bytes());
-            each(seg, &st)?;
+            each(i, &st)?;
             if seg.bytes() <= gpu.headroom()? / 2 {
                 kept[i] = Some(st);
             }
