@@ -8,11 +8,12 @@
 #       against `--device cpu` and the known counts on the HPRD oracle queries, the yeast
 #       queries with known counts, both again under FSIG's strategy (with the host spill on every
 #       level) and GpSM's (with its switches on 20 HPRD queries), and the HPRD queries in every
-#       ablation combination (each
+#       ablation combination, and on a host with two GPUs both oracles with `--gpus 2` (each
 #       query one pass or fail). Full log in $OUT/gpu-suite.log; the last line is
 #       `N passed, N failed`.
 # Settings: SUITE_QUERIES (queries per set, default 200), SUITE_TIMEOUT (seconds per query,
-# default 20), SUITE_TEST_TIMEOUT (seconds per test executable, default 400).
+# default 20), SUITE_TEST_TIMEOUT (seconds per test executable, default 400), SUITE_ONLY (an
+# extended regular expression: only the query sets whose names match, and no test executables).
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -61,7 +62,9 @@ run_all() {
         [ -n "$lib" ] && export LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     fi
     nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total --format=csv || true
+    local only=${SUITE_ONLY:-}
     for exe in "$bin"/tests/*; do
+        [ -n "$only" ] && break
         local start=$SECONDS rc
         SUBGRAPH_REQUIRE_GPU=1 SUBGRAPH_REQUIRE_NVRTC=1 timeout "${SUITE_TEST_TIMEOUT:-400}" "$exe"
         rc=$?
@@ -90,10 +93,13 @@ run_all() {
         "yeast-aux-dfs $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-structure aux --gpu-dfs on --tail on"
         "yeast-aux-bfs $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-structure aux --gpu-dfs off --symmetry off")
     # FSIG's strategy over the oracles (CFL order, A, breadth-first levels), with the host
-    # spill on every level, and with the depth-first kernel and symmetry breaking.
+    # spill on every level (tables row after row, and column after column as SGSI keeps them),
+    # and with the depth-first kernel and symmetry breaking.
     sets+=("hprd-fsig $d/hprd/HPRD.graph $d/hprd/expected_output.res $hprd_q -- --gpu-strategy fsig"
         "yeast-fsig $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-strategy fsig --symmetry off"
         "yeast-fsig-park $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-strategy fsig --gpu-park on"
+        "yeast-fsig-park-columns $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-strategy fsig --gpu-park on --gpu-park-layout columns"
+        "hprd-park-columns $d/hprd/HPRD.graph $d/hprd/expected_output.res $hprd_q -- --gpu-park on --gpu-park-layout columns --gpu-dfs off --gpu-pipeline off"
         "hprd-fsig-dfs $d/hprd/HPRD.graph $d/hprd/expected_output.res $hprd_q -- --gpu-strategy fsig --gpu-dfs on --tail on")
     # SGSI's partitions: the graph in host memory in segments of 16 or 64 KiB, copied when a
     # query reads them (resident 0) or kept, with each filter and the depth-first kernel.
@@ -102,6 +108,13 @@ run_all() {
         "yeast-part-dfs $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-partitions on --gpu-segment 16K --gpu-dfs on --tail on"
         "hprd-part-host $d/hprd/HPRD.graph $d/hprd/expected_output.res $hprd_q -- --gpu-partitions on --gpu-segment 16K --gpu-filter host"
         "yeast-part-signature $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpu-partitions on --gpu-segment 16K --gpu-filter signature --gpu-resident 0")
+    # Two GPUs of one host, where there are two: every query dealt to both devices
+    # (`--gpu-share-from 0`), in core and with the graph in partitions on each device.
+    if [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -ge 2 ]; then
+        sets+=("hprd-gpus2 $d/hprd/HPRD.graph $d/hprd/expected_output.res $hprd_q -- --gpus 2 --gpu-share-from 0"
+            "yeast-gpus2 $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpus 2 --gpu-share-from 0"
+            "yeast-gpus2-part $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpus 2 --gpu-share-from 0 --gpu-partitions on --gpu-segment 64K --gpu-resident 0")
+    fi
     local few
     few=$(ls "$d/hprd/queries"/*.graph | head -n 20)
     # GpSM's strategy over the oracles, and its ablation switches on 20 HPRD queries.
@@ -115,6 +128,7 @@ run_all() {
         sets+=("hprd-$f-$st-$o-wc$wc-lb$lb $d/hprd/HPRD.graph $d/hprd/expected_output.res $few -- --gpu-filter $f --gpu-structure $st --gpu-output $o --gpu-write-cache $wc --gpu-load-balance $lb")
     done; done; done; done; done
     for set in "${sets[@]}"; do
+        [ -n "$only" ] && ! grep -Eq "$only" <<<"${set%% *}" && continue
         # shellcheck disable=SC2086
         out=$(compare $set)
         echo "== $(head -c 80 <<<"$set")"

@@ -23,8 +23,8 @@ use subgraph_core::{Graph, Semantics, VertexIds};
 use subgraph_gpu::gpsm::{self, GpsmOptions};
 use subgraph_gpu::patterns::{run_pattern, Derived};
 use subgraph_gpu::{
-    CandidateFilter, DepthFirst, Engine, GpuCount, GpuOptions, LoadBalance, OutputScheme, Park, Partitions, Ran,
-    Strategy, Structure, DFS_FRONTIER_ROWS, SHARED_QUERY_COST,
+    CandidateFilter, DepthFirst, Engine, GpuCount, GpuOptions, LoadBalance, OutputScheme, Park, ParkLayout, Partitions,
+    Ran, Strategy, Structure, DFS_FRONTIER_ROWS, SHARED_QUERY_COST,
 };
 use subgraph_pattern::Pattern;
 
@@ -388,6 +388,12 @@ pub struct GpuArgs {
     /// table's bytes available.
     #[arg(long, default_value = "auto", value_parser = Park::NAMES.to_vec())]
     pub gpu_park: String,
+    /// How a parked table lies in host memory (--gpu-park): rows (row after row, parked in one
+    /// copy once made, as FSIG does) or columns (column after column, as SGSI keeps its tables:
+    /// made one column at a time on the device, each copied out before the next, so the table
+    /// is never whole on the device).
+    #[arg(long, default_value = "rows", value_parser = ParkLayout::NAMES.to_vec())]
+    pub gpu_park_layout: String,
     /// Most device memory the GPU engine may hold at once, data graph included: a size such as
     /// 8G or 512M (powers of 1024), or auto (the device's free memory). Every device allocation
     /// is checked against it, and the join's chunks are sized within it; a data graph that does
@@ -496,6 +502,7 @@ impl GpuArgs {
             dfs_frontier_rows: self.gpu_dfs_frontier,
             dfs_steal: self.gpu_dfs_steal == "on",
             park: Park::from_name(&self.gpu_park).expect("clap checked the value"),
+            park_layout: ParkLayout::from_name(&self.gpu_park_layout).expect("clap checked the value"),
             device_memory: self.gpu_memory.0,
             gpus: self.gpus,
             shared_from: self.gpu_share_from,

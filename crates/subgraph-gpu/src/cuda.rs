@@ -162,6 +162,11 @@ impl<T> DeviceBuffer<T> {
         self.len == 0
     }
 
+    /// Device bytes the buffer holds.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
     /// The device address of the first element.
     pub fn device_address(&self) -> u64 {
         let (ptr, _sync) = self.slice.device_ptr(self.slice.stream());
@@ -473,16 +478,17 @@ impl Gpu {
     /// A device array of `len` elements (at least one), zeroed, or filled with `host` (of
     /// `len` elements) where given.
     fn alloc<T: DeviceScalar>(&self, what: &'static str, len: usize, host: Option<&[T]>) -> Result<DeviceBuffer<T>> {
-        self.alloc_on(Lane::Now, what, len, host)
+        self.alloc_on(Lane::Now, what, len, host.as_slice())
     }
 
-    /// [`Gpu::alloc`] on `lane`'s stream.
+    /// [`Gpu::alloc`] on `lane`'s stream, filled with the host `parts` one after another
+    /// (`len` elements in all) where there are any.
     fn alloc_on<T: DeviceScalar>(
         &self,
         lane: Lane,
         what: &'static str,
         len: usize,
-        host: Option<&[T]>,
+        parts: &[&[T]],
     ) -> Result<DeviceBuffer<T>> {
         let bytes = (len.max(1) as u64).saturating_mul(std::mem::size_of::<T>() as u64);
         self.check_free(what, bytes)?;
@@ -490,16 +496,23 @@ impl Gpu {
             Lane::Now => &self.stream,
             Lane::Ahead => &self.copies,
         };
-        let slice = match host {
-            Some(host) if !host.is_empty() => {
-                // SAFETY: the copy below writes all `len` elements, in stream order before
-                // any kernel or copy of this stream reads them (and, on the copy stream,
-                // before the event [`Gpu::arrived`] makes the default stream wait for).
-                let mut slice = unsafe { stream.alloc::<T>(host.len()) }.map_err(|e| self.refused(what, bytes, e))?;
-                stream.memcpy_htod(host, &mut slice)?;
-                slice
+        let filled: usize = parts.iter().map(|p| p.len()).sum();
+        let slice = if filled > 0 {
+            if filled != len {
+                return Err(GpuError::Mismatch(format!("{what}: {filled} elements copied into {len}")));
             }
-            _ => stream.alloc_zeros::<T>(len.max(1)).map_err(|e| self.refused(what, bytes, e))?,
+            // SAFETY: the copies below write all `len` elements, in stream order before any
+            // kernel or copy of this stream reads them (and, on the copy stream, before the
+            // event [`Gpu::arrived`] makes the default stream wait for).
+            let mut slice = unsafe { stream.alloc::<T>(len) }.map_err(|e| self.refused(what, bytes, e))?;
+            let mut at = 0;
+            for part in parts.iter().filter(|p| !p.is_empty()) {
+                stream.memcpy_htod(*part, &mut slice.slice_mut(at..at + part.len()))?;
+                at += part.len();
+            }
+            slice
+        } else {
+            stream.alloc_zeros::<T>(len.max(1)).map_err(|e| self.refused(what, bytes, e))?
         };
         let live = self.usage.live.fetch_add(bytes, Ordering::Relaxed) + bytes;
         self.usage.peak.fetch_max(live, Ordering::Relaxed);
@@ -628,26 +641,27 @@ impl Gpu {
         Ok(HostBuffer { slice: Some(slice) })
     }
 
-    /// All of `buf` copied into `host`'s page-locked memory (grown as needed), where
-    /// [`Gpu::upload_parked`] brings back any range of it: FSIG's host spill
-    /// ([`crate::park`]).
-    pub fn park(&self, buf: &DeviceBuffer<u32>, host: &mut HostBuffer) -> Result<()> {
-        let dst = &mut self.pinned(host, buf.len)?[..buf.len];
+    /// The first `len` elements of `buf` copied into elements `at..at + len` of `host`'s
+    /// page-locked memory, grown first (zeroed, what it held dropped) to `total` elements where
+    /// smaller; [`Gpu::upload_parts`] brings back any ranges of it: FSIG's host spill
+    /// ([`crate::park`]), a whole table or one column at a time.
+    pub fn park(
+        &self,
+        buf: &DeviceBuffer<u32>,
+        len: usize,
+        host: &mut HostBuffer,
+        at: usize,
+        total: usize,
+    ) -> Result<()> {
+        if len > buf.len || at.checked_add(len).is_none_or(|end| end > total) {
+            return Err(GpuError::Mismatch(format!("parking {len} of {} elements at {at} of {total}", buf.len)));
+        }
+        let dst = &mut self.pinned(host, total)?[at..at + len];
         if !dst.is_empty() {
-            self.stream.memcpy_dtoh(&buf.slice.slice(0..buf.len), dst)?;
+            self.stream.memcpy_dtoh(&buf.slice.slice(0..len), dst)?;
         }
         self.stream.synchronize()?;
         Ok(())
-    }
-
-    /// A device copy of elements `range` of what [`Gpu::park`] put in `host`.
-    pub fn upload_parked(
-        &self,
-        what: &'static str,
-        host: &HostBuffer,
-        range: std::ops::Range<usize>,
-    ) -> Result<DeviceBuffer<u32>> {
-        self.upload(what, host.range(range)?)
     }
 
     /// Device copies of `parts` (named host arrays) on `lane`: on [`Lane::Ahead`], on the copy
@@ -659,11 +673,13 @@ impl Gpu {
     ) -> Result<Arriving<K>> {
         let mut bufs = Vec::with_capacity(K);
         for (what, src) in parts {
-            let host = match src {
-                HostSource::Pinned(h, range) => h.range(range)?,
-                HostSource::Pageable(host) => host,
+            let host: Vec<&[u32]> = match src {
+                HostSource::Pinned(h, range) => vec![h.range(range)?],
+                HostSource::Gathered(h, ranges) => ranges.into_iter().map(|r| h.range(r)).collect::<Result<_>>()?,
+                HostSource::Pageable(host) => vec![host],
             };
-            bufs.push(self.alloc_on(lane, what, host.len(), Some(host))?);
+            let len = host.iter().map(|p| p.len()).sum();
+            bufs.push(self.alloc_on(lane, what, len, &host)?);
         }
         let ready = match lane {
             Lane::Now => None,
@@ -788,11 +804,13 @@ pub enum Lane {
     Ahead,
 }
 
-/// Host data to copy: a range of page-locked memory (copied by DMA, asynchronously), or
-/// pageable memory (staged by the driver).
+/// Host data to copy: a range of page-locked memory (copied by DMA, asynchronously), several
+/// ranges of it one after another in the device copy, or pageable memory (staged by the
+/// driver).
 #[derive(Clone)]
 pub enum HostSource<'h> {
     Pinned(&'h HostBuffer, std::ops::Range<usize>),
+    Gathered(&'h HostBuffer, Vec<std::ops::Range<usize>>),
     Pageable(&'h [u32]),
 }
 

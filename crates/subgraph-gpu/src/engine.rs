@@ -35,7 +35,7 @@ use crate::multi::{Deal, Tally};
 pub use crate::options::{
     CandidateFilter, DepthFirst, GpuOptions, LoadBalance, OutputScheme, Strategy, Structure, DFS_FRONTIER_ROWS,
 };
-use crate::park::Spill;
+use crate::park::{self, Spill};
 use crate::partition::{PartitionedGraph, Streamed};
 use crate::refine::{links_of, refine, Lists, RefineKernels, SegmentArgs};
 use crate::signature::Signature;
@@ -337,6 +337,7 @@ impl GpuEngine {
             multiprocessors: gpu.info().multiprocessors as u64,
             expand: gpu.kernel(&SOURCE, "join_expand")?,
             link: gpu.kernel(&SOURCE, "join_link")?,
+            park_rows: gpu.kernel(&park::SOURCE, "park_rows")?,
         };
         if data.num_vertices() as u64 >= u32::MAX as u64 {
             return Err(GpuError::TooLarge {

@@ -278,12 +278,15 @@ extern "C" __global__ void join_expand(const unsigned int* ntask, const u64* off
 }
 
 // Combine (Alg. 3): one warp per chunk row writes row ++ [z] for each z of its buffer at
-// row offs[i] of the next table, coalesced over the (cols + 1)-wide output rows.
+// row offs[i] of the next table, coalesced over the (cols + 1)-wide output rows; or, where
+// `column` is a column of the next table (not J_ALL_COLUMNS), only that column's element of
+// each of those rows into a one-column output (SGSI's Alg. 6: a table made column by column).
+#define J_ALL_COLUMNS 0xFFFFFFFFu
 extern "C" __global__ void join_link(const unsigned int* table, u64 row0, u64 nrows,
                                      unsigned int cols, const u64* offsets, u64 f_row0,
                                      u64 gba_base, const unsigned int* gba,
                                      const unsigned int* counts, const u64* offs,
-                                     unsigned int* next) {
+                                     unsigned int column, unsigned int* next) {
     __shared__ unsigned int rows[J_ROW_WARPS][J_MAX_COLUMNS];
     const u64 i = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     if (i >= nrows) return;
@@ -292,8 +295,13 @@ extern "C" __global__ void join_link(const unsigned int* table, u64 row0, u64 nr
     const u64 r = row0 + i;
     for (unsigned int c = lane; c < cols; c += 32) row[c] = table[r * cols + c];
     __syncwarp();
-    const u64 nc = cols + 1ull;
     const u64 ob = offsets[r - f_row0] - gba_base;
+    if (column != J_ALL_COLUMNS) {
+        for (u64 kk = lane; kk < counts[i]; kk += 32)
+            next[offs[i] + kk] = column < cols ? row[column] : gba[ob + kk];
+        return;
+    }
+    const u64 nc = cols + 1ull;
     const u64 dst = offs[i] * nc;
     const u64 total = (u64)counts[i] * nc;
     for (u64 e = lane; e < total; e += 32) {

@@ -6,6 +6,7 @@
 
 use std::cell::Cell;
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 use subgraph_core::host::available_memory;
 use subgraph_core::plan::{Link, Plan};
@@ -18,7 +19,8 @@ use crate::dfs::{self, DfsKernels, DfsPlan, DfsStats};
 use crate::emit::{Expand, Take};
 use crate::error::{to_u32, GpuError, Result};
 use crate::options::{GpuOptions, LoadBalance, OutputScheme};
-use crate::park::{self, Parked, Spill};
+use crate::park::{self, Layout, Parked, Spill};
+use crate::pipeline::pipelined;
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 
@@ -32,6 +34,8 @@ pub const TASK_BLOCK: u32 = 512;
 pub const COUNT_ONLY: u32 = 1;
 /// Flag: write survivors through the per-warp write cache.
 pub const WRITE_CACHE: u32 = 2;
+/// `join_link`'s column argument for whole rows (`J_ALL_COLUMNS`).
+pub const ALL_COLUMNS: u32 = u32::MAX;
 /// Most rows of one chunk, so grids and per-row u32 arrays stay in range.
 pub const MAX_CHUNK_ROWS: u64 = 1 << 26;
 /// Rows of a level's first chunk when the query has a limit; each next chunk doubles.
@@ -89,7 +93,7 @@ pub static SOURCE: KernelSource = KernelSource {
         KernelDecl { name: "join_classify", params: &[B32, U64, U64, U32, U32, U32, B32, B32] },
         KernelDecl { name: "join_histogram", params: &[B32, U64, U64, B32, U32] },
         KernelDecl { name: "join_expand", params: &[B32, B64, B32, U64, U64, U32, B32, B32, B32] },
-        KernelDecl { name: "join_link", params: &[B32, U64, U64, U32, B64, U64, U64, B32, B32, B64, B32] },
+        KernelDecl { name: "join_link", params: &[B32, U64, U64, U32, B64, U64, U64, B32, B32, B64, U32, B32] },
     ],
 };
 
@@ -183,6 +187,8 @@ pub(crate) struct Kernels {
     pub(crate) multiprocessors: u64,
     pub(crate) expand: Kernel,
     pub(crate) link: Kernel,
+    /// `park.cu`'s: a columnar block laid out in rows.
+    pub(crate) park_rows: Kernel,
     /// Warps of `join_rows` the device runs at once (its multiprocessors times its occupancy):
     /// the load-balance cost model's parallelism.
     pub(crate) resident_warps: u64,
@@ -333,39 +339,73 @@ impl<'a> Join<'a> {
         if cols == n {
             return self.emit(&table, rows);
         }
-        if let Some((k, d)) = self.dfs {
-            if cols >= d.frontier() {
-                return self.depth_first(k, d, cols, &table, rows);
-            }
+        if let Some((k, d)) = self.depth_first_from(cols) {
+            return self.depth_first(k, d, cols, &table, rows);
         }
         if rows == 0 || self.stop_now() {
             return Ok(());
         }
         if park::parks(self.opts.park, cols, n, rows, || self.gpu.headroom(), available_memory)? {
-            return self.extend_parked(cols, table, rows);
+            let host = self.park_host(cols);
+            let parked = Parked::park(self.gpu, &table, rows, cols, host, &mut self.spill)?;
+            drop(table);
+            return self.extend_parked(cols, parked);
         }
         self.extend_resident(cols, table, rows)
     }
 
-    /// Parks `table` in host memory and extends it block by block ([`park::block_rows`] of the
-    /// chunk budget left), each block as a table of its own.
-    fn extend_parked(&mut self, cols: usize, table: DeviceBuffer<u32>, rows: u64) -> Result<()> {
+    /// The depth-first kernels and plan, where a table of `cols` columns is counted depth first.
+    fn depth_first_from(&self, cols: usize) -> Option<(&'a DfsKernels, &'a DfsPlan)> {
+        self.dfs.filter(|(_, d)| cols >= d.frontier())
+    }
+
+    /// The page-locked memory of the table parked at `cols` columns (reused from the table
+    /// parked there before).
+    fn park_host(&mut self, cols: usize) -> HostBuffer {
         if self.parks.len() <= cols {
             self.parks.resize_with(cols + 1, HostBuffer::default);
         }
-        let host = std::mem::take(&mut self.parks[cols]);
-        let parked = Parked::park(self.gpu, &table, rows, cols, host, &mut self.spill)?;
-        drop(table);
+        std::mem::take(&mut self.parks[cols])
+    }
+
+    /// Extends the `parked` table (`cols` columns) block by block ([`park::block_rows`] of the
+    /// chunk budget left), each block as a table of its own, the next block copied on the copy
+    /// stream while this one is extended (under `--gpu-pipeline`).
+    fn extend_parked(&mut self, cols: usize, parked: Parked) -> Result<()> {
         let block = park::block_rows(cols, self.budget()?);
-        let mut start = 0;
-        while start < parked.rows() && !self.take.done && !self.stop_now() {
-            let end = parked.rows().min(start + block);
-            let rows = parked.block(self.gpu, start, end, &mut self.spill)?;
-            self.extend_resident(cols, rows, end - start)?;
-            start = end;
-        }
+        let blocks: Vec<usize> = (0..parked.rows().div_ceil(block) as usize).collect();
+        let range = |i: usize| (i as u64 * block, parked.rows().min((i as u64 + 1) * block));
+        let (gpu, k, moved) = (self.gpu, self.k, Cell::new(Spill::default()));
+        let start = |i: usize, lane| {
+            let (start, end) = range(i);
+            parked.start_block(gpu, lane, start, end, &moved)
+        };
+        let arrive = |a| Ok(a);
+        pipelined(self.opts.pipeline, &blocks, &|_| true, &start, &arrive, &mut |i, arriving| {
+            if self.take.done || self.stop_now() {
+                return Ok(ControlFlow::Break(()));
+            }
+            let (start, end) = range(i);
+            let table = parked.arrived(gpu, &k.park_rows, arriving.expect("every block is copied"), end - start)?;
+            self.extend_resident(cols, table, end - start)?;
+            Ok(ControlFlow::Continue(()))
+        })?;
+        self.spill = self.spill + moved.get();
         self.parks[cols] = parked.into_host();
         Ok(())
+    }
+
+    /// Whether the next table (`cols` columns, `rows` rows) is made column by column straight
+    /// into host memory (`--gpu-park-layout columns`): where [`Join::extend`] would park it.
+    /// `freed` is what the chunk's buffers give back once it is made, so that the headroom
+    /// asked is the one `extend` would see.
+    fn parks_columns(&self, cols: usize, rows: u64, freed: u64) -> Result<bool> {
+        if self.opts.park_layout != Layout::Columns || cols == self.plan.len() || self.depth_first_from(cols).is_some()
+        {
+            return Ok(false);
+        }
+        let headroom = || Ok((self.gpu.headroom()? + freed).saturating_sub(rows.saturating_mul(4 * cols as u64)));
+        park::parks(self.opts.park, cols, self.plan.len(), rows, headroom, available_memory)
     }
 
     /// [`Join::extend`] with `table` on the device throughout.
@@ -468,29 +508,45 @@ impl<'a> Join<'a> {
                 if exact.is_none() && gba_len > 0 {
                     alpha = (new_rows as f64 / gba_len as f64 * ALPHA_MARGIN).clamp(ALPHA_FLOOR, 1.0);
                 }
-                let mut next = self.gpu.alloc_zeros::<u32>("next table", next_len as usize)?;
-                self.gpu.launch(
-                    &self.k.link,
-                    warp_grid(chunk)?,
-                    ROW_BLOCK,
-                    &mut [
-                        Arg::In32(&table),
-                        Arg::U64(start),
-                        Arg::U64(chunk),
-                        Arg::U32(cols as u32),
-                        Arg::In64(buffer_offsets),
-                        Arg::U64(f_row0),
-                        Arg::U64(gba_base),
-                        Arg::In32(&gba),
-                        Arg::In32(&counts),
-                        Arg::In64(&row_offsets),
-                        Arg::Out32(&mut next),
-                    ],
-                )?;
-                drop((gba, counts, row_offsets, exact));
+                let (gpu, k) = (self.gpu, self.k);
+                let link = |column: u32, next: &mut DeviceBuffer<u32>| {
+                    gpu.launch(
+                        &k.link,
+                        warp_grid(chunk)?,
+                        ROW_BLOCK,
+                        &mut [
+                            Arg::In32(&table),
+                            Arg::U64(start),
+                            Arg::U64(chunk),
+                            Arg::U32(cols as u32),
+                            Arg::In64(buffer_offsets),
+                            Arg::U64(f_row0),
+                            Arg::U64(gba_base),
+                            Arg::In32(&gba),
+                            Arg::In32(&counts),
+                            Arg::In64(&row_offsets),
+                            Arg::U32(column),
+                            Arg::Out32(next),
+                        ],
+                    )
+                };
+                let freed = [gba.bytes(), counts.bytes(), row_offsets.bytes(), exact.as_ref().map_or(0, |e| e.bytes())];
                 self.nodes += new_rows;
                 self.joined_rows += new_rows;
-                self.extend(cols + 1, next, new_rows)?;
+                if self.parks_columns(cols + 1, new_rows, freed.iter().sum())? {
+                    let host = self.park_host(cols + 1);
+                    let parked =
+                        Parked::build_columns(self.gpu, new_rows, cols + 1, host, &mut self.spill, |c, col| {
+                            link(c as u32, col)
+                        })?;
+                    drop((gba, counts, row_offsets, exact));
+                    self.extend_parked(cols + 1, parked)?;
+                } else {
+                    let mut next = self.gpu.alloc_zeros::<u32>("next table", next_len as usize)?;
+                    link(ALL_COLUMNS, &mut next)?;
+                    drop((gba, counts, row_offsets, exact));
+                    self.extend(cols + 1, next, new_rows)?;
+                }
             }
             if self.take.done {
                 return Ok(());

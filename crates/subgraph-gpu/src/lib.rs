@@ -25,6 +25,7 @@ pub mod park;
 pub mod partition;
 pub mod patterns;
 pub mod pcsr;
+pub mod pipeline;
 pub mod refine;
 pub mod scan;
 pub mod signature;
@@ -41,11 +42,11 @@ pub use multi::{GpuCount, GpuSet, SHARED_QUERY_COST};
 pub use options::{
     CandidateFilter, DepthFirst, GpuOptions, LoadBalance, OutputScheme, Strategy, Structure, DFS_FRONTIER_ROWS,
 };
-pub use park::{Park, Spill};
+pub use park::{Layout as ParkLayout, Park, Spill};
 pub use partition::{Partitions, Streamed};
 
 /// Every kernel source of the crate.
-pub static KERNEL_SOURCES: [&KernelSource; 10] = [
+pub static KERNEL_SOURCES: [&KernelSource; 11] = [
     &pcsr::SOURCE,
     &scan::SOURCE,
     &filter::SOURCE,
@@ -56,6 +57,7 @@ pub static KERNEL_SOURCES: [&KernelSource; 10] = [
     &ggq::ids::SOURCE,
     &gpsm::SOURCE,
     &fsig::SOURCE,
+    &park::SOURCE,
 ];
 
 /// Compiles every kernel source of the crate to PTX for `arch` (e.g. `sm_90`) with NVRTC; needs

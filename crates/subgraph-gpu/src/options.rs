@@ -8,7 +8,7 @@ use subgraph_core::Graph;
 
 use crate::gpsm::GpsmOptions;
 use crate::multi::{GpuCount, SHARED_QUERY_COST};
-use crate::park::Park;
+use crate::park::{Layout, Park};
 use crate::partition::Partitions;
 
 /// Which seed system's matcher runs a query (`--gpu-strategy`).
@@ -199,6 +199,9 @@ pub struct GpuOptions {
     pub memory_budget: Option<u64>,
     /// When the join parks a table in host memory (FSIG's spill, [`crate::park`]).
     pub park: Park,
+    /// How a parked table lies in host memory: row after row, parked once made (FSIG), or
+    /// column after column, made and parked one column at a time (SGSI §6.2).
+    pub park_layout: Layout,
     /// Most device bytes the engine may hold at once, data graph included (`--gpu-memory`):
     /// every allocation is checked against it and the join's chunks are sized within it; None:
     /// the device's free memory.
@@ -216,8 +219,9 @@ pub struct GpuOptions {
     /// Most bytes of a partitioned graph's segments kept on the device (None:
     /// [`crate::partition::RESIDENT_SHARE`] of the budget; 0: every segment copied when read).
     pub resident_bytes: Option<u64>,
-    /// Whether a partitioned graph's segments are copied one ahead, on a second stream, while
-    /// the kernels read the one before (`--gpu-pipeline`); else each when it is read.
+    /// Whether a partitioned graph's segments and a parked table's blocks are copied one
+    /// ahead, on a second stream, while the kernels read the one before (`--gpu-pipeline`);
+    /// else each when it is read.
     pub pipeline: bool,
 }
 
@@ -236,6 +240,7 @@ impl Default for GpuOptions {
             dfs_steal: true,
             memory_budget: None,
             park: Park::Auto,
+            park_layout: Layout::Rows,
             device_memory: None,
             gpus: GpuCount::Count(1),
             shared_from: SHARED_QUERY_COST as u64,

@@ -5,9 +5,52 @@
 //! it passes keeps its table on the device, so each deeper level works in about half the memory
 //! of the one above. With it, a parked level holds only the block being extended, and the
 //! levels below it get the memory back (`--gpu-park`).
+//!
+//! A parked table lies in host memory row after row (FSIG) or column after column, as SGSI
+//! keeps its intermediate tables (§6.2, Alg. 6, `../shared/papers/gsi-sgsi.md` §6.3): a
+//! columnar table is built on the device one column at a time, each copied out before the
+//! next is made, so at most one column of it and the block being extended are on the device
+//! (`--gpu-park-layout`). Blocks come back one ahead on the copy stream ([`crate::pipeline`]).
 
-use crate::cuda::{DeviceBuffer, Gpu, HostBuffer};
-use crate::error::Result;
+use std::cell::Cell;
+
+use crate::cuda::{
+    Arg, Arriving, DeviceBuffer, Gpu, HostBuffer, HostSource, Kernel, KernelDecl, KernelSource, Lane, Param,
+};
+use crate::error::{to_u32, Result};
+
+/// The kernel of `park.cu`.
+pub static SOURCE: KernelSource = KernelSource {
+    name: "park.cu",
+    code: include_str!("park.cu"),
+    kernels: &[KernelDecl { name: "park_rows", params: &[Param::BufU32, Param::U64, Param::U32, Param::BufU32] }],
+};
+
+/// Threads per block of `park_rows`, and the most blocks of one launch (it strides).
+const ROWS_BLOCK: u32 = 256;
+const ROWS_GRID: u64 = 1 << 16;
+
+/// How a parked table lies in page-locked host memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// Row after row, as on the device: parked in one copy once the table is made (FSIG).
+    Rows,
+    /// Column after column (SGSI §6.2): made and parked one column at a time, so the table is
+    /// never whole on the device; a block comes back as its columns' ranges.
+    Columns,
+}
+
+impl Layout {
+    pub const NAMES: &'static [&'static str] = &["rows", "columns"];
+
+    pub fn from_name(name: &str) -> Option<Layout> {
+        match name {
+            "rows" => Some(Layout::Rows),
+            "columns" => Some(Layout::Columns),
+            _ => None,
+        }
+    }
+}
 
 /// When the join parks a table in host memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,16 +160,29 @@ pub fn block_rows(cols: usize, budget: u64) -> u64 {
     (budget / BLOCK_SHARE / level_bytes(1, cols)).max(1)
 }
 
-/// A table parked in page-locked host memory, `cols` words per row.
+/// The ranges of host memory that hold rows [start, end) of a parked table of `rows` rows and
+/// `cols` columns, in the order the device copy takes them: one range of whole rows, or each
+/// column's range (the block then lies column after column on the device).
+fn block_ranges(layout: Layout, rows: u64, cols: usize, start: u64, end: u64) -> Vec<std::ops::Range<usize>> {
+    let (a, b, n) = (start as usize, end as usize, rows as usize);
+    match layout {
+        Layout::Rows => std::iter::once(a * cols..b * cols).collect(),
+        Layout::Columns => (0..cols).map(|c| c * n + a..c * n + b).collect(),
+    }
+}
+
+/// A table parked in page-locked host memory: `rows` rows of `cols` words, laid out as
+/// `layout` says.
 pub struct Parked {
     host: HostBuffer,
     cols: usize,
     rows: u64,
+    layout: Layout,
 }
 
 impl Parked {
     /// Copies `table` (`rows` rows of `cols` words) into `host` (reused page-locked memory,
-    /// grown as needed), counting the bytes moved in `spill`.
+    /// grown as needed) row after row, counting the bytes moved in `spill`.
     pub fn park(
         gpu: &Gpu,
         table: &DeviceBuffer<u32>,
@@ -135,19 +191,63 @@ impl Parked {
         mut host: HostBuffer,
         spill: &mut Spill,
     ) -> Result<Parked> {
-        gpu.park(table, &mut host)?;
+        let len = rows as usize * cols;
+        gpu.park(table, len, &mut host, 0, len)?;
         spill.tables += 1;
-        spill.bytes += rows * cols as u64 * 4;
-        Ok(Parked { host, cols, rows })
+        spill.bytes += len as u64 * 4;
+        Ok(Parked { host, cols, rows, layout: Layout::Rows })
     }
 
-    /// The device copy of rows [start, end), counted in `spill` as a block.
-    pub fn block(&self, gpu: &Gpu, start: u64, end: u64, spill: &mut Spill) -> Result<DeviceBuffer<u32>> {
-        let (a, b) = (start as usize * self.cols, end as usize * self.cols);
-        let block = gpu.upload_parked("parked block", &self.host, a..b)?;
-        spill.blocks += 1;
-        spill.bytes += (b - a) as u64 * 4;
+    /// Makes a table of `rows` rows and `cols` columns one column at a time on the device
+    /// (`column(c, buffer)` writes column c into a buffer of `rows` elements) and parks each
+    /// in `host` column after column before the next is made (SGSI's Alg. 6), counting the
+    /// bytes moved in `spill`.
+    pub fn build_columns(
+        gpu: &Gpu,
+        rows: u64,
+        cols: usize,
+        mut host: HostBuffer,
+        spill: &mut Spill,
+        mut column: impl FnMut(usize, &mut DeviceBuffer<u32>) -> Result<()>,
+    ) -> Result<Parked> {
+        let (n, total) = (rows as usize, rows as usize * cols);
+        let mut buffer = gpu.alloc_zeros::<u32>("parked column", n)?;
+        for c in 0..cols {
+            column(c, &mut buffer)?;
+            gpu.park(&buffer, n, &mut host, c * n, total)?;
+        }
+        spill.tables += 1;
+        spill.bytes += total as u64 * 4;
+        Ok(Parked { host, cols, rows, layout: Layout::Columns })
+    }
+
+    /// Starts the device copy of rows [start, end) on `lane`, counted in `spill` as a block;
+    /// [`Parked::arrived`] hands it over.
+    pub fn start_block(&self, gpu: &Gpu, lane: Lane, start: u64, end: u64, spill: &Cell<Spill>) -> Result<Arriving<1>> {
+        let ranges = block_ranges(self.layout, self.rows, self.cols, start, end);
+        let block = gpu.upload_parts(lane, [("parked block", HostSource::Gathered(&self.host, ranges))])?;
+        let moved = Spill { tables: 0, blocks: 1, bytes: (end - start) * self.cols as u64 * 4 };
+        spill.set(spill.get() + moved);
         Ok(block)
+    }
+
+    /// The block `arriving` (of `rows` rows) as a table on the device, row after row: a
+    /// columnar block is laid out in rows by `park_rows` (`kernel`).
+    pub fn arrived(&self, gpu: &Gpu, kernel: &Kernel, arriving: Arriving<1>, rows: u64) -> Result<DeviceBuffer<u32>> {
+        let [block] = gpu.arrived(arriving)?;
+        if self.layout == Layout::Rows || self.cols == 1 {
+            return Ok(block);
+        }
+        let len = rows as usize * self.cols;
+        let mut table = gpu.alloc_zeros::<u32>("parked block rows", len)?;
+        let grid = to_u32("park_rows blocks", (len as u64).div_ceil(ROWS_BLOCK as u64).clamp(1, ROWS_GRID))?;
+        gpu.launch(
+            kernel,
+            grid,
+            ROWS_BLOCK,
+            &mut [Arg::In32(&block), Arg::U64(rows), Arg::U32(self.cols as u32), Arg::Out32(&mut table)],
+        )?;
+        Ok(table)
     }
 
     pub fn rows(&self) -> u64 {
@@ -168,6 +268,25 @@ mod tests {
 
     fn parks(park: Park, cols: usize, n: usize, rows: u64, headroom: u64, host: Option<u64>) -> bool {
         super::parks(park, cols, n, rows, || Ok(headroom), || host).unwrap()
+    }
+
+    /// A block's ranges cover its rows' words exactly once, in the device copy's order: row
+    /// after row, or column after column.
+    #[test]
+    fn a_block_is_its_rows_in_either_layout() {
+        let (rows, cols) = (10u64, 3usize);
+        // Word (r, c) of the table in each host layout.
+        let rows_major = |r: usize, c: usize| r * cols + c;
+        let columns = |r: usize, c: usize| c * rows as usize + r;
+        for (start, end) in [(0, 10), (0, 4), (4, 8), (8, 10), (9, 10)] {
+            let words =
+                |layout| -> Vec<usize> { block_ranges(layout, rows, cols, start, end).into_iter().flatten().collect() };
+            let rs = start as usize..end as usize;
+            let expect_rows: Vec<usize> = rs.clone().flat_map(|r| (0..cols).map(move |c| rows_major(r, c))).collect();
+            let expect_columns: Vec<usize> = (0..cols).flat_map(|c| rs.clone().map(move |r| columns(r, c))).collect();
+            assert_eq!(words(Layout::Rows), expect_rows, "rows {start}..{end}");
+            assert_eq!(words(Layout::Columns), expect_columns, "columns {start}..{end}");
+        }
     }
 
     #[test]

@@ -30,7 +30,7 @@
 //! buffering, two segments in flight at most.
 
 use std::cell::{Cell, RefCell};
-use std::ops::Range;
+use std::ops::{ControlFlow, Range};
 
 use rayon::prelude::*;
 use subgraph_core::{Dir, Graph};
@@ -40,6 +40,7 @@ use crate::device_graph::DeviceStructure;
 use crate::error::Result;
 use crate::filter::{Rows, TableSegment};
 use crate::pcsr::{label_lists, ColumnOrder, Pcsr, GROUP_WORDS};
+use crate::pipeline::pipelined;
 use crate::signature::{SignatureTable, WORDS};
 
 /// When the engine partitions the data graph (`--gpu-partitions`).
@@ -225,43 +226,6 @@ fn upload_parts<'h, const K: usize>(
     gpu.upload_parts(lane, sources)
 }
 
-/// Calls `each` with each of `order` (items a pass reads, in order) and, for those `copied`
-/// says are not on the device, their copies as `arrive` hands them over ([`Gpu::arrived`]):
-/// started by `start` on [`Lane::Ahead`] one item ahead where `pipeline` (the copy stream
-/// fills the next item's buffers while the kernels `each` launches read this one's), else on
-/// [`Lane::Now`] when the item comes.
-fn pipelined<A, B>(
-    pipeline: bool,
-    order: &[usize],
-    copied: &dyn Fn(usize) -> bool,
-    start: &dyn Fn(usize, Lane) -> Result<A>,
-    arrive: &dyn Fn(A) -> Result<B>,
-    each: &mut dyn FnMut(usize, Option<B>) -> Result<()>,
-) -> Result<()> {
-    let copies: Vec<usize> = order.iter().copied().filter(|&i| copied(i)).collect();
-    let mut next = 0;
-    let mut ahead: Option<A> = None;
-    for &i in order {
-        if !copied(i) {
-            each(i, None)?;
-            continue;
-        }
-        debug_assert_eq!(copies[next], i);
-        next += 1;
-        let arriving = match ahead.take() {
-            Some(a) => a,
-            None => start(i, if pipeline { Lane::Ahead } else { Lane::Now })?,
-        };
-        if pipeline {
-            if let Some(&j) = copies.get(next) {
-                ahead = Some(start(j, Lane::Ahead)?);
-            }
-        }
-        each(i, Some(arrive(arriving)?))?;
-    }
-    Ok(())
-}
-
 /// The data graph in host memory, in segments, with the ones that fit kept on the device.
 pub struct PartitionedGraph {
     /// Number of PCSRs of the in-core layout (the `meta` triples a segment's structure has).
@@ -425,7 +389,8 @@ impl PartitionedGraph {
         pipelined(self.pipeline, order, &|i| copied[i], &copy, &|a| gpu.arrived(a), &mut |i, arrived| {
             let seg = &self.segments[i];
             let Some(arrived) = arrived else {
-                return each(i, self.resident[i].as_ref().or(kept[i].as_ref()).expect("on the device"));
+                each(i, self.resident[i].as_ref().or(kept[i].as_ref()).expect("on the device"))?;
+                return Ok(ControlFlow::Continue(()));
             };
             let st = self.structure(gpu, i, arrived)?;
             self.count(seg.bytes());
@@ -433,7 +398,7 @@ impl PartitionedGraph {
             if seg.bytes() <= gpu.headroom()? / 2 {
                 kept[i] = Some(st);
             }
-            Ok(())
+            Ok(ControlFlow::Continue(()))
         })
     }
 
@@ -495,13 +460,14 @@ impl PartitionedGraph {
             let seg = &table[i];
             let len = seg.ids.len() as u32;
             match (&seg.resident, arrived) {
-                (Some((words, ids)), _) => each(words, Rows::Listed(ids), len),
+                (Some((words, ids)), _) => each(words, Rows::Listed(ids), len)?,
                 (None, Some([words, ids])) => {
                     self.count(seg.bytes());
-                    each(&words, Rows::Listed(&ids), len)
+                    each(&words, Rows::Listed(&ids), len)?
                 }
                 (None, None) => unreachable!("a segment not resident is copied"),
             }
+            Ok(ControlFlow::Continue(()))
         })
     }
 }
@@ -589,57 +555,6 @@ mod tests {
             let n = data.num_vertices() as u64;
             assert_eq!(in_core_bytes(&data, false), 4 * n + pcsr, "directed {directed}");
             assert_eq!(in_core_bytes(&data, true), 4 * n + pcsr + 64 * n, "directed {directed}");
-        }
-    }
-
-    /// With the pipeline, each copied item's copy starts on the copy stream before the item
-    /// before it is read (the first before anything); without, on the default stream right
-    /// before it is read. Every item is read once, in order, with its copy exactly when copied.
-    #[test]
-    fn copies_start_one_ahead_with_the_pipeline() {
-        let order = [0, 2, 3, 5, 6, 9];
-        let copied = |i: usize| i != 3 && i != 6;
-        for pipeline in [true, false] {
-            let log = RefCell::new(Vec::new());
-            let start = |i: usize, lane: Lane| {
-                log.borrow_mut().push(format!("copy {i} {lane:?}"));
-                Ok(i)
-            };
-            let mut each = |i: usize, arrived: Option<usize>| {
-                assert_eq!(arrived.is_some(), copied(i), "item {i}");
-                assert!(arrived.is_none_or(|a| a == i), "item {i} got {arrived:?}");
-                log.borrow_mut().push(format!("read {i}"));
-                Ok(())
-            };
-            pipelined(pipeline, &order, &copied, &start, &|a| Ok(a), &mut each).unwrap();
-            let expect: &[&str] = if pipeline {
-                &[
-                    "copy 0 Ahead",
-                    "copy 2 Ahead",
-                    "read 0",
-                    "copy 5 Ahead",
-                    "read 2",
-                    "read 3",
-                    "copy 9 Ahead",
-                    "read 5",
-                    "read 6",
-                    "read 9",
-                ]
-            } else {
-                &[
-                    "copy 0 Now",
-                    "read 0",
-                    "copy 2 Now",
-                    "read 2",
-                    "read 3",
-                    "copy 5 Now",
-                    "read 5",
-                    "read 6",
-                    "copy 9 Now",
-                    "read 9",
-                ]
-            };
-            assert_eq!(*log.borrow(), expect, "pipeline {pipeline}");
         }
     }
 

@@ -24,7 +24,7 @@ use subgraph_gpu::refine;
 use subgraph_gpu::signature::{Signature, SignatureTable};
 use subgraph_gpu::{
     CandidateFilter, DepthFirst, GpuEngine, GpuError, GpuOptions, GpuReport, LoadBalance, OutputScheme, Park,
-    Partitions, Spill, Strategy, Structure,
+    ParkLayout, Partitions, Spill, Strategy, Structure,
 };
 
 #[path = "../src/testtree.rs"]
@@ -300,8 +300,10 @@ fn fsig_equals_the_cpu() {
 #[test]
 fn parked_tables_equal_the_cpu() {
     // FSIG's host spill on every table with a level below its next one, in blocks of a few
-    // rows (a 4 KiB chunk budget): counts, written rows and limits equal the CPU's.
-    let mut spill = Spill::default();
+    // rows (a 4 KiB chunk budget): counts, written rows and limits equal the CPU's, with the
+    // tables parked row after row and (SGSI's) column after column, their blocks copied one
+    // ahead and when read.
+    let mut spill = [Spill::default(); 2];
     let t = Instant::now();
     for seed in 0..300u64 {
         let (data, query) = case(seed);
@@ -317,23 +319,29 @@ fn parked_tables_equal_the_cpu() {
                 continue;
             }
             let (rows, expect) = cpu_rows(&data, &query, &opts);
+            let layout = [ParkLayout::Rows, ParkLayout::Columns][seed as usize % 2];
             let on = GpuOptions {
                 park: Park::On,
+                park_layout: layout,
+                pipeline: seed % 4 < 2,
                 memory_budget: Some(1 << 12),
                 depth_first: DepthFirst::Off,
                 ..GpuOptions::default()
             };
-            let what = format!("seed {seed} {semantics:?}");
+            let what = format!("seed {seed} {semantics:?} {layout:?}");
             let r = equals_the_cpu(&mut gpu, &query, &opts, &on, (&rows, expect), 1 + expect as u64 / 2, &what);
-            spill = spill + r.spill;
+            spill[seed as usize % 2] = spill[seed as usize % 2] + r.spill;
             let off = GpuOptions { park: Park::Off, ..on };
             let r = gpu.run_query(query.clone(), &opts, &off, &Control::unlimited(), None).unwrap();
             assert_eq!((r.report.embeddings, r.spill), (expect, Spill::default()), "seed {seed}");
         }
     }
-    // The spill really ran, tables came back in several blocks, and bytes crossed both ways.
-    assert!(spill.tables > 0 && spill.blocks > spill.tables && spill.bytes > 0, "{spill:?}");
-    eprintln!("parked: {spill:?} in {:.1}s", t.elapsed().as_secs_f64());
+    // The spill really ran in both layouts, tables came back in several blocks, and bytes
+    // crossed both ways.
+    for s in spill {
+        assert!(s.tables > 0 && s.blocks > s.tables && s.bytes > 0, "{spill:?}");
+    }
+    eprintln!("parked (rows, columns): {spill:?} in {:.1}s", t.elapsed().as_secs_f64());
 }
 
 /// Restricts about half of `query`'s vertices to random sets of about 60% of `data`'s vertices
