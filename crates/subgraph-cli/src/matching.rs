@@ -427,8 +427,8 @@ pub struct GpuArgs {
     /// and written matches are those of one GPU.
     #[arg(long, value_name = "N", default_value = "1", value_parser = parse_gpus)]
     pub gpus: GpuCount,
-    /// Several GPUs: the planner's estimated cost (the report's estimated_cost) from which a
-    /// query is shared among the devices; 0 shares every query.
+    /// Several GPUs: the planner's estimated cost, priced for the GPU (the report's
+    /// priced_cost), from which a query is shared among the devices; 0 shares every query.
     #[arg(long, value_name = "COST", default_value_t = SHARED_QUERY_COST as u64)]
     pub gpu_share_from: u64,
 }
@@ -696,6 +696,9 @@ struct Row {
     estimated_embeddings: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     estimated_cost: Option<f64>,
+    /// That work priced for the device the plan was made for, up to the limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    priced_cost: Option<f64>,
     /// Under `--device auto`: the device chosen and the predicted times that chose it.
     #[serde(skip_serializing_if = "Option::is_none")]
     device_choice: Option<String>,
@@ -946,6 +949,7 @@ fn match_all(
             spasm_terms: (report.spasm_terms > 0).then_some(report.spasm_terms),
             estimated_embeddings: report.estimated_embeddings,
             estimated_cost: report.estimated_cost,
+            priced_cost: report.priced_cost,
             device_choice: choice.map(|c| c.to_string()),
             rows,
             pattern,

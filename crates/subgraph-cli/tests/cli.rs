@@ -80,6 +80,26 @@ fn json_report_per_query() {
     }
 }
 
+/// A sampled query reports its estimated work and that work priced for the device its plan
+/// was made for: the same on the CPU, whose weights the estimate's cost uses; at least as much
+/// on the GPU, where rows weigh more.
+#[test]
+fn json_report_prices_the_estimate_for_the_device() {
+    let d = data("yeast/yeast.graph");
+    let q = data("yeast/queries/query_sparse_16_1.graph");
+    let (d, q) = (d.to_str().unwrap(), q.to_str().unwrap());
+    let cost = |r: &serde_json::Value| (r["estimated_cost"].as_f64().unwrap(), r["priced_cost"].as_f64().unwrap());
+    let cpu = &json_lines(&run(&["match", "-q", "--format", "json", "--device", "cpu", d, q]))[0];
+    let (estimated, priced) = cost(cpu);
+    assert!(estimated > 0.0 && priced == estimated, "{cpu}");
+    let o = run(&["match", "-q", "--format", "json", "--device", "gpu", d, q]);
+    if o.status.success() {
+        let gpu = &json_lines(&o)[0];
+        let (estimated, priced) = cost(gpu);
+        assert!(estimated > 0.0 && priced >= estimated, "{gpu}");
+    }
+}
+
 /// `--spasm on` counts by the quotients' homomorphisms, `off` enumerates: equal counts on yeast
 /// queries of 4 and 8 vertices, and `spasm_terms` reported only where the spasm counted.
 #[test]

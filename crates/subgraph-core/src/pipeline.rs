@@ -118,6 +118,10 @@ pub struct Report {
     /// it made one.
     pub estimated_embeddings: Option<f64>,
     pub estimated_cost: Option<f64>,
+    /// That work priced for the device the plan was made for (rows weigh four times as much
+    /// on the GPU, [`crate::estimate::GPU_WEIGHTS`]), up to the limit: what the GPU's choices
+    /// of structure, spasm and sharing compare.
+    pub priced_cost: Option<f64>,
     /// The distinct quotients whose homomorphisms made the count (`spasm`; 0: enumerated).
     pub spasm_terms: usize,
     /// How the CPU's candidate space was made (`eager`, `lazy`), when one was.
@@ -149,6 +153,7 @@ impl Report {
             multiplier: 1,
             estimated_embeddings: None,
             estimated_cost: None,
+            priced_cost: None,
             spasm_terms: 0,
             space: None,
         }
@@ -173,6 +178,7 @@ impl Report {
         self.multiplier = plan.multiplier;
         self.estimated_embeddings = plan.estimate.as_ref().map(|e| e.matches * plan.multiplier as f64);
         self.estimated_cost = plan.estimate.as_ref().map(|e| e.cost);
+        self.priced_cost = plan.estimate.as_ref().map(|e| plan.options.price(e, plan.multiplier));
         self
     }
 

@@ -257,7 +257,12 @@ impl DeviceCosts {
 
 /// Measured on the H200 host (16 cores), 2026-11-24 (bench/results/2026-11-25-heavy-queries.md):
 /// the 16-core CPU answers the Sun & Luo classes in 0.2–3 ms where the GPU needs 1.5–5 ms, and
-/// G1's dense_8_1 (1.4·10^10 units) takes the GPU 1.09 s and the CPU 2.35 s.
+/// G1's dense_8_1 (1.4·10^10 units) takes the GPU 1.09 s and the CPU 2.35 s. Measured again
+/// 2026-11-27 (bench/results/2026-11-27-park-stream.md): the join now runs heavy queries at
+/// 0.0017–0.093 ns per GPU-priced unit (median 0.011), so this sits near the top of the
+/// spread; kept there, the spasm's gate tries every query whose join may be long, where it
+/// wins 3–120× (a lower price would have missed two R-MAT queries, 14–17× slower), and its
+/// budget bounds its losses (1.2–4.3×).
 pub const H200_COSTS: DeviceCosts =
     DeviceCosts { cpu_ns_per_unit: NS_PER_UNIT, gpu_ns_per_unit: 0.08, gpu_fixed_ms: 3.0 };
 

@@ -256,6 +256,7 @@ impl Planned {
             multiplier: 1,
             estimated_embeddings: None,
             estimated_cost: None,
+            priced_cost: None,
             spasm_terms: 0,
             space: None,
         }

@@ -502,6 +502,7 @@ fn merge(a: &Report, b: &Report) -> Report {
         tail: a.tail.max(b.tail),
         estimated_embeddings: a.estimated_embeddings.zip(b.estimated_embeddings).map(|(x, y)| x + y),
         estimated_cost: a.estimated_cost.zip(b.estimated_cost).map(|(x, y)| x + y),
+        priced_cost: a.priced_cost.zip(b.priced_cost).map(|(x, y)| x + y),
         ..*a
     }
 }
