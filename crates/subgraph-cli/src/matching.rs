@@ -416,9 +416,9 @@ pub struct GpuArgs {
     /// such as 2G, or 0 to copy every segment when a query reads it (default: half the budget).
     #[arg(long, value_name = "SIZE", value_parser = parse_bytes_or_zero)]
     pub gpu_resident: Option<u64>,
-    /// Copy a partitioned data graph's next segment on a second stream while the kernels read
-    /// the one before (on: double buffering, SGSI's pipeline), or each segment when it is read
-    /// (off).
+    /// Copy a partitioned data graph's next segment, and a parked table's next block, on a
+    /// second stream while the kernels read the one before (on: double buffering, SGSI's
+    /// pipeline), or each when it is read (off).
     #[arg(long, default_value = "on", value_parser = ["on", "off"])]
     pub gpu_pipeline: String,
     /// GPUs of this host to use: a number, or all. Each holds the whole data graph; a query
