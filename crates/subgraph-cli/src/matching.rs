@@ -390,8 +390,9 @@ pub struct GpuArgs {
     pub gpu_park: String,
     /// How a parked table lies in host memory (--gpu-park): rows (row after row, parked in one
     /// copy once made, as FSIG does) or columns (column after column, as SGSI keeps its tables:
-    /// made one column at a time on the device, each copied out before the next, so the table
-    /// is never whole on the device).
+    /// a table the join decides to park as it makes it is made one column at a time on the
+    /// device, each copied out before the next, so it is never whole on the device; the first
+    /// level, and a table the decision passed over, are parked in rows).
     #[arg(long, default_value = "rows", value_parser = ParkLayout::NAMES.to_vec())]
     pub gpu_park_layout: String,
     /// Most device memory the GPU engine may hold at once, data graph included: a size such as
@@ -656,11 +657,13 @@ struct Row {
     gpu_dfs_stolen: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     gpu_dfs_busy: Option<f64>,
-    /// GPU only: FSIG's host spill (`--gpu-park`): tables parked in host memory, blocks
-    /// brought back, bytes moved both ways; and join chunks run again because the measured α
-    /// undershot their rows.
+    /// GPU only: FSIG's host spill (`--gpu-park`): tables parked in host memory (of them, made
+    /// and parked column by column), blocks brought back, bytes moved both ways; and join
+    /// chunks run again because the measured α undershot their rows.
     #[serde(skip_serializing_if = "Option::is_none")]
     gpu_parked_tables: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpu_parked_columnar: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     gpu_parked_blocks: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -934,6 +937,7 @@ fn match_all(
             gpu_dfs_stolen: gpu.and_then(|g| (g.dfs.launches > 0).then_some(g.dfs.stolen)),
             gpu_dfs_busy: gpu.and_then(|g| g.dfs.busy()),
             gpu_parked_tables: gpu.map(|g| g.spill.tables),
+            gpu_parked_columnar: gpu.map(|g| g.spill.columnar),
             gpu_parked_blocks: gpu.map(|g| g.spill.blocks),
             gpu_parked_bytes: gpu.map(|g| g.spill.bytes),
             gpu_alpha_retries: gpu.map(|g| g.alpha_retries),

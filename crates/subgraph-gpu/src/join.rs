@@ -380,27 +380,36 @@ impl<'a> Join<'a> {
             let (start, end) = range(i);
             parked.start_block(gpu, lane, start, end, &moved)
         };
-        let arrive = |a| Ok(a);
-        pipelined(self.opts.pipeline, &blocks, &|_| true, &start, &arrive, &mut |i, arriving| {
-            if self.take.done || self.stop_now() {
-                return Ok(ControlFlow::Break(()));
-            }
+        let arrive = |a| gpu.arrived(a);
+        let passed = pipelined(self.opts.pipeline, &blocks, &|_| true, &start, &arrive, &mut |i, arrived| {
             let (start, end) = range(i);
-            let table = parked.arrived(gpu, &k.park_rows, arriving.expect("every block is copied"), end - start)?;
+            let [block] = arrived.expect("every block is copied");
+            let table = parked.in_rows(gpu, &k.park_rows, block, end - start)?;
             self.extend_resident(cols, table, end - start)?;
-            Ok(ControlFlow::Continue(()))
-        })?;
+            let stop = self.take.done || self.stop_now();
+            Ok(if stop { ControlFlow::Break(()) } else { ControlFlow::Continue(()) })
+        });
+        if let Err(e) = passed {
+            // The default stream waits for every copy started from `parked`: they end before
+            // its page-locked memory is freed (the synchronisation's own failure adds nothing).
+            gpu.synchronize().ok();
+            return Err(e);
+        }
         self.spill = self.spill + moved.get();
         self.parks[cols] = parked.into_host();
         Ok(())
     }
 
     /// Whether the next table (`cols` columns, `rows` rows) is made column by column straight
-    /// into host memory (`--gpu-park-layout columns`): where [`Join::extend`] would park it.
+    /// into host memory (`--gpu-park-layout columns`): where [`Join::extend`] would park it,
+    /// and the query goes on (else `extend` decides, and stops).
     /// `freed` is what the chunk's buffers give back once it is made, so that the headroom
     /// asked is the one `extend` would see.
-    fn parks_columns(&self, cols: usize, rows: u64, freed: u64) -> Result<bool> {
-        if self.opts.park_layout != Layout::Columns || cols == self.plan.len() || self.depth_first_from(cols).is_some()
+    fn parks_columns(&mut self, cols: usize, rows: u64, freed: u64) -> Result<bool> {
+        if self.opts.park_layout != Layout::Columns
+            || cols == self.plan.len()
+            || self.depth_first_from(cols).is_some()
+            || self.stop_now()
         {
             return Ok(false);
         }

@@ -1,9 +1,12 @@
 //! subgraph-gpu: the GPU engine of subgraph, after GSI (Zeng et al., ICDE 2020): PCSR graph
 //! storage (§IV-A), vertex signatures and GPU filtering (§III-A), and the join engine (§V–§VI:
 //! Prealloc-Combine, warp set operations, write cache, load balancing), and GGQ's tree-pattern
-//! counts and thread-ID enumeration (`ggq`), GpSM's edge join as a second strategy (`gpsm`), FSIG's auxiliary structure (`fsig`) and host spill (`park`), on CUDA through cudarc with kernels compiled at run time by NVRTC; and where
-//! queries and patterns run ([`Engine`], [`patterns`]), for the command line and the Python
-//! package alike.
+//! counts and thread-ID enumeration (`ggq`), GpSM's edge join as a second strategy (`gpsm`),
+//! FSIG's auxiliary structure (`fsig`) and host spill (`park`, with SGSI's columnar tables),
+//! SGSI's partitions of a graph larger than the device (`partition`, `pipeline`) and several
+//! GPUs of one host (`multi`), on CUDA through cudarc with kernels compiled at run time by
+//! NVRTC; and where queries and patterns run ([`Engine`], [`patterns`]), for the command line
+//! and the Python package alike.
 
 pub mod balance;
 pub mod cuda;

@@ -25,9 +25,10 @@ use crate::engine::{GpuEngine, GpuOptions, GpuReport, Strategy};
 use crate::error::{GpuError, GpuUnavailable, Result};
 
 /// Estimated work (priced for the GPU, as the planner prices it) from which a query is joined
-/// on every device of the set: five times the planner's threshold for comparing plans (80 ms
-/// of one H200's join at the planner's price, `H200_COSTS`; about 11 ms at the median price
-/// measured on 2026-11-27's join, which is 2× faster than the one this was set on). Below it, one device runs the query and the others stay idle: a
+/// on every device of the set: five times the planner's threshold for comparing plans. That is
+/// 80 ms of one H200's join at the planner's price (`H200_COSTS`), and about 11 ms at the
+/// median price measured on 2026-11-27; the join then was about 2× faster than the one this
+/// threshold was measured on. Below it, one device runs the query and the others stay idle: a
 /// second device's uploads and per-claim launches cost more than it saves (H200 ×2,
 /// 2026-11-26: queries of 20–40 ms took 10–20 ms longer on two devices, those of 150 ms and
 /// more took 0.52–0.88 of their time).

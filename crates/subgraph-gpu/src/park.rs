@@ -10,7 +10,8 @@
 //! keeps its intermediate tables (§6.2, Alg. 6, `../shared/papers/gsi-sgsi.md` §6.3): a
 //! columnar table is built on the device one column at a time, each copied out before the
 //! next is made, so at most one column of it and the block being extended are on the device
-//! (`--gpu-park-layout`). Blocks come back one ahead on the copy stream ([`crate::pipeline`]).
+//! (`--gpu-park-layout`). Under `--gpu-pipeline on`, blocks come back one ahead on the copy
+//! stream ([`crate::pipeline`]).
 
 use std::cell::Cell;
 
@@ -97,11 +98,12 @@ pub const BLOCK_SHARE: u64 = 8;
 /// size and link (u32 each) and their scan (u64).
 pub const ROW_ARRAY_BYTES: u64 = 16;
 
-/// What the spill did in one query: tables parked, blocks brought back and bytes moved across
-/// PCIe both ways.
+/// What the spill did in one query: tables parked (of them, those made and parked column by
+/// column), blocks brought back and bytes moved across PCIe both ways.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Spill {
     pub tables: u64,
+    pub columnar: u64,
     pub blocks: u64,
     pub bytes: u64,
 }
@@ -110,7 +112,12 @@ impl std::ops::Add for Spill {
     type Output = Spill;
 
     fn add(self, o: Spill) -> Spill {
-        Spill { tables: self.tables + o.tables, blocks: self.blocks + o.blocks, bytes: self.bytes + o.bytes }
+        Spill {
+            tables: self.tables + o.tables,
+            columnar: self.columnar + o.columnar,
+            blocks: self.blocks + o.blocks,
+            bytes: self.bytes + o.bytes,
+        }
     }
 }
 
@@ -217,24 +224,30 @@ impl Parked {
             gpu.park(&buffer, n, &mut host, c * n, total)?;
         }
         spill.tables += 1;
+        spill.columnar += 1;
         spill.bytes += total as u64 * 4;
         Ok(Parked { host, cols, rows, layout: Layout::Columns })
     }
 
     /// Starts the device copy of rows [start, end) on `lane`, counted in `spill` as a block;
-    /// [`Parked::arrived`] hands it over.
+    /// once [`Gpu::arrived`], [`Parked::in_rows`] makes it a table.
     pub fn start_block(&self, gpu: &Gpu, lane: Lane, start: u64, end: u64, spill: &Cell<Spill>) -> Result<Arriving<1>> {
         let ranges = block_ranges(self.layout, self.rows, self.cols, start, end);
         let block = gpu.upload_parts(lane, [("parked block", HostSource::Gathered(&self.host, ranges))])?;
-        let moved = Spill { tables: 0, blocks: 1, bytes: (end - start) * self.cols as u64 * 4 };
+        let moved = Spill { blocks: 1, bytes: (end - start) * self.cols as u64 * 4, ..Spill::default() };
         spill.set(spill.get() + moved);
         Ok(block)
     }
 
-    /// The block `arriving` (of `rows` rows) as a table on the device, row after row: a
+    /// The copied `block` (of `rows` rows) as a table on the device, row after row: a
     /// columnar block is laid out in rows by `park_rows` (`kernel`).
-    pub fn arrived(&self, gpu: &Gpu, kernel: &Kernel, arriving: Arriving<1>, rows: u64) -> Result<DeviceBuffer<u32>> {
-        let [block] = gpu.arrived(arriving)?;
+    pub fn in_rows(
+        &self,
+        gpu: &Gpu,
+        kernel: &Kernel,
+        block: DeviceBuffer<u32>,
+        rows: u64,
+    ) -> Result<DeviceBuffer<u32>> {
         if self.layout == Layout::Rows || self.cols == 1 {
             return Ok(block);
         }
@@ -324,7 +337,7 @@ mod tests {
 
     #[test]
     fn spills_add_up() {
-        let a = Spill { tables: 1, blocks: 3, bytes: 100 };
-        assert_eq!([a, a].into_iter().sum::<Spill>(), Spill { tables: 2, blocks: 6, bytes: 200 });
+        let a = Spill { tables: 1, columnar: 1, blocks: 3, bytes: 100 };
+        assert_eq!([a, a].into_iter().sum::<Spill>(), Spill { tables: 2, columnar: 2, blocks: 6, bytes: 200 });
     }
 }

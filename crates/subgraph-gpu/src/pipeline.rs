@@ -12,7 +12,10 @@ use crate::error::Result;
 /// started by `start` on [`Lane::Ahead`] one item ahead where `pipeline` (the copy stream
 /// fills the next item's buffers while the kernels `each` launches read this one's), else on
 /// [`Lane::Now`] when the item comes. At most two items' copies are held at once. The pass ends
-/// early where `each` says [`ControlFlow::Break`]; nothing is copied after.
+/// early where `each` says [`ControlFlow::Break`]; nothing is copied after. However the pass
+/// ends (finished, broken off, or failed), a copy already started for the next item is handed
+/// to `arrive` (which makes the default stream wait for it) and dropped, so that no copy from
+/// host memory is left running where the default stream does not see it.
 ///
 /// [`Gpu::arrived`]: crate::cuda::Gpu::arrived
 pub(crate) fn pipelined<A, B>(
@@ -24,30 +27,36 @@ pub(crate) fn pipelined<A, B>(
     each: &mut dyn FnMut(usize, Option<B>) -> Result<ControlFlow<()>>,
 ) -> Result<()> {
     let copies: Vec<usize> = order.iter().copied().filter(|&i| copied(i)).collect();
-    let mut next = 0;
     let mut ahead: Option<A> = None;
-    for &i in order {
-        let arrived = if copied(i) {
-            debug_assert_eq!(copies[next], i);
-            next += 1;
-            let arriving = match ahead.take() {
-                Some(a) => a,
-                None => start(i, if pipeline { Lane::Ahead } else { Lane::Now })?,
-            };
-            if pipeline {
-                if let Some(&j) = copies.get(next) {
-                    ahead = Some(start(j, Lane::Ahead)?);
+    let mut pass = || -> Result<()> {
+        let mut next = 0;
+        for &i in order {
+            let arrived = if copied(i) {
+                debug_assert_eq!(copies[next], i);
+                next += 1;
+                let arriving = match ahead.take() {
+                    Some(a) => a,
+                    None => start(i, if pipeline { Lane::Ahead } else { Lane::Now })?,
+                };
+                let arrived = arrive(arriving)?;
+                if pipeline {
+                    if let Some(&j) = copies.get(next) {
+                        ahead = Some(start(j, Lane::Ahead)?);
+                    }
                 }
+                Some(arrived)
+            } else {
+                None
+            };
+            if each(i, arrived)?.is_break() {
+                break;
             }
-            Some(arrive(arriving)?)
-        } else {
-            None
-        };
-        if each(i, arrived)?.is_break() {
-            break;
         }
-    }
-    Ok(())
+        Ok(())
+    };
+    let passed = pass();
+    let drained = ahead.map_or(Ok(()), |a| arrive(a).map(drop));
+    passed.and(drained)
 }
 
 #[cfg(test)]
@@ -63,57 +72,74 @@ mod tests {
             log.borrow_mut().push(format!("copy {i} {lane:?}"));
             Ok(i)
         };
+        let arrive = |i: usize| {
+            log.borrow_mut().push(format!("arrive {i}"));
+            Ok(i)
+        };
         let mut each = |i: usize, arrived: Option<usize>| {
             assert_eq!(arrived.is_some(), copied(i), "item {i}");
             assert!(arrived.is_none_or(|a| a == i), "item {i} got {arrived:?}");
             log.borrow_mut().push(format!("read {i}"));
             Ok(if i == last { ControlFlow::Break(()) } else { ControlFlow::Continue(()) })
         };
-        pipelined(pipeline, order, copied, &start, &|a| Ok(a), &mut each).unwrap();
+        pipelined(pipeline, order, copied, &start, &arrive, &mut each).unwrap();
         log.into_inner()
     }
 
     /// With the pipeline, each copied item's copy starts on the copy stream before the item
     /// before it is read (the first before anything); without, on the default stream right
-    /// before it is read. Every item is read once, in order, with its copy exactly when copied.
+    /// before it is read. Every item is read once, in order, with its copy exactly when copied,
+    /// each copy handed over (the default stream made to wait for it) before the next starts.
     #[test]
     fn copies_start_one_ahead_with_the_pipeline() {
         let order = [0, 2, 3, 5, 6, 9];
         let copied = |i: usize| i != 3 && i != 6;
         let ahead = [
             "copy 0 Ahead",
+            "arrive 0",
             "copy 2 Ahead",
             "read 0",
+            "arrive 2",
             "copy 5 Ahead",
             "read 2",
             "read 3",
+            "arrive 5",
             "copy 9 Ahead",
             "read 5",
             "read 6",
+            "arrive 9",
             "read 9",
         ];
         let now = [
             "copy 0 Now",
+            "arrive 0",
             "read 0",
             "copy 2 Now",
+            "arrive 2",
             "read 2",
             "read 3",
             "copy 5 Now",
+            "arrive 5",
             "read 5",
             "read 6",
             "copy 9 Now",
+            "arrive 9",
             "read 9",
         ];
         assert_eq!(pass(true, &order, &copied, usize::MAX), ahead);
         assert_eq!(pass(false, &order, &copied, usize::MAX), now);
     }
 
-    /// A pass that ends early reads nothing more, and copies at most the one item ahead.
+    /// A pass that ends early reads nothing more, copies at most the one item ahead, and
+    /// hands that copy to `arrive` (waited for, then dropped).
     #[test]
     fn a_pass_ended_early_copies_no_further() {
         let order = [0, 1, 2, 3];
         let all = |_: usize| true;
-        assert_eq!(pass(true, &order, &all, 1), ["copy 0 Ahead", "copy 1 Ahead", "read 0", "copy 2 Ahead", "read 1"]);
-        assert_eq!(pass(false, &order, &all, 1), ["copy 0 Now", "read 0", "copy 1 Now", "read 1"]);
+        let ahead =
+            ["copy 0 Ahead", "arrive 0", "copy 1 Ahead", "read 0", "arrive 1", "copy 2 Ahead", "read 1", "arrive 2"];
+        assert_eq!(pass(true, &order, &all, 1), ahead);
+        let now = ["copy 0 Now", "arrive 0", "read 0", "copy 1 Now", "arrive 1", "read 1"];
+        assert_eq!(pass(false, &order, &all, 1), now);
     }
 }

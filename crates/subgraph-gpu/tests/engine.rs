@@ -336,11 +336,12 @@ fn parked_tables_equal_the_cpu() {
             assert_eq!((r.report.embeddings, r.spill), (expect, Spill::default()), "seed {seed}");
         }
     }
-    // The spill really ran in both layouts, tables came back in several blocks, and bytes
-    // crossed both ways.
+    // The spill really ran in both layouts (tables made column by column only under
+    // `columns`), tables came back in several blocks, and bytes crossed both ways.
     for s in spill {
         assert!(s.tables > 0 && s.blocks > s.tables && s.bytes > 0, "{spill:?}");
     }
+    assert!(spill[0].columnar == 0 && spill[1].columnar > 0, "{spill:?}");
     eprintln!("parked (rows, columns): {spill:?} in {:.1}s", t.elapsed().as_secs_f64());
 }
 
