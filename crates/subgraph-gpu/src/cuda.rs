@@ -674,8 +674,7 @@ impl Gpu {
         let mut bufs = Vec::with_capacity(K);
         for (what, src) in parts {
             let host: Vec<&[u32]> = match src {
-                HostSource::Pinned(h, range) => vec![h.range(range)?],
-                HostSource::Gathered(h, ranges) => ranges.into_iter().map(|r| h.range(r)).collect::<Result<_>>()?,
+                HostSource::Pinned(h, ranges) => ranges.into_iter().map(|r| h.range(r)).collect::<Result<_>>()?,
                 HostSource::Pageable(host) => vec![host],
             };
             let len = host.iter().map(|p| p.len()).sum();
@@ -804,13 +803,11 @@ pub enum Lane {
     Ahead,
 }
 
-/// Host data to copy: a range of page-locked memory (copied by DMA, asynchronously), several
-/// ranges of it one after another in the device copy, or pageable memory (staged by the
-/// driver).
+/// Host data to copy: ranges of page-locked memory, one after another in the device copy
+/// (copied by DMA, asynchronously), or pageable memory (staged by the driver).
 #[derive(Clone)]
 pub enum HostSource<'h> {
-    Pinned(&'h HostBuffer, std::ops::Range<usize>),
-    Gathered(&'h HostBuffer, Vec<std::ops::Range<usize>>),
+    Pinned(&'h HostBuffer, Vec<std::ops::Range<usize>>),
     Pageable(&'h [u32]),
 }
 

@@ -233,7 +233,7 @@ impl Parked {
     /// once [`Gpu::arrived`], [`Parked::in_rows`] makes it a table.
     pub fn start_block(&self, gpu: &Gpu, lane: Lane, start: u64, end: u64, spill: &Cell<Spill>) -> Result<Arriving<1>> {
         let ranges = block_ranges(self.layout, self.rows, self.cols, start, end);
-        let block = gpu.upload_parts(lane, [("parked block", HostSource::Gathered(&self.host, ranges))])?;
+        let block = gpu.upload_parts(lane, [("parked block", HostSource::Pinned(&self.host, ranges))])?;
         let moved = Spill { blocks: 1, bytes: (end - start) * self.cols as u64 * 4, ..Spill::default() };
         spill.set(spill.get() + moved);
         Ok(block)

@@ -139,6 +139,11 @@ impl Segment {
         self.pcsr.memory_bytes()
     }
 
+    /// Its PCSR's arrays as copied, named: the groups, then the columns.
+    fn parts(&self) -> [(&'static str, &[u32]); 2] {
+        [("PCSR segment groups", self.pcsr.groups()), ("PCSR segment columns", self.pcsr.columns())]
+    }
+
     /// The range of `vertices` (ascending ids, of label `label`) that have a piece here: those
     /// between its first and last source.
     pub fn held(&self, label: u32, vertices: &[u32]) -> Range<usize> {
@@ -203,6 +208,16 @@ impl VertexSegment {
     fn bytes(&self) -> u64 {
         4 * (self.ids.len() + self.words.len()) as u64
     }
+
+    /// Its arrays as copied, named: the signatures, then the ids.
+    fn parts(&self) -> [(&'static str, &[u32]); 2] {
+        [("signature table segment", &self.words), ("signature segment vertices", &self.ids)]
+    }
+
+    /// Starts its copy on `lane`, from its page-locked copy where it has one.
+    fn copy(&self, gpu: &Gpu, lane: Lane) -> Result<Arriving<2>> {
+        upload_parts(gpu, lane, self.pinned.as_ref(), self.parts())
+    }
 }
 
 /// Device copies of `parts` (a segment's arrays, named) on `lane`: from `pinned`, their
@@ -217,7 +232,7 @@ fn upload_parts<'h, const K: usize>(
     let mut at = 0;
     let sources = parts.map(|(what, part)| {
         let src = match pinned {
-            Some(h) => HostSource::Pinned(h, at..at + part.len()),
+            Some(h) => HostSource::Pinned(h, std::iter::once(at..at + part.len()).collect()),
             None => HostSource::Pageable(part),
         };
         at += part.len();
@@ -297,8 +312,7 @@ impl PartitionedGraph {
                 let st = g.structure(gpu, i, gpu.arrived(g.copy(gpu, i, Lane::Now)?)?)?;
                 g.resident.push(Some(st));
             } else {
-                let pcsr = &g.segments[i].pcsr;
-                let pinned = Self::pin(gpu, &mut g.pinned_left, &[pcsr.groups(), pcsr.columns()])?;
+                let pinned = Self::pin(gpu, &mut g.pinned_left, &g.segments[i].parts().map(|(_, p)| p))?;
                 g.pinned.push(pinned);
                 g.resident.push(None);
             }
@@ -341,9 +355,7 @@ impl PartitionedGraph {
 
     /// Starts the copy of segment `i`'s PCSR on `lane`.
     fn copy(&self, gpu: &Gpu, i: usize, lane: Lane) -> Result<Arriving<2>> {
-        let pcsr = &self.segments[i].pcsr;
-        let parts = [("PCSR segment groups", pcsr.groups()), ("PCSR segment columns", pcsr.columns())];
-        upload_parts(gpu, lane, self.pinned.get(i).and_then(Option::as_ref), parts)
+        upload_parts(gpu, lane, self.pinned.get(i).and_then(Option::as_ref), self.segments[i].parts())
     }
 
     /// Segment `i` as a structure in the in-core PCSR layout, from its arrived copy: its own
@@ -425,11 +437,10 @@ impl PartitionedGraph {
             .collect();
         for seg in &mut segments {
             if self.keeps(seg.bytes()) {
-                let parts = [("signature table segment", &seg.words[..]), ("signature segment vertices", &seg.ids[..])];
-                let [words, ids] = gpu.arrived(upload_parts(gpu, Lane::Now, None, parts)?)?;
+                let [words, ids] = gpu.arrived(seg.copy(gpu, Lane::Now)?)?;
                 seg.resident = Some((words, ids));
             } else {
-                seg.pinned = Self::pin(gpu, &mut self.pinned_left, &[&seg.words, &seg.ids])?;
+                seg.pinned = Self::pin(gpu, &mut self.pinned_left, &seg.parts().map(|(_, p)| p))?;
             }
         }
         self.table = Some(segments);
@@ -450,11 +461,7 @@ impl PartitionedGraph {
         let order: Vec<usize> = (0..table.len())
             .filter(|&i| labels.iter().any(|l| (table[i].labels.0..=table[i].labels.1).contains(l)))
             .collect();
-        let copy = |i: usize, lane| {
-            let seg = &table[i];
-            let parts = [("signature table segment", &seg.words[..]), ("signature segment vertices", &seg.ids[..])];
-            upload_parts(gpu, lane, seg.pinned.as_ref(), parts)
-        };
+        let copy = |i: usize, lane| table[i].copy(gpu, lane);
         let resident = |i: usize| table[i].resident.is_some();
         pipelined(self.pipeline, &order, &|i| !resident(i), &copy, &|a| gpu.arrived(a), &mut |i, arrived| {
             let seg = &table[i];
