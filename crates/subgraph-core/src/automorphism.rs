@@ -44,6 +44,18 @@ impl Automorphisms {
     /// bases taken in `prefer` order (every vertex once). Restrictions come from the leading
     /// steps up to, not including, the first base for which `stop` holds.
     pub fn chain(q: &Graph, prefer: &[u32], stop: impl Fn(u32) -> bool) -> Automorphisms {
+        Automorphisms::chain_until(q, prefer, stop, || false)
+    }
+
+    /// [`Automorphisms::chain`], cut short between two searches once `halt` holds: the steps
+    /// found by then (each with its whole orbit) still give valid restrictions and
+    /// multiplier, but the group's order is unknown ([`Automorphisms::order`] is None).
+    pub fn chain_until(
+        q: &Graph,
+        prefer: &[u32],
+        stop: impl Fn(u32) -> bool,
+        halt: impl Fn() -> bool,
+    ) -> Automorphisms {
         let n = q.num_vertices();
         // Automorphisms keep labels and degrees: when no two vertices share both, the group is
         // trivial (most labelled queries), found without refining colours.
@@ -58,19 +70,41 @@ impl Automorphisms {
         let mut steps = Vec::new();
         let mut restricting = None;
         let mut order: Option<u128> = Some(1);
+        // The colours refined with the bases so far fixed: an automorphism fixing them maps v
+        // only onto a vertex of v's colour, so the others are never searched, and once every
+        // colour is one vertex the group left is trivial.
+        let mut fixed = shape.colour.clone();
         for &v in prefer {
+            if classes(&fixed) == n {
+                break;
+            }
             let mut orbit = vec![v];
             let mut transversal = vec![(0..n as u32).collect::<Vec<u32>>()];
+            let mut shared = false;
+            // The automorphisms searched for in this step (each fixing the earlier bases): the
+            // orbit is closed under them, so a vertex they reach needs no search of its own.
+            let mut found: Vec<Vec<u32>> = Vec::new();
             for w in 0..n as u32 {
-                if w == v || shape.colour[w as usize] != shape.colour[v as usize] {
+                if w == v || fixed[w as usize] != fixed[v as usize] {
                     continue;
                 }
+                shared = true;
+                if orbit.contains(&w) {
+                    continue;
+                }
+                if halt() {
+                    let restricting = restricting.unwrap_or(steps.len());
+                    return Automorphisms { n, steps, restricting, order: None };
+                }
                 pins.push((v, w));
-                if let Some(perm) = shape.find(&pins) {
+                let perm = shape.find(&pins, &halt);
+                pins.pop();
+                if let Some(perm) = perm {
+                    found.push(perm.clone());
                     orbit.push(w);
                     transversal.push(perm);
+                    close(&mut orbit, &mut transversal, &found);
                 }
-                pins.pop();
             }
             if orbit.len() > 1 {
                 if restricting.is_none() && stop(v) {
@@ -78,6 +112,10 @@ impl Automorphisms {
                 }
                 order = order.and_then(|o| o.checked_mul(orbit.len() as u128));
                 steps.push(Step { base: v, orbit, transversal });
+            }
+            if shared {
+                fixed[v as usize] = mix(&[fixed[v as usize], 0x5eed]);
+                fixed = refine(&shape.adj, fixed);
             }
             pins.push((v, v));
         }
@@ -91,7 +129,8 @@ impl Automorphisms {
         Automorphisms::chain(q, &prefer, |_| false)
     }
 
-    /// |Aut(Q)|, None when it exceeds u128 (no embedding count then fits either).
+    /// |Aut(Q)|, None when it exceeds u128 (no embedding count then fits either) or the search
+    /// was cut short ([`Automorphisms::chain_until`]).
     pub fn order(&self) -> Option<u128> {
         self.order
     }
@@ -170,6 +209,54 @@ impl Automorphisms {
     }
 }
 
+/// For each of `graphs`, the index of the first graph isomorphic to it (labels, edge labels and
+/// direction kept): its own index when it is the first of its class. Graphs are compared only
+/// within classes of equal refined colours, each with one representative per class.
+pub fn isomorphism_classes(graphs: &[Graph]) -> Vec<usize> {
+    let mut by_colours: HashMap<(bool, u64, Vec<u64>), Vec<usize>> = HashMap::new();
+    let mut class = Vec::with_capacity(graphs.len());
+    for (i, g) in graphs.iter().enumerate() {
+        let mut colours = Shape::new(g).colour;
+        colours.sort_unstable();
+        let firsts = by_colours.entry((g.is_directed(), g.num_edges(), colours)).or_default();
+        match firsts.iter().find(|&&j| isomorphic(&graphs[j], g)) {
+            Some(&j) => class.push(j),
+            None => {
+                firsts.push(i);
+                class.push(i);
+            }
+        }
+    }
+    class
+}
+
+/// Whether `a` and `b` are isomorphic: in their disjoint union with a hub joined to every
+/// vertex of its side (a label and an edge label neither uses), some automorphism maps one hub
+/// onto the other, and so one side onto the other.
+fn isomorphic(a: &Graph, b: &Graph) -> bool {
+    let n = a.num_vertices();
+    if n != b.num_vertices() || a.num_edges() != b.num_edges() || a.is_directed() != b.is_directed() {
+        return false;
+    }
+    let unused = |used: &mut dyn Iterator<Item = u32>| {
+        let mut used: Vec<u32> = used.collect();
+        used.sort_unstable();
+        used.dedup();
+        // The first gap: used[i] > i somewhere, unless they are 0..len.
+        used.iter().enumerate().find(|&(i, &x)| x != i as u32).map_or(used.len() as u32, |(i, _)| i as u32)
+    };
+    let hub_label = unused(&mut (0..n as u32).flat_map(|v| [a.label(v), b.label(v)]));
+    let hub_edge = unused(&mut a.edges().chain(b.edges()).map(|e| e.2));
+    let (hub_a, hub_b) = (2 * n as u32, 2 * n as u32 + 1);
+    let mut labels: Vec<u32> = (0..n as u32).map(|v| a.label(v)).chain((0..n as u32).map(|v| b.label(v))).collect();
+    labels.extend([hub_label, hub_label]);
+    let mut edges: Vec<(u32, u32, u32)> =
+        a.edges().chain(b.edges().map(|(x, y, l)| (x + n as u32, y + n as u32, l))).collect();
+    edges.extend((0..n as u32).flat_map(|v| [(hub_a, v, hub_edge), (hub_b, v + n as u32, hub_edge)]));
+    let union = crate::graph::GraphBuilder::from_parts(labels, edges, a.is_directed()).build().0;
+    Shape::new(&union).find(&[(hub_a, hub_b)], &|| false).is_some()
+}
+
 /// The query as the automorphism search reads it: refined vertex colours and sorted
 /// adjacency with edge labels and directions.
 struct Shape {
@@ -200,8 +287,9 @@ impl Shape {
         list.binary_search_by(|&(t, l, d)| (t, l, d).cmp(&(b, label, dir))).is_ok()
     }
 
-    /// An automorphism mapping each pinned vertex a to its b, if one exists.
-    fn find(&self, pins: &[(u32, u32)]) -> Option<Vec<u32>> {
+    /// An automorphism mapping each pinned vertex a to its b, if one exists (None too when
+    /// `halt` holds during the search).
+    fn find(&self, pins: &[(u32, u32)], halt: &dyn Fn() -> bool) -> Option<Vec<u32>> {
         let n = self.colour.len();
         // Colours with the pins individualised on each side, refined in the same number of
         // rounds: x may map to y only if their refined colours agree.
@@ -260,7 +348,8 @@ impl Shape {
             by_colour.entry(to[y as usize]).or_default().push(y);
         }
         let free: Vec<u32> = order.iter().copied().filter(|&x| map[x as usize] == u32::MAX).collect();
-        self.extend(&free, 0, &from, &by_colour, &mut map, &mut used).then_some(map)
+        let mut search = Search { free: &free, from: &from, by_colour: &by_colour, halt, nodes: 0 };
+        self.extend(&mut search, 0, &mut map, &mut used).then_some(map)
     }
 
     /// Whether mapping a to b keeps every edge between a and a mapped vertex.
@@ -271,30 +360,55 @@ impl Shape {
         })
     }
 
-    fn extend(
-        &self,
-        free: &[u32],
-        i: usize,
-        from: &[u64],
-        by_colour: &HashMap<u64, Vec<u32>>,
-        map: &mut [u32],
-        used: &mut [bool],
-    ) -> bool {
-        let Some(&x) = free.get(i) else { return true };
-        let Some(ys) = by_colour.get(&from[x as usize]) else { return false };
+    /// Maps `search.free[i..]` onto unused vertices of their colours, keeping every edge;
+    /// false when none does or `search.halt` holds (asked every 4096 nodes).
+    fn extend(&self, search: &mut Search<'_>, i: usize, map: &mut [u32], used: &mut [bool]) -> bool {
+        let Some(&x) = search.free.get(i) else { return true };
+        let Some(ys) = search.by_colour.get(&search.from[x as usize]) else { return false };
         for &y in ys {
             if used[y as usize] || !self.consistent(map, x, y) {
                 continue;
             }
+            search.nodes += 1;
+            if search.nodes.is_multiple_of(4096) && (search.halt)() {
+                return false;
+            }
             map[x as usize] = y;
             used[y as usize] = true;
-            if self.extend(free, i + 1, from, by_colour, map, used) {
+            if self.extend(search, i + 1, map, used) {
                 return true;
             }
             map[x as usize] = u32::MAX;
             used[y as usize] = false;
         }
         false
+    }
+}
+
+/// One search of [`Shape::find`]: the vertices left to map in order, their refined colours,
+/// the vertices of each colour on the other side, and when to give up.
+struct Search<'a> {
+    free: &'a [u32],
+    from: &'a [u64],
+    by_colour: &'a HashMap<u64, Vec<u32>>,
+    halt: &'a dyn Fn() -> bool,
+    nodes: u64,
+}
+
+/// Closes `orbit` under the automorphisms `gens`: each vertex g(x) reached from an orbit
+/// member x joins it, its transversal element g ∘ t_x (t_x maps the base to x).
+fn close(orbit: &mut Vec<u32>, transversal: &mut Vec<Vec<u32>>, gens: &[Vec<u32>]) {
+    let mut i = 0;
+    while i < orbit.len() {
+        for g in gens {
+            let y = g[orbit[i] as usize];
+            if !orbit.contains(&y) {
+                let t: Vec<u32> = transversal[i].iter().map(|&u| g[u as usize]).collect();
+                orbit.push(y);
+                transversal.push(t);
+            }
+        }
+        i += 1;
     }
 }
 
@@ -479,6 +593,59 @@ mod tests {
     }
 
     #[test]
+    fn isomorphism_classes_are_those_of_brute_force() {
+        let mut next = crate::testing::xorshift(11);
+        for _ in 0..60 {
+            let directed = next(2) == 1;
+            let n = 1 + next(5) as u32;
+            // A few graphs, and relabelled copies of them (vertices shuffled).
+            let mut graphs = Vec::new();
+            for _ in 0..4 {
+                let labels: Vec<u32> = (0..n).map(|_| next(2) as u32).collect();
+                let mut edges = Vec::new();
+                for a in 0..n {
+                    for b in 0..n {
+                        if a != b && (directed || a < b) && next(100) < 45 {
+                            edges.push((a, b, next(2) as u32));
+                        }
+                    }
+                }
+                let mut perm: Vec<u32> = (0..n).collect();
+                for i in (1..perm.len()).rev() {
+                    perm.swap(i, next(i as u64 + 1) as usize);
+                }
+                let mut moved = vec![0; n as usize];
+                (0..n).for_each(|v| moved[perm[v as usize] as usize] = labels[v as usize]);
+                let shuffled =
+                    edges.iter().map(|&(a, b, l)| (perm[a as usize], perm[b as usize], l)).collect::<Vec<_>>();
+                graphs.push(graph(directed, labels, &edges));
+                graphs.push(graph(directed, moved, &shuffled));
+            }
+            let by_brute = |a: &Graph, b: &Graph| {
+                let ea: std::collections::BTreeSet<(u32, u32, u32)> = a.edges().collect();
+                let eb: std::collections::BTreeSet<(u32, u32, u32)> = b.edges().collect();
+                let mut p: Vec<u32> = (0..n).collect();
+                let mut found = false;
+                permutations(&mut p, 0, &mut |p| {
+                    let labels = (0..n).all(|u| a.label(u) == b.label(p[u as usize]));
+                    let mapped = ea.len() == eb.len()
+                        && ea.iter().all(|&(x, y, l)| {
+                            let (x, y) = (p[x as usize], p[y as usize]);
+                            eb.contains(&(x, y, l)) || (!directed && eb.contains(&(y, x, l)))
+                        });
+                    found |= labels && mapped;
+                });
+                found
+            };
+            let classes = isomorphism_classes(&graphs);
+            for (i, &c) in classes.iter().enumerate() {
+                let first = (0..graphs.len()).find(|&j| by_brute(&graphs[j], &graphs[i])).unwrap();
+                assert_eq!(c, first, "graph {i}");
+            }
+        }
+    }
+
+    #[test]
     fn large_symmetric_queries_are_fast() {
         // A 40-leaf star: 40! automorphisms overflow u128, found without enumerating them.
         let edges: Vec<(u32, u32, u32)> = (1..=40).map(|i| (0, i, 0)).collect();
@@ -494,5 +661,46 @@ mod tests {
             }
         }
         assert_eq!(Automorphisms::of(&graph(false, vec![0; 12], &edges)).order(), Some(479_001_600));
+        // A 2000-cycle: the dihedral group of 4000, from two searches (each later base is
+        // fixed by the refinement), not one search per vertex pair (which took 96 s at 200).
+        let n = 2000;
+        let edges: Vec<(u32, u32, u32)> = (0..n).map(|i| (i, (i + 1) % n, 0)).collect();
+        let cycle = graph(false, vec![0; n as usize], &edges);
+        let t = std::time::Instant::now();
+        assert_eq!(Automorphisms::of(&cycle).order(), Some(2 * n as u128));
+        assert!(t.elapsed() < std::time::Duration::from_secs(20), "{:?}", t.elapsed());
+    }
+
+    #[test]
+    fn a_halted_search_keeps_whole_steps_and_no_order() {
+        let n = 8u32;
+        let edges: Vec<(u32, u32, u32)> = (0..n).map(|i| (i, (i + 1) % n, 0)).collect();
+        let cycle = graph(false, vec![0; n as usize], &edges);
+        let prefer: Vec<u32> = (0..n).collect();
+        let halted = Automorphisms::chain_until(&cycle, &prefer, |_| false, || true);
+        assert_eq!(halted.order(), None);
+        assert!(halted.steps().is_empty());
+        // Halted after k searches: a prefix of the whole chain's steps, each with its whole
+        // orbit (so its restrictions and multiplier stay valid), and no order.
+        let whole = Automorphisms::chain(&cycle, &prefer, |_| false);
+        assert_eq!(whole.order(), Some(2 * n as u128));
+        let mut lengths = Vec::new();
+        for k in 0..12 {
+            let asked = std::cell::Cell::new(0);
+            let part = Automorphisms::chain_until(
+                &cycle,
+                &prefer,
+                |_| false,
+                || {
+                    asked.set(asked.get() + 1);
+                    asked.get() > k
+                },
+            );
+            let steps = part.steps().len();
+            assert_eq!(part.steps(), &whole.steps()[..steps]);
+            assert_eq!(part.order().is_none(), steps < whole.steps().len() || asked.get() > k);
+            lengths.push(steps);
+        }
+        assert!(lengths.contains(&1) && lengths.contains(&2), "{lengths:?}");
     }
 }

@@ -19,6 +19,7 @@ use crate::graph::Graph;
 use crate::intersect::intersect_in_place;
 use crate::plan::{links_to, Link, Plan};
 use crate::query::Query;
+use crate::sink::Control;
 use crate::space::{CandidateSpace, Lists};
 use crate::tail::{distinct_choices, Scratch, MAX_GROUP};
 use rayon::prelude::*;
@@ -199,8 +200,9 @@ trait Source {
 /// 59 ns and 0.4 ns over candidate spaces.
 pub const CALL_READS: f64 = 75.0;
 
-/// The sequential Monte Carlo estimate of `plan` with local sets from `src`.
-fn smc(plan: &Plan, parts: &mut Particles, src: &mut impl Source) -> Estimate {
+/// The sequential Monte Carlo estimate of `plan` with local sets from `src`; once `halt` holds
+/// (asked before each level) the levels sampled so far make it.
+fn smc(plan: &Plan, parts: &mut Particles, src: &mut impl Source, halt: &dyn Fn() -> bool) -> Estimate {
     let p = parts.count;
     let n = plan.len();
     let start = plan.tail_start();
@@ -213,6 +215,10 @@ fn smc(plan: &Plan, parts: &mut Particles, src: &mut impl Source) -> Estimate {
         Estimate { levels, matches, cost, work: total, nodes, leaves, particles: p, read }
     };
     for i in 0..start {
+        if halt() {
+            levels.resize(start + 1, z);
+            return finish(levels, z, total, nodes, 0.0, read);
+        }
         // Before the first level every particle is the empty match: one stands for all.
         let count = if i == 0 { 1 } else { p };
         let work = parts.fill(i, count, |prefix, out| {
@@ -490,7 +496,7 @@ impl<'a> Sampler<'a> {
             buf: &mut self.buf,
             scratch: &mut self.scratch,
         };
-        smc(plan, &mut self.parts, &mut src)
+        smc(plan, &mut self.parts, &mut src, &|| false)
     }
 
     /// The `card` order: start with the query vertex of fewest candidates, then always extend
@@ -621,9 +627,17 @@ pub fn space_bound(plan: &Plan, space: &CandidateSpace) -> f64 {
 /// A cheap estimate of `plan` from its own candidate space (`plan`'s candidate lists in
 /// place): local sets as the engine intersects them, without injectivity, so partial matches
 /// and cost are somewhat over-estimated.
-pub fn space_estimate(data: &Graph, plan: &Plan, space: &CandidateSpace, particles: usize, seed: u64) -> Estimate {
+pub fn space_estimate(
+    data: &Graph,
+    plan: &Plan,
+    space: &CandidateSpace,
+    particles: usize,
+    seed: u64,
+    control: &Control,
+) -> Estimate {
     let mut parts = Particles::new(particles, seed);
-    smc(plan, &mut parts, &mut SpaceSource { plan, lists: space.lists(data, plan), buf: Vec::new() })
+    let source = &mut SpaceSource { plan, lists: space.lists(data, plan), buf: Vec::new() };
+    smc(plan, &mut parts, source, &|| control.should_stop())
 }
 
 #[cfg(test)]
@@ -634,7 +648,6 @@ mod tests {
     use crate::order::Order;
     use crate::plan::{Plan, PlanOptions, Symmetry};
     use crate::query::Semantics;
-    use crate::sink::Control;
 
     fn graph(labels: Vec<u32>, edges: &[(u32, u32)]) -> Graph {
         GraphBuilder::from_parts(labels, edges.iter().map(|&(a, b)| (a, b, 0)).collect(), false).build().0
@@ -669,7 +682,7 @@ mod tests {
         let cands = Filter::Nlf.run(data, &query, Semantics::Embed, &Control::unlimited());
         let sizes: Vec<usize> = cands.iter().map(Vec::len).collect();
         let opts = PlanOptions { order: Some(Order::Gql), symmetry: Symmetry::Off, ..PlanOptions::default() };
-        let plan = Plan::shaped(data, &query, opts, Order::Gql, vertices, 0, &sizes);
+        let plan = Plan::shaped(data, &query, opts, Order::Gql, vertices, 0, &sizes, &Control::unlimited());
         (query, cands, plan)
     }
 
@@ -714,7 +727,7 @@ mod tests {
         let plan = plan.with_candidates(cands.clone());
         let space = CandidateSpace::build(&data, &plan, SpaceBuild::Eager, &Control::unlimited()).unwrap();
         let truth = enumerate(&data, &plan, &space, EngineOptions::default(), &Control::unlimited(), None);
-        let walk = space_estimate(&data, &plan, &space, 256, 9);
+        let walk = space_estimate(&data, &plan, &space, 256, 9, &Control::unlimited());
         let raw = Sampler::new(&data, &query, &cands, true, 256, 9).estimate(&plan);
         for (i, &actual) in truth.levels.iter().enumerate().take(plan.len() - 1) {
             for (name, e) in [("walk", &walk), ("raw", &raw)] {
@@ -735,7 +748,16 @@ mod tests {
         let query = Query::new(q, &data, Semantics::Embed).unwrap();
         let cands = Filter::Nlf.run(&data, &query, Semantics::Embed, &Control::unlimited());
         let sizes: Vec<usize> = cands.iter().map(Vec::len).collect();
-        let plan = Plan::shaped(&data, &query, PlanOptions::default(), Order::Gql, vec![0, 1, 2], 0, &sizes);
+        let plan = Plan::shaped(
+            &data,
+            &query,
+            PlanOptions::default(),
+            Order::Gql,
+            vec![0, 1, 2],
+            0,
+            &sizes,
+            &Control::unlimited(),
+        );
         let read = |particles| Sampler::new(&data, &query, &cands, true, particles, 3).estimate(&plan).read;
         assert_eq!(read(16), read(16));
         assert!(read(128) > read(16));
@@ -759,7 +781,8 @@ mod tests {
         for symmetry in [Symmetry::Off, Symmetry::On] {
             let opts = PlanOptions { order: Some(Order::Gql), symmetry, ..PlanOptions::default() };
             for tail in [0, 2] {
-                let plan = Plan::shaped(&data, &q, opts, Order::Gql, vec![0, 1, 2], tail, &sizes);
+                let plan =
+                    Plan::shaped(&data, &q, opts, Order::Gql, vec![0, 1, 2], tail, &sizes, &Control::unlimited());
                 let mut s = Sampler::new(&data, &q, &cands, true, 64, 1);
                 let e = s.estimate(&plan).matches * plan.multiplier as f64;
                 // Exact unless the restriction f(1) < f(2) makes the last level vary.

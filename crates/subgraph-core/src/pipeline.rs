@@ -291,12 +291,12 @@ pub fn prepare(
         popts.filter.refine(data, &q, popts.semantics, &mut cands, control);
     }
     let filter_ms = t.elapsed().as_secs_f64() * 1e3;
-    let mut plan = planner::default_plan(data, &q, popts, cands, filter_ms);
+    let mut plan = planner::default_plan(data, &q, popts, cands, filter_ms, control);
     // The NLF space of a deferred refinement serves a trial that may stop early.
     let (space, space_ms) = build_space(data, &plan, opts, deferred.is_some(), control)?;
     // A deferred refinement needs the sample: it decides whether the trial is worth running.
     let price_from = if deferred.is_some() { 0.0 } else { price_from };
-    let (cost, gate) = estimate_work(data, &mut plan, space.as_ref(), popts, price_from);
+    let (cost, gate) = estimate_work(data, &mut plan, space.as_ref(), popts, price_from, control);
     Ok(Prepared { start, query: q, options: popts, deferred, plan, space, space_ms, cost, gate })
 }
 
@@ -311,6 +311,7 @@ fn estimate_work(
     space: Option<&CandidateSpace>,
     popts: PlanOptions,
     price_from: f64,
+    control: &Control,
 ) -> (f64, Option<(Estimate, f64)>) {
     let Some(space) = space else {
         return (0.0, None);
@@ -321,13 +322,13 @@ fn estimate_work(
     }
     let t = Instant::now();
     let mut particles = planner::GATE_PARTICLES;
-    let mut g = estimate::space_estimate(data, plan, space, particles, GATE_SEED);
+    let mut g = estimate::space_estimate(data, plan, space, particles, GATE_SEED, control);
     let mut read = g.read;
     // Few particles miss the rare heavy subtrees of skewed searches: an estimate far below the
     // bound is sampled again, with more.
     if g.cost * planner::GATE_DOUBT < bound {
         particles = planner::GATE_RECHECK_PARTICLES;
-        g = estimate::space_estimate(data, plan, space, particles, GATE_SEED ^ 1);
+        g = estimate::space_estimate(data, plan, space, particles, GATE_SEED ^ 1, control);
         read += g.read;
     }
     let per_particle = planner::ms_per_particle(read, particles);
@@ -480,9 +481,10 @@ impl Prepared {
         self.options.filter.refine(data, &self.query, self.options.semantics, &mut cands, control);
         let filter_ms = self.plan.filter_ms + t.elapsed().as_secs_f64() * 1e3;
         // The order compared before the trial (`compare_orders`), else the default one.
-        self.plan = planner::ordered_plan(data, &self.query, self.options, self.plan.order, cands, filter_ms);
+        self.plan = planner::ordered_plan(data, &self.query, self.options, self.plan.order, cands, filter_ms, control);
         (self.space, self.space_ms) = build_space(data, &self.plan, opts, false, control)?;
-        (self.cost, self.gate) = estimate_work(data, &mut self.plan, self.space.as_ref(), self.options, f64::INFINITY);
+        (self.cost, self.gate) =
+            estimate_work(data, &mut self.plan, self.space.as_ref(), self.options, f64::INFINITY, control);
         self.deferred = None;
         Ok(())
     }
@@ -704,7 +706,7 @@ pub fn explain_query(
         // A considered plan, rebuilt with its candidates.
         let rebuild = |c: &Considered| {
             let order = Order::from_name(c.order).expect("a planner order");
-            let mut p = Plan::shaped(data, &q, popts, order, c.vertices.clone(), c.tail, &size_of)
+            let mut p = Plan::shaped(data, &q, popts, order, c.vertices.clone(), c.tail, &size_of, &first)
                 .with_candidates(by_vertex.clone());
             p.filter_ms = filter_ms;
             p.estimate = Some(c.estimate.clone());

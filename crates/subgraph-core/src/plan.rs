@@ -12,6 +12,7 @@ use crate::filter::{Candidates, Filter};
 use crate::graph::{Dir, Graph};
 use crate::order::Order;
 use crate::query::{Query, Semantics};
+use crate::sink::Control;
 
 /// A query edge between position `from` (matched earlier) and a later position: the data edge
 /// goes from `from`'s match in direction `dir` to the candidate, with data pair id `pair`.
@@ -223,7 +224,10 @@ impl Plan {
     /// The plan that matches in order `vertices` (a permutation of the query vertices) whose
     /// last `tail` positions are counted together (0 or at least 2; they must be pairwise
     /// non-adjacent), over candidate sets of sizes `sizes_by_vertex[u]` = |C(u)|. The candidate
-    /// lists are left empty: [`Plan::with_candidates`] moves them in.
+    /// lists are left empty: [`Plan::with_candidates`] moves them in. Once `control` says
+    /// stop, the search for the query's automorphisms is cut short and the plan breaks no
+    /// symmetry.
+    #[allow(clippy::too_many_arguments)]
     pub fn shaped(
         data: &Graph,
         query: &Query,
@@ -232,6 +236,7 @@ impl Plan {
         vertices: Vec<u32>,
         tail: usize,
         sizes_by_vertex: &[usize],
+        control: &Control,
     ) -> Plan {
         let n = vertices.len();
         debug_assert!(tail != 1 && tail <= n);
@@ -265,7 +270,12 @@ impl Plan {
         // it is matched without symmetry breaking.
         if options.breaks_symmetry() && !query.graph().is_restricted() {
             let in_tail = |v: u32| position[v as usize].is_some_and(|p| p >= n - tail);
-            let aut = Automorphisms::chain(query.graph(), &vertices, |v| tail > 0 && in_tail(v));
+            let aut = Automorphisms::chain_until(
+                query.graph(),
+                &vertices,
+                |v| tail > 0 && in_tail(v),
+                || control.should_stop(),
+            );
             if let (Some(_), Some(m)) = (aut.order(), aut.multiplier()) {
                 if m > 1 {
                     for (b, w) in aut.restrictions() {

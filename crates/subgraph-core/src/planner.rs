@@ -75,8 +75,16 @@ impl Plan {
 
 /// The plan the planner starts from, estimating nothing: the default order
 /// (`PlanOptions::default_order`), with a counted tail only under `Tail::On`.
-pub fn default_plan(data: &Graph, query: &Query, options: PlanOptions, cands: Candidates, filter_ms: f64) -> Plan {
-    ordered_plan(data, query, options, options.default_order(), cands, filter_ms)
+/// `control` cuts the search for its symmetry short (`Plan::shaped`).
+pub fn default_plan(
+    data: &Graph,
+    query: &Query,
+    options: PlanOptions,
+    cands: Candidates,
+    filter_ms: f64,
+    control: &Control,
+) -> Plan {
+    ordered_plan(data, query, options, options.default_order(), cands, filter_ms, control)
 }
 
 /// [`default_plan`] with `order` in place of the default order.
@@ -87,6 +95,7 @@ pub fn ordered_plan(
     order: Order,
     cands: Candidates,
     filter_ms: f64,
+    control: &Control,
 ) -> Plan {
     let t = Instant::now();
     let sizes: Vec<usize> = cands.iter().map(Vec::len).collect();
@@ -97,7 +106,7 @@ pub fn ordered_plan(
         let vertices = order.compute(data, query, &mut sampler);
         variants(query, &options, order, vertices).swap_remove(0)
     };
-    let mut plan = Plan::shaped(data, query, options, order, vertices, tail, &sizes);
+    let mut plan = Plan::shaped(data, query, options, order, vertices, tail, &sizes, control);
     plan.filter_ms = filter_ms;
     plan.order_ms = t.elapsed().as_secs_f64() * 1e3;
     plan.with_candidates(cands)
@@ -187,7 +196,7 @@ pub fn choose(
     control: &Control,
 ) -> (Plan, Vec<Considered>) {
     let t = Instant::now();
-    let mut plan = default_plan(data, query, options, cands, filter_ms);
+    let mut plan = default_plan(data, query, options, cands, filter_ms, control);
     if plan.empty || !has_alternatives(&options) || control.should_stop() {
         return (plan, Vec::new());
     }
@@ -384,7 +393,7 @@ fn compare_sharing(
     let t = Instant::now();
     let sizes: Vec<usize> = cands.iter().map(Vec::len).collect();
     let shape = |order: Order, vertices: &[u32], tail: usize| {
-        Plan::shaped(data, query, options, order, vertices.to_vec(), tail, &sizes)
+        Plan::shaped(data, query, options, order, vertices.to_vec(), tail, &sizes, control)
     };
     let finish = |mut plan: Plan, estimate: Option<Estimate>, cands: Candidates| {
         plan.filter_ms = filter_ms;
@@ -576,7 +585,10 @@ mod tests {
         let expired = Control::new(Some(Instant::now()), Default::default());
         let (first, considered) = compare(&expired);
         assert_eq!(considered.len(), 1);
-        assert_eq!(first.vertices, default_plan(&data, &q, options, cands.clone(), 0.0).vertices);
+        assert_eq!(
+            first.vertices,
+            default_plan(&data, &q, options, cands.clone(), 0.0, &Control::unlimited()).vertices
+        );
         assert_eq!(first.len(), all.len());
         // `choose` keeps the default plan unestimated.
         let (chosen, considered) = choose(&data, &q, options, cands.clone(), 0.0, &expired);
