@@ -327,7 +327,8 @@ pub fn run(a: ExplainArgs) -> Result<()> {
         match item {
             Item::Graph(q) => explain_one(&a, &data, name, &q, &opts, None)?,
             Item::Pattern(pattern) => {
-                let (compiled, view) = derived.compile(&pattern, &data).with_context(|| name.clone())?;
+                let (compiled, view) =
+                    derived.compile(&pattern, &data, &Control::unlimited()).with_context(|| name.clone())?;
                 check(&compiled, pattern_opts.semantics, false).with_context(|| name.clone())?;
                 let n = compiled.queries.len();
                 if tree_query(&pattern, &data, pattern_opts.semantics, false).with_context(|| name.clone())?.is_some() {

@@ -270,6 +270,16 @@ impl Engine {
         output: Option<(&Output, &str)>,
     ) -> Result<Ran> {
         let cpu = |report, choice, note| Ran { report, gpu: None, choice, note };
+        // More query vertices than data vertices: no injective match, an answer and not an
+        // error (a run of several queries goes on).
+        let (n, nd) = (query.num_vertices(), data.num_vertices());
+        if opts.semantics.injective() && n > nd && query.is_directed() == data.is_directed() {
+            if let Some((out, name)) = output {
+                out.begin_query(name, n);
+            }
+            let note = format!("the query has {n} vertices, more than the data graph's {nd}: no embedding exists");
+            return Ok(cpu(Report::nothing(opts.filter, None), None, Some(note)));
+        }
         let (engine, gpu, auto) = match self {
             Engine::Cpu { .. } => return Ok(cpu(run_query(data, query, opts, control, output)?, None, None)),
             Engine::Gpu { engine, options, auto } => (engine, options, *auto),

@@ -8,7 +8,8 @@
 
 use std::sync::{Arc, OnceLock};
 
-use subgraph_core::automorphism::Automorphisms;
+use std::time::Instant;
+use subgraph_core::automorphism::{isomorphism_classes, Automorphisms};
 use subgraph_core::pipeline::{run_query, MatchOptions, Report};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped, OUTPUT_BATCH};
 use subgraph_core::tree::TreeQuery;
@@ -61,9 +62,16 @@ pub struct Derived {
 
 impl Derived {
     /// `pattern` compiled onto `data` (the graph this is derived from), and the label-free view
-    /// its queries are for where `Compiled::view` says so.
-    pub fn compile(&self, pattern: &Pattern, data: &Graph) -> Result<(Compiled, Option<Arc<Graph>>), CompileError> {
-        let compiled = compile(pattern, data, || self.triples.get_or_init(|| LabelTriples::of(data)))?;
+    /// its queries are for where `Compiled::view` says so; `control` stops the expansion of its
+    /// labels ([`CompileError::Stopped`]).
+    pub fn compile(
+        &self,
+        pattern: &Pattern,
+        data: &Graph,
+        control: &Control,
+    ) -> Result<(Compiled, Option<Arc<Graph>>), CompileError> {
+        let triples = || self.triples.get_or_init(|| LabelTriples::of(data));
+        let compiled = compile(pattern, data, triples, &|| control.should_stop())?;
         let view = compiled.view.then(|| self.view.get_or_init(|| Arc::new(data.without_labels())).clone());
         Ok((compiled, view))
     }
@@ -143,7 +151,16 @@ pub fn run_pattern(
             return Ok(run);
         }
     }
-    let (compiled, view) = derived.compile(pattern, data)?;
+    let start = Instant::now();
+    let (compiled, view) = match derived.compile(pattern, data, control) {
+        Err(CompileError::Stopped) => {
+            let mut report = Report::nothing(opts.filter, control.stopped());
+            report.elapsed_ms = start.elapsed().as_secs_f64() * 1e3;
+            let ran = Ran { report, gpu: None, choice: None, note: None };
+            return Ok(PatternRun { ran, rows: 0, unique: None, names: pattern.column_names(), count_star: false });
+        }
+        compiled => compiled?,
+    };
     check(&compiled, opts.semantics, unique)?;
     let skipping = skipping(&compiled);
     let limit = compiled.limit.into_iter().chain(opts.limit).min();
@@ -160,8 +177,11 @@ pub fn run_pattern(
         o.begin_rows(name, &compiled.names);
     }
     let mut merged: Option<Ran> = None;
+    // Distinct subgraphs: isomorphic expansions (one labelling of a subgraph read from
+    // different pattern vertices) find the same subgraphs, so each class counts once.
+    let classes = unique.then(|| isomorphism_classes(&compiled.queries));
     let mut unique_sum = Some(0u128);
-    for (query, skip) in compiled.queries.iter().zip(&compiled.skips) {
+    for (k, (query, skip)) in compiled.queries.iter().zip(&compiled.skips).enumerate() {
         let found = merged.as_ref().map_or(0, |m| m.report.embeddings);
         // Without DISTINCT or skipped matches a match is a row, so the engine stops at the
         // limit itself; otherwise the rows stop it.
@@ -172,7 +192,8 @@ pub fn run_pattern(
         if left == Some(0) || control.should_stop() {
             break;
         }
-        let auts = unique.then(|| Automorphisms::of(query).order()).flatten();
+        let first_of_class = classes.as_ref().is_some_and(|c| c[k] == k);
+        let auts = first_of_class.then(|| Automorphisms::of(query).order()).flatten();
         let this = MatchOptions { limit: left, ..*opts };
         if let Some(r) = &rows {
             r.start_query(skip);
@@ -185,7 +206,9 @@ pub fn run_pattern(
             }
             None => engine.run(data, query.clone(), &this, control, output)?,
         };
-        unique_sum = unique_sum.zip(ran.report.unique(auts)).map(|(a, b)| a + b);
+        if first_of_class {
+            unique_sum = unique_sum.zip(ran.report.unique(auts)).map(|(a, b)| a + b);
+        }
         merged = Some(match merged {
             None => ran,
             Some(m) => Ran {
@@ -199,12 +222,14 @@ pub fn run_pattern(
     if let Some(w) = &words {
         w.finish().map_err(PatternRunError::Rows)?;
     }
+    // No expansion ran: none exists, or the control stopped the pattern before the first.
     let mut ran = merged.unwrap_or_else(|| Ran {
         report: Report::nothing(opts.filter, control.stopped()),
         gpu: None,
         choice: None,
-        note: Some(format!("{name}: {NOWHERE_NOTE}")),
+        note: control.stopped().is_none().then(|| format!("{name}: {NOWHERE_NOTE}")),
     });
+    ran.report.elapsed_ms = start.elapsed().as_secs_f64() * 1e3;
     if let (Some(r), true) = (&rows, skipping) {
         ran.report.embeddings = r.matches() as u128;
     }

@@ -32,6 +32,9 @@ pub enum CompileError {
     Unsupported(String),
     #[error("{0}")]
     Invalid(String),
+    /// The caller's `halt` held (a deadline, Ctrl-C) before the pattern was compiled.
+    #[error("stopped while the pattern's labels were expanded")]
+    Stopped,
 }
 
 /// The (source label, edge label, target label) triples of a data graph's edges: what an
@@ -96,13 +99,15 @@ pub struct Compiled {
 }
 
 /// Lowers `pattern` onto `data`. `triples` (`data`'s) is asked for only when some label is
-/// absent.
+/// absent. Once `halt` holds (asked as the labels are expanded) it stops with
+/// [`CompileError::Stopped`].
 pub fn compile<'t>(
     pattern: &Pattern,
     data: &Graph,
     triples: impl FnOnce() -> &'t LabelTriples,
+    halt: &dyn Fn() -> bool,
 ) -> Result<Compiled, CompileError> {
-    compile_within(pattern, data, triples, MAX_EXPANSIONS)
+    compile_within(pattern, data, triples, MAX_EXPANSIONS, halt)
 }
 
 /// [`compile`] with at most `max` expansions before a pattern whose edges have no labels is
@@ -112,6 +117,7 @@ pub fn compile_within<'t>(
     data: &Graph,
     triples: impl FnOnce() -> &'t LabelTriples,
     max: usize,
+    halt: &dyn Fn() -> bool,
 ) -> Result<Compiled, CompileError> {
     let Lowered { vertex_labels, edges, either, mut allowed } = lower(pattern, data)?;
     let open = vertex_labels.iter().any(Option::is_none) || edges.iter().any(|e| e.2.is_none());
@@ -135,7 +141,7 @@ pub fn compile_within<'t>(
         }
         let left = max.saturating_sub(queries.len());
         let found = match &triples {
-            Some(t) => expand(&vertex_labels, &oriented, t, data.is_directed(), left),
+            Some(t) => expand(&vertex_labels, &oriented, t, data.is_directed(), left, halt),
             None => {
                 let labels: Vec<u32> = vertex_labels.iter().map(|l| l.expect("closed")).collect();
                 let edges = oriented.iter().map(|&(a, b, l)| (a as u32, b as u32, l.expect("closed"))).collect();
@@ -231,6 +237,14 @@ fn lower(pattern: &Pattern, data: &Graph) -> Result<Lowered, CompileError> {
             return Err(CompileError::Invalid(format!(
                 "the edge from {} to itself is a self loop, which data graphs do not hold (they drop them on loading)",
                 vertex_name(pattern, e.from)
+            )));
+        }
+        if e.direction == Direction::Out && !data.is_directed() {
+            return Err(CompileError::Invalid(format!(
+                "the edge from {} to {} has a direction, but the data graph is undirected (as a directed query \
+                 file is refused); write it without one, as (a)--(b)",
+                vertex_name(pattern, e.from),
+                vertex_name(pattern, e.to)
             )));
         }
         let (from, to) = match data.is_directed() {
@@ -392,16 +406,72 @@ fn vertex_name(pattern: &Pattern, v: usize) -> String {
     }
 }
 
+/// Backtracking nodes of [`expand`] between two looks at its `halt`.
+const HALT_EVERY: u64 = 4096;
+
+/// Each pattern vertex's possible labels: its own, or every label of the data, narrowed to arc
+/// consistency: a label stays only while each of the vertex's edges finds, among the labels
+/// left to its other end, one whose (source label, edge label, target label) occurs in the
+/// data. An empty one means no expansion.
+fn domains(
+    vertex_labels: &[Option<u32>],
+    edges: &[(usize, usize, Option<u32>)],
+    triples: &LabelTriples,
+    halt: &dyn Fn() -> bool,
+) -> Result<Vec<HashSet<u32>>, CompileError> {
+    let mut domains: Vec<HashSet<u32>> = vertex_labels
+        .iter()
+        .map(|l| match l {
+            Some(l) => triples.vertex_labels.iter().copied().filter(|x| x == l).collect(),
+            None => triples.vertex_labels.iter().copied().collect(),
+        })
+        .collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &(a, b, el) in edges {
+            if halt() {
+                return Err(CompileError::Stopped);
+            }
+            let (mut from, mut to) = (HashSet::new(), HashSet::new());
+            for (&(x, y), labels) in &triples.by_ends {
+                let fits = el.is_none_or(|el| labels.binary_search(&el).is_ok());
+                if fits && domains[a].contains(&x) && domains[b].contains(&y) {
+                    from.insert(x);
+                    to.insert(y);
+                }
+            }
+            changed |= from.len() < domains[a].len() || to.len() < domains[b].len();
+            domains[a] = from;
+            domains[b] = to;
+        }
+    }
+    Ok(domains)
+}
+
 /// Every assignment of labels to the absent vertex and edge labels under which each edge's
-/// (source label, edge label, target label) occurs in the data, as query graphs.
+/// (source label, edge label, target label) occurs in the data, as query graphs; `halt` is
+/// asked every [`HALT_EVERY`] steps of the search.
 fn expand(
     vertex_labels: &[Option<u32>],
     edges: &[(usize, usize, Option<u32>)],
     triples: &LabelTriples,
     directed: bool,
     max: usize,
+    halt: &dyn Fn() -> bool,
 ) -> Result<Vec<Graph>, CompileError> {
     let n = vertex_labels.len();
+    let domains: Vec<Vec<u32>> = domains(vertex_labels, edges, triples, halt)?
+        .into_iter()
+        .map(|d| {
+            let mut d: Vec<u32> = d.into_iter().collect();
+            d.sort_unstable();
+            d
+        })
+        .collect();
+    if domains.iter().any(Vec::is_empty) {
+        return Ok(Vec::new());
+    }
     let holds = |a: u32, el: Option<u32>, b: u32| match el {
         Some(el) => triples.edge_labels(a, b).binary_search(&el).is_ok(),
         None => !triples.edge_labels(a, b).is_empty(),
@@ -410,12 +480,14 @@ fn expand(
     let mut out = Vec::new();
     let mut labels = vec![0u32; n];
     let mut stack: Vec<usize> = vec![0];
+    let mut steps = 0u64;
     while let Some(&i) = stack.last() {
-        let domain: &[u32] = match vertex_labels[stack.len() - 1] {
-            Some(ref l) => std::slice::from_ref(l),
-            None => &triples.vertex_labels,
-        };
+        steps += 1;
+        if steps.is_multiple_of(HALT_EVERY) && halt() {
+            return Err(CompileError::Stopped);
+        }
         let v = stack.len() - 1;
+        let domain = &domains[v];
         if i >= domain.len() {
             stack.pop();
             if let Some(top) = stack.last_mut() {
@@ -494,7 +566,7 @@ mod tests {
 
     fn lower(text: &str, data: &Graph) -> Result<Compiled, CompileError> {
         let triples = LabelTriples::of(data);
-        compile(&crate::parse(text).expect("parses"), data, || &triples)
+        compile(&crate::parse(text).expect("parses"), data, || &triples, &|| false)
     }
 
     /// The pattern's matches and result rows as the engine finds them: every expansion run,
@@ -632,7 +704,9 @@ mod tests {
         assert_eq!(either.skips, [vec![], vec![(0, 1, None)]], "forward, then reversed where no forward edge");
         assert!(msg("MATCH (a)-->(b), (a)--(b)", &dir).contains("two edges"));
         assert!(msg("MATCH (a)-->(a)", &und).contains("self loop"));
-        assert!(msg("MATCH (a)-->(b), (b)-->(a)", &und).contains("two edges"));
+        assert!(msg("MATCH (a)--(b), (b)--(a)", &und).contains("two edges"));
+        assert!(msg("MATCH (a)-->(b)", &und).contains("has a direction, but the data graph is undirected"));
+        assert!(msg("MATCH (a)<-[:0]-(b)", &und).contains("from 'b' to 'a' has a direction"));
         assert!(lower("MATCH (a)-->(b), (b)-->(a)", &dir).is_ok(), "one edge each way");
         assert!(msg("MATCH (a:Person)-->(b)", &und).contains("write the label's number"));
         assert!(msg("MATCH (a)-[:knows]->(b)", &dir).contains("edge labels are numbers"));
@@ -679,6 +753,8 @@ mod tests {
                         .map(|(i, l)| l.map_or(format!("(v{i})"), |l| format!("(v{i}:{l})")))
                         .collect();
                     for (a, b, l, form) in pedges {
+                        // A direction only on directed data (undirected data refuses it).
+                        let form = if directed { form } else { 2 };
                         // One pattern edge per pair and direction; one without direction (or on
                         // undirected data) takes both.
                         let keys = if directed && form < 2 { vec![(a, b)] } else { vec![(a, b), (b, a)] };
@@ -727,7 +803,7 @@ mod tests {
             let semantics = [Semantics::Embed, Semantics::Induced, Semantics::Homomorphism][s];
             let p = crate::parse(&text).expect("generated patterns parse");
             let triples = LabelTriples::of(&data);
-            let c = match compile_within(&p, &data, || &triples, max) {
+            let c = match compile_within(&p, &data, || &triples, max, &|| false) {
                 Ok(c) => c,
                 Err(e) => {
                     // Only a cap below the expansions of a pattern with an edge label refuses.

@@ -76,7 +76,8 @@
 //!
 //! The parser never panics and never recurses (parentheses, paths and lists are loops), so no
 //! input exhausts the stack; its time is linear in the text, which may be at most
-//! [`MAX_PATTERN_LEN`] bytes.
+//! [`MAX_PATTERN_LEN`] bytes, and a pattern has at most [`MAX_PATTERN_VERTICES`] vertices,
+//! [`MAX_PATTERN_EDGES`] edges and [`MAX_PATTERN_PREDICATES`] property tests.
 
 pub mod compile;
 mod display;
@@ -94,6 +95,11 @@ pub use pattern::{CompareOp, Direction, LabelRef, Pattern, PatternEdge, PatternV
 
 /// The longest pattern text [`parse`] accepts, in bytes: 1 MiB.
 pub const MAX_PATTERN_LEN: usize = 1 << 20;
+/// The most vertices, edges and property tests a pattern may have: [`parse`] refuses one more
+/// at its position, before any work is done on the pattern.
+pub const MAX_PATTERN_VERTICES: usize = 1024;
+pub const MAX_PATTERN_EDGES: usize = 4096;
+pub const MAX_PATTERN_PREDICATES: usize = 4096;
 
 /// Parses a pattern (see the [crate documentation](crate) for the language).
 ///

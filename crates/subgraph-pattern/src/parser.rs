@@ -8,6 +8,7 @@ use std::collections::{HashMap, HashSet};
 use crate::error::PatternError;
 use crate::lexer::{tokenize, Tok, Token};
 use crate::pattern::{CompareOp, Direction, LabelRef, Pattern, PatternEdge, PatternVertex, Predicate, Return, Value};
+use crate::{MAX_PATTERN_EDGES, MAX_PATTERN_PREDICATES, MAX_PATTERN_VERTICES};
 
 /// Words that cannot be a bare variable (write them in backquotes): the keywords of this
 /// language and the openCypher clauses and operators it refuses.
@@ -215,7 +216,9 @@ impl<'a> Parser<'a> {
                 Arrow::Both => (left, right, Direction::Either),
             };
             let edge = PatternEdge { from, to, direction, label };
-            if self.edge_set.insert(edge.clone()) {
+            if !self.edge_set.contains(&edge) {
+                self.within(self.edges.len(), MAX_PATTERN_EDGES, "edges")?;
+                self.edge_set.insert(edge.clone());
                 self.edges.push(edge);
             }
             left = right;
@@ -277,14 +280,14 @@ impl<'a> Parser<'a> {
             return Err(self.err_at(self.peek().start, "one label per node: multiple labels are not supported"));
         }
         let vertex = match &var {
-            None => self.new_vertex(None),
+            None => self.new_vertex(None)?,
             Some((name, at)) => match self.vars.get(name) {
                 Some(Var::Vertex(v)) => *v,
                 Some(Var::Edge) => {
                     return Err(self.err_at(*at, format!("'{name}' is a relationship variable, not a node's")))
                 }
                 None => {
-                    let v = self.new_vertex(Some(name.clone()));
+                    let v = self.new_vertex(Some(name.clone()))?;
                     self.vars.insert(name.clone(), Var::Vertex(v));
                     v
                 }
@@ -322,9 +325,26 @@ impl<'a> Parser<'a> {
         Ok(vertex)
     }
 
-    fn new_vertex(&mut self, name: Option<String>) -> usize {
+    /// A new pattern vertex, refused past [`MAX_PATTERN_VERTICES`] (at the current token).
+    fn new_vertex(&mut self, name: Option<String>) -> Parsed<usize> {
+        self.within(self.vertices.len(), MAX_PATTERN_VERTICES, "vertices")?;
         self.vertices.push(PatternVertex { name, label: None });
-        self.vertices.len() - 1
+        Ok(self.vertices.len() - 1)
+    }
+
+    /// Refuses one more of `what` (at the current token) when `count` already has `max`.
+    fn within(&self, count: usize, max: usize, what: &str) -> Parsed<()> {
+        if count < max {
+            return Ok(());
+        }
+        Err(self
+            .err_at(self.peek().start, format!("the pattern has more than {max} {what}, the most a pattern may have")))
+    }
+
+    fn push_predicate(&mut self, predicate: Predicate) -> Parsed<()> {
+        self.within(self.predicates.len(), MAX_PATTERN_PREDICATES, "property tests")?;
+        self.predicates.push(predicate);
+        Ok(())
     }
 
     /// `'{' (key ':' value (',' key ':' value)*)? '}'`: equality predicates on `vertex`.
@@ -339,7 +359,7 @@ impl<'a> Parser<'a> {
             };
             self.expect(&Tok::Colon, "':' after the property name")?;
             let value = self.value()?;
-            self.predicates.push(Predicate { vertex, key, op: CompareOp::Eq, value });
+            self.push_predicate(Predicate { vertex, key, op: CompareOp::Eq, value })?;
             if self.eat(&Tok::RBrace) {
                 return Ok(());
             }
@@ -500,7 +520,7 @@ impl<'a> Parser<'a> {
                 return Err(self.err_at(left_at, "a comparison needs a property (variable.key) on one side"))
             }
         };
-        self.predicates.push(predicate);
+        self.push_predicate(predicate)?;
         for _ in 0..parens {
             if !self.eat(&Tok::RParen) {
                 return Err(self.unexpected_after_clause("')' (parentheses hold one comparison)"));

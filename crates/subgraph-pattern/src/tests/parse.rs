@@ -381,23 +381,60 @@ fn display_of_patterns_parse_cannot_give() {
 
 #[test]
 fn large_patterns_take_linear_time() {
-    // About 1 MiB: a path through 25,000 named vertices, each with a map, all returned, and one
-    // anonymous node between each pair; then printed and parsed again.
-    let n = 25_000;
-    let mut text = String::from("MATCH (v0 {k: 0})");
+    // A path through 512 named vertices, each with a map, all returned, and one anonymous node
+    // between each pair (1,023 vertices, within MAX_PATTERN_VERTICES), its edges repeated until
+    // the text is about 1 MiB; then printed and parsed again.
+    let n = 512;
+    let mut path = String::from("(v0 {k: 0})");
     for i in 1..n {
-        text.push_str(&format!("-->()<-[:t]-(v{i} {{k: {i}}})"));
+        path.push_str(&format!("-->()<-[:t]-(v{i} {{k: {i}}})"));
+    }
+    let mut text = format!("MATCH {path}");
+    let repeat: String = (1..n).map(|i| format!(", (v{})<-[:t]-(v{i})", i - 1)).collect();
+    while text.len() + repeat.len() < MAX_PATTERN_LEN - 8 * n {
+        text.push_str(&repeat);
     }
     text.push_str(" RETURN ");
     text.push_str(&(0..n).map(|i| format!("v{i}")).collect::<Vec<_>>().join(", "));
-    assert!(text.len() <= MAX_PATTERN_LEN, "{}", text.len());
+    assert!(text.len() > MAX_PATTERN_LEN / 2 && text.len() <= MAX_PATTERN_LEN, "{}", text.len());
     let start = std::time::Instant::now();
     let p = parse(&text).expect("parses");
-    assert_eq!((p.vertices.len(), p.edges.len(), p.predicates.len()), (2 * n - 1, 2 * (n - 1), n));
-    let printed = p.to_string();
-    assert!(printed == text, "printed differently");
+    assert_eq!((p.vertices.len(), p.edges.len(), p.predicates.len()), (2 * n - 1, 3 * (n - 1), n));
+    let again = parse(&p.to_string()).expect("its text parses");
+    assert_eq!((again.vertices, again.edges, again.predicates), (p.vertices, p.edges, p.predicates));
     assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
     // An error at the end of a long text.
     let e = parse(&format!("{text}?")).unwrap_err();
     assert_eq!((e.line, e.column, e.message.as_str()), (1, text.len() + 1, "unexpected character '?'"));
+}
+
+#[test]
+fn pattern_size_is_bounded() {
+    let refused = |text: &str, what: &str| {
+        let e = parse(text).unwrap_err();
+        assert!(e.message.starts_with("the pattern has more than") && e.message.contains(what), "{}", e.message);
+        e
+    };
+    // Vertices: a chain of MAX_PATTERN_VERTICES parses, one more does not (the hostile inputs:
+    // a chain of 100,000 hops, 100,000 comma-separated parts, 5,000 parts of `()--()`).
+    let chain = |k: usize| format!("MATCH (a0){}", (1..k).map(|i| format!("--(a{i})")).collect::<String>());
+    assert_eq!(parse(&chain(MAX_PATTERN_VERTICES)).unwrap().vertices.len(), MAX_PATTERN_VERTICES);
+    let e = refused(&chain(MAX_PATTERN_VERTICES + 1), "1024 vertices");
+    assert_eq!(e.offset, chain(MAX_PATTERN_VERTICES).len() + 2 + "(a1024".len());
+    refused(&chain(100_000), "vertices");
+    refused(&format!("MATCH (a0){}", (1..100_000).map(|i| format!(", (a{i})")).collect::<String>()), "vertices");
+    refused(&format!("MATCH ()--(){}", ", ()--()".repeat(4_999)), "vertices");
+    // Edges: a clique of 91 vertices has 4,095; of 92, 4,186.
+    let clique = |k: usize| {
+        let parts: Vec<String> = (0..k).flat_map(|a| (a + 1..k).map(move |b| format!("(v{a})--(v{b})"))).collect();
+        format!("MATCH {}", parts.join(", "))
+    };
+    assert_eq!(parse(&clique(91)).unwrap().edges.len(), 4095);
+    refused(&clique(92), "4096 edges");
+    // A repeated edge is one edge, and counts once.
+    assert_eq!(parse(&format!("MATCH (a)--(b){}", ", (a)--(b)".repeat(10_000))).unwrap().edges.len(), 1);
+    // Property tests.
+    let tests = |k: usize| format!("MATCH (a) WHERE {}", vec!["a.x = 1"; k].join(" AND "));
+    assert_eq!(parse(&tests(MAX_PATTERN_PREDICATES)).unwrap().predicates.len(), MAX_PATTERN_PREDICATES);
+    refused(&tests(MAX_PATTERN_PREDICATES + 1), "4096 property tests");
 }
