@@ -1,17 +1,18 @@
 //! `subgraph bench`: time query sets against one data graph and write results.csv, summary.md
 //! and times.svg into an output directory, optionally compared with an earlier run's CSV.
 
-use crate::matching::{check_timeout, open_engine, stdin_once, GpuArgs, InputArgs, PartsArgs};
+use crate::matching::{open_engine, parse_threads, parse_timeout, stdin_once, GpuArgs, InputArgs, PartsArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use subgraph_bench::runner::{
-    collect_queries, comparison_csv, pair_runs, read_csv, render_summary, render_svg, reset_peak_rss, run_benchmark,
-    to_csv, RunConfig, Status, SummaryInput,
+    collect_queries, comparison_csv, pair_runs, read_csv, render_summary, render_svg, reset_peak_rss, resident_bytes,
+    run_benchmark, to_csv, Memory, RunConfig, Status, SummaryInput, QUERY_GRAPHS,
 };
 use subgraph_core::cpu::FailingSets;
+use subgraph_core::io::source;
 use subgraph_core::pipeline::MatchOptions;
 
 #[derive(Args)]
@@ -30,11 +31,11 @@ pub struct BenchArgs {
     device: String,
     #[command(flatten)]
     gpu: GpuArgs,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
+    /// Worker threads (default: all cores; at most 4 per core, or 64).
+    #[arg(long, value_parser = parse_threads)]
     threads: Option<usize>,
     /// Stop each query run after SECS seconds (counted as timed out).
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", value_parser = parse_timeout)]
     timeout: Option<f64>,
     /// Runs per query; phase times are medians over the runs.
     #[arg(long, default_value_t = 1)]
@@ -71,18 +72,20 @@ fn write(path: &Path, text: &str) -> Result<()> {
 /// Runs `subgraph bench`.
 pub fn run(a: BenchArgs) -> Result<()> {
     let parts = a.parts.parse()?;
-    check_timeout(a.timeout)?;
     if a.repeat == 0 {
         bail!("--repeat must be at least 1");
     }
-    let threads = match a.threads {
-        Some(0) => bail!("--threads must be at least 1"),
-        Some(n) => n,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     stdin_once([&a.data].into_iter().chain(&a.queries).chain(&a.input.vertex_labels))?;
     let other = a.compare.as_deref().map(read_csv).transpose()?;
-    let queries = collect_queries(&a.queries)?;
+    let queries = collect_queries(&a.queries, QUERY_GRAPHS)?;
+    if let Some(p) = queries.iter().find(|p| source::uncompressed_name(p).extension().is_some_and(|e| e == "cypher")) {
+        bail!(
+            "{}: bench times query graphs, and a .cypher file is a pattern; time patterns with `subgraph match \
+             --format json`",
+            p.display()
+        );
+    }
     if queries.is_empty() {
         bail!(
             "no query files (*.graph, *.g) in {}",
@@ -93,6 +96,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
 
     let interrupt = crate::signal::interrupt_flag()?;
 
+    let base_rss_bytes = resident_bytes();
     let t = Instant::now();
     let data = std::sync::Arc::new(a.input.read_one(&a.data)?.graph);
     let load_ms = t.elapsed().as_secs_f64() * 1e3;
@@ -182,7 +186,7 @@ pub fn run(a: BenchArgs) -> Result<()> {
         title: &format!("subgraph bench: {label}"),
         facts: &facts,
         results: &results,
-        graph_bytes: Some(data.memory_bytes()),
+        memory: Some(Memory { graph_bytes: data.memory_bytes(), base_rss_bytes }),
         compare: other_label.as_deref().zip(pairs.as_deref()),
     });
     let mut series = vec![(label.clone(), results.iter().map(|r| r.elapsed_ms).collect::<Vec<f64>>())];

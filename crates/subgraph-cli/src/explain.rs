@@ -4,8 +4,8 @@
 //! is run on the CPU engine); with `--all`, every compared plan is run and timed. A pattern
 //! (`--pattern`, `.cypher` files) is explained as the query graphs of its label expansions.
 
-use crate::matching::{check_timeout, items, stdin_once, InputArgs, Item, PartsArgs};
-use anyhow::{bail, Context, Result};
+use crate::matching::{items, parse_threads, parse_timeout, stdin_once, InputArgs, Item, PartsArgs};
+use anyhow::{Context, Result};
 use clap::Args;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -36,11 +36,11 @@ pub struct ExplainArgs {
     input: InputArgs,
     #[command(flatten)]
     parts: PartsArgs,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
+    /// Worker threads (default: all cores; at most 4 per core, or 64).
+    #[arg(long, value_parser = parse_threads)]
     threads: Option<usize>,
     /// Stop each run after SECS seconds.
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", value_parser = parse_timeout)]
     timeout: Option<f64>,
     /// Stop each run after N matches.
     #[arg(long)]
@@ -308,11 +308,7 @@ fn print_text(e: &Explanation) {
 
 pub fn run(a: ExplainArgs) -> Result<()> {
     let parts = a.parts.parse()?;
-    check_timeout(a.timeout)?;
     if let Some(n) = a.threads {
-        if n == 0 {
-            bail!("--threads must be at least 1");
-        }
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global().context("starting the thread pool")?;
     }
     stdin_once([&a.data].into_iter().chain(&a.queries).chain(&a.input.vertex_labels).chain(&a.input.vertex_props))?;

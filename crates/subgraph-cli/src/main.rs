@@ -64,7 +64,7 @@ fn main() -> ExitCode {
 
 /// The error and its causes on one line, each cause once: a library error that already
 /// includes its source (an I/O error after the file name) would otherwise repeat it.
-fn one_line(e: &anyhow::Error) -> String {
+pub(crate) fn one_line(e: &anyhow::Error) -> String {
     let mut msg = e.to_string();
     for cause in e.chain().skip(1) {
         let c = cause.to_string();

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use subgraph_bench::runner::collect_queries;
 use subgraph_core::automorphism::Automorphisms;
 use subgraph_core::cpu::FailingSets;
 use subgraph_core::filter::Filter;
@@ -300,12 +301,16 @@ impl PartsArgs {
     }
 }
 
-/// A `--timeout` must be a positive, finite number of seconds.
-pub fn check_timeout(t: Option<f64>) -> Result<()> {
-    match t {
-        Some(t) if !(t > 0.0 && t.is_finite()) => bail!("--timeout must be a positive number of seconds, got {t}"),
-        _ => Ok(()),
-    }
+/// Parses `--timeout`: a positive number of seconds, at most `sink::MAX_TIMEOUT_SECS`.
+pub fn parse_timeout(s: &str) -> Result<f64, String> {
+    let secs: f64 = s.trim().parse().map_err(|_| format!("expected a number of seconds, got '{s}'"))?;
+    subgraph_core::sink::timeout(secs).map(|_| secs)
+}
+
+/// Parses `--threads`: at least 1, at most `cpu::max_threads()`.
+pub fn parse_threads(s: &str) -> Result<usize, String> {
+    let n: usize = s.trim().parse().map_err(|_| format!("expected a number of threads, got '{s}'"))?;
+    subgraph_core::cpu::threads(n)
 }
 
 pub fn load_options(a: &InputArgs) -> Result<ReadOptions> {
@@ -555,14 +560,14 @@ pub struct MatchArgs {
     /// Failing-set pruning: auto (queries of 4+ vertices), on, off.
     #[arg(long, default_value = "auto", value_parser = ["auto", "on", "off"])]
     failing_sets: String,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
+    /// Worker threads (default: all cores; at most 4 per core, or 64).
+    #[arg(long, value_parser = parse_threads)]
     threads: Option<usize>,
     /// Stop each query after N matches.
     #[arg(long)]
     limit: Option<u64>,
     /// Stop each query after SECS seconds.
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", value_parser = parse_timeout)]
     timeout: Option<f64>,
     /// Also report distinct subgraphs: matches divided by the query's automorphisms.
     #[arg(long)]
@@ -572,12 +577,13 @@ pub struct MatchArgs {
     /// enumerating matches or expanding absent labels; off matches them as any pattern.
     #[arg(long, default_value = "auto", value_parser = ["auto", "off"])]
     tree_count: String,
-    /// Write every match to FILE ("-" for standard output).
+    /// Write every match to FILE ("-" for standard output; the report then goes to standard
+    /// error).
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
     /// Format of --output: text, csv, jsonl, or binary (packed little-endian rows in framed
     /// sections; see the README).
-    #[arg(long, default_value = "text")]
+    #[arg(long, default_value = "text", requires = "output")]
     output_format: String,
     /// Report format: a table, or one JSON object per query per line.
     #[arg(long, default_value = "table", value_parser = ["table", "json"])]
@@ -711,6 +717,9 @@ struct Row {
     /// Patterns only: the pattern's text.
     #[serde(skip_serializing_if = "Option::is_none")]
     pattern: Option<String>,
+    /// A `count(*)` pattern, whose one row is the count (the table does not show it).
+    #[serde(skip)]
+    count_star: bool,
 }
 
 pub fn run(a: MatchArgs) -> Result<ExitCode> {
@@ -729,11 +738,7 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
             "--unique counts distinct subgraphs, which homomorphisms do not define; use --semantics embed or induced"
         );
     }
-    check_timeout(a.timeout)?;
     if let Some(n) = a.threads {
-        if n == 0 {
-            bail!("--threads must be at least 1");
-        }
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global().context("starting the thread pool")?;
     }
     let threads = rayon::current_num_threads();
@@ -808,6 +813,9 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
     })
 }
 
+/// What a directory of queries holds: query graphs (Sun & Luo's, GSI's) and patterns.
+const QUERY_FILES: &[&str] = &["graph", "g", "cypher"];
+
 /// One query to run: a query graph read from a file, or a pattern's text.
 pub enum Item {
     Graph(Box<Graph>),
@@ -815,10 +823,11 @@ pub enum Item {
 }
 
 /// The queries the arguments name, each with its name: query files' graphs (`FILE#i` where a
-/// file holds several), `.cypher` files' patterns, then `--pattern` texts (`pattern#i`).
+/// file holds several), `.cypher` files' patterns (a directory: its `.graph`, `.g` and
+/// `.cypher` files in natural order), then `--pattern` texts (`pattern#i`).
 pub fn items(queries: &[PathBuf], patterns: Vec<Pattern>, qopts: &ReadOptions) -> Result<Vec<(String, Item)>> {
     let mut out = Vec::new();
-    for path in queries {
+    for path in &collect_queries(queries, QUERY_FILES)? {
         let file = source::display_name(path).display().to_string();
         if source::uncompressed_name(path).extension().is_some_and(|e| e == "cypher") {
             let text = String::from_utf8(source::read(path)?).map_err(|e| {
@@ -854,47 +863,62 @@ fn match_all(
     threads: usize,
 ) -> Result<ExitCode> {
     let json = a.format == "json";
-    // Binary matches on standard output leave it to them: the report goes to stderr.
-    let to_stderr = OutputFormat::from_name(&a.output_format) == Some(OutputFormat::Binary)
-        && a.output.as_ref().is_some_and(|p| p.as_os_str() == "-");
-    let printer = Printer { json, to_stderr };
+    // Matches on standard output leave it to them, in every format: the report goes to stderr.
+    let to_stderr = a.output.as_ref().is_some_and(|p| p.as_os_str() == "-");
+    let items = items(&a.queries, patterns, qopts)?;
+    // The query column as wide as the longest name.
+    let width = items.iter().map(|(name, _)| name.chars().count()).max().unwrap_or(0).max(40);
+    let printer = Printer { json, to_stderr, width };
     if !json {
         printer.line(format!(
-            "{:<40} {:>22} {:>9} {:>11} {:>9} {:>9} {:>9} {:>11}",
+            "{:<width$} {:>22} {:>9} {:>11} {:>9} {:>9} {:>9} {:>11}",
             "query", "embeddings", "complete", "elapsed_ms", "filter", "order", "space", "enumerate"
         ));
     }
     let derived = Derived::default();
-    for (name, item) in items(&a.queries, patterns, qopts)? {
+    // A query that cannot run is reported and the others run; the exit status says so.
+    let mut failed = false;
+    for (name, item) in items {
         let deadline = a.timeout.map(|s| Instant::now() + Duration::from_secs_f64(s));
         let control = Arc::new(Control::new(deadline, interrupt.clone()));
-        let (opts, ran, unique, automorphisms, rows, pattern) = match item {
+        let ran = match item {
             Item::Graph(q) => {
                 let auts = a.unique.then(|| Automorphisms::of(&q).order()).flatten();
-                let ran = with_progress(&name, &control, a.quiet, || {
+                with_progress(&name, &control, a.quiet, || {
                     engine.run(data, *q, opts, &control, output.map(|o| (&**o, name.as_str())))
                 })
-                .with_context(|| format!("query {name}"))?;
-                let unique = ran.report.unique(auts);
-                (opts, ran, unique, auts, None, None)
-            }
-            Item::Pattern(pattern) => {
-                let run = with_progress(&name, &control, a.quiet, || {
-                    run_pattern(
-                        &pattern,
-                        &name,
-                        data,
-                        engine,
-                        pattern_opts,
-                        &control,
-                        output,
-                        a.unique,
-                        a.tree_count == "auto",
-                        &derived,
-                    )
+                .with_context(|| format!("query {name}"))
+                .map(|ran| {
+                    let unique = ran.report.unique(auts);
+                    (opts, ran, unique, auts, None, None)
                 })
-                .with_context(|| name.clone())?;
-                (pattern_opts, run.ran, run.unique, None, Some(run.rows), Some(pattern.text))
+            }
+            Item::Pattern(pattern) => with_progress(&name, &control, a.quiet, || {
+                run_pattern(
+                    &pattern,
+                    &name,
+                    data,
+                    engine,
+                    pattern_opts,
+                    &control,
+                    output,
+                    a.unique,
+                    a.tree_count == "auto",
+                    &derived,
+                )
+            })
+            .with_context(|| name.clone())
+            .map(|run| {
+                let rows = Some((run.rows, run.count_star));
+                (pattern_opts, run.ran, run.unique, None, rows, Some(pattern.text))
+            }),
+        };
+        let (opts, ran, unique, automorphisms, rows, pattern) = match ran {
+            Ok(ran) => ran,
+            Err(e) => {
+                failed = true;
+                printer.error(&name, &e)?;
+                continue;
             }
         };
         let Ran { report, gpu, choice, note } = ran;
@@ -955,7 +979,8 @@ fn match_all(
             estimated_cost: report.estimated_cost,
             priced_cost: report.priced_cost,
             device_choice: choice.map(|c| c.to_string()),
-            rows,
+            rows: rows.map(|r| r.0),
+            count_star: rows.is_some_and(|r| r.1),
             pattern,
         };
         if let (Some(c), false) = (choice, a.quiet) {
@@ -985,14 +1010,16 @@ fn match_all(
     if let Some(o) = output {
         o.finish().context("writing the matches")?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
 /// Where and how the per-query report is printed: standard output, or standard error when
-/// the binary matches go there.
+/// the matches go there.
 struct Printer {
     json: bool,
     to_stderr: bool,
+    /// The table's query column.
+    width: usize,
 }
 
 impl Printer {
@@ -1009,13 +1036,39 @@ impl Printer {
         } else {
             let emb = match (r.unique, r.rows) {
                 (Some(u), _) => format!("{} ({} unique)", r.embeddings, u),
-                (None, Some(rows)) if rows != r.embeddings => format!("{} ({} rows)", r.embeddings, rows),
+                (None, Some(rows)) if rows != r.embeddings && !r.count_star => {
+                    format!("{} ({} rows)", r.embeddings, rows)
+                }
                 _ => r.embeddings.to_string(),
             };
             self.line(format!(
-                "{:<40} {:>22} {:>9} {:>11.2} {:>9.2} {:>9.2} {:>9.2} {:>11.2}",
-                r.query, emb, r.complete, r.elapsed_ms, r.filter_ms, r.order_ms, r.space_ms, r.enumerate_ms
+                "{:<w$} {:>22} {:>9} {:>11.2} {:>9.2} {:>9.2} {:>9.2} {:>11.2}",
+                r.query,
+                emb,
+                r.complete,
+                r.elapsed_ms,
+                r.filter_ms,
+                r.order_ms,
+                r.space_ms,
+                r.enumerate_ms,
+                w = self.width
             ));
+        }
+        Ok(())
+    }
+
+    /// A query that could not run: one line on stderr, and under `--format json` a record
+    /// `{"query": …, "error": …}` among the reports.
+    fn error(&self, query: &str, e: &anyhow::Error) -> Result<()> {
+        let message = crate::one_line(e);
+        eprintln!("subgraph: error: {message}");
+        if self.json {
+            #[derive(Serialize)]
+            struct Failed<'a> {
+                query: &'a str,
+                error: &'a str,
+            }
+            self.line(serde_json::to_string(&Failed { query, error: &message })?);
         }
         Ok(())
     }

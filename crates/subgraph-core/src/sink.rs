@@ -7,6 +7,20 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+/// The longest time limit a query may be given, in seconds (about 31.7 years): a deadline
+/// further away could not be represented on every platform.
+pub const MAX_TIMEOUT_SECS: f64 = 1e9;
+
+/// A time limit of `secs` seconds, or why it is not one (it must be positive, and at most
+/// [`MAX_TIMEOUT_SECS`]: not NaN nor infinite).
+pub fn timeout(secs: f64) -> Result<std::time::Duration, String> {
+    if secs > 0.0 && secs <= MAX_TIMEOUT_SECS {
+        Ok(std::time::Duration::from_secs_f64(secs))
+    } else {
+        Err(format!("a time limit must be a positive number of seconds, at most {MAX_TIMEOUT_SECS:e}"))
+    }
+}
+
 /// Why enumeration ended before it was complete.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
