@@ -4,7 +4,7 @@
 //! Nothing is allocated per id that the file does not hold.
 
 use super::text::{parse_u64, show, Fields};
-use crate::error::Error;
+use crate::error::{Error, IdError};
 use crate::graph::{GraphBuilder, LabelNames, VertexIds};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -136,7 +136,10 @@ impl RawGraph {
                 let next = self.names.len() as u64;
                 Ok(*self.names.entry(tok.into()).or_insert(next))
             }
-            IdMode::Compact => f.u64(what).map_err(|e| with_hint(e, "; use --string-ids for ids that are not numbers")),
+            IdMode::Compact => {
+                let tok = f.expect(what)?;
+                parse_u64(tok).ok_or_else(|| id_error(f, IdError::NotANumber { what: what.into(), token: show(tok) }))
+            }
             IdMode::Keep => {
                 let x = f.u64(what)?;
                 self.check_keep(f, &format!("{what} {x}"), x as u128 + 1)?;
@@ -157,11 +160,7 @@ impl RawGraph {
 
     fn check_keep(&self, f: &Fields<'_>, what: &str, n: u128) -> Result<(), Error> {
         if n > self.keep_max as u128 + 1 {
-            return Err(f.error(format!(
-                "{what} with --keep-ids would make {n} vertices; at most {} are allowed for this file \
-                 (without --keep-ids ids are compacted)",
-                self.keep_max + 1
-            )));
+            return Err(id_error(f, IdError::TooManyKept { what: what.into(), vertices: n, most: self.keep_max + 1 }));
         }
         Ok(())
     }
@@ -286,11 +285,8 @@ impl RawGraph {
     }
 }
 
-fn with_hint(e: Error, hint: &str) -> Error {
-    match e {
-        Error::Parse { file, line, msg } if msg.starts_with("bad ") => Error::Parse { file, line, msg: msg + hint },
-        e => e,
-    }
+fn id_error(f: &Fields<'_>, error: IdError) -> Error {
+    Error::Id { file: f.file.to_path_buf(), line: f.line, error }
 }
 
 /// Edges as read: narrow while every id fits in 32 bits (half the memory, and the builder
