@@ -19,6 +19,25 @@ pub enum Error {
     /// A size limit that would otherwise be hit later.
     #[error("{0}")]
     Limit(String),
+    /// A vertex id that the id mode refuses (the other modes would take it).
+    #[error("{}:{line}: {error}", file.display())]
+    Id { file: PathBuf, line: u64, error: IdError },
+}
+
+/// Why a vertex id was refused. The messages name the command line's options; front ends
+/// whose options have other names (the Python package's `ids=`) word them from the fields.
+#[derive(Debug, thiserror::Error)]
+pub enum IdError {
+    /// Ids compacted from numbers (the default), and a token that is not a number.
+    #[error("bad {what} '{token}'; use --string-ids for ids that are not numbers")]
+    NotANumber { what: String, token: String },
+    /// Ids kept as numbers, and one (or a declared vertex count, `what`) that would make more
+    /// vertices than a file of its length may.
+    #[error(
+        "{what} with --keep-ids would make {vertices} vertices; at most {most} are allowed for this file \
+         (without --keep-ids ids are compacted)"
+    )]
+    TooManyKept { what: String, vertices: u128, most: u64 },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

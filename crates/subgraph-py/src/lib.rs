@@ -4,13 +4,14 @@
 //! asked for (`subgraph_gpu::Engine`, as the command line's `--device`: the CPU pipeline, the GPU
 //! engine, or per query by estimated cost) with the GIL released, stopped by a timeout, a limit
 //! or Ctrl-C (KeyboardInterrupt). Errors are `subgraph.SubgraphError` with the command line's
-//! one-line messages.
+//! one-line messages, worded with the package's arguments where those name the command line's
+//! options.
 
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyInt, PyList, PyString};
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use std::io::Write;
 use std::path::PathBuf;
@@ -19,13 +20,15 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use subgraph_core::automorphism::Automorphisms;
+use subgraph_core::error::IdError;
 use subgraph_core::filter::Filter;
 use subgraph_core::io::{self, Format, IdMode, ReadOptions};
 use subgraph_core::pipeline::{explain_query, run_query, MatchOptions};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
-use subgraph_core::{GraphBuilder, Semantics, VertexIds};
-use subgraph_gpu::patterns::{run_pattern, Derived};
+use subgraph_core::{GraphBuilder, LabelNames, Semantics, VertexIds};
+use subgraph_gpu::patterns::{check, run_pattern, Derived, PatternRunError};
 use subgraph_gpu::{Engine, GpuCount, GpuError, GpuOptions, Ran};
+use subgraph_pattern::compile::CompileError;
 use subgraph_pattern::{Pattern, Return};
 
 create_exception!(
@@ -37,6 +40,55 @@ create_exception!(
 
 fn error(e: impl std::fmt::Display) -> PyErr {
     SubgraphError::new_err(e.to_string())
+}
+
+/// A name that is none of `names`, the values `what` takes.
+fn unknown(what: &str, name: &str, names: &[&str]) -> PyErr {
+    error(format!("unknown {what} '{name}' (one of {})", names.join(", ")))
+}
+
+/// `device`'s values, as the command line's --device.
+const DEVICES: &[&str] = &["auto", "cpu", "gpu"];
+
+/// `ids`' values: the command line's default, --keep-ids and --string-ids.
+const IDS: &[&str] = &["compact", "keep", "names"];
+
+/// A reader's error, in the package's words where the command line's name its options.
+fn read_error(e: subgraph_core::Error) -> PyErr {
+    match e {
+        subgraph_core::Error::Id { file, line, error: IdError::NotANumber { what, token } } => error(format!(
+            "{}:{line}: bad {what} '{token}'; use ids=\"names\" for ids that are not numbers",
+            file.display()
+        )),
+        subgraph_core::Error::Id { file, line, error: IdError::TooManyKept { what, vertices, most } } => {
+            error(format!(
+                "{}:{line}: {what} with ids=\"keep\" would make {vertices} vertices; at most {most} are allowed for \
+                 this file (without ids=\"keep\" ids are compacted)",
+                file.display()
+            ))
+        }
+        e => error(e),
+    }
+}
+
+/// Why a pattern cannot run, in the package's words where the command line's name its options.
+fn pattern_error(e: PatternRunError) -> String {
+    let words = match e {
+        PatternRunError::UniqueRestricted => {
+            "unique=True divides by the pattern's automorphisms, which its property tests or its edges without \
+             direction on directed data break; leave unique out"
+        }
+        PatternRunError::InducedWithoutDirection => {
+            "semantics=\"induced\" does not say which direction an edge without direction forbids on directed data; \
+             write -> or <-"
+        }
+        PatternRunError::Compile(CompileError::NoProperties) => {
+            "property tests ({key: value} maps and WHERE) need the data graph's vertex properties: read it with \
+             Graph.from_file(..., vertex_props=\"FILE.csv\")"
+        }
+        e => return e.to_string(),
+    };
+    words.to_string()
 }
 
 /// What an opened engine is for: the device name (`auto`, `gpu`) and the GPU count.
@@ -58,14 +110,11 @@ impl Graph {
         Graph { inner: Arc::new(graph), engines: Mutex::new(Vec::new()), derived: Arc::default() }
     }
 
-    /// The engine for `device` (auto or gpu) on `gpus` GPUs, opened on first use; None for the
-    /// CPU (asked for, or all `auto` found).
+    /// The engine for `device` (one of [`DEVICES`]) on `gpus` GPUs, opened on first use; None
+    /// for the CPU (asked for, or all `auto` found).
     fn engine(&self, device: &str, gpus: GpuCount) -> PyResult<Option<Arc<Mutex<Engine>>>> {
         if device == "cpu" {
             return Ok(None);
-        }
-        if device != "auto" && device != "gpu" {
-            return Err(error(format!("unknown device '{device}' (auto, cpu or gpu)")));
         }
         let mut engines = self.engines.lock().unwrap_or_else(|e| e.into_inner());
         let engine = match engines.iter().find(|((d, g), _)| d == device && *g == gpus) {
@@ -105,13 +154,13 @@ impl Graph {
     ) -> PyResult<Graph> {
         let format = match format {
             None => None,
-            Some(name) => Some(Format::from_name(name).ok_or_else(|| error(format!("unknown format '{name}'")))?),
+            Some(name) => Some(Format::from_name(name).ok_or_else(|| unknown("format", name, Format::NAMES))?),
         };
         let ids = match ids {
             "compact" => IdMode::Compact,
             "keep" => IdMode::Keep,
             "names" => IdMode::Names,
-            other => return Err(error(format!("unknown ids '{other}' (compact, keep or names)"))),
+            other => return Err(unknown("ids", other, IDS)),
         };
         let opts = ReadOptions { format, directed, vertex_labels, ids, ..ReadOptions::default() };
         let graph = py
@@ -123,21 +172,24 @@ impl Graph {
                 }
                 Ok::<_, subgraph_core::Error>(graph)
             })
-            .map_err(error)?;
+            .map_err(read_error)?;
         Ok(Graph::new(graph))
     }
 
     /// A graph of `num_vertices` vertices with the edges src[i] → dst[i] (int64 arrays of
     /// vertex numbers 0..num_vertices), `vertex_labels` (one per vertex, default 0) and
-    /// `edge_labels` (one per edge, default 0). Duplicate edges are merged; self-loops dropped.
+    /// `edge_labels` (one per edge, default 0): int64 arrays of label numbers, or lists of
+    /// strings, which are numbers where every one is (digits only) and else names, numbered
+    /// 0..k in byte order as a file's label names are. Duplicate edges are merged; self-loops
+    /// dropped.
     #[staticmethod]
     #[pyo3(signature = (num_vertices, src, dst, vertex_labels=None, edge_labels=None, directed=false))]
     fn from_arrays(
         num_vertices: usize,
         src: PyReadonlyArray1<'_, i64>,
         dst: PyReadonlyArray1<'_, i64>,
-        vertex_labels: Option<PyReadonlyArray1<'_, i64>>,
-        edge_labels: Option<PyReadonlyArray1<'_, i64>>,
+        vertex_labels: Option<Labels<'_>>,
+        edge_labels: Option<Labels<'_>>,
         directed: bool,
     ) -> PyResult<Graph> {
         let (src, dst) = (src.as_slice()?, dst.as_slice()?);
@@ -150,27 +202,30 @@ impl Graph {
                 .filter(|&v| (v as usize) < num_vertices)
                 .ok_or_else(|| error(format!("{what}[{i}] = {x} is not a vertex of 0..{num_vertices}")))
         };
-        let label = |what: &str, i: usize, x: i64| {
-            u32::try_from(x).map_err(|_| error(format!("{what}[{i}] = {x} is not a label (0..2^32)")))
-        };
         let mut b = GraphBuilder::new(num_vertices, directed);
+        let mut names = LabelNames::default();
         if let Some(labels) = vertex_labels {
-            let labels = labels.as_slice()?;
+            let (labels, vertex_names) = labels.read("vertex")?;
             if labels.len() != num_vertices {
                 return Err(error(format!("{} vertex labels for {num_vertices} vertices", labels.len())));
             }
-            let labels =
-                labels.iter().enumerate().map(|(i, &x)| label("vertex_labels", i, x)).collect::<PyResult<_>>()?;
             b.set_labels(labels);
+            names.vertex = vertex_names;
         }
-        let edge_labels = edge_labels.as_ref().map(|l| l.as_slice()).transpose()?;
-        if let Some(l) = edge_labels.filter(|l| l.len() != src.len()) {
+        let edge_labels = edge_labels.map(|l| l.read("edge")).transpose()?.map(|(labels, edge_names)| {
+            names.edge = edge_names;
+            labels
+        });
+        if let Some(l) = edge_labels.as_ref().filter(|l| l.len() != src.len()) {
             return Err(error(format!("{} edge labels for {} edges", l.len(), src.len())));
         }
         b.reserve_edges(src.len());
         for (i, (&s, &d)) in src.iter().zip(dst).enumerate() {
-            let l = edge_labels.map_or(Ok(0), |l| label("edge_labels", i, l[i]))?;
+            let l = edge_labels.as_ref().map_or(0, |l| l[i]);
             b.add_edge(vertex("src", i, s)?, vertex("dst", i, d)?, l);
+        }
+        if !names.is_empty() {
+            b.set_label_names(names);
         }
         let (graph, _) = b.try_build().map_err(error)?;
         Ok(Graph::new(graph))
@@ -223,6 +278,35 @@ impl Graph {
     fn __repr__(&self) -> String {
         let kind = if self.inner.is_directed() { "directed" } else { "undirected" };
         format!("Graph({} vertices, {} edges, {kind})", self.inner.num_vertices(), self.inner.num_edges())
+    }
+}
+
+/// Labels as `Graph.from_arrays` takes them: numbers (an int64 array), or words (a list of
+/// strings), numbered as a file's label tokens are ([`io::number_labels`]).
+enum Labels<'py> {
+    Numbers(PyReadonlyArray1<'py, i64>),
+    Words(Vec<String>),
+}
+
+impl<'py> FromPyObject<'py> for Labels<'py> {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        Ok(if ob.is_instance_of::<PyList>() { Labels::Words(ob.extract()?) } else { Labels::Numbers(ob.extract()?) })
+    }
+}
+
+impl Labels<'_> {
+    /// The label numbers and, for names, the names; `kind` ("vertex", "edge") names them in
+    /// errors.
+    fn read(&self, kind: &str) -> PyResult<(Vec<u32>, Vec<String>)> {
+        match self {
+            Labels::Numbers(array) => {
+                let numbers = array.as_slice()?.iter().enumerate().map(|(i, &x)| {
+                    u32::try_from(x).map_err(|_| error(format!("{kind}_labels[{i}] = {x} is not a label (0..2^32)")))
+                });
+                Ok((numbers.collect::<PyResult<_>>()?, Vec::new()))
+            }
+            Labels::Words(words) => io::number_labels(words, &format!("{kind} label")).map_err(error),
+        }
     }
 }
 
@@ -317,19 +401,23 @@ impl Write for Sink {
     }
 }
 
-/// The match options of the keyword arguments.
-fn options(semantics: &str, limit: Option<u64>, filter: &str) -> PyResult<MatchOptions> {
-    let semantics = Semantics::from_name(semantics)
-        .ok_or_else(|| error(format!("unknown semantics '{semantics}' (embed, induced or homomorphism)")))?;
-    let filter = Filter::from_name(filter).ok_or_else(|| error(format!("unknown filter '{filter}'")))?;
-    Ok(MatchOptions { semantics, limit, filter, ..MatchOptions::default() })
+/// The semantics named `name`.
+fn semantics_of(name: &str) -> PyResult<Semantics> {
+    Semantics::from_name(name).ok_or_else(|| unknown("semantics", name, Semantics::NAMES))
+}
+
+/// The candidate filter named `name`.
+fn filter_of(name: &str) -> PyResult<Filter> {
+    Filter::from_name(name).ok_or_else(|| unknown("filter", name, Filter::NAMES))
 }
 
 /// `timeout` as a duration; an error unless it is a number of seconds.
 fn timeout_of(timeout: Option<f64>) -> PyResult<Option<Duration>> {
     match timeout {
-        Some(s) if !(s >= 0.0 && s.is_finite()) => Err(error(format!("timeout {s} is not a number of seconds"))),
-        t => Ok(t.map(Duration::from_secs_f64)),
+        None => Ok(None),
+        // No time at all: the query stops before it starts (accepted since the first version).
+        Some(0.0) => Ok(Some(Duration::ZERO)),
+        Some(s) => subgraph_core::sink::timeout(s).map(Some).map_err(|e| error(format!("timeout {s}: {e}"))),
     }
 }
 
@@ -399,40 +487,153 @@ fn run_detached<T: Send + 'static, E: std::fmt::Display + Send + 'static>(
     out.map_err(error)
 }
 
-/// The arguments every query call takes, as the package passes them: (semantics, limit,
-/// timeout, threads, filter, device, gpus); semantics None is the default of the query's kind.
-#[derive(FromPyObject)]
-struct QueryArgs(Option<String>, Option<u64>, Option<f64>, Option<usize>, String, String, Gpus);
-
-/// `gpus`: a positive number, or "all" (as the command line's --gpus).
-#[derive(FromPyObject)]
-enum Gpus {
-    Count(i64),
-    Name(String),
+/// The keyword arguments every query call (`count`, `match`, `iter_matches`) takes, checked
+/// once the package has them: an argument of the wrong type is a TypeError naming it, a value
+/// that is none of its names a SubgraphError listing them.
+#[pyclass(frozen, module = "subgraph._native")]
+struct QueryArgs {
+    /// None: the default of the query's kind (embed for a query graph, homomorphism for a
+    /// pattern).
+    semantics: Option<Semantics>,
+    limit: Option<u64>,
+    timeout: Option<Duration>,
+    threads: Option<usize>,
+    filter: Filter,
+    /// One of [`DEVICES`].
+    device: String,
+    gpus: GpuCount,
 }
 
-impl Gpus {
-    fn count(&self) -> PyResult<GpuCount> {
-        match self {
-            Gpus::Count(n) if *n > 0 => Ok(GpuCount::Count(*n as usize)),
-            Gpus::Name(s) if s == "all" => Ok(GpuCount::All),
-            Gpus::Count(n) => Err(error(format!("gpus must be a positive number or \"all\", got {n}"))),
-            Gpus::Name(s) => Err(error(format!("gpus must be a positive number or \"all\", got \"{s}\""))),
+#[pymethods]
+impl QueryArgs {
+    #[new]
+    #[pyo3(signature = (semantics, limit, timeout, threads, filter, device, gpus))]
+    fn new(
+        semantics: Option<&str>,
+        limit: Option<i128>,
+        timeout: Option<f64>,
+        threads: Option<i128>,
+        filter: &str,
+        device: &str,
+        gpus: &Bound<'_, PyAny>,
+    ) -> PyResult<QueryArgs> {
+        if !DEVICES.contains(&device) {
+            return Err(unknown("device", device, DEVICES));
         }
+        Ok(QueryArgs {
+            semantics: semantics.map(semantics_of).transpose()?,
+            limit: limit.map(|n| at_least_one("limit", n)).transpose()?,
+            timeout: timeout_of(timeout)?,
+            threads: threads
+                .map(|n| at_least_one("threads", n).and_then(|n| subgraph_core::cpu::threads(n).map_err(error)))
+                .transpose()?,
+            filter: filter_of(filter)?,
+            device: device.to_string(),
+            gpus: gpu_count(gpus)?,
+        })
     }
 }
 
+/// The value of `name`, a count that must be at least 1 (a limit of no matches would stop every
+/// query before it starts; as the command line's --threads, no threads is refused).
+fn at_least_one<T: TryFrom<i128>>(name: &str, n: i128) -> PyResult<T> {
+    if n < 1 {
+        return Err(error(format!("{name} must be at least 1, got {n}")));
+    }
+    T::try_from(n).map_err(|_| error(format!("{name} {n} is too large")))
+}
+
+/// `gpus`: a positive number, or "all" (as the command line's --gpus).
+fn gpu_count(gpus: &Bound<'_, PyAny>) -> PyResult<GpuCount> {
+    let given = gpus.repr()?;
+    let wrong = || format!("gpus must be a positive number or \"all\", got {given}");
+    if gpus.is_instance_of::<PyInt>() {
+        return match gpus.extract::<i64>() {
+            Ok(n) if n > 0 => Ok(GpuCount::Count(n as usize)),
+            _ => Err(error(wrong())),
+        };
+    }
+    if gpus.is_instance_of::<PyString>() {
+        return match gpus.extract::<String>()?.as_str() {
+            "all" => Ok(GpuCount::All),
+            _ => Err(error(wrong())),
+        };
+    }
+    Err(PyTypeError::new_err(wrong()))
+}
+
 /// What a query call matches: a query graph, or a pattern's text (as `match --pattern`).
-#[derive(FromPyObject)]
 enum Query<'py> {
     Graph(PyRef<'py, Graph>),
     Pattern(String),
 }
 
-/// A query call's query, read: a query graph, or a parsed pattern.
+impl<'py> FromPyObject<'py> for Query<'py> {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        if let Ok(graph) = ob.extract() {
+            return Ok(Query::Graph(graph));
+        }
+        if ob.is_instance_of::<PyString>() {
+            return Ok(Query::Pattern(ob.extract()?));
+        }
+        let given = ob.get_type().name()?;
+        Err(PyTypeError::new_err(format!("expected a subgraph.Graph or a pattern's text (a str), got {given}")))
+    }
+}
+
+/// A query call's query, read: a query graph as the data graph sees it, or a parsed pattern.
 enum Read {
     Graph(Arc<subgraph_core::Graph>),
     Pattern(Box<Pattern>),
+}
+
+impl Read {
+    fn new(query: &Query<'_>, data: &Graph) -> PyResult<Read> {
+        Ok(match query {
+            Query::Graph(q) => Read::Graph(as_data_sees(&q.inner, &data.inner)?),
+            Query::Pattern(text) => Read::Pattern(Box::new(subgraph_pattern::parse(text).map_err(error)?)),
+        })
+    }
+}
+
+/// `query` as `data` matches it: of the same direction (else an error in the package's
+/// words), and where both graphs name a kind of label, with those labels renumbered by name to
+/// `data`'s (a name `data` lacks becomes a label no data vertex or edge has), so that graphs
+/// read or built apart (two files, two networkx graphs) match by their label names. A kind
+/// the query names and `data` numbers is refused, as patterns refuse label names there.
+fn as_data_sees(query: &Arc<subgraph_core::Graph>, data: &subgraph_core::Graph) -> PyResult<Arc<subgraph_core::Graph>> {
+    if query.is_directed() != data.is_directed() {
+        let (q, d) = if query.is_directed() { ("directed", "undirected") } else { ("undirected", "directed") };
+        return Err(error(format!(
+            "the query is {q} but the data graph is {d}; make both directed or both undirected (the directed= \
+             argument of Graph.from_file, Graph.from_edges)"
+        )));
+    }
+    let Some(names) = query.label_names().filter(|n| !n.is_empty()) else { return Ok(query.clone()) };
+    let renumber = |kind: &str,
+                    list: fn(&LabelNames) -> &Vec<String>,
+                    find: fn(&LabelNames, &str) -> Option<u32>|
+     -> PyResult<Option<Vec<u32>>> {
+        if list(names).is_empty() {
+            return Ok(None);
+        }
+        let Some(theirs) = data.label_names().filter(|t| !list(t).is_empty()) else {
+            return Err(error(format!(
+                "the query's {kind} labels are names and the data graph's are numbers; give both graphs label \
+                 names, or neither"
+            )));
+        };
+        let absent = list(theirs).len() as u32;
+        Ok(Some(list(names).iter().map(|n| find(theirs, n).unwrap_or(absent)).collect()))
+    };
+    let vertex = renumber("vertex", |n| &n.vertex, LabelNames::vertex_label)?;
+    let edge = renumber("edge", |n| &n.edge, LabelNames::edge_label)?;
+    let relabel = |l: u32, map: &Option<Vec<u32>>| map.as_ref().map_or(l, |m| m[l as usize]);
+    let mut b = GraphBuilder::new(query.num_vertices(), query.is_directed());
+    b.set_labels(query.labels().iter().map(|&l| relabel(l, &vertex)).collect());
+    b.reserve_edges(query.num_edges() as usize);
+    query.edges().for_each(|(u, v, l)| b.add_edge(u, v, relabel(l, &edge)));
+    Ok(Arc::new(b.try_build().map_err(error)?.0))
 }
 
 /// One query's work, to run off the GIL: its result, or the error's message.
@@ -458,20 +659,23 @@ fn query_work(
     interrupt: &Arc<AtomicBool>,
     output: Option<Output>,
 ) -> PyResult<Prepared> {
-    let QueryArgs(semantics, limit, timeout, threads, filter, device, gpus) = args;
-    // A pattern is read first, so that a mistake in it shows whatever else is wrong.
-    let query = match query {
-        Query::Graph(q) => Read::Graph(q.inner.clone()),
-        Query::Pattern(text) => Read::Pattern(Box::new(subgraph_pattern::parse(text).map_err(error)?)),
-    };
-    let default = if matches!(query, Read::Pattern(_)) { "homomorphism" } else { "embed" };
-    let opts = options(semantics.as_deref().unwrap_or(default), *limit, filter)?;
-    if unique && opts.semantics == Semantics::Homomorphism {
-        return Err(error("unique is refused for homomorphisms, which do not define distinct subgraphs"));
+    // The query is read before the engine is opened (which uploads the data graph), so that a
+    // mistake in it shows at once.
+    let query = Read::new(query, data)?;
+    let default = if matches!(query, Read::Pattern(_)) { Semantics::Homomorphism } else { Semantics::Embed };
+    let semantics = args.semantics.unwrap_or(default);
+    if unique && semantics == Semantics::Homomorphism {
+        return Err(error(if args.semantics.is_none() {
+            "unique=True counts distinct subgraphs, which homomorphisms (the default for patterns) do not define; \
+             add semantics=\"embed\""
+        } else {
+            "unique=True counts distinct subgraphs, which homomorphisms do not define"
+        }));
     }
-    let control = Arc::new(control(timeout_of(*timeout)?, interrupt));
-    let engine = data.engine(device, gpus.count()?)?;
-    let (graph, pool) = (data.inner.clone(), pool(*threads)?);
+    let opts = MatchOptions { semantics, limit: args.limit, filter: args.filter, ..MatchOptions::default() };
+    let control = Arc::new(control(args.timeout, interrupt));
+    let engine = data.engine(&args.device, args.gpus)?;
+    let (graph, pool) = (data.inner.clone(), pool(args.threads)?);
     Ok(match query {
         Read::Graph(query) => {
             let auts = unique.then(|| Automorphisms::of(&query).order()).flatten();
@@ -514,7 +718,7 @@ fn query_work(
                         &derived,
                     )
                 })
-                .map_err(|e| e.to_string())?;
+                .map_err(pattern_error)?;
                 let mut result = Result::from(run.ran);
                 (result.unique, result.rows, result.columns) = (run.unique, Some(run.rows), Some(run.names));
                 Ok(result)
@@ -534,14 +738,14 @@ fn run_query_py<'py>(
     py: Python<'py>,
     data: &Graph,
     query: Query<'py>,
-    args: QueryArgs,
+    args: &QueryArgs,
     collect: bool,
     unique: bool,
 ) -> PyResult<(Result, Option<Bound<'py, PyArray1<u32>>>)> {
     let all = Arc::new(Mutex::new(Vec::new()));
     let output = collect.then(|| Output::new(Box::new(Sink::Collect(all.clone())), OutputFormat::Words));
     let interrupt = Arc::new(AtomicBool::new(false));
-    let prepared = query_work(data, &query, &args, unique, &interrupt, output)?;
+    let prepared = query_work(data, &query, args, unique, &interrupt, output)?;
     let result = run_detached(py, &interrupt, prepared.work)?;
     let words = std::mem::take(&mut *all.lock().unwrap_or_else(|e| e.into_inner()));
     let ids = (collect && !prepared.count_star).then(|| PyArray1::from_vec(py, words_to_ids(&words)));
@@ -577,11 +781,11 @@ const BATCHES_AHEAD: usize = 4;
 #[pymethods]
 impl MatchBatches {
     #[new]
-    fn new(data: &Graph, query: Query<'_>, args: QueryArgs) -> PyResult<MatchBatches> {
+    fn new(data: &Graph, query: Query<'_>, args: &QueryArgs) -> PyResult<MatchBatches> {
         let interrupt = Arc::new(AtomicBool::new(false));
         let (tx, batches) = std::sync::mpsc::sync_channel(BATCHES_AHEAD);
         let output = Output::new(Box::new(Sink::Send(tx)), OutputFormat::Words);
-        let Prepared { work, columns, count_star } = query_work(data, &query, &args, false, &interrupt, Some(output))?;
+        let Prepared { work, columns, count_star } = query_work(data, &query, args, false, &interrupt, Some(output))?;
         let (report, done) = std::sync::mpsc::channel();
         // The work owns the output: its sender is dropped, ending the batches, before the
         // report is sent.
@@ -625,35 +829,58 @@ impl Drop for MatchBatches {
     }
 }
 
-/// The planner's view of the query: every plan it estimated (order, vertices in order, counted
-/// tail, estimated embeddings and work), the one chosen first, and the result of running it.
+/// The planner's view of the query (a Graph, or a pattern's text, whose label expansions are
+/// explained in turn, as `explain --pattern`): every plan it estimated (order, vertices in
+/// order, counted tail, estimated embeddings and work), the one chosen first, and the
+/// expansion each is of (0 for a Graph). `semantics` is "embed" for a Graph and
+/// "homomorphism" for a pattern unless given.
 #[pyfunction]
-#[pyo3(signature = (data, query, semantics="embed", filter="auto", timeout=None))]
+#[pyo3(signature = (data, query, semantics=None, filter="auto", timeout=None))]
 fn explain<'py>(
     py: Python<'py>,
     data: &Graph,
-    query: &Graph,
-    semantics: &str,
+    query: Query<'py>,
+    semantics: Option<&str>,
     filter: &str,
     timeout: Option<f64>,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    let opts = options(semantics, None, filter)?;
+    let query = Read::new(&query, data)?;
+    let default = if matches!(query, Read::Pattern(_)) { Semantics::Homomorphism } else { Semantics::Embed };
+    let semantics = semantics.map(semantics_of).transpose()?.unwrap_or(default);
+    let opts = MatchOptions { semantics, filter: filter_of(filter)?, ..MatchOptions::default() };
     let timeout = timeout_of(timeout)?;
     let interrupt = Arc::new(AtomicBool::new(false));
-    let (d, q, stop) = (data.inner.clone(), (*query.inner).clone(), interrupt.clone());
-    let runs = run_detached(py, &interrupt, move || explain_query(&d, q, &opts, false, || control(timeout, &stop)))?;
+    let (d, derived, stop) = (data.inner.clone(), data.derived.clone(), interrupt.clone());
+    let expansions = run_detached(py, &interrupt, move || {
+        let explain = |on: &subgraph_core::Graph, q: &subgraph_core::Graph| {
+            explain_query(on, q.clone(), &opts, false, || control(timeout, &stop)).map_err(|e| e.to_string())
+        };
+        match query {
+            Read::Graph(q) => Ok(vec![explain(&d, &q)?]),
+            Read::Pattern(pattern) => {
+                let (compiled, view) =
+                    derived.compile(&pattern, &d, &control(timeout, &stop)).map_err(|e| pattern_error(e.into()))?;
+                check(&compiled, semantics, false).map_err(pattern_error)?;
+                let on = view.as_deref().unwrap_or(&d);
+                compiled.queries.iter().map(|q| explain(on, q)).collect()
+            }
+        }
+    })?;
     let mut out = Vec::new();
-    for run in runs {
-        let chosen = (run.plan.vertices.clone(), run.plan.tail);
-        for c in run.considered {
-            let dict = PyDict::new(py);
-            dict.set_item("order", c.order)?;
-            dict.set_item("vertices", c.vertices.clone())?;
-            dict.set_item("tail", c.tail)?;
-            dict.set_item("estimated_embeddings", c.estimate.matches)?;
-            dict.set_item("estimated_cost", c.estimate.cost)?;
-            dict.set_item("chosen", (c.vertices, c.tail) == chosen)?;
-            out.push(dict);
+    for (expansion, runs) in expansions.into_iter().enumerate() {
+        for run in runs {
+            let chosen = (run.plan.vertices.clone(), run.plan.tail);
+            for c in run.considered {
+                let dict = PyDict::new(py);
+                dict.set_item("order", c.order)?;
+                dict.set_item("vertices", c.vertices.clone())?;
+                dict.set_item("tail", c.tail)?;
+                dict.set_item("estimated_embeddings", c.estimate.matches)?;
+                dict.set_item("estimated_cost", c.estimate.cost)?;
+                dict.set_item("chosen", (c.vertices, c.tail) == chosen)?;
+                dict.set_item("expansion", expansion)?;
+                out.push(dict);
+            }
         }
     }
     Ok(out)
@@ -664,6 +891,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Graph>()?;
     m.add_class::<Result>()?;
     m.add_class::<MatchBatches>()?;
+    m.add_class::<QueryArgs>()?;
     m.add_function(wrap_pyfunction!(run_query_py, m)?)?;
     m.add_function(wrap_pyfunction!(explain, m)?)?;
     m.add("SubgraphError", m.py().get_type::<SubgraphError>())?;

@@ -1,9 +1,13 @@
 """Tests of the Python package against known counts, a brute-force count and networkx."""
 
+import importlib.metadata
 import itertools
 import os
 import pathlib
+import re
 import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -393,3 +397,197 @@ def test_pattern_errors_are_subgraph_errors_with_the_caret():
     assert "\n  MATCH (a:1 -->(b)\n             ^" in message
     with pytest.raises(subgraph.SubgraphError, match="homomorphisms"):
         subgraph.count(data, "MATCH (a:1)--(b)", unique=True)
+
+
+# The front ends as a new user meets them: names, errors in the package's words, arguments.
+
+
+def test_nx_comes_with_import_subgraph(tmp_path):
+    # A fresh interpreter (this one has imported subgraph.nx already), outside the source tree.
+    code = "import subgraph; print(subgraph.nx.subgraph_monomorphisms_iter.__name__)"
+    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
+    assert (run.returncode, run.stdout.strip()) == (0, "subgraph_monomorphisms_iter"), run.stderr
+
+
+def test_the_namespace_is_the_documented_names_and_a_version():
+    public = {name for name in dir(subgraph) if not name.startswith("_")}
+    assert public == set(subgraph.__all__) | {"nx"}, public - set(subgraph.__all__)
+    assert all(hasattr(subgraph, name) for name in subgraph.__all__)
+    cargo = (pathlib.Path(__file__).resolve().parents[3] / "Cargo.toml").read_text()
+    crate = re.search(r'\[workspace\.package\][^\[]*?\nversion = "([^"]+)"', cargo).group(1)
+    assert subgraph.__version__ == importlib.metadata.version("subgraph") == crate
+
+
+def test_reader_errors_name_the_ids_argument(tmp_path):
+    names = tmp_path / "names.txt"
+    names.write_text("0 1\nb c\n")
+    with pytest.raises(subgraph.SubgraphError) as e:
+        subgraph.Graph.from_file(names)
+    assert str(e.value).endswith("""names.txt:2: bad source id 'b'; use ids="names" for ids that are not numbers""")
+    assert subgraph.Graph.from_file(names, ids="names").num_vertices == 4
+    huge = tmp_path / "huge.txt"
+    huge.write_text("0 4000000000\n")
+    with pytest.raises(subgraph.SubgraphError) as e:
+        subgraph.Graph.from_file(huge, ids="keep")
+    most = 2**20 + 16 * len("0 4000000000\n") + 1
+    assert str(e.value).endswith(
+        f"""huge.txt:1: target id 4000000000 with ids="keep" would make 4000000001 vertices; at most {most} are """
+        """allowed for this file (without ids="keep" ids are compacted)""")
+
+
+def test_query_errors_name_the_package_arguments():
+    data = named_graph(props=False)
+    undirected = subgraph.Graph.from_edges([0], [1])
+    with pytest.raises(subgraph.SubgraphError) as e:
+        subgraph.count(data, undirected)
+    assert "directed=" in str(e.value) and "--" not in str(e.value)
+    tested = "MATCH (a:Person {field: \"computing\"})-[:knows]->(b) RETURN a, b"
+    with pytest.raises(subgraph.SubgraphError) as e:
+        subgraph.count(data, tested)
+    assert 'vertex_props="FILE.csv"' in str(e.value) and "--" not in str(e.value)
+    with pytest.raises(subgraph.SubgraphError) as e:
+        subgraph.count(named_graph(), tested, semantics="embed", unique=True)
+    assert str(e.value).endswith("break; leave unique out") and "--" not in str(e.value)
+    with pytest.raises(subgraph.SubgraphError) as e:
+        subgraph.count(data, "MATCH (a:Person)-[:knows]-(b:Person)", semantics="induced")
+    assert str(e.value).startswith('semantics="induced" does not say') and "--" not in str(e.value)
+
+
+def test_unique_on_a_pattern_says_how_to_ask_for_embeddings():
+    data = subgraph.Graph.from_file(DATA / "hprd" / "HPRD.graph")
+    with pytest.raises(subgraph.SubgraphError) as e:
+        subgraph.count(data, "MATCH (a:1)--(b)", unique=True)
+    message = str(e.value)
+    assert "homomorphisms (the default for patterns)" in message and 'semantics="embed"' in message, message
+    r = subgraph.count(data, "MATCH (a:1)--(b:1)", semantics="embed", unique=True)
+    assert r.embeddings == 2 * r.unique > 0
+
+
+def test_networkx_string_labels_are_names_matched_by_name():
+    nx = pytest.importorskip("networkx")
+    from networkx.algorithms.isomorphism import GraphMatcher, categorical_edge_match, categorical_node_match
+
+    g = nx.gnp_random_graph(30, 0.2, seed=5)
+    kinds = ["Person", "Lang", "Place"]
+    for v in g.nodes:
+        g.nodes[v]["label"] = kinds[v % 3]
+    # The query lacks "Person": its names are numbered apart from the data graph's.
+    h = nx.Graph([(0, 1), (1, 2)])
+    for v, kind in zip(h.nodes, ["Place", "Lang", "Place"]):
+        h.nodes[v]["label"] = kind
+    matcher = GraphMatcher(g, h, node_match=categorical_node_match("label", 0))
+    expect = sum(1 for _ in matcher.subgraph_monomorphisms_iter())
+    data, _ = subgraph.from_networkx(g)
+    query, _ = subgraph.from_networkx(h)
+    assert expect > 0 and subgraph.count(data, query).embeddings == expect
+    assert subgraph.count(data, "MATCH (a:Place)--(b:Lang)--(c:Place)", semantics="embed").embeddings == expect
+    # Edge labels alike: the query has one of the data graph's two.
+    for u, v in g.edges:
+        g.edges[u, v]["rel"] = "likes" if (u + v) % 2 else "knows"
+    nx.set_edge_attributes(h, "likes", "rel")
+    matcher = GraphMatcher(g, h, node_match=categorical_node_match("label", 0),
+                           edge_match=categorical_edge_match("rel", 0))
+    expect = sum(1 for _ in matcher.subgraph_monomorphisms_iter())
+    data, query = subgraph.from_networkx(g, edge_label="rel")[0], subgraph.from_networkx(h, edge_label="rel")[0]
+    assert expect > 0 and subgraph.count(data, query).embeddings == expect
+    # Names number as a file's: 0..k in byte order, integers among names by their digits.
+    mixed = nx.Graph([("x", "y"), ("y", "z")])
+    for v, kind in zip(mixed.nodes, ["b", 7, "a"]):
+        mixed.nodes[v]["label"] = kind
+    assert subgraph.from_networkx(mixed)[0].labels().tolist() == [2, 0, 1]
+    # A query that names labels the data graph numbers is refused, as patterns refuse them.
+    numbered = subgraph.Graph.from_edges([0, 1], [1, 2], vertex_labels=[0, 1, 0])
+    with pytest.raises(subgraph.SubgraphError, match="the query's vertex labels are names"):
+        subgraph.count(numbered, query)
+
+
+def test_networkx_label_errors_name_the_node_attribute():
+    nx = pytest.importorskip("networkx")
+    g = nx.Graph([("a", "b")])
+    g.nodes["b"]["kind"] = 1.5
+    with pytest.raises(subgraph.SubgraphError) as e:
+        subgraph.from_networkx(g, label="kind")
+    assert str(e.value) == ("node attribute 'kind' of node 'b' is 1.5, not a label (an integer 0..2^32 - 1 or a "
+                            "string)")
+    g.nodes["b"]["kind"] = -1
+    with pytest.raises(subgraph.SubgraphError, match="node attribute 'kind' of node 'b' is -1, not a label"):
+        subgraph.from_networkx(g, label="kind")
+    g.edges["a", "b"]["rel"] = None
+    with pytest.raises(subgraph.SubgraphError, match=r"edge attribute 'rel' of edge \('a', 'b'\) is None"):
+        subgraph.from_networkx(g, label="label", edge_label="rel")
+
+
+def test_a_query_of_another_type_is_a_one_line_type_error():
+    g = subgraph.Graph.from_edges([0], [1])
+    for call in (subgraph.count, subgraph.match, subgraph.explain, lambda d, q: list(subgraph.iter_matches(d, q))):
+        with pytest.raises(TypeError) as e:
+            call(g, 5)
+        message = str(e.value)
+        assert "\n" not in message and "Graph" in message and "pattern" in message and "int" in message, message
+    for kwargs, name in [({"limit": "5"}, "limit"), ({"threads": "x"}, "threads"), ({"timeout": "x"}, "timeout")]:
+        with pytest.raises(TypeError) as e:
+            subgraph.count(g, g, **kwargs)
+        assert f"'{name}'" in str(e.value) and "\n" not in str(e.value), str(e.value)
+    with pytest.raises(TypeError, match=r'^gpus must be a positive number or "all", got 1\.5$'):
+        subgraph.count(g, g, gpus=1.5)
+
+
+def test_explain_takes_a_pattern():
+    data = subgraph.Graph.from_file(DATA / "hprd" / "HPRD.graph")
+    triangle = "MATCH (a:1)--(b:1)--(c:1)--(a)"
+    plans = subgraph.explain(data, triangle, semantics="embed")
+    as_graph = subgraph.explain(data, subgraph.Graph.from_edges([0, 1, 2], [1, 2, 0], vertex_labels=[1, 1, 1]))
+    assert sum(p["chosen"] for p in plans) == 1 and {p["expansion"] for p in plans + as_graph} == {0}
+    assert all(sorted(p["vertices"]) == [0, 1, 2] for p in plans)
+    # Homomorphisms by default, as count(); each label expansion of b explained in turn.
+    expanded = subgraph.explain(data, "MATCH (a:1)--(b)--(c:2)")
+    expansions = {p["expansion"] for p in expanded}
+    assert len(expansions) > 1 and all(sum(p["chosen"] for p in expanded if p["expansion"] == x) == 1
+                                       for x in expansions)
+    with pytest.raises(subgraph.SubgraphError, match="pattern, line 1, column 12"):
+        subgraph.explain(data, "MATCH (a:1 -->(b)")
+
+
+def test_unknown_names_list_the_names():
+    g = subgraph.Graph.from_edges([0], [1])
+    filters = "unknown filter 'xyz' (one of ldf, nlf, gql, cs, auto)"
+    semantics = "unknown semantics 'iso' (one of embed, induced, homomorphism)"
+    cases = [
+        (lambda: subgraph.count(g, g, filter="xyz"), filters),
+        (lambda: subgraph.count(g, g, semantics="iso"), semantics),
+        (lambda: subgraph.count(g, g, device="tpu"), "unknown device 'tpu' (one of auto, cpu, gpu)"),
+        (lambda: subgraph.match(g, g, filter="xyz"), filters),
+        (lambda: subgraph.explain(g, g, filter="xyz"), filters),
+        (lambda: subgraph.explain(g, g, semantics="iso"), semantics),
+        (lambda: subgraph.Graph.from_file(DATA / "named" / "edges.txt", format="foo"),
+         "unknown format 'foo' (one of graph, gsi, edges, binary, mtx, konect, rdf)"),
+        (lambda: subgraph.Graph.from_file(DATA / "named" / "edges.txt", ids="strings"),
+         "unknown ids 'strings' (one of compact, keep, names)"),
+    ]
+    for call, message in cases:
+        with pytest.raises(subgraph.SubgraphError) as e:
+            call()
+        assert str(e.value) == message
+
+
+def test_limit_and_threads_must_be_at_least_one():
+    g = subgraph.Graph.from_edges([0], [1])
+    for limit in (0, -3):
+        for call in (subgraph.count, subgraph.match, lambda d, q, **kw: list(subgraph.iter_matches(d, q, **kw))):
+            with pytest.raises(ValueError, match=f"^limit must be at least 1, got {limit}$"):
+                call(g, g, limit=limit)
+    assert subgraph.count(g, g, limit=1).embeddings == 1
+    for threads in (0, -1):
+        with pytest.raises(ValueError, match=f"^threads must be at least 1, got {threads}$"):
+            subgraph.count(g, g, threads=threads)
+
+
+def test_absurd_threads_and_timeouts_are_one_line_errors():
+    # As the command line's --threads and --timeout: 100,000 threads hung, 1e300 s panicked.
+    g = subgraph.Graph.from_edges([0], [1])
+    with pytest.raises(ValueError, match="the most for this machine"):
+        subgraph.count(g, g, threads=100_000)
+    for timeout in (1e300, float("inf"), float("nan"), -1.0):
+        with pytest.raises(ValueError, match="a time limit must be a positive number of seconds"):
+            subgraph.count(g, g, timeout=timeout)
+    assert subgraph.count(g, g, timeout=1e9, threads=2).embeddings == 2

@@ -4,7 +4,7 @@
 //! Nothing is allocated per id that the file does not hold.
 
 use super::text::{parse_u64, show, Fields};
-use crate::error::Error;
+use crate::error::{Error, IdError};
 use crate::graph::{GraphBuilder, LabelNames, VertexIds};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -94,13 +94,38 @@ impl Dictionary {
 
 /// A label token: a number when it is all digits (which must then fit 32 bits), else a word.
 fn label_number(f: &Fields<'_>, tok: &[u8], what: &str) -> Result<Option<u32>, Error> {
+    label_value(tok, what).map_err(|msg| f.error(msg))
+}
+
+/// [`label_number`] without a line to name: the error is its message.
+fn label_value(tok: &[u8], what: &str) -> Result<Option<u32>, String> {
     if !tok.iter().all(u8::is_ascii_digit) {
         return Ok(None);
     }
     parse_u64(tok)
         .and_then(|x| u32::try_from(x).ok())
         .map(Some)
-        .ok_or_else(|| f.error(format!("bad {what} '{}' (an integer 0..=4294967295, or a name)", show(tok))))
+        .ok_or_else(|| format!("bad {what} '{}' (an integer 0..=4294967295, or a name)", show(tok)))
+}
+
+/// Labels that a front end holds as words, one per vertex or edge, where a file has label
+/// tokens (`what` names them in the error), numbered as the readers number a file's: the
+/// numbers while every word is one (digits only), else every word a name, the names numbered
+/// 0..k in byte order. The labels, and the names (none for numbers).
+pub fn number_labels<S: AsRef<str>>(words: &[S], what: &str) -> Result<(Vec<u32>, Vec<String>), String> {
+    let mut numbers = Vec::with_capacity(words.len());
+    for w in words {
+        match label_value(w.as_ref().as_bytes(), what)? {
+            Some(x) => numbers.push(x),
+            None => {
+                let mut dict = Dictionary::default();
+                let first: Vec<u32> = words.iter().map(|w| dict.intern(w.as_ref().as_bytes())).collect();
+                let (names, rank) = dict.sorted();
+                return Ok((first.into_iter().map(|i| rank[i as usize]).collect(), names));
+            }
+        }
+    }
+    Ok((numbers, Vec::new()))
 }
 
 impl RawGraph {
@@ -136,7 +161,10 @@ impl RawGraph {
                 let next = self.names.len() as u64;
                 Ok(*self.names.entry(tok.into()).or_insert(next))
             }
-            IdMode::Compact => f.u64(what).map_err(|e| with_hint(e, "; use --string-ids for ids that are not numbers")),
+            IdMode::Compact => {
+                let tok = f.expect(what)?;
+                parse_u64(tok).ok_or_else(|| id_error(f, IdError::NotANumber { what: what.into(), token: show(tok) }))
+            }
             IdMode::Keep => {
                 let x = f.u64(what)?;
                 self.check_keep(f, &format!("{what} {x}"), x as u128 + 1)?;
@@ -157,11 +185,7 @@ impl RawGraph {
 
     fn check_keep(&self, f: &Fields<'_>, what: &str, n: u128) -> Result<(), Error> {
         if n > self.keep_max as u128 + 1 {
-            return Err(f.error(format!(
-                "{what} with --keep-ids would make {n} vertices; at most {} are allowed for this file \
-                 (without --keep-ids ids are compacted)",
-                self.keep_max + 1
-            )));
+            return Err(id_error(f, IdError::TooManyKept { what: what.into(), vertices: n, most: self.keep_max + 1 }));
         }
         Ok(())
     }
@@ -286,11 +310,8 @@ impl RawGraph {
     }
 }
 
-fn with_hint(e: Error, hint: &str) -> Error {
-    match e {
-        Error::Parse { file, line, msg } if msg.starts_with("bad ") => Error::Parse { file, line, msg: msg + hint },
-        e => e,
-    }
+fn id_error(f: &Fields<'_>, error: IdError) -> Error {
+    Error::Id { file: f.file.to_path_buf(), line: f.line, error }
 }
 
 /// Edges as read: narrow while every id fits in 32 bits (half the memory, and the builder
@@ -494,6 +515,23 @@ mod tests {
             // Ids are kept only where they are not 0..n already.
             proptest::prop_assert!(g.ids().is_none() || (0..g.num_vertices() as u32).any(|v| orig(v) != v as u64));
         }
+    }
+
+    #[test]
+    fn words_are_numbered_as_a_files_labels() {
+        assert_eq!(number_labels(&["3", "0", "3"], "label"), Ok((vec![3, 0, 3], Vec::new())));
+        let err = number_labels(&["4294967296", "a"], "vertex label").unwrap_err();
+        assert_eq!(err, "bad vertex label '4294967296' (an integer 0..=4294967295, or a name)");
+        // The same words in a vertex label file: the same names, the same numbers.
+        let words = ["Person", "7", "Lang", "Person", "0"];
+        let (labels, names) = number_labels(&words, "label").unwrap();
+        assert_eq!(names, ["0", "7", "Lang", "Person"]);
+        let file: String = words.iter().enumerate().map(|(v, w)| format!("{v} {w}\n")).collect();
+        let mut raw =
+            crate::io::edgelist::parse(Path::new("e"), b"0 1\n1 2\n2 3\n3 4\n", false, IdMode::Compact).unwrap();
+        crate::io::edgelist::parse_labels(Path::new("l"), file.as_bytes(), &mut raw).unwrap();
+        let g = raw.into_graph(Path::new("e")).unwrap();
+        assert_eq!((g.labels(), &g.label_names().unwrap().vertex), (&labels[..], &names));
     }
 
     #[test]

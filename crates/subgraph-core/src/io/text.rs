@@ -51,7 +51,7 @@ impl<'a> Lines<'a> {
 
 /// The whitespace-separated tokens of one line.
 pub(crate) struct Fields<'a> {
-    file: &'a Path,
+    pub(crate) file: &'a Path,
     pub(crate) line: u64,
     text: &'a [u8],
     pos: usize,

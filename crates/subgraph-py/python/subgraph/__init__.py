@@ -10,13 +10,18 @@
 Semantics are the command line's (README, "Semantics"): embeddings (injective,
 label-preserving, non-induced) by default for query graphs, homomorphisms for patterns (as
 `match --pattern`), "embed", "induced" and "homomorphism" on request. Matching runs on every
-CPU core with the GIL released; Ctrl-C stops it (KeyboardInterrupt).
+CPU core with the GIL released; Ctrl-C stops it (KeyboardInterrupt). `subgraph.nx` holds
+drop-in replacements for networkx's subgraph matchers.
 """
 
-import numpy as np
+from importlib.metadata import version as _version
 
-from ._native import Graph, MatchBatches, Result, SubgraphError, explain, run_query_py
+import numpy as _np
 
+from . import _native
+from ._native import Graph, Result, SubgraphError, explain
+
+# `nx` is left out, so that `from subgraph import *` does not take the name networkx goes by.
 __all__ = [
     "Graph",
     "Result",
@@ -30,25 +35,60 @@ __all__ = [
     "from_igraph",
 ]
 
+__version__ = _version("subgraph")
+
+_MAX_LABEL = 2**32 - 1
+
 
 def _ids(values, name):
-    array = np.asarray(values)
-    if array.ndim != 1 or (array.size and not np.issubdtype(array.dtype, np.integer)):
+    array = _np.asarray(values)
+    if array.ndim != 1 or (array.size and not _np.issubdtype(array.dtype, _np.integer)):
         raise SubgraphError(f"{name} must be a one-dimensional array of integers")
-    return np.ascontiguousarray(array, dtype=np.int64)
+    return _np.ascontiguousarray(array, dtype=_np.int64)
+
+
+def _labels(values, what, item):
+    """One label per vertex or edge as Graph.from_arrays takes them: an int64 array where all
+    are integers, else, where some are strings (label names), all of them as strings (integers
+    as their digits, as in a file). `what` names the labels and item(i) the i-th in errors."""
+    array = _np.asarray(values)
+    if array.ndim != 1:
+        raise SubgraphError(f"{what} must be a one-dimensional sequence of labels")
+    if array.size == 0 or _np.issubdtype(array.dtype, _np.integer):
+        bad = _np.flatnonzero((array < 0) | (array > _MAX_LABEL))
+        if bad.size:
+            raise SubgraphError(f"{item(bad[0])} is {array[bad[0]]}, not a label (an integer 0..2^32 - 1 or a string)")
+        return _np.ascontiguousarray(array, dtype=_np.int64)
+    words = []
+    for i, x in enumerate(values.tolist() if isinstance(values, _np.ndarray) else values):
+        if isinstance(x, str):
+            words.append(x)
+        elif isinstance(x, (int, _np.integer)) and not isinstance(x, (bool, _np.bool_)) and 0 <= x <= _MAX_LABEL:
+            words.append(str(int(x)))
+        else:
+            raise SubgraphError(f"{item(i)} is {x!r}, not a label (an integer 0..2^32 - 1 or a string)")
+    return words
 
 
 def _from_edges(src, dst, vertex_labels=None, edge_labels=None, directed=False, num_vertices=None):
     """A graph with the edges src[i] - dst[i] (vertex numbers from 0; arrays or sequences of
     integers). It has num_vertices vertices, by default one more than the largest id or the
     number of vertex labels; vertex_labels holds one label per vertex (default 0) and
-    edge_labels one per edge (default 0). Duplicate edges are merged and self-loops dropped."""
+    edge_labels one per edge (default 0): integers 0..2^32 - 1, or strings, which make the
+    labels of their kind names (numbered 0..k in byte order, integers named by their digits,
+    as a file's label names). Duplicate edges are merged and self-loops dropped."""
+    return _build(src, dst, vertex_labels, edge_labels, directed, num_vertices,
+                  ("vertex_labels", lambda i: f"vertex_labels[{i}]"), ("edge_labels", lambda i: f"edge_labels[{i}]"))
+
+
+def _build(src, dst, vertex_labels, edge_labels, directed, num_vertices, vertex, edge):
+    """Graph.from_edges, where vertex and edge are (what, item) of _labels for the errors."""
     src, dst = _ids(src, "src"), _ids(dst, "dst")
-    labels = None if vertex_labels is None else _ids(vertex_labels, "vertex_labels")
-    elabels = None if edge_labels is None else _ids(edge_labels, "edge_labels")
+    labels = None if vertex_labels is None else _labels(vertex_labels, *vertex)
+    elabels = None if edge_labels is None else _labels(edge_labels, *edge)
     if num_vertices is None:
         largest = max([int(a.max()) + 1 for a in (src, dst) if a.size] + [0])
-        num_vertices = max(largest, 0 if labels is None else labels.size)
+        num_vertices = max(largest, 0 if labels is None else len(labels))
     return Graph.from_arrays(int(num_vertices), src, dst, labels, elabels, bool(directed))
 
 
@@ -70,8 +110,10 @@ def count(data, query, semantics=None, limit=None, timeout=None, threads=None, f
     line's --gpus: how many GPUs of this host (a positive number, or "all") the GPU side uses.
     With unique=True the Result also holds `automorphisms` (|Aut(query)|, query graphs only)
     and, when complete, `unique`: the distinct subgraphs, embeddings / |Aut(query)| (not for
-    homomorphisms)."""
-    return run_query_py(data, query, (semantics, limit, timeout, threads, filter, device, gpus), False, unique)[0]
+    homomorphisms). `limit` and `threads` are at least 1. A `query` of another type is a
+    TypeError, an unknown name (semantics, filter, device) a SubgraphError listing the names."""
+    args = _native.QueryArgs(semantics, limit, timeout, threads, filter, device, gpus)
+    return _native.run_query_py(data, query, args, False, unique)[0]
 
 
 def _table(data, words, width):
@@ -80,12 +122,12 @@ def _table(data, words, width):
     ids = data.original_ids()
     if ids is None:
         return table
-    return np.asarray(ids, dtype=object if isinstance(ids, list) else np.uint64)[table]
+    return _np.asarray(ids, dtype=object if isinstance(ids, list) else _np.uint64)[table]
 
 
 def _count_row(count):
     """A count(*) pattern's one row: its count, as a (1, 1) array."""
-    return np.array([[count]], dtype=np.uint64 if count < 2**64 else object)
+    return _np.array([[count]], dtype=_np.uint64 if count < 2**64 else object)
 
 
 def _pattern_rows(data, result, words):
@@ -93,7 +135,7 @@ def _pattern_rows(data, result, words):
     if words is None:
         return _count_row(result.embeddings)
     if not result.columns:
-        return np.zeros((result.rows, 0), dtype=np.uint32)
+        return _np.zeros((result.rows, 0), dtype=_np.uint32)
     return _table(data, words, len(result.columns))
 
 
@@ -106,7 +148,8 @@ def match(data, query, semantics=None, limit=None, timeout=None, threads=None, f
     as a (1, 1) array. The ids are the data file's own (uint64, or names in an object array)
     when it had sparse or named ids, else vertex numbers (uint32). Use count() for the count
     alone, which does not hold the matches in memory."""
-    result, words = run_query_py(data, query, (semantics, limit, timeout, threads, filter, device, gpus), True, False)
+    args = _native.QueryArgs(semantics, limit, timeout, threads, filter, device, gpus)
+    result, words = _native.run_query_py(data, query, args, True, False)
     if isinstance(query, str):
         return _pattern_rows(data, result, words)
     return _table(data, words, query.num_vertices)
@@ -117,20 +160,23 @@ def iter_matches(data, query, semantics=None, limit=None, timeout=None, threads=
     """The matches (or a pattern's rows) as match() gives them, in batches of (m, k) arrays,
     while the query runs: memory stays bounded (the engine waits while the reader is a few
     batches behind), and leaving the loop early stops the query."""
-    batches = MatchBatches(data, query, (semantics, limit, timeout, threads, filter, device, gpus))
+    args = _native.QueryArgs(semantics, limit, timeout, threads, filter, device, gpus)
+    batches = _native.MatchBatches(data, query, args)
     width = query.num_vertices if batches.columns is None else len(batches.columns)
     for words in batches:
         yield _table(data, words, width)
     if batches.count_star:
         yield _count_row(batches.result.embeddings)
     elif width == 0 and batches.result.rows:
-        yield np.zeros((batches.result.rows, 0), dtype=np.uint32)
+        yield _np.zeros((batches.result.rows, 0), dtype=_np.uint32)
 
 
 def from_networkx(graph, label="label", edge_label=None):
     """A Graph from a networkx graph, and the list of its nodes in vertex order (vertex i is
-    nodes[i]). Node attribute `label` and edge attribute `edge_label` (when given) must be
-    non-negative integers; a node or edge without it gets 0. Directed graphs stay directed."""
+    nodes[i]). Node attribute `label` and edge attribute `edge_label` (when given) are the
+    labels: integers 0..2^32 - 1, or strings, which make that kind of label names (as a file's
+    label names; queries match data by name); a node or edge without it gets 0. Directed
+    graphs stay directed."""
     nodes = list(graph.nodes)
     index = {node: i for i, node in enumerate(nodes)}
     labels = [graph.nodes[node].get(label, 0) for node in nodes]
@@ -138,15 +184,19 @@ def from_networkx(graph, label="label", edge_label=None):
     src = [index[u] for u, _, _ in edges]
     dst = [index[v] for _, v, _ in edges]
     elabels = None if edge_label is None else [d.get(edge_label, 0) for _, _, d in edges]
-    built = _from_edges(src, dst, labels, elabels, graph.is_directed(), len(nodes))
+    node_attr, edge_attr = f"node attribute {label!r}", f"edge attribute {edge_label!r}"
+    built = _build(src, dst, labels, elabels, graph.is_directed(), len(nodes),
+                   (node_attr, lambda i: f"{node_attr} of node {nodes[i]!r}"),
+                   (edge_attr, lambda i: f"{edge_attr} of edge {edges[i][:2]!r}"))
     return built, nodes
 
 
 def from_rustworkx(graph, label=None, edge_label=None):
     """A Graph from a rustworkx PyGraph or PyDiGraph, and the list of its node indices in
     vertex order (indices of removed nodes are skipped). `label` and `edge_label` give the
-    labels (non-negative integers) from the node and edge payloads: None (all 0), a function of
-    the payload, or a key of dict payloads (missing: 0)."""
+    labels (integers 0..2^32 - 1, or strings, as from_networkx takes them) from the node and
+    edge payloads: None (all 0), a function of the payload, or a key of dict payloads (missing:
+    0)."""
     import rustworkx
 
     def labeller(how):
@@ -160,23 +210,31 @@ def from_rustworkx(graph, label=None, edge_label=None):
     nodes = list(graph.node_indices())
     index = {node: i for i, node in enumerate(nodes)}
     edges = list(graph.weighted_edge_list())
-    return _from_edges(
+    return _build(
         [index[u] for u, _, _ in edges],
         [index[v] for _, v, _ in edges],
         [vl(graph[n]) for n in nodes],
         None if edge_label is None else [el(w) for _, _, w in edges],
         isinstance(graph, rustworkx.PyDiGraph),
         len(nodes),
+        ("node labels", lambda i: f"the label of node {nodes[i]}"),
+        ("edge labels", lambda i: f"the label of edge {edges[i][:2]}"),
     ), nodes
 
 
 def from_igraph(graph, label="label", edge_label=None):
     """A Graph from a python-igraph Graph, vertex i staying vertex i: vertex attribute `label`
-    and edge attribute `edge_label` (when given; non-negative integers) are the labels, 0 where
-    the attribute is absent."""
+    and edge attribute `edge_label` (when given; integers 0..2^32 - 1, or strings, as
+    from_networkx takes them) are the labels, 0 where the attribute is absent."""
     edges = graph.get_edgelist()
     labels = graph.vs[label] if label in graph.vs.attributes() else None
     elabels = graph.es[edge_label] if edge_label is not None and edge_label in graph.es.attributes() else None
-    return _from_edges(
-        [u for u, _ in edges], [v for _, v in edges], labels, elabels, graph.is_directed(), graph.vcount()
+    vertex_attr, edge_attr = f"vertex attribute {label!r}", f"edge attribute {edge_label!r}"
+    return _build(
+        [u for u, _ in edges], [v for _, v in edges], labels, elabels, graph.is_directed(), graph.vcount(),
+        (vertex_attr, lambda i: f"{vertex_attr} of vertex {i}"), (edge_attr, lambda i: f"{edge_attr} of edge {i}"),
     )
+
+
+# Last: subgraph.nx imports the names above.
+from . import nx

@@ -9,9 +9,22 @@ import numpy.typing as npt
 
 class SubgraphError(ValueError): ...
 
-# (semantics, limit, timeout, threads, filter, device, gpus); semantics None: "embed" for a
-# Graph, "homomorphism" for a pattern; gpus a positive number or "all"
-QueryArgs = tuple[Optional[str], Optional[int], Optional[float], Optional[int], str, str, Union[int, str]]
+class QueryArgs:
+    """The query calls' keyword arguments, checked: a wrong type is a TypeError naming the
+    argument, an unknown name (semantics, filter, device) a SubgraphError listing the names,
+    a limit or threads below 1 a SubgraphError. semantics None: "embed" for a Graph, "homomorphism" for a
+    pattern; gpus a positive number or "all"."""
+
+    def __init__(
+        self,
+        semantics: Optional[str],
+        limit: Optional[int],
+        timeout: Optional[float],
+        threads: Optional[int],
+        filter: str,
+        device: str,
+        gpus: Union[int, str],
+    ) -> None: ...
 
 class Graph:
     @staticmethod
@@ -28,10 +41,11 @@ class Graph:
         num_vertices: int,
         src: npt.NDArray[np.int64],
         dst: npt.NDArray[np.int64],
-        vertex_labels: Optional[npt.NDArray[np.int64]] = None,
-        edge_labels: Optional[npt.NDArray[np.int64]] = None,
+        vertex_labels: Optional[Union[npt.NDArray[np.int64], list[str]]] = None,
+        edge_labels: Optional[Union[npt.NDArray[np.int64], list[str]]] = None,
         directed: bool = False,
-    ) -> Graph: ...
+    ) -> Graph:
+        """Labels are numbers, or strings: names, numbered 0..k in byte order as a file's."""
     @staticmethod
     def from_edges(
         src: npt.ArrayLike,
@@ -80,5 +94,12 @@ def run_query_py(
     data: Graph, query: Union[Graph, str], args: QueryArgs, collect: bool, unique: bool
 ) -> tuple[Result, Optional[npt.NDArray[np.uint32]]]: ...
 def explain(
-    data: Graph, query: Graph, semantics: str = "embed", filter: str = "auto", timeout: Optional[float] = None
-) -> list[dict[str, object]]: ...
+    data: Graph,
+    query: Union[Graph, str],
+    semantics: Optional[str] = None,
+    filter: str = "auto",
+    timeout: Optional[float] = None,
+) -> list[dict[str, object]]:
+    """The plans of a Graph, or of each label expansion of a pattern's text (key "expansion"):
+    order, vertices, tail, estimated_embeddings, estimated_cost, chosen. semantics None:
+    "embed" for a Graph, "homomorphism" for a pattern."""
