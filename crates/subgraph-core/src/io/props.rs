@@ -8,10 +8,11 @@ use crate::error::Error;
 use crate::graph::{Column, Graph, Id, Properties, Values, VertexIds};
 use std::path::Path;
 
-/// Reads the properties of `g`'s vertices from the CSV file `path`.
-pub fn read(path: &Path, g: &Graph) -> Result<Properties, Error> {
+/// Reads the properties of `g`'s vertices from the CSV file `path`, of at most `max_bytes`
+/// (decompressed).
+pub fn read(path: &Path, g: &Graph, max_bytes: Option<u64>) -> Result<Properties, Error> {
     let file = source::display_name(path);
-    let data = source::read(path)?;
+    let data = source::read(path, max_bytes)?;
     parse_bytes(file, &data, g)
 }
 
