@@ -1,7 +1,7 @@
-//! Hostile inputs: decompression bombs and endless standard input. Each is refused with one
-//! line naming the file (and the line, where there is one) and exit status 1, or read at a
-//! cost in proportion to its bytes. Bombs are made here, at sizes CI affords, under a cap
-//! scaled down to match.
+//! Hostile inputs: decompression bombs and endless standard input, huge tokens, invalid UTF-8
+//! in names. Each is refused with one line naming the file (and the line, where there is one)
+//! and exit status 1, or read at a cost in proportion to its bytes. Bombs are made here, at
+//! sizes CI affords, under a cap scaled down to match.
 
 use std::io::Write;
 use std::path::Path;
@@ -98,4 +98,57 @@ fn decompression_bombs_and_long_streams_stop_at_max_memory() {
         "<stdin>: decompresses to more than --max-memory 1.0 MiB",
     );
     assert_eq!(info_json(&run_stdin(&["info", "--format", "json", "--max-memory", "64M", "-"], &edges))["edges"], 1);
+}
+
+/// A label or `--string-ids` id longer than 64 KiB is an error naming the file, line and
+/// limit; names held count in the graph's memory.
+#[test]
+fn huge_name_tokens_are_refused_and_names_count_in_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = "w".repeat(1 << 20);
+    let head = &big[..40];
+    let el = write(dir.path(), "big.txt", format!("0 1\n1 2 {big}\n").as_bytes());
+    let o = run(&["info", &el]);
+    fails_with(
+        &o,
+        &format!("{el}:2: edge label '{head}...' of 1048576 bytes is longer than the 65536 bytes a name may have"),
+    );
+    let el = write(dir.path(), "ids.txt", format!("a {big}\n").as_bytes());
+    fails_with(
+        &run(&["info", "--string-ids", &el]),
+        &format!("{el}:1: target id '{head}...' of 1048576 bytes is longer than the 65536 bytes a name may have"),
+    );
+    let labels = write(dir.path(), "l.txt", format!("# c\n1 {big}\n").as_bytes());
+    let plain = write(dir.path(), "e.txt", b"0 1\n");
+    fails_with(
+        &run(&["info", &plain, "--vertex-labels", &labels]),
+        &format!(
+            "{labels}:2: vertex label '{head}...' of 1048576 bytes is longer than the 65536 bytes a name may have"
+        ),
+    );
+    // Names up to the limit are read, and the memory report counts them (it said 0.0 MiB).
+    let long = &big[..60_000];
+    let el = write(dir.path(), "long.txt", format!("0 1 {long}\n").as_bytes());
+    let r = info_json(&run(&["info", "--format", "json", &el]));
+    assert!(r["memory_bytes"].as_u64().unwrap() > 60_000, "{r}");
+    let ids = write(dir.path(), "ids.txt", format!("a{long} b{long}\n").as_bytes());
+    let r = info_json(&run(&["info", "--format", "json", "--string-ids", &ids]));
+    assert!(r["memory_bytes"].as_u64().unwrap() > 120_000, "{r}");
+}
+
+/// Bytes that are not UTF-8 in a label name are an error, as in a `--string-ids` id (they were
+/// replaced by U+FFFD).
+#[test]
+fn invalid_utf8_in_a_label_name_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let el = write(dir.path(), "e.txt", b"a b kn\xffows\n");
+    fails_with(&run(&["info", "--string-ids", &el]), &format!("{el}:1: edge label 'kn\\u{{fffd}}ows' is not UTF-8"));
+    let el = write(dir.path(), "n.txt", b"0 1\n1 2 kn\xffows\n");
+    fails_with(&run(&["info", &el]), &format!("{el}:2: edge label 'kn\\u{{fffd}}ows' is not UTF-8"));
+    let labels = write(dir.path(), "l.txt", b"0 Pers\xffon\n");
+    let plain = write(dir.path(), "p.txt", b"0 1\n");
+    fails_with(
+        &run(&["info", &plain, "--vertex-labels", &labels]),
+        &format!("{labels}:1: vertex label 'Pers\\u{{fffd}}on' is not UTF-8"),
+    );
 }

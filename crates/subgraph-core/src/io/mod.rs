@@ -15,7 +15,7 @@ mod text;
 use crate::error::Error;
 use crate::graph::{BuildStats, Graph, GraphBuilder};
 pub use binary::MapMode;
-pub use remap::{IdMode, KEEP_IDS_PER_BYTE, KEEP_IDS_SLACK};
+pub use remap::{IdMode, KEEP_IDS_PER_BYTE, KEEP_IDS_SLACK, MAX_NAME_LEN};
 use source::Input;
 use std::path::{Path, PathBuf};
 

@@ -38,18 +38,16 @@ pub(crate) fn parse(file: &Path, data: &[u8]) -> Result<GraphBuilder, Error> {
             line: e.location().start.line + 1,
             msg: format!("bad RDF: {}", e.message()),
         })?;
-        let subject = vertices.intern(term_name(&quad.subject.to_string()).as_bytes());
+        let subject = vertices.intern(&term_name(&quad.subject.to_string()));
         let predicate = quad.predicate.as_str();
         match &quad.object {
-            Term::Literal(l) => {
-                literals.push((subject, keys.intern(local_name(predicate).as_bytes()), l.value().to_string()))
-            }
+            Term::Literal(l) => literals.push((subject, keys.intern(local_name(predicate)), l.value().to_string())),
             Term::NamedNode(t) if predicate == RDF_TYPE => {
-                typed_as.push((subject, types.intern(local_name(t.as_str()).as_bytes())))
+                typed_as.push((subject, types.intern(local_name(t.as_str()))))
             }
             object => {
-                let object = vertices.intern(term_name(&object.to_string()).as_bytes());
-                edges.push((subject, object, predicates.intern(local_name(predicate).as_bytes())));
+                let object = vertices.intern(&term_name(&object.to_string()));
+                edges.push((subject, object, predicates.intern(local_name(predicate))));
             }
         }
     }
@@ -67,7 +65,7 @@ pub(crate) fn parse(file: &Path, data: &[u8]) -> Result<GraphBuilder, Error> {
         }
     }
     if label.contains(&u32::MAX) {
-        let zero = types.intern(b"0");
+        let zero = types.intern("0");
         label.iter_mut().filter(|l| **l == u32::MAX).for_each(|l| *l = zero);
     }
     let (type_names, trank) = types.sorted();
