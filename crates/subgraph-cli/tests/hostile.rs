@@ -1,7 +1,7 @@
-//! Hostile inputs: decompression bombs and endless standard input, huge tokens, invalid UTF-8
-//! in names. Each is refused with one line naming the file (and the line, where there is one)
-//! and exit status 1, or read at a cost in proportion to its bytes. Bombs are made here, at
-//! sizes CI affords, under a cap scaled down to match.
+//! Hostile inputs: decompression bombs and endless standard input, huge tokens, ids at the top
+//! of u64, invalid UTF-8 in names. Each is refused with one line naming the file (and the
+//! line, where there is one) and exit status 1, or read at a cost in proportion to its bytes.
+//! Bombs are made here, at sizes CI affords, under a cap scaled down to match.
 
 use std::io::Write;
 use std::path::Path;
@@ -134,6 +134,45 @@ fn huge_name_tokens_are_refused_and_names_count_in_memory() {
     let ids = write(dir.path(), "ids.txt", format!("a{long} b{long}\n").as_bytes());
     let r = info_json(&run(&["info", "--format", "json", "--string-ids", &ids]));
     assert!(r["memory_bytes"].as_u64().unwrap() > 120_000, "{r}");
+}
+
+/// Ids at 2^64 − 1: a bipartite KONECT network's right ids and a rectangular Matrix Market
+/// file's columns are numbered after the left ones; beyond u64 is an error, not a wrapped id
+/// that lost an edge as a self loop.
+#[test]
+fn ids_beyond_u64_are_errors_not_lost_edges() {
+    let dir = tempfile::tempdir().unwrap();
+    let max = u64::MAX;
+    let konect = write(dir.path(), "out.bip", format!("% bip\n% 2 {max} 2\n{max} 1\n1 1\n").as_bytes());
+    fails_with(
+        &run(&["info", &konect]),
+        &format!(
+            "{konect}:3: right id 1 after the {max} left vertices of the size line is beyond the largest id {max}"
+        ),
+    );
+    let mtx = write(
+        dir.path(),
+        "m.mtx",
+        format!("%%MatrixMarket matrix coordinate pattern general\n{max} 1 2\n1 1\n{max} 1\n").as_bytes(),
+    );
+    fails_with(
+        &run(&["info", &mtx]),
+        &format!(
+            "{mtx}:2: {max} rows and 1 columns: the columns, numbered after the rows, go beyond the largest id {max}"
+        ),
+    );
+    // Under --keep-ids a right id far after the left ones is bounded like any id (this made
+    // 4·10^9 vertices, 16 GB).
+    let keep = write(dir.path(), "out.keep", b"% bip\n% 1 4000000000 1\n1 1\n");
+    let o = run(&["info", "--keep-ids", &keep]);
+    assert!(stderr(&o).contains(&format!("{keep}:3: right id 1 after the 4000000000 left vertices with --keep-ids")));
+    // The largest ids that fit are read, every edge kept.
+    let square = write(
+        dir.path(),
+        "s.mtx",
+        format!("%%MatrixMarket matrix coordinate pattern general\n{max} {max} 2\n{max} 1\n1 {max}\n").as_bytes(),
+    );
+    assert_eq!(info_json(&run(&["info", "--format", "json", &square]))["edges"], 2);
 }
 
 /// Bytes that are not UTF-8 in a label name are an error, as in a `--string-ids` id (they were

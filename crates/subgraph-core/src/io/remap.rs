@@ -167,6 +167,15 @@ impl RawGraph {
         Ok(())
     }
 
+    /// Under `Keep`, checks that `vertex` (a vertex number the reader derived from `what`, such
+    /// as a bipartite network's right id after the left ones) is within the file's bound.
+    pub(crate) fn check_vertex(&self, f: &Fields<'_>, what: &str, vertex: u64) -> Result<(), Error> {
+        match self.mode {
+            IdMode::Keep => self.check_keep(f, what, vertex as u128 + 1),
+            _ => Ok(()),
+        }
+    }
+
     fn check_keep(&self, f: &Fields<'_>, what: &str, n: u128) -> Result<(), Error> {
         if n > self.keep_max as u128 + 1 {
             return Err(f.error(format!(
