@@ -1,7 +1,8 @@
 //! Hostile inputs: decompression bombs and endless standard input, huge tokens, ids at the top
-//! of u64, invalid UTF-8 in names. Each is refused with one line naming the file (and the
-//! line, where there is one) and exit status 1, or read at a cost in proportion to its bytes.
-//! Bombs are made here, at sizes CI affords, under a cap scaled down to match.
+//! of u64, invalid UTF-8 in names, malformed property files. Each is refused with one line
+//! naming the file (and the line, where there is one) and exit status 1, or read at a cost in
+//! proportion to its bytes. Bombs are made here, at sizes CI affords, under a cap scaled down
+//! to match.
 
 use std::io::Write;
 use std::path::Path;
@@ -189,5 +190,18 @@ fn invalid_utf8_in_a_label_name_is_an_error() {
     fails_with(
         &run(&["info", &plain, "--vertex-labels", &labels]),
         &format!("{labels}:1: vertex label 'Pers\\u{{fffd}}on' is not UTF-8"),
+    );
+}
+
+/// A `--vertex-props` file whose quote is never closed is malformed (it swallowed the next
+/// rows into one value).
+#[test]
+fn an_unterminated_quote_in_vertex_props_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = write(dir.path(), "g.txt", b"0 1\n");
+    let csv = write(dir.path(), "p.csv", b"id,name\n0,\"abc\n1,y\n");
+    fails_with(
+        &run(&["info", &g, "--vertex-props", &csv]),
+        &format!("{csv}:2: a quoted field opened on this line is never closed"),
     );
 }

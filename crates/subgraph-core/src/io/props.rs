@@ -19,6 +19,9 @@ pub fn read(path: &Path, g: &Graph, max_bytes: Option<u64>) -> Result<Properties
 /// [`read`] over the bytes of a file already in memory (`file` names it in errors).
 pub fn parse_bytes(file: &Path, data: &[u8], g: &Graph) -> Result<Properties, Error> {
     let err = |line: u64, msg: String| Error::Parse { file: file.to_path_buf(), line, msg };
+    if let Some(line) = unterminated_quote(data) {
+        return Err(err(line, "a quoted field opened on this line is never closed".into()));
+    }
     let mut reader = csv::ReaderBuilder::new().has_headers(true).trim(csv::Trim::All).from_reader(data);
     let line_of = |e: &csv::Error| e.position().map_or(0, |p| p.line());
     let header = reader.headers().map_err(|e| err(line_of(&e), format!("bad CSV header: {e}")))?.clone();
@@ -50,6 +53,35 @@ pub fn parse_bytes(file: &Path, data: &[u8], g: &Graph) -> Result<Properties, Er
     Ok(Properties::new(
         names.into_iter().zip(raw).map(|(name, values)| Column { name, values: typed(values) }).collect(),
     ))
+}
+
+/// The line of a quoted field that runs to the end of the file, if one does: the `csv` reader
+/// would take the rest of the file, later rows included, as its value. The states are that
+/// reader's: a quote opens a field only as its first byte, `""` in a quoted field is a quote,
+/// a closed quote may be followed by more of the field, CR or LF ends a record.
+fn unterminated_quote(data: &[u8]) -> Option<u64> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum State {
+        FieldStart,
+        InField,
+        Quoted,
+        QuoteInQuoted,
+    }
+    let (mut state, mut line, mut opened) = (State::FieldStart, 1u64, 0u64);
+    for &c in data {
+        state = match (state, c) {
+            (State::FieldStart, b'"') => {
+                opened = line;
+                State::Quoted
+            }
+            (State::Quoted, b'"') => State::QuoteInQuoted,
+            (State::Quoted, _) | (State::QuoteInQuoted, b'"') => State::Quoted,
+            (_, b',' | b'\n' | b'\r') => State::FieldStart,
+            _ => State::InField,
+        };
+        line += u64::from(c == b'\n');
+    }
+    (state == State::Quoted).then_some(opened)
 }
 
 /// Vertex of the data file's id `id`: through the graph's original ids, else the number itself.
@@ -140,5 +172,28 @@ mod tests {
         let p = parse_bytes(Path::new("p.csv"), b"id,x\n1,-5\n", &plain).unwrap();
         assert_eq!(p.column("x").unwrap().get(1), Some(Value::Int(-5)));
         assert!(parse_bytes(Path::new("p.csv"), b"id,x\n2,1\n", &plain).is_err());
+    }
+
+    #[test]
+    fn an_unterminated_quote_is_an_error_not_the_rest_of_the_file() {
+        let g = named_graph();
+        let e = |csv: &[u8]| parse_bytes(Path::new("p.csv"), csv, &g).unwrap_err().to_string();
+        // It swallowed the row of alan.
+        assert_eq!(e(b"id,name\nada,\"abc\nalan,y\n"), "p.csv:2: a quoted field opened on this line is never closed");
+        assert_eq!(e(b"id,name\nada,x\nalan,\"a\"\"b"), "p.csv:3: a quoted field opened on this line is never closed");
+        assert_eq!(e(b"id,\"name\n"), "p.csv:1: a quoted field opened on this line is never closed");
+        // Closed quotes, doubled quotes, quotes inside a field and line ends in quotes are fine.
+        let p = parse_bytes(
+            Path::new("p.csv"),
+            b"id,name,size\nada,\"a\"\"b\",5\"\r\nalan,\"two\nlines\",\"x\"y\ngrace,\"\",",
+            &g,
+        )
+        .unwrap();
+        let (name, size) = (p.column("name").unwrap(), p.column("size").unwrap());
+        assert_eq!(
+            (name.get(0), name.get(1), name.get(2)),
+            (Some(Value::Str("a\"b")), Some(Value::Str("two\nlines")), None)
+        );
+        assert_eq!((size.get(0), size.get(1)), (Some(Value::Str("5\"")), Some(Value::Str("xy"))));
     }
 }
