@@ -72,15 +72,16 @@ pub(crate) fn parse(file: &Path, data: &[u8]) -> Result<GraphBuilder, Error> {
     let labels: Vec<u32> = label.iter().map(|&t| trank[t as usize]).collect();
     let (predicate_names, prank) = predicates.sorted();
     let edges = edges.into_iter().map(|(a, b, p)| (vrank[a as usize], vrank[b as usize], prank[p as usize])).collect();
-    let mut columns: Vec<Vec<Option<String>>> = vec![vec![None; n]; keys.len()];
+    // Per key, its (vertex, value) literals in file order, for `typed` to keep each vertex's last.
+    let mut columns: Vec<Vec<(u32, String)>> = vec![Vec::new(); keys.len()];
     for (v, k, value) in literals {
-        columns[k as usize][vrank[v as usize] as usize] = Some(value);
+        columns[k as usize].push((vrank[v as usize], value));
     }
     let properties = keys
         .into_names()
         .into_iter()
         .zip(columns)
-        .map(|(name, values)| Column { name, values: typed(values) })
+        .map(|(name, values)| Column { name, values: typed(n, values) })
         .collect();
     let mut b = GraphBuilder::from_parts(labels, edges, true);
     b.set_ids(VertexIds::names(&ids));
