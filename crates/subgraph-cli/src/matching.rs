@@ -106,7 +106,7 @@ impl InputArgs {
             let [one] = &mut all[..] else {
                 bail!("{}: --vertex-props needs a file of one graph", source::display_name(path).display());
             };
-            let p = subgraph_core::io::props::read(props, &one.graph)?;
+            let p = subgraph_core::io::props::read(props, &one.graph, self.max_memory)?;
             one.graph.set_properties(p);
         }
         if let Some(max) = self.max_memory {
@@ -320,6 +320,7 @@ pub fn load_options(a: &InputArgs) -> Result<ReadOptions> {
         vertex_labels: a.vertex_labels.clone(),
         ids: a.ids.mode(),
         map: a.mmap,
+        max_bytes: a.max_memory,
     })
 }
 
@@ -774,6 +775,7 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
         vertex_labels: None,
         ids: a.input.ids.mode(),
         map: MapMode::Off,
+        max_bytes: a.input.max_memory,
     };
 
     let ids = data.ids().cloned();
@@ -830,7 +832,7 @@ pub fn items(queries: &[PathBuf], patterns: Vec<Pattern>, qopts: &ReadOptions) -
     for path in &collect_queries(queries, QUERY_FILES)? {
         let file = source::display_name(path).display().to_string();
         if source::uncompressed_name(path).extension().is_some_and(|e| e == "cypher") {
-            let text = String::from_utf8(source::read(path)?).map_err(|e| {
+            let text = String::from_utf8(source::read(path, qopts.max_bytes)?).map_err(|e| {
                 anyhow::anyhow!("{file}: the pattern is not UTF-8 text (byte {})", e.utf8_error().valid_up_to() + 1)
             })?;
             let pattern = subgraph_pattern::parse(&text).with_context(|| file.clone())?;

@@ -167,7 +167,7 @@ impl Graph {
             .detach(|| {
                 let mut graph = io::read_graph(&path, &opts)?.graph;
                 if let Some(props) = &vertex_props {
-                    let props = io::props::read(props, &graph)?;
+                    let props = io::props::read(props, &graph, None)?;
                     graph.set_properties(props);
                 }
                 Ok::<_, subgraph_core::Error>(graph)

@@ -54,6 +54,14 @@ impl VertexIds {
         self.len() == 0
     }
 
+    /// Bytes the ids hold.
+    pub fn memory_bytes(&self) -> u64 {
+        match self {
+            VertexIds::Numbers(v) => v.len() as u64 * 8,
+            VertexIds::Names { offsets, bytes } => offsets.len() as u64 * 8 + bytes.len() as u64,
+        }
+    }
+
     /// Vertex v's original id.
     pub fn get(&self, v: u32) -> Id<'_> {
         match self {

@@ -347,7 +347,7 @@ impl Graph {
         self.out.mapped_bytes() + self.inc.as_ref().map_or(0, Adjacency::mapped_bytes)
     }
 
-    /// Bytes held by the graph's arrays.
+    /// Bytes held by the graph's arrays, with its original ids, label names and properties.
     pub fn memory_bytes(&self) -> u64 {
         self.out.memory_bytes()
             + self.inc.as_ref().map_or(0, Adjacency::memory_bytes)
@@ -357,6 +357,9 @@ impl Graph {
                 + self.vlabel_offsets.len() * 8
                 + self.vlabel_vertices.len() * 4
                 + self.elabel_values.len() * 4) as u64
+            + self.ids.as_ref().map_or(0, |ids| ids.memory_bytes())
+            + self.label_names.as_ref().map_or(0, |names| names.memory_bytes())
+            + self.properties.as_ref().map_or(0, |p| p.memory_bytes())
     }
 
     /// Every edge once as (source, target, edge label); for undirected graphs source < target.

@@ -21,6 +21,11 @@ impl LabelNames {
         find(&self.edge, name)
     }
 
+    /// Bytes the names hold.
+    pub fn memory_bytes(&self) -> u64 {
+        self.vertex.iter().chain(&self.edge).map(|s| (s.len() + std::mem::size_of::<String>()) as u64).sum()
+    }
+
     /// Whether neither kind of label has names.
     pub fn is_empty(&self) -> bool {
         self.vertex.is_empty() && self.edge.is_empty()

@@ -73,6 +73,7 @@ pub fn write<W: Write, L: Write>(g: &Graph, mut w: W, labels: Option<L>) -> std:
 
 #[cfg(test)]
 mod tests {
+    use super::super::MAX_NAME_LEN;
     use super::*;
     use crate::graph::{Id, VertexIds};
 
@@ -104,6 +105,38 @@ mod tests {
         assert!(read(b"1 2 3\n", b"1 5\n", false, IdMode::Compact).unwrap().label_names().is_none());
         let err = read(b"1 2 99999999999\n", b"", false, IdMode::Compact).unwrap_err().to_string();
         assert!(err.contains("an integer 0..=4294967295, or a name"), "{err}");
+    }
+
+    #[test]
+    fn names_are_utf8_of_bounded_length_and_counted_in_memory() {
+        let e = |d: &[u8], l: &[u8], m| read(d, l, false, m).unwrap_err().to_string();
+        // Invalid UTF-8 is an error wherever a name goes, not a replacement character.
+        assert_eq!(e(b"a b kn\xffows\n", b"", IdMode::Names), "e.txt:1: edge label 'kn\\u{fffd}ows' is not UTF-8");
+        assert_eq!(
+            e(b"0 1\n", b"0 Pers\xffon\n", IdMode::Compact),
+            "l.txt:1: vertex label 'Pers\\u{fffd}on' is not UTF-8"
+        );
+        assert_eq!(e(b"0 x\n1 2 a\xff\n", b"", IdMode::Names), "e.txt:2: edge label 'a\\u{fffd}' is not UTF-8");
+        assert_eq!(e(b"0 1\na\xff 2\n", b"", IdMode::Names), "e.txt:2: source id 'a\\u{fffd}' is not UTF-8");
+        // A name may have MAX_NAME_LEN bytes, not one more.
+        let long = "w".repeat(MAX_NAME_LEN);
+        for (what, edges, labels, mode) in [
+            ("edge label", format!("0 1 {long}x\n"), String::new(), IdMode::Compact),
+            ("vertex label", "0 1\n".to_string(), format!("1 {long}x\n"), IdMode::Compact),
+            ("target id", format!("a {long}x\n"), String::new(), IdMode::Names),
+        ] {
+            let file = if labels.is_empty() { "e.txt:1" } else { "l.txt:1" };
+            assert_eq!(
+                e(edges.as_bytes(), labels.as_bytes(), mode),
+                format!(
+                    "{file}: {what} '{}...' of 65537 bytes is longer than the 65536 bytes a name may have",
+                    &long[..40]
+                )
+            );
+            let ok = read(edges.replace('x', "").as_bytes(), labels.replace('x', "").as_bytes(), false, mode).unwrap();
+            // The names count in the graph's memory.
+            assert!(ok.memory_bytes() > MAX_NAME_LEN as u64, "{what}: {}", ok.memory_bytes());
+        }
     }
 
     #[test]

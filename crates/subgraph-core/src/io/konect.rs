@@ -57,22 +57,31 @@ pub(crate) fn parse(file: &Path, data: &[u8], mode: IdMode) -> Result<RawGraph, 
     let mode = if mode == IdMode::Names { IdMode::Compact } else { mode };
     let mut raw = RawGraph::new(mode, directed, data.len(), data.len() / 12);
     let base = u64::from(mode != IdMode::Keep);
-    let shift = if bipartite { left.unwrap_or(0) } else { 0 };
+    let shift = left.unwrap_or(0);
     let mut lines = Lines::new(file, data, true);
     while let Some(mut f) = lines.next_fields() {
         let u = raw.id(&mut f, "source id")?;
-        let v = raw.id(&mut f, "target id")?;
+        let mut v = raw.id(&mut f, "target id")?;
         if u == 0 || v == 0 {
             return Err(f.error("KONECT ids start at 1"));
         }
         if bipartite && u > shift {
             return Err(f.error(format!("left id {u} exceeds the {shift} left vertices of the size line")));
         }
+        if bipartite {
+            // Right id r is id left + r, which must be an id (and, with --keep-ids, a vertex
+            // the file may make).
+            let what = format!("right id {v} after the {shift} left vertices");
+            v = v
+                .checked_add(shift)
+                .ok_or_else(|| f.error(format!("{what} of the size line is beyond the largest id {}", u64::MAX)))?;
+            raw.check_vertex(&f, &what, v - 1)?;
+        }
         // Weights and times.
         f.token();
         f.token();
         f.end()?;
-        raw.add_edge(u - 1 + base, v.saturating_add(shift) - 1 + base, 0);
+        raw.add_edge(u - 1 + base, v - 1 + base, 0);
     }
     if raw.num_edges() == 0 {
         return Err(lines.error(0, "a network without edges"));
@@ -119,5 +128,28 @@ mod tests {
         );
         assert_eq!(e(b"% sym unweighted\n1 2 1 1 1\n"), "out.x:2: unexpected token '1'");
         assert_eq!(e(b"% sym\n"), "out.x:0: a network without edges");
+    }
+
+    #[test]
+    fn right_ids_beyond_u64_are_errors_not_wrapped() {
+        // Right id 1 after 2^64 - 1 left vertices is 2^64: it wrapped onto left id 2^64 - 1, and
+        // the edge was dropped as a self loop.
+        let data = b"% bip\n% 2 18446744073709551615 2\n18446744073709551615 1\n1 1\n";
+        let want = "out.x:3: right id 1 after the 18446744073709551615 left vertices of the size line is beyond the \
+                    largest id 18446744073709551615";
+        assert_eq!(read(data, IdMode::Compact).unwrap_err().to_string(), want);
+        // The largest right id that fits is read.
+        let g = read(b"% bip\n% 1 18446744073709551614 1\n1 1\n", IdMode::Compact).unwrap();
+        assert_eq!(g.original_id(1), Id::Number(u64::MAX));
+        // With --keep-ids, right ids after many left vertices are vertices to bound, like ids
+        // (this made 4·10^9 vertices).
+        let e = read(b"% bip\n% 1 4000000000 1\n1 1\n", IdMode::Keep).unwrap_err().to_string();
+        assert!(
+            e.starts_with(
+                "out.x:3: right id 1 after the 4000000000 left vertices with --keep-ids would make 4000000001 vertices"
+            ),
+            "{e}"
+        );
+        assert_eq!(read(b"% bip\n% 1 4 1\n1 1\n", IdMode::Keep).unwrap().num_vertices(), 5);
     }
 }

@@ -15,7 +15,7 @@ mod text;
 use crate::error::Error;
 use crate::graph::{BuildStats, Graph, GraphBuilder};
 pub use binary::MapMode;
-pub use remap::{number_labels, IdMode, KEEP_IDS_PER_BYTE, KEEP_IDS_SLACK};
+pub use remap::{number_labels, IdMode, KEEP_IDS_PER_BYTE, KEEP_IDS_SLACK, MAX_NAME_LEN};
 use source::Input;
 use std::path::{Path, PathBuf};
 
@@ -116,6 +116,9 @@ pub struct ReadOptions {
     pub ids: IdMode,
     /// Binary graphs read from a file: mapped or read into memory.
     pub map: MapMode,
+    /// The most bytes a compressed input may decompress to, and standard input or a vertex
+    /// label file may hold (`--max-memory`); more is an error before the memory is taken.
+    pub max_bytes: Option<u64>,
 }
 
 /// A graph read from a file, with what the builder dropped.
@@ -131,7 +134,7 @@ pub struct Loaded {
 pub fn read_graphs(path: &Path, opts: &ReadOptions) -> Result<Vec<Loaded>, Error> {
     let file = source::display_name(path);
     let named = opts.format.or_else(|| Format::from_extension(&source::uncompressed_name(path)));
-    let input = source::open(path)?;
+    let input = source::open(path, opts.max_bytes)?;
     if named == Some(Format::Binary) || (named.is_none() && binary::has_magic(input.head())) {
         check_labels_apply(file, Format::Binary, opts.vertex_labels.is_some())?;
         let graph = match input {
@@ -140,9 +143,9 @@ pub fn read_graphs(path: &Path, opts: &ReadOptions) -> Result<Vec<Loaded>, Error
         };
         return Ok(vec![Loaded { graph, stats: BuildStats::default() }]);
     }
-    let data = input.into_bytes(file)?;
+    let data = input.into_bytes(file, opts.max_bytes)?;
     let labels = match opts.vertex_labels.as_deref() {
-        Some(lp) => Some((source::display_name(lp), source::read(lp)?)),
+        Some(lp) => Some((source::display_name(lp), source::read(lp, opts.max_bytes)?)),
         None => None,
     };
     let format = named.unwrap_or_else(|| Format::sniff(&data));

@@ -52,7 +52,17 @@ pub(crate) fn parse(file: &Path, data: &[u8], mode: IdMode) -> Result<RawGraph, 
     let nnz = size.u64("entry count")?;
     size.end()?;
     let square = rows == cols;
-    let vertices = if square { rows } else { rows.saturating_add(cols) };
+    // A rectangular matrix's columns are numbered after its rows: M + N must be an id.
+    let vertices = match (square, rows.checked_add(cols)) {
+        (true, _) => rows,
+        (false, Some(n)) => n,
+        (false, None) => {
+            return Err(size.error(format!(
+                "{rows} rows and {cols} columns: the columns, numbered after the rows, go beyond the largest id {}",
+                u64::MAX
+            )))
+        }
+    };
     let mut raw = RawGraph::new(mode, directed, data.len(), (nnz as usize).min(data.len() / 4));
     raw.declare_vertices(&size, vertices)?;
     let base = u64::from(mode != IdMode::Keep);
@@ -72,7 +82,7 @@ pub(crate) fn parse(file: &Path, data: &[u8], mode: IdMode) -> Result<RawGraph, 
             f.expect(if k == 0 { "value" } else { "imaginary part" })?;
         }
         f.end()?;
-        let j = if square { j } else { j.saturating_add(rows) };
+        let j = if square { j } else { j + rows };
         raw.add_edge(i - 1 + base, j - 1 + base, 0);
         read += 1;
     }
@@ -137,5 +147,26 @@ mod tests {
         let huge = format!("{head}4000000000 4000000000 1\n1 2\n");
         assert!(read(huge.as_bytes(), IdMode::Keep).unwrap_err().to_string().contains("--keep-ids"));
         assert_eq!(read(huge.as_bytes(), IdMode::Compact).unwrap().num_vertices(), 2);
+    }
+
+    #[test]
+    fn ids_at_the_top_of_u64_are_read_or_refused_never_wrapped() {
+        let head = "%%MatrixMarket matrix coordinate pattern general\n";
+        let max = u64::MAX;
+        // Column 1 of a matrix of 2^64 - 1 rows is id 2^64: it saturated onto the last row, and
+        // the entry (2^64 - 1, 1) was dropped as a self loop.
+        let e = read(format!("{head}{max} 1 2\n1 1\n{max} 1\n").as_bytes(), IdMode::Compact).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "m.mtx:2: {max} rows and 1 columns: the columns, numbered after the rows, go beyond the largest id {max}"
+            )
+        );
+        // A square matrix of 2^64 - 1 rows has every id, the last included.
+        let g = read(format!("{head}{max} {max} 2\n{max} 1\n1 {max}\n").as_bytes(), IdMode::Compact).unwrap();
+        assert_eq!((g.num_vertices(), g.num_edges()), (2, 2));
+        assert_eq!(g.original_id(1), Id::Number(max));
+        let g = read(format!("{head}{} 1 1\n{} 1\n", max - 1, max - 1).as_bytes(), IdMode::Compact).unwrap();
+        assert_eq!((g.original_id(0), g.original_id(1), g.num_edges()), (Id::Number(max - 1), Id::Number(max), 1));
     }
 }

@@ -38,18 +38,16 @@ pub(crate) fn parse(file: &Path, data: &[u8]) -> Result<GraphBuilder, Error> {
             line: e.location().start.line + 1,
             msg: format!("bad RDF: {}", e.message()),
         })?;
-        let subject = vertices.intern(term_name(&quad.subject.to_string()).as_bytes());
+        let subject = vertices.intern(&term_name(&quad.subject.to_string()));
         let predicate = quad.predicate.as_str();
         match &quad.object {
-            Term::Literal(l) => {
-                literals.push((subject, keys.intern(local_name(predicate).as_bytes()), l.value().to_string()))
-            }
+            Term::Literal(l) => literals.push((subject, keys.intern(local_name(predicate)), l.value().to_string())),
             Term::NamedNode(t) if predicate == RDF_TYPE => {
-                typed_as.push((subject, types.intern(local_name(t.as_str()).as_bytes())))
+                typed_as.push((subject, types.intern(local_name(t.as_str()))))
             }
             object => {
-                let object = vertices.intern(term_name(&object.to_string()).as_bytes());
-                edges.push((subject, object, predicates.intern(local_name(predicate).as_bytes())));
+                let object = vertices.intern(&term_name(&object.to_string()));
+                edges.push((subject, object, predicates.intern(local_name(predicate))));
             }
         }
     }
@@ -67,22 +65,23 @@ pub(crate) fn parse(file: &Path, data: &[u8]) -> Result<GraphBuilder, Error> {
         }
     }
     if label.contains(&u32::MAX) {
-        let zero = types.intern(b"0");
+        let zero = types.intern("0");
         label.iter_mut().filter(|l| **l == u32::MAX).for_each(|l| *l = zero);
     }
     let (type_names, trank) = types.sorted();
     let labels: Vec<u32> = label.iter().map(|&t| trank[t as usize]).collect();
     let (predicate_names, prank) = predicates.sorted();
     let edges = edges.into_iter().map(|(a, b, p)| (vrank[a as usize], vrank[b as usize], prank[p as usize])).collect();
-    let mut columns: Vec<Vec<Option<String>>> = vec![vec![None; n]; keys.len()];
+    // Per key, its (vertex, value) literals in file order, for `typed` to keep each vertex's last.
+    let mut columns: Vec<Vec<(u32, String)>> = vec![Vec::new(); keys.len()];
     for (v, k, value) in literals {
-        columns[k as usize][vrank[v as usize] as usize] = Some(value);
+        columns[k as usize].push((vrank[v as usize], value));
     }
     let properties = keys
         .into_names()
         .into_iter()
         .zip(columns)
-        .map(|(name, values)| Column { name, values: typed(values) })
+        .map(|(name, values)| Column { name, values: typed(n, values) })
         .collect();
     let mut b = GraphBuilder::from_parts(labels, edges, true);
     b.set_ids(VertexIds::names(&ids));

@@ -26,6 +26,8 @@ pub enum IdMode {
 pub const KEEP_IDS_SLACK: u64 = 1 << 20;
 /// Vertices `--keep-ids` may create per byte of the file.
 pub const KEEP_IDS_PER_BYTE: u64 = 16;
+/// The longest name (a label that is a word, a `--string-ids` id) a file may hold, in bytes.
+pub const MAX_NAME_LEN: usize = 64 << 10;
 
 /// Edges and vertex labels as a reader collects them, in the file's ids.
 pub(crate) struct RawGraph {
@@ -41,7 +43,7 @@ pub(crate) struct RawGraph {
     declared: u64,
     /// Labelled vertices (same id space as `edges`) and their labels.
     labelled: Vec<(u64, u32)>,
-    names: HashMap<Box<[u8]>, u64>,
+    names: HashMap<Box<str>, u64>,
     /// From the first label that is a word on: the labels of each kind as provisional
     /// indices of these names.
     vertex_label_names: Option<Dictionary>,
@@ -51,13 +53,13 @@ pub(crate) struct RawGraph {
 /// Words (labels, names), each numbered in first-seen order.
 #[derive(Default)]
 pub(crate) struct Dictionary {
-    index: HashMap<Box<[u8]>, u32>,
-    words: Vec<Box<[u8]>>,
+    index: HashMap<Box<str>, u32>,
+    words: Vec<Box<str>>,
 }
 
 impl Dictionary {
     /// The number of `word`, given now if it is new.
-    pub(crate) fn intern(&mut self, word: &[u8]) -> u32 {
+    pub(crate) fn intern(&mut self, word: &str) -> u32 {
         if let Some(&i) = self.index.get(word) {
             return i;
         }
@@ -72,13 +74,13 @@ impl Dictionary {
     }
 
     /// Word number i.
-    pub(crate) fn word(&self, i: u32) -> &[u8] {
+    pub(crate) fn word(&self, i: u32) -> &str {
         &self.words[i as usize]
     }
 
     /// The words as names, in first-seen order.
     pub(crate) fn into_names(self) -> Vec<String> {
-        self.words.iter().map(|w| String::from_utf8_lossy(w).into_owned()).collect()
+        self.words.into_iter().map(String::from).collect()
     }
 
     /// The names in byte order, and each first-seen number's place among them.
@@ -87,9 +89,21 @@ impl Dictionary {
         order.sort_unstable_by(|&a, &b| self.words[a as usize].cmp(&self.words[b as usize]));
         let mut rank = vec![0u32; order.len()];
         order.iter().enumerate().for_each(|(r, &i)| rank[i as usize] = r as u32);
-        let names = order.iter().map(|&i| String::from_utf8_lossy(&self.words[i as usize]).into_owned()).collect();
+        let names = order.iter().map(|&i| String::from(&*self.words[i as usize])).collect();
         (names, rank)
     }
+}
+
+/// A token that is a name (`what` says which): UTF-8 of at most [`MAX_NAME_LEN`] bytes.
+fn name<'t>(f: &Fields<'_>, tok: &'t [u8], what: &str) -> Result<&'t str, Error> {
+    if tok.len() > MAX_NAME_LEN {
+        return Err(f.error(format!(
+            "{what} '{}...' of {} bytes is longer than the {MAX_NAME_LEN} bytes a name may have",
+            show(tok),
+            tok.len()
+        )));
+    }
+    std::str::from_utf8(tok).map_err(|_| f.error(format!("{what} '{}' is not UTF-8", show(tok))))
 }
 
 /// A label token: a number when it is all digits (which must then fit 32 bits), else a word.
@@ -119,7 +133,7 @@ pub fn number_labels<S: AsRef<str>>(words: &[S], what: &str) -> Result<(Vec<u32>
             Some(x) => numbers.push(x),
             None => {
                 let mut dict = Dictionary::default();
-                let first: Vec<u32> = words.iter().map(|w| dict.intern(w.as_ref().as_bytes())).collect();
+                let first: Vec<u32> = words.iter().map(|w| dict.intern(w.as_ref())).collect();
                 let (names, rank) = dict.sorted();
                 return Ok((first.into_iter().map(|i| rank[i as usize]).collect(), names));
             }
@@ -155,9 +169,7 @@ impl RawGraph {
         match self.mode {
             IdMode::Names => {
                 let tok = f.expect(what)?;
-                if std::str::from_utf8(tok).is_err() {
-                    return Err(f.error(format!("{what} '{}' is not UTF-8", show(tok))));
-                }
+                let tok = name(f, tok, what)?;
                 let next = self.names.len() as u64;
                 Ok(*self.names.entry(tok.into()).or_insert(next))
             }
@@ -183,6 +195,15 @@ impl RawGraph {
         Ok(())
     }
 
+    /// Under `Keep`, checks that `vertex` (a vertex number the reader derived from `what`, such
+    /// as a bipartite network's right id after the left ones) is within the file's bound.
+    pub(crate) fn check_vertex(&self, f: &Fields<'_>, what: &str, vertex: u64) -> Result<(), Error> {
+        match self.mode {
+            IdMode::Keep => self.check_keep(f, what, vertex as u128 + 1),
+            _ => Ok(()),
+        }
+    }
+
     fn check_keep(&self, f: &Fields<'_>, what: &str, n: u128) -> Result<(), Error> {
         if n > self.keep_max as u128 + 1 {
             return Err(id_error(f, IdError::TooManyKept { what: what.into(), vertices: n, most: self.keep_max + 1 }));
@@ -204,12 +225,13 @@ impl RawGraph {
                 Some(x) => return Ok(x),
                 None => {
                     let mut dict = Dictionary::default();
-                    self.edges.map_labels(|l| dict.intern(l.to_string().as_bytes()));
+                    self.edges.map_labels(|l| dict.intern(&l.to_string()));
                     self.edge_label_names = Some(dict);
                 }
             }
         }
-        Ok(self.edge_label_names.as_mut().expect("names").intern(tok))
+        let word = name(f, tok, "edge label")?;
+        Ok(self.edge_label_names.as_mut().expect("names").intern(word))
     }
 
     /// The vertex label `tok` stands for, as [`RawGraph::edge_label`] for edges.
@@ -219,12 +241,13 @@ impl RawGraph {
                 Some(x) => return Ok(x),
                 None => {
                     let mut dict = Dictionary::default();
-                    self.labelled.iter_mut().for_each(|(_, l)| *l = dict.intern(l.to_string().as_bytes()));
+                    self.labelled.iter_mut().for_each(|(_, l)| *l = dict.intern(&l.to_string()));
                     self.vertex_label_names = Some(dict);
                 }
             }
         }
-        Ok(self.vertex_label_names.as_mut().expect("names").intern(tok))
+        let word = name(f, tok, "vertex label")?;
+        Ok(self.vertex_label_names.as_mut().expect("names").intern(word))
     }
 
     /// Labels vertex `id`. Under `Keep` the id must already be a vertex (below the largest
@@ -281,7 +304,7 @@ impl RawGraph {
         let mut label_names = LabelNames::default();
         if let Some(mut dict) = vertex_label_names {
             if labelled_at.contains(&false) {
-                let zero = dict.intern(b"0");
+                let zero = dict.intern("0");
                 labels.iter_mut().zip(&labelled_at).filter(|(_, &at)| !at).for_each(|(l, _)| *l = zero);
             }
             let (sorted, rank) = dict.sorted();
@@ -435,8 +458,8 @@ fn compact_numbers(edges: &mut Edges, max_end: Option<u64>, labels: &mut [u64]) 
 }
 
 /// Renumbers the names (indices in first-seen order in the edges and `labels`) in byte order.
-fn compact_names(names: HashMap<Box<[u8]>, u64>, edges: &mut Edges, labels: &mut [u64]) -> (usize, Option<VertexIds>) {
-    let mut by_name: Vec<(Box<[u8]>, u64)> = names.into_iter().collect();
+fn compact_names(names: HashMap<Box<str>, u64>, edges: &mut Edges, labels: &mut [u64]) -> (usize, Option<VertexIds>) {
+    let mut by_name: Vec<(Box<str>, u64)> = names.into_iter().collect();
     by_name.par_sort_unstable_by(|x, y| x.0.cmp(&y.0));
     let mut rank = vec![0u64; by_name.len()];
     for (r, (_, first_seen)) in by_name.iter().enumerate() {
@@ -445,8 +468,7 @@ fn compact_names(names: HashMap<Box<[u8]>, u64>, edges: &mut Edges, labels: &mut
     let rank = &rank;
     edges.map_ids(|x| rank[x as usize]);
     labels.par_iter_mut().for_each(|x| *x = rank[*x as usize]);
-    let sorted: Vec<&str> =
-        by_name.iter().map(|(s, _)| std::str::from_utf8(s).expect("names are checked UTF-8 when read")).collect();
+    let sorted: Vec<&str> = by_name.iter().map(|(s, _)| &**s).collect();
     (sorted.len(), Some(VertexIds::names(&sorted)))
 }
 
@@ -536,8 +558,8 @@ mod tests {
 
     #[test]
     fn names_compact_in_byte_order() {
-        let names: HashMap<Box<[u8]>, u64> =
-            [(&b"zed"[..], 0), (b"amy", 1), (b"bo", 2)].into_iter().map(|(s, i)| (s.into(), i)).collect();
+        let names: HashMap<Box<str>, u64> =
+            [("zed", 0), ("amy", 1), ("bo", 2)].into_iter().map(|(s, i)| (s.into(), i)).collect();
         let mut e = edges(&[(0, 1), (2, 0)]);
         let (n, kept) = compact_names(names, &mut e, &mut []);
         assert_eq!((n, ids(e)), (3, vec![(2, 0), (1, 2)]));

@@ -1,7 +1,10 @@
 //! Where an input's bytes come from: a file or standard input (`-`), decompressed on read when
-//! gzip or zstd compressed (told by the magic bytes, else by a `.gz` or `.zst` extension).
+//! gzip or zstd compressed (told by the magic bytes, else by a `.gz` or `.zst` extension). Under
+//! a byte cap (`--max-memory`) the content is read in growing pieces and refused as soon as it
+//! passes the cap, so that a decompression bomb or an endless pipe never takes more.
 
 use crate::error::Error;
+use crate::pipeline::bytes;
 use std::borrow::Cow;
 use std::fs::File;
 use std::io::Read;
@@ -14,6 +17,9 @@ pub const STDIN_NAME: &str = "<stdin>";
 
 /// Bytes read ahead to tell the content by: the longest magic, the binary format's.
 const HEAD_LEN: u64 = 8;
+
+/// The first piece a stream of unknown length is read in; each later one doubles what is held.
+const FIRST_PIECE: u64 = 64 << 10;
 
 /// A compression that inputs are read through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,15 +58,50 @@ impl Compression {
 
     /// Decompresses all of `input` (several gzip members or zstd frames in a row make one
     /// stream) into a vector that grows with the output; no size in the stream is trusted.
-    fn decompress(self, file: &Path, input: impl Read) -> Result<Vec<u8>, Error> {
+    /// More than `max_bytes` of output is an error once the cap is passed: the vector never
+    /// holds more than `max_bytes` + 1 bytes.
+    pub fn decompress(self, file: &Path, input: impl Read, max_bytes: Option<u64>) -> Result<Vec<u8>, Error> {
         let mut out = Vec::new();
-        match self {
-            Compression::Gzip => flate2::read::MultiGzDecoder::new(input).read_to_end(&mut out),
-            Compression::Zstd => zstd::stream::read::Decoder::new(input).and_then(|mut d| d.read_to_end(&mut out)),
+        let within = match self {
+            Compression::Gzip => read_within(flate2::read::MultiGzDecoder::new(input), &mut out, max_bytes, 0),
+            Compression::Zstd => {
+                zstd::stream::read::Decoder::new(input).and_then(|d| read_within(d, &mut out, max_bytes, 0))
+            }
         }
         .map_err(|error| Error::Decompress { file: file.to_path_buf(), codec: self.name(), error })?;
+        if !within {
+            return Err(too_large(file, "decompresses to", max_bytes));
+        }
         Ok(out)
     }
+}
+
+/// Reads `r` to its end after the bytes `out` holds, in pieces (the first `hint` + 1 bytes,
+/// or [`FIRST_PIECE`], then each as large as what is held), each read into room reserved for
+/// it alone. False, with the rest left unread, once `out` holds more than `max_bytes`: it
+/// never holds more than `max_bytes` + 1.
+fn read_within(mut r: impl Read, out: &mut Vec<u8>, max_bytes: Option<u64>, hint: u64) -> std::io::Result<bool> {
+    let limit = max_bytes.map_or(u64::MAX, |m| m.saturating_add(1));
+    let mut piece = hint.saturating_add(1).max(FIRST_PIECE);
+    loop {
+        let room = limit.saturating_sub(out.len() as u64);
+        if room == 0 {
+            return Ok(false);
+        }
+        let want = piece.min(room);
+        out.reserve_exact(usize::try_from(want).unwrap_or(usize::MAX));
+        let got = (&mut r).take(want).read_to_end(out)? as u64;
+        if got < want {
+            return Ok(max_bytes.is_none_or(|m| out.len() as u64 <= m));
+        }
+        piece = out.len() as u64;
+    }
+}
+
+/// The error of an input larger than the cap `max_bytes` (`what` it does: "decompresses to").
+fn too_large(file: &Path, what: &str, max_bytes: Option<u64>) -> Error {
+    let cap = max_bytes.expect("only a cap is passed");
+    Error::Limit(format!("{}: {what} more than --max-memory {}", file.display(), bytes(cap)))
 }
 
 /// Whether `path` names standard input.
@@ -106,12 +147,17 @@ impl Input {
         }
     }
 
-    /// The whole content; `file` names the input in errors.
-    pub fn into_bytes(self, file: &Path) -> Result<Vec<u8>, Error> {
+    /// The whole content; `file` names the input in errors. A file of more than `max_bytes`
+    /// is an error.
+    pub fn into_bytes(self, file: &Path, max_bytes: Option<u64>) -> Result<Vec<u8>, Error> {
         match self {
             Input::Bytes(data) => Ok(data),
-            Input::File { file: mut f, mut head } => {
-                f.read_to_end(&mut head).map_err(|source| Error::Io { file: file.to_path_buf(), source })?;
+            Input::File { file: f, mut head } => {
+                let io = |source| Error::Io { file: file.to_path_buf(), source };
+                let len = f.metadata().map_err(io)?.len();
+                if !read_within(f, &mut head, max_bytes, len).map_err(io)? {
+                    return Err(too_large(file, "holds", max_bytes));
+                }
                 Ok(head)
             }
         }
@@ -119,27 +165,28 @@ impl Input {
 }
 
 /// Opens `path`, or standard input for `-`. Compressed content is decompressed whole here;
-/// standard input is read whole.
-pub fn open(path: &Path) -> Result<Input, Error> {
+/// standard input is read whole. Either is refused once it passes `max_bytes`.
+pub fn open(path: &Path, max_bytes: Option<u64>) -> Result<Input, Error> {
     let name = display_name(path);
     let io = |source| Error::Io { file: name.to_path_buf(), source };
     if is_stdin(path) {
         let mut stdin = std::io::stdin().lock();
         let head = read_head(&mut stdin).map_err(io)?;
         let compression = Compression::sniff(&head);
-        return read_rest(name, head, stdin, compression).map(Input::Bytes);
+        return read_rest(name, head, stdin, compression, max_bytes).map(Input::Bytes);
     }
     let mut file = File::open(path).map_err(io)?;
     let head = read_head(&mut file).map_err(io)?;
     match Compression::sniff(&head).or_else(|| Compression::from_extension(path)) {
-        Some(c) => read_rest(name, head, file, Some(c)).map(Input::Bytes),
+        Some(c) => read_rest(name, head, file, Some(c), max_bytes).map(Input::Bytes),
         None => Ok(Input::File { file, head }),
     }
 }
 
-/// The whole content of `path` (standard input for `-`), decompressed.
-pub fn read(path: &Path) -> Result<Vec<u8>, Error> {
-    open(path)?.into_bytes(display_name(path))
+/// The whole content of `path` (standard input for `-`), decompressed; more than `max_bytes`
+/// is an error.
+pub fn read(path: &Path, max_bytes: Option<u64>) -> Result<Vec<u8>, Error> {
+    open(path, max_bytes)?.into_bytes(display_name(path), max_bytes)
 }
 
 fn read_head(r: &mut impl Read) -> std::io::Result<Vec<u8>> {
@@ -148,18 +195,24 @@ fn read_head(r: &mut impl Read) -> std::io::Result<Vec<u8>> {
     Ok(head)
 }
 
-/// `head` and the rest of the input after it, decompressed by `compression`.
+/// `head` and the rest of the input after it, decompressed by `compression`, up to
+/// `max_bytes`.
 fn read_rest(
     file: &Path,
     head: Vec<u8>,
-    mut rest: impl Read,
+    rest: impl Read,
     compression: Option<Compression>,
+    max_bytes: Option<u64>,
 ) -> Result<Vec<u8>, Error> {
     match compression {
-        Some(c) => c.decompress(file, head.as_slice().chain(rest)),
+        Some(c) => c.decompress(file, head.as_slice().chain(rest), max_bytes),
         None => {
             let mut data = head;
-            rest.read_to_end(&mut data).map_err(|source| Error::Io { file: file.to_path_buf(), source })?;
+            let within = read_within(rest, &mut data, max_bytes, 0)
+                .map_err(|source| Error::Io { file: file.to_path_buf(), source })?;
+            if !within {
+                return Err(too_large(file, "holds", max_bytes));
+            }
             Ok(data)
         }
     }
@@ -301,5 +354,54 @@ mod tests {
         }
         let e = err("plain.graph.gz", TRIANGLE);
         assert!(e.contains("plain.graph.gz: gzip: invalid gzip header"), "{e}");
+    }
+
+    #[test]
+    fn a_cap_stops_decompression_bombs_and_long_inputs_before_they_are_held() {
+        const CAP: u64 = 1 << 20;
+        // 16 MiB of edges in a few kilobytes: a small decompression bomb.
+        let bomb = b"0 1\n".repeat(4 << 20);
+        let d = Dir::new("cap");
+        for (ext, packed) in [("gz", gz(&bomb)), ("zst", zst(&bomb))] {
+            assert!(packed.len() < 64 << 10, "{}", packed.len());
+            let p = d.put(&format!("bomb.txt.{ext}"), &packed);
+            let opts = ReadOptions { max_bytes: Some(CAP), ..Default::default() };
+            let e = read_graph(&p, &opts).unwrap_err().to_string();
+            assert_eq!(e, format!("{}: decompresses to more than --max-memory 1.0 MiB", p.display()));
+            // Without a cap, or under a cap it fits, it reads as before.
+            assert_eq!(load(&p, &Default::default()).num_edges(), 1);
+            let big = ReadOptions { max_bytes: Some(bomb.len() as u64), ..Default::default() };
+            assert_eq!(load(&p, &big).num_edges(), 1);
+        }
+        // The output never holds more than the cap and one byte, however the stream grows.
+        for (cap, len) in [(0u64, 0usize), (0, 1), (10, 10), (10, 11), (100_000, 99_999), (100_000, 300_000)] {
+            for c in [Compression::Gzip, Compression::Zstd] {
+                let packed = if c == Compression::Gzip { gz(&bomb[..len]) } else { zst(&bomb[..len]) };
+                let mut out = Vec::new();
+                let within = match c {
+                    Compression::Gzip => {
+                        read_within(flate2::read::MultiGzDecoder::new(&packed[..]), &mut out, Some(cap), 0)
+                    }
+                    Compression::Zstd => read_within(zstd::Decoder::new(&packed[..]).unwrap(), &mut out, Some(cap), 0),
+                }
+                .unwrap();
+                assert_eq!(within, len as u64 <= cap, "{c:?} {cap} {len}");
+                assert!(out.capacity() as u64 <= cap + 1, "{c:?} {cap} {len}: {}", out.capacity());
+                if within {
+                    assert_eq!(out, bomb[..len]);
+                }
+                let e = c.decompress(Path::new("x"), &packed[..], Some(cap)).map(|o| o.len());
+                assert_eq!(e.is_ok(), within);
+            }
+        }
+        // A vertex label file and a plain file beyond the cap.
+        let labels = d.put("l.txt.gz", &gz(&b"0 1\n".repeat(1 << 19)));
+        let opts = ReadOptions { vertex_labels: Some(labels.clone()), max_bytes: Some(CAP), ..Default::default() };
+        let e = read_graph(&d.put("e.txt", b"0 1\n"), &opts).unwrap_err().to_string();
+        assert_eq!(e, format!("{}: decompresses to more than --max-memory 1.0 MiB", labels.display()));
+        let plain = d.put("p.txt", &bomb[..(CAP + 1) as usize]);
+        let e = read(&plain, Some(CAP)).unwrap_err().to_string();
+        assert_eq!(e, format!("{}: holds more than --max-memory 1.0 MiB", plain.display()));
+        assert_eq!(read(&plain, Some(CAP + 1)).unwrap().len() as u64, CAP + 1);
     }
 }

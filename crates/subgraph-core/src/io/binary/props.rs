@@ -30,21 +30,23 @@ fn word(out: &mut Vec<u8>, x: u64) {
     out.extend_from_slice(&x.to_le_bytes());
 }
 
-/// The section for `p`, padded.
+/// The section for `p`, padded; a sparse column is written with an entry for every vertex.
 pub(super) fn encode(p: &Properties) -> Vec<u8> {
     let mut d = Vec::new();
     word(&mut d, p.columns().len() as u64);
     for c in p.columns() {
+        let values = c.values.dense();
         word(&mut d, c.name.len() as u64);
-        let kind = match c.values {
+        let kind = match *values {
             Values::Int { .. } => INT,
             Values::Float { .. } => FLOAT,
             Values::Str { .. } => STR,
+            Values::Sparse { .. } => unreachable!("spread out by dense()"),
         };
         word(&mut d, kind);
         d.extend_from_slice(c.name.as_bytes());
         pad(&mut d);
-        match &c.values {
+        match &*values {
             Values::Int { values, present } => {
                 values.iter().for_each(|&x| word(&mut d, x as u64));
                 d.extend(present.iter().map(|&b| b as u8));
@@ -65,6 +67,7 @@ pub(super) fn encode(p: &Properties) -> Vec<u8> {
                 pad(&mut d);
                 codes.iter().for_each(|&x| d.extend_from_slice(&x.to_le_bytes()));
             }
+            Values::Sparse { .. } => unreachable!("spread out by dense()"),
         }
         pad(&mut d);
     }
