@@ -6,7 +6,7 @@ use anyhow::{bail, Result};
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Instant;
-use subgraph_core::io::{read_graph, write_graph, Format, ReadOptions};
+use subgraph_core::io::{read_graph, source, write_graph, Format, ReadOptions};
 
 /// Convert a graph file to another format.
 #[derive(Args, Debug)]
@@ -14,10 +14,11 @@ pub struct ConvertArgs {
     /// The graph to read; `-` reads standard input, and gzip (.gz) and zstd (.zst) files are
     /// decompressed (told by their magic bytes too).
     pub input: PathBuf,
-    /// The file to write.
+    /// The file to write; `-` writes standard output (with --to; an edge list only of a graph
+    /// without vertex labels, which it would write beside the file).
     pub output: PathBuf,
-    /// Input format: graph, gsi, edges, binary, mtx or konect (default: by extension, then by
-    /// content).
+    /// Input format: graph, gsi, edges, binary, mtx, konect or rdf (default: by extension, then
+    /// by content).
     #[arg(long, value_parser = parse_format)]
     pub from: Option<Format>,
     /// Output format: graph, gsi, edges or binary (default: by extension).
@@ -51,6 +52,7 @@ pub fn run(args: ConvertArgs) -> Result<()> {
         ..ReadOptions::default()
     };
     let loaded = read_graph(&args.input, &opts)?;
+    crate::matching::note_labels_beside(&args.input, std::slice::from_ref(&loaded));
     let g = &loaded.graph;
     let read = start.elapsed();
     let to = match args.to {
@@ -58,6 +60,9 @@ pub fn run(args: ConvertArgs) -> Result<()> {
             bail!("Sun & Luo .graph files are undirected; write a directed graph as gsi, edges or binary")
         }
         Some(f) => f,
+        None if source::is_stdin(&args.output) => {
+            bail!("standard output (-) has no extension to tell the format by; give --to")
+        }
         None => crate::gen::output_format(&args.output, g.is_directed())?,
     };
     write_graph(g, &args.output, to)?;

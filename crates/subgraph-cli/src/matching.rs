@@ -33,7 +33,8 @@ use subgraph_pattern::Pattern;
 #[derive(Args, Clone)]
 pub struct InputArgs {
     /// Input format (default: by extension, the one under .gz or .zst for compressed files,
-    /// then by content): graph (Sun & Luo), gsi, edges, binary, mtx (Matrix Market), konect.
+    /// then by content): graph (Sun & Luo), gsi, edges, binary, mtx (Matrix Market), konect,
+    /// rdf (N-Triples or N-Quads).
     #[arg(long, value_name = "FORMAT")]
     pub input_format: Option<String>,
     /// Edge lists: the edges are directed.
@@ -102,6 +103,7 @@ impl InputArgs {
             }
         }
         let mut all = read_graphs(path, &load_options(self)?)?;
+        note_labels_beside(path, &all);
         if let Some(props) = &self.vertex_props {
             let [one] = &mut all[..] else {
                 bail!("{}: --vertex-props needs a file of one graph", source::display_name(path).display());
@@ -152,6 +154,18 @@ impl IdArgs {
             (_, true) => IdMode::Names,
             _ => IdMode::Compact,
         }
+    }
+}
+
+/// Says on stderr where an edge list's vertex labels came from when they were read from beside
+/// it without being named (`convert` writes them there).
+pub fn note_labels_beside(path: &Path, loaded: &[Loaded]) {
+    if let Some(beside) = loaded.first().and_then(|l| l.labels_beside.as_ref()) {
+        eprintln!(
+            "note: {}: vertex labels read from {} beside it (--vertex-labels names another file)",
+            path.display(),
+            beside.display()
+        );
     }
 }
 
@@ -840,6 +854,7 @@ pub fn items(queries: &[PathBuf], patterns: Vec<Pattern>, qopts: &ReadOptions) -
             continue;
         }
         let queries = read_graphs(path, qopts)?;
+        note_labels_beside(path, &queries);
         let several = queries.len() > 1;
         for (i, q) in queries.into_iter().enumerate() {
             out.push((if several { format!("{file}#{i}") } else { file.clone() }, Item::Graph(Box::new(q.graph))));

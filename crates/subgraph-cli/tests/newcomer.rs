@@ -237,3 +237,51 @@ fn planning_and_pattern_compilation_keep_the_deadline() {
     refused(&run(&["match", "-q", &hprd, &chain, "--timeout", "1"]), 1, "more than 1024 vertices");
     assert!(start.elapsed() < Duration::from_secs(30), "{:?}", start.elapsed());
 }
+
+#[test]
+fn convert_writes_standard_output_and_edge_lists_read_their_labels_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let hprd = data("hprd/HPRD.graph");
+    let q = data("hprd/queries/query_dense_16_2.graph");
+    // The round trip through an edge list keeps the 307 labels (it lost them: 0 matches).
+    let edges = dir.path().join("hprd.txt");
+    let o = run(&["convert", &hprd, edges.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&["match", "-q", edges.to_str().unwrap(), &q]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains(" 80 "), "{}", stdout(&o));
+    assert!(stderr(&o).contains("vertex labels read from") && stderr(&o).contains("hprd.txt.labels"), "{}", stderr(&o));
+    // `-` is standard output, not files named `-` and `-.labels`.
+    let unlabelled = write(dir.path(), "u.graph", "t 3 2\nv 0 0 1\nv 1 0 2\nv 2 0 1\ne 0 1\ne 1 2\n");
+    let cwd = tempfile::tempdir().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_subgraph"))
+        .args(["convert", &unlabelled, "-", "--to", "edges"])
+        .current_dir(cwd.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "0 1\n1 2\n");
+    assert_eq!(std::fs::read_dir(cwd.path()).unwrap().count(), 0, "no file written");
+    // Labels cannot go beside standard output: refused, not dropped.
+    refused(&run(&["convert", &hprd, "-", "--to", "edges"]), 1, "standard output cannot hold");
+    refused(&run(&["convert", &hprd, "-"]), 1, "give --to");
+    let o = run(&["convert", &hprd, "-", "--to", "graph"]);
+    assert!(o.status.success() && stdout(&o).starts_with("t 9460 34998"), "{}", stderr(&o));
+}
+
+#[test]
+fn n_triples_are_told_by_their_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let nt = std::fs::read(data("named/people.nt")).unwrap();
+    let plain = dir.path().join("people.data");
+    std::fs::write(&plain, &nt).unwrap();
+    let o = run(&["info", "--format", "json", plain.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let info: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let o = run(&["info", "--format", "json", &data("named/people.nt")]);
+    let by_name: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(info["vertices"], by_name["vertices"]);
+    assert_eq!(info["edges"], by_name["edges"]);
+    let help = stdout(&run(&["match", "--help"]));
+    assert!(help.contains("rdf (N-Triples or N-Quads)"), "{help}");
+}

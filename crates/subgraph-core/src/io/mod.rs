@@ -77,7 +77,9 @@ impl Format {
     }
 
     /// The format the content looks like: the binary magic bytes, the Matrix Market banner,
-    /// a KONECT first line, else `t #` starts GSI, `t` Sun & Luo, else an edge list.
+    /// a KONECT first line, else by the first line that is not a comment: `t #` starts GSI, `t`
+    /// Sun & Luo, an IRI (`<…`) or a blank node (`_:…`) ending in `.` N-Triples or N-Quads,
+    /// else an edge list.
     pub fn sniff(data: &[u8]) -> Format {
         if binary::has_magic(data) {
             return Format::Binary;
@@ -93,6 +95,9 @@ impl Format {
             .map(<[u8]>::trim_ascii)
             .find(|l| !l.is_empty() && l[0] != b'#' && l[0] != b'%')
             .unwrap_or(b"");
+        if (first.starts_with(b"<") || first.starts_with(b"_:")) && first.ends_with(b".") {
+            return Format::Rdf;
+        }
         let mut tokens = first.split(|c| c.is_ascii_whitespace()).filter(|t| !t.is_empty());
         match (tokens.next(), tokens.next()) {
             (Some(b"t"), Some(b"#")) => Format::Gsi,
@@ -126,6 +131,9 @@ pub struct ReadOptions {
 pub struct Loaded {
     pub graph: Graph,
     pub stats: BuildStats,
+    /// The vertex label file read from beside an edge list (`FILE.labels`, as `write_graph`
+    /// writes it) without being named, for the front ends to say so.
+    pub labels_beside: Option<PathBuf>,
 }
 
 /// Reads every graph of a file (GSI files may hold several; the other formats hold one).
@@ -141,18 +149,26 @@ pub fn read_graphs(path: &Path, opts: &ReadOptions) -> Result<Vec<Loaded>, Error
             Input::File { .. } => binary::read(path, opts.map)?,
             Input::Bytes(data) => binary::decode(file, data.as_slice(), data.len() as u64)?,
         };
-        return Ok(vec![Loaded { graph, stats: BuildStats::default() }]);
+        return Ok(vec![Loaded { graph, stats: BuildStats::default(), labels_beside: None }]);
     }
     let data = input.into_bytes(file, opts.max_bytes)?;
-    let labels = match opts.vertex_labels.as_deref() {
+    let format = named.unwrap_or_else(|| Format::sniff(&data));
+    // An edge list's labels written beside it (`write_graph`), read back unless another file
+    // is named.
+    let beside = match (&opts.vertex_labels, format) {
+        (None, Format::EdgeList) if !source::is_stdin(path) => Some(labels_path(path)).filter(|p| p.is_file()),
+        _ => None,
+    };
+    let labels = match opts.vertex_labels.as_deref().or(beside.as_deref()) {
         Some(lp) => Some((source::display_name(lp), source::read(lp, opts.max_bytes)?)),
         None => None,
     };
-    let format = named.unwrap_or_else(|| Format::sniff(&data));
     let parsed = parse(file, format, &data, labels.as_ref().map(|(lp, d)| (*lp, d.as_slice())), opts)?;
     // The text is no longer needed while the builder sorts the edges.
     drop((data, labels));
-    finish_all(file, parsed)
+    let mut all = finish_all(file, parsed)?;
+    all.iter_mut().for_each(|l| l.labels_beside = beside.clone());
+    Ok(all)
 }
 
 /// Reads every graph of a file held in memory: `data` is the file `path` (named in errors),
@@ -202,7 +218,7 @@ fn parse(
 
 fn finish_all(path: &Path, parsed: Parsed) -> Result<Vec<Loaded>, Error> {
     match parsed {
-        Parsed::Graph(graph) => Ok(vec![Loaded { graph: *graph, stats: BuildStats::default() }]),
+        Parsed::Graph(graph) => Ok(vec![Loaded { graph: *graph, stats: BuildStats::default(), labels_beside: None }]),
         Parsed::Builders(b) => b.into_iter().map(|b| finish(path, b)).collect(),
     }
 }
@@ -223,7 +239,7 @@ fn check_labels_apply(path: &Path, format: Format, labelled: bool) -> Result<(),
 fn finish(path: &Path, b: GraphBuilder) -> Result<Loaded, Error> {
     let (graph, stats) =
         b.try_build().map_err(|e| Error::Parse { file: path.to_path_buf(), line: 0, msg: e.to_string() })?;
-    Ok(Loaded { graph, stats })
+    Ok(Loaded { graph, stats, labels_beside: None })
 }
 
 /// Reads a file that must hold exactly one graph.
@@ -239,11 +255,18 @@ pub fn read_graph(path: &Path, opts: &ReadOptions) -> Result<Loaded, Error> {
     Ok(all.pop().expect("one graph"))
 }
 
-/// Writes `g` to `path` in `format`; edge lists get their vertex labels in `path.labels`.
+/// Writes `g` to `path` in `format` (`-`: standard output); edge lists get their vertex labels
+/// in `path.labels`, which standard output cannot hold: there an edge list of a graph with
+/// vertex labels is refused.
 pub fn write_graph(g: &Graph, path: &Path, format: Format) -> Result<(), Error> {
-    let io = |source| Error::Io { file: path.to_path_buf(), source };
+    let stdout = source::is_stdin(path);
+    let name = if stdout { Path::new("<stdout>") } else { path };
+    let io = |source| Error::Io { file: name.to_path_buf(), source };
     let create = |p: &Path| std::fs::File::create(p).map(std::io::BufWriter::new);
-    let w = create(path).map_err(io)?;
+    let w: Box<dyn std::io::Write> = match stdout {
+        true => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+        false => Box::new(create(path).map_err(io)?),
+    };
     match format {
         Format::Mtx | Format::Konect | Format::Rdf => {
             return Err(Error::Parse {
@@ -255,6 +278,19 @@ pub fn write_graph(g: &Graph, path: &Path, format: Format) -> Result<(), Error> 
         Format::SunLuo => sunluo::write(g, w),
         Format::Gsi => gsi::write(g, w),
         Format::Binary => binary::write(g, w),
+        Format::EdgeList if stdout => {
+            let labelled = g.vertex_label_values().iter().any(|&l| l != 0) || g.label_names().is_some();
+            if labelled {
+                return Err(Error::Parse {
+                    file: name.to_path_buf(),
+                    line: 0,
+                    msg: "an edge list keeps its vertex labels in a FILE.labels beside it, which standard output \
+                          cannot hold; write to a file, or as graph, gsi or binary"
+                        .into(),
+                });
+            }
+            edgelist::write(g, w, None::<std::io::Sink>)
+        }
         Format::EdgeList => {
             let lp = labels_path(path);
             let lw = create(&lp).map_err(|source| Error::Io { file: lp.clone(), source })?;
@@ -284,5 +320,9 @@ mod tests {
         assert_eq!(Format::from_extension(Path::new("b.sgb")), Some(Format::Binary));
         assert_eq!(Format::sniff(b"\x89SGB\r\n\x1a\nt 1 0\n"), Format::Binary);
         assert_eq!(Format::from_name("binary"), Some(Format::Binary));
+        // N-Triples by content (standard input, a file without `.nt`).
+        assert_eq!(Format::sniff(b"# people\n<http://x/a> <http://x/knows> <http://x/b> .\n"), Format::Rdf);
+        assert_eq!(Format::sniff(b"_:b0 <http://x/p> \"v\" .\n"), Format::Rdf);
+        assert_eq!(Format::sniff(b"<a> <b>\n"), Format::EdgeList);
     }
 }
