@@ -16,6 +16,11 @@ use subgraph_core::io::source;
 use subgraph_core::pipeline::MatchOptions;
 
 #[derive(Args)]
+#[command(after_help = concat!(
+    "Examples (from the repository root, on the shipped test data):\n",
+    "  subgraph bench tests/data/hprd/HPRD.graph tests/data/hprd/queries --out bench-hprd --repeat 3\n",
+    "  subgraph bench --threads 1 --compare bench-hprd/results.csv tests/data/hprd/HPRD.graph tests/data/hprd/queries --out bench-hprd-1t",
+))]
 pub struct BenchArgs {
     /// Data graph file; `-` reads standard input, and gzip (.gz) and zstd (.zst) files are
     /// decompressed (told by their magic bytes too).

@@ -10,6 +10,12 @@ use subgraph_core::io::{read_graph, source, write_graph, Format, ReadOptions};
 
 /// Convert a graph file to another format.
 #[derive(Args, Debug)]
+#[command(after_help = concat!(
+    "Examples (from the repository root, on the shipped test data):\n",
+    "  subgraph convert tests/data/hprd/HPRD.graph hprd.sgb\n",
+    "  subgraph convert tests/data/snap/ca-grqc-sample.txt.gz --vertex-labels tests/data/snap/ca-grqc-sample.labels grqc.sgb\n",
+    "  subgraph convert tests/data/named/people.nt.gz - --to gsi",
+))]
 pub struct ConvertArgs {
     /// The graph to read; `-` reads standard input, and gzip (.gz) and zstd (.zst) files are
     /// decompressed (told by their magic bytes too).

@@ -20,6 +20,12 @@ use subgraph_gpu::patterns::{check, tree_query, Derived, NOWHERE_NOTE, VIEW_NOTE
 use subgraph_pattern::Pattern;
 
 #[derive(Args)]
+#[command(after_help = concat!(
+    "Examples (from the repository root, on the shipped test data):\n",
+    "  subgraph explain tests/data/hprd/HPRD.graph tests/data/hprd/queries/query_dense_16_2.graph\n",
+    "  subgraph explain --all --format json tests/data/yeast/yeast.graph tests/data/yeast/queries/query_dense_8_1.graph\n",
+    "  subgraph explain tests/data/yeast/yeast.graph --pattern 'MATCH (a:1)--(b)--(c:2)'",
+))]
 pub struct ExplainArgs {
     /// Data graph file; `-` reads standard input, and gzip (.gz) and zstd (.zst) files are
     /// decompressed (told by their magic bytes too).

@@ -12,6 +12,12 @@ use subgraph_core::io::{read_graph, write_graph, Format, ReadOptions};
 
 /// Generate workloads.
 #[derive(Args, Debug)]
+#[command(after_help = concat!(
+    "Examples (from the repository root; each writes what --output names):\n",
+    "  subgraph gen graph --model rmat --vertices 4096 --edges 32768 --vertex-labels 8 --label-dist uniform --seed 1 --output rmat.graph\n",
+    "  subgraph gen queries tests/data/yeast/yeast.graph --size 8 --count 5 --kind dense --seed 1 --output yeast-queries\n",
+    "  subgraph gen rdf --universities 1 --output grr1.nt",
+))]
 pub struct GenArgs {
     #[command(subcommand)]
     pub what: GenCommand,

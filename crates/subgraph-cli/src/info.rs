@@ -10,6 +10,12 @@ use subgraph_core::io::source;
 use subgraph_core::VertexIds;
 
 #[derive(Args)]
+#[command(after_help = concat!(
+    "Examples (from the repository root, on the shipped test data):\n",
+    "  subgraph info tests/data/hprd/HPRD.graph\n",
+    "  subgraph info --format json tests/data/snap/ca-grqc-sample.txt.gz\n",
+    "  subgraph info --directed --string-ids --vertex-labels tests/data/named/labels.txt tests/data/named/edges.txt",
+))]
 pub struct InfoArgs {
     /// Graph file; `-` reads standard input, and gzip (.gz) and zstd (.zst) files are
     /// decompressed (told by their magic bytes too).

@@ -16,6 +16,12 @@ use std::process::ExitCode;
 
 #[derive(Parser)]
 #[command(name = "subgraph", version, about = "Exact subgraph matching on GPUs and all CPU cores")]
+#[command(after_help = concat!(
+    "Examples (from the repository root, on the shipped test data):\n",
+    "  subgraph match tests/data/hprd/HPRD.graph tests/data/hprd/queries/query_dense_16_2.graph\n",
+    "  subgraph match tests/data/yeast/yeast.graph --pattern 'MATCH (a:1)--(b)--(c:1)--(a) RETURN count(*)'\n",
+    "  subgraph info tests/data/yeast/yeast.graph",
+))]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -547,6 +547,12 @@ pub fn open_engine(device: &str, data: &Arc<Graph>, gpu: GpuOptions, quiet: bool
 }
 
 #[derive(Args)]
+#[command(after_help = concat!(
+    "Examples (from the repository root, on the shipped test data):\n",
+    "  subgraph match --format json tests/data/hprd/HPRD.graph tests/data/hprd/queries/query_dense_16_2.graph\n",
+    "  subgraph match --limit 1000 tests/data/hprd/HPRD.graph tests/data/hprd/queries\n",
+    "  subgraph match tests/data/named/people.nt.gz --output - --pattern 'MATCH (a:Person)-[:knows]->(b) RETURN a, b'",
+))]
 pub struct MatchArgs {
     /// Data graph file; `-` reads standard input, and gzip (.gz) and zstd (.zst) files are
     /// decompressed (told by their magic bytes too).

@@ -1,5 +1,6 @@
-"""The README's Python section, run: its code blocks, and both sides of each row of its table of
-calls from other libraries, so that the manual cannot drift from the package."""
+"""The manual's Python, run: the code blocks of the book's Python chapter (docs/src/python.md)
+and of README.md, and both sides of each row of the chapter's table of calls from other
+libraries, so that the manual cannot drift from the package."""
 
 import ast
 import importlib.util
@@ -13,23 +14,32 @@ import pytest
 import subgraph
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
-HEADING = "## Python"
+CHAPTER = pathlib.Path("docs", "src", "python.md")
+HEADING = "# Python"
 TABLE = "| you call | here |"
 
 
 def python_section():
-    """The text of the README's "## Python" section, up to the next section."""
-    lines = (ROOT / "README.md").read_text().splitlines()
-    assert HEADING in lines, f"README.md has no '{HEADING}' section"
-    start = lines.index(HEADING) + 1
-    end = next((i for i in range(start, len(lines)) if lines[i].startswith("## ")), len(lines))
-    return "\n".join(lines[start:end])
+    """The text of the book's Python chapter, after its "# Python" title."""
+    path = ROOT / CHAPTER
+    assert path.is_file(), f"the book has no Python chapter: {CHAPTER} is missing"
+    lines = path.read_text().splitlines()
+    assert lines and lines[0] == HEADING, f"{CHAPTER} does not start with '{HEADING}'"
+    return "\n".join(lines[1:])
+
+
+def python_blocks(text):
+    return re.findall(r"^```python\n(.*?)^```", text, re.S | re.M)
 
 
 def code_blocks():
-    blocks = re.findall(r"^```python\n(.*?)^```", python_section(), re.S | re.M)
-    assert blocks, f"README.md's '{HEADING}' section has no python code block"
-    return blocks
+    """(where, code) of each python block: the chapter's, then the README's."""
+    chapter = python_blocks(python_section())
+    assert chapter, f"{CHAPTER} has no python code block"
+    readme = python_blocks((ROOT / "README.md").read_text())
+    assert readme, "README.md has no python code block (its example with networkx)"
+    return [(f"{CHAPTER}, block {i + 1}", code) for i, code in enumerate(chapter)] + [
+        (f"README.md, block {i + 1}", code) for i, code in enumerate(readme)]
 
 
 def missing_modules(code):
@@ -45,20 +55,20 @@ def missing_modules(code):
 
 @pytest.mark.parametrize("index", range(len(code_blocks())))
 def test_readme_python_code_blocks_run(index, monkeypatch):
-    code = code_blocks()[index]
+    where, code = code_blocks()[index]
     missing = missing_modules(code)
     if missing:
-        pytest.skip(f"the README's Python block {index + 1} needs {', '.join(missing)}, which is not installed")
+        pytest.skip(f"{where} needs {', '.join(missing)}, which is not installed")
     # The blocks name files from the repository root, as a reader there would.
     monkeypatch.chdir(ROOT)
-    exec(compile(code, f"README.md, {HEADING}, block {index + 1}", "exec"), {})
+    exec(compile(code, where, "exec"), {})
 
 
 def library_rows():
     """(library, its call, ours) per row of the table headed "| you call | here |": each
     cell's first code span."""
     lines = python_section().splitlines()
-    assert TABLE in lines, f"README.md's '{HEADING}' section has no table headed '{TABLE}'"
+    assert TABLE in lines, f"{CHAPTER} has no table headed '{TABLE}'"
     rows = []
     for line in itertools.takewhile(lambda line: line.startswith("|"), lines[lines.index(TABLE) + 2:]):
         theirs, ours = [cell.strip() for cell in line.strip("|").split("|")]
