@@ -6,6 +6,7 @@
 //! `tree`) → sink (`sink`).
 
 pub mod automorphism;
+pub mod bitset;
 pub mod cpu;
 pub mod error;
 pub mod estimate;

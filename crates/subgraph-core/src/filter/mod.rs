@@ -3,10 +3,9 @@
 //! CS (CFL / DP-iso style arc-consistency refinement of the candidate space) and `auto` (GQL's
 //! refinement where it pays: see [`Filter::Auto`]).
 
-mod bitset;
 mod refine;
 
-pub use bitset::Bitset;
+pub use crate::bitset::Bitset;
 
 use crate::graph::{Dir, Graph};
 use crate::query::{Query, Semantics};
