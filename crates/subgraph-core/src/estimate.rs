@@ -14,7 +14,8 @@
 //! Work is counted in units of about one merged list element; [`NODE_UNITS`] per enumerated
 //! partial match and [`LEAF_UNITS`] per counted position carry the per-node overheads.
 
-use crate::filter::{Bitset, Candidates};
+use crate::bitset::Bitset;
+use crate::filter::Candidates;
 use crate::graph::Graph;
 use crate::intersect::intersect_in_place;
 use crate::plan::{links_to, Link, Plan};

@@ -11,7 +11,7 @@
 mod hom;
 mod plan;
 
-use crate::filter::Bitset;
+use crate::bitset::Bitset;
 use crate::sink::Control;
 use crate::{Graph, Query, Semantics};
 use std::sync::Arc;
