@@ -4,6 +4,12 @@
 //! plan (`plan`, chosen by `planner` on `estimate`s) → candidate space (`space`) →
 //! enumerate (`cpu`, counting its tail by `tail`; tree patterns counted without enumerating by
 //! `tree`) → sink (`sink`).
+//!
+//! Modules import in one direction only (`scripts/import-loops.py` checks it): a module never
+//! names one that names it back. Planning is layered as `order` (the orders' names) and
+//! `estimate` (what an estimate is) → `plan` → `space` → `estimate::sampling` →
+//! `order::compute` → `planner` → `pipeline`; a folder's `mod.rs` either sits below its
+//! children (`order`, `estimate`) or above them (`graph`, `filter`), never both.
 
 pub mod automorphism;
 pub mod bitset;

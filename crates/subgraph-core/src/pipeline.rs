@@ -3,7 +3,8 @@
 
 use crate::cpu::{self, EngineOptions, FailingSets};
 use crate::error::Error;
-use crate::estimate::{self, Estimate};
+use crate::estimate::sampling::{space_bound, space_estimate};
+use crate::estimate::Estimate;
 use crate::filter::Filter;
 use crate::graph::Graph;
 use crate::order::Order;
@@ -316,19 +317,19 @@ fn estimate_work(
     let Some(space) = space else {
         return (0.0, None);
     };
-    let bound = if plan.empty { 0.0 } else { estimate::space_bound(plan, space) };
+    let bound = if plan.empty { 0.0 } else { space_bound(plan, space) };
     if bound < planner::SMALL_COST || (bound < price_from && !planner::has_alternatives(&popts)) {
         return (bound, None);
     }
     let t = Instant::now();
     let mut particles = planner::GATE_PARTICLES;
-    let mut g = estimate::space_estimate(data, plan, space, particles, GATE_SEED, control);
+    let mut g = space_estimate(data, plan, space, particles, GATE_SEED, control);
     let mut read = g.read;
     // Few particles miss the rare heavy subtrees of skewed searches: an estimate far below the
     // bound is sampled again, with more.
     if g.cost * planner::GATE_DOUBT < bound {
         particles = planner::GATE_RECHECK_PARTICLES;
-        g = estimate::space_estimate(data, plan, space, particles, GATE_SEED ^ 1, control);
+        g = space_estimate(data, plan, space, particles, GATE_SEED ^ 1, control);
         read += g.read;
     }
     let per_particle = planner::ms_per_particle(read, particles);

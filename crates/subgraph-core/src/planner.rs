@@ -6,7 +6,8 @@
 //! fraction of every query.
 
 use crate::bitset::Bitset;
-use crate::estimate::{candidate_bits, Estimate, Sampler};
+use crate::estimate::sampling::{candidate_bits, Sampler};
+use crate::estimate::Estimate;
 use crate::filter::Candidates;
 use crate::graph::Graph;
 use crate::order::Order;
