@@ -7,6 +7,7 @@ use crate::estimate::sampling::{space_bound, space_estimate};
 use crate::estimate::Estimate;
 use crate::filter::Filter;
 use crate::graph::Graph;
+pub use crate::host::bytes;
 use crate::order::Order;
 use crate::plan::{Device, Plan, PlanOptions, Symmetry, Tail};
 use crate::planner::{self, Considered};
@@ -15,17 +16,6 @@ use crate::sink::{Control, Output, Stopped};
 use crate::space::{CandidateSpace, SpaceBuild};
 use crate::spasm;
 use std::time::{Duration, Instant};
-
-const GIB: f64 = (1u64 << 30) as f64;
-
-/// A byte count for messages: GiB, MiB or bytes.
-pub fn bytes(b: u64) -> String {
-    match b {
-        b if b >= 1 << 30 => format!("{:.1} GiB", b as f64 / GIB),
-        b if b >= 1 << 20 => format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64),
-        b => format!("{b} bytes"),
-    }
-}
 
 /// Everything that decides how one query is matched.
 #[derive(Debug, Clone, Copy)]
