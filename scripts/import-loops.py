@@ -21,6 +21,7 @@ left out: tests may reach anywhere. Comments, doc links and string literals are 
 """
 import argparse
 import os
+import signal
 import sys
 
 class Token:
@@ -505,4 +506,6 @@ def main():
 
 
 if __name__ == "__main__":
+    if hasattr(signal, "SIGPIPE"):  # quiet when piped into `head`
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     sys.exit(main())
