@@ -5,6 +5,7 @@ mod alloc;
 mod bench;
 mod convert;
 mod explain;
+mod formats;
 mod gen;
 mod info;
 mod matching;
