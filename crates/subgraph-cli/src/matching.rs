@@ -1077,7 +1077,7 @@ impl Printer {
     /// A query that could not run: one line on stderr, and under `--format json` a record
     /// `{"query": …, "error": …}` among the reports.
     fn error(&self, query: &str, e: &anyhow::Error) -> Result<()> {
-        let message = crate::one_line(e);
+        let message = crate::errors::one_line(e);
         eprintln!("subgraph: error: {message}");
         if self.json {
             #[derive(Serialize)]
