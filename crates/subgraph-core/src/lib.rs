@@ -8,8 +8,10 @@
 //! Modules import in one direction only (`scripts/import-loops.py` checks it): a module never
 //! names one that names it back. Planning is layered as `order` (the orders' names) and
 //! `estimate` (what an estimate is) → `plan` → `space` → `estimate::sampling` →
-//! `order::compute` → `planner` → `pipeline`; a folder's `mod.rs` either sits below its
-//! children (`order`, `estimate`) or above them (`graph`, `filter`), never both.
+//! `order::compute` → `planner` → `pipeline`. A folder's `mod.rs` names the children it
+//! declares, re-exports or calls (`graph`, `filter`, `io::binary`, `pipeline`), and those never
+//! name it back; where children compute on the parent's own types instead (`order`, `estimate`,
+//! `cpu::tail`), the parent does not name them.
 
 pub mod automorphism;
 pub mod bitset;
