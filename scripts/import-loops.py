@@ -24,6 +24,7 @@ import os
 import signal
 import sys
 
+
 class Token:
     __slots__ = ("kind", "text", "line")
 
@@ -139,10 +140,6 @@ class Module:
         self.imports = {}  # local name -> absolute segments (tuple), for use-imported names
         self.named = []  # (segments as written, line) for every path it names
 
-    @property
-    def name(self):
-        return "::".join(self.path) or "crate"
-
 
 def skip_brackets(tokens, i):
     """From an opening (, [ or { at i, the index past its closing partner."""
@@ -226,8 +223,9 @@ def parse_use_tree(tokens, i, prefix, leaves):
     return i
 
 
-def scan(module, tokens, modules_to_load, base_dir, file_is_dir_owner):
-    """Records the paths a module's file names and the modules it declares."""
+def scan(module, tokens, sub_dir):
+    """Records the paths that a module's tokens name, and loads the modules it declares (their
+    files in `sub_dir`). False for a file under `#![cfg(test)]`."""
     i, n = 0, len(tokens)
     prev = None
     while i < n:
@@ -248,18 +246,19 @@ def scan(module, tokens, modules_to_load, base_dir, file_is_dir_owner):
         if t.text == "mod" and t.kind == "ident" and i + 2 < n and tokens[i + 1].kind == "ident":
             name = tokens[i + 1].text
             if tokens[i + 2].text == ";":
-                modules_to_load.append((name, base_dir, file_is_dir_owner))
+                # `a.rs` and `a/mod.rs` both keep their submodules in `a/`.
+                file = child_file(sub_dir, name, module.file)
+                child = load_file(module.path + (name,), file, os.path.join(sub_dir, name))
+                if child is not None:
+                    module.children[name] = child
                 i += 3
                 continue
             if tokens[i + 2].text == "{":
-                # An inline module: its own node, its body scanned in its own scope.
+                # An inline module: a node of its own, its body scanned in its own scope.
                 end = skip_brackets(tokens, i + 2)
                 child = Module(module.path + (name,), module.file)
-                module.children[name] = child
-                sub_dir = base_dir if file_is_dir_owner else os.path.join(base_dir, module_stem(module.file))
-                nested = []
-                scan(child, tokens[i + 3 : end - 1], nested, os.path.join(sub_dir, name), True)
-                child.pending = nested
+                if scan(child, tokens[i + 3 : end - 1], os.path.join(sub_dir, name)):
+                    module.children[name] = child
                 i = end
                 continue
         if t.text == "use" and t.kind == "ident" and (prev is None or prev.text != "::"):
@@ -272,7 +271,8 @@ def scan(module, tokens, modules_to_load, base_dir, file_is_dir_owner):
             i = j
             prev = None
             continue
-        if t.kind == "ident" and i + 1 < n and tokens[i + 1].text == "::" and (prev is None or prev.text != "::"):
+        starts_path = prev is None or prev.text not in ("::", ".")
+        if t.kind == "ident" and i + 1 < n and tokens[i + 1].text == "::" and starts_path:
             segs = [t.text]
             j = i + 1
             while j + 1 < n and tokens[j].text == "::" and tokens[j + 1].kind == "ident":
@@ -287,40 +287,25 @@ def scan(module, tokens, modules_to_load, base_dir, file_is_dir_owner):
     return True
 
 
-def module_stem(file):
-    return os.path.splitext(os.path.basename(file))[0]
+def child_file(folder, name, declared_in):
+    """The file of `mod name;` declared in `declared_in`: `folder/name.rs` or
+    `folder/name/mod.rs`."""
+    flat = os.path.join(folder, name + ".rs")
+    nested = os.path.join(folder, name, "mod.rs")
+    if os.path.exists(flat):
+        return flat
+    if os.path.exists(nested):
+        return nested
+    raise FileNotFoundError(f"{declared_in}: no file for `mod {name};` ({flat} or {nested})")
 
 
-def load_module(path, file, base_dir, owns_dir):
-    """Loads a module from its file and, recursively, the modules it declares. owns_dir: the
-    file is lib.rs, main.rs or mod.rs, so its submodules live beside it."""
+def load_file(path, file, sub_dir):
+    """Loads module `path` from `file`, and the modules it declares, whose files are in
+    `sub_dir`; None for a file under `#![cfg(test)]`."""
     module = Module(path, file)
     with open(file, encoding="utf-8") as f:
         tokens = tokenize(f.read())
-    declared = []
-    if not scan(module, tokens, declared, base_dir, owns_dir):
-        return None
-    attach(module, declared, file)
-    return module
-
-
-def attach(module, declared, file):
-    for name, base_dir, owns_dir in declared:
-        sub_dir = base_dir if owns_dir else os.path.join(base_dir, module_stem(file))
-        flat = os.path.join(sub_dir, name + ".rs")
-        nested = os.path.join(sub_dir, name, "mod.rs")
-        if os.path.exists(flat):
-            child = load_module(module.path + (name,), flat, sub_dir, False)
-        elif os.path.exists(nested):
-            child = load_module(module.path + (name,), nested, os.path.join(sub_dir, name), True)
-        else:
-            raise FileNotFoundError(f"{file}: no file for `mod {name};` ({flat} or {nested})")
-        if child is not None:
-            module.children[name] = child
-    for child in module.children.values():
-        if hasattr(child, "pending"):
-            attach(child, child.pending, file)
-            del child.pending
+    return module if scan(module, tokens, sub_dir) else None
 
 
 def all_modules(root):
@@ -330,10 +315,10 @@ def all_modules(root):
     return out
 
 
-def resolve(modules, module, segs, seen=None):
-    """The deepest existing module that the path segs, written in module, names; None for a path
-    outside the crate (std, a dependency) or an item of the module itself."""
-    seen = set() if seen is None else seen
+def resolve(modules, module, segs, seen=frozenset()):
+    """The deepest existing module that the path `segs`, written in `module`, names, and whether
+    every segment was a module; None for a path outside the crate (std, a dependency) or to an
+    item of the module itself."""
     if not segs or segs[0] == "::":
         return None
     first, rest = segs[0], list(segs[1:])
@@ -343,20 +328,15 @@ def resolve(modules, module, segs, seen=None):
         at = module.path
     elif first == "super":
         at = module.path[:-1]
-        while rest and rest[0] == "super":
-            at, rest = at[:-1], rest[1:]
     elif first in module.children:
         at = module.path + (first,)
-    elif first in module.imports and (module.path, first) not in seen:
-        seen.add((module.path, first))
-        target = resolve(modules, module, module.imports[first], seen)
-        if target is None:
-            return None
-        # Continue from the imported name: the module it is, or the module holding it.
-        imported = module.imports[first]
-        at = target
-        if imported and (target + (imported[-1],)) in modules:
-            at = target + (imported[-1],)
+    elif first in module.imports and first not in seen:
+        # A name the module imported: the path it was imported by, then the rest, when that
+        # path names a module (an imported type's `Type::f` names the type's module only).
+        found = resolve(modules, module, module.imports[first], seen | {first})
+        if found is None or not found[1]:
+            return found
+        at = found[0]
     else:
         return None
     for seg in rest:
@@ -365,17 +345,18 @@ def resolve(modules, module, segs, seen=None):
         elif at + (seg,) in modules:
             at = at + (seg,)
         else:
-            break
-    return at
+            return at, False
+    return at, True
 
 
 def edges_of(modules):
     edges = {}
     for module in modules.values():
         for segs, line in module.named:
-            target = resolve(modules, module, segs)
-            if target is None or target == module.path:
+            found = resolve(modules, module, segs)
+            if found is None or found[0] == module.path:
                 continue
+            target = found[0]
             edges.setdefault(module.path, {}).setdefault(target, (module.file, line))
     return edges
 
@@ -460,7 +441,7 @@ def check_crate(crate_dir):
     for root_file in roots:
         label = crate if len(roots) == 1 or root_file == "lib.rs" else f"{crate} (binary)"
         src = os.path.join(crate_dir, "src")
-        root = load_module((), os.path.join(src, root_file), src, True)
+        root = load_file((), os.path.join(src, root_file), src)
         modules = all_modules(root)
         edges = edges_of(modules)
         comps = strongly_connected(sorted(modules), edges)
