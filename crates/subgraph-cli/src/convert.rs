@@ -1,6 +1,7 @@
 //! `subgraph convert`: converts a graph between the supported formats (Sun & Luo `.graph`, GSI
 //! `.g`, edge lists, the `.sgb` binary format).
 
+use crate::formats::parse_format;
 use crate::matching::IdArgs;
 use anyhow::{bail, Result};
 use clap::Args;
@@ -41,11 +42,6 @@ pub struct ConvertArgs {
     pub ids: IdArgs,
 }
 
-/// Parses a format name for clap.
-pub fn parse_format(s: &str) -> Result<Format, String> {
-    Format::from_name(s).ok_or_else(|| format!("unknown format '{s}' (one of {})", Format::NAMES.join(", ")))
-}
-
 /// Runs `subgraph convert`.
 pub fn run(args: ConvertArgs) -> Result<()> {
     let start = Instant::now();
@@ -69,7 +65,7 @@ pub fn run(args: ConvertArgs) -> Result<()> {
         None if source::is_stdin(&args.output) => {
             bail!("standard output (-) has no extension to tell the format by; give --to")
         }
-        None => crate::gen::output_format(&args.output, g.is_directed())?,
+        None => crate::formats::output_format(&args.output, g.is_directed())?,
     };
     write_graph(g, &args.output, to)?;
     if g.ids().is_some() && matches!(to, Format::SunLuo | Format::Gsi) {

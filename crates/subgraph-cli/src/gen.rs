@@ -4,7 +4,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 use subgraph_bench::gen_graph::{generate, GraphSpec, LabelDist, Model};
 use subgraph_bench::gen_queries::{extract_queries, write_queries, QueryKind, QuerySpec, DEFAULT_MAX_TRIES};
@@ -117,7 +117,7 @@ pub struct QueriesArgs {
     #[arg(long, default_value_t = DEFAULT_MAX_TRIES)]
     pub max_tries: usize,
     /// Data format (default: by extension, then by content).
-    #[arg(long, value_parser = crate::convert::parse_format)]
+    #[arg(long, value_parser = crate::formats::parse_format)]
     pub format: Option<Format>,
     /// Edge-list data only: the edges are directed.
     #[arg(long)]
@@ -165,20 +165,8 @@ fn run_rdf(a: RdfArgs) -> Result<()> {
     Ok(())
 }
 
-/// The format an output path's extension names; directed graphs need a format that keeps
-/// direction.
-pub(crate) fn output_format(path: &Path, directed: bool) -> Result<Format> {
-    let Some(format) = Format::from_extension(path) else {
-        bail!("{}: cannot tell the format from the extension (use .graph, .g, .txt or .sgb)", path.display());
-    };
-    if directed && format == Format::SunLuo {
-        bail!("{}: Sun & Luo .graph files are undirected; write a directed graph as .g, .txt or .sgb", path.display());
-    }
-    Ok(format)
-}
-
 fn run_graph(a: GraphArgs) -> Result<()> {
-    let format = output_format(&a.output, a.directed)?;
+    let format = crate::formats::output_format(&a.output, a.directed)?;
     let model = match a.model {
         ModelArg::Rmat => Model::RMAT,
         ModelArg::Ba => Model::BarabasiAlbert,

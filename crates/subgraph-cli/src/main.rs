@@ -4,7 +4,9 @@
 mod alloc;
 mod bench;
 mod convert;
+mod errors;
 mod explain;
+mod formats;
 mod gen;
 mod info;
 mod matching;
@@ -62,22 +64,8 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("subgraph: error: {}", one_line(&e));
+            eprintln!("subgraph: error: {}", errors::one_line(&e));
             ExitCode::from(1)
         }
     }
-}
-
-/// The error and its causes on one line, each cause once: a library error that already
-/// includes its source (an I/O error after the file name) would otherwise repeat it.
-pub(crate) fn one_line(e: &anyhow::Error) -> String {
-    let mut msg = e.to_string();
-    for cause in e.chain().skip(1) {
-        let c = cause.to_string();
-        if !msg.contains(&c) {
-            msg.push_str(": ");
-            msg.push_str(&c);
-        }
-    }
-    msg
 }

@@ -4,8 +4,17 @@
 //! plan (`plan`, chosen by `planner` on `estimate`s) → candidate space (`space`) →
 //! enumerate (`cpu`, counting its tail by `tail`; tree patterns counted without enumerating by
 //! `tree`) → sink (`sink`).
+//!
+//! Modules import in one direction only (`scripts/import-loops.py` checks it): a module never
+//! names one that names it back. Planning is layered as `order` (the orders' names) and
+//! `estimate` (what an estimate is) → `plan` → `space` → `estimate::sampling` →
+//! `order::compute` → `planner` → `pipeline`. A folder's `mod.rs` names the children it
+//! declares, re-exports or calls (`graph`, `filter`, `io::binary`, `pipeline`), and those never
+//! name it back; where children compute on the parent's own types instead (`order`, `estimate`,
+//! `cpu::tail`), the parent does not name them.
 
 pub mod automorphism;
+pub mod bitset;
 pub mod cpu;
 pub mod error;
 pub mod estimate;

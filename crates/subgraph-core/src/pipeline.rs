@@ -1,218 +1,39 @@
 //! One query through the whole CPU pipeline, timed per phase: plan (filter, order), candidate
 //! space, enumeration.
+//!
+//! This file drives it: [`run_query`] is [`prepare`] (filter, default plan, space, estimate),
+//! then [`Prepared::run`] (the spasm's count, a deferred refinement's trial, the plans'
+//! comparison, the enumeration). Below it, `options` and `report` are what a query is asked
+//! and what it answers, `memory` builds a plan's candidate space within the memory allowed,
+//! and `probe` settles between two plans; `explain` runs `explain`'s comparison of every plan.
 
-use crate::cpu::{self, EngineOptions, FailingSets};
+mod explain;
+mod memory;
+mod options;
+mod probe;
+mod report;
+
+pub use crate::host::bytes;
+pub use explain::explain_query;
+pub use options::MatchOptions;
+pub use probe::{probe_prefers, PROBE_HEAVY_ROOTS, PROBE_MIN, PROBE_ROOTS};
+pub use report::{Explained, Probe, Report};
+
+use crate::cpu::{self, EngineOptions};
 use crate::error::Error;
-use crate::estimate::{self, Estimate};
+use crate::estimate::sampling::{space_bound, space_estimate};
+use crate::estimate::Estimate;
 use crate::filter::Filter;
 use crate::graph::Graph;
-use crate::order::Order;
-use crate::plan::{Device, Plan, PlanOptions, Symmetry, Tail};
+use crate::plan::{Plan, PlanOptions};
 use crate::planner::{self, Considered};
-use crate::query::{Query, Semantics};
+use crate::query::Query;
 use crate::sink::{Control, Output, Stopped};
 use crate::space::{CandidateSpace, SpaceBuild};
 use crate::spasm;
+use memory::build_space;
+use report::{report, stopped_early};
 use std::time::{Duration, Instant};
-
-const GIB: f64 = (1u64 << 30) as f64;
-
-/// A byte count for messages: GiB, MiB or bytes.
-pub fn bytes(b: u64) -> String {
-    match b {
-        b if b >= 1 << 30 => format!("{:.1} GiB", b as f64 / GIB),
-        b if b >= 1 << 20 => format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64),
-        b => format!("{b} bytes"),
-    }
-}
-
-/// Everything that decides how one query is matched.
-#[derive(Debug, Clone, Copy)]
-pub struct MatchOptions {
-    pub semantics: Semantics,
-    pub filter: Filter,
-    /// The matching order; `None`: the planner's choice by estimated cost.
-    pub order: Option<Order>,
-    pub symmetry: Symmetry,
-    pub tail: Tail,
-    pub limit: Option<u64>,
-    pub failing_sets: FailingSets,
-    /// Bytes of host memory a query's candidate space may take (`--max-memory`), besides the
-    /// memory the system has available.
-    pub max_memory: Option<u64>,
-    /// Whether a count may come from the quotients' homomorphisms (`--spasm`).
-    pub spasm: spasm::Mode,
-    /// When the candidate space's lists are made (`--space`).
-    pub space: SpaceBuild,
-}
-
-impl Default for MatchOptions {
-    fn default() -> Self {
-        let p = PlanOptions::default();
-        MatchOptions {
-            semantics: p.semantics,
-            filter: p.filter,
-            order: p.order,
-            symmetry: p.symmetry,
-            tail: p.tail,
-            limit: None,
-            failing_sets: FailingSets::Auto,
-            max_memory: None,
-            spasm: spasm::Mode::Auto,
-            space: SpaceBuild::Auto,
-        }
-    }
-}
-
-impl MatchOptions {
-    /// What the spasm needs to count a query ([`spasm::attempt`]), with the engine's
-    /// predicted enumeration time.
-    pub fn spasm(&self, counting: bool, predicted_ms: f64) -> spasm::Attempt {
-        spasm::Attempt { semantics: self.semantics, mode: self.spasm, counting, limit: self.limit, predicted_ms }
-    }
-
-    /// The plan options for the CPU engine; `counting` when no match is written.
-    pub fn plan(&self, counting: bool) -> PlanOptions {
-        PlanOptions {
-            semantics: self.semantics,
-            filter: self.filter,
-            order: self.order,
-            symmetry: self.symmetry,
-            tail: self.tail,
-            counting,
-            device: Device::Cpu,
-            limit: self.limit,
-        }
-    }
-}
-
-/// The result of one query with its phase times in milliseconds.
-#[derive(Debug, Clone, Copy, serde::Serialize)]
-pub struct Report {
-    /// Matches found; all of them when `complete`.
-    pub embeddings: u128,
-    pub complete: bool,
-    pub stopped: Option<Stopped>,
-    /// The filter the candidates had (`gql` or `nlf` under `auto`).
-    pub filter: &'static str,
-    pub filter_ms: f64,
-    pub order_ms: f64,
-    pub space_ms: f64,
-    pub enumerate_ms: f64,
-    /// Sum of the phases (graph loading excluded).
-    pub elapsed_ms: f64,
-    pub candidates: u64,
-    /// Candidate edges made (by a lazy space: those of the blocks the search read).
-    pub candidate_edges: u64,
-    pub space_bytes: u64,
-    pub nodes: u64,
-    pub tasks: u64,
-    /// The order the plan matched in.
-    pub order: &'static str,
-    /// Last positions counted together (0: none).
-    pub tail: usize,
-    /// Symmetry-breaking restrictions, and the embeddings each match stands for.
-    pub restrictions: usize,
-    pub multiplier: u128,
-    /// The planner's estimate of the embeddings and of the work (units of `estimate`), when
-    /// it made one.
-    pub estimated_embeddings: Option<f64>,
-    pub estimated_cost: Option<f64>,
-    /// That work priced for the device the plan was made for (rows weigh four times as much
-    /// on the GPU, [`crate::estimate::GPU_WEIGHTS`]), up to the limit: what the GPU's choices
-    /// of structure, spasm and sharing compare.
-    pub priced_cost: Option<f64>,
-    /// The distinct quotients whose homomorphisms made the count (`spasm`; 0: enumerated).
-    pub spasm_terms: usize,
-    /// How the CPU's candidate space was made (`eager`, `lazy`), when one was.
-    pub space: Option<&'static str>,
-}
-
-impl Report {
-    /// No match and no work, `stopped` or not: the report of a query that nothing was run for
-    /// (a pattern whose labels occur together nowhere).
-    pub fn nothing(filter: Filter, stopped: Option<Stopped>) -> Report {
-        Report {
-            embeddings: 0,
-            complete: stopped.is_none(),
-            stopped,
-            filter: filter.name(),
-            filter_ms: 0.0,
-            order_ms: 0.0,
-            space_ms: 0.0,
-            enumerate_ms: 0.0,
-            elapsed_ms: 0.0,
-            candidates: 0,
-            candidate_edges: 0,
-            space_bytes: 0,
-            nodes: 0,
-            tasks: 0,
-            order: "none",
-            tail: 0,
-            restrictions: 0,
-            multiplier: 1,
-            estimated_embeddings: None,
-            estimated_cost: None,
-            priced_cost: None,
-            spasm_terms: 0,
-            space: None,
-        }
-    }
-
-    /// The report of a count the spasm made (made after it, so that `elapsed_ms` holds it):
-    /// complete, its time as the enumeration's.
-    pub fn counted(mut self, c: spasm::Counted) -> Report {
-        self.embeddings = c.embeddings;
-        self.complete = true;
-        self.stopped = None;
-        self.enumerate_ms += c.ms;
-        self.spasm_terms = c.terms;
-        self
-    }
-
-    /// The report's plan fields.
-    pub fn with_plan(mut self, plan: &Plan) -> Report {
-        self.order = plan.order.name();
-        self.tail = plan.tail;
-        self.restrictions = plan.restriction_count();
-        self.multiplier = plan.multiplier;
-        self.estimated_embeddings = plan.estimate.as_ref().map(|e| e.matches * plan.multiplier as f64);
-        self.estimated_cost = plan.estimate.as_ref().map(|e| e.cost);
-        self.priced_cost = plan.estimate.as_ref().map(|e| plan.options.price(e, plan.multiplier));
-        self
-    }
-
-    /// The distinct subgraphs the embeddings stand for, given the query's `automorphisms`
-    /// (|Aut(Q)|): embeddings / |Aut(Q)|, when the count is complete.
-    pub fn unique(&self, automorphisms: Option<u128>) -> Option<u128> {
-        automorphisms.filter(|_| self.complete).map(|k| self.embeddings / k)
-    }
-}
-
-/// A query as it ran: the report, the plan, the plans the planner estimated, and the partial
-/// matches per position (`cpu::Outcome::levels`).
-#[derive(Debug, Clone)]
-pub struct Explained {
-    pub report: Report,
-    pub plan: Plan,
-    pub considered: Vec<Considered>,
-    pub levels: Vec<u64>,
-    /// The probe that settled between the default plan and the plan of least estimated cost,
-    /// when they differed ([`probe_prefers`]).
-    pub probe: Option<Probe>,
-}
-
-/// A probe of two plans on their first levels ([`probe_prefers`]): each one's predicted
-/// milliseconds (None: its probe did not finish within its time, or was not run), and whether
-/// the challenger, the plan of least estimated cost, replaced the default plan.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Probe {
-    pub challenger: &'static str,
-    pub challenger_tail: usize,
-    pub default_ms: Option<f64>,
-    pub challenger_ms: Option<f64>,
-    pub switched: bool,
-}
 
 /// Matches `query` against `data` on the CPU with the current rayon pool's threads.
 pub fn run_query(
@@ -316,19 +137,19 @@ fn estimate_work(
     let Some(space) = space else {
         return (0.0, None);
     };
-    let bound = if plan.empty { 0.0 } else { estimate::space_bound(plan, space) };
+    let bound = if plan.empty { 0.0 } else { space_bound(plan, space) };
     if bound < planner::SMALL_COST || (bound < price_from && !planner::has_alternatives(&popts)) {
         return (bound, None);
     }
     let t = Instant::now();
     let mut particles = planner::GATE_PARTICLES;
-    let mut g = estimate::space_estimate(data, plan, space, particles, GATE_SEED, control);
+    let mut g = space_estimate(data, plan, space, particles, GATE_SEED, control);
     let mut read = g.read;
     // Few particles miss the rare heavy subtrees of skewed searches: an estimate far below the
     // bound is sampled again, with more.
     if g.cost * planner::GATE_DOUBT < bound {
         particles = planner::GATE_RECHECK_PARTICLES;
-        g = estimate::space_estimate(data, plan, space, particles, GATE_SEED ^ 1, control);
+        g = space_estimate(data, plan, space, particles, GATE_SEED ^ 1, control);
         read += g.read;
     }
     let per_particle = planner::ms_per_particle(read, particles);
@@ -586,242 +407,12 @@ impl Prepared {
     }
 }
 
-/// The report of a query that `control` stopped before its candidate space was built: nothing
-/// found, and no space.
-fn stopped_early(
-    start: Instant,
-    filter: Filter,
-    plan: Plan,
-    space_ms: f64,
-    enumerate_ms: f64,
-    control: &Control,
-    considered: Vec<Considered>,
-) -> Explained {
-    let out = cpu::Outcome::nothing(plan.len(), control.stopped());
-    let report = report(start, filter, &plan, &CandidateSpace::default(), space_ms, enumerate_ms, &out);
-    Explained { report, levels: out.levels, plan, considered, probe: None }
-}
-
 /// The least time a counting query runs its default plan before the planner compares plans
 /// (`Prepared::run`).
 pub const TRIAL: Duration = Duration::from_millis(1);
 
-/// First-level candidates a plan's probe runs ([`probe_prefers`]) besides its heaviest ones,
-/// evenly spaced over the rest of the level; a level of fewer than four times as many is run
-/// whole.
-pub const PROBE_ROOTS: usize = 64;
-/// The heaviest first-level candidates (by data degree) a probe runs, all counted in full.
-pub const PROBE_HEAVY_ROOTS: usize = 8;
-/// The least time each plan's probe may take.
-pub const PROBE_MIN: Duration = Duration::from_millis(10);
-
-/// Whether `challenger` (a plan and its candidate space) should replace `incumbent` (the
-/// default plan), and the probes' predictions. Each
-/// counts the matches under its first level's [`PROBE_HEAVY_ROOTS`] candidates of highest
-/// degree, then under [`PROBE_ROOTS`] of the others evenly spaced, within `budget` in all; its
-/// predicted time is the first part plus the second scaled to all the others (plans with the
-/// same first vertex run the same candidates). The one predicted faster wins; a challenger
-/// whose probe does not finish loses; when the default plan's does not finish (the
-/// challenger is then not probed), the challenger wins, as the estimates chose it. On wordnet's dense_8_3 the
-/// sampled estimates chose `card` (435 ms) over the default GQL order (94 ms): the work sits
-/// in the subtrees of a few hubs, which uniform resampling misses at any particle count (and
-/// an even sample of 64 first vertices missed too, timing `card` at half of GQL).
-pub fn probe_prefers(
-    data: &Graph,
-    challenger: (&Plan, &CandidateSpace),
-    incumbent: (&Plan, &CandidateSpace),
-    engine: EngineOptions,
-    control: &Control,
-    budget: Duration,
-) -> Probe {
-    let probe = |(plan, space): (&Plan, &CandidateSpace)| -> Option<f64> {
-        let trial = control.trial(budget);
-        // Milliseconds to count under `roots`, if that finished within the budget.
-        let run = |roots: Vec<u32>| {
-            let t = Instant::now();
-            let out = cpu::enumerate_roots(data, plan, space, engine, &trial, roots);
-            out.stopped.is_none().then(|| t.elapsed().as_secs_f64() * 1e3)
-        };
-        let first = &plan.candidates[0];
-        let len = first.len();
-        if len < 4 * PROBE_ROOTS {
-            return run((0..len as u32).collect());
-        }
-        let mut by_degree: Vec<u32> = (0..len as u32).collect();
-        by_degree.select_nth_unstable_by_key(PROBE_HEAVY_ROOTS, |&i| {
-            std::cmp::Reverse(data.total_degree(first[i as usize]))
-        });
-        let mut heavy = by_degree[..PROBE_HEAVY_ROOTS].to_vec();
-        heavy.sort_unstable();
-        let mut rest = by_degree[PROBE_HEAVY_ROOTS..].to_vec();
-        rest.sort_unstable();
-        let others = rest.len();
-        let sample: Vec<u32> = (0..PROBE_ROOTS).map(|i| rest[i * others / PROBE_ROOTS]).collect();
-        let heavy_ms = run(heavy)?;
-        let sample_ms = run(sample)?;
-        Some(heavy_ms + sample_ms * others as f64 / PROBE_ROOTS as f64)
-    };
-    // A default plan whose probe does not finish gives way without the challenger's probe.
-    let default_ms = probe(incumbent);
-    let challenger_ms = default_ms.and_then(|_| probe(challenger));
-    let switched = match (default_ms, challenger_ms) {
-        (Some(d), Some(c)) => c < d,
-        (Some(_), None) => false,
-        (None, _) => true,
-    };
-    Probe {
-        challenger: challenger.0.order.name(),
-        challenger_tail: challenger.0.tail,
-        default_ms,
-        challenger_ms,
-        switched,
-    }
-}
-
-/// Plans `query` comparing every plan the planner considers (whatever the query's size), then
-/// runs the chosen one; with `every`, runs each considered plan in turn and returns them all,
-/// the chosen one first. Each plan runs under a control from `control`; the first plan's also
-/// covers the filter and the comparison.
-pub fn explain_query(
-    data: &Graph,
-    query: Graph,
-    opts: &MatchOptions,
-    every: bool,
-    control: impl Fn() -> Control + Sync,
-) -> Result<Vec<Explained>, Error> {
-    let start = Instant::now();
-    rayon::scope(|_| {
-        let q = Query::new(query, data, opts.semantics)?;
-        let popts = opts.plan(true);
-        let first = control();
-        let t = Instant::now();
-        let cands = popts.filter.run(data, &q, popts.semantics, &first);
-        let filter_ms = t.elapsed().as_secs_f64() * 1e3;
-        let engine = EngineOptions { limit: opts.limit, failing_sets: opts.failing_sets };
-        let (mut plan, considered) =
-            planner::compare(data, &q, popts, cands, filter_ms, planner::FULL_PARTICLES, &first);
-        let by_vertex = plan.candidates_by_vertex();
-        let mut size_of = vec![0; q.num_vertices()];
-        plan.vertices.iter().zip(&plan.sizes).for_each(|(&u, &s)| size_of[u as usize] = s);
-        // A considered plan, rebuilt with its candidates.
-        let rebuild = |c: &Considered| {
-            let order = Order::from_name(c.order).expect("a planner order");
-            let mut p = Plan::shaped(data, &q, popts, order, c.vertices.clone(), c.tail, &size_of, &first)
-                .with_candidates(by_vertex.clone());
-            p.filter_ms = filter_ms;
-            p.estimate = Some(c.estimate.clone());
-            p
-        };
-        // As `match` does, the plan of least estimated cost replaces the default plan (the
-        // first considered) only when a probe of their first levels agrees.
-        // The chosen plan's space, when the probe built it.
-        let (mut probe, mut chosen_space) = (None, None);
-        if let Some(default) = considered.first().filter(|c| c.vertices != plan.vertices || c.tail != plan.tail) {
-            let default = rebuild(default);
-            let (a, a_ms) = build_space(data, &plan, opts, false, &first)?;
-            let (b, b_ms) = build_space(data, &default, opts, false, &first)?;
-            if let (Some(a), Some(b)) = (a, b) {
-                let p = probe_prefers(data, (&plan, &a), (&default, &b), engine, &first, PROBE_MIN);
-                chosen_space = Some(if p.switched { (a, a_ms) } else { (b, b_ms) });
-                if !p.switched {
-                    plan = Plan { order_ms: plan.order_ms, ..default };
-                }
-                probe = Some(p);
-            }
-        }
-        let mut others = Vec::new();
-        if every {
-            for c in considered.iter().filter(|c| c.vertices != plan.vertices || c.tail != plan.tail) {
-                others.push(rebuild(c));
-            }
-        }
-        let mut out = Vec::new();
-        let filter = popts.filter.applied();
-        for (i, plan) in std::iter::once(plan).chain(others).enumerate() {
-            let (start, later) = if i == 0 { (start, None) } else { (Instant::now(), Some(control())) };
-            let c = later.as_ref().unwrap_or(&first);
-            let (considered, probe) = if i == 0 { (considered.clone(), probe.clone()) } else { (Vec::new(), None) };
-            let (space, space_ms) = match chosen_space.take() {
-                Some((space, ms)) => (Some(space), ms),
-                None => build_space(data, &plan, opts, false, c)?,
-            };
-            let Some(space) = space else {
-                out.push(stopped_early(start, filter, plan, space_ms, 0.0, c, considered));
-                continue;
-            };
-            let t = Instant::now();
-            let run = cpu::enumerate(data, &plan, &space, engine, c, None);
-            let enumerate_ms = t.elapsed().as_secs_f64() * 1e3;
-            let report = report(start, filter, &plan, &space, space_ms, enumerate_ms, &run);
-            out.push(Explained { report, levels: run.levels, plan, considered, probe });
-        }
-        Ok(out)
-    })
-}
-
 /// Seed of the gate's sampling.
 const GATE_SEED: u64 = 0x9a7e_5eed;
-
-/// The candidate space of `plan` (None when `control` stopped its build) and its time, made as
-/// `opts.space` says (`auto`: lazy for a trial, which may stop early, or under a limit) and
-/// refused when it cannot fit the available memory or `max_memory`.
-fn build_space(
-    data: &Graph,
-    plan: &Plan,
-    opts: &MatchOptions,
-    trial: bool,
-    control: &Control,
-) -> Result<(Option<CandidateSpace>, f64), Error> {
-    let t = Instant::now();
-    // A space under 64 MiB (and under the cap) is allocated without asking the system (a /proc
-    // read costs more than small queries take).
-    let loose = CandidateSpace::bound(data, plan, false);
-    if loose.bytes > (64 << 20u64).min(opts.max_memory.unwrap_or(u64::MAX)) {
-        let free = crate::host::available_memory().map(|f| (f, "of memory is available"));
-        let cap = opts.max_memory.map(|m| (m, "are allowed by --max-memory"));
-        let budget = [free, cap].into_iter().flatten().min_by_key(|&(b, _)| b);
-        if let Some((budget, why)) = budget.filter(|&(b, _)| loose.bytes > b) {
-            let need = CandidateSpace::bound(data, plan, true).bytes;
-            if need > budget {
-                return Err(Error::Limit(format!(
-                    "the candidate space needs up to {} but only {} {why}; try a stronger filter (--filter gql or cs)",
-                    bytes(need),
-                    bytes(budget)
-                )));
-            }
-        }
-    }
-    let build = opts.space.resolve(loose.scanned, trial || opts.limit.is_some());
-    let space = CandidateSpace::build_with(data, plan, loose, build, control);
-    Ok((space, t.elapsed().as_secs_f64() * 1e3))
-}
-
-fn report(
-    start: Instant,
-    filter: Filter,
-    plan: &Plan,
-    space: &CandidateSpace,
-    space_ms: f64,
-    enumerate_ms: f64,
-    out: &cpu::Outcome,
-) -> Report {
-    Report {
-        embeddings: out.embeddings,
-        filter_ms: plan.filter_ms,
-        order_ms: plan.order_ms,
-        space_ms,
-        enumerate_ms,
-        elapsed_ms: start.elapsed().as_secs_f64() * 1e3,
-        candidates: plan.candidate_count(),
-        candidate_edges: space.edge_count(),
-        space_bytes: space.memory_bytes(),
-        space: space.build_kind().map(SpaceBuild::name),
-        nodes: out.nodes,
-        tasks: out.tasks,
-        ..Report::nothing(filter, out.stopped)
-    }
-    .with_plan(plan)
-}
 
 #[cfg(test)]
 mod tests {

@@ -5,6 +5,11 @@
 //! (`automorphism`) with the number of embeddings each match stands for, and a tail of
 //! pairwise non-adjacent last vertices counted together (`tail`). Which order and tail a query
 //! gets is the planner's choice (`planner`).
+//!
+//! The plan is what the later stages read: it names its order (`order`) and records and prices
+//! its estimate (`estimate`), both below it; the candidate space (`space`), the sampling
+//! (`estimate::sampling`), the orders' computation (`order::compute`, `order::cfl`) and the
+//! planner read it from above, in that order.
 
 use crate::automorphism::Automorphisms;
 use crate::estimate::{Estimate, Weights, CPU_WEIGHTS, GPU_WEIGHTS};

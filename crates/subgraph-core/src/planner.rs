@@ -5,8 +5,9 @@
 //! whose default plan samples as cheap skip the comparison, so the planner stays a small
 //! fraction of every query.
 
-use crate::estimate::{candidate_bits, Estimate, Sampler};
-use crate::filter::Bitset;
+use crate::bitset::Bitset;
+use crate::estimate::sampling::{candidate_bits, Sampler};
+use crate::estimate::Estimate;
 use crate::filter::Candidates;
 use crate::graph::Graph;
 use crate::order::Order;

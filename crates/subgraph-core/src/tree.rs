@@ -9,7 +9,7 @@
 //! wildcard label costs nothing here, where the general engines expand it into one query per
 //! label combination. subgraph-gpu's `ggq` runs the same passes on the device.
 
-use crate::filter::Bitset;
+use crate::bitset::Bitset;
 use crate::sink::Control;
 use crate::{Dir, Graph};
 use rayon::prelude::*;

@@ -15,8 +15,7 @@
 
 use std::fmt::{self, Write};
 
-use crate::lexer::{ident_continue, ident_start};
-use crate::parser::RESERVED;
+use crate::lexer::{ident_continue, ident_start, RESERVED};
 use crate::pattern::{CompareOp, Direction, LabelRef, Pattern, Return, Value};
 
 /// A name as written: bare if it is an identifier and not a reserved word, else in backquotes.

@@ -3,6 +3,10 @@
 //! ordinary identifiers here; the parser matches them case-insensitively. The first bad
 //! character, string or number ends the token list with an [`Tok::Error`] token at its
 //! position, so the parser reports whichever error comes first in the text.
+//!
+//! What a bare name may be lives here too: identifier characters and the reserved words
+//! ([`RESERVED`]), for the parser that refuses them as variables and for `Display`
+//! (`display`) that backquotes them.
 
 /// A token's kind (and, for names and strings, its decoded text).
 #[derive(Debug, Clone, PartialEq)]
@@ -50,6 +54,18 @@ pub(crate) struct Token {
     pub tok: Tok,
     pub start: usize,
     pub end: usize,
+}
+
+/// Words that cannot be a bare variable (write them in backquotes): the keywords of this
+/// language and the openCypher clauses and operators it refuses.
+pub(crate) const RESERVED: &[&str] = &[
+    "AND", "AS", "CALL", "CREATE", "DELETE", "DETACH", "DISTINCT", "FALSE", "LIMIT", "MATCH", "MERGE", "NOT", "NULL",
+    "OPTIONAL", "OR", "ORDER", "REMOVE", "RETURN", "SET", "SKIP", "TRUE", "UNION", "UNWIND", "WHERE", "WITH", "XOR",
+];
+
+/// Whether `word` is reserved, in any case.
+pub(crate) fn is_reserved(word: &str) -> bool {
+    RESERVED.iter().any(|r| r.eq_ignore_ascii_case(word))
 }
 
 /// Whether `c` may start an identifier.

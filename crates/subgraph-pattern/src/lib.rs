@@ -91,15 +91,8 @@ pub mod rows;
 mod tests;
 
 pub use error::PatternError;
+pub use parser::{MAX_PATTERN_EDGES, MAX_PATTERN_LEN, MAX_PATTERN_PREDICATES, MAX_PATTERN_VERTICES};
 pub use pattern::{CompareOp, Direction, LabelRef, Pattern, PatternEdge, PatternVertex, Predicate, Return, Value};
-
-/// The longest pattern text [`parse`] accepts, in bytes: 1 MiB.
-pub const MAX_PATTERN_LEN: usize = 1 << 20;
-/// The most vertices, edges and property tests a pattern may have: [`parse`] refuses one more
-/// at its position, before any work is done on the pattern.
-pub const MAX_PATTERN_VERTICES: usize = 1024;
-pub const MAX_PATTERN_EDGES: usize = 4096;
-pub const MAX_PATTERN_PREDICATES: usize = 4096;
 
 /// Parses a pattern (see the [crate documentation](crate) for the language).
 ///

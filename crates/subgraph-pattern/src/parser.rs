@@ -6,26 +6,22 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::error::PatternError;
-use crate::lexer::{tokenize, Tok, Token};
+use crate::lexer::{is_reserved, tokenize, Tok, Token};
 use crate::pattern::{CompareOp, Direction, LabelRef, Pattern, PatternEdge, PatternVertex, Predicate, Return, Value};
-use crate::{MAX_PATTERN_EDGES, MAX_PATTERN_PREDICATES, MAX_PATTERN_VERTICES};
 
-/// Words that cannot be a bare variable (write them in backquotes): the keywords of this
-/// language and the openCypher clauses and operators it refuses.
-pub(crate) const RESERVED: &[&str] = &[
-    "AND", "AS", "CALL", "CREATE", "DELETE", "DETACH", "DISTINCT", "FALSE", "LIMIT", "MATCH", "MERGE", "NOT", "NULL",
-    "OPTIONAL", "OR", "ORDER", "REMOVE", "RETURN", "SET", "SKIP", "TRUE", "UNION", "UNWIND", "WHERE", "WITH", "XOR",
-];
+/// The longest pattern text [`parse`](crate::parse) accepts, in bytes: 1 MiB.
+pub const MAX_PATTERN_LEN: usize = 1 << 20;
+/// The most vertices, edges and property tests a pattern may have: [`parse`](crate::parse)
+/// refuses one more at its position, before any work is done on the pattern.
+pub const MAX_PATTERN_VERTICES: usize = 1024;
+pub const MAX_PATTERN_EDGES: usize = 4096;
+pub const MAX_PATTERN_PREDICATES: usize = 4096;
 
 /// openCypher clauses that may follow a MATCH but are not supported.
 const CLAUSES: &[&str] = &[
     "CALL", "CREATE", "DELETE", "DETACH", "MERGE", "OPTIONAL", "ORDER", "REMOVE", "SET", "SKIP", "UNION", "UNWIND",
     "WITH",
 ];
-
-fn is_reserved(word: &str) -> bool {
-    RESERVED.iter().any(|r| r.eq_ignore_ascii_case(word))
-}
 
 type Parsed<T> = Result<T, PatternError>;
 

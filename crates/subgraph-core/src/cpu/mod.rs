@@ -15,6 +15,7 @@ use crate::plan::Plan;
 use crate::query::Semantics;
 use crate::sink::{Control, Output, Stopped, OUTPUT_BATCH};
 use crate::space::{CandidateSpace, Lists};
+use crate::tail::Scratch;
 use failing::Fs;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -187,7 +188,7 @@ fn run<const W: usize>(
         lists: space.lists(data, plan),
         n,
         anc,
-        tail_groups: tail::groups(data, plan),
+        tail_groups: tail_groups(data, plan),
         same_label,
         position,
         injective: semantics.injective(),
@@ -311,7 +312,7 @@ struct Worker<'a, 's, const W: usize> {
     scratch: Vec<u32>,
     /// The lists of the links being intersected.
     found: Vec<&'a [u32]>,
-    tail: tail::TailBuffers,
+    tail: TailBuffers,
     root: usize,
     count: u128,
     reported: u128,
@@ -320,6 +321,28 @@ struct Worker<'a, 's, const W: usize> {
     stopped: bool,
     out: Vec<u8>,
     embedding: Vec<u32>,
+}
+
+/// A worker's buffers for tail counts.
+#[derive(Debug, Default)]
+struct TailBuffers {
+    /// Per tail position of the current group: its local candidates as data vertices.
+    vids: Vec<Vec<u32>>,
+    scratch: Scratch,
+}
+
+/// The plan's tail positions grouped by label (different labels never share a data vertex).
+fn tail_groups(data: &Graph, plan: &Plan) -> Vec<Vec<usize>> {
+    let n = plan.len();
+    let label = |p: usize| plan.candidates[p].first().map(|&v| data.label(v));
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for t in n - plan.tail..n {
+        match groups.iter_mut().find(|g| label(g[0]) == label(t)) {
+            Some(g) => g.push(t),
+            None => groups.push(vec![t]),
+        }
+    }
+    groups
 }
 
 fn run_task<'a, 's, const W: usize>(sh: &'s Shared<'a, W>, task: Task<'a>, scope: &rayon::Scope<'s>)
@@ -337,7 +360,7 @@ where
         bufs: vec![Vec::new(); n],
         scratch: Vec::new(),
         found: Vec::new(),
-        tail: tail::TailBuffers::default(),
+        tail: TailBuffers::default(),
         root: task.depth,
         count: 0,
         reported: 0,

@@ -3,34 +3,14 @@
 //! pairwise non-adjacent, so only prefix positions bound them), the prefix's data vertices are
 //! taken out, and the tail's matches are counted per label group: a lone vertex's set size, or
 //! inclusion–exclusion over the group's sets of data vertices.
+//!
+//! It is an impl block of the engine's worker (`cpu`), which holds the tail's label groups and
+//! buffers (`TailBuffers`): this file names the worker, and the worker reaches it only as a
+//! method.
 
 use super::failing::Fs;
 use super::Worker;
-use crate::graph::Graph;
-use crate::plan::Plan;
-use crate::tail::{distinct_choices, Scratch};
-
-/// A worker's buffers for tail counts.
-#[derive(Debug, Default)]
-pub(super) struct TailBuffers {
-    /// Per tail position of the current group: its local candidates as data vertices.
-    vids: Vec<Vec<u32>>,
-    scratch: Scratch,
-}
-
-/// The plan's tail positions grouped by label (different labels never share a data vertex).
-pub(super) fn groups(data: &Graph, plan: &Plan) -> Vec<Vec<usize>> {
-    let n = plan.len();
-    let label = |p: usize| plan.candidates[p].first().map(|&v| data.label(v));
-    let mut groups: Vec<Vec<usize>> = Vec::new();
-    for t in n - plan.tail..n {
-        match groups.iter_mut().find(|g| label(g[0]) == label(t)) {
-            Some(g) => g.push(t),
-            None => groups.push(vec![t]),
-        }
-    }
-    groups
-}
+use crate::tail::distinct_choices;
 
 impl<'a, 's, const W: usize> Worker<'a, 's, W>
 where

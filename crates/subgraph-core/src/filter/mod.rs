@@ -3,21 +3,17 @@
 //! CS (CFL / DP-iso style arc-consistency refinement of the candidate space) and `auto` (GQL's
 //! refinement where it pays: see [`Filter::Auto`]).
 
-mod bitset;
+mod candidates;
 mod refine;
 
-pub use bitset::Bitset;
+pub use crate::bitset::Bitset;
+pub use candidates::Candidates;
 
 use crate::graph::{Dir, Graph};
 use crate::query::{Query, Semantics};
 use crate::sink::Control;
+use candidates::PAR_MIN;
 use rayon::prelude::*;
-
-/// Candidates per parallel piece of work: below this, splitting costs more than it saves.
-const PAR_MIN: usize = 512;
-
-/// Candidate vertices of each query vertex, sorted by id.
-pub type Candidates = Vec<Vec<u32>>;
 
 /// A candidate filter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -127,19 +123,6 @@ impl Filter {
     pub fn refine_checks(query: &Query, cands: &Candidates) -> f64 {
         cands.iter().enumerate().map(|(u, c)| c.len() as f64 * query.edges(u as u32).len() as f64).sum()
     }
-}
-
-/// The vertices of `items` that pass `keep`, in order, tested in parallel pieces: once
-/// `control` says stop (it is asked once per piece), the pieces not yet tested are kept whole.
-fn keep_while_running(items: &[u32], control: &Control, keep: impl Fn(u32) -> bool + Sync) -> Vec<u32> {
-    let keep = &keep;
-    items
-        .par_chunks(PAR_MIN)
-        .flat_map_iter(|piece| {
-            let stopped = control.should_stop();
-            piece.iter().copied().filter(move |&v| stopped || keep(v))
-        })
-        .collect()
 }
 
 /// No candidates at all when some query vertex has none (no match exists).

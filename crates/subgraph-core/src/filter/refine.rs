@@ -1,7 +1,8 @@
 //! Global candidate refinement: arc consistency (CFL / DP-iso, Sun & Luo §4.2) and GraphQL's
 //! semi-perfect bipartite matching between neighbourhoods (Sun & Luo §4.1).
 
-use super::{keep_while_running, Bitset, Candidates};
+use super::candidates::{keep_while_running, Candidates};
+use crate::bitset::Bitset;
 use crate::graph::{Dir, Graph};
 use crate::query::{Query, Semantics};
 use crate::sink::Control;

@@ -2,7 +2,10 @@
 //! into CSR, then sort each vertex's neighbours by (edge label, neighbour label, id) and record
 //! the groups.
 
-use super::{Adjacency, Graph, LabelNames, Properties, VertexIds};
+use super::csr::{Adjacency, Graph};
+use super::ids::VertexIds;
+use super::names::LabelNames;
+use super::properties::Properties;
 use crate::error::Error;
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -174,6 +177,20 @@ impl GraphBuilder {
     /// [`GraphBuilder::try_build`] for graphs known to have few labels (tests, queries).
     pub fn build(self) -> (Graph, BuildStats) {
         self.try_build().expect("label pairs fit in u32")
+    }
+}
+
+impl Graph {
+    /// The graph with every vertex and edge label 0 (parallel edges of different labels become
+    /// one), the same vertices and ids: what a pattern of unlabelled edges is matched on when
+    /// its vertex labels are restrictions (`subgraph-pattern`).
+    pub fn without_labels(&self) -> Graph {
+        let edges = self.edges().map(|(a, b, _)| (a, b, 0)).collect();
+        let mut b = GraphBuilder::from_parts(vec![0; self.num_vertices()], edges, self.directed);
+        if let Some(ids) = &self.ids {
+            b.set_ids((**ids).clone());
+        }
+        b.build().0
     }
 }
 

@@ -4,7 +4,7 @@
 //! passes the cap, so that a decompression bomb or an endless pipe never takes more.
 
 use crate::error::Error;
-use crate::pipeline::bytes;
+use crate::host::bytes;
 use std::borrow::Cow;
 use std::fs::File;
 use std::io::Read;

@@ -10,7 +10,7 @@
 //! products a breadth-first join would otherwise make early.
 
 use super::{neighbours, place};
-use crate::estimate::Sampler;
+use crate::estimate::sampling::Sampler;
 use crate::query::Query;
 
 /// The CFL order of one connected component of `query` holding `start`'s vertices not yet

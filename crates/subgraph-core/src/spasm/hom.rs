@@ -10,8 +10,8 @@
 //! neighbourhood, not the number of homomorphisms. A bridge is the smallest block: R = {r} and
 //! a tree of one vertex, summed over a neighbour list.
 
+use super::pattern::{Declined, Pattern};
 use super::plan::{BlockPlan, Classes, Node, Plan};
-use super::{Declined, Pattern};
 use crate::intersect::{intersect_in_place, intersect_into};
 use crate::sink::Control;
 use rayon::prelude::*;

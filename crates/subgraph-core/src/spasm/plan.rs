@@ -4,7 +4,7 @@
 //! forest's trees rooted at their centres. The estimates are second moments of the data's label
 //! degrees ([`Classes::moment`]), which weigh the hubs as the work does.
 
-use super::Pattern;
+use super::pattern::Pattern;
 use crate::{Dir, Graph};
 use rayon::prelude::*;
 use std::collections::HashMap;

@@ -15,7 +15,7 @@
 //! kind 3, and data: the number of names k (u64), k + 1 offsets, the name bytes; names
 //! strictly increasing in byte order.
 
-use super::{padded, read_exact_at, Source};
+use super::format::{padded, read_exact_at, Source};
 use crate::error::Error;
 use crate::graph::VertexIds;
 use std::path::Path;

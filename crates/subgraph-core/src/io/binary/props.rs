@@ -11,8 +11,8 @@
 //!
 //! n is the graph's vertex count; a dictionary is strictly increasing and codes are below d.
 
+use super::format::Source;
 use super::ids::{frame, read_section};
-use super::Source;
 use crate::error::Error;
 use crate::graph::{Column, Properties, Values, VertexIds};
 use std::path::Path;
