@@ -5,8 +5,8 @@
 //! kernel of `slices.cu` starts with.
 
 use subgraph_core::{Dir, Graph};
+use subgraph_cuda::{Arg, DeviceBuffer, Gpu};
 
-use crate::cuda::{Arg, DeviceBuffer, Gpu};
 use crate::error::{GpuError, Result};
 use crate::options::{CandidateFilter, GpuOptions, Structure};
 use crate::partition::{self, PartitionedGraph, Partitions};

@@ -13,8 +13,8 @@ use subgraph_core::planner::{
 use subgraph_core::sink::{Control, Output};
 use subgraph_core::tree::{TreeCount, TreeQuery};
 use subgraph_core::Graph;
+use subgraph_cuda::{check_nvrtc_library, CudaError};
 
-use crate::cuda::check_nvrtc_library;
 use crate::engine::{GpuOptions, GpuReport, Strategy};
 use crate::error::{GpuError, Result};
 use crate::ggq::ids::{Ask, IdPlan, IdRun};
@@ -198,7 +198,7 @@ impl Engine {
         let ran = match engine.first_mut().count_tree(tree, control) {
             Ok(Some(ran)) => ran,
             Ok(None) => return Ok(TreeRan { count: None, ms: 0.0, gpu: None, recounted: false, why: None }),
-            Err(e @ (GpuError::OverBudget { .. } | GpuError::Partitioned { .. })) => {
+            Err(e @ (GpuError::Cuda(CudaError::OverBudget { .. }) | GpuError::Partitioned { .. })) => {
                 return Ok(cpu_tree(data, tree, control, Some(e.to_string())))
             }
             Err(e) => return Err(e),
@@ -326,7 +326,7 @@ impl Engine {
             }
             // Over --gpu-memory: a count starts again on the CPU (matches already written
             // could not be taken back, so a written query fails).
-            Err(e @ GpuError::OverBudget { .. }) if output.is_none() => {
+            Err(e @ GpuError::Cuda(CudaError::OverBudget { .. })) if output.is_none() => {
                 let note = format!("{e}; this query runs on the CPU");
                 Ok(cpu(run_query(data, query, opts, control, output)?, choice, Some(note)))
             }

@@ -13,8 +13,8 @@
 
 use subgraph_core::plan::{Link, Plan};
 use subgraph_core::{Dir, Graph, Query};
+use subgraph_cuda::{Arg, DeviceBuffer, Gpu, HostFlag, Kernel, KernelDecl, KernelSource, Param};
 
-use crate::cuda::{Arg, DeviceBuffer, Gpu, HostFlag, Kernel, KernelDecl, KernelSource, Param};
 use crate::error::{to_u32, GpuError, Result};
 use crate::join::{dir_index, level_descriptor};
 

@@ -7,8 +7,8 @@ use std::ops::Range;
 use rayon::prelude::*;
 use subgraph_core::plan::Plan;
 use subgraph_core::sink::{Control, Output, Stopped, OUTPUT_BATCH};
+use subgraph_cuda::{DeviceBuffer, Gpu, HostBuffer, HOST_BUFFER_ELEMS};
 
-use crate::cuda::{DeviceBuffer, Gpu, HostBuffer, HOST_BUFFER_ELEMS};
 use crate::error::Result;
 use crate::multi::Tally;
 
@@ -182,7 +182,7 @@ impl Take<'_> {
                 Ok(h) => h,
                 Err(e) => {
                     *self.host = pinned;
-                    return Err(e);
+                    return Err(e.into());
                 }
             };
             let total = r.saturating_mul(per_row);

@@ -19,8 +19,8 @@ use subgraph_core::sink::{Control, Output, Stopped};
 use subgraph_core::spasm;
 use subgraph_core::tree::TreeQuery;
 use subgraph_core::{Dir, Graph, Query, Semantics};
+use subgraph_cuda::{DeviceBuffer, DeviceInfo, Gpu, HostBuffer};
 
-use crate::cuda::{DeviceBuffer, DeviceInfo, Gpu, HostBuffer};
 use crate::device_graph::{DeviceGraph, DeviceStructure};
 use crate::dfs::{largest_groups, DfsKernels, DfsPlan, DfsStats, LevelAddresses};
 use crate::emit::Take;
@@ -314,7 +314,10 @@ pub struct GpuEngine {
 
 impl GpuEngine {
     /// Opens the first GPU, compiles the join kernels and uploads `data` with the structure of
-    /// `opts`. Returns [`GpuError::Unavailable`] when no driver, device or NVRTC is usable.
+    /// `opts`. Returns [`GpuError::Cuda`] of [`CudaError::Unavailable`] when no driver, device or
+    /// NVRTC is usable.
+    ///
+    /// [`CudaError::Unavailable`]: subgraph_cuda::CudaError::Unavailable
     pub fn new(shared: Arc<Graph>, opts: &GpuOptions) -> Result<Self> {
         GpuEngine::open(shared, opts, 0)
     }
@@ -465,7 +468,7 @@ impl GpuEngine {
             p.take_streamed();
             p.release();
         }
-        self.gpu.reset_peak()
+        Ok(self.gpu.reset_peak()?)
     }
 
     /// Most device bytes held since the last query began.

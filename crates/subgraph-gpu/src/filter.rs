@@ -7,11 +7,11 @@
 //! keeps only those: its allowed set is uploaded and ANDed into its bitset in the same pass. The
 //! host reference computes the same sets for tests.
 
-use crate::cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
 use crate::error::{to_u32, GpuError, Result};
 use crate::scan::{exclusive_scan, list_starts};
 use crate::signature::{DeviceSignatureTable, Signature, SignatureTable, WORDS};
 use subgraph_core::filter::Bitset;
+use subgraph_cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 
@@ -228,7 +228,7 @@ pub fn filter_segments(
         };
         let listed = matches!(rows, Rows::Listed(_));
         scattered |= listed;
-        gpu.launch(
+        Ok(gpu.launch(
             &k.bits,
             len.div_ceil(BLOCK),
             BLOCK,
@@ -246,7 +246,7 @@ pub fn filter_segments(
                 Arg::Out32(&mut bits),
                 Arg::Out32(&mut counts),
             ],
-        )
+        )?)
     })?;
     if scattered {
         let blocks = to_u32("candidate bitset words", (total_words as u64).div_ceil(BLOCK as u64))?;

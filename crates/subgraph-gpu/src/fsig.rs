@@ -16,8 +16,8 @@ use subgraph_core::order::Order;
 use subgraph_core::pipeline::MatchOptions;
 use subgraph_core::plan::Plan;
 use subgraph_core::spasm;
+use subgraph_cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
 
-use crate::cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
 use crate::device_graph::{DeviceStructure, GraphArgs};
 use crate::error::{to_u32, Result};
 use crate::join::LevelData;
@@ -84,7 +84,7 @@ pub fn compose(opts: &MatchOptions, gpu: &GpuOptions) -> (MatchOptions, GpuOptio
 
 /// Compiles and loads the kernel now rather than in the first query that builds A.
 pub fn prepare(gpu: &Gpu) -> Result<()> {
-    gpu.kernel(&SOURCE, "fsig_lists").map(drop)
+    Ok(gpu.kernel(&SOURCE, "fsig_lists").map(drop)?)
 }
 
 /// The table of each plan link, numbered over the links position by position: link k of

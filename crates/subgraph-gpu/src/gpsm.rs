@@ -19,8 +19,8 @@ use subgraph_core::filter::Filter;
 use subgraph_core::pipeline::{MatchOptions, Report};
 use subgraph_core::sink::{Control, Output, Stopped};
 use subgraph_core::{Dir, Graph, Query, Semantics};
+use subgraph_cuda::{Arg, DeviceBuffer, Gpu, HostBuffer, Kernel, KernelDecl, KernelSource, Param};
 
-use crate::cuda::{Arg, DeviceBuffer, Gpu, HostBuffer, Kernel, KernelDecl, KernelSource, Param};
 use crate::device_graph::SortedAdjacency;
 use crate::emit::{Expand, Take};
 use crate::engine::GpuReport;
@@ -505,7 +505,7 @@ impl Device<'_> {
             Arg::Out32(counts),
             Arg::Out32(values),
         ]);
-        self.gpu.launch(&self.k.edges, warps(keys.len() as u64)?, BLOCK, &mut args)
+        Ok(self.gpu.launch(&self.k.edges, warps(keys.len() as u64)?, BLOCK, &mut args)?)
     }
 
     /// The table's first step (two-step output): each key's run offset (keys + 1 offsets),
@@ -597,7 +597,7 @@ impl EdgeJoin<'_, '_> {
         let nkeys = if s.kc == NONE { values.len() } else { keys.len() };
         let none = gpu.alloc_zeros::<u64>("placeholder", 1)?;
         let (offsets, base) = write.unwrap_or((&none, 0));
-        gpu.launch(
+        Ok(gpu.launch(
             &self.dev.k.join,
             warps(rows)?,
             BLOCK,
@@ -624,7 +624,7 @@ impl EdgeJoin<'_, '_> {
                 Arg::Out32(counts),
                 Arg::Out32(out),
             ],
-        )
+        )?)
     }
 
     /// Runs steps `i..` on `table` (`rows` rows).

@@ -11,16 +11,16 @@ use std::time::{Duration, Instant};
 use subgraph_core::host::available_memory;
 use subgraph_core::plan::{Link, Plan};
 use subgraph_core::Dir;
+use subgraph_cuda::pipelined;
 
 use crate::balance::{Layers, HISTOGRAM_BINS, W1};
-use crate::cuda::{Arg, DeviceBuffer, Gpu, HostBuffer, Kernel, KernelDecl, KernelSource, Param};
 use crate::device_graph::GraphArgs;
 use crate::dfs::{self, DfsKernels, DfsPlan, DfsStats};
 use crate::emit::{Expand, Take};
 use crate::error::{to_u32, GpuError, Result};
 use crate::options::{GpuOptions, LoadBalance, OutputScheme};
 use crate::park::{self, Layout, Parked, Spill};
-use crate::pipeline::pipelined;
+use subgraph_cuda::{Arg, DeviceBuffer, Gpu, HostBuffer, Kernel, KernelDecl, KernelSource, Param};
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 
@@ -345,7 +345,7 @@ impl<'a> Join<'a> {
         if rows == 0 || self.stop_now() {
             return Ok(());
         }
-        if park::parks(self.opts.park, cols, n, rows, || self.gpu.headroom(), available_memory)? {
+        if park::parks(self.opts.park, cols, n, rows, || Ok(self.gpu.headroom()?), available_memory)? {
             let host = self.park_host(cols);
             let parked = Parked::park(self.gpu, &table, rows, cols, host, &mut self.spill)?;
             drop(table);
@@ -380,7 +380,7 @@ impl<'a> Join<'a> {
             let (start, end) = range(i);
             parked.start_block(gpu, lane, start, end, &moved)
         };
-        let arrive = |a| gpu.arrived(a);
+        let arrive = |a| Ok(gpu.arrived(a)?);
         let passed = pipelined(self.opts.pipeline, &blocks, &|_| true, &start, &arrive, &mut |i, arrived| {
             let (start, end) = range(i);
             let [block] = arrived.expect("every block is copied");
@@ -518,8 +518,8 @@ impl<'a> Join<'a> {
                     alpha = (new_rows as f64 / gba_len as f64 * ALPHA_MARGIN).clamp(ALPHA_FLOOR, 1.0);
                 }
                 let (gpu, k) = (self.gpu, self.k);
-                let link = |column: u32, next: &mut DeviceBuffer<u32>| {
-                    gpu.launch(
+                let link = |column: u32, next: &mut DeviceBuffer<u32>| -> Result<()> {
+                    Ok(gpu.launch(
                         &k.link,
                         warp_grid(chunk)?,
                         ROW_BLOCK,
@@ -537,7 +537,7 @@ impl<'a> Join<'a> {
                             Arg::U32(column),
                             Arg::Out32(next),
                         ],
-                    )
+                    )?)
                 };
                 let freed = [gba.bytes(), counts.bytes(), row_offsets.bytes(), exact.as_ref().map_or(0, |e| e.bytes())];
                 self.nodes += new_rows;

@@ -9,7 +9,6 @@
 //! and the Python package alike.
 
 pub mod balance;
-pub mod cuda;
 pub mod device_graph;
 pub mod devices;
 pub mod dfs;
@@ -28,7 +27,6 @@ pub mod park;
 pub mod partition;
 pub mod patterns;
 pub mod pcsr;
-pub mod pipeline;
 pub mod refine;
 pub mod scan;
 pub mod signature;
@@ -37,10 +35,9 @@ mod testgen;
 #[cfg(test)]
 mod testtree;
 
-pub use cuda::{Gpu, KernelSource};
 pub use devices::{Engine, Ran, TreeRan};
 pub use engine::{GpuEngine, GpuReport};
-pub use error::{GpuError, GpuUnavailable, Result};
+pub use error::{GpuError, Result};
 pub use multi::{GpuCount, GpuSet, SHARED_QUERY_COST};
 pub use options::{
     CandidateFilter, DepthFirst, GpuOptions, LoadBalance, OutputScheme, Strategy, Structure, DFS_FRONTIER_ROWS,
@@ -49,7 +46,7 @@ pub use park::{Layout as ParkLayout, Park, Spill};
 pub use partition::{Partitions, Streamed};
 
 /// Every kernel source of the crate.
-pub static KERNEL_SOURCES: [&KernelSource; 11] = [
+pub static KERNEL_SOURCES: [&subgraph_cuda::KernelSource; 11] = [
     &pcsr::SOURCE,
     &scan::SOURCE,
     &filter::SOURCE,
@@ -66,5 +63,5 @@ pub static KERNEL_SOURCES: [&KernelSource; 11] = [
 /// Compiles every kernel source of the crate to PTX for `arch` (e.g. `sm_90`) with NVRTC; needs
 /// NVRTC but no GPU or driver. Returns (source name, PTX text) pairs.
 pub fn compile_all_ptx(arch: &str) -> Result<Vec<(&'static str, String)>> {
-    KERNEL_SOURCES.iter().map(|source| Ok((source.name, cuda::compile_ptx(source, arch)?.to_src()))).collect()
+    KERNEL_SOURCES.iter().map(|source| Ok((source.name, subgraph_cuda::compile_ptx(source, arch)?.to_src()))).collect()
 }

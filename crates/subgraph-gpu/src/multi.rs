@@ -19,10 +19,10 @@ use subgraph_core::pipeline::MatchOptions;
 use subgraph_core::planner::GPU_COMPARE_COST;
 use subgraph_core::sink::{Control, Output};
 use subgraph_core::Graph;
+use subgraph_cuda::{DeviceInfo, Gpu, GpuUnavailable};
 
-use crate::cuda::{DeviceInfo, Gpu};
 use crate::engine::{GpuEngine, GpuOptions, GpuReport, Strategy};
-use crate::error::{GpuError, GpuUnavailable, Result};
+use crate::error::{GpuError, Result};
 
 /// Estimated work (priced for the GPU, as the planner prices it) from which a query is joined
 /// on every device of the set: five times the planner's threshold for comparing plans. That is

@@ -11,13 +11,13 @@
 //! columnar table is built on the device one column at a time, each copied out before the
 //! next is made, so at most one column of it and the block being extended are on the device
 //! (`--gpu-park-layout`). Under `--gpu-pipeline on`, blocks come back one ahead on the copy
-//! stream ([`crate::pipeline`]).
+//! stream ([`subgraph_cuda::pipelined`]).
 
 use std::cell::Cell;
-
-use crate::cuda::{
+use subgraph_cuda::{
     Arg, Arriving, DeviceBuffer, Gpu, HostBuffer, HostSource, Kernel, KernelDecl, KernelSource, Lane, Param,
 };
+
 use crate::error::{to_u32, Result};
 
 /// The kernel of `park.cu`.

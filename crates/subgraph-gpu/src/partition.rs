@@ -34,14 +34,14 @@ use std::ops::{ControlFlow, Range};
 
 use rayon::prelude::*;
 use subgraph_core::{Dir, Graph};
+use subgraph_cuda::pipelined;
 
-use crate::cuda::{Arriving, DeviceBuffer, Gpu, HostBuffer, HostSource, Lane};
 use crate::device_graph::DeviceStructure;
 use crate::error::Result;
 use crate::filter::{Rows, TableSegment};
 use crate::pcsr::{label_lists, ColumnOrder, Pcsr, GROUP_WORDS};
-use crate::pipeline::pipelined;
 use crate::signature::{SignatureTable, WORDS};
+use subgraph_cuda::{Arriving, DeviceBuffer, Gpu, HostBuffer, HostSource, Lane};
 
 /// When the engine partitions the data graph (`--gpu-partitions`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -238,7 +238,7 @@ fn upload_parts<'h, const K: usize>(
         at += part.len();
         (what, src)
     });
-    gpu.upload_parts(lane, sources)
+    Ok(gpu.upload_parts(lane, sources)?)
 }
 
 /// The data graph in host memory, in segments, with the ones that fit kept on the device.
@@ -398,7 +398,7 @@ impl PartitionedGraph {
         let copied: Vec<bool> =
             (0..self.segments.len()).map(|i| self.resident[i].is_none() && kept[i].is_none()).collect();
         let copy = |i, lane| self.copy(gpu, i, lane);
-        pipelined(self.pipeline, order, &|i| copied[i], &copy, &|a| gpu.arrived(a), &mut |i, arrived| {
+        pipelined(self.pipeline, order, &|i| copied[i], &copy, &|a| Ok(gpu.arrived(a)?), &mut |i, arrived| {
             let seg = &self.segments[i];
             let Some(arrived) = arrived else {
                 each(i, self.resident[i].as_ref().or(kept[i].as_ref()).expect("on the device"))?;
@@ -463,7 +463,7 @@ impl PartitionedGraph {
             .collect();
         let copy = |i: usize, lane| table[i].copy(gpu, lane);
         let resident = |i: usize| table[i].resident.is_some();
-        pipelined(self.pipeline, &order, &|i| !resident(i), &copy, &|a| gpu.arrived(a), &mut |i, arrived| {
+        pipelined(self.pipeline, &order, &|i| !resident(i), &copy, &|a| Ok(gpu.arrived(a)?), &mut |i, arrived| {
             let seg = &table[i];
             let len = seg.ids.len() as u32;
             match (&seg.resident, arrived) {

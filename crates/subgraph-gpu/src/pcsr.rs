@@ -17,8 +17,8 @@
 use std::borrow::Cow;
 
 use subgraph_core::{Dir, Graph};
+use subgraph_cuda::{Arg, DeviceBuffer, Gpu, KernelDecl, KernelSource, Param};
 
-use crate::cuda::{Arg, DeviceBuffer, Gpu, KernelDecl, KernelSource, Param};
 use crate::error::{to_u32, GpuError, Result};
 use crate::hash::{murmur2_u32, SEED};
 

@@ -6,8 +6,8 @@
 //! nothing.
 
 use subgraph_core::{Dir, Query};
+use subgraph_cuda::{Arg, Gpu, Kernel, KernelDecl, KernelSource, Param};
 
-use crate::cuda::{Arg, Gpu, Kernel, KernelDecl, KernelSource, Param};
 use crate::error::{to_u32, Result};
 use crate::filter::DeviceCandidateSet;
 use crate::partition::Key;
@@ -141,7 +141,7 @@ pub fn refine(
                     let mut args: Vec<Arg<'_>> = graph.into_iter().chain(checked()).collect();
                     args.push(Arg::Out64(&mut seen));
                     args.extend([first.0, first.1, last.0, last.1].map(Arg::U32));
-                    gpu.launch(&k.seen, warps, BLOCK, &mut args)
+                    Ok(gpu.launch(&k.seen, warps, BLOCK, &mut args)?)
                 })?;
                 let mut args = [
                     Arg::In32(&cands.list),

@@ -1,7 +1,8 @@
 //! Exclusive prefix sum on the device (`scan.cu`): u32 counts to u64 offsets, the scan step of
 //! GSI's filtering (§III-A, CUB DeviceScan in the released code) and of Prealloc-Combine (§V).
 
-use crate::cuda::{Arg, DeviceBuffer, Gpu, KernelDecl, KernelSource, Param};
+use subgraph_cuda::{Arg, DeviceBuffer, Gpu, KernelDecl, KernelSource, Param};
+
 use crate::error::{to_u32, Result};
 
 /// The kernels of `scan.cu`.
@@ -21,7 +22,7 @@ const TILE: usize = BLOCK as usize * 4;
 
 /// Compiles and loads the scan kernels now rather than at the first scan.
 pub fn prepare(gpu: &Gpu) -> Result<()> {
-    gpu.kernel(&SOURCE, "scan_tile_apply").map(drop)
+    Ok(gpu.kernel(&SOURCE, "scan_tile_apply").map(drop)?)
 }
 
 /// The exclusive prefix sum of `input` (n + 1 offsets, the last one the total) and the total.
@@ -59,7 +60,7 @@ pub fn list_starts(gpu: &Gpu, offsets: &DeviceBuffer<u64>, at: &DeviceBuffer<u64
         BLOCK,
         &mut [Arg::In64(offsets), Arg::In64(at), Arg::U32(n), Arg::Out64(&mut out)],
     )?;
-    gpu.download(&out)
+    Ok(gpu.download(&out)?)
 }
 
 /// Launches the scan of `input` into n + 1 offsets.

@@ -7,8 +7,8 @@
 
 use rayon::prelude::*;
 use subgraph_core::{Dir, Graph};
+use subgraph_cuda::{DeviceBuffer, Gpu};
 
-use crate::cuda::{DeviceBuffer, Gpu};
 use crate::error::{GpuError, Result};
 use crate::hash::{murmur2, SEED};
 

@@ -28,9 +28,9 @@ use rayon::prelude::*;
 use subgraph_core::sink::{Control, Stopped};
 use subgraph_core::tree::TreeQuery;
 use subgraph_core::{Dir, Graph};
+use subgraph_cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
 
 use super::TreeGraph;
-use crate::cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
 use crate::error::{to_u32, Result};
 use crate::filter::device_words;
 
@@ -364,7 +364,7 @@ pub fn enumerate(
             a.as_ref().map(|set| gpu.upload("ggq allowed vertices", &device_words(set, words).collect::<Vec<_>>()))
         })
         .map(Option::transpose)
-        .collect::<Result<_>>()?;
+        .collect::<Result<_, _>>()?;
     let mut records = Vec::with_capacity(plan.steps.len() * 6);
     for s in &plan.steps {
         let (off, nbr) = g.stream(gpu, n, s.dir, s.label)?;

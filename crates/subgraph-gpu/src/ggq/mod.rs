@@ -17,8 +17,8 @@ use std::time::Instant;
 use subgraph_core::sink::Control;
 use subgraph_core::tree::{TreeCount, TreeQuery};
 use subgraph_core::{Dir, Graph};
+use subgraph_cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
 
-use crate::cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
 use crate::error::{to_u32, Result};
 use crate::filter::device_words;
 

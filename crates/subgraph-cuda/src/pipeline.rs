@@ -4,8 +4,7 @@
 
 use std::ops::ControlFlow;
 
-use crate::cuda::Lane;
-use crate::error::Result;
+use crate::gpu::Lane;
 
 /// Calls `each` with each of `order` (items a pass reads, in order) and, for those `copied`
 /// says are not on the device, their copies as `arrive` hands them over ([`Gpu::arrived`]):
@@ -17,18 +16,18 @@ use crate::error::Result;
 /// to `arrive` (which makes the default stream wait for it) and dropped, so that no copy from
 /// host memory is left running where the default stream does not see it.
 ///
-/// [`Gpu::arrived`]: crate::cuda::Gpu::arrived
-pub(crate) fn pipelined<A, B>(
+/// [`Gpu::arrived`]: crate::Gpu::arrived
+pub fn pipelined<A, B, E>(
     pipeline: bool,
     order: &[usize],
     copied: &dyn Fn(usize) -> bool,
-    start: &dyn Fn(usize, Lane) -> Result<A>,
-    arrive: &dyn Fn(A) -> Result<B>,
-    each: &mut dyn FnMut(usize, Option<B>) -> Result<ControlFlow<()>>,
-) -> Result<()> {
+    start: &dyn Fn(usize, Lane) -> Result<A, E>,
+    arrive: &dyn Fn(A) -> Result<B, E>,
+    each: &mut dyn FnMut(usize, Option<B>) -> Result<ControlFlow<()>, E>,
+) -> Result<(), E> {
     let copies: Vec<usize> = order.iter().copied().filter(|&i| copied(i)).collect();
     let mut ahead: Option<A> = None;
-    let mut pass = || -> Result<()> {
+    let mut pass = || -> Result<(), E> {
         let mut next = 0;
         for &i in order {
             let arrived = if copied(i) {
@@ -62,6 +61,7 @@ pub(crate) fn pipelined<A, B>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::CudaError;
     use std::cell::RefCell;
 
     /// The pass over `order` (copied as `copied` says), ending after item `last`; the log of
@@ -82,7 +82,7 @@ mod tests {
             log.borrow_mut().push(format!("read {i}"));
             Ok(if i == last { ControlFlow::Break(()) } else { ControlFlow::Continue(()) })
         };
-        pipelined(pipeline, order, copied, &start, &arrive, &mut each).unwrap();
+        pipelined::<_, _, CudaError>(pipeline, order, copied, &start, &arrive, &mut each).unwrap();
         log.into_inner()
     }
 

@@ -22,7 +22,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::{compile_ptx_with_opts, CompileError, CompileOptions, Ptx};
 
-use crate::error::{GpuError, GpuUnavailable, Result};
+use crate::error::{CudaError, GpuUnavailable, Result};
 
 /// The kind of one kernel parameter. Buffers are 64-bit device pointers in PTX.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -286,7 +286,7 @@ pub fn compile_ptx(source: &KernelSource, arch: &str) -> Result<Ptx> {
             options: vec!["--std=c++17".to_string(), "--device-int128".to_string()],
             ..Default::default()
         };
-        compile_ptx_with_opts(source.code, opts).map_err(|e| GpuError::Compile {
+        compile_ptx_with_opts(source.code, opts).map_err(|e| CudaError::Compile {
             source_name: source.name.to_string(),
             arch: arch.to_string(),
             log: match e {
@@ -304,7 +304,7 @@ pub fn compile_ptx(source: &KernelSource, arch: &str) -> Result<Ptx> {
 fn check_signatures(source: &KernelSource, ptx: &str) -> Result<()> {
     for decl in source.kernels {
         let header = format!(".entry {}(", decl.name);
-        let start = ptx.find(&header).ok_or_else(|| GpuError::MissingKernel {
+        let start = ptx.find(&header).ok_or_else(|| CudaError::MissingKernel {
             source_name: source.name.to_string(),
             kernel: decl.name.to_string(),
         })?;
@@ -313,7 +313,7 @@ fn check_signatures(source: &KernelSource, ptx: &str) -> Result<()> {
         let found: Vec<&str> = params.split(',').filter_map(|p| p.split_whitespace().nth(1)).collect();
         let declared: Vec<&str> = decl.params.iter().map(|p| p.ptx_type()).collect();
         if found != declared {
-            return Err(GpuError::Mismatch(format!(
+            return Err(CudaError::Mismatch(format!(
                 "kernel {} of {}: PTX parameters {found:?}, declared {declared:?}",
                 decl.name, source.name
             )));
@@ -439,33 +439,33 @@ impl Gpu {
         Ok(free.min(cap.saturating_sub(self.live_bytes())))
     }
 
-    /// Fails with [`GpuError::OverBudget`] where `bytes` more would pass the cap, and with
-    /// [`GpuError::OutOfMemory`] unless they are free on the device: asked of the driver unless
+    /// Fails with [`CudaError::OverBudget`] where `bytes` more would pass the cap, and with
+    /// [`CudaError::OutOfMemory`] unless they are free on the device: asked of the driver unless
     /// they are a small share of what was free at the last look ([`GUESS_SHARE`]). Memory
     /// another process took since is the driver's to refuse ([`Gpu::alloc_zeros`]).
     fn check_free(&self, what: &'static str, bytes: u64) -> Result<()> {
         let (held, cap) = (self.live_bytes(), self.usage.cap.load(Ordering::Relaxed));
         if held.saturating_add(bytes) > cap {
-            return Err(GpuError::OverBudget { what, requested: bytes, held, budget: cap });
+            return Err(CudaError::OverBudget { what, requested: bytes, held, budget: cap });
         }
         if bytes <= self.usage.free_guess() / GUESS_SHARE {
             return Ok(());
         }
         let (free, total) = self.memory()?;
         if bytes > free {
-            return Err(GpuError::OutOfMemory { what, requested: bytes, free, total });
+            return Err(CudaError::OutOfMemory { what, requested: bytes, free, total });
         }
         Ok(())
     }
 
-    /// [`GpuError::OutOfMemory`] for an allocation the driver refused for want of memory;
+    /// [`CudaError::OutOfMemory`] for an allocation the driver refused for want of memory;
     /// other driver errors as they are.
-    fn refused(&self, what: &'static str, bytes: u64, e: cudarc::driver::DriverError) -> GpuError {
+    fn refused(&self, what: &'static str, bytes: u64, e: cudarc::driver::DriverError) -> CudaError {
         if e.0 != cudarc::driver::sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
             return e.into();
         }
         match self.memory() {
-            Ok((free, total)) => GpuError::OutOfMemory { what, requested: bytes, free, total },
+            Ok((free, total)) => CudaError::OutOfMemory { what, requested: bytes, free, total },
             Err(other) => other,
         }
     }
@@ -499,7 +499,7 @@ impl Gpu {
         let filled: usize = parts.iter().map(|p| p.len()).sum();
         let slice = if filled > 0 {
             if filled != len {
-                return Err(GpuError::Mismatch(format!("{what}: {filled} elements copied into {len}")));
+                return Err(CudaError::Mismatch(format!("{what}: {filled} elements copied into {len}")));
             }
             // SAFETY: the copies below write all `len` elements, in stream order before any
             // kernel or copy of this stream reads them (and, on the copy stream, before the
@@ -553,7 +553,7 @@ impl Gpu {
     ) -> Result<()> {
         let fits = |at: usize, buf_len: usize| at.checked_add(len).is_some_and(|e| e <= buf_len);
         if !fits(src_at, src.len) || !fits(dst_at, dst.len) {
-            return Err(GpuError::Mismatch(format!(
+            return Err(CudaError::Mismatch(format!(
                 "copy of {len} elements from {src_at} of {} into {dst_at} of {}",
                 src.len, dst.len
             )));
@@ -578,7 +578,7 @@ impl Gpu {
         range: std::ops::Range<usize>,
     ) -> Result<Vec<T>> {
         if range.start > range.end || range.end > buf.len {
-            return Err(GpuError::Mismatch(format!("download of {range:?} from a buffer of {} elements", buf.len)));
+            return Err(CudaError::Mismatch(format!("download of {range:?} from a buffer of {} elements", buf.len)));
         }
         let mut host = vec![T::default(); range.len()];
         if !range.is_empty() {
@@ -598,7 +598,7 @@ impl Gpu {
         host: &'h mut HostBuffer,
     ) -> Result<&'h [u32]> {
         if range.start > range.end || range.end > buf.len || range.len() > HOST_BUFFER_ELEMS {
-            return Err(GpuError::Mismatch(format!(
+            return Err(CudaError::Mismatch(format!(
                 "pinned download of {range:?} from a buffer of {} elements",
                 buf.len
             )));
@@ -644,7 +644,7 @@ impl Gpu {
     /// The first `len` elements of `buf` copied into elements `at..at + len` of `host`'s
     /// page-locked memory, grown first (zeroed, what it held dropped) to `total` elements where
     /// smaller; [`Gpu::upload_parts`] brings back any ranges of it: FSIG's host spill
-    /// ([`crate::park`]), a whole table or one column at a time.
+    /// (subgraph-gpu's `park`), a whole table or one column at a time.
     pub fn park(
         &self,
         buf: &DeviceBuffer<u32>,
@@ -654,7 +654,7 @@ impl Gpu {
         total: usize,
     ) -> Result<()> {
         if len > buf.len || at.checked_add(len).is_none_or(|end| end > total) {
-            return Err(GpuError::Mismatch(format!("parking {len} of {} elements at {at} of {total}", buf.len)));
+            return Err(CudaError::Mismatch(format!("parking {len} of {} elements at {at} of {total}", buf.len)));
         }
         let dst = &mut self.pinned(host, total)?[at..at + len];
         if !dst.is_empty() {
@@ -697,7 +697,7 @@ impl Gpu {
 
     /// Compiles (once per process) and loads (once per `Gpu`) `source`, and returns `name`.
     pub fn kernel(&self, source: &'static KernelSource, name: &str) -> Result<Kernel> {
-        let decl = source.kernels.iter().find(|k| k.name == name).ok_or_else(|| GpuError::MissingKernel {
+        let decl = source.kernels.iter().find(|k| k.name == name).ok_or_else(|| CudaError::MissingKernel {
             source_name: source.name.to_string(),
             kernel: name.to_string(),
         })?;
@@ -725,7 +725,7 @@ impl Gpu {
     pub fn launch(&self, kernel: &Kernel, grid: u32, block: u32, args: &mut [Arg<'_>]) -> Result<()> {
         if !args.iter().map(Arg::kind).eq(kernel.decl.params.iter().copied()) {
             let kinds: Vec<Param> = args.iter().map(Arg::kind).collect();
-            return Err(GpuError::Mismatch(format!(
+            return Err(CudaError::Mismatch(format!(
                 "kernel {}: launched with {kinds:?}, declared {:?}",
                 kernel.decl.name, kernel.decl.params
             )));
@@ -833,7 +833,7 @@ impl HostBuffer {
     fn range(&self, range: std::ops::Range<usize>) -> Result<&[u32]> {
         match self.slice.as_ref() {
             Some(slice) if range.start <= range.end && range.end <= slice.len() => Ok(&slice.as_slice()?[range]),
-            _ => Err(GpuError::Mismatch(format!("upload of {range:?} from page-locked memory"))),
+            _ => Err(CudaError::Mismatch(format!("upload of {range:?} from page-locked memory"))),
         }
     }
 }
