@@ -4,7 +4,7 @@
 
 use std::ops::ControlFlow;
 
-use crate::gpu::Lane;
+use crate::buffer::Lane;
 
 /// Calls `each` with each of `order` (items a pass reads, in order) and, for those `copied`
 /// says are not on the device, their copies as `arrive` hands them over ([`Gpu::arrived`]):
