@@ -1,4 +1,4 @@
-//! The GPU engine (GSI §V–§VI): over the data graph on the device ([`crate::device_graph`]:
+//! The GPU engine (GSI §V–§VI): over the data graph on the device ([`crate::gsi::device_graph`]:
 //! PCSR, or SGSI's segments in host memory, over which queries join FSIG's A built from the
 //! segments they read), with the options of [`crate::options`], queries run as GSI's
 //! vertex-at-a-time join over the core plan: Prealloc-Combine or the two-step output scheme,
@@ -21,24 +21,24 @@ use subgraph_core::tree::TreeQuery;
 use subgraph_core::{Dir, Graph, Query, Semantics};
 use subgraph_cuda::{DeviceBuffer, DeviceInfo, Gpu, HostBuffer};
 
-use crate::device_graph::{DeviceGraph, DeviceStructure};
 use crate::dfs::{largest_groups, DfsKernels, DfsPlan, DfsStats, LevelAddresses};
-use crate::emit::Take;
 use crate::error::{GpuError, Result};
-use crate::filter::{filter_on_device, filter_segments, DeviceCandidateSet, FilterKernels, TableSegment};
 use crate::fsig;
+use crate::fsig::refine::{links_of, refine, Lists, RefineKernels, SegmentArgs};
 use crate::ggq::ids::{Ask, IdPlan, IdRun};
 use crate::ggq::{self, GpuTreeCount, TreeGraph};
 use crate::gpsm::{self, GpsmKernels};
-use crate::join::{dir_index, level_descriptor, Join, Kernels, LevelData, MAX_COLUMNS, ROW_BLOCK, SOURCE};
+use crate::gsi::device_graph::{DeviceGraph, DeviceStructure};
+use crate::gsi::filter::{filter_on_device, filter_segments, DeviceCandidateSet, FilterKernels, TableSegment};
+use crate::gsi::join::{dir_index, level_descriptor, Join, Kernels, LevelData, MAX_COLUMNS, ROW_BLOCK, SOURCE};
+use crate::gsi::signature::Signature;
 use crate::multi::{Deal, Tally};
 pub use crate::options::{
     CandidateFilter, DepthFirst, GpuOptions, LoadBalance, OutputScheme, Strategy, Structure, DFS_FRONTIER_ROWS,
 };
-use crate::park::{self, Spill};
+use crate::partition::park::{self, Spill};
 use crate::partition::{PartitionedGraph, Streamed};
-use crate::refine::{links_of, refine, Lists, RefineKernels, SegmentArgs};
-use crate::signature::Signature;
+use crate::shared::emit::Take;
 
 /// The result of one query on the GPU: the core report (as the CPU engine fills it, with
 /// `space_*` describing the per-query device data, `enumerate_ms` the join, `nodes` the
@@ -357,7 +357,7 @@ impl GpuEngine {
         let graph_upload_ms = t.elapsed().as_secs_f64() * 1e3;
         // Compiled here, outside the upload time, for the filter `opts` runs, so the first
         // query does not pay NVRTC; other filters' kernels on their first use.
-        crate::scan::prepare(&gpu)?;
+        crate::shared::scan::prepare(&gpu)?;
         let filter_kernels = if filter == CandidateFilter::Host { None } else { Some(FilterKernels::new(&gpu)?) };
         let refine_kernels = if filter == CandidateFilter::Refined { Some(RefineKernels::new(&gpu)?) } else { None };
         if matches!(opts.structure, Structure::Aux | Structure::Auto) {
@@ -797,7 +797,7 @@ impl GpuEngine {
         }
     }
 
-    /// FSIG's refinement of the signature filter's candidates (crate::refine) over the join's
+    /// FSIG's refinement of the signature filter's candidates (crate::fsig::refine) over the join's
     /// structure.
     fn refine(
         &mut self,

@@ -8,28 +8,19 @@
 //! NVRTC; and where queries and patterns run ([`Engine`], [`patterns`]), for the command line
 //! and the Python package alike.
 
-pub mod balance;
-pub mod device_graph;
 pub mod devices;
 pub mod dfs;
-pub mod emit;
 pub mod engine;
 pub mod error;
-pub mod filter;
 pub mod fsig;
 pub mod ggq;
 pub mod gpsm;
-pub mod hash;
-pub mod join;
+pub mod gsi;
 pub mod multi;
 pub mod options;
-pub mod park;
 pub mod partition;
 pub mod patterns;
-pub mod pcsr;
-pub mod refine;
-pub mod scan;
-pub mod signature;
+pub mod shared;
 #[cfg(test)]
 mod testgen;
 #[cfg(test)]
@@ -42,22 +33,22 @@ pub use multi::{GpuCount, GpuSet, SHARED_QUERY_COST};
 pub use options::{
     CandidateFilter, DepthFirst, GpuOptions, LoadBalance, OutputScheme, Strategy, Structure, DFS_FRONTIER_ROWS,
 };
-pub use park::{Layout as ParkLayout, Park, Spill};
+pub use partition::park::{Layout as ParkLayout, Park, Spill};
 pub use partition::{Partitions, Streamed};
 
 /// Every kernel source of the crate.
 pub static KERNEL_SOURCES: [&subgraph_cuda::KernelSource; 11] = [
-    &pcsr::SOURCE,
-    &scan::SOURCE,
-    &filter::SOURCE,
-    &join::SOURCE,
-    &refine::SOURCE,
+    &gsi::pcsr::SOURCE,
+    &shared::scan::SOURCE,
+    &gsi::filter::SOURCE,
+    &gsi::join::SOURCE,
+    &fsig::refine::SOURCE,
     &dfs::SOURCE,
     &ggq::SOURCE,
     &ggq::ids::SOURCE,
     &gpsm::SOURCE,
     &fsig::SOURCE,
-    &park::SOURCE,
+    &partition::park::SOURCE,
 ];
 
 /// Compiles every kernel source of the crate to PTX for `arch` (e.g. `sm_90`) with NVRTC; needs

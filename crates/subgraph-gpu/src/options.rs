@@ -8,7 +8,7 @@ use subgraph_core::Graph;
 
 use crate::gpsm::GpsmOptions;
 use crate::multi::{GpuCount, SHARED_QUERY_COST};
-use crate::park::{Layout, Park};
+use crate::partition::park::{Layout, Park};
 use crate::partition::Partitions;
 
 /// Which seed system's matcher runs a query (`--gpu-strategy`).
@@ -146,12 +146,12 @@ pub enum LoadBalance {
     Off,
     /// GSI's fixed thresholds (W2, W1 of Table VIII) in every chunk.
     Gsi,
-    /// GSI's thresholds raised per chunk by the cost model of [`crate::balance::Layers::for_chunk`]: a row
+    /// GSI's thresholds raised per chunk by the cost model of [`crate::gsi::balance::Layers::for_chunk`]: a row
     /// leaves the warp layer only when one warp on it would outlast the chunk's share per
     /// resident warp.
     Model,
     /// SGSI §7's histogram cost model: thresholds per chunk from the histogram of its rows'
-    /// first-slice sizes ([`crate::balance::Layers::from_histogram`]).
+    /// first-slice sizes ([`crate::gsi::balance::Layers::from_histogram`]).
     Histogram,
 }
 
@@ -197,7 +197,7 @@ pub struct GpuOptions {
     pub dfs_steal: bool,
     /// Most device bytes one join chunk may use (the free memory bounds it anyway).
     pub memory_budget: Option<u64>,
-    /// When the join parks a table in host memory (FSIG's spill, [`crate::park`]).
+    /// When the join parks a table in host memory (FSIG's spill, [`crate::partition::park`]).
     pub park: Park,
     /// How a parked table lies in host memory: row after row, parked once made (FSIG), or
     /// column after column, made and parked one column at a time (SGSI §6.2).

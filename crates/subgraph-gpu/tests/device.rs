@@ -9,12 +9,12 @@ use std::sync::OnceLock;
 
 use subgraph_core::filter::Bitset;
 use subgraph_cuda::{Arg, CudaError, Gpu};
-use subgraph_gpu::balance::{Layers, W1, W2};
-use subgraph_gpu::filter::{filter_host, filter_on_device, FilterKernels};
-use subgraph_gpu::join;
-use subgraph_gpu::pcsr::{ColumnOrder, Pcsr, GROUP_WORDS};
-use subgraph_gpu::scan::{exclusive_scan, exclusive_scan_to_host};
-use subgraph_gpu::signature::{Signature, SignatureTable};
+use subgraph_gpu::gsi::balance::{Layers, W1, W2};
+use subgraph_gpu::gsi::filter::{filter_host, filter_on_device, FilterKernels};
+use subgraph_gpu::gsi::join;
+use subgraph_gpu::gsi::pcsr::{ColumnOrder, Pcsr, GROUP_WORDS};
+use subgraph_gpu::gsi::signature::{Signature, SignatureTable};
+use subgraph_gpu::shared::scan::{exclusive_scan, exclusive_scan_to_host};
 use testgen::{random_graph, GraphSpec, Rng};
 
 fn gpu() -> Option<&'static Gpu> {
@@ -205,11 +205,11 @@ fn small_allocations_between_looks_keep_uploads_and_the_free_check_exact() {
 #[test]
 fn launch_checks_arguments() {
     let Some(gpu) = gpu() else { return };
-    let kernel = gpu.kernel(&subgraph_gpu::scan::SOURCE, "scan_tile_offsets").unwrap();
+    let kernel = gpu.kernel(&subgraph_gpu::shared::scan::SOURCE, "scan_tile_offsets").unwrap();
     let buf = gpu.alloc_zeros::<u32>("argument test", 4).unwrap();
     let err = gpu.launch(&kernel, 1, 32, &mut [Arg::In32(&buf), Arg::U32(4)]);
     assert!(matches!(err, Err(CudaError::Mismatch(_))));
-    assert!(gpu.kernel(&subgraph_gpu::scan::SOURCE, "no_such_kernel").is_err());
+    assert!(gpu.kernel(&subgraph_gpu::shared::scan::SOURCE, "no_such_kernel").is_err());
 }
 
 #[test]

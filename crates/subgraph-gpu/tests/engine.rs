@@ -18,11 +18,11 @@ use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::tree::TreeQuery;
 use subgraph_core::{Graph, GraphBuilder, Query, Semantics};
 use subgraph_cuda::{CudaError, Gpu};
-use subgraph_gpu::filter::filter_host;
+use subgraph_gpu::fsig::refine;
 use subgraph_gpu::ggq::ids::{Ask, IdPlan, CHUNK, PHASE_SPACE};
 use subgraph_gpu::gpsm::GpsmOptions;
-use subgraph_gpu::refine;
-use subgraph_gpu::signature::{Signature, SignatureTable};
+use subgraph_gpu::gsi::filter::filter_host;
+use subgraph_gpu::gsi::signature::{Signature, SignatureTable};
 use subgraph_gpu::{
     CandidateFilter, DepthFirst, GpuEngine, GpuError, GpuOptions, GpuReport, LoadBalance, OutputScheme, Park,
     ParkLayout, Partitions, Spill, Strategy, Structure,

@@ -32,7 +32,7 @@ use subgraph_cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Pa
 
 use super::TreeGraph;
 use crate::error::{to_u32, Result};
-use crate::filter::device_words;
+use crate::gsi::filter::device_words;
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 
@@ -272,7 +272,7 @@ impl TreeGraph {
                     Arg::Out32(&mut degrees),
                 ],
             )?;
-            let (off, total) = crate::scan::exclusive_scan(gpu, &degrees)?;
+            let (off, total) = crate::shared::scan::exclusive_scan(gpu, &degrees)?;
             let mut nbr = gpu.alloc_zeros::<u32>("stream neighbours", total.max(1) as usize)?;
             gpu.launch(
                 &k.fill,

@@ -20,7 +20,7 @@ use subgraph_core::{Dir, Graph};
 use subgraph_cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
 
 use crate::error::{to_u32, Result};
-use crate::filter::device_words;
+use crate::gsi::filter::device_words;
 
 use Param::{BufU32 as B32, BufU64 as B64, U32};
 

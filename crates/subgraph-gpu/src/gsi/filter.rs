@@ -8,8 +8,8 @@
 //! host reference computes the same sets for tests.
 
 use crate::error::{to_u32, GpuError, Result};
-use crate::scan::{exclusive_scan, list_starts};
-use crate::signature::{DeviceSignatureTable, Signature, SignatureTable, WORDS};
+use crate::gsi::signature::{DeviceSignatureTable, Signature, SignatureTable, WORDS};
+use crate::shared::scan::{exclusive_scan, list_starts};
 use subgraph_core::filter::Bitset;
 use subgraph_cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
 

@@ -10,6 +10,8 @@
 //! the sorted candidates of `from`, found by binary search (the compressed layout of the public
 //! code), where the thesis indexes an offsets array of |V| + 1 entries per link by vertex id.
 
+pub mod refine;
+
 use std::ops::Range;
 
 use subgraph_core::order::Order;
@@ -18,18 +20,24 @@ use subgraph_core::plan::Plan;
 use subgraph_core::spasm;
 use subgraph_cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
 
-use crate::device_graph::{DeviceStructure, GraphArgs};
 use crate::error::{to_u32, Result};
-use crate::join::LevelData;
+use crate::gsi::device_graph::{DeviceStructure, GraphArgs};
+use crate::gsi::join::LevelData;
 use crate::options::{CandidateFilter, DepthFirst, GpuOptions, Structure};
-use crate::scan::exclusive_scan;
+use crate::shared::scan::exclusive_scan;
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 
 /// The kernel of `fsig.cu` (compiled after `pcsr.cu` and `slices.cu`, whose lookups it calls).
 pub static SOURCE: KernelSource = KernelSource {
     name: "fsig.cu",
-    code: concat!(include_str!("pcsr.cu"), "\n", include_str!("slices.cu"), "\n", include_str!("fsig.cu")),
+    code: concat!(
+        include_str!("../gsi/pcsr.cu"),
+        "\n",
+        include_str!("../shared/slices.cu"),
+        "\n",
+        include_str!("fsig.cu")
+    ),
     kernels: &[KernelDecl {
         name: "fsig_lists",
         params: &[B32, B64, B32, B32, B32, B64, B32, U32, U32, B32, U64, U64, B64, U32, U32, B64, B32, B32],
@@ -51,7 +59,7 @@ pub const AUX_FROM_MS: f64 = 20.0;
 /// parts, wherever the user left a switch on auto: the signature filter with FSIG's neighbour
 /// refinement on the device, A for every join, CFL's order over the candidate edges, and the
 /// breadth-first join to the last level (no depth-first kernel, no spasm), with the host spill
-/// ([`crate::park`]) on its own auto rule and chunks sized by the measured α. Prealloc-Combine
+/// ([`crate::partition::park`]) on its own auto rule and chunks sized by the measured α. Prealloc-Combine
 /// over A is the thesis' 1*-phase output: Eq. 5.5's bound, then `join_link`'s extend, in which
 /// consecutive threads write consecutive words. Symmetry breaking, which FSIG lacks, stays as
 /// `--symmetry` says.

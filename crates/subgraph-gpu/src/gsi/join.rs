@@ -1,8 +1,8 @@
 //! Host side of the GSI join (§V, Alg. 3–4): the kernels of `join.cu`, the per-level
 //! descriptor the kernels read (links, non-edges, injectivity), and the Prealloc-Combine chunk
 //! planner that keeps each step's buffers within a device-memory budget, extending the tables
-//! chunk by chunk, depth first. Each chunk's load-balance layers are [`crate::balance`]'s; its
-//! finished rows go to [`crate::emit`].
+//! chunk by chunk, depth first. Each chunk's load-balance layers are [`crate::gsi::balance`]'s; its
+//! finished rows go to [`crate::shared::emit`].
 
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -13,13 +13,13 @@ use subgraph_core::plan::{Link, Plan};
 use subgraph_core::Dir;
 use subgraph_cuda::pipelined;
 
-use crate::balance::{Layers, HISTOGRAM_BINS, W1};
-use crate::device_graph::GraphArgs;
 use crate::dfs::{self, DfsKernels, DfsPlan, DfsStats};
-use crate::emit::{Expand, Take};
 use crate::error::{to_u32, GpuError, Result};
+use crate::gsi::balance::{Layers, HISTOGRAM_BINS, W1};
+use crate::gsi::device_graph::GraphArgs;
 use crate::options::{GpuOptions, LoadBalance, OutputScheme};
-use crate::park::{self, Layout, Parked, Spill};
+use crate::partition::park::{self, Layout, Parked, Spill};
+use crate::shared::emit::{Expand, Take};
 use subgraph_cuda::{Arg, DeviceBuffer, Gpu, HostBuffer, Kernel, KernelDecl, KernelSource, Param};
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
@@ -85,7 +85,7 @@ static TASKS: [Param; 26] = [
 /// The kernels of `join.cu` (compiled after `pcsr.cu` and `slices.cu`, whose lookups they call).
 pub static SOURCE: KernelSource = KernelSource {
     name: "join.cu",
-    code: concat!(include_str!("pcsr.cu"), "\n", include_str!("slices.cu"), "\n", include_str!("join.cu")),
+    code: concat!(include_str!("pcsr.cu"), "\n", include_str!("../shared/slices.cu"), "\n", include_str!("join.cu")),
     kernels: &[
         KernelDecl { name: "join_sizes", params: &SIZES },
         KernelDecl { name: "join_rows", params: &ROWS },
@@ -429,7 +429,7 @@ impl<'a> Join<'a> {
         args.extend([Arg::In32(&table), Arg::U64(rows), Arg::Out32(&mut sizes), Arg::Out32(&mut firsts)]);
         self.gpu.launch(&self.k.sizes, warp_grid(rows)?, ROW_BLOCK, &mut args)?;
         drop(args);
-        let (offsets, _, host) = crate::scan::exclusive_scan_to_host(self.gpu, &sizes, HOST_OFFSET_ROWS)?;
+        let (offsets, _, host) = crate::shared::scan::exclusive_scan_to_host(self.gpu, &sizes, HOST_OFFSET_ROWS)?;
         let mut probe = RowOffsets {
             gpu: self.gpu,
             device: &offsets,
@@ -475,7 +475,7 @@ impl<'a> Join<'a> {
                 let mut none = self.gpu.alloc_zeros::<u32>("placeholder", 1)?;
                 let sink = Sink { offsets: self.dummy64, f_row0: 0, gba_base: 0, counts: &mut counts, out: &mut none };
                 self.pass(cols, &table, start, end, &sizes, &firsts, sink, COUNT_ONLY, layers)?;
-                let (_, total) = crate::scan::exclusive_scan(self.gpu, &counts)?;
+                let (_, total) = crate::shared::scan::exclusive_scan(self.gpu, &counts)?;
                 work = paced_work(work, passes.elapsed());
                 self.take.add(total as u128 * self.plan.multiplier);
             } else {
@@ -491,7 +491,7 @@ impl<'a> Join<'a> {
                         let sink =
                             Sink { offsets: self.dummy64, f_row0: 0, gba_base: 0, counts: &mut counts, out: &mut none };
                         self.pass(cols, &table, start, end, &sizes, &firsts, sink, COUNT_ONLY, layers)?;
-                        let (exact, total) = crate::scan::exclusive_scan(self.gpu, &counts)?;
+                        let (exact, total) = crate::shared::scan::exclusive_scan(self.gpu, &counts)?;
                         counts = self.gpu.alloc_zeros::<u32>("row counts", chunk as usize)?;
                         (Some(exact), start, 0, total)
                     }
@@ -501,7 +501,7 @@ impl<'a> Join<'a> {
                 let mut gba = self.gpu.alloc_zeros::<u32>("GBA", gba_len as usize)?;
                 let sink = Sink { offsets: buffer_offsets, f_row0, gba_base, counts: &mut counts, out: &mut gba };
                 self.pass(cols, &table, start, end, &sizes, &firsts, sink, flags, layers)?;
-                let (row_offsets, new_rows) = crate::scan::exclusive_scan(self.gpu, &counts)?;
+                let (row_offsets, new_rows) = crate::shared::scan::exclusive_scan(self.gpu, &counts)?;
                 work = paced_work(work, passes.elapsed());
                 let next_len = new_rows.checked_mul(cols as u64 + 1).ok_or(GpuError::TooLarge {
                     what: "next table",
@@ -668,7 +668,7 @@ impl<'a> Join<'a> {
             ],
         )?;
         for (ntask, piece, layer) in [(&nblock, u32::MAX, &self.block_tasks), (&ngrid, W1, &self.grid_tasks)] {
-            let (offs, total) = crate::scan::exclusive_scan(self.gpu, ntask)?;
+            let (offs, total) = crate::shared::scan::exclusive_scan(self.gpu, ntask)?;
             if total == 0 {
                 continue;
             }

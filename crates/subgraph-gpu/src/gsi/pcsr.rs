@@ -20,7 +20,7 @@ use subgraph_core::{Dir, Graph};
 use subgraph_cuda::{Arg, DeviceBuffer, Gpu, KernelDecl, KernelSource, Param};
 
 use crate::error::{to_u32, GpuError, Result};
-use crate::hash::{murmur2_u32, SEED};
+use crate::gsi::hash::{murmur2_u32, SEED};
 
 /// u32 words per group: 16 pairs, 128 bytes.
 pub const GROUP_WORDS: usize = 32;

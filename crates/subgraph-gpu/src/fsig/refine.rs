@@ -9,9 +9,9 @@ use subgraph_core::{Dir, Query};
 use subgraph_cuda::{Arg, Gpu, Kernel, KernelDecl, KernelSource, Param};
 
 use crate::error::{to_u32, Result};
-use crate::filter::DeviceCandidateSet;
+use crate::gsi::filter::DeviceCandidateSet;
 use crate::partition::Key;
-use crate::scan::{exclusive_scan, list_starts};
+use crate::shared::scan::{exclusive_scan, list_starts};
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 
@@ -23,7 +23,13 @@ const BLOCK: u32 = 256;
 /// The kernels of `refine.cu` (compiled after `pcsr.cu` and `slices.cu`, whose lookups they call).
 pub static SOURCE: KernelSource = KernelSource {
     name: "refine.cu",
-    code: concat!(include_str!("pcsr.cu"), "\n", include_str!("slices.cu"), "\n", include_str!("refine.cu")),
+    code: concat!(
+        include_str!("../gsi/pcsr.cu"),
+        "\n",
+        include_str!("../shared/slices.cu"),
+        "\n",
+        include_str!("refine.cu")
+    ),
     kernels: &[
         KernelDecl {
             name: "refine_check",

@@ -16,7 +16,7 @@ use subgraph_core::{Dir, Graph, Query};
 use subgraph_cuda::{Arg, DeviceBuffer, Gpu, HostFlag, Kernel, KernelDecl, KernelSource, Param};
 
 use crate::error::{to_u32, GpuError, Result};
-use crate::join::{dir_index, level_descriptor};
+use crate::gsi::join::{dir_index, level_descriptor};
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 
@@ -28,7 +28,13 @@ pub const MAX_GROUP: usize = 5;
 /// The kernels of `dfs.cu` (compiled after `pcsr.cu` and `slices.cu`, whose lookups they call).
 pub static SOURCE: KernelSource = KernelSource {
     name: "dfs.cu",
-    code: concat!(include_str!("pcsr.cu"), "\n", include_str!("slices.cu"), "\n", include_str!("dfs.cu")),
+    code: concat!(
+        include_str!("../gsi/pcsr.cu"),
+        "\n",
+        include_str!("../shared/slices.cu"),
+        "\n",
+        include_str!("dfs.cu")
+    ),
     kernels: &[
         KernelDecl {
             name: "dfs_count",

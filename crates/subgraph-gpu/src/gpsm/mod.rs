@@ -21,21 +21,27 @@ use subgraph_core::sink::{Control, Output, Stopped};
 use subgraph_core::{Dir, Graph, Query, Semantics};
 use subgraph_cuda::{Arg, DeviceBuffer, Gpu, HostBuffer, Kernel, KernelDecl, KernelSource, Param};
 
-use crate::device_graph::SortedAdjacency;
-use crate::emit::{Expand, Take};
 use crate::engine::GpuReport;
 use crate::error::{to_u32, GpuError, Result};
-use crate::filter::{device_words, SOURCE as FILTER_SOURCE};
-use crate::join::{dir_index, MAX_CHUNK_ROWS, MAX_COLUMNS, ROW_OVERHEAD_BYTES};
+use crate::gsi::device_graph::SortedAdjacency;
+use crate::gsi::filter::{device_words, SOURCE as FILTER_SOURCE};
+use crate::gsi::join::{dir_index, MAX_CHUNK_ROWS, MAX_COLUMNS, ROW_OVERHEAD_BYTES};
 use crate::multi::Tally;
-use crate::scan::{exclusive_scan, list_starts};
+use crate::shared::emit::{Expand, Take};
+use crate::shared::scan::{exclusive_scan, list_starts};
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 
 /// The kernels of `gpsm.cu` (compiled after `pcsr.cu` and `slices.cu`, whose helpers it uses).
 pub static SOURCE: KernelSource = KernelSource {
     name: "gpsm.cu",
-    code: concat!(include_str!("pcsr.cu"), "\n", include_str!("slices.cu"), "\n", include_str!("gpsm.cu")),
+    code: concat!(
+        include_str!("../gsi/pcsr.cu"),
+        "\n",
+        include_str!("../shared/slices.cu"),
+        "\n",
+        include_str!("gpsm.cu")
+    ),
     kernels: &[
         KernelDecl { name: "gpsm_check", params: &[B32, B64, U32, U32, B32, U32, U64, B32, B32] },
         KernelDecl { name: "gpsm_popc", params: &[B32, U64, B32] },

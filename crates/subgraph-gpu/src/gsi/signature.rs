@@ -10,7 +10,7 @@ use subgraph_core::{Dir, Graph};
 use subgraph_cuda::{DeviceBuffer, Gpu};
 
 use crate::error::{GpuError, Result};
-use crate::hash::{murmur2, SEED};
+use crate::gsi::hash::{murmur2, SEED};
 
 /// u32 words per signature (512 bits).
 pub const WORDS: usize = 16;

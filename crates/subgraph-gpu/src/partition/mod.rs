@@ -29,6 +29,8 @@
 //! pass reads is copied on a second stream while the kernels read the one before it: double
 //! buffering, two segments in flight at most.
 
+pub mod park;
+
 use std::cell::{Cell, RefCell};
 use std::ops::{ControlFlow, Range};
 
@@ -36,11 +38,11 @@ use rayon::prelude::*;
 use subgraph_core::{Dir, Graph};
 use subgraph_cuda::pipelined;
 
-use crate::device_graph::DeviceStructure;
 use crate::error::Result;
-use crate::filter::{Rows, TableSegment};
-use crate::pcsr::{label_lists, ColumnOrder, Pcsr, GROUP_WORDS};
-use crate::signature::{SignatureTable, WORDS};
+use crate::gsi::device_graph::DeviceStructure;
+use crate::gsi::filter::{Rows, TableSegment};
+use crate::gsi::pcsr::{label_lists, ColumnOrder, Pcsr, GROUP_WORDS};
+use crate::gsi::signature::{SignatureTable, WORDS};
 use subgraph_cuda::{Arriving, DeviceBuffer, Gpu, HostBuffer, HostSource, Lane};
 
 /// When the engine partitions the data graph (`--gpu-partitions`).

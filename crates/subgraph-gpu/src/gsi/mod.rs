@@ -1,0 +1,9 @@
+//! GSI's join (Zeng et al., ICDE 2020) and its parts.
+
+pub mod balance;
+pub mod device_graph;
+pub mod filter;
+pub mod hash;
+pub mod join;
+pub mod pcsr;
+pub mod signature;

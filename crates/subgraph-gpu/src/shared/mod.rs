@@ -1,0 +1,4 @@
+//! What the strategies share.
+
+pub mod emit;
+pub mod scan;
