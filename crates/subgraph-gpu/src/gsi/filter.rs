@@ -7,11 +7,12 @@
 //! keeps only those: its allowed set is uploaded and ANDed into its bitset in the same pass. The
 //! host reference computes the same sets for tests.
 
+use subgraph_core::filter::Bitset;
+use subgraph_cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
+
 use crate::error::{to_u32, GpuError, Result};
 use crate::gsi::signature::{DeviceSignatureTable, Signature, SignatureTable, WORDS};
 use crate::shared::scan::{exclusive_scan, list_starts};
-use subgraph_core::filter::Bitset;
-use subgraph_cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 

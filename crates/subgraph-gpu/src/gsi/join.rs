@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use subgraph_core::host::available_memory;
 use subgraph_core::plan::{Link, Plan};
 use subgraph_core::Dir;
-use subgraph_cuda::pipelined;
+use subgraph_cuda::{pipelined, Arg, DeviceBuffer, Gpu, HostBuffer, Kernel, KernelDecl, KernelSource, Param};
 
 use crate::dfs::{self, DfsKernels, DfsPlan, DfsStats};
 use crate::error::{to_u32, GpuError, Result};
@@ -20,7 +20,6 @@ use crate::gsi::device_graph::GraphArgs;
 use crate::options::{GpuOptions, LoadBalance, OutputScheme};
 use crate::partition::park::{self, Layout, Parked, Spill};
 use crate::shared::emit::{Expand, Take};
-use subgraph_cuda::{Arg, DeviceBuffer, Gpu, HostBuffer, Kernel, KernelDecl, KernelSource, Param};
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 

@@ -36,14 +36,13 @@ use std::ops::{ControlFlow, Range};
 
 use rayon::prelude::*;
 use subgraph_core::{Dir, Graph};
-use subgraph_cuda::pipelined;
+use subgraph_cuda::{pipelined, Arriving, DeviceBuffer, Gpu, HostBuffer, HostSource, Lane};
 
 use crate::error::Result;
 use crate::gsi::device_graph::DeviceStructure;
 use crate::gsi::filter::{Rows, TableSegment};
 use crate::gsi::pcsr::{label_lists, ColumnOrder, Pcsr, GROUP_WORDS};
 use crate::gsi::signature::{SignatureTable, WORDS};
-use subgraph_cuda::{Arriving, DeviceBuffer, Gpu, HostBuffer, HostSource, Lane};
 
 /// When the engine partitions the data graph (`--gpu-partitions`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
