@@ -8,7 +8,8 @@ a.rs are `a`, a/b.rs is `a::b`); modules declared inline (`mod tests { ... }`) b
 file. Module A imports module B where A names a path into B: in a `use` (`crate::`, `super::`,
 `self::` or a child module's name) or in code (`crate::b::f()`, `child::X`). A path to an item
 that a module re-exports (`pub use`) leads on to the module that defines it, so a crate root or a
-folder's mod.rs that only re-exports is no step of a loop; a `mod` declaration imports nothing.
+folder's mod.rs that only re-exports is no step of a loop, and a path to another crate's item
+re-exported here is no import; a `mod` declaration imports nothing.
 
 Prints, per crate, each set of modules that import one another in a loop (a strongly connected
 component of the import graph), with the imports between them (file:line). Exit status 1 when a
@@ -147,9 +148,9 @@ class Crate:
                     continue
                 scope = self.scope(mod, at)
                 for path, name in expand(tree):
-                    absolute = self.absolute(scope, path)
-                    if absolute is not None and name != "*":
-                        self.exports[scope][name] = absolute
+                    if name != "*":
+                        # None: an item of another crate, which no path follows into this one.
+                        self.exports[scope][name] = self.absolute(scope, path)
 
     def scope(self, mod, at):
         """The (inline) module that offset `at` of `mod`'s file lies in."""
@@ -176,14 +177,18 @@ class Crate:
         return None
 
     def target(self, path, seen=()):
-        """The module that absolute `path` leads into, re-exports followed."""
+        """The module that absolute `path` leads into, re-exports followed; None for a
+        re-export of another crate's item."""
         path = tuple(path)
         k = len(path)
         while k > 0 and path[:k] not in self.modules:
             k -= 1
         mod = path[:k]
         if k < len(path) and path[k] in self.exports.get(mod, {}) and (mod, path[k]) not in seen:
-            return self.target(self.exports[mod][path[k]] + path[k + 1:], seen + ((mod, path[k]),))
+            exported = self.exports[mod][path[k]]
+            if exported is None:
+                return None
+            return self.target(exported + path[k + 1:], seen + ((mod, path[k]),))
         return mod
 
     def file_of(self, mod):
@@ -197,9 +202,10 @@ class Crate:
         for mod, text in self.text.items():
             def add(scope, path, at):
                 absolute = self.absolute(scope, path)
-                if absolute is None:
+                target = None if absolute is None else self.target(absolute)
+                if target is None:
                     return
-                to = self.file_of(self.target(absolute))
+                to = self.file_of(target)
                 if to != mod:
                     found.append((mod, to, text.count("\n", 0, at) + 1))
 
