@@ -21,7 +21,7 @@ use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::space::SpaceBuild;
 use subgraph_core::spasm;
 use subgraph_core::{Graph, Semantics, VertexIds};
-use subgraph_gpu::gpsm::{self, GpsmOptions};
+use subgraph_gpu::gpsm::options::{self as gpsm, GpsmOptions};
 use subgraph_gpu::patterns::{run_pattern, Derived};
 use subgraph_gpu::{
     CandidateFilter, DepthFirst, Engine, GpuCount, GpuOptions, LoadBalance, OutputScheme, Park, ParkLayout, Partitions,

@@ -29,12 +29,13 @@ mod testtree;
 pub use devices::{Engine, Ran, TreeRan};
 pub use engine::{GpuEngine, GpuReport};
 pub use error::{GpuError, Result};
-pub use multi::{GpuCount, GpuSet, SHARED_QUERY_COST};
+pub use multi::GpuSet;
 pub use options::{
-    CandidateFilter, DepthFirst, GpuOptions, LoadBalance, OutputScheme, Strategy, Structure, DFS_FRONTIER_ROWS,
+    CandidateFilter, DepthFirst, GpuCount, GpuOptions, Layout as ParkLayout, LoadBalance, OutputScheme, Park,
+    Partitions, Strategy, Structure, DFS_FRONTIER_ROWS, SHARED_QUERY_COST,
 };
-pub use partition::park::{Layout as ParkLayout, Park, Spill};
-pub use partition::{Partitions, Streamed};
+pub use partition::park::Spill;
+pub use partition::Streamed;
 
 /// Every kernel source of the crate.
 pub static KERNEL_SOURCES: [&subgraph_cuda::KernelSource; 11] = [

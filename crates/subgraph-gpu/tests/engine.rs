@@ -20,7 +20,7 @@ use subgraph_core::{Graph, GraphBuilder, Query, Semantics};
 use subgraph_cuda::{CudaError, Gpu};
 use subgraph_gpu::fsig::refine;
 use subgraph_gpu::ggq::ids::{Ask, IdPlan, CHUNK, PHASE_SPACE};
-use subgraph_gpu::gpsm::GpsmOptions;
+use subgraph_gpu::gpsm::options::GpsmOptions;
 use subgraph_gpu::gsi::filter::filter_host;
 use subgraph_gpu::gsi::signature::{Signature, SignatureTable};
 use subgraph_gpu::{

@@ -13,6 +13,8 @@
 //! several components (a component's first vertex joins its candidate list), and a step whose
 //! output would not fit the device-memory budget runs on halves of its rows, depth first.
 
+pub mod options;
+
 use std::time::Instant;
 
 use subgraph_core::filter::Filter;
@@ -23,6 +25,7 @@ use subgraph_cuda::{Arg, DeviceBuffer, Gpu, HostBuffer, Kernel, KernelDecl, Kern
 
 use crate::engine::GpuReport;
 use crate::error::{to_u32, GpuError, Result};
+use crate::gpsm::options::GpsmOptions;
 use crate::gsi::device_graph::SortedAdjacency;
 use crate::gsi::filter::{device_words, SOURCE as FILTER_SOURCE};
 use crate::gsi::join::{dir_index, MAX_CHUNK_ROWS, MAX_COLUMNS, ROW_OVERHEAD_BYTES};
@@ -60,32 +63,10 @@ pub static SOURCE: KernelSource = KernelSource {
     ],
 };
 
-/// GpSM's refinement rounds k by default: the paper leaves k open ("a limited number of
-/// rounds"); FSIG's t_max of 3, and fewer when a round removes nothing.
-pub const ROUNDS: usize = 3;
-/// Query vertices with fewer incident edges than this stay out of the refinement by default
-/// (GpSM's "simplified query" leaves out low-connectivity vertices: for small queries, the
-/// leaves); they keep the candidates the exploration gave them.
-pub const MIN_DEGREE: usize = 2;
 /// Threads per block of every kernel here (`G_WARPS` warps for `gpsm_join`'s shared rows).
 const BLOCK: u32 = 256;
 /// `G_NONE` of `gpsm.cu`.
 const NONE: u32 = u32::MAX;
-
-/// GpSM's ablation switches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct GpsmOptions {
-    /// Refinement rounds after the exploration (0: none).
-    pub rounds: usize,
-    /// Fewest incident edges of a query vertex that the refinement prunes and checks against.
-    pub min_degree: usize,
-}
-
-impl Default for GpsmOptions {
-    fn default() -> Self {
-        GpsmOptions { rounds: ROUNDS, min_degree: MIN_DEGREE }
-    }
-}
 
 /// The kernels of `gpsm.cu`, and `filter.cu`'s scatter that compacts bitsets into lists.
 pub struct GpsmKernels {

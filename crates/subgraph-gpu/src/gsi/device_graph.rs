@@ -10,8 +10,8 @@ use subgraph_cuda::{Arg, DeviceBuffer, Gpu};
 use crate::error::{GpuError, Result};
 use crate::gsi::pcsr::{ColumnOrder, LabelledCsr, Pcsr};
 use crate::gsi::signature::{DeviceSignatureTable, SignatureTable};
-use crate::options::{CandidateFilter, GpuOptions, Structure};
-use crate::partition::{self, PartitionedGraph, Partitions};
+use crate::options::{CandidateFilter, GpuOptions, Partitions, Structure};
+use crate::partition::{self, PartitionedGraph};
 
 /// One adjacency structure on the device, in the layout `slices.cu` reads.
 pub(crate) struct DeviceStructure {

@@ -17,8 +17,9 @@ use crate::dfs::{self, DfsKernels, DfsPlan, DfsStats};
 use crate::error::{to_u32, GpuError, Result};
 use crate::gsi::balance::{Layers, HISTOGRAM_BINS, W1};
 use crate::gsi::device_graph::GraphArgs;
+use crate::options::Layout;
 use crate::options::{GpuOptions, LoadBalance, OutputScheme};
-use crate::partition::park::{self, Layout, Parked, Spill};
+use crate::partition::park::{self, Parked, Spill};
 use crate::shared::emit::{Expand, Take};
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};

@@ -16,56 +16,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use subgraph_core::pipeline::MatchOptions;
-use subgraph_core::planner::GPU_COMPARE_COST;
 use subgraph_core::sink::{Control, Output};
 use subgraph_core::Graph;
-use subgraph_cuda::{DeviceInfo, Gpu, GpuUnavailable};
+use subgraph_cuda::DeviceInfo;
 
 use crate::engine::{GpuEngine, GpuOptions, GpuReport, Strategy};
-use crate::error::{GpuError, Result};
-
-/// Estimated work (priced for the GPU, as the planner prices it) from which a query is joined
-/// on every device of the set: five times the planner's threshold for comparing plans. That is
-/// 80 ms of one H200's join at the planner's price (`H200_COSTS`), and about 11 ms at the
-/// median price measured on 2026-11-27; the join then was about 2× faster than the one this
-/// threshold was measured on. Below it, one device runs the query and the others stay idle: a
-/// second device's uploads and per-claim launches cost more than it saves (H200 ×2,
-/// 2026-11-26: queries of 20–40 ms took 10–20 ms longer on two devices, those of 150 ms and
-/// more took 0.52–0.88 of their time).
-pub const SHARED_QUERY_COST: f64 = 5.0 * GPU_COMPARE_COST;
-
-/// How many GPUs `--gpus` asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GpuCount {
-    /// This many (at least one).
-    Count(usize),
-    /// Every device the driver reports.
-    All,
-}
-
-impl GpuCount {
-    /// The device ordinals asked for, of those the driver reports: an error when it reports
-    /// none, or fewer than asked for.
-    pub fn present(self) -> Result<Vec<usize>> {
-        match Gpu::count()? {
-            0 => Err(GpuUnavailable::Device("the driver reports no device".into()).into()),
-            present => self.ordinals(present),
-        }
-    }
-
-    /// The device ordinals asked for, with `present` devices on the host: an error when more
-    /// are asked for than there are.
-    pub fn ordinals(self, present: usize) -> Result<Vec<usize>> {
-        let n = match self {
-            GpuCount::All => present.max(1),
-            GpuCount::Count(n) => n.max(1),
-        };
-        if n > present.max(1) {
-            return Err(GpuError::Mismatch(format!("--gpus {n}: the driver reports {present} device(s)")));
-        }
-        Ok((0..n).collect())
-    }
-}
+use crate::error::Result;
+use crate::options::GpuCount;
 
 /// The engines of one data graph, one per device; the first plans every query.
 pub struct GpuSet {
@@ -118,6 +75,8 @@ impl GpuSet {
     /// Matches `query` as [`GpuEngine::run_query`] does, on as many devices as its estimated
     /// work is worth (`gpu_opts.shared_from`, [`SHARED_QUERY_COST`] by default): the same
     /// count, limit and matches.
+    ///
+    /// [`SHARED_QUERY_COST`]: crate::options::SHARED_QUERY_COST
     pub fn run_query(
         &mut self,
         query: Graph,

@@ -44,33 +44,10 @@ use crate::gsi::filter::{Rows, TableSegment};
 use crate::gsi::pcsr::{label_lists, ColumnOrder, Pcsr, GROUP_WORDS};
 use crate::gsi::signature::{SignatureTable, WORDS};
 
-/// When the engine partitions the data graph (`--gpu-partitions`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Partitions {
-    /// Where the in-core layout would take more than [`AUTO_SHARE`] of the device budget
-    /// (`--gpu-memory`, else the device's free memory).
-    Auto,
-    /// Always (the PCSR structure only).
-    On,
-    /// Never: a graph that does not fit fails on upload.
-    Off,
-}
-
-impl Partitions {
-    pub const NAMES: &'static [&'static str] = &["auto", "on", "off"];
-
-    pub fn from_name(name: &str) -> Option<Partitions> {
-        match name {
-            "auto" => Some(Partitions::Auto),
-            "on" => Some(Partitions::On),
-            "off" => Some(Partitions::Off),
-            _ => None,
-        }
-    }
-}
-
 /// Share of the budget the in-core layout may take under [`Partitions::Auto`]: the rest is for
 /// the queries' candidates, tables and buffers.
+///
+/// [`Partitions::Auto`]: crate::options::Partitions::Auto
 pub const AUTO_SHARE: f64 = 0.75;
 
 /// Share of the budget the partitioned graph's resident segments may take.

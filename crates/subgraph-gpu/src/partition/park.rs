@@ -19,6 +19,7 @@ use subgraph_cuda::{
 };
 
 use crate::error::{to_u32, Result};
+use crate::options::{Layout, Park};
 
 /// The kernel of `park.cu`.
 pub static SOURCE: KernelSource = KernelSource {
@@ -30,55 +31,6 @@ pub static SOURCE: KernelSource = KernelSource {
 /// Threads per block of `park_rows`, and the most blocks of one launch (it strides).
 const ROWS_BLOCK: u32 = 256;
 const ROWS_GRID: u64 = 1 << 16;
-
-/// How a parked table lies in page-locked host memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Layout {
-    /// Row after row, as on the device: parked in one copy once the table is made (FSIG).
-    Rows,
-    /// Column after column (SGSI §6.2): made and parked one column at a time, so the table is
-    /// never whole on the device; a block comes back as its columns' ranges.
-    Columns,
-}
-
-impl Layout {
-    pub const NAMES: &'static [&'static str] = &["rows", "columns"];
-
-    pub fn from_name(name: &str) -> Option<Layout> {
-        match name {
-            "rows" => Some(Layout::Rows),
-            "columns" => Some(Layout::Columns),
-            _ => None,
-        }
-    }
-}
-
-/// When the join parks a table in host memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Park {
-    /// Where the device is short: a table with another level below its next one, holding at
-    /// least half of what its level may use (its own bytes and the device's headroom), with
-    /// less than [`LOW_HEADROOM`] left beside it, where the host has twice its bytes available.
-    Auto,
-    /// Every table with another level below its next one, where the host has room (blocks as
-    /// under `Auto`): the spill exercised on any graph.
-    On,
-    /// Never: every level's table stays on the device while the levels below it run.
-    Off,
-}
-
-impl Park {
-    pub const NAMES: &'static [&'static str] = &["auto", "on", "off"];
-
-    pub fn from_name(name: &str) -> Option<Park> {
-        match name {
-            "auto" => Some(Park::Auto),
-            "on" => Some(Park::On),
-            "off" => Some(Park::Off),
-            _ => None,
-        }
-    }
-}
 
 /// Under [`Park::Auto`], a table holding half or more of what its level may use is parked when
 /// the device memory left beside it is below this (256 MiB: the levels below would work in
