@@ -9,24 +9,24 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use subgraph::gpsm::{self, GpsmOptions};
+use subgraph::patterns::{run_pattern, Derived};
+use subgraph::{
+    CandidateFilter, DepthFirst, Engine, GpuCount, GpuOptions, LoadBalance, MatchOptions, OutputScheme, Park,
+    ParkLayout, Partitions, Ran, Strategy, Structure, DFS_FRONTIER_ROWS, SHARED_QUERY_COST,
+};
 use subgraph_bench::runner::collect_queries;
 use subgraph_core::automorphism::Automorphisms;
 use subgraph_core::cpu::FailingSets;
 use subgraph_core::filter::Filter;
 use subgraph_core::io::{read_graphs, source, Format, IdMode, Loaded, MapMode, ReadOptions};
 use subgraph_core::order::Order;
-use subgraph_core::pipeline::{bytes, MatchOptions};
+use subgraph_core::pipeline::bytes;
 use subgraph_core::plan::{Symmetry, Tail};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::space::SpaceBuild;
 use subgraph_core::spasm;
 use subgraph_core::{Graph, Semantics, VertexIds};
-use subgraph_gpu::gpsm::options::{self as gpsm, GpsmOptions};
-use subgraph_gpu::patterns::{run_pattern, Derived};
-use subgraph_gpu::{
-    CandidateFilter, DepthFirst, Engine, GpuCount, GpuOptions, LoadBalance, OutputScheme, Park, ParkLayout, Partitions,
-    Ran, Strategy, Structure, DFS_FRONTIER_ROWS, SHARED_QUERY_COST,
-};
 use subgraph_pattern::Pattern;
 
 /// How to read an input graph.

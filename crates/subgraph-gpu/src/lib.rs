@@ -4,11 +4,9 @@
 //! counts and thread-ID enumeration (`ggq`), GpSM's edge join as a second strategy (`gpsm`),
 //! FSIG's auxiliary structure (`fsig`) and host spill (`park`, with SGSI's columnar tables),
 //! SGSI's partitions of a graph larger than the device (`partition`, `pipeline`) and several
-//! GPUs of one host (`multi`), on CUDA through cudarc with kernels compiled at run time by
-//! NVRTC; and where queries and patterns run ([`Engine`], [`patterns`]), for the command line
-//! and the Python package alike.
+//! GPUs of one host (`multi`), on the GPU runtime of subgraph-cuda with kernels compiled at run
+//! time by NVRTC. Where queries and patterns run (the CPU or the GPU) is the `subgraph` crate's.
 
-pub mod devices;
 pub mod dfs;
 pub mod engine;
 pub mod error;
@@ -19,14 +17,12 @@ pub mod gsi;
 pub mod multi;
 pub mod options;
 pub mod partition;
-pub mod patterns;
 pub mod shared;
 #[cfg(test)]
 mod testgen;
 #[cfg(test)]
 mod testtree;
 
-pub use devices::{Engine, Ran, TreeRan};
 pub use engine::{GpuEngine, GpuReport};
 pub use error::{GpuError, Result};
 pub use multi::GpuSet;

@@ -15,7 +15,7 @@ use crate::gpsm::options::GpsmOptions;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Strategy {
     /// GSI's join, and for a tree pattern under homomorphism whose rows must be enumerated,
-    /// GGQ's thread IDs where they are estimated cheaper ([`crate::patterns`]).
+    /// GGQ's thread IDs where they are estimated cheaper (the `subgraph` crate's `patterns`).
     Auto,
     /// GSI's vertex-at-a-time join over the shared planner's plan (with its depth-first
     /// kernel, symmetry breaking and the spasm's counts).

@@ -1,13 +1,13 @@
-//! `--device auto` (`subgraph_gpu::devices`): the GPU is opened only by the first query that
+//! `--device auto` (`subgraph::devices`): the GPU is opened only by the first query that
 //! goes there, and every query's answer is the CPU engine's. Skips when no GPU is usable,
 //! unless SUBGRAPH_REQUIRE_GPU=1.
 
 use std::sync::Arc;
 
+use subgraph::{Engine, GpuOptions};
 use subgraph_core::pipeline::{run_query, MatchOptions};
 use subgraph_core::sink::Control;
 use subgraph_core::{Graph, GraphBuilder};
-use subgraph_gpu::{Engine, GpuOptions};
 
 /// `--device auto` on `data`, or None (the test skips) where no GPU is there.
 fn auto_engine(data: &Arc<Graph>) -> Option<Engine> {

@@ -3,8 +3,8 @@
 //! expansions matched by the [`Engine`] (or on the CPU over the label-free view), and its rows
 //! (RETURN, DISTINCT, LIMIT) counted and written; or, for a tree pattern under homomorphism
 //! whose rows need no enumeration, counted by GGQ's tree passes (`subgraph_core::tree`,
-//! [`crate::ggq`]) without expanding its absent labels; or one whose rows must be enumerated,
-//! by GGQ's thread IDs on the GPU ([`crate::ggq::ids`]) where `--gpu-strategy` says so.
+//! [`subgraph_gpu::ggq`]) without expanding its absent labels; or one whose rows must be enumerated,
+//! by GGQ's thread IDs on the GPU ([`subgraph_gpu::ggq::ids`]) where `--gpu-strategy` says so.
 
 use std::sync::{Arc, OnceLock};
 
@@ -14,14 +14,13 @@ use subgraph_core::pipeline::{run_query, MatchOptions, Report};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped, OUTPUT_BATCH};
 use subgraph_core::tree::TreeQuery;
 use subgraph_core::{Graph, Semantics};
+use subgraph_gpu::ggq::ids::{Ask, IdPlan};
+use subgraph_gpu::{GpuError, GpuReport, Strategy};
 use subgraph_pattern::compile::{compile, tree, CompileError, Compiled, LabelTriples};
 use subgraph_pattern::rows::Rows;
 use subgraph_pattern::{Pattern, Return};
 
 use crate::devices::{Engine, Ran};
-use crate::engine::Strategy;
-use crate::error::GpuError;
-use crate::ggq::ids::{Ask, IdPlan};
 
 /// Why a pattern could not run.
 #[derive(Debug, thiserror::Error)]
@@ -290,7 +289,7 @@ pub fn tree_query(
 
 /// A tree pattern under homomorphism whose rows need no enumeration (`count(*)`; every match a
 /// row and none written; or DISTINCT of one vertex, its answers), counted by GGQ's tree passes
-/// (`subgraph_core::tree`, on the GPU [`crate::ggq`]) rooted at that vertex, absent labels
+/// (`subgraph_core::tree`, on the GPU [`subgraph_gpu::ggq`]) rooted at that vertex, absent labels
 /// left as wildcards. None where it does not apply.
 fn run_tree(
     pattern: &Pattern,
@@ -362,7 +361,7 @@ fn run_tree(
         order: "tree",
         ..Report::nothing(opts.filter, None)
     };
-    let gpu = ran.gpu.map(|g| crate::GpuReport { report, ..g });
+    let gpu = ran.gpu.map(|g| GpuReport { report, ..g });
     Ok(Some(PatternRun {
         ran: Ran { report, gpu, choice: None, note: Some(note) },
         rows,
@@ -384,7 +383,7 @@ pub const IDS_PER_MATCH: u128 = 1 << 13;
 pub const FEW_IDS: u128 = 1 << 25;
 
 /// A tree pattern under homomorphism enumerated by GGQ's thread IDs on the GPU
-/// ([`crate::ggq::ids`]), rooted at its vertex of fewest candidates (by label and tests): under
+/// ([`subgraph_gpu::ggq::ids`]), rooted at its vertex of fewest candidates (by label and tests): under
 /// `--gpu-strategy ggq` always; under `auto` where it needs at most [`FEW_IDS`] in one phase,
 /// or where its matches are followed one by one (written, or made distinct) and its thread IDs
 /// (exact, from the tree passes' counts of each phase's prefix) are at most [`IDS_PER_MATCH`]
@@ -495,7 +494,7 @@ fn run_ids(
         order: "tree",
         ..Report::nothing(opts.filter, None)
     };
-    let gpu = crate::GpuReport::of(report, ("ggq", "streams"), 0.0, 0.0, run.ms, peak);
+    let gpu = GpuReport::of(report, ("ggq", "streams"), 0.0, 0.0, run.ms, peak);
     Ok(Some(PatternRun {
         ran: Ran { report, gpu: Some(gpu), choice: None, note: Some(note) },
         rows: if count_star { 1 } else { run.rows as u128 },

@@ -5,11 +5,11 @@
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 use std::sync::Arc;
+use subgraph::patterns::{run_pattern, Derived};
+use subgraph::{Engine, GpuOptions};
 use subgraph_core::pipeline::MatchOptions;
 use subgraph_core::sink::Control;
 use subgraph_core::{Graph, GraphBuilder, Semantics};
-use subgraph_gpu::patterns::{run_pattern, Derived};
-use subgraph_gpu::{Engine, GpuOptions};
 
 /// A pattern vertex's label (None: any) and its edges (from, to, label or None: any).
 type Shape = (Vec<Option<u32>>, Vec<(usize, usize, Option<u32>)>);

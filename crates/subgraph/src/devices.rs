@@ -14,11 +14,8 @@ use subgraph_core::sink::{Control, Output};
 use subgraph_core::tree::{TreeCount, TreeQuery};
 use subgraph_core::Graph;
 use subgraph_cuda::{check_nvrtc_library, CudaError};
-
-use crate::engine::{GpuOptions, GpuReport, Strategy};
-use crate::error::{GpuError, Result};
-use crate::ggq::ids::{Ask, IdPlan, IdRun};
-use crate::multi::GpuSet;
+use subgraph_gpu::ggq::ids::{Ask, IdPlan, IdRun};
+use subgraph_gpu::{GpuError, GpuOptions, GpuReport, GpuSet, Result, Strategy};
 
 /// The engine that runs the queries of one data graph.
 pub enum Engine {
@@ -181,7 +178,7 @@ impl Engine {
         }
     }
 
-    /// Counts a tree-pattern query (GGQ: `subgraph_core::tree`, [`crate::ggq`]) where the
+    /// Counts a tree-pattern query (GGQ: `subgraph_core::tree`, [`subgraph_gpu::ggq`]) where the
     /// engine runs: on the GPU under `gpu`, and under `auto` where the data graph is as large
     /// as the planner sends every query to the GPU (`device_for_graph`); else on the CPU.
     pub fn count_tree(
@@ -237,7 +234,7 @@ impl Engine {
         }
     }
 
-    /// Enumerates a tree query's matches by GGQ's thread IDs ([`crate::ggq::ids`]) where
+    /// Enumerates a tree query's matches by GGQ's thread IDs ([`subgraph_gpu::ggq::ids`]) where
     /// [`Engine::count_tree`] would count it on the GPU, with the device's peak bytes; None
     /// elsewhere, and where the data graph is partitioned.
     pub fn enumerate_tree(
