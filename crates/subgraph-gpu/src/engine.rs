@@ -32,13 +32,14 @@ use crate::gsi::device_graph::{DeviceGraph, DeviceStructure};
 use crate::gsi::filter::{filter_on_device, filter_segments, DeviceCandidateSet, FilterKernels, TableSegment};
 use crate::gsi::join::{dir_index, level_descriptor, Join, Kernels, LevelData, MAX_COLUMNS, ROW_BLOCK, SOURCE};
 use crate::gsi::signature::Signature;
-use crate::multi::{Deal, Tally};
+use crate::multi::deal::Deal;
 pub use crate::options::{
     CandidateFilter, DepthFirst, GpuOptions, LoadBalance, OutputScheme, Strategy, Structure, DFS_FRONTIER_ROWS,
 };
 use crate::partition::park::{self, Spill};
 use crate::partition::{PartitionedGraph, Streamed};
 use crate::shared::emit::Take;
+use crate::shared::tally::Tally;
 
 /// The result of one query on the GPU: the core report (as the CPU engine fills it, with
 /// `space_*` describing the per-query device data, `enumerate_ms` the join, `nodes` the

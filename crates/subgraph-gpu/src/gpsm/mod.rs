@@ -29,9 +29,9 @@ use crate::gpsm::options::GpsmOptions;
 use crate::gsi::device_graph::SortedAdjacency;
 use crate::gsi::filter::{device_words, SOURCE as FILTER_SOURCE};
 use crate::gsi::join::{dir_index, MAX_CHUNK_ROWS, MAX_COLUMNS, ROW_OVERHEAD_BYTES};
-use crate::multi::Tally;
 use crate::shared::emit::{Expand, Take};
 use crate::shared::scan::{exclusive_scan, list_starts};
+use crate::shared::tally::Tally;
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 

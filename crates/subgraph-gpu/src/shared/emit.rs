@@ -10,7 +10,7 @@ use subgraph_core::sink::{Control, Output, Stopped, OUTPUT_BATCH};
 use subgraph_cuda::{DeviceBuffer, Gpu, HostBuffer, HOST_BUFFER_ELEMS};
 
 use crate::error::Result;
-use crate::multi::Tally;
+use crate::shared::tally::Tally;
 
 /// Embeddings [`Join::emit`] takes towards the limit and writes at a time (of the rows of
 /// one pinned download).

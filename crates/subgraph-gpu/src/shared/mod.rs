@@ -2,3 +2,4 @@
 
 pub mod emit;
 pub mod scan;
+pub mod tally;
