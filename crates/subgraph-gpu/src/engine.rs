@@ -21,7 +21,7 @@ use subgraph_core::tree::TreeQuery;
 use subgraph_core::{Dir, Graph, Query, Semantics};
 use subgraph_cuda::{DeviceBuffer, DeviceInfo, Gpu, HostBuffer};
 
-use crate::dfs::{largest_groups, DfsKernels, DfsPlan, DfsStats, LevelAddresses};
+use crate::dfs::{largest_groups, DfsKernels, DfsPlan, LevelAddresses};
 use crate::error::{GpuError, Result};
 use crate::fsig;
 use crate::fsig::refine::{links_of, refine, Lists, RefineKernels, SegmentArgs};
@@ -36,90 +36,11 @@ use crate::multi::deal::Deal;
 pub use crate::options::{
     CandidateFilter, DepthFirst, GpuOptions, LoadBalance, OutputScheme, Strategy, Structure, DFS_FRONTIER_ROWS,
 };
-use crate::partition::park::{self, Spill};
-use crate::partition::{PartitionedGraph, Streamed};
+use crate::partition::park;
+use crate::partition::PartitionedGraph;
 use crate::shared::emit::Take;
+use crate::shared::report::{DfsStats, GpuReport, Spill, Streamed};
 use crate::shared::tally::Tally;
-
-/// The result of one query on the GPU: the core report (as the CPU engine fills it, with
-/// `space_*` describing the per-query device data, `enumerate_ms` the join, `nodes` the
-/// intermediate rows and `tasks` the join chunks) and GPU phase times.
-#[derive(Debug, Clone, Copy)]
-pub struct GpuReport {
-    pub report: Report,
-    /// Host-to-device copies of this query (structures built lazily, candidates, bitsets).
-    pub upload_ms: f64,
-    /// Candidate filtering: the signature filter (and the refinement) on the device, the
-    /// candidates staying there, or the core filter on the host.
-    pub filter_ms: f64,
-    pub join_ms: f64,
-    /// Most device bytes held by the engine during the query, data graph included.
-    pub peak_device_bytes: u64,
-    /// Output-buffer (GBA) elements allocated over the query's materialised levels: the first
-    /// links' slice sizes under Prealloc-Combine, the exact survivors under two-step.
-    pub buffer_elements: u64,
-    /// Rows the materialised levels produced (the survivors written into those buffers).
-    pub joined_rows: u64,
-    /// Heavy rows run by a whole block, and pieces of heavier rows run by the separate grid
-    /// (load balancing's second and third layers), over all passes.
-    pub block_tasks: u64,
-    pub grid_tasks: u64,
-    /// The depth-first kernel's work: frontier rows, launches, the frontier table's columns,
-    /// the kernel's time (within `join_ms`), ranges of candidates stolen and how busy its warps
-    /// were.
-    pub dfs: DfsStats,
-    /// FSIG's host spill: tables parked in host memory, blocks brought back, bytes moved.
-    pub spill: Spill,
-    /// Join chunks run again because the measured α undershot their rows.
-    pub alpha_retries: u64,
-    /// GPUs that joined the query (`--gpus`), and the milliseconds they waited for the last
-    /// one to finish, summed over them (0 on one GPU): the balance of the first level's deal.
-    pub devices: usize,
-    pub idle_ms: f64,
-    /// The matcher that ran the query: `gsi`, `gpsm` or `ggq` (tree passes).
-    pub strategy: &'static str,
-    /// Whether the data graph is partitioned ([`crate::partition`]), and the segments copied
-    /// to the device for this query, with their bytes (not those kept resident).
-    pub partitioned: bool,
-    pub streamed: Streamed,
-    /// What the join read: [`Structure::name`] of GSI's (`none` when nothing was joined),
-    /// `edge-tables` for GpSM's, `tree` for GGQ's passes.
-    pub structure: &'static str,
-}
-
-impl GpuReport {
-    /// The report of a query one device ran outside GSI's join (GGQ's tree passes, GpSM): its
-    /// matcher and what it read, phase times and peak, none of the join's counters.
-    pub fn of(
-        report: Report,
-        (strategy, structure): (&'static str, &'static str),
-        upload_ms: f64,
-        filter_ms: f64,
-        join_ms: f64,
-        peak_device_bytes: u64,
-    ) -> GpuReport {
-        GpuReport {
-            strategy,
-            structure,
-            report,
-            upload_ms,
-            filter_ms,
-            join_ms,
-            peak_device_bytes,
-            buffer_elements: 0,
-            joined_rows: 0,
-            block_tasks: 0,
-            grid_tasks: 0,
-            dfs: DfsStats::default(),
-            spill: Spill::default(),
-            alpha_retries: 0,
-            devices: 1,
-            idle_ms: 0.0,
-            partitioned: false,
-            streamed: Streamed::default(),
-        }
-    }
-}
 
 /// A query filtered and planned (on one device), ready to be joined on that device or on
 /// several, each claiming first-level rows from a [`Deal`].

@@ -23,15 +23,14 @@ mod testgen;
 #[cfg(test)]
 mod testtree;
 
-pub use engine::{GpuEngine, GpuReport};
+pub use engine::GpuEngine;
 pub use error::{GpuError, Result};
 pub use multi::GpuSet;
 pub use options::{
     CandidateFilter, DepthFirst, GpuCount, GpuOptions, Layout as ParkLayout, LoadBalance, OutputScheme, Park,
     Partitions, Strategy, Structure, DFS_FRONTIER_ROWS, SHARED_QUERY_COST,
 };
-pub use partition::park::Spill;
-pub use partition::Streamed;
+pub use shared::report::{DfsStats, GpuReport, Spill, Streamed};
 
 /// Every kernel source of the crate.
 pub static KERNEL_SOURCES: [&subgraph_cuda::KernelSource; 11] = [

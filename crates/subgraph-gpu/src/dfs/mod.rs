@@ -17,6 +17,7 @@ use subgraph_cuda::{Arg, DeviceBuffer, Gpu, HostFlag, Kernel, KernelDecl, Kernel
 
 use crate::error::{to_u32, GpuError, Result};
 use crate::gsi::join::{dir_index, level_descriptor};
+use crate::shared::report::DfsStats;
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 
@@ -253,58 +254,6 @@ pub struct DfsOutcome {
     pub stopped: bool,
     /// The launch's work: rows, ranges stolen, warp time.
     pub stats: DfsStats,
-}
-
-/// The depth-first kernel's work over a query's launches (on one device, or summed over
-/// several: [`DfsStats::merge`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct DfsStats {
-    /// Frontier rows extended and counted.
-    pub rows: u64,
-    pub launches: u64,
-    /// Columns of the frontier table (0 without the kernel).
-    pub columns: u64,
-    /// The kernel's time, within the join's.
-    pub ms: f64,
-    /// Ranges of a level's candidates idle warps took over from busy ones (work stealing).
-    pub stolen: u64,
-    /// Nanoseconds warps spent on partial matches, and warps times each launch's span: their
-    /// ratio is how busy the warps were.
-    pub busy_ns: u64,
-    pub warp_ns: u64,
-}
-
-impl DfsStats {
-    /// `launch` added to this device's work.
-    pub fn add(&mut self, launch: &DfsStats) {
-        self.rows += launch.rows;
-        self.launches += launch.launches;
-        self.columns = launch.columns;
-        self.ms += launch.ms;
-        self.stolen += launch.stolen;
-        self.busy_ns += launch.busy_ns;
-        self.warp_ns += launch.warp_ns;
-    }
-
-    /// The work of devices that joined one query together: sums, the widest frontier and
-    /// the longest time.
-    pub fn merge(&self, other: &DfsStats) -> DfsStats {
-        DfsStats {
-            rows: self.rows + other.rows,
-            launches: self.launches + other.launches,
-            columns: self.columns.max(other.columns),
-            ms: self.ms.max(other.ms),
-            stolen: self.stolen + other.stolen,
-            busy_ns: self.busy_ns + other.busy_ns,
-            warp_ns: self.warp_ns + other.warp_ns,
-        }
-    }
-
-    /// The fraction of the launches' warp time spent on partial matches (None without a
-    /// launch).
-    pub fn busy(&self) -> Option<f64> {
-        (self.warp_ns > 0).then(|| self.busy_ns as f64 / self.warp_ns as f64)
-    }
 }
 
 /// Counts the matches of every row of `table` (`rows` rows of `c0` columns) depth first.

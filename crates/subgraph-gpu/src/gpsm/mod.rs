@@ -23,13 +23,13 @@ use subgraph_core::sink::{Control, Output, Stopped};
 use subgraph_core::{Dir, Graph, Query, Semantics};
 use subgraph_cuda::{Arg, DeviceBuffer, Gpu, HostBuffer, Kernel, KernelDecl, KernelSource, Param};
 
-use crate::engine::GpuReport;
 use crate::error::{to_u32, GpuError, Result};
 use crate::gpsm::options::GpsmOptions;
 use crate::gsi::device_graph::SortedAdjacency;
 use crate::gsi::filter::{device_words, SOURCE as FILTER_SOURCE};
 use crate::gsi::join::{dir_index, MAX_CHUNK_ROWS, MAX_COLUMNS, ROW_OVERHEAD_BYTES};
 use crate::shared::emit::{Expand, Take};
+use crate::shared::report::GpuReport;
 use crate::shared::scan::{exclusive_scan, list_starts};
 use crate::shared::tally::Tally;
 

@@ -13,14 +13,15 @@ use subgraph_core::plan::{Link, Plan};
 use subgraph_core::Dir;
 use subgraph_cuda::{pipelined, Arg, DeviceBuffer, Gpu, HostBuffer, Kernel, KernelDecl, KernelSource, Param};
 
-use crate::dfs::{self, DfsKernels, DfsPlan, DfsStats};
+use crate::dfs::{self, DfsKernels, DfsPlan};
 use crate::error::{to_u32, GpuError, Result};
 use crate::gsi::balance::{Layers, HISTOGRAM_BINS, W1};
 use crate::gsi::device_graph::GraphArgs;
 use crate::options::Layout;
 use crate::options::{GpuOptions, LoadBalance, OutputScheme};
-use crate::partition::park::{self, Parked, Spill};
+use crate::partition::park::{self, Parked};
 use crate::shared::emit::{Expand, Take};
+use crate::shared::report::{DfsStats, Spill};
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 

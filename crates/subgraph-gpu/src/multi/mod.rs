@@ -21,9 +21,10 @@ use subgraph_core::sink::{Control, Output};
 use subgraph_core::Graph;
 use subgraph_cuda::DeviceInfo;
 
-use crate::engine::{GpuEngine, GpuOptions, GpuReport, Strategy};
+use crate::engine::{GpuEngine, GpuOptions, Strategy};
 use crate::error::Result;
 use crate::options::GpuCount;
+use crate::shared::report::GpuReport;
 use crate::shared::tally::Tally;
 
 /// The engines of one data graph, one per device; the first plans every query.

@@ -43,6 +43,7 @@ use crate::gsi::device_graph::DeviceStructure;
 use crate::gsi::filter::{Rows, TableSegment};
 use crate::gsi::pcsr::{label_lists, ColumnOrder, Pcsr, GROUP_WORDS};
 use crate::gsi::signature::{SignatureTable, WORDS};
+use crate::shared::report::Streamed;
 
 /// Share of the budget the in-core layout may take under [`Partitions::Auto`]: the rest is for
 /// the queries' candidates, tables and buffers.
@@ -132,13 +133,6 @@ impl Segment {
     pub fn holds_label(&self, labels: &[u32]) -> bool {
         labels.iter().any(|&l| (self.first.0..=self.last.0).contains(&l))
     }
-}
-
-/// Segments copied to the device for one query, and their bytes.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Streamed {
-    pub segments: u64,
-    pub bytes: u64,
 }
 
 /// The pieces of each list of `lists` (one PCSR's) in segments of at most `bytes` bytes each

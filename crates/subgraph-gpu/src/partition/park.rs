@@ -20,6 +20,7 @@ use subgraph_cuda::{
 
 use crate::error::{to_u32, Result};
 use crate::options::{Layout, Park};
+use crate::shared::report::Spill;
 
 /// The kernel of `park.cu`.
 pub static SOURCE: KernelSource = KernelSource {
@@ -49,35 +50,6 @@ pub const BLOCK_SHARE: u64 = 8;
 /// Device bytes per table row besides its columns while a level is extended: its first-link
 /// size and link (u32 each) and their scan (u64).
 pub const ROW_ARRAY_BYTES: u64 = 16;
-
-/// What the spill did in one query: tables parked (of them, those made and parked column by
-/// column), blocks brought back and bytes moved across PCIe both ways.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Spill {
-    pub tables: u64,
-    pub columnar: u64,
-    pub blocks: u64,
-    pub bytes: u64,
-}
-
-impl std::ops::Add for Spill {
-    type Output = Spill;
-
-    fn add(self, o: Spill) -> Spill {
-        Spill {
-            tables: self.tables + o.tables,
-            columnar: self.columnar + o.columnar,
-            blocks: self.blocks + o.blocks,
-            bytes: self.bytes + o.bytes,
-        }
-    }
-}
-
-impl std::iter::Sum for Spill {
-    fn sum<I: Iterator<Item = Spill>>(iter: I) -> Spill {
-        iter.fold(Spill::default(), |a, b| a + b)
-    }
-}
 
 /// Device bytes of a level's table of `rows` rows and `cols` columns, with its per-row arrays.
 pub fn level_bytes(rows: u64, cols: usize) -> u64 {

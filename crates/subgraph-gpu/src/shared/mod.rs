@@ -1,5 +1,6 @@
 //! What the strategies share.
 
 pub mod emit;
+pub mod report;
 pub mod scan;
 pub mod tally;
