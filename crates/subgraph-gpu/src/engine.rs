@@ -30,7 +30,7 @@ use crate::ggq::{self, GpuTreeCount, TreeGraph};
 use crate::gpsm::{self, GpsmKernels};
 use crate::gsi::device_graph::{DeviceGraph, DeviceStructure};
 use crate::gsi::filter::{filter_on_device, filter_segments, DeviceCandidateSet, FilterKernels, TableSegment};
-use crate::gsi::join::{dir_index, level_descriptor, Join, Kernels, LevelData, MAX_COLUMNS, ROW_BLOCK, SOURCE};
+use crate::gsi::join::{Join, Kernels, ROW_BLOCK, SOURCE};
 use crate::gsi::signature::Signature;
 use crate::multi::deal::Deal;
 pub use crate::options::{
@@ -39,6 +39,7 @@ pub use crate::options::{
 use crate::partition::park;
 use crate::partition::PartitionedGraph;
 use crate::shared::emit::Take;
+use crate::shared::levels::{dir_index, level_descriptor, LevelData, MAX_COLUMNS};
 use crate::shared::report::{DfsStats, GpuReport, Spill, Streamed};
 use crate::shared::tally::Tally;
 

@@ -16,7 +16,7 @@ use subgraph_core::{Dir, Graph, Query};
 use subgraph_cuda::{Arg, DeviceBuffer, Gpu, HostFlag, Kernel, KernelDecl, KernelSource, Param};
 
 use crate::error::{to_u32, GpuError, Result};
-use crate::gsi::join::{dir_index, level_descriptor};
+use crate::shared::levels::{dir_index, level_descriptor};
 use crate::shared::report::DfsStats;
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};

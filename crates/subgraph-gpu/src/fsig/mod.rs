@@ -22,8 +22,8 @@ use subgraph_cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Pa
 
 use crate::error::{to_u32, Result};
 use crate::gsi::device_graph::{DeviceStructure, GraphArgs};
-use crate::gsi::join::LevelData;
 use crate::options::{CandidateFilter, DepthFirst, GpuOptions, Structure};
+use crate::shared::levels::LevelData;
 use crate::shared::scan::exclusive_scan;
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};

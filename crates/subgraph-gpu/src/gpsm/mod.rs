@@ -25,10 +25,11 @@ use subgraph_cuda::{Arg, DeviceBuffer, Gpu, HostBuffer, Kernel, KernelDecl, Kern
 
 use crate::error::{to_u32, GpuError, Result};
 use crate::gpsm::options::GpsmOptions;
+use crate::gsi::chunks::{MAX_CHUNK_ROWS, ROW_OVERHEAD_BYTES};
 use crate::gsi::device_graph::SortedAdjacency;
 use crate::gsi::filter::{device_words, SOURCE as FILTER_SOURCE};
-use crate::gsi::join::{dir_index, MAX_CHUNK_ROWS, MAX_COLUMNS, ROW_OVERHEAD_BYTES};
 use crate::shared::emit::{Expand, Take};
+use crate::shared::levels::{dir_index, MAX_COLUMNS};
 use crate::shared::report::GpuReport;
 use crate::shared::scan::{exclusive_scan, list_starts};
 use crate::shared::tally::Tally;

@@ -1,32 +1,34 @@
-//! Host side of the GSI join (§V, Alg. 3–4): the kernels of `join.cu`, the per-level
-//! descriptor the kernels read (links, non-edges, injectivity), and the Prealloc-Combine chunk
-//! planner that keeps each step's buffers within a device-memory budget, extending the tables
-//! chunk by chunk, depth first. Each chunk's load-balance layers are [`crate::gsi::balance`]'s; its
-//! finished rows go to [`crate::shared::emit`].
+//! Host side of the GSI join (§V, Alg. 3–4): the kernels of `join.cu` over each level's
+//! descriptor ([`crate::shared::levels`]), extending the tables chunk by chunk
+//! ([`crate::gsi::chunks`], within a device-memory budget), depth first. Each chunk's
+//! load-balance layers are [`crate::gsi::balance`]'s; its finished rows go to
+//! [`crate::shared::emit`].
 
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use subgraph_core::host::available_memory;
-use subgraph_core::plan::{Link, Plan};
-use subgraph_core::Dir;
+use subgraph_core::plan::Plan;
 use subgraph_cuda::{pipelined, Arg, DeviceBuffer, Gpu, HostBuffer, Kernel, KernelDecl, KernelSource, Param};
 
 use crate::dfs::{self, DfsKernels, DfsPlan};
 use crate::error::{to_u32, GpuError, Result};
 use crate::gsi::balance::{Layers, HISTOGRAM_BINS, W1};
+use crate::gsi::chunks::{
+    chunk_elements, next_chunk_end, paced_work, ALPHA_FLOOR, ALPHA_MARGIN, FIRST_CHUNK_WORK, LIMIT_FIRST_CHUNK_ELEMS,
+    LIMIT_FIRST_CHUNK_ROWS, MAX_CHUNK_ROWS, ROW_OVERHEAD_BYTES,
+};
 use crate::gsi::device_graph::GraphArgs;
 use crate::options::Layout;
 use crate::options::{GpuOptions, LoadBalance, OutputScheme};
 use crate::partition::park::{self, Parked};
 use crate::shared::emit::{Expand, Take};
+use crate::shared::levels::LevelData;
 use crate::shared::report::{DfsStats, Spill};
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 
-/// Most columns (query vertices) a table may have; the row is cached in shared memory.
-pub const MAX_COLUMNS: usize = 64;
 /// Threads per block of the one-warp-per-row kernels (`J_ROW_WARPS` warps).
 pub const ROW_BLOCK: u32 = 256;
 /// Threads per block of `join_tasks` (`J_TASK_WARPS` warps).
@@ -37,35 +39,6 @@ pub const COUNT_ONLY: u32 = 1;
 pub const WRITE_CACHE: u32 = 2;
 /// `join_link`'s column argument for whole rows (`J_ALL_COLUMNS`).
 pub const ALL_COLUMNS: u32 = u32::MAX;
-/// Most rows of one chunk, so grids and per-row u32 arrays stay in range.
-pub const MAX_CHUNK_ROWS: u64 = 1 << 26;
-/// Rows of a level's first chunk when the query has a limit; each next chunk doubles.
-pub const LIMIT_FIRST_CHUNK_ROWS: u64 = 1 << 10;
-/// First-link elements (a bound on the rows it makes) of a materialised level's first chunk
-/// when the query has a limit; each next chunk doubles.
-pub const LIMIT_FIRST_CHUNK_ELEMS: u64 = 1 << 15;
-/// Most first-link slice elements one chunk examines (its rows' `sizes` summed).
-pub const MAX_CHUNK_WORK: u64 = 1 << 28;
-/// First-link elements of a level's first chunk; the next ones are paced by [`paced_work`].
-pub const FIRST_CHUNK_WORK: u64 = 1 << 24;
-/// The time a chunk's passes aim at: the deadline and Ctrl-C are checked between chunks, so this
-/// bounds how late they stop a query, in count-only mode too.
-pub const CHUNK_TARGET: Duration = Duration::from_millis(50);
-/// Device bytes per chunk row besides the buffers: counts, their scan, task bookkeeping.
-pub const ROW_OVERHEAD_BYTES: u64 = 64;
-/// The measured α of a level's chunk times this margin sizes its next chunk.
-pub const ALPHA_MARGIN: f64 = 1.5;
-/// The least α a chunk is sized with.
-pub const ALPHA_FLOOR: f64 = 1.0 / 64.0;
-
-/// First-link elements of a chunk of a materialised level (the table has `cols` columns) whose
-/// output buffer (4 bytes an element) and next table (`alpha` of the elements become rows of
-/// cols + 1 words) fit `budget` bytes: FSIG's ES(M_i) of Eq. 5.6 without the per-row arrays,
-/// which [`ROW_OVERHEAD_BYTES`] bounds. With `alpha` 1 (GSI's sizing) every element may
-/// survive, and the chunk always fits.
-pub fn chunk_elements(budget: u64, cols: usize, alpha: f64) -> u64 {
-    (budget as f64 / (4.0 * (1.0 + alpha * (cols as f64 + 1.0)))) as u64
-}
 
 // Every join kernel starts with the graph (groups, meta, columns, edge labels, vertex labels,
 // adjacency offsets and columns, mode, vertices) and the level (descriptor, bitset,
@@ -98,85 +71,6 @@ pub static SOURCE: KernelSource = KernelSource {
     ],
 };
 
-/// Index of a direction in the device structures: 0 out (all edges when undirected), 1 in.
-pub fn dir_index(dir: Dir) -> u32 {
-    match dir {
-        Dir::Out => 0,
-        Dir::In => 1,
-    }
-}
-
-/// Words of a level descriptor before its links.
-pub const DESC_HEADER: usize = 8;
-
-/// The descriptor of plan position `pos` as `join.cu` reads it: its words 0–5 are the table's
-/// columns (= pos), links, non-edges, injective, the query vertex's label and symmetry
-/// bounds; then per link (from, structure, edge label), where `structure(k, link)`
-/// names the device structure holding the slices of the position's link k; then per non-edge (from,
-/// direction); then per bound the column whose vertex the candidate must exceed.
-pub fn level_descriptor(
-    plan: &Plan,
-    pos: usize,
-    vertex_label: u32,
-    injective: bool,
-    structure: impl Fn(usize, &Link) -> u32,
-) -> Vec<u32> {
-    let links = &plan.backward[pos];
-    let non_edges = &plan.non_edges[pos];
-    let mut desc = vec![0u32; DESC_HEADER];
-    desc[0] = pos as u32;
-    desc[1] = links.len() as u32;
-    desc[2] = non_edges.len() as u32;
-    desc[3] = u32::from(injective);
-    desc[4] = vertex_label;
-    desc[5] = plan.greater_than[pos].len() as u32;
-    for (k, l) in links.iter().enumerate() {
-        desc.extend([l.from as u32, structure(k, l), l.edge_label]);
-    }
-    for ne in non_edges {
-        desc.extend([ne.from as u32, dir_index(ne.dir)]);
-    }
-    desc.extend(plan.greater_than[pos].iter().map(|&p| p as u32));
-    desc
-}
-
-/// The end of the chunk of table rows that starts at `start`: as many rows as fit both
-/// `max_rows` and `max_elems` buffer elements, at least one. `offset_at(r)` is the exclusive
-/// scan of the rows' buffer sizes at row r (r = rows gives the total).
-pub fn next_chunk_end(
-    start: u64,
-    rows: u64,
-    max_rows: u64,
-    max_elems: u64,
-    mut offset_at: impl FnMut(u64) -> Result<u64>,
-) -> Result<u64> {
-    let hi = rows.min(start.saturating_add(max_rows.max(1)));
-    let base = offset_at(start)?;
-    if offset_at(hi)? - base <= max_elems {
-        return Ok(hi);
-    }
-    // offset_at(lo) - base <= max_elems < offset_at(hi) - base, with lo >= start + 1 kept
-    // even when a single row exceeds the budget.
-    let (mut lo, mut hi) = (start + 1, hi);
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if offset_at(mid)? - base <= max_elems {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    Ok(lo)
-}
-
-/// The first-link elements of a level's next chunk, from the `work` this one was allowed and the
-/// time its passes took: scaled towards [`CHUNK_TARGET`], at most doubled or divided by 8 at a
-/// time, within 1..=[`MAX_CHUNK_WORK`].
-pub fn paced_work(work: u64, took: Duration) -> u64 {
-    let scale = (CHUNK_TARGET.as_secs_f64() / took.as_secs_f64().max(1e-6)).clamp(0.125, 2.0);
-    ((work as f64 * scale) as u64).clamp(1, MAX_CHUNK_WORK)
-}
-
 /// The kernels of `join.cu`, loaded once.
 pub(crate) struct Kernels {
     pub(crate) sizes: Kernel,
@@ -193,13 +87,6 @@ pub(crate) struct Kernels {
     /// Warps of `join_rows` the device runs at once (its multiprocessors times its occupancy):
     /// the load-balance cost model's parallelism.
     pub(crate) resident_warps: u64,
-}
-
-/// What the kernels read about one plan position.
-pub(crate) struct LevelData {
-    pub(crate) desc: DeviceBuffer<u32>,
-    pub(crate) bitset: DeviceBuffer<u32>,
-    pub(crate) cands: DeviceBuffer<u32>,
 }
 
 /// Grid size for one warp per row.
@@ -713,124 +600,5 @@ impl<'a> Join<'a> {
             self.gpu.launch(&self.k.tasks, ntasks, TASK_BLOCK, &mut args)?;
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use subgraph_core::filter::Filter;
-    use subgraph_core::order::Order;
-    use subgraph_core::plan::PlanOptions;
-    use subgraph_core::sink::Control;
-    use subgraph_core::{GraphBuilder, Query, Semantics};
-
-    #[test]
-    fn chunks_grow_as_alpha_falls_and_fit_at_one() {
-        let budget = 1 << 30;
-        for cols in 1..10 {
-            // α = 1 is GSI's sizing: a buffer element and a next-table row of cols + 1 words each.
-            let e = chunk_elements(budget, cols, 1.0);
-            assert_eq!(e, budget / (4 * (cols as u64 + 2)));
-            assert!(4 * e + 4 * e * (cols as u64 + 1) <= budget);
-            assert!(chunk_elements(budget, cols, 0.25) > e);
-            assert!(chunk_elements(budget, cols, ALPHA_FLOOR) <= budget / 4);
-        }
-    }
-
-    #[test]
-    fn chunk_work_is_paced_towards_the_target() {
-        let w = FIRST_CHUNK_WORK;
-        assert_eq!(paced_work(w, CHUNK_TARGET), w);
-        assert_eq!(paced_work(w, CHUNK_TARGET * 2), w / 2);
-        // A pass far too long shrinks the next by 8 at most; a fast one grows it by 2 at most.
-        assert_eq!(paced_work(w, CHUNK_TARGET * 100), w / 8);
-        assert_eq!(paced_work(w, Duration::ZERO), 2 * w);
-        assert_eq!(paced_work(MAX_CHUNK_WORK, Duration::ZERO), MAX_CHUNK_WORK);
-        assert_eq!(paced_work(1, CHUNK_TARGET * 100), 1);
-    }
-
-    #[test]
-    fn chunks_cover_the_rows_within_the_budget() {
-        let sizes: Vec<u64> = (0..1000u64).map(|i| (i * 7919) % 50).collect();
-        let mut offsets = vec![0u64];
-        for s in &sizes {
-            offsets.push(offsets.last().unwrap() + s);
-        }
-        for (max_rows, max_elems) in [(u64::MAX, u64::MAX), (100, u64::MAX), (1000, 300), (7, 1)] {
-            let mut start = 0;
-            let mut chunks = 0;
-            while start < 1000 {
-                let end = next_chunk_end(start, 1000, max_rows, max_elems, |r| Ok(offsets[r as usize])).unwrap();
-                assert!(end > start && end <= 1000);
-                assert!(end - start <= max_rows.max(1));
-                let elems = offsets[end as usize] - offsets[start as usize];
-                assert!(elems <= max_elems || end == start + 1, "{start}..{end}: {elems}");
-                // Maximal: one more row would break a bound.
-                if end < 1000 {
-                    let more = offsets[end as usize + 1] - offsets[start as usize];
-                    assert!(more > max_elems || end + 1 - start > max_rows);
-                }
-                start = end;
-                chunks += 1;
-            }
-            if max_elems == u64::MAX && max_rows == u64::MAX {
-                assert_eq!(chunks, 1);
-            }
-            if max_elems == 300 {
-                assert!(chunks >= (offsets[1000] / 300) as usize);
-            }
-        }
-    }
-
-    #[test]
-    fn a_row_above_the_budget_is_its_own_chunk() {
-        let offsets = [0u64, 10, 1010, 1020];
-        let end = next_chunk_end(1, 3, u64::MAX, 100, |r| Ok(offsets[r as usize])).unwrap();
-        assert_eq!(end, 2);
-        let end = next_chunk_end(0, 3, u64::MAX, 100, |r| Ok(offsets[r as usize])).unwrap();
-        assert_eq!(end, 1);
-    }
-
-    #[test]
-    fn descriptor_layout() {
-        // Directed triangle 0→1→2→0 with labels; query = the same triangle.
-        let data = GraphBuilder::from_parts(vec![5, 6, 7], vec![(0, 1, 3), (1, 2, 4), (2, 0, 3)], true).build().0;
-        let query = data.clone();
-        for semantics in [Semantics::Embed, Semantics::Induced, Semantics::Homomorphism] {
-            let q = Query::new(query.clone(), &data, semantics).unwrap();
-            let opts =
-                PlanOptions { semantics, filter: Filter::Ldf, order: Some(Order::Gsi), ..PlanOptions::default() };
-            let plan = Plan::new(&data, &q, opts, &Control::unlimited());
-            for pos in 0..plan.len() {
-                let label = query.label(plan.vertices[pos]);
-                let desc = level_descriptor(&plan, pos, label, semantics.injective(), |_, l| {
-                    10 * dir_index(l.dir) + l.edge_label
-                });
-                let k = plan.backward[pos].len();
-                let m = plan.non_edges[pos].len();
-                let b = plan.greater_than[pos].len();
-                assert_eq!(desc.len(), DESC_HEADER + 3 * k + 2 * m + b);
-                assert_eq!(
-                    desc[..6],
-                    [pos as u32, k as u32, m as u32, u32::from(semantics.injective()), label, b as u32]
-                );
-                for (t, &p) in plan.greater_than[pos].iter().enumerate() {
-                    assert_eq!(desc[DESC_HEADER + 3 * k + 2 * m + t], p as u32);
-                }
-                for (j, l) in plan.backward[pos].iter().enumerate() {
-                    let at = DESC_HEADER + 3 * j;
-                    assert_eq!(desc[at..at + 3], [l.from as u32, 10 * dir_index(l.dir) + l.edge_label, l.edge_label]);
-                }
-                for (t, ne) in plan.non_edges[pos].iter().enumerate() {
-                    let at = DESC_HEADER + 3 * k + 2 * t;
-                    assert_eq!(desc[at..at + 2], [ne.from as u32, dir_index(ne.dir)]);
-                }
-                assert_eq!(k, pos, "a triangle links each position to all earlier ones");
-                if semantics != Semantics::Induced {
-                    assert_eq!(m, 0);
-                }
-            }
-        }
     }
 }

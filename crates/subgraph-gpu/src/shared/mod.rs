@@ -1,6 +1,7 @@
 //! What the strategies share.
 
 pub mod emit;
+pub mod levels;
 pub mod report;
 pub mod scan;
 pub mod tally;
