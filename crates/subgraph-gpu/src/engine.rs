@@ -28,7 +28,7 @@ use crate::fsig::refine::{links_of, refine, Lists, RefineKernels, SegmentArgs};
 use crate::ggq::ids::{Ask, IdPlan, IdRun};
 use crate::ggq::{self, GpuTreeCount, TreeGraph};
 use crate::gpsm::{self, GpsmKernels};
-use crate::gsi::device_graph::{DeviceGraph, DeviceStructure};
+use crate::gsi::device_graph::DeviceGraph;
 use crate::gsi::filter::{filter_on_device, filter_segments, DeviceCandidateSet, FilterKernels, TableSegment};
 use crate::gsi::join::{Join, Kernels, ROW_BLOCK, SOURCE};
 use crate::gsi::signature::Signature;
@@ -41,6 +41,7 @@ use crate::partition::PartitionedGraph;
 use crate::shared::emit::Take;
 use crate::shared::levels::{dir_index, level_descriptor, LevelData, MAX_COLUMNS};
 use crate::shared::report::{DfsStats, GpuReport, Spill, Streamed};
+use crate::shared::slices::DeviceStructure;
 use crate::shared::tally::Tally;
 
 /// A query filtered and planned (on one device), ready to be joined on that device or on

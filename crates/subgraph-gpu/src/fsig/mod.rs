@@ -21,10 +21,10 @@ use subgraph_core::spasm;
 use subgraph_cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
 
 use crate::error::{to_u32, Result};
-use crate::gsi::device_graph::{DeviceStructure, GraphArgs};
 use crate::options::{CandidateFilter, DepthFirst, GpuOptions, Structure};
 use crate::shared::levels::LevelData;
 use crate::shared::scan::exclusive_scan;
+use crate::shared::slices::{DeviceStructure, GraphArgs};
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 

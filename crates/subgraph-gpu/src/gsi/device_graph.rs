@@ -1,37 +1,18 @@
 //! The data graph on the device (GSI §IV-A): vertex labels, PCSR per edge label and
 //! direction (or the plain CSR baseline of GSI's Table II), the signature table, and for
 //! induced matching and GpSM the id-sorted adjacency; or, where it does not fit, SGSI's
-//! segments in host memory (§6.1, [`crate::partition`]). Also the data-graph arguments every
-//! kernel of `slices.cu` starts with.
+//! segments in host memory (§6.1, [`crate::partition`]); and the arguments of its structures
+//! for the kernels of `slices.cu` ([`crate::shared::slices`]).
 
 use subgraph_core::{Dir, Graph};
-use subgraph_cuda::{Arg, DeviceBuffer, Gpu};
+use subgraph_cuda::{DeviceBuffer, Gpu};
 
 use crate::error::{GpuError, Result};
 use crate::gsi::pcsr::{ColumnOrder, LabelledCsr, Pcsr};
 use crate::gsi::signature::{DeviceSignatureTable, SignatureTable};
 use crate::options::{CandidateFilter, GpuOptions, Partitions, Structure};
 use crate::partition::{self, PartitionedGraph};
-
-/// One adjacency structure on the device, in the layout `slices.cu` reads.
-pub(crate) struct DeviceStructure {
-    pub(crate) groups: DeviceBuffer<u32>,
-    pub(crate) meta: DeviceBuffer<u64>,
-    pub(crate) columns: DeviceBuffer<u32>,
-    pub(crate) elabels: DeviceBuffer<u32>,
-}
-
-impl DeviceStructure {
-    /// A structure of no lists.
-    pub(crate) fn empty(gpu: &Gpu) -> Result<DeviceStructure> {
-        Ok(DeviceStructure {
-            groups: gpu.alloc_zeros("placeholder", 1)?,
-            meta: gpu.alloc_zeros("placeholder", 3)?,
-            columns: gpu.alloc_zeros("placeholder", 1)?,
-            elabels: gpu.alloc_zeros("placeholder", 1)?,
-        })
-    }
-}
+use crate::shared::slices::{structure_mode, DeviceStructure, GraphArgs};
 
 /// The id-sorted adjacency lists of every direction (direction d's n + 1 offsets from
 /// d · (n + 1)), each entry's edge label beside it: where GSI's induced matching checks
@@ -59,33 +40,6 @@ fn directions(data: &Graph) -> &'static [Dir] {
         &[Dir::Out, Dir::In]
     } else {
         &[Dir::Out]
-    }
-}
-
-/// The nine data-graph arguments every kernel of `slices.cu` (the join's and the refinement's)
-/// starts with.
-pub(crate) struct GraphArgs<'a> {
-    st: &'a DeviceStructure,
-    labels: &'a DeviceBuffer<u32>,
-    adj_off: &'a DeviceBuffer<u64>,
-    adj_col: &'a DeviceBuffer<u32>,
-    mode: u32,
-    nverts: u32,
-}
-
-impl<'a> GraphArgs<'a> {
-    pub(crate) fn args(&self) -> Vec<Arg<'a>> {
-        vec![
-            Arg::In32(&self.st.groups),
-            Arg::In64(&self.st.meta),
-            Arg::In32(&self.st.columns),
-            Arg::In32(&self.st.elabels),
-            Arg::In32(self.labels),
-            Arg::In64(self.adj_off),
-            Arg::In32(self.adj_col),
-            Arg::U32(self.mode),
-            Arg::U32(self.nverts),
-        ]
     }
 }
 
@@ -248,14 +202,5 @@ impl DeviceGraph {
             });
         }
         Ok(())
-    }
-}
-
-/// The `mode` argument of the kernels of `slices.cu`: 0 PCSR, 1 CSR, 2 FSIG's A.
-pub(crate) fn structure_mode(structure: Structure) -> u32 {
-    match structure {
-        Structure::Pcsr | Structure::Auto => 0,
-        Structure::Csr => 1,
-        Structure::Aux => 2,
     }
 }

@@ -19,13 +19,13 @@ use crate::gsi::chunks::{
     chunk_elements, next_chunk_end, paced_work, ALPHA_FLOOR, ALPHA_MARGIN, FIRST_CHUNK_WORK, LIMIT_FIRST_CHUNK_ELEMS,
     LIMIT_FIRST_CHUNK_ROWS, MAX_CHUNK_ROWS, ROW_OVERHEAD_BYTES,
 };
-use crate::gsi::device_graph::GraphArgs;
 use crate::options::Layout;
 use crate::options::{GpuOptions, LoadBalance, OutputScheme};
 use crate::partition::park::{self, Parked};
 use crate::shared::emit::{Expand, Take};
 use crate::shared::levels::LevelData;
 use crate::shared::report::{DfsStats, Spill};
+use crate::shared::slices::GraphArgs;
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 

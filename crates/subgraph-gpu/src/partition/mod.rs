@@ -39,11 +39,11 @@ use subgraph_core::{Dir, Graph};
 use subgraph_cuda::{pipelined, Arriving, DeviceBuffer, Gpu, HostBuffer, HostSource, Lane};
 
 use crate::error::Result;
-use crate::gsi::device_graph::DeviceStructure;
 use crate::gsi::filter::{Rows, TableSegment};
 use crate::gsi::pcsr::{label_lists, ColumnOrder, Pcsr, GROUP_WORDS};
 use crate::gsi::signature::{SignatureTable, WORDS};
 use crate::shared::report::Streamed;
+use crate::shared::slices::DeviceStructure;
 
 /// Share of the budget the in-core layout may take under [`Partitions::Auto`]: the rest is for
 /// the queries' candidates, tables and buffers.
