@@ -7,6 +7,7 @@
 //! GPUs of one host (`multi`), on the GPU runtime of subgraph-cuda with kernels compiled at run
 //! time by NVRTC. Where queries and patterns run (the CPU or the GPU) is the `subgraph` crate's.
 
+pub mod device;
 pub mod dfs;
 pub mod engine;
 pub mod error;
@@ -23,9 +24,8 @@ mod testgen;
 #[cfg(test)]
 mod testtree;
 
-pub use engine::GpuEngine;
+pub use engine::{GpuEngine, GpuSet};
 pub use error::{GpuError, Result};
-pub use multi::GpuSet;
 pub use options::{
     CandidateFilter, DepthFirst, GpuCount, GpuOptions, Layout as ParkLayout, LoadBalance, OutputScheme, Park,
     Partitions, Strategy, Structure, DFS_FRONTIER_ROWS, SHARED_QUERY_COST,

@@ -18,11 +18,13 @@ use subgraph_core::order::Order;
 use subgraph_core::pipeline::MatchOptions;
 use subgraph_core::plan::Plan;
 use subgraph_core::spasm;
+use subgraph_core::Query;
 use subgraph_cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
 
+use crate::device::GpuDevice;
 use crate::error::{to_u32, Result};
 use crate::options::{CandidateFilter, DepthFirst, GpuOptions, Structure};
-use crate::shared::levels::LevelData;
+use crate::shared::levels::{structure_index, LevelData};
 use crate::shared::scan::exclusive_scan;
 use crate::shared::slices::{DeviceStructure, GraphArgs};
 
@@ -195,6 +197,69 @@ pub(crate) fn build(
     gpu.copy(&gpu.upload("A headers", &header)?, 0, &mut meta, 0, header.len())?;
     gpu.copy(&offsets, 0, &mut meta, header.len(), key_total as usize + 1)?;
     Ok(DeviceStructure { groups, meta, columns, elabels: gpu.alloc_zeros::<u32>("placeholder", 1)? })
+}
+
+/// FSIG's A of `plan` over its uploaded `levels`, from the resident PCSR, or from the
+/// segments of a partitioned graph that hold sources of the plan's links.
+pub(crate) fn build_on(
+    dev: &GpuDevice,
+    plan: &Plan,
+    q: &Query,
+    levels: &[LevelData],
+    dummy64: &DeviceBuffer<u64>,
+    dummy32: &DeviceBuffer<u32>,
+) -> Result<DeviceStructure> {
+    let nverts = dev.data.num_vertices() as u32;
+    let labels: Vec<u32> = plan.vertices.iter().map(|&u| q.label(u)).collect();
+    let index = structure_index(&dev.data, Structure::Pcsr);
+    let graph = &dev.graph;
+    let Some(parts) = &graph.partitioned else {
+        let base = graph.args(Structure::Pcsr, None, nverts, dummy64, dummy32)?;
+        return build(&dev.gpu, &mut |each| each(&base, None), &index, plan, &labels, levels);
+    };
+    // Each link's structure, its source position's label and candidates (sorted), and
+    // where its keys start among all: a segment is read for the candidates it holds lists
+    // of.
+    let mut start = 0u64;
+    let links: Vec<(u32, u32, &[u32], u64)> = plan
+        .backward
+        .iter()
+        .flatten()
+        .map(|l| {
+            let cands = plan.candidates[l.from].as_slice();
+            start += cands.len() as u64;
+            (index(l.dir, l.edge_label), labels[l.from], cands, start - cands.len() as u64)
+        })
+        .collect();
+    // Each segment's windows, once for both of A's passes.
+    let windows: Vec<Vec<Range<u64>>> = parts
+        .segments()
+        .iter()
+        .map(|seg| {
+            links
+                .iter()
+                .filter(|&&(st, ..)| st == seg.st)
+                .map(|&(_, label, cands, start)| {
+                    let held = seg.held(label, cands);
+                    start + held.start as u64..start + held.end as u64
+                })
+                .filter(|w| !w.is_empty())
+                .collect()
+        })
+        .collect();
+    let order: Vec<usize> = (0..windows.len()).filter(|&i| !windows[i].is_empty()).collect();
+    build(
+        &dev.gpu,
+        &mut |each| {
+            parts.each_segment(&dev.gpu, &order, &mut |i, st| {
+                each(&graph.segment_args(st, nverts, dummy64, dummy32), Some(&windows[i]))
+            })
+        },
+        &index,
+        plan,
+        &labels,
+        levels,
+    )
 }
 
 #[cfg(test)]

@@ -6,11 +6,14 @@
 //! nothing.
 
 use subgraph_core::{Dir, Query};
-use subgraph_cuda::{Arg, Gpu, Kernel, KernelDecl, KernelSource, Param};
+use subgraph_cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
 
+use crate::device::GpuDevice;
 use crate::error::{to_u32, Result};
 use crate::gsi::filter::DeviceCandidateSet;
+use crate::options::Structure;
 use crate::partition::Key;
+use crate::shared::levels::structure_index;
 use crate::shared::scan::{exclusive_scan, list_starts};
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
@@ -200,6 +203,42 @@ pub fn refine(
         }
     }
     Ok(())
+}
+
+/// FSIG's refinement of the signature filter's candidates (crate::fsig::refine) over the join's
+/// structure.
+pub(crate) fn refine_on(
+    dev: &GpuDevice,
+    kernels: &RefineKernels,
+    q: &Query,
+    structure: Structure,
+    cands: &mut DeviceCandidateSet,
+    dummy64: &DeviceBuffer<u64>,
+    dummy32: &DeviceBuffer<u32>,
+) -> Result<()> {
+    let nverts = dev.data.num_vertices() as u32;
+    let index = structure_index(&dev.data, structure);
+    let links: Vec<Vec<u32>> = (0..q.num_vertices() as u32).map(|u| links_of(q, u, &index)).collect();
+    let (gpu, graph) = (&dev.gpu, &dev.graph);
+    let Some(parts) = &graph.partitioned else {
+        let graph = graph.args(structure, None, nverts, dummy64, dummy32)?;
+        return refine(gpu, kernels, Lists::Whole(&|| graph.args()), &links, cands);
+    };
+    // A segment is read when it holds sources of a query vertex's label with an edge of
+    // its structure.
+    let sources: Vec<(u32, u32)> = (0..q.num_vertices() as u32)
+        .flat_map(|u| q.edges(u).iter().map(|e| (index(e.dir, e.label), q.label(u))).collect::<Vec<_>>())
+        .collect();
+    let segs = parts.segments();
+    let order: Vec<usize> = (0..segs.len())
+        .filter(|&i| sources.iter().any(|&(st, label)| st == segs[i].st && segs[i].holds_label(&[label])))
+        .collect();
+    let mut segments = |each: &mut SegmentArgs<'_>| {
+        parts.each_segment(gpu, &order, &mut |i, st| {
+            each(graph.segment_args(st, nverts, dummy64, dummy32).args(), (segs[i].first, segs[i].last))
+        })
+    };
+    refine(gpu, kernels, Lists::Segments(&mut segments), &links, cands)
 }
 
 #[cfg(test)]

@@ -23,11 +23,13 @@ use subgraph_core::sink::{Control, Output, Stopped};
 use subgraph_core::{Dir, Graph, Query, Semantics};
 use subgraph_cuda::{Arg, DeviceBuffer, Gpu, HostBuffer, Kernel, KernelDecl, KernelSource, Param};
 
+use crate::device::{loaded, GpuDevice};
 use crate::error::{to_u32, GpuError, Result};
 use crate::gpsm::options::GpsmOptions;
 use crate::gsi::chunks::{MAX_CHUNK_ROWS, ROW_OVERHEAD_BYTES};
 use crate::gsi::device_graph::SortedAdjacency;
 use crate::gsi::filter::{device_words, SOURCE as FILTER_SOURCE};
+use crate::options::GpuOptions;
 use crate::shared::emit::{Expand, Take};
 use crate::shared::levels::{dir_index, MAX_COLUMNS};
 use crate::shared::report::GpuReport;
@@ -810,6 +812,31 @@ pub(crate) fn run(
         joined_rows: join.nodes,
         ..GpuReport::of(report, ("gpsm", "edge-tables"), 0.0, filter_ms, join_ms, gpu.peak_bytes())
     })
+}
+
+/// Matches `query` by GpSM ([`crate::gpsm`]) on this device, uploading the id-sorted
+/// adjacency and loading the kernels on the first such query.
+pub(crate) fn run_query(
+    device: &mut GpuDevice,
+    kernels: &mut Option<GpsmKernels>,
+    query: Graph,
+    opts: &MatchOptions,
+    gpu_opts: &GpuOptions,
+    control: &Control,
+    output: Option<(&Output, &str)>,
+) -> Result<GpuReport> {
+    device.whole("GpSM's edge join")?;
+    let t = Instant::now();
+    let q = Query::new(query, &device.data, opts.semantics)?;
+    let kernels = loaded(kernels, || GpsmKernels::new(&device.gpu))?;
+    device.graph.ensure_adjacency(&device.gpu, &device.data)?;
+    let graph = &device.graph;
+    let adj = graph.adjacency.as_ref().ok_or_else(|| GpuError::Mismatch("adjacency not uploaded".into()))?;
+    let upload_ms = t.elapsed().as_secs_f64() * 1e3;
+    let dev =
+        Device { gpu: &device.gpu, k: kernels, labels: &graph.labels, adj, memory_budget: gpu_opts.memory_budget };
+    let r = run(&dev, &mut device.host, &device.data, &q, opts, &gpu_opts.gpsm, control, output)?;
+    Ok(GpuReport { upload_ms, ..r })
 }
 
 #[cfg(test)]

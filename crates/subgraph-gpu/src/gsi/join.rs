@@ -89,6 +89,28 @@ pub(crate) struct Kernels {
     pub(crate) resident_warps: u64,
 }
 
+impl Kernels {
+    /// Compiles (once per process) and loads the join's kernels and `park.cu`'s.
+    pub(crate) fn new(gpu: &Gpu) -> Result<Kernels> {
+        let rows = gpu.kernel(&SOURCE, "join_rows")?;
+        let resident_warps = gpu.info().multiprocessors as u64
+            * gpu.resident_blocks(&rows, ROW_BLOCK)?.max(1) as u64
+            * (ROW_BLOCK / 32) as u64;
+        Ok(Kernels {
+            sizes: gpu.kernel(&SOURCE, "join_sizes")?,
+            rows,
+            resident_warps,
+            tasks: gpu.kernel(&SOURCE, "join_tasks")?,
+            classify: gpu.kernel(&SOURCE, "join_classify")?,
+            histogram: gpu.kernel(&SOURCE, "join_histogram")?,
+            multiprocessors: gpu.info().multiprocessors as u64,
+            expand: gpu.kernel(&SOURCE, "join_expand")?,
+            link: gpu.kernel(&SOURCE, "join_link")?,
+            park_rows: gpu.kernel(&park::SOURCE, "park_rows")?,
+        })
+    }
+}
+
 /// Grid size for one warp per row.
 pub(crate) fn warp_grid(rows: u64) -> Result<u32> {
     let blocks = (rows * 32).div_ceil(ROW_BLOCK as u64);

@@ -7,4 +7,6 @@ pub mod filter;
 pub mod hash;
 pub mod join;
 pub mod pcsr;
+pub mod plan;
+pub mod query;
 pub mod signature;

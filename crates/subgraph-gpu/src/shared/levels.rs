@@ -3,8 +3,10 @@
 //! index of each direction; the most columns a table may have.
 
 use subgraph_core::plan::{Link, Plan};
-use subgraph_core::Dir;
+use subgraph_core::{Dir, Graph};
 use subgraph_cuda::DeviceBuffer;
+
+use crate::options::Structure;
 
 /// Most columns (query vertices) a table may have; the row is cached in shared memory.
 pub const MAX_COLUMNS: usize = 64;
@@ -56,6 +58,17 @@ pub fn level_descriptor(
     }
     desc.extend(plan.greater_than[pos].iter().map(|&p| p as u32));
     desc
+}
+
+/// The device index of N(·, dir, edge label) in `structure`: one PCSR per (direction, edge
+/// label), one CSR per direction. Edge labels absent from the data map to 0; a plan whose query
+/// has one is empty and never reaches the device.
+pub(crate) fn structure_index(data: &Graph, structure: Structure) -> impl Fn(Dir, u32) -> u32 + '_ {
+    let labels = data.edge_label_values();
+    move |dir, label| match structure.base() {
+        Structure::Csr => dir_index(dir),
+        _ => dir_index(dir) * labels.len() as u32 + labels.binary_search(&label).unwrap_or(0) as u32,
+    }
 }
 
 #[cfg(test)]
