@@ -100,7 +100,7 @@ impl GpuEngine {
         sink: &mut dyn FnMut(&[u32], u64),
     ) -> Result<IdRun> {
         let (gpu, g, labels, data, upload_ms) = self.tree_layout()?;
-        let run = ggq::ids::enumerate(gpu, g, labels, data, tree, plan, ask, control, sink)?;
+        let run = ggq::enumerate(gpu, g, labels, data, tree, plan, ask, control, sink)?;
         Ok(IdRun { ms: run.ms + upload_ms, ..run })
     }
 
