@@ -42,7 +42,7 @@ pub static KERNEL_SOURCES: [&subgraph_cuda::KernelSource; 11] = [
     &dfs::SOURCE,
     &ggq::SOURCE,
     &ggq::ids::SOURCE,
-    &gpsm::SOURCE,
+    &gpsm::kernels::SOURCE,
     &fsig::SOURCE,
     &partition::park::SOURCE,
 ];
