@@ -205,8 +205,9 @@ pub fn refine(
     Ok(())
 }
 
-/// FSIG's refinement of the signature filter's candidates (crate::fsig::refine) over the join's
-/// structure.
+/// [`refine`] of the signature filter's candidates `cands` of `q` on `dev`, over the join's
+/// `structure`: the whole structure, or the segments of a partitioned graph that hold sources of
+/// a query vertex's label with an edge of that structure.
 pub(crate) fn refine_on(
     dev: &GpuDevice,
     kernels: &RefineKernels,
