@@ -2,8 +2,8 @@
 //! CUDA driver, devices and NVRTC that never panics, a context on any device, kernels compiled
 //! at run time by NVRTC (once per process and architecture), device buffers checked against the
 //! free device memory and a memory budget, page-locked host memory, a second stream for copies
-//! made ahead with events, and the double-buffered copy pipeline; through cudarc. The only crate
-//! of the workspace with `unsafe`, each use beside its reason (`SAFETY:`).
+//! made ahead with events, and the double-buffered copy pipeline; through cudarc. Every `unsafe`
+//! of the GPU code (calls into CUDA) is here, each beside its reason (`SAFETY:`).
 //!
 //! Work runs on a context's default stream, in program order; copies made ahead run on a second
 //! stream, ordered with the default one by events ([`Gpu::upload_parts`], [`Gpu::arrived`]).
