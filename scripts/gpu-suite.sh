@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU suite of subgraph, in two steps.
 #   scripts/gpu-suite.sh build   here (with Rust): release build of the `subgraph` binary and the
-#       subgraph-gpu test executables, copied with the test data into .device-bin (git-ignored).
+#       test executables of subgraph-cuda, subgraph-gpu and subgraph (the runner), copied with the
+#       test data into .device-bin (git-ignored).
 #   scripts/gpu-suite.sh run     on the GPU machine, from the repository root, .device-bin
 #       carried: runs every GPU test executable with SUBGRAPH_REQUIRE_GPU=1
 #       SUBGRAPH_REQUIRE_NVRTC=1 (each one pass or fail), then `subgraph match --device gpu`
@@ -25,7 +26,7 @@ build() {
     local target=${CARGO_TARGET_DIR:-$root/target}
     cargo build --release --bin subgraph
     local list
-    list=$(cargo test --release --no-run -p subgraph-gpu 2>&1 | sed -n 's/.*Executable .* (\(.*\))$/\1/p')
+    list=$(cargo test --release --no-run -p subgraph-cuda -p subgraph-gpu -p subgraph 2>&1 | sed -n 's/.*Executable .* (\(.*\))$/\1/p')
     rm -rf "$bin"
     mkdir -p "$bin/tests" "$bin/data"
     for exe in $list; do

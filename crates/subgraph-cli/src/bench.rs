@@ -7,13 +7,13 @@ use clap::Args;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
+use subgraph::MatchOptions;
 use subgraph_bench::runner::{
     collect_queries, comparison_csv, pair_runs, read_csv, render_summary, render_svg, reset_peak_rss, resident_bytes,
     run_benchmark, to_csv, Memory, RunConfig, Status, SummaryInput, QUERY_GRAPHS,
 };
 use subgraph_core::cpu::FailingSets;
 use subgraph_core::io::source;
-use subgraph_core::pipeline::MatchOptions;
 
 #[derive(Args)]
 #[command(after_help = concat!(

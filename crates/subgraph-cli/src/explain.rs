@@ -10,13 +10,14 @@ use clap::Args;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+use subgraph::patterns::{check, tree_query, Derived, NOWHERE_NOTE, VIEW_NOTE};
+use subgraph::MatchOptions;
 use subgraph_core::cpu::FailingSets;
 use subgraph_core::estimate::GPU_WEIGHTS;
 use subgraph_core::io::ReadOptions;
-use subgraph_core::pipeline::{explain_query, Explained, MatchOptions, Probe};
+use subgraph_core::pipeline::{explain_query, Explained, Probe};
 use subgraph_core::sink::Control;
 use subgraph_core::Graph;
-use subgraph_gpu::patterns::{check, tree_query, Derived, NOWHERE_NOTE, VIEW_NOTE};
 use subgraph_pattern::Pattern;
 
 #[derive(Args)]

@@ -17,15 +17,14 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use subgraph::patterns::{run_pattern, Derived};
+use subgraph::{Engine, MatchOptions, Ran};
 use subgraph_bench::runner::collect_queries;
 use subgraph_core::automorphism::Automorphisms;
 use subgraph_core::cpu::FailingSets;
 use subgraph_core::io::{read_graphs, source, MapMode, ReadOptions};
-use subgraph_core::pipeline::MatchOptions;
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::{Graph, Semantics, VertexIds};
-use subgraph_gpu::patterns::{run_pattern, Derived};
-use subgraph_gpu::{Engine, Ran};
 use subgraph_pattern::Pattern;
 
 #[derive(Args)]

@@ -1,320 +1,52 @@
-//! The GPU engine (GSI §V–§VI): over the data graph on the device ([`crate::device_graph`]:
-//! PCSR, or SGSI's segments in host memory, over which queries join FSIG's A built from the
-//! segments they read), with the options of [`crate::options`], queries run as GSI's
-//! vertex-at-a-time join over the core plan: Prealloc-Combine or the two-step output scheme,
-//! warp-level set operations with a write cache, 4-layer-style load balancing without dynamic
-//! parallelism, count-only last level, and chunked processing of a table whose next level
-//! would not fit in device memory. Answers equal the CPU engine's (same plan, same checks).
+//! The GPU engine of one data graph: [`GpuEngine`] on one device, [`GpuSet`] on several (each
+//! device holding the data graph, [`crate::device`]). It opens the devices, uploads the data
+//! graph and loads the kernels its options need, and sends each query to the strategy that runs
+//! it: GSI's join ([`crate::gsi`], on one device or dealt to several by [`crate::multi`]), with
+//! FSIG's parts composed in under `--gpu-strategy fsig` ([`crate::fsig::compose`]), GpSM's edge
+//! join ([`crate::gpsm`]), or GGQ's tree passes and thread IDs ([`crate::ggq`]).
 
-use std::cell::Cell;
-use std::ops::Range;
 use std::sync::Arc;
 use std::time::Instant;
 
-use subgraph_core::filter::Bitset;
-use subgraph_core::pipeline::{MatchOptions, Report};
-use subgraph_core::plan::{Device, Link, Plan, PlanOptions, Tail};
-use subgraph_core::planner::{self, H200_COSTS};
-use subgraph_core::sink::{Control, Output, Stopped};
-use subgraph_core::spasm;
+use subgraph_core::pipeline::MatchOptions;
+use subgraph_core::sink::{Control, Output};
 use subgraph_core::tree::TreeQuery;
-use subgraph_core::{Dir, Graph, Query, Semantics};
+use subgraph_core::Graph;
+use subgraph_cuda::{DeviceBuffer, DeviceInfo, Gpu, HostBuffer};
 
-use crate::cuda::{DeviceBuffer, DeviceInfo, Gpu, HostBuffer};
-use crate::device_graph::{DeviceGraph, DeviceStructure};
-use crate::dfs::{largest_groups, DfsKernels, DfsPlan, DfsStats, LevelAddresses};
-use crate::emit::Take;
+use crate::device::GpuDevice;
 use crate::error::{GpuError, Result};
-use crate::filter::{filter_on_device, filter_segments, DeviceCandidateSet, FilterKernels, TableSegment};
 use crate::fsig;
 use crate::ggq::ids::{Ask, IdPlan, IdRun};
 use crate::ggq::{self, GpuTreeCount, TreeGraph};
-use crate::gpsm::{self, GpsmKernels};
-use crate::join::{dir_index, level_descriptor, Join, Kernels, LevelData, MAX_COLUMNS, ROW_BLOCK, SOURCE};
-use crate::multi::{Deal, Tally};
-pub use crate::options::{
-    CandidateFilter, DepthFirst, GpuOptions, LoadBalance, OutputScheme, Strategy, Structure, DFS_FRONTIER_ROWS,
-};
-use crate::park::{self, Spill};
-use crate::partition::{PartitionedGraph, Streamed};
-use crate::refine::{links_of, refine, Lists, RefineKernels, SegmentArgs};
-use crate::signature::Signature;
+use crate::gpsm;
+use crate::gpsm::kernels::GpsmKernels;
+use crate::gsi::device_graph::DeviceGraph;
+use crate::gsi::join::Kernels;
+use crate::gsi::query::Gsi;
+use crate::multi;
+use crate::options::{CandidateFilter, GpuCount, GpuOptions, Strategy};
+use crate::partition::PartitionedGraph;
+use crate::shared::report::GpuReport;
 
-/// The result of one query on the GPU: the core report (as the CPU engine fills it, with
-/// `space_*` describing the per-query device data, `enumerate_ms` the join, `nodes` the
-/// intermediate rows and `tasks` the join chunks) and GPU phase times.
-#[derive(Debug, Clone, Copy)]
-pub struct GpuReport {
-    pub report: Report,
-    /// Host-to-device copies of this query (structures built lazily, candidates, bitsets).
-    pub upload_ms: f64,
-    /// Candidate filtering: the signature filter (and the refinement) on the device, the
-    /// candidates staying there, or the core filter on the host.
-    pub filter_ms: f64,
-    pub join_ms: f64,
-    /// Most device bytes held by the engine during the query, data graph included.
-    pub peak_device_bytes: u64,
-    /// Output-buffer (GBA) elements allocated over the query's materialised levels: the first
-    /// links' slice sizes under Prealloc-Combine, the exact survivors under two-step.
-    pub buffer_elements: u64,
-    /// Rows the materialised levels produced (the survivors written into those buffers).
-    pub joined_rows: u64,
-    /// Heavy rows run by a whole block, and pieces of heavier rows run by the separate grid
-    /// (load balancing's second and third layers), over all passes.
-    pub block_tasks: u64,
-    pub grid_tasks: u64,
-    /// The depth-first kernel's work: frontier rows, launches, the frontier table's columns,
-    /// the kernel's time (within `join_ms`), ranges of candidates stolen and how busy its warps
-    /// were.
-    pub dfs: DfsStats,
-    /// FSIG's host spill: tables parked in host memory, blocks brought back, bytes moved.
-    pub spill: Spill,
-    /// Join chunks run again because the measured α undershot their rows.
-    pub alpha_retries: u64,
-    /// GPUs that joined the query (`--gpus`), and the milliseconds they waited for the last
-    /// one to finish, summed over them (0 on one GPU): the balance of the first level's deal.
-    pub devices: usize,
-    pub idle_ms: f64,
-    /// The matcher that ran the query: `gsi`, `gpsm` or `ggq` (tree passes).
-    pub strategy: &'static str,
-    /// Whether the data graph is partitioned ([`crate::partition`]), and the segments copied
-    /// to the device for this query, with their bytes (not those kept resident).
-    pub partitioned: bool,
-    pub streamed: Streamed,
-    /// What the join read: [`Structure::name`] of GSI's (`none` when nothing was joined),
-    /// `edge-tables` for GpSM's, `tree` for GGQ's passes.
-    pub structure: &'static str,
-}
-
-impl GpuReport {
-    /// The report of a query one device ran outside GSI's join (GGQ's tree passes, GpSM): its
-    /// matcher and what it read, phase times and peak, none of the join's counters.
-    pub fn of(
-        report: Report,
-        (strategy, structure): (&'static str, &'static str),
-        upload_ms: f64,
-        filter_ms: f64,
-        join_ms: f64,
-        peak_device_bytes: u64,
-    ) -> GpuReport {
-        GpuReport {
-            strategy,
-            structure,
-            report,
-            upload_ms,
-            filter_ms,
-            join_ms,
-            peak_device_bytes,
-            buffer_elements: 0,
-            joined_rows: 0,
-            block_tasks: 0,
-            grid_tasks: 0,
-            dfs: DfsStats::default(),
-            spill: Spill::default(),
-            alpha_retries: 0,
-            devices: 1,
-            idle_ms: 0.0,
-            partitioned: false,
-            streamed: Streamed::default(),
-        }
-    }
-}
-
-/// A query filtered and planned (on one device), ready to be joined on that device or on
-/// several, each claiming first-level rows from a [`Deal`].
-pub(crate) struct Planned {
-    q: Query,
-    plan: Plan,
-    filter: CandidateFilter,
-    /// Whether the plan may count its last positions with the depth-first kernel.
-    may_dfs: bool,
-    /// Whether there is anything to join (the plan is not empty, nor stopped while planned).
-    joins: bool,
-}
-
-/// What one device's join of a [`Planned`] query did.
-pub(crate) struct Joined {
-    structure: Structure,
-    count: u128,
-    upload_ms: f64,
-    join_ms: f64,
-    space_bytes: u64,
-    peak_device_bytes: u64,
-    nodes: u64,
-    chunks: u64,
-    buffer_elements: u64,
-    joined_rows: u64,
-    block_tasks: u64,
-    grid_tasks: u64,
-    dfs: DfsStats,
-    spill: Spill,
-    alpha_retries: u64,
-    partitioned: bool,
-    streamed: Streamed,
-}
-
-impl Planned {
-    /// The query counted by its spasm on the host's cores instead of joined, where `opts`
-    /// allow and the join's predicted time (from [`Planned::priced_cost`]) calls for it
-    /// ([`spasm::attempt`]); None to join.
-    pub(crate) fn spasm_count(
-        &self,
-        data: &Graph,
-        opts: &MatchOptions,
-        counting: bool,
-        start: Instant,
-        control: &Control,
-    ) -> Option<GpuReport> {
-        let c = spasm::attempt(data, &self.q, opts.spasm(counting, H200_COSTS.gpu_ms(self.priced_cost())), control)?;
-        let mut r = self.report(start, opts, &[], control);
-        r.report = r.report.counted(c);
-        Some(r)
-    }
-
-    /// The structure the join reads under `structure`: [`Structure::Auto`] decided, the
-    /// others as they are. `auto` builds A where the candidates come from the device filter
-    /// (data graphs of 2^20 vertices and more under `--gpu-filter auto`, whose PCSR slices of
-    /// hub vertices A shortens for a fraction of a millisecond) or where the join's predicted
-    /// time reaches [`fsig::AUX_FROM_MS`]; else PCSR.
-    pub(crate) fn structure(&self, structure: Structure) -> Structure {
-        let device_filter = self.filter != CandidateFilter::Host;
-        match structure {
-            Structure::Auto if device_filter || H200_COSTS.gpu_ms(self.priced_cost()) >= fsig::AUX_FROM_MS => {
-                Structure::Aux
-            }
-            Structure::Auto => Structure::Pcsr,
-            other => other,
-        }
-    }
-
-    /// The plan's estimated work as the planner prices it for the GPU; 0 when the planner did
-    /// not sample it (a query its bound showed small).
-    pub(crate) fn priced_cost(&self) -> f64 {
-        let plan = &self.plan;
-        plan.estimate.as_ref().map_or(0.0, |e| plan.options.price(e, plan.multiplier))
-    }
-
-    /// The first level's rows, dealt to `devices` devices (heaviest first by their data
-    /// vertices' squared degrees in `data` when several).
-    pub(crate) fn deal(&self, data: &Graph, devices: usize) -> Deal {
-        if !self.joins {
-            return Deal::whole(0);
-        }
-        match devices {
-            1 => Deal::whole(self.plan.sizes[0] as u64),
-            _ => Deal::weighted(&self.plan.candidates[0], |v| (data.total_degree(v) as u64).pow(2), devices),
-        }
-    }
-
-    /// Starts the query once, before any device joins it: its output header, and a limit of
-    /// zero reached at once.
-    pub(crate) fn begin(&self, opts: &MatchOptions, control: &Control, output: Option<(&Output, &str)>) {
-        if !self.joins {
-            return;
-        }
-        if let Some((out, name)) = output {
-            out.begin_query(name, self.plan.len());
-        }
-        if opts.limit == Some(0) {
-            control.stop(Stopped::Limit);
-        }
-    }
-
-    /// The query's report from its devices' joins (started at `start`): counts and work
-    /// summed, times and memory of the slowest or largest device.
-    pub(crate) fn report(
-        &self,
-        start: Instant,
-        opts: &MatchOptions,
-        joined: &[Joined],
-        control: &Control,
-    ) -> GpuReport {
-        let plan = &self.plan;
-        let max = |f: fn(&Joined) -> f64| joined.iter().map(f).fold(0.0, f64::max);
-        let sum = |f: fn(&Joined) -> u64| joined.iter().map(f).sum::<u64>();
-        let join_ms = max(|j| j.join_ms);
-        let upload_ms = max(|j| j.upload_ms);
-        let stopped = control.stopped();
-        let report = Report {
-            embeddings: joined.iter().map(|j| j.count).sum(),
-            complete: stopped.is_none(),
-            stopped,
-            filter: self.filter.name_with(opts.filter.applied()),
-            filter_ms: plan.filter_ms,
-            order_ms: plan.order_ms,
-            space_ms: upload_ms,
-            enumerate_ms: join_ms,
-            elapsed_ms: start.elapsed().as_secs_f64() * 1e3,
-            candidates: plan.candidate_count(),
-            candidate_edges: 0,
-            space_bytes: joined.iter().map(|j| j.space_bytes).max().unwrap_or(0),
-            nodes: sum(|j| j.nodes),
-            tasks: sum(|j| j.chunks),
-            order: "",
-            tail: 0,
-            restrictions: 0,
-            multiplier: 1,
-            estimated_embeddings: None,
-            estimated_cost: None,
-            priced_cost: None,
-            spasm_terms: 0,
-            space: None,
-        }
-        .with_plan(plan);
-        GpuReport {
-            report,
-            upload_ms,
-            filter_ms: plan.filter_ms,
-            join_ms,
-            peak_device_bytes: joined.iter().map(|j| j.peak_device_bytes).max().unwrap_or(0),
-            buffer_elements: sum(|j| j.buffer_elements),
-            joined_rows: sum(|j| j.joined_rows),
-            block_tasks: sum(|j| j.block_tasks),
-            grid_tasks: sum(|j| j.grid_tasks),
-            dfs: joined.iter().fold(DfsStats::default(), |a, j| a.merge(&j.dfs)),
-            spill: joined.iter().map(|j| j.spill).sum(),
-            alpha_retries: sum(|j| j.alpha_retries),
-            devices: joined.len(),
-            idle_ms: joined.iter().map(|j| join_ms - j.join_ms).sum(),
-            strategy: Strategy::Gsi.name(),
-            structure: joined.first().map_or("none", |j| j.structure.name()),
-            partitioned: joined.iter().any(|j| j.partitioned),
-            streamed: joined.iter().fold(Streamed::default(), |a, j| Streamed {
-                segments: a.segments + j.streamed.segments,
-                bytes: a.bytes + j.streamed.bytes,
-            }),
-        }
-    }
-}
-
-/// The GPU engine for one data graph; runs any number of queries. It shares the host graph
-/// (plans are made on the host) instead of copying it.
+/// The GPU engine for one data graph on one device; runs any number of queries.
 pub struct GpuEngine {
-    gpu: Gpu,
-    data: Arc<Graph>,
-    graph: DeviceGraph,
-    kernels: Kernels,
-    /// Loaded by `new` when its options filter on the device, else on first use.
-    filter_kernels: Option<FilterKernels>,
-    /// Loaded by `new` when its options refine, else on the first refinement.
-    refine_kernels: Option<RefineKernels>,
-    /// Loaded on the first depth-first query.
-    dfs_kernels: Option<DfsKernels>,
+    device: GpuDevice,
+    /// GSI's kernels, which every query but GpSM's and GGQ's runs.
+    gsi: Gsi,
     /// Loaded on the first GpSM query.
     gpsm_kernels: Option<GpsmKernels>,
-    /// The data graph's largest N(v, dir, pair), computed on the first depth-first query.
-    largest: Option<Vec<Vec<u32>>>,
     /// The data graph as GGQ's tree passes read it, uploaded on the first tree query.
     tree_graph: Option<TreeGraph>,
-    /// Page-locked memory that written matches come to the host through, allocated on the
-    /// first query that writes them.
-    host: HostBuffer,
     graph_upload_ms: f64,
 }
 
 impl GpuEngine {
     /// Opens the first GPU, compiles the join kernels and uploads `data` with the structure of
-    /// `opts`. Returns [`GpuError::Unavailable`] when no driver, device or NVRTC is usable.
+    /// `opts`. Returns [`GpuError::Cuda`] of [`CudaError::Unavailable`] when no driver, device or
+    /// NVRTC is usable.
+    ///
+    /// [`CudaError::Unavailable`]: subgraph_cuda::CudaError::Unavailable
     pub fn new(shared: Arc<Graph>, opts: &GpuOptions) -> Result<Self> {
         GpuEngine::open(shared, opts, 0)
     }
@@ -324,22 +56,7 @@ impl GpuEngine {
         let data = &*shared;
         let gpu = Gpu::open(ordinal)?;
         gpu.set_memory_cap(opts.device_memory);
-        let rows = gpu.kernel(&SOURCE, "join_rows")?;
-        let resident_warps = gpu.info().multiprocessors as u64
-            * gpu.resident_blocks(&rows, ROW_BLOCK)?.max(1) as u64
-            * (ROW_BLOCK / 32) as u64;
-        let kernels = Kernels {
-            sizes: gpu.kernel(&SOURCE, "join_sizes")?,
-            rows,
-            resident_warps,
-            tasks: gpu.kernel(&SOURCE, "join_tasks")?,
-            classify: gpu.kernel(&SOURCE, "join_classify")?,
-            histogram: gpu.kernel(&SOURCE, "join_histogram")?,
-            multiprocessors: gpu.info().multiprocessors as u64,
-            expand: gpu.kernel(&SOURCE, "join_expand")?,
-            link: gpu.kernel(&SOURCE, "join_link")?,
-            park_rows: gpu.kernel(&park::SOURCE, "park_rows")?,
-        };
+        let kernels = Kernels::new(&gpu)?;
         if data.num_vertices() as u64 >= u32::MAX as u64 {
             return Err(GpuError::TooLarge {
                 what: "data graph vertices",
@@ -352,35 +69,12 @@ impl GpuEngine {
         let graph = DeviceGraph::open(&gpu, data, opts, filter)?;
         gpu.synchronize()?;
         let graph_upload_ms = t.elapsed().as_secs_f64() * 1e3;
-        // Compiled here, outside the upload time, for the filter `opts` runs, so the first
-        // query does not pay NVRTC; other filters' kernels on their first use.
-        crate::scan::prepare(&gpu)?;
-        let filter_kernels = if filter == CandidateFilter::Host { None } else { Some(FilterKernels::new(&gpu)?) };
-        let refine_kernels = if filter == CandidateFilter::Refined { Some(RefineKernels::new(&gpu)?) } else { None };
-        if matches!(opts.structure, Structure::Aux | Structure::Auto) {
-            fsig::prepare(&gpu)?;
-        }
-        // The GSI order, which the planner tries, reads the data's edge-label counts, computed
-        // on first use: here, once per graph, rather than in the first query.
-        data.edge_label_count(0);
-        // The depth-first kernels (whose first load JIT-compiles seconds of code) and the
-        // largest neighbour groups they size their scratch by, when queries may use them.
-        let (dfs_kernels, largest) = match opts.depth_first {
-            DepthFirst::Off => (None, None),
-            _ => (Some(DfsKernels::new(&gpu)?), Some(largest_groups(data))),
-        };
+        let gsi = Gsi::prepare(&gpu, data, opts, filter, kernels)?;
         Ok(GpuEngine {
-            gpu,
-            data: shared,
-            graph,
-            kernels,
-            filter_kernels,
-            refine_kernels,
-            dfs_kernels,
+            device: GpuDevice { gpu, data: shared, graph, host: HostBuffer::default() },
+            gsi,
             gpsm_kernels: None,
-            largest,
             tree_graph: None,
-            host: HostBuffer::default(),
             graph_upload_ms,
         })
     }
@@ -407,7 +101,7 @@ impl GpuEngine {
         sink: &mut dyn FnMut(&[u32], u64),
     ) -> Result<IdRun> {
         let (gpu, g, labels, data, upload_ms) = self.tree_layout()?;
-        let run = ggq::ids::enumerate(gpu, g, labels, data, tree, plan, ask, control, sink)?;
+        let run = ggq::enumerate(gpu, g, labels, data, tree, plan, ask, control, sink)?;
         Ok(IdRun { ms: run.ms + upload_ms, ..run })
     }
 
@@ -415,23 +109,23 @@ impl GpuEngine {
     /// device, the tree layout (uploaded on first use), the vertex labels and the data graph,
     /// with the milliseconds this upload took (0 after the first).
     fn tree_layout(&mut self) -> Result<(&Gpu, &mut TreeGraph, &DeviceBuffer<u32>, &Graph, f64)> {
-        self.whole("tree-pattern passes")?;
-        self.gpu.reset_peak()?;
+        self.device.whole("tree-pattern passes")?;
+        self.device.gpu.reset_peak()?;
         let t = Instant::now();
         let g = match &mut self.tree_graph {
             Some(g) => g,
-            slot => slot.insert(TreeGraph::upload(&self.gpu, &self.data)?),
+            slot => slot.insert(TreeGraph::upload(&self.device.gpu, &self.device.data)?),
         };
-        Ok((&self.gpu, g, &self.graph.labels, &self.data, t.elapsed().as_secs_f64() * 1e3))
+        Ok((&self.device.gpu, g, &self.device.graph.labels, &self.device.data, t.elapsed().as_secs_f64() * 1e3))
     }
 
     pub fn device_info(&self) -> &DeviceInfo {
-        self.gpu.info()
+        self.device.gpu.info()
     }
 
     /// The candidate filter `opts` runs on this engine's data graph.
     pub fn candidate_filter(&self, opts: &GpuOptions) -> CandidateFilter {
-        opts.filter.resolve(&self.data)
+        opts.filter.resolve(&self.device.data)
     }
 
     /// Milliseconds `new` spent building and uploading the data graph.
@@ -441,41 +135,22 @@ impl GpuEngine {
 
     /// The data graph.
     pub fn data(&self) -> &Arc<Graph> {
-        &self.data
+        &self.device.data
     }
 
     /// The data graph's segments, where it is partitioned.
     pub fn partitioned(&self) -> Option<&PartitionedGraph> {
-        self.graph.partitioned.as_ref()
-    }
-
-    /// Fails with [`GpuError::Partitioned`] naming `what` where the data graph is partitioned
-    /// (`what` reads the whole graph on the device).
-    pub(crate) fn whole(&self, what: &'static str) -> Result<()> {
-        match self.graph.partitioned {
-            Some(_) => Err(GpuError::Partitioned { what }),
-            None => Ok(()),
-        }
-    }
-
-    /// Starts a query's peak of device bytes (and looks at the device's free memory), and its
-    /// count of streamed segments.
-    pub(crate) fn reset_peak(&self) -> Result<()> {
-        if let Some(p) = &self.graph.partitioned {
-            p.take_streamed();
-            p.release();
-        }
-        self.gpu.reset_peak()
+        self.device.graph.partitioned.as_ref()
     }
 
     /// Most device bytes held since the last query began.
     pub fn peak_device_bytes(&self) -> u64 {
-        self.gpu.peak_bytes()
+        self.device.gpu.peak_bytes()
     }
 
     /// Device bytes held now (the resident data graph between queries).
     pub fn device_bytes(&self) -> u64 {
-        self.gpu.live_bytes()
+        self.device.gpu.live_bytes()
     }
 
     /// Matches `query` against the engine's data graph. Counts, honours `opts.limit` and
@@ -488,12 +163,64 @@ impl GpuEngine {
         control: &Control,
         output: Option<(&Output, &str)>,
     ) -> Result<GpuReport> {
-        crate::multi::run_on(std::slice::from_mut(self), query, opts, gpu_opts, control, output)
+        run_on(std::slice::from_mut(self), query, opts, gpu_opts, control, output)
+    }
+}
+
+/// The engines of one data graph, one per device; the first plans every query.
+pub struct GpuSet {
+    engines: Vec<GpuEngine>,
+}
+
+impl GpuSet {
+    /// Opens an engine on each device of `ordinals` (uploading the graph to each, in
+    /// parallel). The same ordinal twice opens two engines on one device: the code path of
+    /// several devices, on a host that has one.
+    pub fn open(shared: Arc<Graph>, opts: &GpuOptions, ordinals: &[usize]) -> Result<GpuSet> {
+        assert!(!ordinals.is_empty(), "a GPU set has at least one device");
+        let engines: Result<Vec<GpuEngine>> = std::thread::scope(|s| {
+            let opening: Vec<_> = ordinals
+                .iter()
+                .map(|&ordinal| {
+                    let shared = shared.clone();
+                    s.spawn(move || GpuEngine::open(shared, opts, ordinal))
+                })
+                .collect();
+            opening.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+        });
+        Ok(GpuSet { engines: engines? })
     }
 
-    /// Matches `query` by GpSM ([`crate::gpsm`]) on this device, uploading the id-sorted
-    /// adjacency and loading the kernels on the first such query.
-    pub(crate) fn run_gpsm(
+    /// Opens the devices `count` asks for.
+    pub fn open_count(shared: Arc<Graph>, opts: &GpuOptions, count: GpuCount) -> Result<GpuSet> {
+        GpuSet::open(shared, opts, &count.present()?)
+    }
+
+    /// The engine of the first device, which plans the queries (and runs GGQ's tree counts).
+    pub fn first(&self) -> &GpuEngine {
+        &self.engines[0]
+    }
+
+    pub fn first_mut(&mut self) -> &mut GpuEngine {
+        &mut self.engines[0]
+    }
+
+    /// Each device's name and number.
+    pub fn device_infos(&self) -> Vec<&DeviceInfo> {
+        self.engines.iter().map(|e| e.device_info()).collect()
+    }
+
+    /// The longest graph upload of the devices (they upload in parallel).
+    pub fn graph_upload_ms(&self) -> f64 {
+        self.engines.iter().map(GpuEngine::graph_upload_ms).fold(0.0, f64::max)
+    }
+
+    /// Matches `query` as [`GpuEngine::run_query`] does, on as many devices as its estimated
+    /// work is worth (`gpu_opts.shared_from`, [`SHARED_QUERY_COST`] by default): the same
+    /// count, limit and matches.
+    ///
+    /// [`SHARED_QUERY_COST`]: crate::options::SHARED_QUERY_COST
+    pub fn run_query(
         &mut self,
         query: Graph,
         opts: &MatchOptions,
@@ -501,438 +228,38 @@ impl GpuEngine {
         control: &Control,
         output: Option<(&Output, &str)>,
     ) -> Result<GpuReport> {
-        self.whole("GpSM's edge join")?;
-        let t = Instant::now();
-        let q = Query::new(query, &self.data, opts.semantics)?;
-        let kernels = loaded(&mut self.gpsm_kernels, || GpsmKernels::new(&self.gpu))?;
-        self.graph.ensure_adjacency(&self.gpu, &self.data)?;
-        let graph = &self.graph;
-        let adj = graph.adjacency.as_ref().ok_or_else(|| GpuError::Mismatch("adjacency not uploaded".into()))?;
-        let upload_ms = t.elapsed().as_secs_f64() * 1e3;
-        let dev = gpsm::Device {
-            gpu: &self.gpu,
-            k: kernels,
-            labels: &graph.labels,
-            adj,
-            memory_budget: gpu_opts.memory_budget,
-        };
-        let r = gpsm::run(&dev, &mut self.host, &self.data, &q, opts, &gpu_opts.gpsm, control, output)?;
-        Ok(GpuReport { upload_ms, ..r })
-    }
-
-    /// Filters and plans `query` on this device for a join that counts (`counting`) or writes
-    /// its matches; the candidate sets the device filter made stay on this device for its join.
-    pub(crate) fn plan_query(
-        &mut self,
-        query: Graph,
-        opts: &MatchOptions,
-        gpu_opts: &GpuOptions,
-        counting: bool,
-        control: &Control,
-    ) -> Result<(Planned, Option<DeviceCandidateSet>)> {
-        if opts.semantics == Semantics::Induced {
-            self.whole("induced matching (its non-edge checks)")?;
-        }
-        let q = Query::new(query, &self.data, opts.semantics)?;
-        if q.num_vertices() > MAX_COLUMNS {
-            return Err(GpuError::TooLarge {
-                what: "query vertices",
-                len: q.num_vertices() as u64,
-                max: MAX_COLUMNS as u64,
-            });
-        }
-        // Only the depth-first kernel counts a tail; plans are priced for the GPU.
-        let may_dfs = counting && gpu_opts.depth_first != DepthFirst::Off;
-        let tail = if may_dfs { opts.tail } else { Tail::Off };
-        let plan_opts = PlanOptions { tail, device: Device::Gpu, ..opts.plan(counting) };
-        let filter = gpu_opts.filter.resolve(&self.data);
-        let (plan, device_cands) = match filter {
-            CandidateFilter::Signature | CandidateFilter::Refined => {
-                let t = Instant::now();
-                self.graph.ensure(&self.gpu, &self.data, gpu_opts.structure)?;
-                let dummy64 = self.gpu.alloc_zeros::<u64>("placeholder", 1)?;
-                let dummy32 = self.gpu.alloc_zeros::<u32>("placeholder", 1)?;
-                // A query edge whose (edge label, neighbour label) the data lacks has no match.
-                let pairs_exist = (0..q.num_vertices() as u32)
-                    .all(|u| q.edges(u).iter().all(|e| self.data.pair_id(e.label, q.label(e.to)).is_some()));
-                let mut set = if pairs_exist { Some(self.signature_filter(&q, opts.semantics)?) } else { None };
-                if let Some(set) = set.as_mut().filter(|s| !s.any_empty()) {
-                    if filter == CandidateFilter::Refined {
-                        self.refine(&q, gpu_opts.structure.base(), set, &dummy64, &dummy32)?;
-                    }
-                }
-                // The sets stay on the device for the join; the planner samples a host copy.
-                let set = set.filter(|s| !s.any_empty());
-                let lists = match &set {
-                    Some(s) => s.lists_to_host(&self.gpu)?,
-                    None => vec![Vec::new(); q.num_vertices()],
-                };
-                let filter_ms = t.elapsed().as_secs_f64() * 1e3;
-                let (plan, _) = planner::choose(&self.data, &q, plan_opts, lists, filter_ms, control);
-                (plan, set)
-            }
-            CandidateFilter::Host | CandidateFilter::Auto => (Plan::new(&self.data, &q, plan_opts, control), None),
-        };
-        // A query the deadline or Ctrl-C stopped while it was planned uploads and joins nothing.
-        let joins = !plan.empty && !control.should_stop();
-        Ok((Planned { q, plan, filter, may_dfs, joins }, device_cands))
-    }
-
-    /// Joins `planned` on this device from the first-level rows it claims from `deal`, taking
-    /// embeddings towards the limit through `tally` (both shared with the query's other
-    /// devices): uploads the levels (from `device_cands` where this device filtered, else from
-    /// the plan's lists), then extends every claim.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn join(
-        &mut self,
-        planned: &Planned,
-        device_cands: Option<DeviceCandidateSet>,
-        opts: &MatchOptions,
-        gpu_opts: &GpuOptions,
-        control: &Control,
-        output: Option<(&Output, &str)>,
-        tally: &Tally,
-        deal: &Deal,
-    ) -> Result<Joined> {
-        let Planned { q, plan, may_dfs, joins, .. } = planned;
-        let n = plan.len();
-        let t = Instant::now();
-        self.graph.ensure(&self.gpu, &self.data, gpu_opts.structure)?;
-        let dummy64 = self.gpu.alloc_zeros::<u64>("placeholder", 1)?;
-        let dummy32 = self.gpu.alloc_zeros::<u32>("placeholder", 1)?;
-        if opts.semantics == Semantics::Induced {
-            self.graph.ensure_adjacency(&self.gpu, &self.data)?;
-        }
-        let structure = match self.graph.partitioned {
-            Some(_) => Structure::Aux,
-            None => planned.structure(gpu_opts.structure),
-        };
-        let levels = match joins {
-            true => self.upload_levels(plan, q, opts.semantics, structure, device_cands.as_ref())?,
-            false => Vec::new(),
-        };
-        drop(device_cands);
-        let nverts = self.data.num_vertices() as u32;
-        let aux = match (*joins && structure == Structure::Aux, &self.graph.partitioned) {
-            (true, _) => {
-                let aux = self.build_aux(plan, q, &levels, &dummy64, &dummy32)?;
-                // The join reads A alone: the segments this query kept go back.
-                if let Some(p) = &self.graph.partitioned {
-                    p.release();
-                }
-                Some(aux)
-            }
-            // Nothing is joined, so nothing is read; a partitioned graph has no whole PCSR to
-            // stand in for A.
-            (false, Some(_)) => Some(DeviceStructure::empty(&self.gpu)?),
-            (false, None) => None,
-        };
-        let use_dfs = *may_dfs
-            && *joins
-            && n >= 2
-            && match gpu_opts.depth_first {
-                DepthFirst::On => true,
-                DepthFirst::Auto => plan.tail > 0,
-                DepthFirst::Off => false,
-            };
-        let dfs =
-            if use_dfs { Some(self.dfs_plan(plan, q, opts.semantics, structure, gpu_opts, &levels)?) } else { None };
-        let upload_ms = t.elapsed().as_secs_f64() * 1e3;
-        let space_bytes = self.gpu.live_bytes();
-        let t = Instant::now();
-        let mut join = Join {
-            gpu: &self.gpu,
-            k: &self.kernels,
-            graph: self.graph.args(structure, aux.as_ref(), nverts, &dummy64, &dummy32)?,
-            plan,
-            levels: &levels,
-            opts: gpu_opts,
-            take: Take { gpu: &self.gpu, tally, control, output, host: &mut self.host, count: 0, done: false },
-            dummy64: &dummy64,
-            nodes: 0,
-            chunks: 0,
-            buffer_elements: 0,
-            joined_rows: 0,
-            block_tasks: Cell::new(0),
-            grid_tasks: Cell::new(0),
-            dfs: dfs.as_ref().map(|p| (self.dfs_kernels.as_ref().expect("loaded with the DFS plan"), p)),
-            dfs_stats: DfsStats::default(),
-            spill: Spill::default(),
-            parks: Vec::new(),
-            alpha_retries: 0,
-        };
-        if *joins {
-            while let Some((start, end)) = deal.claim() {
-                if join.stop_now() {
-                    break;
-                }
-                let rows = (end - start) as usize;
-                let first = match deal.rows() {
-                    Some(order) => self.gpu.upload("first column", &order[start as usize..end as usize])?,
-                    None => {
-                        let mut first = self.gpu.alloc_zeros::<u32>("first column", rows)?;
-                        self.gpu.copy(&levels[0].cands, start as usize, &mut first, 0, rows)?;
-                        first
-                    }
-                };
-                join.nodes += rows as u64;
-                join.extend(1, first, rows as u64)?;
-            }
-        }
-        self.gpu.synchronize()?;
-        Ok(Joined {
-            structure,
-            count: join.take.count,
-            upload_ms,
-            join_ms: t.elapsed().as_secs_f64() * 1e3,
-            space_bytes,
-            peak_device_bytes: self.gpu.peak_bytes(),
-            nodes: join.nodes,
-            chunks: join.chunks,
-            buffer_elements: join.buffer_elements,
-            joined_rows: join.joined_rows,
-            block_tasks: join.block_tasks.get(),
-            grid_tasks: join.grid_tasks.get(),
-            dfs: join.dfs_stats,
-            spill: join.spill,
-            alpha_retries: join.alpha_retries,
-            partitioned: self.graph.partitioned.is_some(),
-            streamed: self.graph.partitioned.as_ref().map_or(Streamed::default(), |p| p.take_streamed()),
-        })
-    }
-
-    /// FSIG's A of `plan` over its uploaded `levels`, from the resident PCSR, or from the
-    /// segments of a partitioned graph that hold sources of the plan's links.
-    fn build_aux(
-        &self,
-        plan: &Plan,
-        q: &Query,
-        levels: &[LevelData],
-        dummy64: &DeviceBuffer<u64>,
-        dummy32: &DeviceBuffer<u32>,
-    ) -> Result<DeviceStructure> {
-        let nverts = self.data.num_vertices() as u32;
-        let labels: Vec<u32> = plan.vertices.iter().map(|&u| q.label(u)).collect();
-        let index = structure_index(&self.data, Structure::Pcsr);
-        let graph = &self.graph;
-        let Some(parts) = &graph.partitioned else {
-            let base = graph.args(Structure::Pcsr, None, nverts, dummy64, dummy32)?;
-            return fsig::build(&self.gpu, &mut |each| each(&base, None), &index, plan, &labels, levels);
-        };
-        // Each link's structure, its source position's label and candidates (sorted), and
-        // where its keys start among all: a segment is read for the candidates it holds lists
-        // of.
-        let mut start = 0u64;
-        let links: Vec<(u32, u32, &[u32], u64)> = plan
-            .backward
-            .iter()
-            .flatten()
-            .map(|l| {
-                let cands = plan.candidates[l.from].as_slice();
-                start += cands.len() as u64;
-                (index(l.dir, l.edge_label), labels[l.from], cands, start - cands.len() as u64)
-            })
-            .collect();
-        // Each segment's windows, once for both of A's passes.
-        let windows: Vec<Vec<Range<u64>>> = parts
-            .segments()
-            .iter()
-            .map(|seg| {
-                links
-                    .iter()
-                    .filter(|&&(st, ..)| st == seg.st)
-                    .map(|&(_, label, cands, start)| {
-                        let held = seg.held(label, cands);
-                        start + held.start as u64..start + held.end as u64
-                    })
-                    .filter(|w| !w.is_empty())
-                    .collect()
-            })
-            .collect();
-        let order: Vec<usize> = (0..windows.len()).filter(|&i| !windows[i].is_empty()).collect();
-        fsig::build(
-            &self.gpu,
-            &mut |each| {
-                parts.each_segment(&self.gpu, &order, &mut |i, st| {
-                    each(&graph.segment_args(st, nverts, dummy64, dummy32), Some(&windows[i]))
-                })
-            },
-            &index,
-            plan,
-            &labels,
-            levels,
-        )
-    }
-
-    /// C(u) of every query vertex by the signature filter on the device, in one pass (for
-    /// homomorphisms the query's counters are capped at one: several query neighbours may
-    /// share a data vertex), within the data vertices the query restricts u to.
-    fn signature_filter(&mut self, q: &Query, semantics: Semantics) -> Result<DeviceCandidateSet> {
-        let kernels = loaded(&mut self.filter_kernels, || FilterKernels::new(&self.gpu))?;
-        let sigs: Vec<Signature> = (0..q.num_vertices() as u32)
-            .map(|u| {
-                let sig = Signature::of_vertex(q.graph(), u);
-                if semantics.injective() {
-                    sig
-                } else {
-                    sig.at_most_one()
-                }
-            })
-            .collect();
-        let allowed: Vec<Option<&Bitset>> = (0..q.num_vertices() as u32).map(|u| q.graph().allowed(u)).collect();
-        let (gpu, data) = (&self.gpu, &*self.data);
-        match &mut self.graph.partitioned {
-            Some(parts) => {
-                let n = data.num_vertices() as u32;
-                let mut labels: Vec<u32> = (0..q.num_vertices() as u32).map(|u| q.label(u)).collect();
-                labels.sort_unstable();
-                labels.dedup();
-                let mut segments = |each: &mut TableSegment<'_>| parts.each_table_segment(gpu, data, &labels, each);
-                filter_segments(gpu, kernels, n, &mut segments, &sigs, &allowed)
-            }
-            None => filter_on_device(gpu, kernels, self.graph.ensure_signatures(gpu, data)?, &sigs, &allowed),
-        }
-    }
-
-    /// FSIG's refinement of the signature filter's candidates (crate::refine) over the join's
-    /// structure.
-    fn refine(
-        &mut self,
-        q: &Query,
-        structure: Structure,
-        cands: &mut DeviceCandidateSet,
-        dummy64: &DeviceBuffer<u64>,
-        dummy32: &DeviceBuffer<u32>,
-    ) -> Result<()> {
-        let kernels = loaded(&mut self.refine_kernels, || RefineKernels::new(&self.gpu))?;
-        let nverts = self.data.num_vertices() as u32;
-        let index = structure_index(&self.data, structure);
-        let links: Vec<Vec<u32>> = (0..q.num_vertices() as u32).map(|u| links_of(q, u, &index)).collect();
-        let (gpu, graph) = (&self.gpu, &self.graph);
-        let Some(parts) = &graph.partitioned else {
-            let graph = graph.args(structure, None, nverts, dummy64, dummy32)?;
-            return refine(gpu, kernels, Lists::Whole(&|| graph.args()), &links, cands);
-        };
-        // A segment is read when it holds sources of a query vertex's label with an edge of
-        // its structure.
-        let sources: Vec<(u32, u32)> = (0..q.num_vertices() as u32)
-            .flat_map(|u| q.edges(u).iter().map(|e| (index(e.dir, e.label), q.label(u))).collect::<Vec<_>>())
-            .collect();
-        let segs = parts.segments();
-        let order: Vec<usize> = (0..segs.len())
-            .filter(|&i| sources.iter().any(|&(st, label)| st == segs[i].st && segs[i].holds_label(&[label])))
-            .collect();
-        let mut segments = |each: &mut SegmentArgs<'_>| {
-            parts.each_segment(gpu, &order, &mut |i, st| {
-                each(graph.segment_args(st, nverts, dummy64, dummy32).args(), (segs[i].first, segs[i].last))
-            })
-        };
-        refine(gpu, kernels, Lists::Segments(&mut segments), &links, cands)
-    }
-
-    /// The depth-first kernel's records for `plan` over its uploaded levels (loading the
-    /// kernels and the data graph's largest groups on first use).
-    fn dfs_plan(
-        &mut self,
-        plan: &Plan,
-        q: &Query,
-        semantics: Semantics,
-        structure: Structure,
-        gpu_opts: &GpuOptions,
-        levels: &[LevelData],
-    ) -> Result<DfsPlan> {
-        loaded(&mut self.dfs_kernels, || DfsKernels::new(&self.gpu))?;
-        let data = &*self.data;
-        let largest: &Vec<Vec<u32>> = match &mut self.largest {
-            Some(l) => l,
-            slot => slot.insert(largest_groups(data)),
-        };
-        let addresses: Vec<LevelAddresses> = levels
-            .iter()
-            .map(|l| LevelAddresses {
-                bitset: l.bitset.device_address(),
-                cands: l.cands.device_address(),
-                ncands: l.cands.len() as u64,
-            })
-            .collect();
-        let index = link_index(data, structure, plan);
-        DfsPlan::new(
-            &self.gpu,
-            plan,
-            q,
-            semantics.injective(),
-            index,
-            &addresses,
-            largest,
-            gpu_opts.dfs_frontier_rows as f64,
-        )
-    }
-
-    /// Descriptor, candidate bitset and candidate list of every plan position; the bitset and
-    /// list are copied from `device_cands` (indexed by query vertex) when the device filter
-    /// made them, else built from the plan and uploaded.
-    fn upload_levels(
-        &self,
-        plan: &Plan,
-        q: &Query,
-        semantics: Semantics,
-        structure: Structure,
-        device_cands: Option<&DeviceCandidateSet>,
-    ) -> Result<Vec<LevelData>> {
-        let words = self.data.num_vertices().div_ceil(32).max(1);
-        let index = link_index(&self.data, structure, plan);
-        (0..plan.len())
-            .map(|pos| {
-                let u = plan.vertices[pos];
-                let desc = self.gpu.upload(
-                    "level descriptor",
-                    &level_descriptor(plan, pos, q.label(u), semantics.injective(), |k, l| index(pos, k, l)),
-                )?;
-                if let Some(set) = device_cands {
-                    let (cands, bitset) = set.take(&self.gpu, u as usize)?;
-                    return Ok(LevelData { desc, bitset, cands });
-                }
-                let mut bitset = vec![0u32; words];
-                for &v in &plan.candidates[pos] {
-                    bitset[v as usize / 32] |= 1 << (v % 32);
-                }
-                Ok(LevelData {
-                    desc,
-                    bitset: self.gpu.upload("candidate bitset", &bitset)?,
-                    cands: self.gpu.upload("candidates", &plan.candidates[pos])?,
-                })
-            })
-            .collect()
+        run_on(&mut self.engines, query, opts, gpu_opts, control, output)
     }
 }
 
-/// The kernels in `slot`, loaded by `load` unless they were already.
-fn loaded<T>(slot: &mut Option<T>, load: impl FnOnce() -> Result<T>) -> Result<&T> {
-    Ok(match slot {
-        Some(kernels) => kernels,
-        None => slot.insert(load()?),
-    })
-}
-
-/// The device index of N(·, dir, edge label) in `structure`: one PCSR per (direction, edge
-/// label), one CSR per direction. Edge labels absent from the data map to 0; a plan whose query
-/// has one is empty and never reaches the device.
-fn structure_index(data: &Graph, structure: Structure) -> impl Fn(Dir, u32) -> u32 + '_ {
-    let labels = data.edge_label_values();
-    move |dir, label| match structure.base() {
-        Structure::Csr => dir_index(dir),
-        _ => dir_index(dir) * labels.len() as u32 + labels.binary_search(&label).unwrap_or(0) as u32,
+/// Runs `query` on `engines` (at least one) by the strategy `gpu_opts` names: GpSM's on the
+/// first alone, else GSI's join (with FSIG's parts under its strategy), planned on the first and
+/// joined on as many as its estimated work is worth ([`multi::join_on`]). One engine's
+/// [`GpuEngine::run_query`] is this over itself.
+fn run_on(
+    engines: &mut [GpuEngine],
+    query: Graph,
+    opts: &MatchOptions,
+    gpu_opts: &GpuOptions,
+    control: &Control,
+    output: Option<(&Output, &str)>,
+) -> Result<GpuReport> {
+    let start = Instant::now();
+    engines.iter().try_for_each(|e| e.device.reset_peak())?;
+    // GpSM, the baseline, runs as its paper does: on one device, whatever it counts.
+    if gpu_opts.strategy == Strategy::Gpsm {
+        let first = &mut engines[0];
+        return gpsm::run_query(&mut first.device, &mut first.gpsm_kernels, query, opts, gpu_opts, control, output);
     }
-}
-
-/// The device index of link k of plan position pos in `structure`: its table of A under
-/// [`Structure::Aux`] ([`fsig::link_starts`]), else [`structure_index`] of its direction and
-/// edge label.
-fn link_index<'d>(data: &'d Graph, structure: Structure, plan: &Plan) -> impl Fn(usize, usize, &Link) -> u32 + 'd {
-    let index = structure_index(data, structure);
-    let starts = (structure == Structure::Aux).then(|| fsig::link_starts(plan));
-    move |pos, k, l| match &starts {
-        Some(starts) => starts[pos] + k as u32,
-        None => index(l.dir, l.edge_label),
-    }
+    let composed;
+    let (opts, gpu_opts) = match gpu_opts.strategy {
+        Strategy::Fsig => {
+            composed = fsig::compose(opts, gpu_opts);
+            (&composed.0, &composed.1)
+        }
+        _ => (opts, gpu_opts),
+    };
+    let mut devices: Vec<(&mut GpuDevice, &mut Gsi)> =
+        engines.iter_mut().map(|e| (&mut e.device, &mut e.gsi)).collect();
+    multi::join_on(&mut devices, start, query, opts, gpu_opts, control, output)
 }

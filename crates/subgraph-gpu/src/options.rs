@@ -4,18 +4,18 @@
 //! SGSI §6–7 as one options struct.
 
 use subgraph_core::filter::Filter;
+use subgraph_core::planner::GPU_COMPARE_COST;
 use subgraph_core::Graph;
+use subgraph_cuda::{Gpu, GpuUnavailable};
 
-use crate::gpsm::GpsmOptions;
-use crate::multi::{GpuCount, SHARED_QUERY_COST};
-use crate::park::{Layout, Park};
-use crate::partition::Partitions;
+use crate::error::{GpuError, Result};
+use crate::gpsm::options::GpsmOptions;
 
 /// Which seed system's matcher runs a query (`--gpu-strategy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Strategy {
     /// GSI's join, and for a tree pattern under homomorphism whose rows must be enumerated,
-    /// GGQ's thread IDs where they are estimated cheaper ([`crate::patterns`]).
+    /// GGQ's thread IDs where they are estimated cheaper (the `subgraph` crate's `patterns`).
     Auto,
     /// GSI's vertex-at-a-time join over the shared planner's plan (with its depth-first
     /// kernel, symmetry breaking and the spasm's counts).
@@ -146,12 +146,12 @@ pub enum LoadBalance {
     Off,
     /// GSI's fixed thresholds (W2, W1 of Table VIII) in every chunk.
     Gsi,
-    /// GSI's thresholds raised per chunk by the cost model of [`crate::balance::Layers::for_chunk`]: a row
+    /// GSI's thresholds raised per chunk by the cost model of [`crate::gsi::balance::Layers::for_chunk`]: a row
     /// leaves the warp layer only when one warp on it would outlast the chunk's share per
     /// resident warp.
     Model,
     /// SGSI §7's histogram cost model: thresholds per chunk from the histogram of its rows'
-    /// first-slice sizes ([`crate::balance::Layers::from_histogram`]).
+    /// first-slice sizes ([`crate::gsi::balance::Layers::from_histogram`]).
     Histogram,
 }
 
@@ -177,6 +177,127 @@ pub enum DepthFirst {
 /// as memory traffic allows).
 pub const DFS_FRONTIER_ROWS: u64 = 1 << 28;
 
+/// How a parked table lies in page-locked host memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// Row after row, as on the device: parked in one copy once the table is made (FSIG).
+    Rows,
+    /// Column after column (SGSI §6.2): made and parked one column at a time, so the table is
+    /// never whole on the device; a block comes back as its columns' ranges.
+    Columns,
+}
+
+impl Layout {
+    pub const NAMES: &'static [&'static str] = &["rows", "columns"];
+
+    pub fn from_name(name: &str) -> Option<Layout> {
+        match name {
+            "rows" => Some(Layout::Rows),
+            "columns" => Some(Layout::Columns),
+            _ => None,
+        }
+    }
+}
+
+/// When the join parks a table in host memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Park {
+    /// Where the device is short: a table with another level below its next one, holding at
+    /// least half of what its level may use (its own bytes and the device's headroom), with
+    /// less than [`LOW_HEADROOM`] left beside it, where the host has twice its bytes available.
+    ///
+    /// [`LOW_HEADROOM`]: crate::partition::park::LOW_HEADROOM
+    Auto,
+    /// Every table with another level below its next one, where the host has room (blocks as
+    /// under `Auto`): the spill exercised on any graph.
+    On,
+    /// Never: every level's table stays on the device while the levels below it run.
+    Off,
+}
+
+impl Park {
+    pub const NAMES: &'static [&'static str] = &["auto", "on", "off"];
+
+    pub fn from_name(name: &str) -> Option<Park> {
+        match name {
+            "auto" => Some(Park::Auto),
+            "on" => Some(Park::On),
+            "off" => Some(Park::Off),
+            _ => None,
+        }
+    }
+}
+
+/// When the engine partitions the data graph (`--gpu-partitions`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Partitions {
+    /// Where the in-core layout would take more than [`AUTO_SHARE`] of the device budget
+    /// (`--gpu-memory`, else the device's free memory).
+    ///
+    /// [`AUTO_SHARE`]: crate::partition::AUTO_SHARE
+    Auto,
+    /// Always (the PCSR structure only).
+    On,
+    /// Never: a graph that does not fit fails on upload.
+    Off,
+}
+
+impl Partitions {
+    pub const NAMES: &'static [&'static str] = &["auto", "on", "off"];
+
+    pub fn from_name(name: &str) -> Option<Partitions> {
+        match name {
+            "auto" => Some(Partitions::Auto),
+            "on" => Some(Partitions::On),
+            "off" => Some(Partitions::Off),
+            _ => None,
+        }
+    }
+}
+
+/// How many GPUs `--gpus` asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GpuCount {
+    /// This many (at least one).
+    Count(usize),
+    /// Every device the driver reports.
+    All,
+}
+
+impl GpuCount {
+    /// The device ordinals asked for, of those the driver reports: an error when it reports
+    /// none, or fewer than asked for.
+    pub fn present(self) -> Result<Vec<usize>> {
+        match Gpu::count()? {
+            0 => Err(GpuUnavailable::Device("the driver reports no device".into()).into()),
+            present => self.ordinals(present),
+        }
+    }
+
+    /// The device ordinals asked for, with `present` devices on the host: an error when more
+    /// are asked for than there are.
+    pub fn ordinals(self, present: usize) -> Result<Vec<usize>> {
+        let n = match self {
+            GpuCount::All => present.max(1),
+            GpuCount::Count(n) => n.max(1),
+        };
+        if n > present.max(1) {
+            return Err(GpuError::Mismatch(format!("--gpus {n}: the driver reports {present} device(s)")));
+        }
+        Ok((0..n).collect())
+    }
+}
+
+/// Estimated work (priced for the GPU, as the planner prices it) from which a query is joined
+/// on every device of the set: five times the planner's threshold for comparing plans. That is
+/// 80 ms of one H200's join at the planner's price (`H200_COSTS`), and about 11 ms at the
+/// median price measured on 2026-11-27; the join then was about 2× faster than the one this
+/// threshold was measured on. Below it, one device runs the query and the others stay idle: a
+/// second device's uploads and per-claim launches cost more than it saves (H200 ×2,
+/// 2026-11-26: queries of 20–40 ms took 10–20 ms longer on two devices, those of 150 ms and
+/// more took 0.52–0.88 of their time).
+pub const SHARED_QUERY_COST: f64 = 5.0 * GPU_COMPARE_COST;
+
 /// GPU-only options: the ablation switches of GSI §VIII and a memory budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GpuOptions {
@@ -197,7 +318,7 @@ pub struct GpuOptions {
     pub dfs_steal: bool,
     /// Most device bytes one join chunk may use (the free memory bounds it anyway).
     pub memory_budget: Option<u64>,
-    /// When the join parks a table in host memory (FSIG's spill, [`crate::park`]).
+    /// When the join parks a table in host memory (FSIG's spill, [`crate::partition::park`]).
     pub park: Park,
     /// How a parked table lies in host memory: row after row, parked once made (FSIG), or
     /// column after column, made and parked one column at a time (SGSI §6.2).

@@ -8,14 +8,13 @@ mod testgen;
 use std::sync::OnceLock;
 
 use subgraph_core::filter::Bitset;
-use subgraph_gpu::balance::{Layers, W1, W2};
-use subgraph_gpu::cuda::{Arg, Gpu};
-use subgraph_gpu::filter::{filter_host, filter_on_device, FilterKernels};
-use subgraph_gpu::join;
-use subgraph_gpu::pcsr::{ColumnOrder, Pcsr, GROUP_WORDS};
-use subgraph_gpu::scan::{exclusive_scan, exclusive_scan_to_host};
-use subgraph_gpu::signature::{Signature, SignatureTable};
-use subgraph_gpu::GpuError;
+use subgraph_cuda::{Arg, CudaError, Gpu};
+use subgraph_gpu::gsi::balance::{Layers, W1, W2};
+use subgraph_gpu::gsi::filter::{filter_host, filter_on_device, FilterKernels};
+use subgraph_gpu::gsi::join;
+use subgraph_gpu::gsi::pcsr::{ColumnOrder, Pcsr, GROUP_WORDS};
+use subgraph_gpu::gsi::signature::{Signature, SignatureTable};
+use subgraph_gpu::shared::scan::{exclusive_scan, exclusive_scan_to_host};
 use testgen::{random_graph, GraphSpec, Rng};
 
 fn gpu() -> Option<&'static Gpu> {
@@ -164,7 +163,7 @@ fn allocation_beyond_free_memory_is_an_error() {
     assert!(free <= total && free > 0);
     let len = (free / 4 + 1024) as usize;
     match gpu.alloc_zeros::<u32>("oversized test buffer", len) {
-        Err(GpuError::OutOfMemory { requested, free: f, .. }) => assert!(requested > f),
+        Err(CudaError::OutOfMemory { requested, free: f, .. }) => assert!(requested > f),
         Err(e) => panic!("unexpected error {e}"),
         Ok(_) => panic!("allocated {len} u32 with {free} bytes free"),
     }
@@ -197,7 +196,7 @@ fn small_allocations_between_looks_keep_uploads_and_the_free_check_exact() {
     let empty = gpu.upload::<u32>("empty test upload", &[]).unwrap();
     assert!(empty.is_empty());
     match gpu.alloc_zeros::<u32>("oversized test buffer", (free / 4) as usize) {
-        Err(GpuError::OutOfMemory { requested, free: f, .. }) => assert!(requested > f),
+        Err(CudaError::OutOfMemory { requested, free: f, .. }) => assert!(requested > f),
         Err(e) => panic!("unexpected error {e}"),
         Ok(_) => panic!("allocated {free} bytes with less than that free"),
     }
@@ -206,11 +205,11 @@ fn small_allocations_between_looks_keep_uploads_and_the_free_check_exact() {
 #[test]
 fn launch_checks_arguments() {
     let Some(gpu) = gpu() else { return };
-    let kernel = gpu.kernel(&subgraph_gpu::scan::SOURCE, "scan_tile_offsets").unwrap();
+    let kernel = gpu.kernel(&subgraph_gpu::shared::scan::SOURCE, "scan_tile_offsets").unwrap();
     let buf = gpu.alloc_zeros::<u32>("argument test", 4).unwrap();
     let err = gpu.launch(&kernel, 1, 32, &mut [Arg::In32(&buf), Arg::U32(4)]);
-    assert!(matches!(err, Err(GpuError::Mismatch(_))));
-    assert!(gpu.kernel(&subgraph_gpu::scan::SOURCE, "no_such_kernel").is_err());
+    assert!(matches!(err, Err(CudaError::Mismatch(_))));
+    assert!(gpu.kernel(&subgraph_gpu::shared::scan::SOURCE, "no_such_kernel").is_err());
 }
 
 #[test]

@@ -17,11 +17,12 @@ use subgraph_core::plan::{Symmetry, Tail};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::tree::TreeQuery;
 use subgraph_core::{Graph, GraphBuilder, Query, Semantics};
-use subgraph_gpu::filter::filter_host;
+use subgraph_cuda::{CudaError, Gpu};
+use subgraph_gpu::fsig::refine;
 use subgraph_gpu::ggq::ids::{Ask, IdPlan, CHUNK, PHASE_SPACE};
-use subgraph_gpu::gpsm::GpsmOptions;
-use subgraph_gpu::refine;
-use subgraph_gpu::signature::{Signature, SignatureTable};
+use subgraph_gpu::gpsm::options::GpsmOptions;
+use subgraph_gpu::gsi::filter::filter_host;
+use subgraph_gpu::gsi::signature::{Signature, SignatureTable};
 use subgraph_gpu::{
     CandidateFilter, DepthFirst, GpuEngine, GpuError, GpuOptions, GpuReport, LoadBalance, OutputScheme, Park,
     ParkLayout, Partitions, Spill, Strategy, Structure,
@@ -35,7 +36,7 @@ const SEMANTICS: [Semantics; 3] = [Semantics::Embed, Semantics::Induced, Semanti
 fn engine(data: &Graph, opts: &GpuOptions) -> Option<GpuEngine> {
     match GpuEngine::new(std::sync::Arc::new(data.clone()), opts) {
         Ok(e) => Some(e),
-        Err(GpuError::Unavailable(why)) => {
+        Err(GpuError::Cuda(CudaError::Unavailable(why))) => {
             if std::env::var("SUBGRAPH_REQUIRE_GPU").as_deref() == Ok("1") {
                 panic!("SUBGRAPH_REQUIRE_GPU=1 but {why}");
             }
@@ -639,7 +640,7 @@ fn device_memory_caps_keep_queries_exact() {
                             assert!(r.peak_device_bytes <= cap, "peak {} over the cap {cap}", r.peak_device_bytes);
                             ran += 1;
                         }
-                        Err(GpuError::OverBudget { budget, .. }) => {
+                        Err(GpuError::Cuda(CudaError::OverBudget { budget, .. })) => {
                             assert_eq!(budget, cap);
                             refused += 1;
                         }
@@ -653,7 +654,7 @@ fn device_memory_caps_keep_queries_exact() {
         assert!(ran > 0, "no query ran under the caps ({refused} refused)");
         let tight = GpuOptions { device_memory: Some(held / 2), ..in_core };
         match GpuEngine::new(Arc::new(data.clone()), &tight) {
-            Err(GpuError::OverBudget { budget, .. }) => assert_eq!(budget, held / 2),
+            Err(GpuError::Cuda(CudaError::OverBudget { budget, .. })) => assert_eq!(budget, held / 2),
             Err(e) => panic!("{e}"),
             Ok(_) => panic!("a data graph of {held} bytes opened under a cap of {}", held / 2),
         }
@@ -711,7 +712,7 @@ fn partitioned_graphs_equal_the_cpu() {
     assert!(streamed > 0, "no segment was copied for a query");
     // Two devices (or two engines on one), each with the graph partitioned, sharing every
     // query's first-level rows.
-    let ordinals: Vec<usize> = match subgraph_gpu::Gpu::count() {
+    let ordinals: Vec<usize> = match Gpu::count() {
         Ok(n) if n >= 2 => vec![0, 1],
         _ => vec![0, 0],
     };
@@ -758,7 +759,7 @@ fn partitioned_graphs_equal_the_cpu() {
                         assert!(complete && n == expect && got == rows, "written rows of {q:?}");
                         ran += 1;
                     }
-                    Err(GpuError::OverBudget { budget, .. }) => assert_eq!(budget, cap),
+                    Err(GpuError::Cuda(CudaError::OverBudget { budget, .. })) => assert_eq!(budget, cap),
                     Err(e) => panic!("{e}"),
                 }
             }
@@ -1201,7 +1202,7 @@ fn device_refinement_equals_host_edge_consistency() {
 /// written embeddings, limits and the depth-first kernel equal the CPU's.
 #[test]
 fn several_devices_equal_the_cpu() {
-    let present = match subgraph_gpu::Gpu::count() {
+    let present = match Gpu::count() {
         Ok(n) if n > 0 => n,
         _ => {
             assert!(std::env::var("SUBGRAPH_REQUIRE_GPU").as_deref() != Ok("1"), "no GPU");

@@ -2,7 +2,7 @@
 //! `.cu` files). Skips when libnvrtc is not on the loader path, unless
 //! SUBGRAPH_REQUIRE_NVRTC=1.
 
-use subgraph_gpu::cuda::check_nvrtc_library;
+use subgraph_cuda::{check_nvrtc_library, nvrtc_version};
 use subgraph_gpu::{compile_all_ptx, KERNEL_SOURCES};
 
 #[test]
@@ -14,7 +14,7 @@ fn every_kernel_source_compiles_for_sm_90() {
         eprintln!("skipped: {why}");
         return;
     }
-    let version = subgraph_gpu::cuda::nvrtc_version().unwrap();
+    let version = nvrtc_version().unwrap();
     let ptx = compile_all_ptx("sm_90").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(ptx.len(), KERNEL_SOURCES.len());
     for (name, text) in &ptx {

@@ -1,7 +1,7 @@
 //! The native half of the Python package `subgraph` (`python/subgraph/__init__.py` is the
 //! other): graphs read from files or built from id arrays, and one query (a query graph, or a
-//! pattern's text run by `subgraph_gpu::patterns`, as `match --pattern`) matched on the device
-//! asked for (`subgraph_gpu::Engine`, as the command line's `--device`: the CPU pipeline, the GPU
+//! pattern's text run by `subgraph::patterns`, as `match --pattern`) matched on the device
+//! asked for (`subgraph::Engine`, as the command line's `--device`: the CPU pipeline, the GPU
 //! engine, or per query by estimated cost) with the GIL released, stopped by a timeout, a limit
 //! or Ctrl-C (KeyboardInterrupt). Errors are `subgraph.SubgraphError` with the command line's
 //! one-line messages, worded with the package's arguments where those name the command line's
@@ -19,15 +19,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use subgraph::patterns::{check, run_pattern, Derived, PatternRunError};
+use subgraph::{Engine, GpuCount, GpuError, GpuOptions, MatchOptions, Ran};
 use subgraph_core::automorphism::Automorphisms;
 use subgraph_core::error::IdError;
 use subgraph_core::filter::Filter;
 use subgraph_core::io::{self, Format, IdMode, ReadOptions};
-use subgraph_core::pipeline::{explain_query, run_query, MatchOptions};
+use subgraph_core::pipeline::{explain_query, run_query};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::{GraphBuilder, LabelNames, Semantics, VertexIds};
-use subgraph_gpu::patterns::{check, run_pattern, Derived, PatternRunError};
-use subgraph_gpu::{Engine, GpuCount, GpuError, GpuOptions, Ran};
 use subgraph_pattern::compile::CompileError;
 use subgraph_pattern::{Pattern, Return};
 

@@ -7,20 +7,20 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use subgraph::gpsm::{self, GpsmOptions};
+use subgraph::{
+    CandidateFilter, DepthFirst, Engine, GpuCount, GpuOptions, LoadBalance, MatchOptions, OutputScheme, Park,
+    ParkLayout, Partitions, Strategy, Structure, DFS_FRONTIER_ROWS, SHARED_QUERY_COST,
+};
 use subgraph_core::cpu::FailingSets;
 use subgraph_core::filter::Filter;
 use subgraph_core::io::{read_graphs, source, Format, IdMode, Loaded, MapMode, ReadOptions};
 use subgraph_core::order::Order;
-use subgraph_core::pipeline::{bytes, MatchOptions};
+use subgraph_core::pipeline::bytes;
 use subgraph_core::plan::{Symmetry, Tail};
 use subgraph_core::space::SpaceBuild;
 use subgraph_core::spasm;
 use subgraph_core::{Graph, Semantics};
-use subgraph_gpu::gpsm::{self, GpsmOptions};
-use subgraph_gpu::{
-    CandidateFilter, DepthFirst, Engine, GpuCount, GpuOptions, LoadBalance, OutputScheme, Park, ParkLayout, Partitions,
-    Strategy, Structure, DFS_FRONTIER_ROWS, SHARED_QUERY_COST,
-};
 
 /// How to read an input graph.
 #[derive(Args, Clone)]

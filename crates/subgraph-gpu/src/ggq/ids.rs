@@ -20,7 +20,7 @@
 //!   63 bits (else on the host); and stops at a LIMIT, its threads reading the running count
 //!   first, so `LIMIT 1` is GGQ's existence test with early termination.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::time::Instant;
 
@@ -28,11 +28,11 @@ use rayon::prelude::*;
 use subgraph_core::sink::{Control, Stopped};
 use subgraph_core::tree::TreeQuery;
 use subgraph_core::{Dir, Graph};
+use subgraph_cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
 
-use super::TreeGraph;
-use crate::cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
+use super::csr::Csr;
 use crate::error::{to_u32, Result};
-use crate::filter::device_words;
+use crate::gsi::filter::device_words;
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 
@@ -220,7 +220,7 @@ pub struct IdRun {
 }
 
 /// The kernels of `ids.cu`, loaded on the first enumeration.
-pub(super) struct IdKernels {
+struct IdKernels {
     ids: Kernel,
     rehash: Kernel,
     degrees: Kernel,
@@ -228,7 +228,7 @@ pub(super) struct IdKernels {
 }
 
 impl IdKernels {
-    pub(super) fn new(gpu: &Gpu) -> Result<IdKernels> {
+    fn new(gpu: &Gpu) -> Result<IdKernels> {
         Ok(IdKernels {
             ids: gpu.kernel(&SOURCE, "ggq_ids")?,
             rehash: gpu.kernel(&SOURCE, "ggq_rehash")?,
@@ -240,24 +240,40 @@ impl IdKernels {
 
 /// One label's stream in one direction (GGQ's per-label edge streams, B.9): offsets and
 /// neighbours, built on the device from the direction's adjacency.
-pub(super) struct Stream {
+struct Stream {
     off: DeviceBuffer<u64>,
     nbr: DeviceBuffer<u32>,
 }
 
-impl TreeGraph {
+/// The enumeration's kernels and per-label streams of one data graph, made on its first use.
+#[derive(Default)]
+pub(super) struct Streams {
+    kernels: Option<IdKernels>,
+    built: HashMap<(Dir, u32), Stream>,
+}
+
+impl Streams {
     /// The device addresses of the offsets and neighbours of the stream of `dir` and `label`
-    /// (None: the whole adjacency), built on first use.
-    fn stream(&mut self, gpu: &Gpu, n: u32, dir: Dir, label: Option<u32>) -> Result<(u64, u64)> {
-        let csr = match (dir, &self.inn) {
+    /// (None: the whole adjacency: `out`, or `inn` for the in-edges of a directed graph), built
+    /// on first use.
+    fn stream(
+        &mut self,
+        gpu: &Gpu,
+        out: &Csr,
+        inn: Option<&Csr>,
+        n: u32,
+        dir: Dir,
+        label: Option<u32>,
+    ) -> Result<(u64, u64)> {
+        let csr = match (dir, inn) {
             (Dir::In, Some(inn)) => inn,
-            _ => &self.out,
+            _ => out,
         };
         let Some(label) = label else {
             return Ok((csr.off.device_address(), csr.nbr.device_address()));
         };
-        if !self.streams.contains_key(&(dir, label)) {
-            let k = self.ids.as_ref().expect("loaded before streams are built");
+        if !self.built.contains_key(&(dir, label)) {
+            let k = self.kernels.as_ref().expect("loaded before streams are built");
             let grid = n.div_ceil(BLOCK);
             let mut degrees = gpu.alloc_zeros::<u32>("stream degrees", n as usize)?;
             gpu.launch(
@@ -272,7 +288,7 @@ impl TreeGraph {
                     Arg::Out32(&mut degrees),
                 ],
             )?;
-            let (off, total) = crate::scan::exclusive_scan(gpu, &degrees)?;
+            let (off, total) = crate::shared::scan::exclusive_scan(gpu, &degrees)?;
             let mut nbr = gpu.alloc_zeros::<u32>("stream neighbours", total.max(1) as usize)?;
             gpu.launch(
                 &k.fill,
@@ -288,9 +304,9 @@ impl TreeGraph {
                     Arg::Out32(&mut nbr),
                 ],
             )?;
-            self.streams.insert((dir, label), Stream { off, nbr });
+            self.built.insert((dir, label), Stream { off, nbr });
         }
-        let s = &self.streams[&(dir, label)];
+        let s = &self.built[&(dir, label)];
         Ok((s.off.device_address(), s.nbr.device_address()))
     }
 }
@@ -336,13 +352,16 @@ struct Run<'a> {
     control: &'a Control,
 }
 
-/// Enumerates `tree`'s matches on `data` by `plan` (`g` uploaded from `data`, `labels` its
-/// vertex labels), as `ask` says, handing each batch of rows (`ask.columns.len()` words a row)
-/// to `sink` with their number (rows of no columns are empty).
+/// Enumerates `tree`'s matches on `data` by `plan` (`out` and `inn` uploaded from `data`,
+/// `labels` its vertex labels, `streams` made from them), as `ask` says, handing each batch of
+/// rows (`ask.columns.len()` words a row) to `sink` with their number (rows of no columns are
+/// empty).
 #[allow(clippy::too_many_arguments)]
-pub fn enumerate(
+pub(super) fn enumerate(
     gpu: &Gpu,
-    g: &mut TreeGraph,
+    streams: &mut Streams,
+    out: &Csr,
+    inn: Option<&Csr>,
     labels: &DeviceBuffer<u32>,
     data: &Graph,
     tree: &TreeQuery,
@@ -353,8 +372,8 @@ pub fn enumerate(
 ) -> Result<IdRun> {
     let start = Instant::now();
     let n = to_u32("data vertices", data.num_vertices() as u64)?;
-    if g.ids.is_none() {
-        g.ids = Some(IdKernels::new(gpu)?);
+    if streams.kernels.is_none() {
+        streams.kernels = Some(IdKernels::new(gpu)?);
     }
     let words = (n as usize).div_ceil(32).max(1);
     let allowed: Vec<Option<DeviceBuffer<u32>>> = tree
@@ -364,10 +383,10 @@ pub fn enumerate(
             a.as_ref().map(|set| gpu.upload("ggq allowed vertices", &device_words(set, words).collect::<Vec<_>>()))
         })
         .map(Option::transpose)
-        .collect::<Result<_>>()?;
+        .collect::<Result<_, _>>()?;
     let mut records = Vec::with_capacity(plan.steps.len() * 6);
     for s in &plan.steps {
-        let (off, nbr) = g.stream(gpu, n, s.dir, s.label)?;
+        let (off, nbr) = streams.stream(gpu, out, inn, n, s.dir, s.label)?;
         records.extend([
             off,
             nbr,
@@ -387,7 +406,7 @@ pub fn enumerate(
     // half load (two u64 a row), within a quarter of the headroom.
     let row_bytes = 4 * (levels as u64 * q as u64 + p as u64) + if device_distinct { 32 } else { 0 };
     let chunk = plan.chunk.min((gpu.headroom()? / 4 / row_bytes.max(1)).max(1 << 12));
-    let k = g.ids.as_ref().expect("loaded above");
+    let k = streams.kernels.as_ref().expect("loaded above");
     let write = ask.write || (ask.distinct && !device_distinct);
     let mut run = Run {
         gpu,

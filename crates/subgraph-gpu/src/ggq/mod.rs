@@ -8,19 +8,20 @@
 //! - enumerated, GGQ's own algorithm ([`ids`]): one thread per candidate match, its number the
 //!   mixed-radix choice of an edge per tree edge, over per-label edge streams.
 
+mod csr;
 pub mod ids;
-
-use std::collections::HashMap;
 
 use std::time::Instant;
 
 use subgraph_core::sink::Control;
 use subgraph_core::tree::{TreeCount, TreeQuery};
 use subgraph_core::{Dir, Graph};
+use subgraph_cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
 
-use crate::cuda::{Arg, DeviceBuffer, Gpu, Kernel, KernelDecl, KernelSource, Param};
 use crate::error::{to_u32, Result};
-use crate::filter::device_words;
+use crate::ggq::csr::Csr;
+use crate::ggq::ids::{Ask, IdPlan, IdRun, Streams};
+use crate::gsi::filter::device_words;
 
 use Param::{BufU32 as B32, BufU64 as B64, U32};
 
@@ -38,35 +39,6 @@ const BLOCK: u32 = 256;
 /// Any label (`G_ANY`).
 const ANY: u32 = u32::MAX;
 
-/// One direction's adjacency: offsets, neighbours, and each edge's label.
-struct Csr {
-    off: DeviceBuffer<u64>,
-    nbr: DeviceBuffer<u32>,
-    label: DeviceBuffer<u32>,
-}
-
-impl Csr {
-    fn upload(gpu: &Gpu, data: &Graph, dir: Dir) -> Result<Csr> {
-        let n = data.num_vertices();
-        let mut off = Vec::with_capacity(n + 1);
-        let mut nbr = Vec::new();
-        let mut label = Vec::new();
-        off.push(0u64);
-        for v in 0..n as u32 {
-            for (pair, ws) in data.neighbor_groups(v, dir) {
-                nbr.extend_from_slice(ws);
-                label.extend(std::iter::repeat_n(data.pair(pair).0, ws.len()));
-            }
-            off.push(nbr.len() as u64);
-        }
-        Ok(Csr {
-            off: gpu.upload("tree pass offsets", &off)?,
-            nbr: gpu.upload("tree pass neighbours", &nbr)?,
-            label: gpu.upload("tree pass edge labels", &label)?,
-        })
-    }
-}
-
 /// The data graph as the tree passes read it (beside its vertex labels, which the engine
 /// holds), and their kernel.
 pub struct TreeGraph {
@@ -75,8 +47,7 @@ pub struct TreeGraph {
     /// In-adjacency of a directed graph.
     inn: Option<Csr>,
     /// The enumeration's kernels and per-label streams, made on its first use.
-    ids: Option<ids::IdKernels>,
-    streams: HashMap<(Dir, u32), ids::Stream>,
+    streams: Streams,
 }
 
 impl TreeGraph {
@@ -85,8 +56,7 @@ impl TreeGraph {
             pass: gpu.kernel(&SOURCE, "ggq_pass")?,
             out: Csr::upload(gpu, data, Dir::Out)?,
             inn: if data.is_directed() { Some(Csr::upload(gpu, data, Dir::In)?) } else { None },
-            ids: None,
-            streams: HashMap::new(),
+            streams: Streams::default(),
         })
     }
 }
@@ -189,6 +159,24 @@ pub fn count(
         upload_ms: 0.0,
         ms: elapsed(start),
     }))
+}
+
+/// Enumerates `tree`'s matches on `data` by GGQ's thread IDs on `plan` ([`ids`]; `g` uploaded
+/// from `data`, `labels` its vertex labels), as `ask` says, handing each batch of rows
+/// (`ask.columns.len()` words a row) to `sink` with their number (rows of no columns are empty).
+#[allow(clippy::too_many_arguments)]
+pub fn enumerate(
+    gpu: &Gpu,
+    g: &mut TreeGraph,
+    labels: &DeviceBuffer<u32>,
+    data: &Graph,
+    tree: &TreeQuery,
+    plan: &IdPlan,
+    ask: &Ask,
+    control: &Control,
+    sink: &mut dyn FnMut(&[u32], u64),
+) -> Result<IdRun> {
+    ids::enumerate(gpu, &mut g.streams, &g.out, g.inn.as_ref(), labels, data, tree, plan, ask, control, sink)
 }
 
 fn elapsed(start: Instant) -> f64 {

@@ -1,0 +1,119 @@
+//! Kernel sources compiled at run time by NVRTC: each source declares its kernels and their
+//! parameter kinds, compiled to PTX once per process and (source, architecture), and the PTX
+//! checked to define every declared kernel with the declared parameters.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use cudarc::nvrtc::{compile_ptx_with_opts, CompileError, CompileOptions, Ptx};
+
+use crate::detect::{check_nvrtc_library, guarded};
+use crate::error::{CudaError, Result};
+
+/// The kind of one kernel parameter. Buffers are 64-bit device pointers in PTX.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Param {
+    /// `const unsigned int*` or `unsigned int*`.
+    BufU32,
+    /// `const unsigned long long*` or `unsigned long long*`.
+    BufU64,
+    /// `unsigned int` by value.
+    U32,
+    /// `unsigned long long` by value.
+    U64,
+}
+
+impl Param {
+    pub(crate) fn ptx_type(self) -> &'static str {
+        match self {
+            Param::BufU32 | Param::BufU64 | Param::U64 => ".u64",
+            Param::U32 => ".u32",
+        }
+    }
+}
+
+/// One `extern "C" __global__` function of a kernel source and its parameter list.
+#[derive(Debug)]
+pub struct KernelDecl {
+    pub name: &'static str,
+    pub params: &'static [Param],
+}
+
+/// One `.cu` file of the crate, with the kernels it defines.
+#[derive(Debug)]
+pub struct KernelSource {
+    /// File name, used in NVRTC messages and as the cache key.
+    pub name: &'static str,
+    pub code: &'static str,
+    pub kernels: &'static [KernelDecl],
+}
+
+/// NVRTC wants the architecture as a `&'static str`; each distinct one is leaked once.
+fn static_arch(arch: &str) -> &'static str {
+    static ARCHS: OnceLock<Mutex<Vec<&'static str>>> = OnceLock::new();
+    let mut archs = ARCHS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    match archs.iter().find(|a| **a == arch) {
+        Some(a) => a,
+        None => {
+            let leaked: &'static str = Box::leak(arch.to_string().into_boxed_str());
+            archs.push(leaked);
+            leaked
+        }
+    }
+}
+
+/// Compiles `source` to PTX for `arch` (e.g. `sm_90`) with NVRTC, once per process and
+/// (source, arch); needs no GPU. The PTX is checked to define every declared kernel with the
+/// declared parameter kinds.
+pub fn compile_ptx(source: &KernelSource, arch: &str) -> Result<Ptx> {
+    type Cache = Mutex<HashMap<(&'static str, String), Ptx>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key = (source.name, arch.to_string());
+    if let Some(ptx) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(ptx.clone());
+    }
+    check_nvrtc_library()?;
+    let arch_static = static_arch(arch);
+    let ptx = guarded(|| {
+        let opts = CompileOptions {
+            arch: Some(arch_static),
+            name: Some(source.name.to_string()),
+            options: vec!["--std=c++17".to_string(), "--device-int128".to_string()],
+            ..Default::default()
+        };
+        compile_ptx_with_opts(source.code, opts).map_err(|e| CudaError::Compile {
+            source_name: source.name.to_string(),
+            arch: arch.to_string(),
+            log: match e {
+                CompileError::CompileError { log, .. } => log.to_string_lossy().into_owned(),
+                other => other.to_string(),
+            },
+        })
+    })?;
+    check_signatures(source, &ptx.to_src())?;
+    cache.lock().unwrap_or_else(|e| e.into_inner()).insert(key, ptx.clone());
+    Ok(ptx)
+}
+
+/// Checks that the PTX defines each declared kernel with the declared parameter widths.
+fn check_signatures(source: &KernelSource, ptx: &str) -> Result<()> {
+    for decl in source.kernels {
+        let header = format!(".entry {}(", decl.name);
+        let start = ptx.find(&header).ok_or_else(|| CudaError::MissingKernel {
+            source_name: source.name.to_string(),
+            kernel: decl.name.to_string(),
+        })?;
+        let rest = &ptx[start + header.len()..];
+        let params = &rest[..rest.find(')').unwrap_or(rest.len())];
+        let found: Vec<&str> = params.split(',').filter_map(|p| p.split_whitespace().nth(1)).collect();
+        let declared: Vec<&str> = decl.params.iter().map(|p| p.ptx_type()).collect();
+        if found != declared {
+            return Err(CudaError::Mismatch(format!(
+                "kernel {} of {}: PTX parameters {found:?}, declared {declared:?}",
+                decl.name, source.name
+            )));
+        }
+    }
+    Ok(())
+}

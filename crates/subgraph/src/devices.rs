@@ -1,0 +1,333 @@
+//! Where queries run: the CPU pipeline, the GPU engine, or under `--device auto` either one per
+//! query, by the planner's estimated cost (`planner::choose_device`): the runner the command
+//! line and the Python package share. Under `auto` the GPU is opened when a query first goes
+//! there, so a run whose queries all stay on the CPU never creates a CUDA context.
+
+use std::sync::Arc;
+
+use subgraph_core::filter::Filter;
+use subgraph_core::pipeline::{prepare, run_query, MatchOptions, Report};
+use subgraph_core::planner::{
+    choose_device, device_for_graph, device_for_limit, gpu_break_even, Device, DeviceChoice, H200_COSTS,
+};
+use subgraph_core::sink::{Control, Output};
+use subgraph_core::tree::{TreeCount, TreeQuery};
+use subgraph_core::Graph;
+use subgraph_cuda::{check_nvrtc_library, CudaError};
+use subgraph_gpu::ggq::ids::{Ask, IdPlan, IdRun};
+use subgraph_gpu::{GpuError, GpuOptions, GpuReport, GpuSet, Result, Strategy};
+
+/// The engine that runs the queries of one data graph.
+pub enum Engine {
+    /// The CPU; `why` says why not the GPU when `auto` fell back to it.
+    Cpu {
+        why: Option<String>,
+    },
+    Gpu {
+        engine: GpuSlot,
+        options: GpuOptions,
+        auto: bool,
+    },
+}
+
+/// The GPU engines of one data graph: opened at once under `--device gpu`, and under `auto` by
+/// the first query that runs on the GPU: opening (the CUDA context, the kernels' compilation
+/// and the data graph's upload) takes 0.3–1 s, which a run whose queries all stay on the CPU
+/// need not pay.
+pub struct GpuSlot {
+    set: Option<Box<GpuSet>>,
+    data: Arc<Graph>,
+    /// Why opening failed, once it has: the queries then stay on the CPU.
+    failed: Option<String>,
+}
+
+impl GpuSlot {
+    /// Opens the engines unless they are open: the milliseconds that took (0 when they were
+    /// open), or None where they cannot be opened (the reason kept in `failed`).
+    fn ready(&mut self, options: &GpuOptions) -> Option<f64> {
+        if self.set.is_some() {
+            return Some(0.0);
+        }
+        if self.failed.is_some() {
+            return None;
+        }
+        let t = std::time::Instant::now();
+        match GpuSet::open_count(self.data.clone(), options, options.gpus) {
+            Ok(set) => {
+                self.set = Some(Box::new(set));
+                Some(t.elapsed().as_secs_f64() * 1e3)
+            }
+            Err(e) => {
+                self.failed = Some(format!("the GPU could not be opened ({e})"));
+                None
+            }
+        }
+    }
+
+    /// The engines, where open.
+    fn opened(&mut self) -> Option<&mut GpuSet> {
+        self.set.as_deref_mut()
+    }
+}
+
+/// Whether the GPUs `options` asks for are there, without opening them: the driver library
+/// with at least one device (and enough for `--gpus`), and NVRTC.
+fn present(options: &GpuOptions) -> Result<()> {
+    options.gpus.present()?;
+    check_nvrtc_library()?;
+    Ok(())
+}
+
+/// A tree-pattern query's result: the count and the root's answers (None when stopped), its
+/// milliseconds, the GPU's figures where it ran there (`upload_ms` the data graph's layout
+/// where this query uploaded it, `join_ms` the passes' time, and
+/// `report` an empty one for the caller to replace), and whether the device's 64-bit counts
+/// saturated and the CPU counted again.
+pub struct TreeRan {
+    pub count: Option<TreeCount>,
+    pub ms: f64,
+    pub gpu: Option<GpuReport>,
+    pub recounted: bool,
+    /// Why a count meant for the GPU ran on the CPU (over `--gpu-memory`).
+    pub why: Option<String>,
+}
+
+/// A tree query counted on the CPU, timed; `why` says why not on the GPU where it was meant to.
+fn cpu_tree(data: &Graph, tree: &TreeQuery, control: &Control, why: Option<String>) -> TreeRan {
+    let start = std::time::Instant::now();
+    let count = tree.count(data, control);
+    TreeRan { count, ms: start.elapsed().as_secs_f64() * 1e3, gpu: None, recounted: false, why }
+}
+
+/// One query's result: the report, the GPU's when it ran there, the device choice when
+/// `--device auto` made one, and a note when a query meant for the GPU ran on the CPU.
+pub struct Ran {
+    pub report: Report,
+    pub gpu: Option<GpuReport>,
+    pub choice: Option<DeviceChoice>,
+    pub note: Option<String>,
+}
+
+impl Engine {
+    /// Opens the engine `device` names: `cpu`, `gpu` (an error when no GPU is usable) or
+    /// `auto` (the GPU when one is there, opened by the first query that goes to it; else the
+    /// CPU, saying why); on the GPU side, the devices `gpu.gpus` asks for.
+    pub fn open(device: &str, data: Arc<Graph>, gpu: GpuOptions) -> Result<Engine> {
+        if device == "cpu" {
+            return Ok(Engine::Cpu { why: None });
+        }
+        if device == "auto" {
+            return Ok(match present(&gpu) {
+                Ok(()) => Engine::Gpu { engine: GpuSlot { set: None, data, failed: None }, options: gpu, auto: true },
+                Err(e) => Engine::Cpu { why: Some(e.to_string()) },
+            });
+        }
+        let set = Some(Box::new(GpuSet::open_count(data.clone(), &gpu, gpu.gpus)?));
+        Ok(Engine::Gpu { engine: GpuSlot { set, data, failed: None }, options: gpu, auto: false })
+    }
+
+    /// One line on what runs the queries: the GPU's name and upload time, or the CPU and why.
+    pub fn describe(&self) -> String {
+        match self {
+            Engine::Cpu { why: Some(why) } => format!("CPU ({why})"),
+            Engine::Cpu { why: None } => "CPU".to_string(),
+            Engine::Gpu { engine: GpuSlot { set: None, .. }, .. } => {
+                "the CPU or the GPU, each query where its estimated cost is lower (the GPU is opened, and the data \
+                 graph uploaded, when a query first goes there)"
+                    .to_string()
+            }
+            Engine::Gpu { engine: GpuSlot { set: Some(engine), .. }, auto, .. } => {
+                let infos = engine.device_infos();
+                let devices = match infos.len() {
+                    1 => format!("GPU {}", infos[0].name),
+                    n => format!(
+                        "{n} GPUs ({})",
+                        infos.iter().map(|i| format!("{} {}", i.ordinal, i.name)).collect::<Vec<_>>().join(", ")
+                    ),
+                };
+                let layout = match engine.first().partitioned() {
+                    Some(p) => format!(
+                        "data graph partitioned into {} segments, {} resident, in {:.0} ms",
+                        p.segments().len(),
+                        p.resident_segments(),
+                        engine.graph_upload_ms()
+                    ),
+                    None => format!("data graph uploaded in {:.0} ms", engine.graph_upload_ms()),
+                };
+                format!(
+                    "{devices} ({layout}){}",
+                    if *auto { "; each query runs where its estimated cost is lower" } else { "" }
+                )
+            }
+        }
+    }
+
+    /// Whether queries may run on the GPU.
+    pub fn has_gpu(&self) -> bool {
+        matches!(self, Engine::Gpu { .. })
+    }
+
+    /// The name of the filter a query ran with: `signature` or `refined` when the GPU ran it
+    /// with a device filter, else the core filter's.
+    pub fn filter_name(&self, ran_on_gpu: bool, host: Filter) -> &'static str {
+        match self {
+            Engine::Gpu { engine: GpuSlot { set: Some(engine), .. }, options, .. } if ran_on_gpu => {
+                engine.first().candidate_filter(options).name_with(host)
+            }
+            _ => host.name(),
+        }
+    }
+
+    /// Counts a tree-pattern query (GGQ: `subgraph_core::tree`, [`subgraph_gpu::ggq`]) where the
+    /// engine runs: on the GPU under `gpu`, and under `auto` where the data graph is as large
+    /// as the planner sends every query to the GPU (`device_for_graph`); else on the CPU.
+    pub fn count_tree(
+        &mut self,
+        data: &Graph,
+        tree: &TreeQuery,
+        opts: &MatchOptions,
+        control: &Control,
+    ) -> Result<TreeRan> {
+        let engine = match self.tree_gpu(data) {
+            Ok(engine) => engine,
+            Err(why) => return Ok(cpu_tree(data, tree, control, why)),
+        };
+        let ran = match engine.first_mut().count_tree(tree, control) {
+            Ok(Some(ran)) => ran,
+            Ok(None) => return Ok(TreeRan { count: None, ms: 0.0, gpu: None, recounted: false, why: None }),
+            Err(e @ (GpuError::Cuda(CudaError::OverBudget { .. }) | GpuError::Partitioned { .. })) => {
+                return Ok(cpu_tree(data, tree, control, Some(e.to_string())))
+            }
+            Err(e) => return Err(e),
+        };
+        let gpu = GpuReport::of(
+            Report::nothing(opts.filter, None),
+            ("ggq", "tree"),
+            ran.upload_ms,
+            0.0,
+            ran.ms - ran.upload_ms,
+            engine.first().peak_device_bytes(),
+        );
+        Ok(TreeRan { count: Some(ran.count), ms: ran.ms, gpu: Some(gpu), recounted: ran.recounted, why: None })
+    }
+
+    /// The GPU engines a tree query runs on: under `gpu`, and under `auto` where the data
+    /// graph is as large as the planner sends every query to the GPU (`device_for_graph`),
+    /// opened now where not yet; else why not (None: the CPU by choice).
+    fn tree_gpu(&mut self, data: &Graph) -> Result<&mut GpuSet, Option<String>> {
+        match self {
+            Engine::Gpu { engine, options, auto } if !*auto || device_for_graph(data.num_vertices()).is_some() => {
+                if engine.ready(options).is_none() {
+                    return Err(engine.failed.clone());
+                }
+                Ok(engine.opened().expect("ready"))
+            }
+            _ => Err(None),
+        }
+    }
+
+    /// The GPU strategy queries run by (None on the CPU).
+    pub fn strategy(&self) -> Option<Strategy> {
+        match self {
+            Engine::Gpu { options, .. } => Some(options.strategy),
+            Engine::Cpu { .. } => None,
+        }
+    }
+
+    /// Enumerates a tree query's matches by GGQ's thread IDs ([`subgraph_gpu::ggq::ids`]) where
+    /// [`Engine::count_tree`] would count it on the GPU, with the device's peak bytes; None
+    /// elsewhere, and where the data graph is partitioned.
+    pub fn enumerate_tree(
+        &mut self,
+        data: &Graph,
+        tree: &TreeQuery,
+        plan: &IdPlan,
+        ask: &Ask,
+        control: &Control,
+        sink: &mut dyn FnMut(&[u32], u64),
+    ) -> Result<Option<(IdRun, u64)>> {
+        match self.tree_gpu(data) {
+            Ok(engine) if engine.first().partitioned().is_none() => {
+                let run = engine.first_mut().enumerate_tree(tree, plan, ask, control, sink)?;
+                Ok(Some((run, engine.first().peak_device_bytes())))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Runs one query. A query the GPU layout cannot hold runs on the CPU, with a note. Under
+    /// `--device auto` the CPU's preparation (filter, default plan, candidate space, gate
+    /// estimate) prices the query, and it continues on the CPU or goes to the GPU.
+    pub fn run(
+        &mut self,
+        data: &Graph,
+        query: Graph,
+        opts: &MatchOptions,
+        control: &Control,
+        output: Option<(&Output, &str)>,
+    ) -> Result<Ran> {
+        let cpu = |report, choice, note| Ran { report, gpu: None, choice, note };
+        // More query vertices than data vertices: no injective match, an answer and not an
+        // error (a run of several queries goes on).
+        let (n, nd) = (query.num_vertices(), data.num_vertices());
+        if opts.semantics.injective() && n > nd && query.is_directed() == data.is_directed() {
+            if let Some((out, name)) = output {
+                out.begin_query(name, n);
+            }
+            let note = format!("the query has {n} vertices, more than the data graph's {nd}: no embedding exists");
+            return Ok(cpu(Report::nothing(opts.filter, None), None, Some(note)));
+        }
+        let (engine, gpu, auto) = match self {
+            Engine::Cpu { .. } => return Ok(cpu(run_query(data, query, opts, control, output)?, None, None)),
+            Engine::Gpu { engine, options, auto } => (engine, options, *auto),
+        };
+        let (mut choice, mut opened_ms) = (None, None);
+        if auto {
+            choice = device_for_limit(data.num_vertices(), opts.limit);
+            if choice.is_some_and(|c| c.device == Device::Cpu) {
+                return Ok(cpu(run_query(data, query, opts, control, output)?, choice, None));
+            }
+            if choice.is_none() {
+                let threads = rayon::current_num_threads();
+                let from = gpu_break_even(threads, &H200_COSTS);
+                let prepared = prepare(data, query.clone(), opts, output.is_none(), from, control)?;
+                let c = choose_device(prepared.estimated_cost(), threads, &H200_COSTS);
+                choice = Some(c);
+                // A query the deadline or Ctrl-C stopped while it was prepared ends on the CPU,
+                // as does one for a GPU that could not be opened.
+                if c.device == Device::Gpu && !control.should_stop() {
+                    opened_ms = engine.ready(gpu);
+                }
+                if opened_ms.is_none() {
+                    let failed = engine.failed.as_ref().filter(|_| c.device == Device::Gpu);
+                    let note = failed.map(|why| format!("{why}; this query runs on the CPU"));
+                    return Ok(cpu(prepared.run(data, opts, control, output)?.report, choice, note));
+                }
+            }
+        }
+        let Some(opened_ms) = opened_ms.or_else(|| engine.ready(gpu)) else {
+            let note = engine.failed.as_ref().map(|why| format!("{why}; this query runs on the CPU"));
+            return Ok(cpu(run_query(data, query, opts, control, output)?, choice, note));
+        };
+        let opened = (opened_ms > 0.0).then(|| format!("the GPU was opened for this query in {opened_ms:.0} ms"));
+        match engine.opened().expect("ready").run_query(query.clone(), opts, gpu, control, output) {
+            Ok(r) => Ok(Ran { report: r.report, gpu: Some(r), choice, note: opened }),
+            Err(GpuError::TooLarge { what, len, max }) => {
+                let note = format!("{what} {len} exceed the GPU layout's {max}; this query runs on the CPU");
+                Ok(cpu(run_query(data, query, opts, control, output)?, choice, Some(note)))
+            }
+            // Refused before anything was written.
+            Err(e @ GpuError::Partitioned { .. }) => {
+                let note = format!("{e}; this query runs on the CPU");
+                Ok(cpu(run_query(data, query, opts, control, output)?, choice, Some(note)))
+            }
+            // Over --gpu-memory: a count starts again on the CPU (matches already written
+            // could not be taken back, so a written query fails).
+            Err(e @ GpuError::Cuda(CudaError::OverBudget { .. })) if output.is_none() => {
+                let note = format!("{e}; this query runs on the CPU");
+                Ok(cpu(run_query(data, query, opts, control, output)?, choice, Some(note)))
+            }
+            Err(e) => Err(e),
+        }
+    }
+}

@@ -1,0 +1,24 @@
+//! subgraph, as a library: the runner that sends each query to the CPU or the GPU engine
+//! (`--device cpu|gpu|auto`), patterns on it, and the options and results front ends use; the
+//! command line and the Python package are built on it alone among the engines.
+//!
+//! - [`devices`]: [`Engine`], the engine of one data graph (the CPU pipeline of subgraph-core,
+//!   the GPU engine of subgraph-gpu, or each query where its estimated cost is lower), and what
+//!   a query came to ([`Ran`], [`TreeRan`]).
+//! - [`patterns`]: a pattern compiled onto the data graph (subgraph-pattern) and run through the
+//!   [`Engine`]: its label expansions, its rows, and tree patterns counted or enumerated by
+//!   GGQ's passes.
+//! - The options and results: [`MatchOptions`] and [`Report`] (both engines'), [`GpuOptions`]
+//!   and its switches, [`GpuReport`], and the errors ([`GpuError`], [`CudaError`]).
+
+pub mod devices;
+pub mod patterns;
+
+pub use devices::{Engine, GpuSlot, Ran, TreeRan};
+pub use subgraph_core::pipeline::{MatchOptions, Report};
+pub use subgraph_cuda::{CudaError, GpuUnavailable};
+pub use subgraph_gpu::gpsm::options as gpsm;
+pub use subgraph_gpu::{
+    CandidateFilter, DepthFirst, GpuCount, GpuError, GpuOptions, GpuReport, LoadBalance, OutputScheme, Park,
+    ParkLayout, Partitions, Spill, Strategy, Streamed, Structure, DFS_FRONTIER_ROWS, SHARED_QUERY_COST,
+};
