@@ -99,6 +99,25 @@ fn cpu_tree(data: &Graph, tree: &TreeQuery, control: &Control, why: Option<Strin
     TreeRan { count, ms: start.elapsed().as_secs_f64() * 1e3, gpu: None, recounted: false, why }
 }
 
+/// A query of more vertices than `data` under an injective semantics: no match, an answer and
+/// not an error (a run of several queries goes on), with a note; None for any other query.
+pub(crate) fn no_room(
+    data: &Graph,
+    query: &Graph,
+    opts: &MatchOptions,
+    output: Option<(&Output, &str)>,
+) -> Option<Ran> {
+    let (n, nd) = (query.num_vertices(), data.num_vertices());
+    if !(opts.semantics.injective() && n > nd && query.is_directed() == data.is_directed()) {
+        return None;
+    }
+    if let Some((out, name)) = output {
+        out.begin_query(name, n);
+    }
+    let note = format!("the query has {n} vertices, more than the data graph's {nd}: no embedding exists");
+    Some(Ran { report: Report::nothing(opts.filter, None), gpu: None, choice: None, note: Some(note) })
+}
+
 /// One query's result: the report, the GPU's when it ran there, the device choice when
 /// `--device auto` made one, and a note when a query meant for the GPU ran on the CPU.
 pub struct Ran {
@@ -267,15 +286,8 @@ impl Engine {
         output: Option<(&Output, &str)>,
     ) -> Result<Ran> {
         let cpu = |report, choice, note| Ran { report, gpu: None, choice, note };
-        // More query vertices than data vertices: no injective match, an answer and not an
-        // error (a run of several queries goes on).
-        let (n, nd) = (query.num_vertices(), data.num_vertices());
-        if opts.semantics.injective() && n > nd && query.is_directed() == data.is_directed() {
-            if let Some((out, name)) = output {
-                out.begin_query(name, n);
-            }
-            let note = format!("the query has {n} vertices, more than the data graph's {nd}: no embedding exists");
-            return Ok(cpu(Report::nothing(opts.filter, None), None, Some(note)));
+        if let Some(ran) = no_room(data, &query, opts, output) {
+            return Ok(ran);
         }
         let (engine, gpu, auto) = match self {
             Engine::Cpu { .. } => return Ok(cpu(run_query(data, query, opts, control, output)?, None, None)),

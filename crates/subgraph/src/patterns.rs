@@ -20,7 +20,7 @@ use subgraph_pattern::compile::{compile, tree, CompileError, Compiled, LabelTrip
 use subgraph_pattern::rows::Rows;
 use subgraph_pattern::{Pattern, Return};
 
-use crate::devices::{Engine, Ran};
+use crate::devices::{no_room, Engine, Ran};
 
 /// Why a pattern could not run.
 #[derive(Debug, thiserror::Error)]
@@ -199,10 +199,13 @@ pub fn run_pattern(
         }
         let output = words.as_ref().map(|w| (w, name));
         let ran = match &view {
-            Some(view) => {
-                let report = run_query(view, query.clone(), &this, control, output).map_err(GpuError::from)?;
-                Ran { report, gpu: None, choice: None, note: Some(format!("{name}: {VIEW_NOTE}")) }
-            }
+            Some(view) => match no_room(view, query, &this, output) {
+                Some(ran) => ran,
+                None => {
+                    let report = run_query(view, query.clone(), &this, control, output).map_err(GpuError::from)?;
+                    Ran { report, gpu: None, choice: None, note: Some(format!("{name}: {VIEW_NOTE}")) }
+                }
+            },
             None => engine.run(data, query.clone(), &this, control, output)?,
         };
         if first_of_class {

@@ -125,3 +125,21 @@ proptest! {
         prop_assert_eq!(run.unique, Some(subgraphs), "{}", pattern.text);
     }
 }
+
+/// A pattern of more vertices than the data graph has no embedding, also where its labels
+/// expand into too many queries and it runs over the label-free view (it was an error there).
+#[test]
+fn a_pattern_larger_than_the_data_has_no_embedding_on_the_view_too() {
+    let n = 70u32;
+    let edges: Vec<(u32, u32, u32)> = (0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b, 0))).collect();
+    let data = Arc::new(GraphBuilder::from_parts((0..n).collect(), edges, false).build().0);
+    let path = format!("MATCH (v0){}", (1..=n).map(|i| format!("--(v{i})")).collect::<String>());
+    let pattern = subgraph_pattern::parse(&path).expect("parses");
+    let mut engine = Engine::open("cpu", data.clone(), GpuOptions::default()).unwrap();
+    let opts = MatchOptions { semantics: Semantics::Embed, ..MatchOptions::default() };
+    let control = Arc::new(Control::unlimited());
+    let run = run_pattern(&pattern, "p", &data, &mut engine, &opts, &control, None, false, true, &Derived::default())
+        .expect("runs");
+    assert_eq!((run.ran.report.embeddings, run.ran.report.complete), (0, true));
+    assert!(run.ran.note.as_deref().is_some_and(|n| n.contains("more than the data graph's 70")), "{:?}", run.ran.note);
+}
