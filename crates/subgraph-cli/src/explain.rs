@@ -330,8 +330,10 @@ pub fn run(a: ExplainArgs) -> Result<()> {
         match item {
             Item::Graph(q) => explain_one(&a, &data, name, &q, &opts, None)?,
             Item::Pattern(pattern) => {
-                let (compiled, view) =
-                    derived.compile(&pattern, &data, &Control::unlimited()).with_context(|| name.clone())?;
+                // Compiled under --timeout too (from before its label expansion).
+                let deadline = a.timeout.map(|t| Instant::now() + Duration::from_secs_f64(t));
+                let control = Control::new(deadline, Default::default());
+                let (compiled, view) = derived.compile(&pattern, &data, &control).with_context(|| name.clone())?;
                 check(&compiled, pattern_opts.semantics, false).with_context(|| name.clone())?;
                 let n = compiled.queries.len();
                 if tree_query(&pattern, &data, pattern_opts.semantics, false).with_context(|| name.clone())?.is_some() {
