@@ -1,21 +1,29 @@
-//! Builds a [`Graph`] from labelled edges in parallel: drop self loops and duplicates, scatter
-//! into CSR, then sort each vertex's neighbours by (edge label, neighbour label, id) and record
-//! the groups.
+//! Builds a [`Graph`] from labelled edges in parallel: self loops kept apart as loop labels,
+//! exact duplicates dropped, several labels of a vertex or of one pair's edges made one set label
+//! (`sets`), scatter into CSR, then sort each vertex's neighbours by (edge label, neighbour
+//! label, id) and record the groups.
 
 use super::csr::{Adjacency, Graph};
 use super::ids::VertexIds;
 use super::names::LabelNames;
 use super::properties::Properties;
+use super::sets::{Interner, LabelSets};
 use crate::error::Error;
 use rayon::prelude::*;
 use std::sync::Arc;
 
-/// What the builder dropped.
+/// What the builder met beside plain edges.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct BuildStats {
+    /// Self loops, kept as their vertices' loop labels (duplicates counted once).
     pub self_loops: u64,
-    /// Parallel edges dropped (same endpoints, same direction; the smallest label is kept).
+    /// Exact duplicates dropped (same endpoints, same direction, same label: one edge, as RDF
+    /// has it).
     pub duplicates: u64,
+    /// Vertices with several labels.
+    pub multi_labelled: u64,
+    /// Ordered pairs (unordered where undirected) joined by several edges of different labels.
+    pub multi_edges: u64,
 }
 
 /// Collects vertices, labels and edges; [`GraphBuilder::build`] makes the graph.
@@ -23,6 +31,8 @@ pub struct BuildStats {
 pub struct GraphBuilder {
     directed: bool,
     labels: Vec<u32>,
+    /// Labels beyond each vertex's first: (vertex, label).
+    more_labels: Vec<(u32, u32)>,
     edges: Vec<(u32, u32, u32)>,
     ids: Option<VertexIds>,
     label_names: Option<LabelNames>,
@@ -35,12 +45,28 @@ const CHUNK_VERTICES: usize = 2048;
 impl GraphBuilder {
     /// A builder for `n` vertices, all labelled 0 until [`GraphBuilder::set_labels`].
     pub fn new(n: usize, directed: bool) -> Self {
-        GraphBuilder { directed, labels: vec![0; n], edges: Vec::new(), ids: None, label_names: None, properties: None }
+        GraphBuilder {
+            directed,
+            labels: vec![0; n],
+            more_labels: Vec::new(),
+            edges: Vec::new(),
+            ids: None,
+            label_names: None,
+            properties: None,
+        }
     }
 
     /// A builder over edges already collected; every id must be below `labels.len()`.
     pub fn from_parts(labels: Vec<u32>, edges: Vec<(u32, u32, u32)>, directed: bool) -> Self {
-        GraphBuilder { directed, labels, edges, ids: None, label_names: None, properties: None }
+        GraphBuilder {
+            directed,
+            labels,
+            more_labels: Vec::new(),
+            edges,
+            ids: None,
+            label_names: None,
+            properties: None,
+        }
     }
 
     pub fn num_vertices(&self) -> usize {
@@ -72,6 +98,12 @@ impl GraphBuilder {
         self.labels[v as usize] = label;
     }
 
+    /// Gives vertex v `label` beside the one it has (a set of labels, `sets`).
+    pub fn add_label(&mut self, v: u32, label: u32) {
+        debug_assert!((v as usize) < self.labels.len());
+        self.more_labels.push((v, label));
+    }
+
     /// Adds u→v (u–v when undirected) with `label`. Ids must be below the vertex count: the
     /// readers check them and report the line.
     pub fn add_edge(&mut self, u: u32, v: u32, label: u32) {
@@ -84,14 +116,18 @@ impl GraphBuilder {
     }
 
     /// Builds the graph. Fails only when the number of distinct (edge label, vertex label)
-    /// combinations exceeds 2^32.
+    /// combinations exceeds 2^32, or set labels run past u32.
     pub fn try_build(self) -> Result<(Graph, BuildStats), Error> {
-        let GraphBuilder { directed, labels, mut edges, ids, label_names, properties } = self;
+        let GraphBuilder { directed, mut labels, more_labels, mut edges, ids, label_names, properties } = self;
         let n = labels.len();
         assert!(n <= u32::MAX as usize, "vertex ids are u32");
         let before = edges.len() as u64;
+        let mut loops: Vec<(u32, u32)> = edges.iter().filter(|e| e.0 == e.1).map(|e| (e.0, e.2)).collect();
         edges.retain(|&(u, v, _)| u != v);
-        let self_loops = before - edges.len() as u64;
+        let looped = before - edges.len() as u64;
+        loops.par_sort_unstable();
+        loops.dedup();
+        let self_loops = loops.len() as u64;
         if !directed {
             edges.par_iter_mut().for_each(|e| {
                 if e.0 > e.1 {
@@ -100,8 +136,11 @@ impl GraphBuilder {
             });
         }
         edges.par_sort_unstable();
-        edges.dedup_by(|b, a| a.0 == b.0 && a.1 == b.1);
-        let duplicates = before - self_loops - edges.len() as u64;
+        edges.dedup();
+        let duplicates = before - looped - edges.len() as u64 + (looped - self_loops);
+        let too_many = || Error::Limit("the sets of labels run past 2^32 - 1 labels".into());
+        let (edge_sets, multi_edges) = merge_parallel(&mut edges).ok_or_else(too_many)?;
+        let (vertex_sets, multi_labelled) = label_sets(&mut labels, more_labels).ok_or_else(too_many)?;
         let num_edges = edges.len() as u64;
 
         let mut vlabel_values = labels.clone();
@@ -170,8 +209,17 @@ impl GraphBuilder {
             label_names: label_names.filter(|n| !n.is_empty()).map(Arc::new),
             properties: properties.map(Arc::new),
             allowed: None,
+            label_sets: Some(LabelSets {
+                vertex_base: vertex_sets.0,
+                vertex: vertex_sets.1,
+                edge_base: edge_sets.0,
+                edge: edge_sets.1,
+            })
+            .filter(|s| !s.is_empty())
+            .map(Arc::new),
+            loops: Arc::new(loops),
         };
-        Ok((graph, BuildStats { self_loops, duplicates }))
+        Ok((graph, BuildStats { self_loops, duplicates, multi_labelled, multi_edges }))
     }
 
     /// [`GraphBuilder::try_build`] for graphs known to have few labels (tests, queries).
@@ -192,6 +240,47 @@ impl Graph {
         }
         b.build().0
     }
+}
+
+/// Makes the edges of one pair (sorted, exact duplicates gone) one edge labelled by the set of
+/// their labels. The sets (base, list) and how many pairs had several; None past u32.
+fn merge_parallel(edges: &mut Vec<(u32, u32, u32)>) -> Option<((u32, Vec<Vec<u32>>), u64)> {
+    if !edges.windows(2).any(|w| (w[0].0, w[0].1) == (w[1].0, w[1].1)) {
+        return Some(((0, Vec::new()), 0));
+    }
+    let mut sets = Interner::above(edges.iter().map(|e| e.2))?;
+    let (mut out, mut pairs, mut set) = (Vec::with_capacity(edges.len()), 0u64, Vec::new());
+    for (k, e) in edges.iter().enumerate() {
+        set.push(e.2);
+        if edges.get(k + 1).is_none_or(|f| (f.0, f.1) != (e.0, e.1)) {
+            pairs += u64::from(set.len() > 1);
+            out.push((e.0, e.1, sets.label(&set)?));
+            set.clear();
+        }
+    }
+    *edges = out;
+    Some((sets.finish(), pairs))
+}
+
+/// Gives each vertex with labels in `more` beside its own the label of its set. The sets (base,
+/// list) and how many vertices have several; None past u32.
+fn label_sets(labels: &mut [u32], mut more: Vec<(u32, u32)>) -> Option<((u32, Vec<Vec<u32>>), u64)> {
+    if more.is_empty() {
+        return Some(((0, Vec::new()), 0));
+    }
+    let mut sets = Interner::above(labels.iter().chain(more.iter().map(|m| &m.1)).copied())?;
+    more.sort_unstable();
+    more.dedup();
+    let mut several = 0u64;
+    for chunk in more.chunk_by(|a, b| a.0 == b.0) {
+        let v = chunk[0].0 as usize;
+        let mut set: Vec<u32> = chunk.iter().map(|m| m.1).chain([labels[v]]).collect();
+        set.sort_unstable();
+        set.dedup();
+        several += u64::from(set.len() > 1);
+        labels[v] = sets.label(&set)?;
+    }
+    Some((sets.finish(), several))
 }
 
 /// Adjacency before grouping: CSR of (neighbour, edge label).

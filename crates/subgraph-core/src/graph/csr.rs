@@ -6,6 +6,7 @@ use super::array::Array;
 use super::ids::{Id, VertexIds};
 use super::names::LabelNames;
 use super::properties::Properties;
+use super::sets::LabelSets;
 use crate::bitset::Bitset;
 use std::sync::Arc;
 
@@ -33,8 +34,10 @@ pub enum Dir {
     In,
 }
 
-/// A vertex- and edge-labelled graph, directed or undirected, without self loops or parallel
-/// edges. Labels are the values of the input file.
+/// A vertex- and edge-labelled graph, directed or undirected, with one label per vertex and one
+/// edge per ordered pair in its CSR: a vertex of several labels, or a pair of several edges,
+/// has the label of their set (`label_sets`); self loops are kept apart (`loops`). Labels are
+/// the values of the input file.
 #[derive(Debug, Clone)]
 pub struct Graph {
     pub(crate) directed: bool,
@@ -61,6 +64,11 @@ pub struct Graph {
     /// Query graphs: per query vertex, the data vertices it may map to (a pattern's property
     /// tests), None for any.
     pub(crate) allowed: Option<Arc<Vec<Option<Arc<Bitset>>>>>,
+    /// The sets behind labels above the file's, when some vertex has several labels or some
+    /// pair several edges.
+    pub(crate) label_sets: Option<Arc<LabelSets>>,
+    /// Self loops as (vertex, edge label), sorted.
+    pub(crate) loops: Arc<Vec<(u32, u32)>>,
 }
 
 impl Adjacency {
@@ -158,6 +166,33 @@ impl Graph {
     /// The names of the labels, when the input named them (see [`LabelNames`]).
     pub fn label_names(&self) -> Option<&Arc<LabelNames>> {
         self.label_names.as_ref()
+    }
+
+    /// The sets behind the labels of vertices with several labels and pairs with several edges;
+    /// None where there are none.
+    pub fn label_sets(&self) -> Option<&Arc<LabelSets>> {
+        self.label_sets.as_ref()
+    }
+
+    /// The labels vertex label `label` stands for (itself, or its set's).
+    pub fn vertex_label_members<'a>(&'a self, label: &'a u32) -> &'a [u32] {
+        match &self.label_sets {
+            Some(s) => s.vertex_labels(label),
+            None => std::slice::from_ref(label),
+        }
+    }
+
+    /// The edge labels edge label `label` stands for (itself, or its set's).
+    pub fn edge_label_members<'a>(&'a self, label: &'a u32) -> &'a [u32] {
+        match &self.label_sets {
+            Some(s) => s.edge_labels(label),
+            None => std::slice::from_ref(label),
+        }
+    }
+
+    /// Self loops as (vertex, edge label), sorted; they take no part in the join.
+    pub fn loops(&self) -> &[(u32, u32)] {
+        &self.loops
     }
 
     /// The vertices' properties, when they were given.
@@ -340,6 +375,8 @@ impl Graph {
             + self.ids.as_ref().map_or(0, |ids| ids.memory_bytes())
             + self.label_names.as_ref().map_or(0, |names| names.memory_bytes())
             + self.properties.as_ref().map_or(0, |p| p.memory_bytes())
+            + self.label_sets.as_ref().map_or(0, |s| s.memory_bytes())
+            + self.loops.len() as u64 * 8
     }
 
     /// Every edge once as (source, target, edge label); for undirected graphs source < target.
@@ -398,18 +435,46 @@ mod tests {
     }
 
     #[test]
-    fn self_loops_and_duplicates_are_dropped_and_counted() {
+    fn self_loops_are_kept_apart_and_exact_duplicates_dropped() {
         let mut b = GraphBuilder::new(3, false);
         b.set_labels(vec![0, 0, 0]);
         b.add_edge(0, 0, 0);
+        b.add_edge(0, 0, 0);
         b.add_edge(0, 1, 3);
-        b.add_edge(1, 0, 2);
+        b.add_edge(1, 0, 3);
         b.add_edge(1, 2, 0);
         let (g, stats) = b.build();
-        assert_eq!(stats.self_loops, 1);
-        assert_eq!(stats.duplicates, 1);
+        assert_eq!(stats, BuildStats { self_loops: 1, duplicates: 2, multi_labelled: 0, multi_edges: 0 });
         assert_eq!(g.num_edges(), 2);
-        // The smallest label of duplicates is kept, whatever the input order.
-        assert_eq!(g.edge_label(0, 1), Some(2));
+        assert_eq!(g.loops(), &[(0, 0)]);
+        assert_eq!(g.edge_label(0, 1), Some(3));
+        assert!(g.label_sets().is_none());
+    }
+
+    #[test]
+    fn several_labels_and_parallel_edges_become_set_labels() {
+        let mut b = GraphBuilder::new(4, true);
+        b.set_labels(vec![5, 1, 1, 2]);
+        b.add_label(0, 1);
+        b.add_label(0, 1);
+        b.add_label(2, 1);
+        b.add_label(3, 5);
+        b.add_label(3, 1);
+        for (u, v, l) in [(0, 1, 7), (0, 1, 4), (1, 0, 4), (2, 3, 4), (2, 3, 7), (0, 1, 7)] {
+            b.add_edge(u, v, l);
+        }
+        let (g, stats) = b.build();
+        assert_eq!((stats.multi_labelled, stats.multi_edges, stats.duplicates), (2, 2, 1));
+        let sets = g.label_sets().unwrap();
+        assert_eq!(g.label(0), 6, "{{1, 5}} is the first set above 5");
+        assert_eq!(g.vertex_label_members(&g.label(0)), &[1, 5]);
+        assert_eq!((g.label(1), g.label(2)), (1, 1));
+        assert_eq!(g.vertex_label_members(&g.label(3)), &[1, 2, 5]);
+        let e = g.edge_label(0, 1).unwrap();
+        assert_eq!(g.edge_label_members(&e), &[4, 7]);
+        assert_eq!(g.edge_label(2, 3), Some(e), "one set, one label");
+        assert_eq!(g.edge_label(1, 0), Some(4));
+        assert_eq!((sets.vertex_base(), sets.edge_base()), (6, 8));
+        assert_eq!(g.num_edges(), 3);
     }
 }

@@ -93,6 +93,8 @@ fn zeroed(c: &Counts) -> Graph {
         label_names: None,
         properties: None,
         allowed: None,
+        label_sets: None,
+        loops: Default::default(),
     }
 }
 
@@ -329,6 +331,8 @@ pub(super) fn decode_mapped(file: &Path, map: Arc<Mmap>) -> Result<Graph, Error>
         label_names: None,
         properties: None,
         allowed: None,
+        label_sets: None,
+        loops: Default::default(),
     };
     finish(file, g, &pairs, layout)
 }
