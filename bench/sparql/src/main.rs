@@ -3,10 +3,12 @@
 //! comments) as a SPARQL `SELECT (COUNT(*) AS ?n)` over the same basic graph pattern, runs it
 //! `--runs` times and prints one JSON line per pattern: the SPARQL text, the count and the
 //! median milliseconds. SPARQL's basic graph patterns are matched as homomorphisms, as patterns
-//! are by default. The translation takes vertex labels as `rdf:type` classes and edge labels as
+//! are by default. The translation takes vertex labels (each of a node's) as `rdf:type` classes and edge labels as
 //! predicates, each name the IRI whose local name (after the last `#` or `/`) it is in the
 //! data, as the RDF reader names them (else in `--namespace`, GRR-like data's by default), and
-//! property tests as FILTERs over the literal values of predicates of the same name.
+//! property tests as FILTERs over the literal values of predicates of the same name; an edge without
+//! label is a predicate variable over the triples the property graph holds as edges (not
+//! `rdf:type`, not to a literal).
 //!
 //!     sparql-bench DATA.nt PATTERNS.txt [--runs R] [--namespace IRI] [--skip N] [--timeout SECS]
 //!
@@ -60,16 +62,23 @@ fn sparql(pattern: &Pattern, iris: &HashMap<String, String>, ns: &str) -> Result
     };
     let mut body = Vec::new();
     for (i, v) in pattern.vertices.iter().enumerate() {
-        if let Some(l) = &v.label {
+        for l in v.label.iter().chain(&v.more_labels) {
             body.push(format!("?v{i} <{RDF_TYPE}> {} .", name(l)?));
         }
     }
-    for e in &pattern.edges {
-        let Some(l) = &e.label else { return Err("an edge without a label (a predicate variable) is left out".into()) };
+    for (k, e) in pattern.edges.iter().enumerate() {
         if e.direction != Direction::Out {
             return Err("an edge without direction is left out".into());
         }
-        body.push(format!("?v{} {} ?v{} .", e.from, name(l)?, e.to));
+        match &e.label {
+            Some(l) => body.push(format!("?v{} {} ?v{} .", e.from, name(l)?, e.to)),
+            // A predicate variable, over the triples the property graph holds as edges: not
+            // rdf:type (classes are labels) and not to a literal (literals are properties).
+            None => body.push(format!(
+                "?v{} ?e{k} ?v{} . FILTER(?e{k} != <{RDF_TYPE}> && !isLiteral(?v{}))",
+                e.from, e.to, e.to
+            )),
+        }
     }
     for (k, p) in pattern.predicates.iter().enumerate() {
         let op = match p.op {

@@ -3,9 +3,13 @@
 //! Here the schema is a university's, as in LUBM: universities, departments, research groups,
 //! professors, students, courses and publications, each entity of exactly one class
 //! (`rdf:type`), joined by named predicates whose targets are drawn uniformly or by popularity
-//! (a Zipf-like skew), with literal properties (`name`, `age`), and no self loops (which a
-//! property graph does not hold: SPARQL would match them). Written as N-Triples, one namespace
-//! (`NAMESPACE`) for entities, classes and predicates.
+//! (a Zipf-like skew), with literal properties (`name`, `age`), and no self loops. Written as
+//! N-Triples, one namespace (`NAMESPACE`) for entities, classes and predicates. With
+//! `RdfSpec::facts` (issue 39) the same triples and more: people of several classes (professors
+//! are employees and some researchers; some students are employees or researchers), pairs joined
+//! by several predicates (`worksWith` beside `advisor` and `knows`; colleagues who know and work
+//! with each other) and self loops (publications that cite themselves), the facts a property
+//! graph of one label per vertex and one edge per pair would drop.
 
 use crate::rng::Rng;
 use std::io::{self, Write};
@@ -25,6 +29,9 @@ pub struct RdfSpec {
     pub courses: u64,
     pub publications: u64,
     pub seed: u64,
+    /// Several classes per entity, several predicates per pair, self loops (drawn from their
+    /// own random stream, so the other triples are those written without).
+    pub facts: bool,
 }
 
 impl RdfSpec {
@@ -40,6 +47,7 @@ impl RdfSpec {
             courses: 30,
             publications: 60,
             seed,
+            facts: false,
         }
     }
 }
@@ -57,6 +65,12 @@ struct Writer<W: Write> {
 }
 
 impl<W: Write> Writer<W> {
+    /// Types `(class, id)` also as `also` (a second class).
+    fn also(&mut self, (class, id): (&str, u64), also: &str) -> io::Result<()> {
+        self.triples += 1;
+        writeln!(self.out, "<{NAMESPACE}{class}{id}> <{RDF_TYPE}> <{NAMESPACE}{also}> .")
+    }
+
     fn typed(&mut self, class: &str, id: u64) -> io::Result<()> {
         self.triples += 1;
         writeln!(self.out, "<{NAMESPACE}{class}{id}> <{RDF_TYPE}> <{NAMESPACE}{class}> .")
@@ -92,7 +106,9 @@ fn popular(rng: &mut Rng, first: u64, n: u64) -> u64 {
 pub fn write_rdf(spec: &RdfSpec, out: impl Write) -> io::Result<RdfStats> {
     let mut w = Writer { out: io::BufWriter::new(out), triples: 0 };
     let mut rng = Rng::new(spec.seed);
+    let mut extra = Rng::new(spec.seed ^ 0x9e37_79b9_7f4a_7c15);
     let s = spec;
+    let facts = s.facts;
     let depts = s.universities * s.departments;
     let (people, students) = (depts * s.professors, depts * s.students);
     for u in 0..s.universities {
@@ -118,6 +134,18 @@ pub fn write_rdf(spec: &RdfSpec, out: impl Write) -> io::Result<RdfStats> {
             w.age(prof, 30 + rng.below(40))?;
             w.link(prof, "worksFor", dept)?;
             w.link(prof, "degreeFrom", ("University", popular(&mut rng, 0, s.universities)))?;
+            if facts {
+                w.also(prof, "Employee")?;
+                if p % 2 == 0 {
+                    w.also(prof, "Researcher")?;
+                }
+                // Colleagues: the next professor of the department, known and worked with.
+                let next = ("Professor", d * s.professors + (p + 1) % s.professors);
+                if next.1 != p {
+                    w.link(prof, "knows", next)?;
+                    w.link(prof, "worksWith", next)?;
+                }
+            }
             // Each course of the department has one teacher; professors teach 2-3 of them.
             for k in 0..2 + rng.below(2) {
                 w.link(prof, "teacherOf", ("Course", d * s.courses + (p % s.professors * 3 + k) % s.courses))?;
@@ -129,7 +157,19 @@ pub fn write_rdf(spec: &RdfSpec, out: impl Write) -> io::Result<RdfStats> {
             w.name(student)?;
             w.age(student, 18 + rng.below(12))?;
             w.link(student, "memberOf", dept)?;
-            w.link(student, "advisor", ("Professor", d * s.professors + rng.below(s.professors)))?;
+            let advisor = ("Professor", d * s.professors + rng.below(s.professors));
+            w.link(student, "advisor", advisor)?;
+            if facts {
+                if st % 4 == 0 {
+                    w.also(student, "Employee")?;
+                }
+                if st % 6 == 0 {
+                    w.also(student, "Researcher")?;
+                }
+                if extra.below(2) == 0 {
+                    w.link(student, "worksWith", advisor)?;
+                }
+            }
             for _ in 0..2 + rng.below(4) {
                 w.link(student, "takesCourse", ("Course", popular(&mut rng, d * s.courses, s.courses)))?;
             }
@@ -139,6 +179,9 @@ pub fn write_rdf(spec: &RdfSpec, out: impl Write) -> io::Result<RdfStats> {
                 let other = popular(&mut rng, 0, students);
                 if other != st {
                     w.link(student, "knows", ("Student", other))?;
+                    if facts && extra.below(3) == 0 {
+                        w.link(student, "worksWith", ("Student", other))?;
+                    }
                 }
             }
         }
@@ -148,6 +191,13 @@ pub fn write_rdf(spec: &RdfSpec, out: impl Write) -> io::Result<RdfStats> {
             w.link(publication, "publicationAuthor", ("Professor", d * s.professors + rng.below(s.professors)))?;
             for _ in 0..rng.below(3) {
                 w.link(publication, "publicationAuthor", ("Student", d * s.students + rng.below(s.students)))?;
+            }
+            if facts {
+                // Citations of earlier publications, popular ones more; one in ten cites itself.
+                w.link(publication, "cites", ("Publication", popular(&mut extra, 0, x + 1)))?;
+                if extra.below(10) == 0 {
+                    w.link(publication, "cites", publication)?;
+                }
             }
         }
     }
@@ -173,5 +223,39 @@ mod tests {
         assert_eq!(types, stats.entities);
         let c = write_rdf(&RdfSpec { seed: 8, ..spec }, Vec::new()).unwrap();
         assert_eq!(c.entities, stats.entities);
+    }
+}
+
+#[cfg(test)]
+mod facts_tests {
+    use super::*;
+
+    #[test]
+    fn facts_add_classes_predicates_and_loops_to_the_same_triples() {
+        let plain = RdfSpec::universities(1, 3);
+        let mut a = Vec::new();
+        write_rdf(&plain, &mut a).unwrap();
+        let mut b = Vec::new();
+        let stats = write_rdf(&RdfSpec { facts: true, ..plain }, &mut b).unwrap();
+        let (a, b) = (String::from_utf8(a).unwrap(), String::from_utf8(b).unwrap());
+        let with: std::collections::HashSet<&str> = b.lines().collect();
+        assert!(a.lines().all(|l| with.contains(l)), "every plain triple is there");
+        assert_eq!(b.lines().count() as u64, stats.triples);
+        assert!(b.contains("<http://grr.example/Professor0> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://grr.example/Employee> ."));
+        let loops = b.lines().filter(|l| {
+            let t: Vec<&str> = l.split(' ').collect();
+            t[0] == t[2] && t[1].ends_with("cites>")
+        });
+        assert!(loops.count() > 0, "self citations");
+        let pairs: Vec<(&str, &str)> = b
+            .lines()
+            .filter(|l| !l.contains("#type") && !l.contains('"'))
+            .map(|l| {
+                let t: Vec<&str> = l.split(' ').collect();
+                (t[0], t[2])
+            })
+            .collect();
+        let distinct: std::collections::HashSet<_> = pairs.iter().collect();
+        assert!(distinct.len() < pairs.len(), "some pair is joined by several predicates");
     }
 }

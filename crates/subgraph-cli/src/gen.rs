@@ -42,6 +42,10 @@ pub struct RdfArgs {
     pub universities: u64,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// The same triples and more: people of several classes, pairs joined by several
+    /// predicates, publications that cite themselves (self loops).
+    #[arg(long)]
+    pub facts: bool,
     /// The N-Triples file to write (.nt; .nt.gz is not written compressed).
     #[arg(long, short)]
     pub output: PathBuf,
@@ -152,7 +156,10 @@ fn run_rdf(a: RdfArgs) -> Result<()> {
     }
     let t = Instant::now();
     let file = std::fs::File::create(&a.output).with_context(|| format!("{}", a.output.display()))?;
-    let spec = subgraph_bench::gen_rdf::RdfSpec::universities(a.universities, a.seed);
+    let spec = subgraph_bench::gen_rdf::RdfSpec {
+        facts: a.facts,
+        ..subgraph_bench::gen_rdf::RdfSpec::universities(a.universities, a.seed)
+    };
     let stats =
         subgraph_bench::gen_rdf::write_rdf(&spec, file).with_context(|| format!("writing {}", a.output.display()))?;
     eprintln!(

@@ -211,6 +211,8 @@ pub struct Output {
     format: OutputFormat,
     /// The data graph's original ids, written instead of vertex numbers.
     ids: Option<Arc<VertexIds>>,
+    /// Heads are not written: a query's expansions after its first (`Output::hold_heads`).
+    heads_held: std::sync::atomic::AtomicBool,
 }
 
 /// Bytes a worker buffers before it writes a batch.
@@ -218,7 +220,14 @@ pub const OUTPUT_BATCH: usize = 1 << 16;
 
 impl Output {
     pub fn new(w: Box<dyn Write + Send>, format: OutputFormat) -> Output {
-        Output { inner: Mutex::new((w, None)), format, ids: None }
+        Output { inner: Mutex::new((w, None)), format, ids: None, heads_held: Default::default() }
+    }
+
+    /// While `hold` is true, [`Output::begin_query`] and [`Output::begin_rows`] write nothing:
+    /// the queries a query file expands into on data with label sets write their rows under the
+    /// first one's head, as one query.
+    pub fn hold_heads(&self, hold: bool) {
+        self.heads_held.store(hold, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Writes the data graph's original ids (`Graph::ids`) instead of its vertex numbers.
@@ -243,6 +252,9 @@ impl Output {
 
     /// Writes what starts a query's section.
     pub fn begin_query(&self, query: &str, n: usize) {
+        if self.heads_held.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
         let mut head = Vec::new();
         match self.format {
             OutputFormat::Text => {
@@ -332,6 +344,9 @@ impl Output {
     /// Writes what starts a pattern's rows: the query and the columns' names (a header line
     /// for text and CSV; JSON lines name them in each row).
     pub fn begin_rows(&self, query: &str, names: &[String]) {
+        if self.heads_held.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
         let mut head = Vec::new();
         match self.format {
             OutputFormat::Text => {

@@ -4,23 +4,32 @@
 //! pass them (the engines' filters start from it), and what each match contributes to the
 //! result rows (RETURN, DISTINCT, LIMIT).
 //!
-//! The expansions are disjoint: a data vertex has one label and two data vertices are joined
-//! by at most one edge per direction, so no match of one expansion is a match of another, and
-//! the pattern's matches are their union (counts add up).
+//! The expansions are disjoint: a data vertex has one label (a vertex of several labels has the
+//! label of their set, `subgraph_core::graph::LabelSets`) and two data vertices are joined by at
+//! most one edge per direction (several edges by one edge labelled by their set), so no match
+//! of one expansion is a match of another, and the pattern's matches are their union (counts
+//! add up). A pattern label L expands into every data label whose set holds L; a pattern edge
+//! without label binds to each edge of a set, so its expansion into a set of k labels counts
+//! each match k times (`Compiled::weights`), as Cypher counts relationships and SPARQL triples.
+//! A pattern's self loop `(a)-[:r]->(a)` restricts `a` to the data vertices with a loop of
+//! label r (one without label expands over the loop labels).
 
 use crate::{CompareOp, Direction, LabelRef, Pattern, Predicate, Return, Value};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use subgraph_core::filter::Bitset;
-use subgraph_core::graph::{Column, Value as PropertyValue};
+use subgraph_core::graph::{Column, LabelSets, Value as PropertyValue};
 use subgraph_core::tree::TreeQuery;
 use subgraph_core::{Dir, Graph, GraphBuilder};
 
-/// A pattern edge without direction (from, to, label) that a query matches reversed.
-pub type Skip = (usize, usize, Option<u32>);
+/// The labels a data vertex or edge must all hold (its own, or its set's); None: any.
+pub type Need = Option<Vec<u32>>;
 
-/// Queries with the skips of each.
-type Queries = (Vec<Graph>, Vec<Vec<Skip>>);
+/// A pattern edge without direction (from, to, labels) that a query matches reversed.
+pub type Skip = (usize, usize, Need);
+
+/// Queries with the skips and weights of each.
+type Queries = (Vec<Graph>, Vec<Vec<Skip>>, Vec<u64>);
 
 /// Label combinations one pattern may expand into; beyond this the user is asked for labels.
 pub const MAX_EXPANSIONS: usize = 4096;
@@ -45,11 +54,15 @@ pub enum CompileError {
 }
 
 /// The (source label, edge label, target label) triples of a data graph's edges: what an
-/// expansion must find for each pattern edge. Undirected graphs hold both orientations.
+/// expansion must find for each pattern edge. Undirected graphs hold both orientations. With
+/// the sets behind the data's labels, to ask which labels hold a pattern's.
 pub struct LabelTriples {
     vertex_labels: Vec<u32>,
     /// Per (source label, target label): the edge labels between them, sorted.
     by_ends: HashMap<(u32, u32), Vec<u32>>,
+    sets: Option<Arc<LabelSets>>,
+    /// The distinct labels of the data's self loops, sorted.
+    loop_labels: Vec<u32>,
 }
 
 impl LabelTriples {
@@ -68,13 +81,46 @@ impl LabelTriples {
             by_ends.entry((a, b)).or_default().push(el);
         }
         by_ends.values_mut().for_each(|l| l.sort_unstable());
-        LabelTriples { vertex_labels: data.vertex_label_values().to_vec(), by_ends }
+        let mut loop_labels: Vec<u32> = data.loops().iter().map(|l| l.1).collect();
+        loop_labels.sort_unstable();
+        loop_labels.dedup();
+        LabelTriples {
+            vertex_labels: data.vertex_label_values().to_vec(),
+            by_ends,
+            sets: data.label_sets().cloned(),
+            loop_labels,
+        }
     }
 
     /// The edge labels joining a vertex labelled `from` to one labelled `to`, sorted.
     fn edge_labels(&self, from: u32, to: u32) -> &[u32] {
         self.by_ends.get(&(from, to)).map_or(&[], Vec::as_slice)
     }
+
+    /// Whether data vertex label `label` holds every label `need` asks for.
+    fn vertex_fits(&self, label: u32, need: &Need) -> bool {
+        holds_all(self.sets.as_ref().map_or(std::slice::from_ref(&label), |s| s.vertex_labels(&label)), need)
+    }
+
+    /// Whether data edge label `label` holds every label `need` asks for.
+    fn edge_fits(&self, label: u32, need: &Need) -> bool {
+        holds_all(self.edge_members(&label), need)
+    }
+
+    /// The edge labels data edge label `label` stands for.
+    fn edge_members<'a>(&'a self, label: &'a u32) -> &'a [u32] {
+        self.sets.as_ref().map_or(std::slice::from_ref(label), |s| s.edge_labels(label))
+    }
+
+    /// Whether some data pair has several edges (an edge without label binds to each).
+    fn has_edge_sets(&self) -> bool {
+        self.sets.as_ref().is_some_and(|s| !s.edge_sets().is_empty())
+    }
+}
+
+/// Whether `members` (sorted) holds every label of `need` (None: any).
+pub fn holds_all(members: &[u32], need: &Need) -> bool {
+    need.as_ref().is_none_or(|n| n.iter().all(|l| members.binary_search(l).is_ok()))
 }
 
 /// A pattern ready to run: the query graphs (pattern vertex i is query vertex i in each) and
@@ -86,6 +132,10 @@ pub struct Compiled {
     /// reversed; its matches where such an edge also exists forward (with an allowed label)
     /// belong to another query and are skipped.
     pub skips: Vec<Vec<Skip>>,
+    /// Per query: how many matches of the pattern each of its matches is (the product, over
+    /// the pattern's edges without label, of the labels in the set of the data edge it binds
+    /// to); 1 where no data pair has several edges.
+    pub weights: Vec<u64>,
     /// Whether property tests or labels restrict some vertex (the queries carry it).
     pub restricted: bool,
     /// The queries are for the data graph's label-free view (`Graph::without_labels`): a
@@ -99,8 +149,8 @@ pub struct Compiled {
     /// The rows' column names (`count(*)` for a count).
     pub names: Vec<String>,
     pub count_star: bool,
-    /// Rows must be made distinct (DISTINCT over fewer than all vertices; matches are distinct
-    /// already).
+    /// Rows must be made distinct (DISTINCT over fewer than all vertices, or where a match may
+    /// be several rows (`weights`); matches are distinct already).
     pub distinct: bool,
     pub limit: Option<u64>,
 }
@@ -126,84 +176,208 @@ pub fn compile_within<'t>(
     max: usize,
     halt: &dyn Fn() -> bool,
 ) -> Result<Compiled, CompileError> {
-    let Lowered { vertex_labels, edges, either, mut allowed } = lower(pattern, data)?;
-    let open = vertex_labels.iter().any(Option::is_none) || edges.iter().any(|e| e.2.is_none());
-    let triples = if open { Some(triples()) } else { None };
+    let lowered = lower(pattern, data)?;
+    match expand_all(&lowered, data, triples, max, halt)? {
+        Some(queries) => Ok(shape(pattern, queries)),
+        None => Ok(Compiled { view: true, ..shape(pattern, label_free(pattern.vertices.len(), data, lowered)) }),
+    }
+}
+
+/// A query graph (of a file, in the data's label space before its labels' sets) as the
+/// queries that match it on `data`: each of its labels expanded into the data's labels whose
+/// sets hold it, each of its self loops a restriction to the data vertices with such a loop.
+/// Every query of the result has weight 1 (a query's edges all have labels) and no skip; at
+/// most `max` of them.
+pub fn compile_query<'t>(
+    query: &Graph,
+    data: &Graph,
+    triples: impl FnOnce() -> &'t LabelTriples,
+    max: usize,
+    halt: &dyn Fn() -> bool,
+) -> Result<Vec<Graph>, CompileError> {
+    let n = query.num_vertices();
+    let vertex_labels = (0..n as u32).map(|u| Some(query.vertex_label_members(&query.label(u)).to_vec())).collect();
+    let edges =
+        query.edges().map(|(a, b, l)| (a as usize, b as usize, Some(query.edge_label_members(&l).to_vec()))).collect();
+    let mut allowed: Vec<Option<Arc<Bitset>>> =
+        (0..n as u32).map(|u| query.allowed(u).cloned().map(Arc::new)).collect();
+    for &(u, l) in query.loops() {
+        restrict_to_loop(&mut allowed[u as usize], data, l);
+    }
+    let lowered = Lowered { vertex_labels, edges, either: Vec::new(), allowed, open_loops: Vec::new() };
+    let found = expand_all(&lowered, data, triples, max, halt)?.ok_or_else(too_many)?;
+    Ok(found.0)
+}
+
+/// The queries, skips and weights of `lowered` on `data`; None where a pattern of unlabelled
+/// edges expands into more than `max` queries and is to run on the label-free view instead.
+fn expand_all<'t>(
+    lowered: &Lowered,
+    data: &Graph,
+    triples: impl FnOnce() -> &'t LabelTriples,
+    max: usize,
+    halt: &dyn Fn() -> bool,
+) -> Result<Option<Queries>, CompileError> {
+    let Lowered { vertex_labels, edges, either, allowed, open_loops } = lowered;
+    let sets = data.label_sets().is_some();
+    let open = sets || vertex_labels.iter().any(Option::is_none) || edges.iter().any(|e| e.2.is_none());
+    let triples = if open || !open_loops.is_empty() { Some(triples()) } else { None };
     // An edge without direction on directed data: each orientation its own query (2^e of
     // them); a match of one where the edge is reversed is skipped where the forward edge
     // exists too, since the forward query finds it (`Compiled::skips`).
     if either.len() > MAX_EXPANSIONS.ilog2() as usize {
         return Err(too_many());
     }
-    let (mut queries, mut skips) = (Vec::new(), Vec::new());
+    let (mut queries, mut skips, mut weights) = (Vec::new(), Vec::new(), Vec::new());
     for turn in 0..1usize << either.len() {
         let mut oriented = edges.clone();
         let mut skip = Vec::new();
         for (bit, &i) in either.iter().enumerate() {
             if turn >> bit & 1 == 1 {
-                let (a, b, l) = edges[i];
-                oriented[i] = (b, a, l);
+                let (a, b, l) = edges[i].clone();
+                oriented[i] = (b, a, l.clone());
                 skip.push((a, b, l));
             }
         }
         let left = max.saturating_sub(queries.len());
-        let found = match &triples {
-            Some(t) => expand(&vertex_labels, &oriented, t, data.is_directed(), left, halt),
-            None => {
-                let labels: Vec<u32> = vertex_labels.iter().map(|l| l.expect("closed")).collect();
-                let edges = oriented.iter().map(|&(a, b, l)| (a as u32, b as u32, l.expect("closed"))).collect();
-                Ok(vec![GraphBuilder::from_parts(labels, edges, data.is_directed()).build().0])
-            }
+        let found = match triples.filter(|_| open) {
+            Some(t) => expand(vertex_labels, &oriented, t, data.is_directed(), left, halt),
+            None => Ok(closed(vertex_labels, &oriented, data.is_directed())),
         };
         match found {
             Ok(found) if queries.len() + found.len() <= max => {
                 skips.extend(std::iter::repeat_n(skip, found.len()));
-                queries.extend(found);
+                for (q, w) in found {
+                    queries.push(q);
+                    weights.push(w);
+                }
             }
-            // Too many label combinations, and no edge label to keep: the vertex labels become
-            // restrictions over the label-free view.
-            _ if edges.iter().all(|e| e.2.is_none()) => {
-                let view = label_free(pattern, data, &vertex_labels, &edges, &either, &mut allowed);
-                return Ok(Compiled { view: true, ..shape(pattern, view) });
+            // Too many label combinations, and no edge label to keep (nor a pair of several
+            // edges, which an edge without label binds to one by one): the vertex labels
+            // become restrictions over the label-free view.
+            _ if edges.iter().all(|e| e.2.is_none()) && !triples.is_some_and(LabelTriples::has_edge_sets) => {
+                return Ok(None);
             }
             Ok(_) => return Err(too_many()),
             Err(e) => return Err(e),
         }
     }
-    if allowed.iter().any(Option::is_some) {
-        queries.iter_mut().for_each(|q| q.restrict(allowed.clone()));
+    let variants = loop_variants(allowed, open_loops, data, triples);
+    if variants.len() * queries.len() > max {
+        return Err(too_many());
     }
-    Ok(shape(pattern, (queries, skips)))
+    let (mut out, mut out_skips, mut out_weights) = (Vec::new(), Vec::new(), Vec::new());
+    for variant in &variants {
+        for ((q, skip), &w) in queries.iter().zip(&skips).zip(&weights) {
+            let mut q = q.clone();
+            if variant.iter().any(Option::is_some) {
+                q.restrict(variant.clone());
+            }
+            out.push(q);
+            out_skips.push(skip.clone());
+            out_weights.push(w);
+        }
+    }
+    Ok(Some((out, out_skips, out_weights)))
+}
+
+/// The one query of a pattern whose labels are all given, on data without label sets; none
+/// where a vertex or edge asks for two labels at once, which no data vertex or edge holds.
+fn closed(vertex_labels: &[Need], edges: &[(usize, usize, Need)], directed: bool) -> Vec<(Graph, u64)> {
+    let one = |need: &Need| match need.as_deref() {
+        Some([l]) => Some(*l),
+        _ => None,
+    };
+    let labels: Option<Vec<u32>> = vertex_labels.iter().map(one).collect();
+    let edges: Option<Vec<(u32, u32, u32)>> =
+        edges.iter().map(|(a, b, l)| one(l).map(|l| (*a as u32, *b as u32, l))).collect();
+    match labels.zip(edges) {
+        Some((labels, edges)) => vec![(GraphBuilder::from_parts(labels, edges, directed).build().0, 1)],
+        None => Vec::new(),
+    }
+}
+
+/// Per choice of a loop label for each pattern vertex with a self loop without label: the
+/// vertices' restrictions, narrowed to the data vertices with a loop of that label (one
+/// variant, `allowed` itself, where there is no such loop).
+fn loop_variants(
+    allowed: &[Option<Arc<Bitset>>],
+    open_loops: &[usize],
+    data: &Graph,
+    triples: Option<&LabelTriples>,
+) -> Vec<Vec<Option<Arc<Bitset>>>> {
+    let mut variants = vec![allowed.to_vec()];
+    let labels = triples.map_or(&[][..], |t| t.loop_labels.as_slice());
+    for &u in open_loops {
+        variants = variants
+            .into_iter()
+            .flat_map(|v| {
+                labels.iter().map(move |&l| {
+                    let mut v = v.clone();
+                    restrict_to_loop(&mut v[u], data, l);
+                    v
+                })
+            })
+            .collect();
+    }
+    variants
+}
+
+/// Narrows `allowed` (None: every vertex) to the data vertices with a self loop of `label`.
+fn restrict_to_loop(allowed: &mut Option<Arc<Bitset>>, data: &Graph, label: u32) {
+    let mut set = Bitset::new(data.num_vertices());
+    for &(v, l) in data.loops() {
+        if l == label && allowed.as_ref().is_none_or(|a| a.contains(v)) {
+            set.insert(v);
+        }
+    }
+    *allowed = Some(Arc::new(set));
 }
 
 /// The pattern as a tree query rooted at pattern vertex `root` (GGQ's tree-pattern queries,
 /// counted without enumeration by `subgraph_core::tree`): Some where its undirected shape is a
-/// tree and no edge without direction lies on directed data.
+/// tree, no edge without direction lies on directed data, it has no self loop, and the data
+/// has no label sets (the tree passes compare labels one by one).
 pub fn tree(pattern: &Pattern, data: &Graph, root: usize) -> Result<Option<TreeQuery>, CompileError> {
     // A tree has one edge fewer than vertices (checked before the property tests' pass).
-    if pattern.edges.len() + 1 != pattern.vertices.len() {
+    if pattern.edges.len() + 1 != pattern.vertices.len() || data.label_sets().is_some() {
         return Ok(None);
     }
     let l = lower(pattern, data)?;
-    if !l.either.is_empty() {
+    if !l.either.is_empty() || !l.open_loops.is_empty() || l.edges.len() != pattern.edges.len() {
         return Ok(None);
     }
-    let edges: Vec<(u32, u32, Option<u32>)> = l.edges.iter().map(|&(a, b, x)| (a as u32, b as u32, x)).collect();
-    Ok(TreeQuery::new(l.vertex_labels, &edges, l.allowed, root as u32, data.is_directed()))
+    let one = |need: &Need| -> Result<Option<u32>, ()> {
+        match need.as_deref() {
+            None => Ok(None),
+            Some([x]) => Ok(Some(*x)),
+            Some(_) => Err(()),
+        }
+    };
+    let labels: Result<Vec<Option<u32>>, ()> = l.vertex_labels.iter().map(one).collect();
+    let edges: Result<Vec<(u32, u32, Option<u32>)>, ()> =
+        l.edges.iter().map(|(a, b, x)| one(x).map(|x| (*a as u32, *b as u32, x))).collect();
+    let (Ok(labels), Ok(edges)) = (labels, edges) else {
+        return Ok(None);
+    };
+    Ok(TreeQuery::new(labels, &edges, l.allowed, root as u32, data.is_directed()))
 }
 
-/// A pattern's labels resolved on `data` (None: absent), its edges (from, to, label; on
-/// undirected data from < to), the indices of its edges without direction on directed data,
-/// and its vertices' property restrictions.
+/// A pattern's labels resolved on `data` (None: absent), its edges (from, to, labels; on
+/// undirected data from < to; the edges joining one pair in one direction one edge of all
+/// their labels), the indices of its edges without direction on directed data, its vertices'
+/// restrictions (property tests, self loops with a label), and its vertices with a self loop
+/// without label.
 struct Lowered {
-    vertex_labels: Vec<Option<u32>>,
-    edges: Vec<(usize, usize, Option<u32>)>,
+    vertex_labels: Vec<Need>,
+    edges: Vec<(usize, usize, Need)>,
     either: Vec<usize>,
     allowed: Vec<Option<Arc<Bitset>>>,
+    open_loops: Vec<usize>,
 }
 
 fn lower(pattern: &Pattern, data: &Graph) -> Result<Lowered, CompileError> {
-    let allowed = restrictions(pattern, data)?;
+    let mut allowed = restrictions(pattern, data)?;
     let names = data.label_names();
     let resolve = |l: &LabelRef, edge: bool| -> Result<u32, CompileError> {
         let name = match l {
@@ -231,20 +405,45 @@ fn lower(pattern: &Pattern, data: &Graph) -> Result<Lowered, CompileError> {
             ))
         })
     };
-    let number = |l: &LabelRef| resolve(l, false);
-    let edge_number = |l: &LabelRef| resolve(l, true);
-    let vertex_labels: Vec<Option<u32>> =
-        pattern.vertices.iter().map(|v| v.label.as_ref().map(number).transpose()).collect::<Result<_, _>>()?;
-    let mut edges: Vec<(usize, usize, Option<u32>)> = Vec::with_capacity(pattern.edges.len());
+    let vertex_labels: Vec<Need> = pattern
+        .vertices
+        .iter()
+        .map(|v| match &v.label {
+            None => Ok(None),
+            Some(first) => {
+                let mut need = std::iter::once(first)
+                    .chain(&v.more_labels)
+                    .map(|l| resolve(l, false))
+                    .collect::<Result<Vec<u32>, _>>()?;
+                need.sort_unstable();
+                need.dedup();
+                Ok(Some(need))
+            }
+        })
+        .collect::<Result<_, _>>()?;
+    let mut edges: Vec<(usize, usize, Need)> = Vec::with_capacity(pattern.edges.len());
     // On directed data, the edges without direction (by index in `edges`).
     let mut either = Vec::new();
-    let mut joined = HashSet::new();
+    // Per ordered pair (unordered on undirected data): its edge in `edges`, and whether it is
+    // one without direction on directed data.
+    let mut joined: HashMap<(usize, usize), (usize, bool)> = HashMap::new();
+    let mut looped: HashMap<usize, Option<u32>> = HashMap::new();
+    let mut open_loops = Vec::new();
     for e in &pattern.edges {
+        let label = e.label.as_ref().map(|l| resolve(l, true)).transpose()?;
         if e.from == e.to {
-            return Err(CompileError::Invalid(format!(
-                "the edge from {} to itself is a self loop, which data graphs do not hold (they drop them on loading)",
-                vertex_name(pattern, e.from)
-            )));
+            // A self loop: the vertices with a loop of its label (of any, counted per loop).
+            match looped.insert(e.from, label) {
+                Some(before) if before.is_none() || label.is_none() || before == label => {
+                    return Err(twice(pattern, e.from, e.from, data.is_directed()));
+                }
+                _ => {}
+            }
+            match label {
+                Some(l) => restrict_to_loop(&mut allowed[e.from], data, l),
+                None => open_loops.push(e.from),
+            }
+            continue;
         }
         if e.direction == Direction::Out && !data.is_directed() {
             return Err(CompileError::Invalid(format!(
@@ -259,68 +458,107 @@ fn lower(pattern: &Pattern, data: &Graph) -> Result<Lowered, CompileError> {
             false => (e.from.min(e.to), e.from.max(e.to)),
         };
         let both = e.direction == Direction::Either && data.is_directed();
+        let clash = |key: (usize, usize)| joined.get(&key).copied();
+        match (clash((from, to)), both.then(|| clash((to, from))).flatten()) {
+            (None, None) => {}
+            // A second labelled edge on a pair in the same direction: one edge of both labels.
+            (Some((i, false)), None) if !both => {
+                match (&mut edges[i].2, label) {
+                    (Some(need), Some(l)) => {
+                        need.push(l);
+                        need.sort_unstable();
+                        need.dedup();
+                    }
+                    _ => return Err(twice(pattern, from, to, data.is_directed())),
+                }
+                continue;
+            }
+            _ => return Err(twice(pattern, from, to, data.is_directed())),
+        }
         if both {
             either.push(edges.len());
+            joined.insert((to, from), (edges.len(), true));
         }
-        if !joined.insert((from, to)) || (both && !joined.insert((to, from))) {
-            return Err(CompileError::Invalid(format!(
-                "{} and {} are joined by two edges{}; a data graph holds one edge between two vertices{}",
-                vertex_name(pattern, from),
-                vertex_name(pattern, to),
-                if data.is_directed() { " in one direction" } else { "" },
-                if data.is_directed() { " in each direction" } else { "" }
-            )));
-        }
-        edges.push((from, to, e.label.as_ref().map(edge_number).transpose()?));
+        joined.insert((from, to), (edges.len(), both));
+        edges.push((from, to, label.map(|l| vec![l])));
     }
-    Ok(Lowered { vertex_labels, edges, either, allowed })
+    Ok(Lowered { vertex_labels, edges, either, allowed, open_loops })
+}
+
+/// Two pattern edges joining `a` and `b` that cannot be one edge of several labels: one
+/// without label beside another (a relationship of any type besides one of a given type, which
+/// Cypher would bind to two different relationships), or one without direction on directed data
+/// beside another.
+fn twice(pattern: &Pattern, a: usize, b: usize, directed: bool) -> CompileError {
+    let what = if a == b {
+        format!("{} has two self loops", vertex_name(pattern, a))
+    } else {
+        format!(
+            "{} and {} are joined by two edges{}",
+            vertex_name(pattern, a),
+            vertex_name(pattern, b),
+            if directed { " in one direction" } else { "" }
+        )
+    };
+    CompileError::Invalid(format!(
+        "{what}, and one of them has no label{}; a pair may be joined by several edges only of different given \
+         labels, as (a)-[:knows]->(b), (a)-[:worksWith]->(b)",
+        if directed && a != b { " or no direction" } else { "" }
+    ))
 }
 
 /// The queries and skips of the label-free view: one orientation per edge without direction
-/// on directed data, every label 0, each labelled vertex restricted to its label's vertices
-/// (within its property tests' restriction).
-fn label_free(
-    pattern: &Pattern,
-    data: &Graph,
-    vertex_labels: &[Option<u32>],
-    edges: &[(usize, usize, Option<u32>)],
-    either: &[usize],
-    allowed: &mut [Option<Arc<Bitset>>],
-) -> Queries {
-    for (u, label) in vertex_labels.iter().enumerate() {
-        if let Some(l) = label {
+/// on directed data, every label 0, each labelled vertex restricted to the vertices whose
+/// labels hold its own (within its other restrictions).
+fn label_free(k: usize, data: &Graph, lowered: Lowered) -> Queries {
+    let Lowered { vertex_labels, edges, either, mut allowed, open_loops } = lowered;
+    for (u, need) in vertex_labels.iter().enumerate() {
+        if need.is_some() {
             let mut set = Bitset::new(data.num_vertices());
             let within = allowed[u].clone();
-            data.vertices_with_label(*l)
-                .iter()
-                .filter(|&&v| within.as_ref().is_none_or(|a| a.contains(v)))
-                .for_each(|&v| set.insert(v));
+            for &c in data.vertex_label_values() {
+                if holds_all(data.vertex_label_members(&c), need) {
+                    data.vertices_with_label(c)
+                        .iter()
+                        .filter(|&&v| within.as_ref().is_none_or(|a| a.contains(v)))
+                        .for_each(|&v| set.insert(v));
+                }
+            }
             allowed[u] = Some(Arc::new(set));
         }
     }
+    let triples = (!open_loops.is_empty()).then(|| LabelTriples::of(data));
+    let variants = loop_variants(&allowed, &open_loops, data, triples.as_ref());
     let (mut queries, mut skips) = (Vec::new(), Vec::new());
     for turn in 0..1usize << either.len() {
         let mut skip = Vec::new();
-        let oriented = edges.iter().enumerate().map(|(i, &(a, b, l))| match either.iter().position(|&j| j == i) {
-            Some(bit) if turn >> bit & 1 == 1 => {
-                skip.push((a, b, l));
-                (b as u32, a as u32, 0)
+        let oriented: Vec<(u32, u32, u32)> = edges
+            .iter()
+            .enumerate()
+            .map(|(i, (a, b, l))| match either.iter().position(|&j| j == i) {
+                Some(bit) if turn >> bit & 1 == 1 => {
+                    skip.push((*a, *b, l.clone()));
+                    (*b as u32, *a as u32, 0)
+                }
+                _ => (*a as u32, *b as u32, 0),
+            })
+            .collect();
+        let q = GraphBuilder::from_parts(vec![0; k], oriented, data.is_directed()).build().0;
+        for variant in &variants {
+            let mut q = q.clone();
+            if variant.iter().any(Option::is_some) {
+                q.restrict(variant.clone());
             }
-            _ => (a as u32, b as u32, 0),
-        });
-        let mut q =
-            GraphBuilder::from_parts(vec![0; pattern.vertices.len()], oriented.collect(), data.is_directed()).build().0;
-        if allowed.iter().any(Option::is_some) {
-            q.restrict(allowed.to_vec());
+            queries.push(q);
+            skips.push(skip.clone());
         }
-        queries.push(q);
-        skips.push(skip);
     }
-    (queries, skips)
+    let weights = vec![1; queries.len()];
+    (queries, skips, weights)
 }
 
 /// The compiled form of `pattern` over these queries: its rows' shape.
-fn shape(pattern: &Pattern, (queries, skips): Queries) -> Compiled {
+fn shape(pattern: &Pattern, (queries, skips, weights): Queries) -> Compiled {
     let restricted = queries.iter().any(Graph::is_restricted);
     let columns = match &pattern.returns {
         Return::CountStar => Vec::new(),
@@ -331,11 +569,13 @@ fn shape(pattern: &Pattern, (queries, skips): Queries) -> Compiled {
         let mut all: Vec<usize> = columns.clone();
         all.sort_unstable();
         all.dedup();
-        all.len() < pattern.vertices.len()
+        // A match of weight k is k rows of one vertex tuple.
+        all.len() < pattern.vertices.len() || weights.iter().any(|&w| w > 1)
     };
     Compiled {
         queries,
         skips,
+        weights,
         restricted,
         view: false,
         width: pattern.vertices.len(),
@@ -412,33 +652,32 @@ fn vertex_name(pattern: &Pattern, v: usize) -> String {
 /// Backtracking nodes of [`expand`] between two looks at its `halt`.
 const HALT_EVERY: u64 = 4096;
 
-/// Each pattern vertex's possible labels: its own, or every label of the data, narrowed to arc
-/// consistency: a label stays only while each of the vertex's edges finds, among the labels
-/// left to its other end, one whose (source label, edge label, target label) occurs in the
-/// data. An empty one means no expansion.
+/// Each pattern vertex's possible labels: the data's labels whose sets hold its own (every
+/// label of the data where it has none), narrowed to arc consistency: a label stays only while
+/// each of the vertex's edges finds, among the labels left to its other end, one whose (source
+/// label, edge label, target label) occurs in the data with an edge label that holds the
+/// edge's. An empty one means no expansion.
 fn domains(
-    vertex_labels: &[Option<u32>],
-    edges: &[(usize, usize, Option<u32>)],
+    vertex_labels: &[Need],
+    edges: &[(usize, usize, Need)],
     triples: &LabelTriples,
     halt: &dyn Fn() -> bool,
 ) -> Result<Vec<HashSet<u32>>, CompileError> {
     let mut domains: Vec<HashSet<u32>> = vertex_labels
         .iter()
-        .map(|l| match l {
-            Some(l) => triples.vertex_labels.iter().copied().filter(|x| x == l).collect(),
-            None => triples.vertex_labels.iter().copied().collect(),
-        })
+        .map(|need| triples.vertex_labels.iter().copied().filter(|&x| triples.vertex_fits(x, need)).collect())
         .collect();
     let mut changed = true;
     while changed {
         changed = false;
-        for &(a, b, el) in edges {
+        for (a, b, need) in edges {
+            let (a, b) = (*a, *b);
             if halt() {
                 return Err(CompileError::Stopped);
             }
             let (mut from, mut to) = (HashSet::new(), HashSet::new());
             for (&(x, y), labels) in &triples.by_ends {
-                let fits = el.is_none_or(|el| labels.binary_search(&el).is_ok());
+                let fits = labels.iter().any(|&el| triples.edge_fits(el, need));
                 if fits && domains[a].contains(&x) && domains[b].contains(&y) {
                     from.insert(x);
                     to.insert(y);
@@ -452,17 +691,18 @@ fn domains(
     Ok(domains)
 }
 
-/// Every assignment of labels to the absent vertex and edge labels under which each edge's
-/// (source label, edge label, target label) occurs in the data, as query graphs; `halt` is
-/// asked every [`HALT_EVERY`] steps of the search.
+/// Every assignment of data labels to the pattern's vertices and edges under which each
+/// edge's (source label, edge label, target label) occurs in the data and each label holds the
+/// pattern's, as query graphs with their weights; `halt` is asked every [`HALT_EVERY`] steps of
+/// the search.
 fn expand(
-    vertex_labels: &[Option<u32>],
-    edges: &[(usize, usize, Option<u32>)],
+    vertex_labels: &[Need],
+    edges: &[(usize, usize, Need)],
     triples: &LabelTriples,
     directed: bool,
     max: usize,
     halt: &dyn Fn() -> bool,
-) -> Result<Vec<Graph>, CompileError> {
+) -> Result<Vec<(Graph, u64)>, CompileError> {
     let n = vertex_labels.len();
     let domains: Vec<Vec<u32>> = domains(vertex_labels, edges, triples, halt)?
         .into_iter()
@@ -475,10 +715,7 @@ fn expand(
     if domains.iter().any(Vec::is_empty) {
         return Ok(Vec::new());
     }
-    let holds = |a: u32, el: Option<u32>, b: u32| match el {
-        Some(el) => triples.edge_labels(a, b).binary_search(&el).is_ok(),
-        None => !triples.edge_labels(a, b).is_empty(),
-    };
+    let holds = |a: u32, need: &Need, b: u32| triples.edge_labels(a, b).iter().any(|&el| triples.edge_fits(el, need));
     // Vertex labels by backtracking, each edge checked once both ends are labelled.
     let mut out = Vec::new();
     let mut labels = vec![0u32; n];
@@ -499,7 +736,7 @@ fn expand(
             continue;
         }
         labels[v] = domain[i];
-        let fits = edges.iter().filter(|e| e.0.max(e.1) == v).all(|&(a, b, el)| holds(labels[a], el, labels[b]));
+        let fits = edges.iter().filter(|e| e.0.max(e.1) == v).all(|(a, b, need)| holds(labels[*a], need, labels[*b]));
         if !fits {
             *stack.last_mut().expect("not empty") += 1;
         } else if v + 1 < n {
@@ -512,30 +749,43 @@ fn expand(
     Ok(out)
 }
 
-/// The query graphs of one vertex labelling: one per choice of the absent edge labels.
+/// The query graphs of one vertex labelling, with their weights: one per choice of a data edge
+/// label for each edge, among those that hold the edge's labels; an edge without label that
+/// takes a set of k labels binds to each of its k edges (weight k).
 fn edge_choices(
     labels: &[u32],
-    edges: &[(usize, usize, Option<u32>)],
+    edges: &[(usize, usize, Need)],
     triples: &LabelTriples,
     directed: bool,
     max: usize,
-    out: &mut Vec<Graph>,
+    out: &mut Vec<(Graph, u64)>,
 ) -> Result<(), CompileError> {
-    let options: Vec<Vec<u32>> = edges
+    let options: Vec<Vec<(u32, u64)>> = edges
         .iter()
-        .map(|&(a, b, el)| match el {
-            Some(el) => vec![el],
-            None => triples.edge_labels(labels[a], labels[b]).to_vec(),
+        .map(|(a, b, need)| {
+            let between = triples.edge_labels(labels[*a], labels[*b]).iter();
+            between
+                .filter(|&&el| triples.edge_fits(el, need))
+                .map(|&el| (el, if need.is_none() { triples.edge_members(&el).len() as u64 } else { 1 }))
+                .collect()
         })
         .collect();
+    if options.iter().any(Vec::is_empty) {
+        return Ok(());
+    }
     let mut pick = vec![0usize; edges.len()];
     loop {
         if out.len() >= max {
             return Err(too_many());
         }
-        let chosen =
-            edges.iter().zip(&pick).enumerate().map(|(j, (&(a, b, _), &p))| (a as u32, b as u32, options[j][p]));
-        out.push(GraphBuilder::from_parts(labels.to_vec(), chosen.collect(), directed).build().0);
+        let chosen = edges
+            .iter()
+            .zip(&pick)
+            .enumerate()
+            .map(|(j, ((a, b, _), &p))| (*a as u32, *b as u32, options[j][p].0))
+            .collect();
+        let weight = options.iter().zip(&pick).map(|(o, &p)| o[p].1).product();
+        out.push((GraphBuilder::from_parts(labels.to_vec(), chosen, directed).build().0, weight));
         // The next combination, odometer style.
         let mut j = 0;
         loop {

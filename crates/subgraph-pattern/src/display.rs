@@ -339,9 +339,11 @@ impl fmt::Display for Pattern {
                     head = true;
                 }
                 let vertex = self.vertices.get(node.vertex);
-                if let Some(label) = vertex.and_then(|v| v.label.as_ref()).filter(|_| node.label) {
-                    let _ = write!(out, ":{}", label_text(label));
-                    head = true;
+                if let Some(v) = vertex.filter(|_| node.label) {
+                    for label in v.label.iter().chain(&v.more_labels) {
+                        let _ = write!(out, ":{}", label_text(label));
+                        head = true;
+                    }
                 }
                 let preds = &self.predicates[node.preds.0..node.preds.1];
                 if !preds.is_empty() {

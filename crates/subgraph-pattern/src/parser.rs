@@ -267,13 +267,19 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `'(' variable? (':' label)? map? ')'`: the node's vertex.
+    /// `'(' variable? (':' label)* map? ')'`: the node's vertex.
     fn node(&mut self) -> Parsed<usize> {
         self.expect(&Tok::LParen, "'(' to start a node")?;
         let var = self.variable()?;
-        let label = if self.eat(&Tok::Colon) { Some(self.label()?) } else { None };
-        if label.is_some() && matches!(self.peek().tok, Tok::Colon | Tok::Pipe | Tok::Amp) {
-            return Err(self.err_at(self.peek().start, "one label per node: multiple labels are not supported"));
+        let mut labels = Vec::new();
+        while self.eat(&Tok::Colon) {
+            labels.push(self.label()?);
+        }
+        if !labels.is_empty() && matches!(self.peek().tok, Tok::Pipe | Tok::Amp) {
+            return Err(self.err_at(
+                self.peek().start,
+                "labels combined by '|' or '&' are not supported: write (a:A:B) for a vertex with both labels",
+            ));
         }
         let vertex = match &var {
             None => self.new_vertex(None)?,
@@ -289,21 +295,14 @@ impl<'a> Parser<'a> {
                 }
             },
         };
-        let labelled = label.is_some();
-        if let Some((label, at)) = label {
-            match &self.vertices[vertex].label {
-                None => self.vertices[vertex].label = Some(label),
-                Some(old) if *old == label => {}
-                Some(old) => {
-                    let name = self.vertices[vertex].name.clone().unwrap_or_default();
-                    return Err(self.err_at(
-                        at,
-                        format!(
-                            "conflicting labels: '{name}' already has label {}; a vertex has one label",
-                            crate::display::label_text(old)
-                        ),
-                    ));
-                }
+        let labelled = !labels.is_empty();
+        // Labels add up wherever the variable stands, as in Cypher: (a:A), (a:B) is (a:A:B).
+        for (label, _) in labels {
+            let v = &mut self.vertices[vertex];
+            match &v.label {
+                None => v.label = Some(label),
+                Some(old) if *old == label || v.more_labels.contains(&label) => {}
+                Some(_) => v.more_labels.push(label),
             }
         }
         let map = self.at(&Tok::LBrace);
@@ -324,7 +323,7 @@ impl<'a> Parser<'a> {
     /// A new pattern vertex, refused past [`MAX_PATTERN_VERTICES`] (at the current token).
     fn new_vertex(&mut self, name: Option<String>) -> Parsed<usize> {
         self.within(self.vertices.len(), MAX_PATTERN_VERTICES, "vertices")?;
-        self.vertices.push(PatternVertex { name, label: None });
+        self.vertices.push(PatternVertex { name, label: None, more_labels: Vec::new() });
         Ok(self.vertices.len() - 1)
     }
 

@@ -31,8 +31,12 @@ pub struct PatternVertex {
     /// The variable, or `None` for an anonymous node `()`; each anonymous node is a vertex of its
     /// own.
     pub name: Option<String>,
-    /// The vertex label, or `None` for any label.
+    /// The vertex label (the first written), or `None` for any label.
     pub label: Option<LabelRef>,
+    /// Its other labels (`(a:Person:Employee)`, or `(a:Person), (a:Employee)`): a data vertex
+    /// matches only if it has all of them, as Cypher's node with several labels; in the order
+    /// written, none twice and none equal to `label`.
+    pub more_labels: Vec<LabelRef>,
 }
 
 /// A vertex or edge label: by name (`:Person`, `` :`two words` ``) or by number (`:3`).
@@ -271,7 +275,8 @@ mod tests {
 
     #[test]
     fn columns_and_returned_vertices() {
-        let v = |name: Option<&str>| PatternVertex { name: name.map(str::to_string), label: None };
+        let v =
+            |name: Option<&str>| PatternVertex { name: name.map(str::to_string), label: None, more_labels: Vec::new() };
         let mut p = Pattern {
             vertices: vec![v(Some("a")), v(None), v(Some("c"))],
             edges: vec![],

@@ -2,7 +2,7 @@
 //! data vertex per pattern vertex) projected onto the RETURN columns, made distinct where
 //! DISTINCT asks, cut at LIMIT (which stops the search), and written with the columns' names.
 
-use crate::compile::{Compiled, Skip};
+use crate::compile::{holds_all, Compiled, Skip};
 use std::collections::HashSet;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -23,6 +23,8 @@ struct State {
     /// The running query's reversed edges without direction, and the data graph to look for
     /// their forward edges in (`Compiled::skips`).
     skip: Vec<Skip>,
+    /// The running query's weight (`Compiled::weights`): the rows each of its matches is.
+    weight: u64,
     data: Arc<Graph>,
     /// Bytes of a word that a write split (batches hold whole matches, but `Write` promises
     /// nothing).
@@ -58,6 +60,7 @@ impl Rows {
             rows: 0,
             matches: 0,
             skip: Vec::new(),
+            weight: 1,
             data,
             partial: Vec::new(),
             match_words: Vec::with_capacity(compiled.width),
@@ -78,9 +81,12 @@ impl Rows {
         self.lock().matches
     }
 
-    /// Sets the query whose matches come next: `skip` is its entry of `Compiled::skips`.
-    pub fn start_query(&self, skip: &[Skip]) {
-        self.lock().skip = skip.to_vec();
+    /// Sets the query whose matches come next: `skip` and `weight` are its entries of
+    /// `Compiled::skips` and `Compiled::weights`.
+    pub fn start_query(&self, skip: &[Skip], weight: u64) {
+        let mut s = self.lock();
+        s.skip = skip.to_vec();
+        s.weight = weight;
     }
 
     /// A writer of the engine's matches, in `OutputFormat::Words`.
@@ -107,13 +113,14 @@ impl State {
             return;
         }
         let m = &self.match_words;
-        let forward = |&(a, b, l): &Skip| {
-            self.data.edge_label(m[a], m[b]).is_some_and(|found| l.is_none_or(|want| want == found))
+        let forward = |(a, b, need): &Skip| {
+            let found = self.data.edge_label(m[*a], m[*b]);
+            found.is_some_and(|l| holds_all(self.data.edge_label_members(&l), need))
         };
         if self.skip.iter().any(forward) {
             return;
         }
-        self.matches += 1;
+        self.matches += self.weight;
         self.row.clear();
         self.row.extend(self.columns.iter().map(|&c| self.match_words[c]));
         if let Some(seen) = &mut self.seen {
@@ -121,16 +128,21 @@ impl State {
                 return;
             }
         }
-        self.rows += 1;
-        if let Some((out, name)) = &self.out {
-            out.format_row(name, &self.names, &self.row, &mut self.buf);
-            if self.buf.len() >= subgraph_core::sink::OUTPUT_BATCH {
-                out.write_batch(&self.buf);
-                self.buf.clear();
+        // A match of weight k is k rows (one per binding of its edges), unless DISTINCT.
+        let copies = if self.seen.is_some() { 1 } else { self.weight };
+        for _ in 0..copies {
+            self.rows += 1;
+            if let Some((out, name)) = &self.out {
+                out.format_row(name, &self.names, &self.row, &mut self.buf);
+                if self.buf.len() >= subgraph_core::sink::OUTPUT_BATCH {
+                    out.write_batch(&self.buf);
+                    self.buf.clear();
+                }
             }
-        }
-        if self.limit.is_some_and(|l| self.rows >= l) {
-            self.control.stop(Stopped::Limit);
+            if self.limit.is_some_and(|l| self.rows >= l) {
+                self.control.stop(Stopped::Limit);
+                return;
+            }
         }
     }
 }

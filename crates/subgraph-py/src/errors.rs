@@ -56,6 +56,10 @@ pub(crate) fn pattern_error(e: PatternRunError) -> String {
             "unique=True divides by the pattern's automorphisms, which its property tests or its edges without \
              direction on directed data break; leave unique out"
         }
+        PatternRunError::UniqueBindings => {
+            "unique=True counts distinct subgraphs, and an edge without label that binds to one of a pair's several \
+             edges makes one subgraph of each; give the edge a label, or leave unique out"
+        }
         PatternRunError::InducedWithoutDirection => {
             "semantics=\"induced\" does not say which direction an edge without direction forbids on directed data; \
              write -> or <-"

@@ -4,6 +4,7 @@
 //! there, so a run whose queries all stay on the CPU never creates a CUDA context.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use subgraph_core::filter::Filter;
 use subgraph_core::pipeline::{prepare, run_query, MatchOptions, Report};
@@ -16,6 +17,7 @@ use subgraph_core::Graph;
 use subgraph_cuda::{check_nvrtc_library, CudaError};
 use subgraph_gpu::ggq::ids::{Ask, IdPlan, IdRun};
 use subgraph_gpu::{GpuError, GpuOptions, GpuReport, GpuSet, Result, Strategy};
+use subgraph_pattern::compile::{compile_query, CompileError, LabelTriples, MAX_EXPANSIONS};
 
 /// The engine that runs the queries of one data graph.
 pub enum Engine {
@@ -274,10 +276,77 @@ impl Engine {
         }
     }
 
-    /// Runs one query. A query the GPU layout cannot hold runs on the CPU, with a note. Under
-    /// `--device auto` the CPU's preparation (filter, default plan, candidate space, gate
-    /// estimate) prices the query, and it continues on the CPU or goes to the GPU.
+    /// Runs one query of a file (its labels the data's labels as the file writes them). Where
+    /// the data has label sets (vertices of several labels, pairs of several edges) or the
+    /// query has self loops or sets of its own, the query is first expanded into the queries
+    /// that match it in the data's labels (`subgraph_pattern::compile::compile_query`), and
+    /// they run one by one as one query: their matches add up and are written under one head.
+    /// Otherwise, [`Engine::run_as_is`].
     pub fn run(
+        &mut self,
+        data: &Graph,
+        query: Graph,
+        opts: &MatchOptions,
+        control: &Control,
+        output: Option<(&Output, &str)>,
+    ) -> Result<Ran> {
+        if data.label_sets().is_none() && query.label_sets().is_none() && query.loops().is_empty() {
+            return self.run_as_is(data, query, opts, control, output);
+        }
+        let start = Instant::now();
+        let triples = LabelTriples::of(data);
+        let queries = match compile_query(&query, data, || &triples, MAX_EXPANSIONS, &|| control.should_stop()) {
+            Ok(queries) => queries,
+            Err(CompileError::Stopped) => Vec::new(),
+            Err(e) => return Err(GpuError::Core(subgraph_core::Error::Query(e.to_string()))),
+        };
+        let mut merged: Option<Ran> = None;
+        let expansions = queries.len();
+        for (k, q) in queries.into_iter().enumerate() {
+            let found = merged.as_ref().map_or(0, |m| m.report.embeddings);
+            let left = opts.limit.map(|l| l.saturating_sub(found.min(u64::MAX as u128) as u64));
+            if left == Some(0) || control.should_stop() {
+                break;
+            }
+            if let Some((out, _)) = output {
+                out.hold_heads(k > 0);
+            }
+            let ran = self.run_as_is(data, q, &MatchOptions { limit: left, ..*opts }, control, output);
+            if let Some((out, _)) = output {
+                out.hold_heads(false);
+            }
+            let ran = ran?;
+            merged = Some(match merged {
+                None => ran,
+                Some(m) => Ran {
+                    report: merge(&m.report, &ran.report),
+                    gpu: None,
+                    choice: m.choice.or(ran.choice),
+                    note: m.note.or(ran.note),
+                },
+            });
+        }
+        let mut ran = merged.unwrap_or_else(|| {
+            if let Some((out, name)) = output {
+                out.begin_query(name, query.num_vertices());
+            }
+            let note = control.stopped().is_none().then(|| NOWHERE.to_string());
+            Ran { report: Report::nothing(opts.filter, control.stopped()), gpu: None, choice: None, note }
+        });
+        if expansions > 1 {
+            ran.report.elapsed_ms = start.elapsed().as_secs_f64() * 1e3;
+            let note = format!("the query expands into {expansions} queries over the data's sets of labels");
+            ran.note = Some(ran.note.map_or(note.clone(), |n| format!("{n}; {note}")));
+        }
+        Ok(ran)
+    }
+
+    /// Runs one query whose labels are the data's own (a file's query on data without label
+    /// sets, or one of the queries a query or pattern expands into). A query the GPU layout
+    /// cannot hold runs on the CPU, with a note. Under `--device auto` the CPU's preparation
+    /// (filter, default plan, candidate space, gate estimate) prices the query, and it continues
+    /// on the CPU or goes to the GPU.
+    pub fn run_as_is(
         &mut self,
         data: &Graph,
         query: Graph,
@@ -341,5 +410,35 @@ impl Engine {
             }
             Err(e) => Err(e),
         }
+    }
+}
+
+/// Why a query file's query has nothing to run on data with label sets (`Ran::note`).
+const NOWHERE: &str = "the query's labels occur together nowhere in the data graph";
+
+/// Two expansions' reports as one: matches and work add up, and the run is complete only if
+/// both were.
+pub(crate) fn merge(a: &Report, b: &Report) -> Report {
+    Report {
+        embeddings: a.embeddings + b.embeddings,
+        complete: a.complete && b.complete,
+        stopped: a.stopped.or(b.stopped),
+        filter_ms: a.filter_ms + b.filter_ms,
+        order_ms: a.order_ms + b.order_ms,
+        space_ms: a.space_ms + b.space_ms,
+        enumerate_ms: a.enumerate_ms + b.enumerate_ms,
+        elapsed_ms: a.elapsed_ms + b.elapsed_ms,
+        candidates: a.candidates + b.candidates,
+        candidate_edges: a.candidate_edges + b.candidate_edges,
+        space_bytes: a.space_bytes.max(b.space_bytes),
+        nodes: a.nodes + b.nodes,
+        tasks: a.tasks + b.tasks,
+        restrictions: a.restrictions.max(b.restrictions),
+        multiplier: a.multiplier.max(b.multiplier),
+        tail: a.tail.max(b.tail),
+        estimated_embeddings: a.estimated_embeddings.zip(b.estimated_embeddings).map(|(x, y)| x + y),
+        estimated_cost: a.estimated_cost.zip(b.estimated_cost).map(|(x, y)| x + y),
+        priced_cost: a.priced_cost.zip(b.priced_cost).map(|(x, y)| x + y),
+        ..*a
     }
 }

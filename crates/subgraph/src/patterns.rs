@@ -20,7 +20,7 @@ use subgraph_pattern::compile::{compile, tree, CompileError, Compiled, LabelTrip
 use subgraph_pattern::rows::Rows;
 use subgraph_pattern::{Pattern, Return};
 
-use crate::devices::{no_room, Engine, Ran};
+use crate::devices::{merge, no_room, Engine, Ran};
 
 /// Why a pattern could not run.
 #[derive(Debug, thiserror::Error)]
@@ -35,6 +35,11 @@ pub enum PatternRunError {
          on directed data break; leave --unique out"
     )]
     UniqueRestricted,
+    #[error(
+        "--unique counts distinct subgraphs, and an edge without label that binds to one of a pair's several edges \
+         makes one subgraph of each; give the edge a label, or leave --unique out"
+    )]
+    UniqueBindings,
     #[error(
         "--semantics induced does not say which direction an edge without direction forbids on directed data; \
          write -> or <-"
@@ -92,6 +97,9 @@ pub fn check(compiled: &Compiled, semantics: Semantics, unique: bool) -> Result<
     let skipping = skipping(compiled);
     if unique && (compiled.restricted || skipping) {
         return Err(PatternRunError::UniqueRestricted);
+    }
+    if unique && compiled.weights.iter().any(|&w| w > 1) {
+        return Err(PatternRunError::UniqueBindings);
     }
     if skipping && semantics == Semantics::Induced {
         return Err(PatternRunError::InducedWithoutDirection);
@@ -182,20 +190,21 @@ pub fn run_pattern(
     let mut unique_sum = Some(0u128);
     for (k, (query, skip)) in compiled.queries.iter().zip(&compiled.skips).enumerate() {
         let found = merged.as_ref().map_or(0, |m| m.report.embeddings);
-        // Without DISTINCT or skipped matches a match is a row, so the engine stops at the
-        // limit itself; otherwise the rows stop it.
+        // Without DISTINCT or skipped matches a match is a row (weight rows, one per binding
+        // of its edges), so the engine stops at the limit itself; otherwise the rows stop it.
+        let weight = compiled.weights[k];
         let left = match compiled.distinct || skipping {
             true => None,
-            false => limit.map(|l| l.saturating_sub(found as u64)),
+            false => limit.map(|l| l.saturating_sub(found.min(u64::MAX as u128) as u64)),
         };
         if left == Some(0) || control.should_stop() {
             break;
         }
         let first_of_class = classes.as_ref().is_some_and(|c| c[k] == k);
         let auts = first_of_class.then(|| Automorphisms::of(query).order()).flatten();
-        let this = MatchOptions { limit: left, ..*opts };
+        let this = MatchOptions { limit: left.map(|l| l.div_ceil(weight)), ..*opts };
         if let Some(r) = &rows {
-            r.start_query(skip);
+            r.start_query(skip, weight);
         }
         let output = words.as_ref().map(|w| (w, name));
         let ran = match &view {
@@ -206,8 +215,14 @@ pub fn run_pattern(
                     Ran { report, gpu: None, choice: None, note: Some(format!("{name}: {VIEW_NOTE}")) }
                 }
             },
-            None => engine.run(data, query.clone(), &this, control, output)?,
+            None => engine.run_as_is(data, query.clone(), &this, control, output)?,
         };
+        let mut ran = ran;
+        let weighed = ran.report.embeddings.checked_mul(weight as u128).ok_or(PatternRunError::TooManyMatches)?;
+        ran.report.embeddings = left.map_or(weighed, |l| weighed.min(l as u128));
+        if let Some(g) = &mut ran.gpu {
+            g.report.embeddings = ran.report.embeddings;
+        }
         if first_of_class {
             unique_sum = unique_sum.zip(ran.report.unique(auts)).map(|(a, b)| a + b);
         }
@@ -505,31 +520,4 @@ fn run_ids(
         names,
         count_star,
     }))
-}
-
-/// Two expansions' reports as one: matches and work add up, and the run is complete only if
-/// both were.
-fn merge(a: &Report, b: &Report) -> Report {
-    Report {
-        embeddings: a.embeddings + b.embeddings,
-        complete: a.complete && b.complete,
-        stopped: a.stopped.or(b.stopped),
-        filter_ms: a.filter_ms + b.filter_ms,
-        order_ms: a.order_ms + b.order_ms,
-        space_ms: a.space_ms + b.space_ms,
-        enumerate_ms: a.enumerate_ms + b.enumerate_ms,
-        elapsed_ms: a.elapsed_ms + b.elapsed_ms,
-        candidates: a.candidates + b.candidates,
-        candidate_edges: a.candidate_edges + b.candidate_edges,
-        space_bytes: a.space_bytes.max(b.space_bytes),
-        nodes: a.nodes + b.nodes,
-        tasks: a.tasks + b.tasks,
-        restrictions: a.restrictions.max(b.restrictions),
-        multiplier: a.multiplier.max(b.multiplier),
-        tail: a.tail.max(b.tail),
-        estimated_embeddings: a.estimated_embeddings.zip(b.estimated_embeddings).map(|(x, y)| x + y),
-        estimated_cost: a.estimated_cost.zip(b.estimated_cost).map(|(x, y)| x + y),
-        priced_cost: a.priced_cost.zip(b.priced_cost).map(|(x, y)| x + y),
-        ..*a
-    }
 }

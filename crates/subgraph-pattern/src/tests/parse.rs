@@ -22,7 +22,7 @@ fn name(s: &str) -> Option<LabelRef> {
 }
 
 fn vertex(n: Option<&str>, label: Option<LabelRef>) -> PatternVertex {
-    PatternVertex { name: n.map(str::to_string), label }
+    PatternVertex { name: n.map(str::to_string), label, more_labels: Vec::new() }
 }
 
 fn edge(from: usize, to: usize, direction: Direction, label: Option<LabelRef>) -> PatternEdge {
@@ -437,4 +437,14 @@ fn pattern_size_is_bounded() {
     let tests = |k: usize| format!("MATCH (a) WHERE {}", vec!["a.x = 1"; k].join(" AND "));
     assert_eq!(parse(&tests(MAX_PATTERN_PREDICATES)).unwrap().predicates.len(), MAX_PATTERN_PREDICATES);
     refused(&tests(MAX_PATTERN_PREDICATES + 1), "4096 property tests");
+}
+
+#[test]
+fn a_node_of_several_labels_has_them_all() {
+    let p = ok("MATCH (a:Person:Employee)-->(b:3:`3`), (a:Researcher), (a:Person)");
+    assert_eq!(p.vertices[0].label, name("Person"));
+    assert_eq!(p.vertices[0].more_labels, [LabelRef::Name("Employee".into()), LabelRef::Name("Researcher".into())]);
+    assert_eq!(p.vertices[1].more_labels, [LabelRef::Name("3".into())], "a number and a name are two labels");
+    assert_eq!(p.to_string(), "MATCH (a:Person:Employee:Researcher)-->(b:3:`3`) RETURN *");
+    assert!(ok("MATCH (a:A:A)").vertices[0].more_labels.is_empty());
 }

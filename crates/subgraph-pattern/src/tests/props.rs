@@ -47,7 +47,7 @@ fn arb_direction() -> impl Strategy<Value = Direction> {
 /// by the last vertex they need; inline equalities (those of an anonymous vertex together, at
 /// its place) then WHERE predicates on named vertices.
 fn arb_pattern() -> impl Strategy<Value = Pattern> {
-    let vertex = (prop::bool::weighted(0.7), arb_name(), arb_label());
+    let vertex = (prop::bool::weighted(0.7), arb_name(), arb_label(), prop::collection::vec(arb_label(), 0..3));
     let anon_edges =
         prop::collection::vec((any::<prop::sample::Index>(), arb_direction(), arb_label(), any::<bool>()), 0..=2);
     (prop::collection::vec((vertex, anon_edges), 1..8))
@@ -75,7 +75,7 @@ fn arb_pattern() -> impl Strategy<Value = Pattern> {
         .prop_map(|(vs, named_edges, inline, where_preds, returns, distinct, limit)| {
             let mut vertices = Vec::new();
             let mut seen = std::collections::HashSet::new();
-            for ((named, name, label), _) in &vs {
+            for ((named, name, label, more), _) in &vs {
                 let name = named.then(|| {
                     let mut name = name.clone();
                     while !seen.insert(name.clone()) {
@@ -83,7 +83,14 @@ fn arb_pattern() -> impl Strategy<Value = Pattern> {
                     }
                     name
                 });
-                vertices.push(PatternVertex { name, label: label.clone() });
+                // Labels beyond the first: only beside one, none twice.
+                let mut more_labels: Vec<LabelRef> = Vec::new();
+                for l in more.iter().flatten().filter(|_| label.is_some()) {
+                    if Some(l) != label.as_ref() && !more_labels.contains(l) {
+                        more_labels.push(l.clone());
+                    }
+                }
+                vertices.push(PatternVertex { name, label: label.clone(), more_labels });
             }
             let named: Vec<usize> = (0..vertices.len()).filter(|&v| vertices[v].name.is_some()).collect();
             // (key, edge): stable-sorted by key, the last vertex the edge needs.
