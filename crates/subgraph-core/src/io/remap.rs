@@ -73,11 +73,6 @@ impl Dictionary {
         self.words.len()
     }
 
-    /// Word number i.
-    pub(crate) fn word(&self, i: u32) -> &str {
-        &self.words[i as usize]
-    }
-
     /// The words as names, in first-seen order.
     pub(crate) fn into_names(self) -> Vec<String> {
         self.words.into_iter().map(String::from).collect()
