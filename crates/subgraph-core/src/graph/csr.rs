@@ -477,4 +477,16 @@ mod tests {
         assert_eq!((sets.vertex_base(), sets.edge_base()), (6, 8));
         assert_eq!(g.num_edges(), 3);
     }
+
+    #[test]
+    fn edge_sets_are_numbered_above_the_loops_labels() {
+        let mut b = GraphBuilder::new(2, false);
+        for (u, v, l) in [(0, 1, 0), (0, 1, 1), (1, 1, 2)] {
+            b.add_edge(u, v, l);
+        }
+        let g = b.build().0;
+        assert_eq!(g.label_sets().unwrap().edge_base(), 3, "above the loop's label 2");
+        assert_eq!(g.edge_label_members(&g.edge_label(0, 1).unwrap()), &[0, 1]);
+        assert_eq!((g.loops(), g.edge_label_members(&2)), (&[(1, 2)][..], &[2][..]));
+    }
 }
