@@ -114,8 +114,8 @@ pub struct ReadOptions {
     pub format: Option<Format>,
     /// Edge lists only: edges are directed.
     pub directed: bool,
-    /// Edge lists, Matrix Market and KONECT: a file of `id label` lines, in the file's ids,
-    /// read through [`source`] like the graph.
+    /// Edge lists, Matrix Market and KONECT: a file of `id label…` lines (one label or more), in
+    /// the file's ids, read through [`source`] like the graph.
     pub vertex_labels: Option<PathBuf>,
     /// Edge lists, Matrix Market and KONECT: how ids become vertices.
     pub ids: IdMode,
