@@ -9,7 +9,7 @@ use super::format::{
 };
 use super::{ids, props, sets, validate};
 use crate::error::Error;
-use crate::graph::{map_file, Adjacency, Array, Graph, LabelNames, LabelSets, Properties, VertexIds};
+use crate::graph::{map_file, Adjacency, Array, Graph, LabelNames, Properties, VertexIds};
 use memmap2::Mmap;
 use rayon::prelude::*;
 use std::path::Path;
@@ -157,7 +157,7 @@ struct Layout {
     label_names: Option<LabelNames>,
     properties: Option<Properties>,
     /// Version 5: the self loops and the label sets.
-    sets: Option<(Vec<(u32, u32)>, LabelSets)>,
+    sets: Option<sets::Decoded>,
 }
 
 fn layout<S: Source + ?Sized>(file: &Path, src: &S, len: u64) -> Result<Layout, Error> {

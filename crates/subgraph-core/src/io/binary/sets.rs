@@ -24,6 +24,9 @@ use std::path::Path;
 
 const KIND: u64 = 5;
 
+/// What the section holds: the self loops, and the label sets.
+pub(super) type Decoded = (Vec<(u32, u32)>, LabelSets);
+
 /// The section for `loops` and `sets` (None: no sets), padded.
 pub(super) fn encode(loops: &[(u32, u32)], sets: Option<&LabelSets>) -> Vec<u8> {
     let mut d = Vec::new();
@@ -51,12 +54,7 @@ pub(super) fn encode(loops: &[(u32, u32)], sets: Option<&LabelSets>) -> Vec<u8> 
 
 /// Reads the section at `at` of a file of `len` bytes: the loops, the sets, where it ends. Its
 /// own structure is checked here, its fit to the graph by [`check`].
-pub(super) fn decode<S: Source + ?Sized>(
-    file: &Path,
-    src: &S,
-    at: u64,
-    len: u64,
-) -> Result<((Vec<(u32, u32)>, LabelSets), u64), Error> {
+pub(super) fn decode<S: Source + ?Sized>(file: &Path, src: &S, at: u64, len: u64) -> Result<(Decoded, u64), Error> {
     let bad =
         |msg: String| Error::Parse { file: file.to_path_buf(), line: 0, msg: format!("label set section: {msg}") };
     let (_, data, end) = read_section(src, file, at, len, &bad, |kind, data_len| match kind {
@@ -67,7 +65,7 @@ pub(super) fn decode<S: Source + ?Sized>(
     Ok((parse(&data).map_err(bad)?, end))
 }
 
-fn parse(data: &[u8]) -> Result<(Vec<(u32, u32)>, LabelSets), String> {
+fn parse(data: &[u8]) -> Result<Decoded, String> {
     let mut c = Cursor { data, at: 0 };
     let count = c.word()?;
     let flat = c.u32s(count.checked_mul(2).ok_or("a length beyond the data")?)?;

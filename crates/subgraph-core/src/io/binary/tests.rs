@@ -277,7 +277,8 @@ fn label_set_sections_that_do_not_fit_are_errors() {
     same(&g, &load(&with_section(&g, &loops, &own)).unwrap());
     let ok_sets = sets(10, &[&[1, 3], &[1, 9]], 8, &[&[0, 5]]);
     assert_eq!(ok_sets, own);
-    let cases: Vec<(Vec<(u32, u32)>, LabelSets, &str)> = vec![
+    type Case = (Vec<(u32, u32)>, LabelSets, &'static str);
+    let cases: Vec<Case> = vec![
         (vec![(3, 2), (7, 1)], own.clone(), "invalid graph: a loop at vertex 7, out of range (7 vertices)"),
         (vec![(3, 7), (3, 2)], own.clone(), "label set section: loops not sorted and distinct at (3, 2)"),
         (vec![(3, 2), (3, 2)], own.clone(), "label set section: loops not sorted and distinct at (3, 2)"),
