@@ -174,12 +174,16 @@ fn apply(text: &mut Text, op: &Op) {
     }
 }
 
-/// `g` without its original ids, which `.graph` and `.g` files cannot hold.
+/// `g` without its original ids, which `.graph` and `.g` files cannot hold, and without its
+/// label sets, which they refuse (each set label taken as a plain label); its self loops kept.
 fn without_ids(g: &Graph) -> Graph {
     let mut b = GraphBuilder::new(g.num_vertices(), g.is_directed());
     b.set_labels(g.labels().to_vec());
     for (u, v, l) in g.edges() {
         b.add_edge(u, v, l);
+    }
+    for &(v, l) in g.loops() {
+        b.add_edge(v, v, l);
     }
     b.build().0
 }

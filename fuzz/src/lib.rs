@@ -60,10 +60,48 @@ pub fn read_free_ids(format: Format, flags: u8, file: &[u8], labels: Option<&[u8
 /// by id, holding in-range neighbours of the group's label other than the vertex, together
 /// its neighbour list; no neighbour twice; undirected adjacency symmetric with equal edge
 /// labels, in-adjacency the mirror of out-adjacency; the edge count that of the lists; and no
-/// label or pair in the tables that no vertex or edge has (the builder's normal form).
+/// label or pair in the tables that no vertex or edge has (the builder's normal form); the self
+/// loops sorted, distinct and at vertices of the graph; each label set of two labels or more,
+/// sorted, below its base, every label from a base up a set's; label names, where the graph has
+/// them, naming every member label and loop label.
 pub fn check_graph(g: &Graph) {
     let n = g.num_vertices();
     assert!(n <= u32::MAX as usize);
+    let loops = g.loops();
+    assert!(loops.windows(2).all(|w| w[0] < w[1]), "loops not sorted and distinct: {loops:?}");
+    assert!(loops.iter().all(|&(v, _)| (v as usize) < n), "a loop at a vertex out of range: {loops:?}");
+    if let Some(s) = g.label_sets() {
+        assert!(!s.is_empty(), "empty label sets kept");
+        for (base, sets, used) in [
+            (s.vertex_base(), s.vertex_sets(), g.vertex_label_values()),
+            (s.edge_base(), s.edge_sets(), g.edge_label_values()),
+        ] {
+            for set in sets {
+                assert!(set.len() >= 2 && set.windows(2).all(|w| w[0] < w[1]), "set {set:?}");
+                assert!(set.iter().all(|&m| m < base), "set {set:?} not below its base {base}");
+            }
+            if !sets.is_empty() {
+                let top = base as u64 + sets.len() as u64;
+                assert!(used.iter().all(|&l| (l as u64) < top), "a label above the sets from {base}: {used:?}");
+            }
+        }
+        if !s.edge_sets().is_empty() {
+            assert!(loops.iter().all(|&(_, l)| l < s.edge_base()), "a loop's label taken for a set: {loops:?}");
+        }
+    }
+    if let Some(names) = g.label_names() {
+        // Names are those of the file's labels: the sets' members and the loops' labels.
+        let vertex: Vec<u32> =
+            g.vertex_label_values().iter().flat_map(|l| g.vertex_label_members(l)).copied().collect();
+        let edge: Vec<u32> = g
+            .edge_label_values()
+            .iter()
+            .flat_map(|l| g.edge_label_members(l))
+            .copied()
+            .chain(loops.iter().map(|&(_, l)| l))
+            .collect();
+        assert!(names.check(&vertex, &edge).is_ok(), "label names do not fit the labels: {names:?}");
+    }
     let label = |v: u32| g.label(v);
     let vl = g.vertex_label_values();
     let el = g.edge_label_values();
@@ -162,6 +200,8 @@ pub fn assert_same(a: &Graph, b: &Graph) {
     };
     assert_eq!(sorted(a), sorted(b), "edges");
     assert_eq!(a.ids(), b.ids(), "original vertex ids");
+    assert_eq!(a.label_sets(), b.label_sets(), "label sets");
+    assert_eq!(a.loops(), b.loops(), "self loops");
 }
 
 /// A label, mostly from a few small values so that groups and pairs repeat.
@@ -181,7 +221,8 @@ impl Label {
 }
 
 /// A random graph of at most 64 vertices and 256 edges, with original vertex ids (numbers
-/// or names, as the edge-list readers keep them) or without.
+/// or names, as the edge-list readers keep them) or without, and up to 64 labels given to
+/// vertices beside their own.
 #[derive(Debug, Clone, Arbitrary)]
 pub struct SmallGraph {
     pub directed: bool,
@@ -190,21 +231,37 @@ pub struct SmallGraph {
     pub edges: Vec<(u8, u8, Label)>,
     /// 1: numbers, 2: names, else none.
     pub ids: u8,
+    /// (vertex, label): more labels, which make set labels.
+    pub more_labels: Vec<(u8, Label)>,
 }
 
 impl SmallGraph {
     pub const MAX_VERTICES: usize = 64;
     pub const MAX_EDGES: usize = 256;
+    pub const MAX_MORE_LABELS: usize = 64;
 
-    /// The graph, through the builder (self loops and parallel edges dropped as it does).
+    /// The graph, through the builder (exact duplicates dropped, self loops kept apart, several
+    /// labels of a vertex or edges of a pair made set labels, as it does). Where the set labels
+    /// would run past 2^32 - 1 (wide labels near the top), the wide labels are taken below
+    /// 2^32 - 1024, which leaves room for every set.
     pub fn build(&self, directed: bool) -> Graph {
+        self.build_within(directed, u32::MAX)
+            .or_else(|| self.build_within(directed, u32::MAX - 1024))
+            .expect("a small graph builds")
+    }
+
+    fn build_within(&self, directed: bool, top: u32) -> Option<Graph> {
         let n = self.vertices as usize % (Self::MAX_VERTICES + 1);
+        let value = |l: Label, small: u32| l.value(small).min(top);
         let mut b = GraphBuilder::new(n, directed);
-        let labels = (0..n).map(|v| self.labels.get(v).map_or(0, |l| l.value(6))).collect();
+        let labels = (0..n).map(|v| self.labels.get(v).map_or(0, |&l| value(l, 6))).collect();
         b.set_labels(labels);
         if n > 0 {
             for &(u, v, l) in self.edges.iter().take(Self::MAX_EDGES) {
-                b.add_edge(u as u32 % n as u32, v as u32 % n as u32, l.value(3));
+                b.add_edge(u as u32 % n as u32, v as u32 % n as u32, value(l, 3));
+            }
+            for &(v, l) in self.more_labels.iter().take(Self::MAX_MORE_LABELS) {
+                b.add_label(v as u32 % n as u32, value(l, 6));
             }
         }
         match self.ids % 4 {
@@ -212,6 +269,6 @@ impl SmallGraph {
             2 => b.set_ids(VertexIds::names(&(0..n).map(|v| format!("v{v:03}")).collect::<Vec<_>>())),
             _ => {}
         }
-        b.try_build().expect("a small graph builds").0
+        b.try_build().ok().map(|(g, _)| g)
     }
 }

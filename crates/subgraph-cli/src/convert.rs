@@ -34,8 +34,8 @@ pub struct ConvertArgs {
     /// Edge-list input only: the edges are directed.
     #[arg(long)]
     pub directed: bool,
-    /// Edge-list, mtx or KONECT input only: a file of `id label` lines, in the file's ids (may be
-    /// .gz or .zst compressed).
+    /// Edge-list, mtx or KONECT input only: a file of `id label…` lines (one label or more), in
+    /// the file's ids (may be .gz or .zst compressed).
     #[arg(long)]
     pub vertex_labels: Option<PathBuf>,
     #[command(flatten)]
@@ -91,11 +91,11 @@ pub fn run(args: ConvertArgs) -> Result<()> {
         );
     }
     eprintln!(
-        "read {} vertices, {} edges ({} self loops, {} duplicates dropped) in {:.2} s; wrote {} in {:.2} s",
+        "read {} vertices, {} edges ({} duplicates dropped, {} self loops kept) in {:.2} s; wrote {} in {:.2} s",
         g.num_vertices(),
         g.num_edges(),
-        loaded.stats.self_loops,
         loaded.stats.duplicates,
+        g.loops().len(),
         read.as_secs_f64(),
         args.output.display(),
         (start.elapsed() - read).as_secs_f64()

@@ -126,8 +126,8 @@ pub struct QueriesArgs {
     /// Edge-list data only: the edges are directed.
     #[arg(long)]
     pub directed: bool,
-    /// Edge-list, mtx or KONECT data only: a file of `id label` lines, in the file's ids (may be
-    /// .gz or .zst compressed).
+    /// Edge-list, mtx or KONECT data only: a file of `id label…` lines (one label or more), in
+    /// the file's ids (may be .gz or .zst compressed).
     #[arg(long)]
     pub vertex_labels: Option<PathBuf>,
     #[command(flatten)]

@@ -40,8 +40,19 @@ struct Info {
     memory_bytes: u64,
     /// Of `memory_bytes`, those read in place from the mapped file (`--mmap`).
     mapped_bytes: u64,
+    /// Always 0: self loops are kept (`self_loops`), none is dropped; the field stays for the
+    /// scripts that read it.
     self_loops_dropped: u64,
+    /// Exact duplicate edges dropped while building (same ends, direction and label); 0 for a
+    /// `.sgb` file, whose graph was built before.
     duplicates_dropped: u64,
+    /// Self loops kept, as their vertices' loop labels (apart from the join).
+    self_loops: u64,
+    /// Vertices with several labels (a set label each).
+    multi_labelled_vertices: u64,
+    /// Pairs of vertices joined by several edges of different labels (one edge of a set label):
+    /// ordered pairs, unordered where undirected.
+    multi_edge_pairs: u64,
     load_ms: f64,
     /// How the file's vertex ids were kept: null when vertices are the file's ids, "numbers"
     /// or "names" when they were compacted to 0..n and the originals kept for output.
@@ -82,8 +93,11 @@ pub fn run(a: InfoArgs) -> Result<ExitCode> {
             mean_degree: if n == 0 { 0.0 } else { endpoints as f64 / n as f64 },
             memory_bytes: g.memory_bytes(),
             mapped_bytes: g.mapped_bytes(),
-            self_loops_dropped: l.stats.self_loops,
+            self_loops_dropped: 0,
             duplicates_dropped: l.stats.duplicates,
+            self_loops: g.loops().len() as u64,
+            multi_labelled_vertices: g.multi_labelled_vertices(),
+            multi_edge_pairs: g.multi_edge_pairs(),
             load_ms,
             original_ids: g.ids().map(|ids| match **ids {
                 VertexIds::Numbers(_) => "numbers",
@@ -112,9 +126,10 @@ pub fn run(a: InfoArgs) -> Result<ExitCode> {
                     mib(m)
                 ),
             }
+            println!("dropped           {} duplicate edges", info.duplicates_dropped);
             println!(
-                "dropped           {} self loops, {} duplicate edges",
-                info.self_loops_dropped, info.duplicates_dropped
+                "kept              {} self loops, {} vertices with several labels, {} pairs with several edges",
+                info.self_loops, info.multi_labelled_vertices, info.multi_edge_pairs
             );
             println!("load time         {:.1} ms", info.load_ms);
             if let Some(kind) = info.original_ids {

@@ -254,7 +254,7 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
     let data = a.input.read_one(&a.data)?;
     let load_ms = t.elapsed().as_secs_f64() * 1e3;
     if !a.quiet {
-        let dropped = data.stats.self_loops + data.stats.duplicates;
+        let (duplicates, loops) = (data.stats.duplicates, data.graph.loops().len());
         eprintln!(
             "data {}: {} vertices, {} edges{}, loaded in {:.0} ms{}",
             source::display_name(&a.data).display(),
@@ -262,10 +262,11 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
             data.graph.num_edges(),
             if data.graph.is_directed() { " (directed)" } else { "" },
             load_ms,
-            if dropped > 0 {
-                format!(" ({} self loops and {} duplicate edges dropped)", data.stats.self_loops, data.stats.duplicates)
-            } else {
-                String::new()
+            match (duplicates, loops) {
+                (0, 0) => String::new(),
+                (d, 0) => format!(" ({d} duplicate edges dropped)"),
+                (0, l) => format!(" ({l} self loops kept as loop labels)"),
+                (d, l) => format!(" ({d} duplicate edges dropped, {l} self loops kept as loop labels)"),
             }
         );
     }

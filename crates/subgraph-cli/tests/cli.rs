@@ -254,6 +254,62 @@ fn info_json_fields() {
     assert_eq!(json_lines(&o)[0]["directed"], true);
 }
 
+/// Several labels of a vertex, several edges of a pair and self loops: `info` reports them (text
+/// and JSON), edge lists and `.sgb` files keep them, `.g` and `.graph` refuse them in one line,
+/// and `match` says what the load kept and dropped.
+#[test]
+fn several_labels_edges_and_loops_are_reported_kept_or_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let edges = write(dir.path(), "e.txt", b"a b knows\na b likes\nb c knows\nc c self\nb c knows\n");
+    let labels = write(dir.path(), "l.txt", b"a Person Agent\nb Person\n");
+    let read = ["--directed", "--string-ids", "--vertex-labels", &labels];
+    let info = |file: &str, more: &[&str]| {
+        let o = run(&[&["info", "--format", "json"], more, &[file]].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        json_lines(&o).remove(0)
+    };
+    let counts = |r: &serde_json::Value| {
+        ["self_loops", "multi_labelled_vertices", "multi_edge_pairs", "duplicates_dropped", "self_loops_dropped"]
+            .map(|k| r[k].as_u64().unwrap_or_else(|| panic!("{k} in {r}")))
+    };
+    assert_eq!(counts(&info(&edges, &read)), [1, 1, 1, 1, 0]);
+    let o = run(&[&["info"], &read[..], &[&edges]].concat());
+    assert!(
+        stdout(&o).contains(
+            "dropped           1 duplicate edges\nkept              1 self loops, 1 vertices with several labels, \
+             1 pairs with several edges\n"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    for kept in ["k.sgb", "k.txt"] {
+        let out = dir.path().join(kept);
+        let o = run(&[&["convert"], &read[..], &[&edges, out.to_str().unwrap()]].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stderr(&o).contains("(1 duplicates dropped, 1 self loops kept)"), "{}", stderr(&o));
+        let again = if kept == "k.txt" { &["--directed", "--string-ids"][..] } else { &[][..] };
+        assert_eq!(counts(&info(out.to_str().unwrap(), again)), [1, 1, 1, 0, 0], "{kept}");
+    }
+    // (.graph files are undirected.)
+    for (file, name, read) in [("r.g", "a GSI .g file", &read[..]), ("r.graph", "a Sun & Luo .graph file", &read[1..])]
+    {
+        let out = dir.path().join(file);
+        let o = run(&[&["convert"], read, &[&edges, out.to_str().unwrap()]].concat());
+        assert_eq!(o.status.code(), Some(1));
+        assert_eq!(
+            stderr(&o),
+            format!(
+                "subgraph: error: {}: {name} holds one label per vertex and one edge per pair: 1 vertex has several \
+                 labels and 1 pair has several edges; write an edge list or .sgb\n",
+                out.display()
+            )
+        );
+        assert!(!out.exists(), "nothing written");
+    }
+    let o = run(&[&["match", "--pattern", "MATCH (a)-[:knows]->(b) RETURN a, b"], &read[..], &[&edges]].concat());
+    assert!(stderr(&o).contains("(1 duplicate edges dropped, 1 self loops kept as loop labels)"), "{}", stderr(&o));
+}
+
 /// Each malformed input: exit code 1 and exactly one line on stderr naming the file and problem.
 #[test]
 fn malformed_inputs_fail_with_one_line() {

@@ -19,6 +19,10 @@ pub enum Error {
     /// A size limit that would otherwise be hit later.
     #[error("{0}")]
     Limit(String),
+    /// A graph that the format asked for cannot hold without loss (several labels of a vertex,
+    /// several edges of a pair): refused, not dropped; `file` is where it was to be written.
+    #[error("{}: {msg}", file.display())]
+    Unwritable { file: PathBuf, msg: String },
     /// A vertex id that the id mode refuses (the other modes would take it).
     #[error("{}:{line}: {error}", file.display())]
     Id { file: PathBuf, line: u64, error: IdError },

@@ -33,8 +33,8 @@ pub struct InputArgs {
     /// Edge lists: the edges are directed.
     #[arg(long)]
     pub directed: bool,
-    /// Edge lists, mtx, KONECT: a file of `id label` lines, in the file's ids (may be .gz or
-    /// .zst compressed).
+    /// Edge lists, mtx, KONECT: a file of `id label…` lines (one label or more), in the file's
+    /// ids (may be .gz or .zst compressed).
     #[arg(long, value_name = "FILE")]
     pub vertex_labels: Option<PathBuf>,
     #[command(flatten)]

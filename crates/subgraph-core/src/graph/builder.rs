@@ -139,7 +139,7 @@ impl GraphBuilder {
         edges.dedup();
         let duplicates = before - looped - edges.len() as u64 + (looped - self_loops);
         let too_many = || Error::Limit("the sets of labels run past 2^32 - 1 labels".into());
-        let (edge_sets, multi_edges) = merge_parallel(&mut edges).ok_or_else(too_many)?;
+        let (edge_sets, multi_edges) = merge_parallel(&mut edges, &loops).ok_or_else(too_many)?;
         let (vertex_sets, multi_labelled) = label_sets(&mut labels, more_labels).ok_or_else(too_many)?;
         let num_edges = edges.len() as u64;
 
@@ -242,13 +242,17 @@ impl Graph {
     }
 }
 
+/// The sets of one kind of label: their base and the sets, in label order.
+type Sets = (u32, Vec<Vec<u32>>);
+
 /// Makes the edges of one pair (sorted, exact duplicates gone) one edge labelled by the set of
-/// their labels. The sets (base, list) and how many pairs had several; None past u32.
-fn merge_parallel(edges: &mut Vec<(u32, u32, u32)>) -> Option<((u32, Vec<Vec<u32>>), u64)> {
+/// their labels, numbered above every edge label, the loops' too (so that a loop's label is never
+/// taken for a set). The sets (base, list) and how many pairs had several; None past u32.
+fn merge_parallel(edges: &mut Vec<(u32, u32, u32)>, loops: &[(u32, u32)]) -> Option<(Sets, u64)> {
     if !edges.windows(2).any(|w| (w[0].0, w[0].1) == (w[1].0, w[1].1)) {
         return Some(((0, Vec::new()), 0));
     }
-    let mut sets = Interner::above(edges.iter().map(|e| e.2))?;
+    let mut sets = Interner::above(edges.iter().map(|e| e.2).chain(loops.iter().map(|l| l.1)))?;
     let (mut out, mut pairs, mut set) = (Vec::with_capacity(edges.len()), 0u64, Vec::new());
     for (k, e) in edges.iter().enumerate() {
         set.push(e.2);
@@ -264,7 +268,7 @@ fn merge_parallel(edges: &mut Vec<(u32, u32, u32)>) -> Option<((u32, Vec<Vec<u32
 
 /// Gives each vertex with labels in `more` beside its own the label of its set. The sets (base,
 /// list) and how many vertices have several; None past u32.
-fn label_sets(labels: &mut [u32], mut more: Vec<(u32, u32)>) -> Option<((u32, Vec<Vec<u32>>), u64)> {
+fn label_sets(labels: &mut [u32], mut more: Vec<(u32, u32)>) -> Option<(Sets, u64)> {
     if more.is_empty() {
         return Some(((0, Vec::new()), 0));
     }

@@ -195,6 +195,19 @@ impl Graph {
         &self.loops
     }
 
+    /// Vertices with several labels (whose label is a set label).
+    pub fn multi_labelled_vertices(&self) -> u64 {
+        let sets = self.vlabel_values.iter().filter(|l| self.vertex_label_members(l).len() > 1);
+        sets.map(|&l| self.vertices_with_label(l).len() as u64).sum()
+    }
+
+    /// Pairs joined by several edges of different labels (one edge of a set label): ordered
+    /// pairs, unordered where undirected.
+    pub fn multi_edge_pairs(&self) -> u64 {
+        let sets = self.elabel_values.iter().filter(|l| self.edge_label_members(l).len() > 1);
+        sets.map(|&l| self.edge_label_count(l)).sum()
+    }
+
     /// The vertices' properties, when they were given.
     pub fn properties(&self) -> Option<&Arc<Properties>> {
         self.properties.as_ref()
@@ -476,5 +489,18 @@ mod tests {
         assert_eq!(g.edge_label(1, 0), Some(4));
         assert_eq!((sets.vertex_base(), sets.edge_base()), (6, 8));
         assert_eq!(g.num_edges(), 3);
+        assert_eq!((g.multi_labelled_vertices(), g.multi_edge_pairs()), (2, 2));
+    }
+
+    #[test]
+    fn edge_sets_are_numbered_above_the_loops_labels() {
+        let mut b = GraphBuilder::new(2, false);
+        for (u, v, l) in [(0, 1, 0), (0, 1, 1), (1, 1, 2)] {
+            b.add_edge(u, v, l);
+        }
+        let g = b.build().0;
+        assert_eq!(g.label_sets().unwrap().edge_base(), 3, "above the loop's label 2");
+        assert_eq!(g.edge_label_members(&g.edge_label(0, 1).unwrap()), &[0, 1]);
+        assert_eq!((g.loops(), g.edge_label_members(&2)), (&[(1, 2)][..], &[2][..]));
     }
 }

@@ -90,11 +90,15 @@ pub fn parse_all(file: &Path, data: &[u8]) -> Result<Vec<GraphBuilder>, Error> {
     Ok(graphs)
 }
 
-/// Writes `g` as one GSI graph (directed; an undirected graph is written with both directions).
+/// Writes `g` as one GSI graph (directed; an undirected graph is written with both directions),
+/// each self loop as one `e v v label` line. A graph of several labels on a vertex or several
+/// edges on a pair is refused ([`super::unwritable`]), with an error of kind `InvalidInput`.
 pub fn write<W: Write>(g: &Graph, mut w: W) -> std::io::Result<()> {
-    let arcs = if g.is_directed() { g.num_edges() } else { 2 * g.num_edges() };
+    super::refuse(g, super::Format::Gsi)?;
+    let loops = g.loops();
+    let arcs = if g.is_directed() { g.num_edges() } else { 2 * g.num_edges() } + loops.len() as u64;
     let maxv = g.vertex_label_values().last().copied().unwrap_or(0);
-    let maxe = g.edge_label_values().last().copied().unwrap_or(0);
+    let maxe = g.edge_label_values().iter().chain(loops.iter().map(|(_, l)| l)).max().copied().unwrap_or(0);
     writeln!(w, "t # 0\n{} {} {} {}", g.num_vertices(), arcs, maxv, maxe)?;
     for v in 0..g.num_vertices() as u32 {
         writeln!(w, "v {} {}", v, g.label(v))?;
@@ -104,6 +108,9 @@ pub fn write<W: Write>(g: &Graph, mut w: W) -> std::io::Result<()> {
         if !g.is_directed() {
             writeln!(w, "e {v} {u} {l}")?;
         }
+    }
+    for &(v, l) in loops {
+        writeln!(w, "e {v} {v} {l}")?;
     }
     writeln!(w, "t # -1")?;
     w.flush()
@@ -127,6 +134,28 @@ mod tests {
         let mut out = Vec::new();
         write(&g, &mut out).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), "t # 0\n2 1 1 2\nv 0 1\nv 1 1\ne 1 0 2\nt # -1\n");
+    }
+
+    #[test]
+    fn self_loops_are_written_and_read_back() {
+        let text = "t # 0\n2 3 1 9\nv 0 1\nv 1 0\ne 0 1 1\ne 1 1 9\ne 1 1 4\nt # -1\n";
+        let g = parse_all(Path::new("d.g"), text.as_bytes()).unwrap().remove(0).build().0;
+        assert_eq!((g.num_edges(), g.loops()), (1, &[(1, 4), (1, 9)][..]));
+        let mut out = Vec::new();
+        write(&g, &mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(out, "t # 0\n2 3 1 9\nv 0 1\nv 1 0\ne 0 1 1\ne 1 1 4\ne 1 1 9\nt # -1\n");
+        assert_eq!(parse_all(Path::new("e.g"), out.as_bytes()).unwrap().remove(0).build().0.loops(), g.loops());
+        // Undirected: both directions of an edge, a loop once.
+        let mut b = GraphBuilder::new(2, false);
+        b.add_edge(0, 1, 0);
+        b.add_edge(0, 0, 3);
+        let mut out = Vec::new();
+        write(&b.build().0, &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "t # 0\n2 3 0 3\nv 0 0\nv 1 0\ne 0 1 0\ne 1 0 0\ne 0 0 3\nt # -1\n"
+        );
     }
 
     #[test]

@@ -114,8 +114,8 @@ pub struct ReadOptions {
     pub format: Option<Format>,
     /// Edge lists only: edges are directed.
     pub directed: bool,
-    /// Edge lists, Matrix Market and KONECT: a file of `id label` lines, in the file's ids,
-    /// read through [`source`] like the graph.
+    /// Edge lists, Matrix Market and KONECT: a file of `id label…` lines (one label or more), in
+    /// the file's ids, read through [`source`] like the graph.
     pub vertex_labels: Option<PathBuf>,
     /// Edge lists, Matrix Market and KONECT: how ids become vertices.
     pub ids: IdMode,
@@ -255,12 +255,49 @@ pub fn read_graph(path: &Path, opts: &ReadOptions) -> Result<Loaded, Error> {
     Ok(all.pop().expect("one graph"))
 }
 
+/// Why `format` cannot hold `g` without loss, in one line; None where it can. Sun & Luo `.graph`
+/// and GSI `.g` files hold one label per vertex and one edge per pair (their readers take an
+/// `e v v` line for a self loop, so loops are written); edge lists and `.sgb` files hold
+/// everything. Formats that are not written at all are refused by [`write_graph`] apart.
+pub fn unwritable(g: &Graph, format: Format) -> Option<String> {
+    let name = match format {
+        Format::SunLuo => "a Sun & Luo .graph file",
+        Format::Gsi => "a GSI .g file",
+        _ => return None,
+    };
+    let (vertices, pairs) = (g.multi_labelled_vertices(), g.multi_edge_pairs());
+    let mut what = Vec::new();
+    if vertices > 0 {
+        what.push(format!("{vertices} {} several labels", if vertices == 1 { "vertex has" } else { "vertices have" }));
+    }
+    if pairs > 0 {
+        what.push(format!("{pairs} {} several edges", if pairs == 1 { "pair has" } else { "pairs have" }));
+    }
+    (!what.is_empty()).then(|| {
+        format!(
+            "{name} holds one label per vertex and one edge per pair: {}; write an edge list or .sgb",
+            what.join(" and ")
+        )
+    })
+}
+
 /// Writes `g` to `path` in `format` (`-`: standard output); edge lists get their vertex labels
 /// in `path.labels`, which standard output cannot hold: there an edge list of a graph with
-/// vertex labels is refused.
+/// vertex labels is refused. A graph the format cannot hold ([`unwritable`]) is refused before
+/// anything is written.
 pub fn write_graph(g: &Graph, path: &Path, format: Format) -> Result<(), Error> {
     let stdout = source::is_stdin(path);
     let name = if stdout { Path::new("<stdout>") } else { path };
+    if matches!(format, Format::Mtx | Format::Konect | Format::Rdf) {
+        return Err(Error::Parse {
+            file: path.to_path_buf(),
+            line: 0,
+            msg: "writing Matrix Market, KONECT or RDF files is not supported; write an edge list".into(),
+        });
+    }
+    if let Some(msg) = unwritable(g, format) {
+        return Err(Error::Unwritable { file: name.to_path_buf(), msg });
+    }
     let io = |source| Error::Io { file: name.to_path_buf(), source };
     let create = |p: &Path| std::fs::File::create(p).map(std::io::BufWriter::new);
     let w: Box<dyn std::io::Write> = match stdout {
@@ -268,13 +305,7 @@ pub fn write_graph(g: &Graph, path: &Path, format: Format) -> Result<(), Error> 
         false => Box::new(create(path).map_err(io)?),
     };
     match format {
-        Format::Mtx | Format::Konect | Format::Rdf => {
-            return Err(Error::Parse {
-                file: path.to_path_buf(),
-                line: 0,
-                msg: "writing Matrix Market, KONECT or RDF files is not supported; write an edge list".into(),
-            })
-        }
+        Format::Mtx | Format::Konect | Format::Rdf => unreachable!("refused above"),
         Format::SunLuo => sunluo::write(g, w),
         Format::Gsi => gsi::write(g, w),
         Format::Binary => binary::write(g, w),
@@ -300,6 +331,14 @@ pub fn write_graph(g: &Graph, path: &Path, format: Format) -> Result<(), Error> 
     .map_err(io)
 }
 
+/// The error of a writer handed a graph its format cannot hold ([`unwritable`]).
+pub(crate) fn refuse(g: &Graph, format: Format) -> std::io::Result<()> {
+    match unwritable(g, format) {
+        Some(msg) => Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, msg)),
+        None => Ok(()),
+    }
+}
+
 /// Where an edge list's vertex labels are written: `FILE.labels` beside it.
 pub fn labels_path(path: &Path) -> PathBuf {
     let mut s = path.as_os_str().to_owned();
@@ -310,6 +349,50 @@ pub fn labels_path(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn formats_of_one_label_per_vertex_and_one_edge_per_pair_refuse_sets_in_one_line() {
+        let dir = std::env::temp_dir().join(format!("sgw-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut b = GraphBuilder::new(4, false);
+        b.set_labels(vec![1, 2, 1, 1]);
+        b.add_label(0, 2);
+        b.add_label(2, 3);
+        for (u, v, l) in [(0, 1, 0), (1, 0, 1), (1, 2, 0), (2, 3, 0), (2, 3, 4), (3, 3, 5)] {
+            b.add_edge(u, v, l);
+        }
+        let g = b.build().0;
+        for (format, file, name) in
+            [(Format::SunLuo, "g.graph", "a Sun & Luo .graph file"), (Format::Gsi, "g.g", "a GSI .g file")]
+        {
+            let path = dir.join(file);
+            let e = write_graph(&g, &path, format).unwrap_err().to_string();
+            assert_eq!(
+                e,
+                format!(
+                    "{}: {name} holds one label per vertex and one edge per pair: 2 vertices have several labels \
+                     and 2 pairs have several edges; write an edge list or .sgb",
+                    path.display()
+                )
+            );
+            assert!(!path.exists(), "refused before anything is written");
+            let mut out = Vec::new();
+            let direct = if format == Format::SunLuo { sunluo::write(&g, &mut out) } else { gsi::write(&g, &mut out) };
+            assert_eq!(direct.unwrap_err().kind(), std::io::ErrorKind::InvalidInput);
+        }
+        // One of each: singular words; a graph of loops alone is written (see the writers).
+        let mut b = GraphBuilder::new(2, false);
+        b.add_label(0, 1);
+        b.add_edge(0, 1, 0);
+        b.add_edge(0, 1, 1);
+        let e = unwritable(&b.build().0, Format::SunLuo).unwrap();
+        assert!(e.ends_with("1 vertex has several labels and 1 pair has several edges; write an edge list or .sgb"));
+        for format in [Format::EdgeList, Format::Binary] {
+            assert_eq!(unwritable(&g, format), None);
+            write_graph(&g, &dir.join("g.out"), format).unwrap();
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn sniffs_formats() {

@@ -1,10 +1,12 @@
 //! RDF as a property graph, from N-Triples or N-Quads (the graph name ignored), parsed by
 //! `oxttl`: IRIs and blank nodes (`_:b0`) are vertices, named by their IRI or label; a
 //! predicate between two of them is a directed edge labelled by the predicate's local name
-//! (after the last `#` or `/`); `rdf:type` objects are vertex labels by their local names (a
-//! vertex of several types takes the first name in byte order, one of none the name "0"), not
-//! vertices; a literal is a property of its subject, named by the predicate's local name (the
-//! last value of a vertex wins), typed as CSV columns are (`props`).
+//! (after the last `#` or `/`): every predicate of a pair is kept, several making one edge of
+//! their set (`graph::sets`), and a triple given twice is one edge; a resource's own predicate
+//! (`a p a`) is a self loop, kept apart. `rdf:type` objects are vertex labels by their local
+//! names, not vertices: a vertex has every type it is given (several make a set label), one of
+//! none the name "0". A literal is a property of its subject, named by the predicate's local
+//! name (the last value of a vertex wins), typed as CSV columns are (`props`).
 
 use super::props::typed;
 use super::remap::Dictionary;
@@ -56,14 +58,13 @@ pub(crate) fn parse(file: &Path, data: &[u8]) -> Result<GraphBuilder, Error> {
     }
     let n = vertices.len();
     let (ids, vrank) = vertices.sorted();
-    // Types: the first name in byte order of each vertex's, "0" where it has none.
+    // Types: every one of each vertex's, "0" where it has none; the first is the vertex's own,
+    // the others are added (the builder makes a set label of them).
+    let mut given: Vec<(u32, u32)> = typed_as.iter().map(|&(v, t)| (vrank[v as usize], t)).collect();
+    given.sort_unstable();
+    given.dedup();
     let mut label = vec![u32::MAX; n];
-    for &(v, t) in &typed_as {
-        let v = vrank[v as usize] as usize;
-        if label[v] == u32::MAX || types.word(t) < types.word(label[v]) {
-            label[v] = t;
-        }
-    }
+    given.chunk_by(|a, b| a.0 == b.0).for_each(|types| label[types[0].0 as usize] = types[0].1);
     if label.contains(&u32::MAX) {
         let zero = types.intern("0");
         label.iter_mut().filter(|l| **l == u32::MAX).for_each(|l| *l = zero);
@@ -84,6 +85,9 @@ pub(crate) fn parse(file: &Path, data: &[u8]) -> Result<GraphBuilder, Error> {
         .map(|(name, values)| Column { name, values: typed(n, values) })
         .collect();
     let mut b = GraphBuilder::from_parts(labels, edges, true);
+    for types in given.chunk_by(|a, b| a.0 == b.0) {
+        types[1..].iter().for_each(|&(v, t)| b.add_label(v, trank[t as usize]));
+    }
     b.set_ids(VertexIds::names(&ids));
     b.set_label_names(LabelNames { vertex: type_names, edge: predicate_names });
     b.set_properties(Properties::new(properties));
@@ -119,12 +123,40 @@ _:b0 <http://xmlns.com/foaf/0.1/knows> <http://ex.org/ada> .
         let names = g.label_names().unwrap();
         assert_eq!(names.vertex, ["0", "Agent", "Person"]);
         assert_eq!(names.edge, ["knows"]);
-        assert_eq!((g.label(0), g.label(1), g.label(2)), (0, 2, 1), "alan: Agent before Person");
+        assert_eq!((g.label(0), g.label(1)), (0, 2));
+        assert_eq!(g.vertex_label_members(&g.label(2)), &[1, 2], "alan: Agent and Person");
+        assert_eq!(g.label_sets().unwrap().vertex_sets(), &[vec![1, 2]]);
         assert_eq!(g.neighbors(1, Dir::Out), &[2]);
         assert_eq!(g.neighbors(1, Dir::In), &[0]);
         let p = g.properties().unwrap();
         assert_eq!(p.column("born").unwrap().get(1), Some(Value::Int(1815)));
         assert_eq!(p.column("name").unwrap().get(2), Some(Value::Str("Alan Turing")));
+    }
+
+    #[test]
+    fn every_type_and_every_predicate_is_kept_and_a_triple_twice_is_one_edge() {
+        let data = r#"
+<http://x/a> <http://x/knows> <http://x/b> .
+<http://x/a> <http://x/likes> <http://x/b> .
+<http://x/a> <http://x/knows> <http://x/b> .
+<http://x/b> <http://x/knows> <http://x/a> .
+<http://x/a> <http://x/is> <http://x/a> .
+<http://x/b> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://x/Z> .
+<http://x/b> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://x/A> .
+<http://x/b> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://x/Z> .
+<http://x/b> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://y/M> .
+"#;
+        let (g, stats) = parse(Path::new("x.nt"), data.as_bytes()).unwrap().build();
+        let names = g.label_names().unwrap();
+        assert_eq!(names.vertex, ["0", "A", "M", "Z"]);
+        assert_eq!(names.edge, ["is", "knows", "likes"]);
+        assert_eq!(g.label(0), 0, "a: no type");
+        assert_eq!(g.vertex_label_members(&g.label(1)), &[1, 2, 3], "b: A, M and Z, Z once");
+        assert_eq!(g.num_edges(), 2);
+        assert_eq!(g.edge_label_members(&g.edge_label(0, 1).unwrap()), &[1, 2], "a knows and likes b");
+        assert_eq!(g.edge_label(1, 0), Some(1));
+        assert_eq!(g.loops(), &[(0, 0)], "a is a");
+        assert_eq!((stats.duplicates, stats.multi_edges, stats.multi_labelled, stats.self_loops), (1, 1, 1, 1));
     }
 
     #[test]

@@ -81,14 +81,24 @@ pub fn parse(file: &Path, data: &[u8]) -> Result<GraphBuilder, Error> {
     Ok(b)
 }
 
-/// Writes `g` in Sun & Luo format; edge labels are written when the graph has any but 0.
+/// Writes `g` in Sun & Luo format; edge labels are written when the graph has any but 0. A self
+/// loop is an `e v v` line, which counts twice in its vertex's degree (as the reader counts
+/// it). A graph of several labels on a vertex or several edges on a pair is refused
+/// ([`super::unwritable`]), with an error of kind `InvalidInput`.
 pub fn write<W: Write>(g: &Graph, mut w: W) -> std::io::Result<()> {
-    let labelled = g.edge_label_values().iter().any(|&l| l != 0);
-    writeln!(w, "t {} {}", g.num_vertices(), g.num_edges())?;
+    super::refuse(g, super::Format::SunLuo)?;
+    let loops = g.loops();
+    let labelled = g.edge_label_values().iter().chain(loops.iter().map(|(_, l)| l)).any(|&l| l != 0);
+    writeln!(w, "t {} {}", g.num_vertices(), g.num_edges() + loops.len() as u64)?;
+    let mut k = 0;
     for v in 0..g.num_vertices() as u32 {
-        writeln!(w, "v {} {} {}", v, g.label(v), g.total_degree(v))?;
+        let first = k;
+        while loops.get(k).is_some_and(|&(u, _)| u == v) {
+            k += 1;
+        }
+        writeln!(w, "v {} {} {}", v, g.label(v), g.total_degree(v) as u64 + 2 * (k - first) as u64)?;
     }
-    for (u, v, l) in g.edges() {
+    for (u, v, l) in g.edges().chain(loops.iter().map(|&(v, l)| (v, v, l))) {
         if labelled {
             writeln!(w, "e {u} {v} {l}")?;
         } else {
@@ -116,6 +126,20 @@ mod tests {
         let mut out = Vec::new();
         write(&g, &mut out).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), "t 3 2\nv 0 5 1\nv 1 6 2\nv 2 5 1\ne 0 1\ne 1 2\n");
+    }
+
+    #[test]
+    fn self_loops_are_written_and_read_back() {
+        let text = "t 3 4\nv 0 5 3\nv 1 6 4\nv 2 5 1\ne 0 1\ne 1 1\ne 1 2 3\ne 0 0 2\n";
+        let (g, stats) = parse(Path::new("a"), text.as_bytes()).unwrap().build();
+        assert_eq!((g.num_edges(), g.loops(), stats.self_loops), (2, &[(0, 2), (1, 0)][..], 2));
+        let mut out = Vec::new();
+        write(&g, &mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(out, "t 3 4\nv 0 5 3\nv 1 6 4\nv 2 5 1\ne 0 1 0\ne 1 2 3\ne 0 0 2\ne 1 1 0\n");
+        let again = parse(Path::new("b"), out.as_bytes()).unwrap().build().0;
+        assert_eq!(again.loops(), g.loops());
+        assert_eq!(again.edges().collect::<Vec<_>>(), g.edges().collect::<Vec<_>>());
     }
 
     #[test]

@@ -11,8 +11,11 @@ use xxhash_rust::xxh3::xxh3_64;
 /// The first eight bytes of every `.sgb` file.
 pub const MAGIC: [u8; 8] = *b"\x89SGB\r\n\x1a\n";
 
-/// The newest format version, written for graphs with label names.
-pub const VERSION: u32 = 4;
+/// The newest format version, written for graphs with label sets or self loops.
+pub const VERSION: u32 = 5;
+/// The version written for graphs with label names or vertex properties, and neither label
+/// sets nor self loops.
+pub const VERSION_4: u32 = 4;
 /// The version written for graphs with original vertex ids and no label names.
 pub const VERSION_3: u32 = 3;
 /// The version written for graphs without original ids (the chunked payload checksum).
@@ -28,6 +31,8 @@ pub(super) const FLAG_IDS: u32 = 2;
 pub(super) const FLAG_NAMES: u32 = 4;
 /// Version 4: the vertex property section follows them.
 pub(super) const FLAG_PROPS: u32 = 8;
+/// Version 5: the label set section (self loops and label sets) follows every other section.
+pub(super) const FLAG_SETS: u32 = 16;
 /// Offset of the header checksum; the checksum covers the bytes before it.
 pub(super) const HEADER_SUM_AT: usize = 104;
 /// Payload bytes per chunk of the version 2 checksum; also the unit of the parallel reads.

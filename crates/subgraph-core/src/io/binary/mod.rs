@@ -34,20 +34,26 @@
 //! number), and with flag bit 3 the vertex property section of [`props`]. Graphs with neither
 //! are written as version 3 or 2.
 //!
+//! Version 5 adds flag bit 4: last comes the label set section of [`sets`]: the graph's self
+//! loops, and the sets behind the labels of vertices with several labels and of pairs with
+//! several edges (`graph::sets`). Graphs with neither are written as version 4, 3 or 2, byte
+//! for byte as before.
+//!
 //! The code: `format` holds what both directions share (header constants and counts, padding,
 //! checksums, reads at offsets); `write` writes and seals; `read` reads or maps and checks the
-//! checksums; `validate` checks the structure; `ids` and `props` are the sections after the
-//! payload.
+//! checksums; `validate` checks the structure; `ids`, `props` and `sets` are the sections after
+//! the payload.
 
 mod format;
 mod ids;
 mod props;
 mod read;
+mod sets;
 #[cfg(test)]
 mod tests;
 mod validate;
 mod write;
 
-pub use format::{has_magic, Source, HEADER_LEN, MAGIC, VERSION, VERSION_2, VERSION_3};
+pub use format::{has_magic, Source, HEADER_LEN, MAGIC, VERSION, VERSION_2, VERSION_3, VERSION_4};
 pub use read::{decode, read, MapMode};
 pub use write::{seal, write};

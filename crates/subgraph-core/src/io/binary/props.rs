@@ -75,13 +75,13 @@ pub(super) fn encode(p: &Properties) -> Vec<u8> {
 }
 
 /// A cursor over the section's data that fails, rather than panics, past its end.
-struct Cursor<'a> {
-    data: &'a [u8],
-    at: usize,
+pub(super) struct Cursor<'a> {
+    pub(super) data: &'a [u8],
+    pub(super) at: usize,
 }
 
 impl<'a> Cursor<'a> {
-    fn bytes(&mut self, len: u64) -> Result<&'a [u8], String> {
+    pub(super) fn bytes(&mut self, len: u64) -> Result<&'a [u8], String> {
         let len = usize::try_from(len).map_err(|_| "a length beyond the data".to_string())?;
         let end = self.at.checked_add(len).filter(|&e| e <= self.data.len()).ok_or("a length beyond the data")?;
         let out = &self.data[self.at..end];
@@ -89,13 +89,19 @@ impl<'a> Cursor<'a> {
         Ok(out)
     }
 
-    fn word(&mut self) -> Result<u64, String> {
+    pub(super) fn word(&mut self) -> Result<u64, String> {
         Ok(u64::from_le_bytes(self.bytes(8)?.try_into().expect("8 bytes")))
     }
 
-    fn words(&mut self, n: u64) -> Result<Vec<u64>, String> {
+    pub(super) fn words(&mut self, n: u64) -> Result<Vec<u64>, String> {
         let b = self.bytes(n.checked_mul(8).ok_or("a length beyond the data")?)?;
         Ok(b.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect())
+    }
+
+    /// `n` u32 values, then padding to a multiple of 8 bytes.
+    pub(super) fn u32s(&mut self, n: u64) -> Result<Vec<u32>, String> {
+        let b = self.bytes(n.checked_mul(4).ok_or("a length beyond the data")?)?;
+        Ok(b.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))).collect())
     }
 
     fn presence(&mut self, n: u64) -> Result<Vec<bool>, String> {
@@ -144,9 +150,7 @@ fn parse(data: &[u8], n: u64) -> Result<Properties, String> {
                     .check(d as usize)
                     .map_err(|m| format!("column '{name}' dictionary: {}", m.replace("vertex ", "")))?;
                 let dictionary: Vec<String> = (0..d as u32).map(|i| names.get(i).to_string()).collect();
-                let raw = c.bytes(n.checked_mul(4).ok_or("a length beyond the data")?)?;
-                let codes: Vec<u32> =
-                    raw.chunks_exact(4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes"))).collect();
+                let codes = c.u32s(n)?;
                 if let Some(&x) = codes.iter().find(|&&x| x != u32::MAX && x as u64 >= d) {
                     return Err(format!("column '{name}' has code {x} of a dictionary of {d}"));
                 }

@@ -5,9 +5,9 @@
 
 use super::format::{
     has_magic, of_chunk_sums, padded, read_exact_at, Counts, Source, CHUNK, FLAG_DIRECTED, FLAG_IDS, FLAG_NAMES,
-    FLAG_PROPS, HEADER_LEN, HEADER_SUM_AT, VERSION, VERSION_1, VERSION_2, VERSION_3,
+    FLAG_PROPS, FLAG_SETS, HEADER_LEN, HEADER_SUM_AT, VERSION, VERSION_1, VERSION_2, VERSION_3, VERSION_4,
 };
-use super::{ids, props, validate};
+use super::{ids, props, sets, validate};
 use crate::error::Error;
 use crate::graph::{map_file, Adjacency, Array, Graph, LabelNames, Properties, VertexIds};
 use memmap2::Mmap;
@@ -156,6 +156,8 @@ struct Layout {
     vertex_ids: Option<VertexIds>,
     label_names: Option<LabelNames>,
     properties: Option<Properties>,
+    /// Version 5: the self loops and the label sets.
+    sets: Option<sets::Decoded>,
 }
 
 fn layout<S: Source + ?Sized>(file: &Path, src: &S, len: u64) -> Result<Layout, Error> {
@@ -181,7 +183,8 @@ fn layout<S: Source + ?Sized>(file: &Path, src: &S, len: u64) -> Result<Layout, 
     }
     let flags = u32_at(12);
     let known = match version {
-        VERSION => FLAG_DIRECTED | FLAG_IDS | FLAG_NAMES | FLAG_PROPS,
+        VERSION => FLAG_DIRECTED | FLAG_IDS | FLAG_NAMES | FLAG_PROPS | FLAG_SETS,
+        VERSION_4 => FLAG_DIRECTED | FLAG_IDS | FLAG_NAMES | FLAG_PROPS,
         VERSION_3 => FLAG_DIRECTED | FLAG_IDS,
         _ => FLAG_DIRECTED,
     };
@@ -232,11 +235,18 @@ fn layout<S: Source + ?Sized>(file: &Path, src: &S, len: u64) -> Result<Layout, 
     } else {
         None
     };
+    let sets = if flags & FLAG_SETS != 0 {
+        let (s, e) = sets::decode(file, src, end, len)?;
+        end = e;
+        Some(s)
+    } else {
+        None
+    };
     if len != end {
         let what = if len < end { "truncated file" } else { "trailing bytes" };
         return Err(bad(format!("{what}: {len} bytes, the header and sections imply {end}")));
     }
-    Ok(Layout { version, counts, payload_len, sum, vertex_ids, label_names, properties })
+    Ok(Layout { version, counts, payload_len, sum, vertex_ids, label_names, properties, sets })
 }
 
 /// Reads and validates a binary graph of `len` bytes from `src`; `file` names it in errors.
@@ -351,14 +361,20 @@ fn in_place<T: bytemuck::Pod>(map: &Arc<Mmap>, (start, len): (usize, usize)) -> 
 }
 
 /// The last steps of both loads: the label pairs, the structural check, and the sections after
-/// the payload.
+/// the payload (the label sets against the labels, the names against the labels that are not
+/// sets, the loops' too).
 fn finish(file: &Path, mut g: Graph, pairs: &[u32], layout: Layout) -> Result<Graph, Error> {
     let bad = |msg: String| Error::Parse { file: file.to_path_buf(), line: 0, msg };
     g.pairs = pairs.chunks_exact(2).map(|p| (p[0], p[1])).collect();
     validate::validate(&g).map_err(|m| bad(format!("invalid graph: {m}")))?;
+    let (loops, label_sets) = layout.sets.unwrap_or_default();
+    sets::check(&g, &loops, &label_sets).map_err(|m| bad(format!("invalid graph: {m}")))?;
     if let Some(names) = &layout.label_names {
-        names.check(&g.vlabel_values, &g.elabel_values).map_err(|m| bad(format!("invalid graph: {m}")))?;
+        let (vertex, edge) = sets::plain_labels(&g, &loops, &label_sets);
+        names.check(&vertex, &edge).map_err(|m| bad(format!("invalid graph: {m}")))?;
     }
+    g.loops = Arc::new(loops);
+    g.label_sets = Some(label_sets).filter(|s| !s.is_empty()).map(Arc::new);
     g.ids = layout.vertex_ids.map(Arc::new);
     g.label_names = layout.label_names.filter(|n| !n.is_empty()).map(Arc::new);
     g.properties = layout.properties.map(Arc::new);

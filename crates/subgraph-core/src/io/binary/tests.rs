@@ -74,6 +74,8 @@ fn same(a: &Graph, b: &Graph) {
     assert_eq!(a.edge_label_values(), b.edge_label_values());
     assert_eq!(a.memory_bytes(), b.memory_bytes());
     assert_eq!(a.ids(), b.ids());
+    assert_eq!(a.label_sets(), b.label_sets());
+    assert_eq!(a.loops(), b.loops());
 }
 
 #[test]
@@ -128,7 +130,7 @@ fn label_names_round_trip_as_version_4_and_damage_is_an_error() {
         b.set_label_names(LabelNames { vertex: vertex_names.clone(), edge });
         let named = b.build().0;
         let data = bytes(&named);
-        assert_eq!(data[8..12], VERSION.to_le_bytes());
+        assert_eq!(data[8..12], VERSION_4.to_le_bytes());
         let back = load(&data).unwrap();
         same(&named, &back);
         assert_eq!(back.label_names(), named.label_names());
@@ -174,6 +176,153 @@ fn label_names_round_trip_as_version_4_and_damage_is_an_error() {
     let mut b = GraphBuilder::from_parts(g.labels().to_vec(), g.edges().collect(), true);
     b.set_label_names(LabelNames { vertex: vertex_names[..1].to_vec(), edge: Vec::new() });
     assert!(err(&bytes(&b.build().0)).contains("has no name"));
+}
+
+/// A graph of vertex sets ({1, 3}, {1, 9}), an edge set ({0, 5}) and self loops (labels 2, 7).
+fn with_sets(directed: bool) -> Graph {
+    builder_with_sets(directed).build().0
+}
+
+fn builder_with_sets(directed: bool) -> GraphBuilder {
+    let g = sample(directed);
+    let mut b = GraphBuilder::from_parts(g.labels().to_vec(), g.edges().collect(), directed);
+    b.add_label(1, 3);
+    b.add_label(4, 3);
+    b.add_label(5, 9);
+    b.add_label(5, 1);
+    for (u, v, l) in [(0, 1, 5), (3, 3, 2), (3, 3, 7), (6, 6, 2), (1, 0, 5)] {
+        b.add_edge(u, v, l);
+    }
+    b
+}
+
+#[test]
+fn label_sets_and_loops_round_trip_as_version_5_and_damage_is_an_error() {
+    for directed in [false, true] {
+        let g = with_sets(directed);
+        let sets = g.label_sets().unwrap();
+        assert_eq!((sets.vertex_sets(), sets.edge_sets()), (&[vec![1, 3], vec![1, 9]][..], &[vec![0, 5]][..]));
+        assert_eq!(g.loops(), &[(3, 2), (3, 7), (6, 2)]);
+        let data = bytes(&g);
+        assert_eq!(data[8..12], VERSION.to_le_bytes());
+        assert_eq!(data[12..16], (16 | u32::from(directed)).to_le_bytes());
+        let back = load(&data).unwrap();
+        same(&g, &back);
+        assert_eq!(bytes(&back), data);
+        let mut sealed = data.clone();
+        seal(&mut sealed);
+        assert_eq!(sealed, data);
+        for i in 0..data.len() {
+            let mut d = data.clone();
+            d[i] ^= 0x10;
+            err(&d);
+        }
+        for len in 0..data.len() {
+            err(&data[..len]);
+        }
+        // Version 4 knows no flag bit 4.
+        let mut v4 = data.clone();
+        v4[8..12].copy_from_slice(&VERSION_4.to_le_bytes());
+        seal(&mut v4);
+        assert_eq!(err(&v4), format!("g.sgb:0: unknown flags {:#x}", 16 | u32::from(directed)));
+    }
+    // Loops alone, or vertex sets alone, with ids, names and properties before the section.
+    let g = sample(false);
+    let mut b = GraphBuilder::from_parts(g.labels().to_vec(), g.edges().collect(), false);
+    b.add_edge(2, 2, 4);
+    b.set_ids(VertexIds::names(&["a", "b", "c", "d", "e", "f", "g"]));
+    let names = |k: u32, p: &str| (0..k).map(|i| format!("{p}{i:02}")).collect::<Vec<_>>();
+    b.set_label_names(LabelNames { vertex: names(10, "v"), edge: names(6, "e") });
+    let mut looped = b.build().0;
+    looped.set_properties(Properties::new(vec![Column {
+        name: "x".into(),
+        values: Values::Int { values: vec![1; 7], present: vec![true; 7] },
+    }]));
+    assert!(looped.label_sets().is_none());
+    let data = bytes(&looped);
+    assert_eq!(data[8..12], VERSION.to_le_bytes());
+    let back = load(&data).unwrap();
+    same(&looped, &back);
+    assert_eq!((back.label_names(), back.properties()), (looped.label_names(), looped.properties()));
+    let mut b = GraphBuilder::from_parts(g.labels().to_vec(), g.edges().collect(), false);
+    b.add_label(0, 1);
+    let labelled = b.build().0;
+    assert!(labelled.loops().is_empty() && labelled.label_sets().unwrap().edge_sets().is_empty());
+    same(&labelled, &load(&bytes(&labelled)).unwrap());
+}
+
+/// `g` written with its label set section replaced by one of `loops` and `sets`, resealed.
+fn with_section(g: &Graph, loops: &[(u32, u32)], sets: &crate::graph::LabelSets) -> Vec<u8> {
+    let data = bytes(g);
+    let own = super::sets::encode(g.loops(), g.label_sets().map(|s| &**s));
+    let mut d = data[..data.len() - own.len()].to_vec();
+    d.extend_from_slice(&super::sets::encode(loops, Some(sets)));
+    seal(&mut d);
+    d
+}
+
+#[test]
+fn label_set_sections_that_do_not_fit_are_errors() {
+    use crate::graph::LabelSets;
+    let g = with_sets(true);
+    let own = (**g.label_sets().unwrap()).clone();
+    let loops = g.loops().to_vec();
+    let sets = |vertex_base: u32, vertex: &[&[u32]], edge_base: u32, edge: &[&[u32]]| LabelSets {
+        vertex_base,
+        vertex: vertex.iter().map(|s| s.to_vec()).collect(),
+        edge_base,
+        edge: edge.iter().map(|s| s.to_vec()).collect(),
+    };
+    assert_eq!((own.vertex_base(), own.edge_base()), (10, 8));
+    same(&g, &load(&with_section(&g, &loops, &own)).unwrap());
+    let ok_sets = sets(10, &[&[1, 3], &[1, 9]], 8, &[&[0, 5]]);
+    assert_eq!(ok_sets, own);
+    type Case = (Vec<(u32, u32)>, LabelSets, &'static str);
+    let cases: Vec<Case> = vec![
+        (vec![(3, 2), (7, 1)], own.clone(), "invalid graph: a loop at vertex 7, out of range (7 vertices)"),
+        (vec![(3, 7), (3, 2)], own.clone(), "label set section: loops not sorted and distinct at (3, 2)"),
+        (vec![(3, 2), (3, 2)], own.clone(), "label set section: loops not sorted and distinct at (3, 2)"),
+        (loops.clone(), sets(10, &[&[1], &[1, 9]], 8, &[&[0, 5]]), "vertex set 0 (label 10) has fewer than two labels"),
+        (loops.clone(), sets(10, &[&[3, 1], &[1, 9]], 8, &[&[0, 5]]), "vertex set 10 is not sorted and distinct"),
+        (loops.clone(), sets(10, &[&[1, 3], &[1, 1]], 8, &[&[0, 5]]), "vertex set 11 is not sorted and distinct"),
+        (loops.clone(), sets(10, &[&[1, 3], &[1, 9]], 8, &[&[0, 8]]), "edge set 8 holds a label from its base 8 up"),
+        (loops.clone(), sets(10, &[&[1, 3], &[1, 3]], 8, &[&[0, 5]]), "a vertex set is there twice"),
+        (
+            loops.clone(),
+            sets(u32::MAX, &[&[1, 3], &[1, 9]], 8, &[&[0, 5]]),
+            "2 vertex sets from label 4294967295 on run past 2^32 - 1",
+        ),
+        (loops.clone(), sets(11, &[&[1, 3], &[1, 9]], 8, &[&[0, 5]]), "1 of the 2 vertex sets are no vertex's label"),
+        (vec![(3, 2), (6, 2)], own.clone(), "edge set base 8 is not one above the largest edge label below it (5)"),
+        (
+            loops.clone(),
+            sets(10, &[&[1, 3], &[1, 9], &[3, 9]], 8, &[&[0, 5]]),
+            "1 of the 3 vertex sets are no vertex's label",
+        ),
+        (loops.clone(), sets(10, &[&[1, 3]], 8, &[&[0, 5]]), "vertex label 11 is above its sets (1 from label 10 on)"),
+        (vec![(3, 2), (3, 9)], own.clone(), "edge set base 8 is not one above the largest edge label below it (9)"),
+        (Vec::new(), LabelSets::default(), "label set section: no loop and no set"),
+    ];
+    for (loops, bad, want) in cases {
+        let e = err(&with_section(&g, &loops, &bad));
+        assert!(e.starts_with("g.sgb:0: ") && e.contains(want), "{want}: {e}");
+    }
+    // Names must cover the sets' members and the loops' labels, not the set labels.
+    let named = |vertex: u32, edge: u32| {
+        let mut b = builder_with_sets(true);
+        let names = |k: u32, p: &str| (0..k).map(|i| format!("{p}{i:02}")).collect::<Vec<_>>();
+        b.set_label_names(LabelNames { vertex: names(vertex, "v"), edge: names(edge, "e") });
+        b.build().0
+    };
+    let g = named(10, 8);
+    assert!(g.label_sets().is_some());
+    same(&g, &load(&bytes(&g)).unwrap());
+    let short = named(10, 7);
+    assert!(
+        err(&bytes(&short)).contains("invalid graph: edge label 7 has no name (7 names)"),
+        "{}",
+        err(&bytes(&short))
+    );
 }
 
 #[test]
@@ -252,9 +401,9 @@ fn messages_name_the_problem() {
     d[HEADER_LEN + 3] ^= 1;
     assert!(err(&d).ends_with("corrupt payload (checksum mismatch)"));
     let mut d = data.clone();
-    d[8] = 5;
+    d[8] = 6;
     reseal(&mut d);
-    assert!(err(&d).ends_with("format version 5 is not supported (this build reads versions 1 to 4)"));
+    assert!(err(&d).ends_with("format version 6 is not supported (this build reads versions 1 to 5)"));
     let mut d = data.clone();
     d[24] += 1;
     reseal(&mut d);
@@ -495,13 +644,15 @@ fn round_trips_a_graph_of_several_chunks() {
         b.add_edge((x >> 33) as u32 % n, (x >> 13) as u32 % n, (x % 3) as u32);
     }
     let g = b.build().0;
+    assert!(!g.loops().is_empty(), "a label set section after the payload");
     let data = bytes(&g);
-    let payload = &data[HEADER_LEN..];
+    let payload_len = u64::from_le_bytes(data[88..96].try_into().unwrap()) as usize;
+    let payload = &data[HEADER_LEN..HEADER_LEN + payload_len];
     assert!(payload.len() > 5 * CHUNK);
     let sums: Vec<u8> = payload.chunks(CHUNK).flat_map(|c| xxh3_64(c).to_le_bytes()).collect();
     assert_eq!(data[96..104], xxh3_64(&sums).to_le_bytes());
     same(&g, &load(&data).unwrap());
-    for at in [HEADER_LEN + 2 * CHUNK + 5, data.len() - 9] {
+    for at in [HEADER_LEN + 2 * CHUNK + 5, HEADER_LEN + payload_len - 9] {
         let mut d = data.clone();
         d[at] ^= 0x10;
         assert!(err(&d).ends_with("corrupt payload (checksum mismatch)"), "{}", err(&d));

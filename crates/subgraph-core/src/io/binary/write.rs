@@ -2,10 +2,10 @@
 //! checksums in place ([`seal`], for tools and the fuzzer).
 
 use super::format::{
-    of_chunk_sums, padded, Counts, CHUNK, FLAG_DIRECTED, FLAG_IDS, FLAG_NAMES, FLAG_PROPS, HEADER_LEN, HEADER_SUM_AT,
-    MAGIC, VERSION, VERSION_1, VERSION_2, VERSION_3,
+    of_chunk_sums, padded, Counts, CHUNK, FLAG_DIRECTED, FLAG_IDS, FLAG_NAMES, FLAG_PROPS, FLAG_SETS, HEADER_LEN,
+    HEADER_SUM_AT, MAGIC, VERSION, VERSION_1, VERSION_2, VERSION_3, VERSION_4,
 };
-use super::{ids, props};
+use super::{ids, props, sets};
 use crate::graph::{Adjacency, Graph};
 use std::borrow::Cow;
 use std::io::Write;
@@ -88,8 +88,9 @@ impl ChunkSums {
     }
 }
 
-/// Writes `g` in the binary format: version [`VERSION`] when it has label names,
-/// [`VERSION_3`] when it has original ids, else [`VERSION_2`].
+/// Writes `g` in the binary format: version [`VERSION`] when it has label sets or self loops,
+/// [`VERSION_4`] when it has label names or properties, [`VERSION_3`] when it has original ids,
+/// else [`VERSION_2`].
 pub fn write<W: Write>(g: &Graph, mut w: W) -> std::io::Result<()> {
     let counts = Counts::of(g);
     let pairs: Vec<u32> = g.pairs.iter().flat_map(|&(e, v)| [e, v]).collect();
@@ -106,15 +107,18 @@ pub fn write<W: Write>(g: &Graph, mut w: W) -> std::io::Result<()> {
     }
     let mut head = Vec::with_capacity(HEADER_LEN);
     head.extend_from_slice(&MAGIC);
-    let version = match (g.label_names.is_some() || g.properties.is_some(), &g.ids) {
-        (true, _) => VERSION,
-        (false, Some(_)) => VERSION_3,
-        (false, None) => VERSION_2,
+    let has_sets = g.label_sets.is_some() || !g.loops.is_empty();
+    let version = match (has_sets, g.label_names.is_some() || g.properties.is_some(), &g.ids) {
+        (true, _, _) => VERSION,
+        (false, true, _) => VERSION_4,
+        (false, false, Some(_)) => VERSION_3,
+        (false, false, None) => VERSION_2,
     };
     let flags = if counts.directed { FLAG_DIRECTED } else { 0 }
         | if g.ids.is_some() { FLAG_IDS } else { 0 }
         | if g.label_names.is_some() { FLAG_NAMES } else { 0 }
-        | if g.properties.is_some() { FLAG_PROPS } else { 0 };
+        | if g.properties.is_some() { FLAG_PROPS } else { 0 }
+        | if has_sets { FLAG_SETS } else { 0 };
     head.extend_from_slice(&version.to_le_bytes());
     head.extend_from_slice(&flags.to_le_bytes());
     for x in [
@@ -151,6 +155,9 @@ pub fn write<W: Write>(g: &Graph, mut w: W) -> std::io::Result<()> {
     if let Some(p) = &g.properties {
         w.write_all(&props::encode(p))?;
     }
+    if has_sets {
+        w.write_all(&sets::encode(&g.loops, g.label_sets.as_deref()))?;
+    }
     w.flush()
 }
 
@@ -158,8 +165,8 @@ pub fn write<W: Write>(g: &Graph, mut w: W) -> std::io::Result<()> {
 /// checksum the header's format version calls for, then the header checksum. For tools and
 /// tests that edit a file's fields in place (the fuzzer forges files past the checksums with
 /// it, so that validation alone must reject the damage): the payload as long as the header
-/// says (or the file allows), and the id and label name sections after it that its flags
-/// announce; data shorter than the header is left as it is.
+/// says (or the file allows), and the id, label name, property and label set sections after it
+/// that its flags announce; data shorter than the header is left as it is.
 pub fn seal(data: &mut [u8]) {
     if data.len() < HEADER_LEN {
         return;
@@ -183,7 +190,8 @@ pub fn seal(data: &mut [u8]) {
     let mut at = end;
     let sections = usize::from(flags & FLAG_IDS != 0)
         + if flags & FLAG_NAMES != 0 { 2 } else { 0 }
-        + usize::from(flags & FLAG_PROPS != 0);
+        + usize::from(flags & FLAG_PROPS != 0)
+        + usize::from(flags & FLAG_SETS != 0);
     for _ in 0..sections {
         at += ids::seal(&mut data[at..]);
     }
