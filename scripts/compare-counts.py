@@ -3,7 +3,8 @@
 
 Usage: compare-counts.py ANSWERS CPU.jsonl GPU.jsonl [LABEL]
 
-ANSWERS holds `name count` or `name:count` lines (name with or without `.graph`), or is `-`.
+ANSWERS holds `name count` or `name:count` lines (name with or without `.graph` or `.cypher`),
+or is `-`.
 A query passes when both runs are complete, their counts are equal, and equal to the known
 count where one is given. Prints one line per query and, last, `LABEL PASSED FAILED`.
 """
@@ -20,7 +21,7 @@ def known_counts(path):
         line = line.strip().replace(":", " ")
         if line:
             name, count = line.split()
-            known[name.removesuffix(".graph")] = int(count)
+            known[name.removesuffix(".graph").removesuffix(".cypher")] = int(count)
     return known
 
 
@@ -30,7 +31,7 @@ def rows(path):
         line = line.strip()
         if line.startswith("{"):
             r = json.loads(line)
-            out[os.path.basename(r["query"]).removesuffix(".graph")] = r
+            out[os.path.basename(r["query"]).removesuffix(".graph").removesuffix(".cypher")] = r
     return out
 
 

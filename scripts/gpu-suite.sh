@@ -9,7 +9,8 @@
 #       against `--device cpu` and the known counts on the HPRD oracle queries, the yeast
 #       queries with known counts, both again under FSIG's strategy (with the host spill on every
 #       level) and GpSM's (with its switches on 20 HPRD queries), and the HPRD queries in every
-#       ablation combination, and on a host with two GPUs both oracles with `--gpus 2` (each
+#       ablation combination, multigraph sets (yeast with label sets, parallel edges and self
+#       loops; a knowledge graph's patterns against Oxigraph's counts), and on a host with two GPUs both oracles with `--gpus 2` (each
 #       query one pass or fail). Full log in $OUT/gpu-suite.log; the last line is
 #       `N passed, N failed`.
 # Settings: SUITE_QUERIES (queries per set, default 200), SUITE_TIMEOUT (seconds per query,
@@ -35,6 +36,18 @@ build() {
     cp "$target/release/subgraph" "$bin/subgraph"
     cp -r "$root/tests/data/hprd" "$root/tests/data/yeast" "$bin/data/"
     cp "$root/scripts/compare-counts.py" "$bin/"
+    # Multigraph sets (issue 39): yeast with label sets, parallel edges and self loops; a
+    # knowledge graph with several classes per entity and predicates per pair, and its patterns
+    # with Oxigraph's counts.
+    python3 "$root/scripts/multigraph-data.py" "$root/tests/data/yeast/yeast.graph" "$bin/data/yeast-multi.el"
+    "$target/release/subgraph" gen rdf --universities 1 --facts --output "$bin/data/kg.nt"
+    mkdir -p "$bin/data/kg"
+    local k=0
+    while IFS= read -r p; do
+        k=$((k + 1))
+        printf '%s\n' "$p" >"$bin/data/kg/p$k.cypher"
+    done < <(grep -v '^#' "$root/bench/queries/kg/patterns.txt")
+    cp "$root/bench/queries/kg/expected.txt" "$bin/data/kg/"
     strip --strip-debug "$bin"/tests/* "$bin/subgraph"
     du -sh "$bin"
 }
@@ -116,6 +129,17 @@ run_all() {
             "yeast-gpus2 $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpus 2 --gpu-share-from 0"
             "yeast-gpus2-part $d/yeast/yeast.graph $d/yeast/expected.txt $yeast_q -- --gpus 2 --gpu-share-from 0 --gpu-partitions on --gpu-segment 64K --gpu-resident 0")
     fi
+    # Label sets, parallel edges and self loops (issue 39): the yeast queries on yeast made a
+    # multigraph (CPU against GPU), and the knowledge graph's patterns (against Oxigraph's
+    # counts), with the default strategy, FSIG's, GpSM's and the partitions.
+    local kg_q
+    kg_q=$(ls "$d/kg"/p*.cypher | sort -V)
+    sets+=("yeast-multi $d/yeast-multi.el - $yeast_q"
+        "yeast-multi-fsig $d/yeast-multi.el - $yeast_q -- --gpu-strategy fsig"
+        "yeast-multi-part $d/yeast-multi.el - $yeast_q -- --gpu-partitions on --gpu-segment 64K --gpu-resident 0"
+        "kg $d/kg.nt $d/kg/expected.txt $kg_q"
+        "kg-gpsm $d/kg.nt $d/kg/expected.txt $kg_q -- --gpu-strategy gpsm"
+        "kg-dfs $d/kg.nt $d/kg/expected.txt $kg_q -- --gpu-dfs on --tail on")
     local few
     few=$(ls "$d/hprd/queries"/*.graph | head -n 20)
     # GpSM's strategy over the oracles, and its ablation switches on 20 HPRD queries.

@@ -391,6 +391,28 @@ fn generated_rdf_loads_and_counts_as_its_schema_says() {
     assert_eq!(count("MATCH (s:Student) WHERE s.age >= 18 AND s.age <= 29 RETURN count(*)"), 15 * 120);
 }
 
+/// A knowledge graph of several classes per entity, several predicates per pair and self loops
+/// (`gen rdf --facts`) counts what Oxigraph counts (bench/queries/kg: SPARQL's counts of the same
+/// basic graph patterns, pyoxigraph 0.5 and Oxigraph 0.4).
+#[test]
+fn knowledge_graph_counts_equal_oxigraphs() {
+    let dir = tempfile::tempdir().unwrap();
+    let nt = dir.path().join("kg.nt");
+    let o = run(&["gen", "rdf", "--universities", "1", "--facts", "--output", nt.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    for (pattern, oxigraph) in [
+        ("MATCH (a:Employee)-[:knows]->(b) RETURN count(*)", 850),
+        ("MATCH (a:Employee:Researcher) RETURN count(*)", 240),
+        ("MATCH (a)-[:knows]->(b), (a)-[:worksWith]->(b) RETURN count(*)", 1089),
+        ("MATCH (p:Publication)-[:cites]->(p) RETURN count(*)", 93),
+        ("MATCH (a:Student)-->(b:Professor) RETURN count(*)", 2705),
+        ("MATCH (a:Employee)-->(b:Employee) RETURN count(*)", 1321),
+    ] {
+        let r = report(&run(&["match", "-q", "--format", "json", nt.to_str().unwrap(), "--pattern", pattern]));
+        assert_eq!(r[0]["embeddings"], oxigraph, "{pattern}");
+    }
+}
+
 /// A real public N-Triples file (schema.org's vocabulary, gzip-compressed) loads, and patterns
 /// over it count what Oxigraph counts for the same SPARQL (bench/results/2026-11-25-sparql.md).
 #[test]

@@ -138,10 +138,13 @@ pub struct Compiled {
     pub weights: Vec<u64>,
     /// Whether property tests or labels restrict some vertex (the queries carry it).
     pub restricted: bool,
-    /// The queries are for the data graph's label-free view (`Graph::without_labels`): a
-    /// pattern of unlabelled edges whose absent vertex labels expand into too many queries,
-    /// its labelled vertices restricted to their labels' vertices.
+    /// The queries are for the data graph's label-free view (`Graph::without_labels`, or
+    /// `Graph::edges_holding(view_edges)`): a pattern whose edges all ask for the same labels
+    /// (or none) and whose vertex labels expand into too many queries, its labelled vertices
+    /// restricted to the vertices whose labels hold theirs.
     pub view: bool,
+    /// The labels every edge of the view holds (None: the view has every edge).
+    pub view_edges: Need,
     /// Pattern vertices, the width of every match.
     pub width: usize,
     /// The pattern vertices each row holds, in RETURN order (empty for `count(*)`).
@@ -179,7 +182,10 @@ pub fn compile_within<'t>(
     let lowered = lower(pattern, data)?;
     match expand_all(&lowered, data, triples, max, halt)? {
         Some(queries) => Ok(shape(pattern, queries)),
-        None => Ok(Compiled { view: true, ..shape(pattern, label_free(pattern.vertices.len(), data, lowered)) }),
+        None => {
+            let view_edges = lowered.edges.first().and_then(|e| e.2.clone());
+            Ok(Compiled { view: true, view_edges, ..shape(pattern, label_free(pattern.vertices.len(), data, lowered)) })
+        }
     }
 }
 
@@ -187,14 +193,16 @@ pub fn compile_within<'t>(
 /// queries that match it on `data`: each of its labels expanded into the data's labels whose
 /// sets hold it, each of its self loops a restriction to the data vertices with such a loop.
 /// Every query of the result has weight 1 (a query's edges all have labels) and no skip; at
-/// most `max` of them.
+/// most `max` of them, past which a query whose edges all have one label is matched over the
+/// data's edges of that label without labels, its vertex labels restrictions
+/// ([`QueryPlan::view_edges`]).
 pub fn compile_query<'t>(
     query: &Graph,
     data: &Graph,
     triples: impl FnOnce() -> &'t LabelTriples,
     max: usize,
     halt: &dyn Fn() -> bool,
-) -> Result<Vec<Graph>, CompileError> {
+) -> Result<QueryPlan, CompileError> {
     let n = query.num_vertices();
     let vertex_labels = (0..n as u32).map(|u| Some(query.vertex_label_members(&query.label(u)).to_vec())).collect();
     let edges =
@@ -205,8 +213,25 @@ pub fn compile_query<'t>(
         restrict_to_loop(&mut allowed[u as usize], data, l);
     }
     let lowered = Lowered { vertex_labels, edges, either: Vec::new(), allowed, open_loops: Vec::new() };
-    let found = expand_all(&lowered, data, triples, max, halt)?.ok_or_else(too_many)?;
-    Ok(found.0)
+    match expand_all(&lowered, data, triples, max, halt) {
+        Ok(Some(found)) => Ok(QueryPlan { queries: found.0, view_edges: None }),
+        Ok(None) => {
+            let view_edges = Some(lowered.edges.first().and_then(|e| e.2.clone()));
+            Ok(QueryPlan { view_edges, queries: label_free(n, data, lowered).0 })
+        }
+        Err(CompileError::Unsupported(_)) => Err(too_many_sets()),
+        Err(e) => Err(e),
+    }
+}
+
+/// A query file's query on one data graph (`compile_query`).
+#[derive(Debug, Clone)]
+pub struct QueryPlan {
+    /// The queries whose matches add up to the query's.
+    pub queries: Vec<Graph>,
+    /// Where the queries are for `Graph::edges_holding` of these labels (inner None: every
+    /// edge), not for the data graph itself.
+    pub view_edges: Option<Need>,
 }
 
 /// The queries, skips and weights of `lowered` on `data`; None where a pattern of unlabelled
@@ -228,6 +253,7 @@ fn expand_all<'t>(
     if either.len() > MAX_EXPANSIONS.ilog2() as usize {
         return Err(too_many());
     }
+    let edge_sets = triples.is_some_and(LabelTriples::has_edge_sets);
     let (mut queries, mut skips, mut weights) = (Vec::new(), Vec::new(), Vec::new());
     for turn in 0..1usize << either.len() {
         let mut oriented = edges.clone();
@@ -255,7 +281,7 @@ fn expand_all<'t>(
             // Too many label combinations, and no edge label to keep (nor a pair of several
             // edges, which an edge without label binds to one by one): the vertex labels
             // become restrictions over the label-free view.
-            _ if edges.iter().all(|e| e.2.is_none()) && !triples.is_some_and(LabelTriples::has_edge_sets) => {
+            _ if one_need(edges) && (edges.first().is_some_and(|e| e.2.is_some()) || !edge_sets) => {
                 return Ok(None);
             }
             Ok(_) => return Err(too_many()),
@@ -279,6 +305,12 @@ fn expand_all<'t>(
         }
     }
     Ok(Some((out, out_skips, out_weights)))
+}
+
+/// Whether every edge asks for the same labels (or every edge for none): a view of the data's
+/// edges that hold them answers for each.
+fn one_need(edges: &[(usize, usize, Need)]) -> bool {
+    edges.windows(2).all(|w| w[0].2 == w[1].2)
 }
 
 /// The one query of a pattern whose labels are all given, on data without label sets; none
@@ -535,9 +567,10 @@ fn label_free(k: usize, data: &Graph, lowered: Lowered) -> Queries {
         let oriented: Vec<(u32, u32, u32)> = edges
             .iter()
             .enumerate()
-            .map(|(i, (a, b, l))| match either.iter().position(|&j| j == i) {
+            .map(|(i, (a, b, _))| match either.iter().position(|&j| j == i) {
+                // The view holds only edges of the need: any forward edge there is one.
                 Some(bit) if turn >> bit & 1 == 1 => {
-                    skip.push((*a, *b, l.clone()));
+                    skip.push((*a, *b, None));
                     (*b as u32, *a as u32, 0)
                 }
                 _ => (*a as u32, *b as u32, 0),
@@ -578,6 +611,7 @@ fn shape(pattern: &Pattern, (queries, skips, weights): Queries) -> Compiled {
         weights,
         restricted,
         view: false,
+        view_edges: None,
         width: pattern.vertices.len(),
         columns,
         names: pattern.column_names(),
@@ -636,8 +670,18 @@ fn holds(x: PropertyValue<'_>, op: CompareOp, want: &Value) -> bool {
 
 fn too_many() -> CompileError {
     CompileError::Unsupported(format!(
-        "the pattern expands into more than {MAX_EXPANSIONS} queries on this data graph (absent labels, and edges \
-         without direction on directed data); give some of its vertices or edges a label or a direction"
+        "the pattern expands into more than {MAX_EXPANSIONS} queries on this data graph (absent labels, labels held by \
+         several of the data's sets of labels, and edges without direction on directed data); give some of its \
+         vertices or edges a label or a direction"
+    ))
+}
+
+/// [`too_many`] for a query file's query, whose labels are all given.
+fn too_many_sets() -> CompileError {
+    CompileError::Unsupported(format!(
+        "the query expands into more than {MAX_EXPANSIONS} queries over the data graph's sets of labels (its labels \
+         are each held by several sets: vertices of several labels, pairs of several edges), which is not supported \
+         yet; a smaller query, or data of fewer sets, runs"
     ))
 }
 

@@ -60,6 +60,10 @@ pub(crate) fn pattern_error(e: PatternRunError) -> String {
             "unique=True counts distinct subgraphs, and an edge without label that binds to one of a pair's several \
              edges makes one subgraph of each; give the edge a label, or leave unique out"
         }
+        PatternRunError::InducedOnView => {
+            "semantics=\"induced\" forbids edges of every label, and the pattern's labels expand into too many queries: \
+             it would run over the data's edges of its edge label alone; give more of its vertices a label"
+        }
         PatternRunError::InducedWithoutDirection => {
             "semantics=\"induced\" does not say which direction an edge without direction forbids on directed data; \
              write -> or <-"

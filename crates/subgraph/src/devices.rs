@@ -13,11 +13,11 @@ use subgraph_core::planner::{
 };
 use subgraph_core::sink::{Control, Output};
 use subgraph_core::tree::{TreeCount, TreeQuery};
-use subgraph_core::Graph;
+use subgraph_core::{Graph, Semantics};
 use subgraph_cuda::{check_nvrtc_library, CudaError};
 use subgraph_gpu::ggq::ids::{Ask, IdPlan, IdRun};
 use subgraph_gpu::{GpuError, GpuOptions, GpuReport, GpuSet, Result, Strategy};
-use subgraph_pattern::compile::{compile_query, CompileError, LabelTriples, MAX_EXPANSIONS};
+use subgraph_pattern::compile::{compile_query, CompileError, LabelTriples, QueryPlan, MAX_EXPANSIONS};
 
 /// The engine that runs the queries of one data graph.
 pub enum Engine {
@@ -295,11 +295,22 @@ impl Engine {
         }
         let start = Instant::now();
         let triples = LabelTriples::of(data);
-        let queries = match compile_query(&query, data, || &triples, MAX_EXPANSIONS, &|| control.should_stop()) {
-            Ok(queries) => queries,
-            Err(CompileError::Stopped) => Vec::new(),
+        let plan = match compile_query(&query, data, || &triples, MAX_EXPANSIONS, &|| control.should_stop()) {
+            Ok(plan) => plan,
+            Err(CompileError::Stopped) => QueryPlan { queries: Vec::new(), view_edges: None },
             Err(e) => return Err(GpuError::Core(subgraph_core::Error::Query(e.to_string()))),
         };
+        // Too many expansions, and one edge label asked for by every edge: the queries are for
+        // the data's edges of that label without labels, on the CPU.
+        if plan.view_edges.as_ref().is_some_and(Option::is_some) && opts.semantics == Semantics::Induced {
+            return Err(GpuError::Core(subgraph_core::Error::Query(
+                "--semantics induced forbids edges of every label, and the query's labels expand into too many \
+                 queries over the data's sets of labels: it would run over the data's edges of its edge label alone"
+                    .into(),
+            )));
+        }
+        let view = plan.view_edges.as_ref().map(|need| data.edges_holding(need.as_deref()));
+        let queries = plan.queries;
         let mut merged: Option<Ran> = None;
         let expansions = queries.len();
         for (k, q) in queries.into_iter().enumerate() {
@@ -311,7 +322,19 @@ impl Engine {
             if let Some((out, _)) = output {
                 out.hold_heads(k > 0);
             }
-            let ran = self.run_as_is(data, q, &MatchOptions { limit: left, ..*opts }, control, output);
+            let this = MatchOptions { limit: left, ..*opts };
+            let ran = match &view {
+                Some(view) => match no_room(view, &q, &this, output) {
+                    Some(ran) => Ok(ran),
+                    None => run_query(view, q, &this, control, output).map_err(GpuError::from).map(|report| Ran {
+                        report,
+                        gpu: None,
+                        choice: None,
+                        note: Some(VIEW.to_string()),
+                    }),
+                },
+                None => self.run_as_is(data, q, &this, control, output),
+            };
             if let Some((out, _)) = output {
                 out.hold_heads(false);
             }
@@ -412,6 +435,11 @@ impl Engine {
         }
     }
 }
+
+/// Why a query file's query runs on the CPU over a label-free view (`Ran::note`).
+const VIEW: &str = "the query's labels expand into too many queries over the data's sets of labels: it runs on the \
+                    CPU over the data's edges of its edge label, without labels, each vertex restricted to the \
+                    vertices whose labels hold its own";
 
 /// Why a query file's query has nothing to run on data with label sets (`Ran::note`).
 const NOWHERE: &str = "the query's labels occur together nowhere in the data graph";

@@ -16,7 +16,7 @@ use subgraph_core::tree::TreeQuery;
 use subgraph_core::{Graph, Semantics};
 use subgraph_gpu::ggq::ids::{Ask, IdPlan};
 use subgraph_gpu::{GpuError, GpuReport, Strategy};
-use subgraph_pattern::compile::{compile, tree, CompileError, Compiled, LabelTriples};
+use subgraph_pattern::compile::{compile, tree, CompileError, Compiled, LabelTriples, Need};
 use subgraph_pattern::rows::Rows;
 use subgraph_pattern::{Pattern, Return};
 
@@ -45,6 +45,11 @@ pub enum PatternRunError {
          write -> or <-"
     )]
     InducedWithoutDirection,
+    #[error(
+        "--semantics induced forbids edges of every label, and the pattern's labels expand into too many queries: it \
+         would run over the data's edges of its edge label alone; give more of its vertices a label"
+    )]
+    InducedOnView,
     #[error(transparent)]
     Compile(#[from] CompileError),
     #[error(transparent)]
@@ -57,14 +62,21 @@ pub enum PatternRunError {
 
 /// What patterns derive from one data graph, made once when the first needs it and shared by
 /// every pattern on that graph (from any thread): the label triples (absent labels) and the
-/// label-free view (`Compiled::view`).
+/// label-free views (`Compiled::view`), one per set of edge labels asked for.
 #[derive(Default)]
 pub struct Derived {
     triples: OnceLock<LabelTriples>,
-    view: OnceLock<Arc<Graph>>,
+    views: std::sync::Mutex<std::collections::HashMap<Need, Arc<Graph>>>,
 }
 
 impl Derived {
+    /// The label-free view of `data` over its edges that hold `need` (None: all), made once
+    /// per need.
+    pub fn view(&self, data: &Graph, need: &Need) -> Arc<Graph> {
+        let mut views = self.views.lock().unwrap_or_else(|e| e.into_inner());
+        views.entry(need.clone()).or_insert_with(|| Arc::new(data.edges_holding(need.as_deref()))).clone()
+    }
+
     /// `pattern` compiled onto `data` (the graph this is derived from), and the label-free view
     /// its queries are for where `Compiled::view` says so; `control` stops the expansion of its
     /// labels ([`CompileError::Stopped`]).
@@ -76,7 +88,7 @@ impl Derived {
     ) -> Result<(Compiled, Option<Arc<Graph>>), CompileError> {
         let triples = || self.triples.get_or_init(|| LabelTriples::of(data));
         let compiled = compile(pattern, data, triples, &|| control.should_stop())?;
-        let view = compiled.view.then(|| self.view.get_or_init(|| Arc::new(data.without_labels())).clone());
+        let view = compiled.view.then(|| self.view(data, &compiled.view_edges));
         Ok((compiled, view))
     }
 }
@@ -103,6 +115,9 @@ pub fn check(compiled: &Compiled, semantics: Semantics, unique: bool) -> Result<
     }
     if skipping && semantics == Semantics::Induced {
         return Err(PatternRunError::InducedWithoutDirection);
+    }
+    if compiled.view && compiled.view_edges.is_some() && semantics == Semantics::Induced {
+        return Err(PatternRunError::InducedOnView);
     }
     Ok(())
 }

@@ -233,7 +233,20 @@ impl Graph {
     /// one), the same vertices and ids: what a pattern of unlabelled edges is matched on when
     /// its vertex labels are restrictions (`subgraph-pattern`).
     pub fn without_labels(&self) -> Graph {
-        let edges = self.edges().map(|(a, b, _)| (a, b, 0)).collect();
+        self.edges_holding(None)
+    }
+
+    /// [`Graph::without_labels`] over the edges whose labels hold all of `need` (each of its
+    /// pairs one edge; None: every edge): what a query whose edges all ask for `need` is matched
+    /// on where its labels expand into too many queries, its vertex labels restrictions.
+    pub fn edges_holding(&self, need: Option<&[u32]>) -> Graph {
+        let holds = |l: &u32| {
+            need.is_none_or(|n| {
+                let members = self.edge_label_members(l);
+                n.iter().all(|x| members.binary_search(x).is_ok())
+            })
+        };
+        let edges = self.edges().filter(|(_, _, l)| holds(l)).map(|(a, b, _)| (a, b, 0)).collect();
         let mut b = GraphBuilder::from_parts(vec![0; self.num_vertices()], edges, self.directed);
         if let Some(ids) = &self.ids {
             b.set_ids((**ids).clone());
