@@ -393,7 +393,7 @@ impl Graph {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::GraphBuilder;
+    use crate::graph::{BuildStats, GraphBuilder};
 
     fn build(n: usize, directed: bool, labels: &[u32], edges: &[(u32, u32, u32)]) -> Graph {
         let mut b = GraphBuilder::new(n, directed);
