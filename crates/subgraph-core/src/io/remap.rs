@@ -73,6 +73,11 @@ impl Dictionary {
         self.words.len()
     }
 
+    /// The number of `word`, if it has one.
+    pub(crate) fn find(&self, word: &str) -> Option<u32> {
+        self.index.get(word).copied()
+    }
+
     /// Word number i.
     pub(crate) fn word(&self, i: u32) -> &str {
         &self.words[i as usize]
