@@ -242,9 +242,12 @@ impl Graph {
     }
 }
 
+/// Set labels made: the first one's number and the sets, in order (see `sets::Interner`).
+type Sets = (u32, Vec<Vec<u32>>);
+
 /// Makes the edges of one pair (sorted, exact duplicates gone) one edge labelled by the set of
 /// their labels. The sets (base, list) and how many pairs had several; None past u32.
-fn merge_parallel(edges: &mut Vec<(u32, u32, u32)>) -> Option<((u32, Vec<Vec<u32>>), u64)> {
+fn merge_parallel(edges: &mut Vec<(u32, u32, u32)>) -> Option<(Sets, u64)> {
     if !edges.windows(2).any(|w| (w[0].0, w[0].1) == (w[1].0, w[1].1)) {
         return Some(((0, Vec::new()), 0));
     }
@@ -264,7 +267,7 @@ fn merge_parallel(edges: &mut Vec<(u32, u32, u32)>) -> Option<((u32, Vec<Vec<u32
 
 /// Gives each vertex with labels in `more` beside its own the label of its set. The sets (base,
 /// list) and how many vertices have several; None past u32.
-fn label_sets(labels: &mut [u32], mut more: Vec<(u32, u32)>) -> Option<((u32, Vec<Vec<u32>>), u64)> {
+fn label_sets(labels: &mut [u32], mut more: Vec<(u32, u32)>) -> Option<(Sets, u64)> {
     if more.is_empty() {
         return Some(((0, Vec::new()), 0));
     }
