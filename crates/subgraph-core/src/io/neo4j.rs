@@ -890,12 +890,14 @@ mod tests {
         assert_eq!(n(":ID,x:ID\n"), "n.csv:1: the header has 2 :ID columns; a node file (--nodes) has one");
         assert_eq!(
             n(":ID,:START_ID\n"),
-            "n.csv:1: column ':START_ID': a :START_ID column belongs in relationship files; this is a node file (--nodes)"
+            "n.csv:1: column ':START_ID': a :START_ID column belongs in relationship files; this is a node file \
+             (--nodes)"
         );
         assert_eq!(n(":ID,x,x:int\n"), "n.csv:1: the header has two columns of property 'x'");
         assert_eq!(
             err(&[("a.csv", ":ID,x:int\n1,2\n"), ("b.csv", ":ID,x\n2,y\n")], &[]),
-            "b.csv:1: column 'x': property 'x' is of integer values in a.csv (column 'x:int'); a property has one type here"
+            "b.csv:1: column 'x': property 'x' is of integer values in a.csv (column 'x:int'); a property has one \
+             type here"
         );
         assert_eq!(n(":ID,:LABEL\nc,C\nd\n"), "n.csv:3: 1 fields, the header has 2");
         assert_eq!(n(":ID,:LABEL\nc,C,D\n"), "n.csv:2: 3 fields, the header has 2");
@@ -915,7 +917,8 @@ mod tests {
         );
         assert_eq!(
             r(":START_ID,:END_ID,:TYPE,:LABEL\n"),
-            "r.csv:1: column ':LABEL': a :LABEL column belongs in node files; this is a relationship file (--relationships)"
+            "r.csv:1: column ':LABEL': a :LABEL column belongs in node files; this is a relationship file \
+             (--relationships)"
         );
         assert_eq!(r(":START_ID,:END_ID,:TYPE\na,c,T\n"), "r.csv:2: :END_ID 'c' is not the id of a node");
         assert_eq!(
@@ -927,8 +930,16 @@ mod tests {
             "r.csv:2: a relationship without a type (its :TYPE field is empty)"
         );
         assert_eq!(r(":START_ID,:END_ID,:TYPE\r\na,b\r\n"), "r.csv:2: 2 fields, the header has 3");
-        assert_eq!(r(""), "r.csv:0: empty file: expected a header row (a relationship file's ':START_ID', ':END_ID' and ':TYPE' columns)");
-        assert_eq!(err(&[], &[("r.csv", ":START_ID,:END_ID,:TYPE\n")]), "r.csv:1: column ':START_ID': no node file has ids in the global ID space (':ID' without a name in parentheses)");
+        assert_eq!(
+            r(""),
+            "r.csv:0: empty file: expected a header row (a relationship file's ':START_ID', ':END_ID' and ':TYPE' \
+             columns)"
+        );
+        assert_eq!(
+            err(&[], &[("r.csv", ":START_ID,:END_ID,:TYPE\n")]),
+            "r.csv:1: column ':START_ID': no node file has ids in the global ID space (':ID' without a name in \
+             parentheses)"
+        );
         assert_eq!(parse_neo4j(&[], &[]).unwrap_err().to_string(), "--nodes:0: no node file given");
     }
 
@@ -963,7 +974,11 @@ mod tests {
         std::fs::write(&n, ":ID\na\nb\n").unwrap();
         std::fs::write(&r, ":START_ID,:END_ID,:TYPE\na,b,T\n").unwrap();
         let read = |cap: u64| {
-            read_neo4j(&[n.clone()], &[r.clone()], &ReadOptions { max_bytes: Some(cap), ..Default::default() })
+            read_neo4j(
+                std::slice::from_ref(&n),
+                std::slice::from_ref(&r),
+                &ReadOptions { max_bytes: Some(cap), ..Default::default() },
+            )
         };
         assert_eq!(read(40).unwrap().graph.num_edges(), 1);
         assert_eq!(read(4).unwrap_err().to_string(), format!("{}: holds more than --max-memory 4 bytes", n.display()));
