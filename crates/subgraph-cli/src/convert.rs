@@ -2,7 +2,7 @@
 //! `.g`, edge lists, the `.sgb` binary format).
 
 use crate::formats::parse_format;
-use crate::matching::IdArgs;
+use crate::matching::{IdArgs, InputArgs, Neo4jArgs};
 use anyhow::{bail, Result};
 use clap::Args;
 use std::path::PathBuf;
@@ -19,11 +19,15 @@ use subgraph_core::io::{read_graph, source, write_graph, Format, ReadOptions};
 ))]
 pub struct ConvertArgs {
     /// The graph to read; `-` reads standard input, and gzip (.gz) and zstd (.zst) files are
-    /// decompressed (told by their magic bytes too).
+    /// decompressed (told by their magic bytes too). With --nodes, the one path is OUT.
+    #[arg(value_name = "IN")]
     pub input: PathBuf,
     /// The file to write; `-` writes standard output (with --to; an edge list only of a graph
     /// without vertex labels, which it would write beside the file).
-    pub output: PathBuf,
+    #[arg(value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub neo4j: Neo4jArgs,
     /// Input format: graph, gsi, edges, binary, mtx, konect or rdf (default: by extension, then
     /// by content).
     #[arg(long, value_parser = parse_format)]
@@ -45,16 +49,40 @@ pub struct ConvertArgs {
 /// Runs `subgraph convert`.
 pub fn run(args: ConvertArgs) -> Result<()> {
     let start = Instant::now();
-    crate::matching::stdin_once([&args.input].into_iter().chain(&args.vertex_labels))?;
-    let opts = ReadOptions {
-        format: args.from,
-        directed: args.directed,
-        vertex_labels: args.vertex_labels,
-        ids: args.ids.mode(),
-        ..ReadOptions::default()
+    // With --nodes, the one path given is the output.
+    let (input, output) = match (args.neo4j.given(), &args.output) {
+        (false, Some(out)) => (Some(&args.input), out),
+        (true, None) => (None, &args.input),
+        (false, None) => bail!("give the file to write (OUT) after the graph to read (IN)"),
+        (true, Some(_)) => bail!("give the graph to read as IN or as --nodes files, not both (convert [IN] OUT)"),
     };
-    let loaded = read_graph(&args.input, &opts)?;
-    crate::matching::note_labels_beside(&args.input, std::slice::from_ref(&loaded));
+    crate::matching::stdin_once(input.into_iter().chain(&args.vertex_labels).chain(args.neo4j.files()))?;
+    let loaded = match input {
+        Some(input) => {
+            let opts = ReadOptions {
+                format: args.from,
+                directed: args.directed,
+                vertex_labels: args.vertex_labels.clone(),
+                ids: args.ids.mode(),
+                ..ReadOptions::default()
+            };
+            let loaded = read_graph(input, &opts)?;
+            crate::matching::note_labels_beside(input, std::slice::from_ref(&loaded));
+            loaded
+        }
+        None => {
+            if args.from.is_some() {
+                bail!("--from does not apply to --nodes and --relationships files");
+            }
+            let input = InputArgs {
+                directed: args.directed,
+                vertex_labels: args.vertex_labels.clone(),
+                ids: args.ids.clone(),
+                ..InputArgs::default()
+            };
+            input.read_neo4j(&args.neo4j)?
+        }
+    };
     let g = &loaded.graph;
     let read = start.elapsed();
     let to = match args.to {
@@ -62,17 +90,17 @@ pub fn run(args: ConvertArgs) -> Result<()> {
             bail!("Sun & Luo .graph files are undirected; write a directed graph as gsi, edges or binary")
         }
         Some(f) => f,
-        None if source::is_stdin(&args.output) => {
+        None if source::is_stdin(output) => {
             bail!("standard output (-) has no extension to tell the format by; give --to")
         }
-        None => crate::formats::output_format(&args.output, g.is_directed())?,
+        None => crate::formats::output_format(output, g.is_directed())?,
     };
-    write_graph(g, &args.output, to)?;
+    write_graph(g, output, to)?;
     if g.ids().is_some() && matches!(to, Format::SunLuo | Format::Gsi) {
         eprintln!(
             "note: {} numbers the vertices 0..{} in the order of the input's ids, which it cannot hold; \
              edge lists and binary files keep them",
-            args.output.display(),
+            output.display(),
             g.num_vertices()
         );
     }
@@ -80,13 +108,13 @@ pub fn run(args: ConvertArgs) -> Result<()> {
         eprintln!(
             "note: {} writes the labels' numbers (0.. in the names' byte order), not their names, which it \
              cannot hold; edge lists and binary files keep them",
-            args.output.display()
+            output.display()
         );
     }
     if let (Some(p), false) = (g.properties(), to == Format::Binary) {
         eprintln!(
             "note: {} does not carry vertex properties ({} columns dropped); binary files keep them",
-            args.output.display(),
+            output.display(),
             p.columns().len()
         );
     }
@@ -97,7 +125,7 @@ pub fn run(args: ConvertArgs) -> Result<()> {
         loaded.stats.duplicates,
         g.loops().len(),
         read.as_secs_f64(),
-        args.output.display(),
+        output.display(),
         (start.elapsed() - read).as_secs_f64()
     );
     Ok(())

@@ -1,6 +1,6 @@
 //! `subgraph info`: a graph's size, labels, degrees and memory.
 
-use crate::matching::InputArgs;
+use crate::matching::{InputArgs, Neo4jArgs};
 use anyhow::Result;
 use clap::Args;
 use serde::Serialize;
@@ -13,13 +13,16 @@ use subgraph_core::VertexIds;
 #[command(after_help = concat!(
     "Examples (from the repository root, on the shipped test data):\n",
     "  subgraph info tests/data/hprd/HPRD.graph\n",
-    "  subgraph info --format json tests/data/snap/ca-grqc-sample.txt.gz\n",
-    "  subgraph info --directed --string-ids --vertex-labels tests/data/named/labels.txt tests/data/named/edges.txt",
+    "  subgraph info --directed --string-ids --vertex-labels tests/data/named/labels.txt tests/data/named/edges.txt\n",
+    "  subgraph info --format json --nodes tests/data/neo4j/people.csv --relationships tests/data/neo4j/knows.csv",
 ))]
 pub struct InfoArgs {
     /// Graph file; `-` reads standard input, and gzip (.gz) and zstd (.zst) files are
-    /// decompressed (told by their magic bytes too).
-    file: std::path::PathBuf,
+    /// decompressed (told by their magic bytes too). Not with --nodes.
+    #[arg(required_unless_present = "nodes", conflicts_with = "nodes")]
+    file: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    neo4j: Neo4jArgs,
     #[command(flatten)]
     input: InputArgs,
     /// Output: a readable table or one JSON object per graph.
@@ -59,6 +62,10 @@ struct Info {
     original_ids: Option<&'static str>,
     /// (label, vertices), most frequent first.
     vertex_label_histogram: Vec<(u32, u64)>,
+    /// The sets behind the labels from `vertex_base` and `edge_base` up (of vertices of several
+    /// labels, pairs of several edges), where there are any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    label_sets: Option<Sets>,
     /// The labels' names (label i is the i-th), where the input named them.
     #[serde(skip_serializing_if = "Option::is_none")]
     vertex_label_names: Option<Vec<String>>,
@@ -69,9 +76,24 @@ struct Info {
     vertex_properties: Option<Vec<(String, &'static str)>>,
 }
 
+/// A graph's label sets, as `info` prints them.
+#[derive(Serialize)]
+struct Sets {
+    vertex_base: u32,
+    vertex: Vec<Vec<u32>>,
+    edge_base: u32,
+    edge: Vec<Vec<u32>>,
+}
+
 pub fn run(a: InfoArgs) -> Result<ExitCode> {
+    crate::matching::stdin_once(
+        a.file.iter().chain(a.neo4j.files()).chain(&a.input.vertex_labels).chain(&a.input.vertex_props),
+    )?;
     let t = Instant::now();
-    let graphs = a.input.read_all(&a.file)?;
+    let (graphs, file) = match &a.file {
+        Some(f) => (a.input.read_all(f)?, source::display_name(f).display().to_string()),
+        None => (vec![a.input.read_neo4j(&a.neo4j)?], a.neo4j.name()),
+    };
     let load_ms = t.elapsed().as_secs_f64() * 1e3;
     for (i, l) in graphs.iter().enumerate() {
         let g = &l.graph;
@@ -80,15 +102,21 @@ pub fn run(a: InfoArgs) -> Result<ExitCode> {
             g.vertex_label_values().iter().map(|&lab| (lab, g.vertices_with_label(lab).len() as u64)).collect();
         hist.sort_by_key(|&(lab, c)| (std::cmp::Reverse(c), lab));
         let endpoints = if g.is_directed() { g.num_edges() } else { 2 * g.num_edges() };
-        let file = source::display_name(&a.file).display();
+        // Labels as the file has them: the members of the set labels counted once each.
+        let distinct = |values: &[u32], members: &dyn Fn(&u32) -> Vec<u32>| {
+            let mut all: Vec<u32> = values.iter().flat_map(members).collect();
+            all.sort_unstable();
+            all.dedup();
+            all.len()
+        };
         let name = if graphs.len() > 1 { format!("{file}#{i}") } else { file.to_string() };
         let info = Info {
             file: name,
             vertices: n,
             edges: g.num_edges(),
             directed: g.is_directed(),
-            vertex_labels: g.vertex_label_values().len(),
-            edge_labels: g.edge_label_values().len(),
+            vertex_labels: distinct(g.vertex_label_values(), &|l| g.vertex_label_members(l).to_vec()),
+            edge_labels: distinct(g.edge_label_values(), &|l| g.edge_label_members(l).to_vec()),
             max_degree: g.max_degree(),
             mean_degree: if n == 0 { 0.0 } else { endpoints as f64 / n as f64 },
             memory_bytes: g.memory_bytes(),
@@ -104,6 +132,12 @@ pub fn run(a: InfoArgs) -> Result<ExitCode> {
                 VertexIds::Names { .. } => "names",
             }),
             vertex_label_histogram: hist,
+            label_sets: g.label_sets().map(|s| Sets {
+                vertex_base: s.vertex_base(),
+                vertex: s.vertex_sets().to_vec(),
+                edge_base: s.edge_base(),
+                edge: s.edge_sets().to_vec(),
+            }),
             vertex_label_names: g.label_names().map(|n| n.vertex.clone()).filter(|n| !n.is_empty()),
             edge_label_names: g.label_names().map(|n| n.edge.clone()).filter(|n| !n.is_empty()),
             vertex_properties: g.properties().map(|p| p.columns().iter().map(|c| (c.name.clone(), c.kind())).collect()),
@@ -135,8 +169,11 @@ pub fn run(a: InfoArgs) -> Result<ExitCode> {
             if let Some(kind) = info.original_ids {
                 println!("vertex ids        compacted to 0..{}; the file's {kind} are kept for output", info.vertices);
             }
-            let named =
-                |names: &Option<Vec<String>>, l: u32| names.as_ref().map_or(l.to_string(), |n| n[l as usize].clone());
+            // A set label by its members' names (or numbers), `;` between them.
+            let named = |names: &Option<Vec<String>>, l: u32| {
+                let name = |m: &u32| names.as_ref().map_or(m.to_string(), |n| n[*m as usize].clone());
+                g.vertex_label_members(&l).iter().map(name).collect::<Vec<_>>().join(";")
+            };
             let top: Vec<String> = info
                 .vertex_label_histogram
                 .iter()

@@ -4,7 +4,8 @@
 mod args;
 
 pub use args::{
-    note_labels_beside, open_engine, parse_threads, parse_timeout, stdin_once, GpuArgs, IdArgs, InputArgs, PartsArgs,
+    note_labels_beside, open_engine, parse_threads, parse_timeout, stdin_once, GpuArgs, IdArgs, InputArgs, Neo4jArgs,
+    PartsArgs,
 };
 
 use crate::progress::with_progress;
@@ -36,12 +37,16 @@ use subgraph_pattern::Pattern;
 ))]
 pub struct MatchArgs {
     /// Data graph file; `-` reads standard input, and gzip (.gz) and zstd (.zst) files are
-    /// decompressed (told by their magic bytes too).
-    data: PathBuf,
+    /// decompressed (told by their magic bytes too). With --nodes there is none: every path is
+    /// a QUERY.
+    #[arg(required_unless_present = "nodes")]
+    data: Option<PathBuf>,
     /// Query graph files (a GSI file may hold several queries), or pattern files (`.cypher`,
     /// one pattern each); `-` and compressed files as for DATA.
-    #[arg(required_unless_present = "pattern")]
+    #[arg(required_unless_present_any = ["pattern", "nodes"])]
     queries: Vec<PathBuf>,
+    #[command(flatten)]
+    neo4j: Neo4jArgs,
     /// A pattern to match, in the pattern language (openCypher's MATCH, a subset: see the
     /// README), e.g. 'MATCH (a:1)-->(b)<--(c:1) RETURN DISTINCT b'; may be given several times.
     /// Its semantics is homomorphism unless --semantics says otherwise.
@@ -224,7 +229,14 @@ struct Row {
     count_star: bool,
 }
 
-pub fn run(a: MatchArgs) -> Result<ExitCode> {
+pub fn run(mut a: MatchArgs) -> Result<ExitCode> {
+    // With --nodes the data graph is theirs, and every path a query.
+    if a.neo4j.given() {
+        a.queries.splice(0..0, a.data.take());
+        if a.queries.is_empty() && a.pattern.is_empty() {
+            bail!("no query: give QUERY files or --pattern");
+        }
+    }
     let parts = a.parts.parse()?;
     let semantics = parts.semantics;
     let out_format = OutputFormat::from_name(&a.output_format).with_context(|| {
@@ -245,19 +257,29 @@ pub fn run(a: MatchArgs) -> Result<ExitCode> {
     }
     let threads = rayon::current_num_threads();
 
-    stdin_once([&a.data].into_iter().chain(&a.queries).chain(&a.input.vertex_labels).chain(&a.input.vertex_props))?;
+    stdin_once(
+        a.data
+            .iter()
+            .chain(a.neo4j.files())
+            .chain(&a.queries)
+            .chain(&a.input.vertex_labels)
+            .chain(&a.input.vertex_props),
+    )?;
     // Patterns are read before the data graph, so that a mistake in one shows at once.
     let patterns: Vec<Pattern> = a.pattern.iter().map(|t| subgraph_pattern::parse(t)).collect::<Result<_, _>>()?;
     let interrupt = crate::signal::interrupt_flag()?;
 
     let t = Instant::now();
-    let data = a.input.read_one(&a.data)?;
+    let (data, data_name) = match &a.data {
+        Some(path) => (a.input.read_one(path)?, source::display_name(path).display().to_string()),
+        None => (a.input.read_neo4j(&a.neo4j)?, a.neo4j.name()),
+    };
     let load_ms = t.elapsed().as_secs_f64() * 1e3;
     if !a.quiet {
         let (duplicates, loops) = (data.stats.duplicates, data.graph.loops().len());
         eprintln!(
             "data {}: {} vertices, {} edges{}, loaded in {:.0} ms{}",
-            source::display_name(&a.data).display(),
+            data_name,
             data.graph.num_vertices(),
             data.graph.num_edges(),
             if data.graph.is_directed() { " (directed)" } else { "" },

@@ -1,5 +1,5 @@
 //! The argument groups the commands share: how to read an input graph (`InputArgs`,
-//! `IdArgs`), the parts a query is matched with (`PartsArgs`), the GPU engine's switches
+//! `IdArgs`, `Neo4jArgs`), the parts a query is matched with (`PartsArgs`), the GPU engine's switches
 //! (`GpuArgs`), their parsers, and opening the engine they name. `match` and `explain`,
 //! `bench`, `info`, `convert` and `gen` take them through `matching`, which re-exports them.
 
@@ -14,7 +14,7 @@ use subgraph::{
 };
 use subgraph_core::cpu::FailingSets;
 use subgraph_core::filter::Filter;
-use subgraph_core::io::{read_graphs, source, Format, IdMode, Loaded, MapMode, ReadOptions};
+use subgraph_core::io::{read_graphs, read_neo4j, source, Format, IdMode, Loaded, MapMode, ReadOptions};
 use subgraph_core::order::Order;
 use subgraph_core::pipeline::bytes;
 use subgraph_core::plan::{Symmetry, Tail};
@@ -23,7 +23,7 @@ use subgraph_core::spasm;
 use subgraph_core::{Graph, Semantics};
 
 /// How to read an input graph.
-#[derive(Args, Clone)]
+#[derive(Args, Clone, Default)]
 pub struct InputArgs {
     /// Input format (default: by extension, the one under .gz or .zst for compressed files,
     /// then by content): graph (Sun & Luo), gsi, edges, binary, mtx (Matrix Market), konect,
@@ -125,6 +125,81 @@ impl InputArgs {
             bail!("{}: expected one graph, the file holds {}", source::display_name(path).display(), all.len());
         }
         Ok(all.pop().expect("one graph"))
+    }
+}
+
+/// A data graph from Neo4j's bulk-import CSV files, in place of DATA (`match`, `info`, `convert`).
+#[derive(Args, Clone, Debug, Default)]
+pub struct Neo4jArgs {
+    /// A node file of Neo4j's bulk import (`neo4j-admin database import`): a header of an `:ID`
+    /// column, `:LABEL` columns and properties `name:type`, then a row per node; read in place
+    /// of DATA. May be given several times, and be .gz or .zst compressed.
+    #[arg(long, value_name = "FILE")]
+    pub nodes: Vec<PathBuf>,
+    /// A relationship file of Neo4j's bulk import (`:START_ID`, `:END_ID`, `:TYPE` and
+    /// properties, which are not kept yet), read after the node files. May be given several
+    /// times; needs --nodes.
+    #[arg(long, value_name = "FILE", requires = "nodes")]
+    pub relationships: Vec<PathBuf>,
+}
+
+impl Neo4jArgs {
+    /// Whether the data graph comes from these files.
+    pub fn given(&self) -> bool {
+        !self.nodes.is_empty()
+    }
+
+    /// Every file named, nodes first.
+    pub fn files(&self) -> impl Iterator<Item = &PathBuf> {
+        self.nodes.iter().chain(&self.relationships)
+    }
+
+    /// How reports name the graph: its files, comma-separated.
+    pub fn name(&self) -> String {
+        self.files().map(|p| source::display_name(p).display().to_string()).collect::<Vec<_>>().join(",")
+    }
+}
+
+impl InputArgs {
+    /// Reads the data graph of Neo4j's CSV files (`--nodes`, `--relationships`) under
+    /// `--max-memory` as [`InputArgs::read_all`] reads a file, and says its notes on stderr. The
+    /// options that shape how a file is read do not apply: the files give the ids, labels and
+    /// properties, and the graph is directed.
+    pub fn read_neo4j(&self, neo4j: &Neo4jArgs) -> Result<Loaded> {
+        let refused = [
+            (self.vertex_props.is_some(), "--vertex-props (the properties come from the node files)"),
+            (self.vertex_labels.is_some(), "--vertex-labels (the labels come from the node files)"),
+            (self.input_format.is_some(), "--input-format (the files are Neo4j's CSV)"),
+            (
+                self.ids.keep_ids || self.ids.string_ids,
+                "--keep-ids or --string-ids (the vertices are named by their :ID)",
+            ),
+        ];
+        if let Some((_, what)) = refused.iter().find(|r| r.0) {
+            bail!("{what} does not apply to --nodes and --relationships files");
+        }
+        if let Some(max) = self.max_memory {
+            let len: u64 = neo4j.files().map(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)).sum();
+            if len > max {
+                bail!("the node and relationship files' {} exceed --max-memory {}", bytes(len), bytes(max));
+            }
+        }
+        let loaded = read_neo4j(&neo4j.nodes, &neo4j.relationships, &load_options(self)?)?;
+        for note in &loaded.notes {
+            eprintln!("note: {note}");
+        }
+        if let Some(max) = self.max_memory {
+            let used = loaded.graph.memory_bytes();
+            if used > max {
+                bail!(
+                    "{}: the graph takes {} in memory, more than --max-memory {}",
+                    neo4j.name(),
+                    bytes(used),
+                    bytes(max)
+                );
+            }
+        }
+        Ok(loaded)
     }
 }
 

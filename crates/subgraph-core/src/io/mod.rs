@@ -5,6 +5,7 @@ pub mod edgelist;
 pub mod gsi;
 pub mod konect;
 pub mod mtx;
+pub mod neo4j;
 pub mod props;
 pub mod rdf;
 mod remap;
@@ -14,6 +15,7 @@ mod text;
 
 use crate::error::Error;
 use crate::graph::{BuildStats, Graph, GraphBuilder};
+use crate::host::bytes;
 pub use binary::MapMode;
 pub use remap::{number_labels, IdMode, KEEP_IDS_PER_BYTE, KEEP_IDS_SLACK, MAX_NAME_LEN};
 use source::Input;
@@ -134,6 +136,9 @@ pub struct Loaded {
     /// The vertex label file read from beside an edge list (`FILE.labels`, as `write_graph`
     /// writes it) without being named, for the front ends to say so.
     pub labels_beside: Option<PathBuf>,
+    /// What the input held that the graph does not keep as such, for the front ends to say
+    /// (Neo4j's relationship properties, relationships merged).
+    pub notes: Vec<String>,
 }
 
 /// Reads every graph of a file (GSI files may hold several; the other formats hold one).
@@ -149,7 +154,7 @@ pub fn read_graphs(path: &Path, opts: &ReadOptions) -> Result<Vec<Loaded>, Error
             Input::File { .. } => binary::read(path, opts.map)?,
             Input::Bytes(data) => binary::decode(file, data.as_slice(), data.len() as u64)?,
         };
-        return Ok(vec![Loaded { graph, stats: BuildStats::default(), labels_beside: None }]);
+        return Ok(vec![Loaded { graph, stats: BuildStats::default(), labels_beside: None, notes: Vec::new() }]);
     }
     let data = input.into_bytes(file, opts.max_bytes)?;
     let format = named.unwrap_or_else(|| Format::sniff(&data));
@@ -218,7 +223,9 @@ fn parse(
 
 fn finish_all(path: &Path, parsed: Parsed) -> Result<Vec<Loaded>, Error> {
     match parsed {
-        Parsed::Graph(graph) => Ok(vec![Loaded { graph: *graph, stats: BuildStats::default(), labels_beside: None }]),
+        Parsed::Graph(graph) => {
+            Ok(vec![Loaded { graph: *graph, stats: BuildStats::default(), labels_beside: None, notes: Vec::new() }])
+        }
         Parsed::Builders(b) => b.into_iter().map(|b| finish(path, b)).collect(),
     }
 }
@@ -239,7 +246,66 @@ fn check_labels_apply(path: &Path, format: Format, labelled: bool) -> Result<(),
 fn finish(path: &Path, b: GraphBuilder) -> Result<Loaded, Error> {
     let (graph, stats) =
         b.try_build().map_err(|e| Error::Parse { file: path.to_path_buf(), line: 0, msg: e.to_string() })?;
-    Ok(Loaded { graph, stats, labels_beside: None })
+    Ok(Loaded { graph, stats, labels_beside: None, notes: Vec::new() })
+}
+
+/// Reads a graph from Neo4j bulk-import CSV files ([`neo4j`]): every node file, then every
+/// relationship file, each read through [`source`] (compressed files, `-`), all of them
+/// together within `opts.max_bytes`; the graph is directed and takes its ids, labels and
+/// properties from the files, so the other options do not apply. Its notes say what the files
+/// hold that it does not keep: relationship properties, and relationships merged into one of
+/// the same type between the same nodes (see [`BuildStats::duplicates`]).
+pub fn read_neo4j(nodes: &[PathBuf], relationships: &[PathBuf], opts: &ReadOptions) -> Result<Loaded, Error> {
+    let mut reader = neo4j::Reader::default();
+    let mut held = 0u64;
+    let files = nodes.iter().map(|p| (p, true)).chain(relationships.iter().map(|p| (p, false)));
+    for (path, is_node) in files {
+        let file = source::display_name(path);
+        let data = source::read(path, opts.max_bytes.map(|m| m.saturating_sub(held))).map_err(|e| match e {
+            Error::Limit(_) if held > 0 => Error::Limit(format!(
+                "{}: with the node and relationship files before it, more than --max-memory {}",
+                file.display(),
+                bytes(opts.max_bytes.unwrap_or_default())
+            )),
+            e => e,
+        })?;
+        held += data.len() as u64;
+        match is_node {
+            true => reader.nodes(file, &data)?,
+            false => reader.relationships(file, &data)?,
+        }
+    }
+    finish_neo4j(nodes.first().map(|p| source::display_name(p)), reader)
+}
+
+/// [`read_neo4j`] over files held in memory: (name, content) of each node file and each
+/// relationship file.
+pub fn parse_neo4j(nodes: &[(&Path, &[u8])], relationships: &[(&Path, &[u8])]) -> Result<Loaded, Error> {
+    let mut reader = neo4j::Reader::default();
+    for (file, data) in nodes {
+        reader.nodes(file, data)?;
+    }
+    for (file, data) in relationships {
+        reader.relationships(file, data)?;
+    }
+    finish_neo4j(nodes.first().map(|n| n.0), reader)
+}
+
+fn finish_neo4j(first: Option<&Path>, reader: neo4j::Reader) -> Result<Loaded, Error> {
+    let Some(first) = first else {
+        return Err(Error::Parse { file: "--nodes".into(), line: 0, msg: "no node file given".into() });
+    };
+    let (b, mut notes) = reader.finish(first)?;
+    let mut loaded = finish(first, b)?;
+    if loaded.stats.duplicates > 0 {
+        notes.push(format!(
+            "{} relationships repeat one of the same type between the same two nodes and were merged into it \
+             (Neo4j would keep each, and Cypher count each)",
+            loaded.stats.duplicates
+        ));
+    }
+    loaded.notes = notes;
+    Ok(loaded)
 }
 
 /// Reads a file that must hold exactly one graph.

@@ -61,10 +61,11 @@ pub fn parse_bytes(file: &Path, data: &[u8], g: &Graph) -> Result<Properties, Er
 }
 
 /// The line of a quoted field that runs to the end of the file, if one does: the `csv` reader
-/// would take the rest of the file, later rows included, as its value. The states are that
-/// reader's: a quote opens a field only as its first byte, `""` in a quoted field is a quote,
-/// a closed quote may be followed by more of the field, CR or LF ends a record.
-fn unterminated_quote(data: &[u8]) -> Option<u64> {
+/// would take the rest of the file, later rows included, as its value (`neo4j` checks its files
+/// so too). The states are that reader's: a quote opens a field only as its first byte, `""` in
+/// a quoted field is a quote, a closed quote may be followed by more of the field, CR or LF
+/// ends a record.
+pub(crate) fn unterminated_quote(data: &[u8]) -> Option<u64> {
     #[derive(Clone, Copy, PartialEq)]
     enum State {
         FieldStart,

@@ -73,6 +73,16 @@ impl Dictionary {
         self.words.len()
     }
 
+    /// The number of `word`, if it has one.
+    pub(crate) fn find(&self, word: &str) -> Option<u32> {
+        self.index.get(word).copied()
+    }
+
+    /// Word number i.
+    pub(crate) fn word(&self, i: u32) -> &str {
+        &self.words[i as usize]
+    }
+
     /// The words as names, in first-seen order.
     pub(crate) fn into_names(self) -> Vec<String> {
         self.words.into_iter().map(String::from).collect()
