@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Call C (one H200): the whole GPU suite at f961c62 (issue 39: label sets, parallel edges, self
+# Call C (one H200): the whole GPU suite at 8a63686 (issue 39: label sets, parallel edges, self
 # loops), with its multigraph sets (yeast made a multigraph, CPU against GPU; a knowledge graph's
 # patterns against Oxigraph's counts), 80 queries a set.
 set -u

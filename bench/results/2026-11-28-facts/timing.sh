@@ -31,6 +31,15 @@ for rep in 1 2; do
     timeout 150 $B/$b match -q --format json --device gpu --timeout 15 /tmp/G1.sgb $g1r > "$OUT/g1r-$b-$rep.jsonl"
   done
 done
+# The multigraph on the GPU itself: yeast's 4-vertex queries (which expand into queries over
+# the label sets, where its 8- and 16-vertex ones run over the view on the CPU) on
+# .device-bin/data/yeast-multi.el, CPU against GPU.
+y4=$(ls $D/yeast/queries/query_*_4_*.graph 2>/dev/null | sort -V)
+[ -n "$y4" ] || y4=$(cut -d' ' -f1 $D/yeast/expected.txt | grep '_4_' | sed "s|^|$D/yeast/queries/|")
+timeout 60 $B/subgraph match -q --format json --device cpu --timeout 10 $D/yeast-multi.el $y4 > /tmp/ym-cpu.jsonl 2>/dev/null
+timeout 60 $B/subgraph match -q --format json --device gpu --timeout 10 $D/yeast-multi.el $y4 > /tmp/ym-gpu.jsonl 2>/dev/null
+python3 $B/compare-counts.py - /tmp/ym-cpu.jsonl /tmp/ym-gpu.jsonl yeast-multi-4 | tail -n 1
+echo "reported on the GPU (one expansion each): $(grep -c '"device":"gpu"' /tmp/ym-gpu.jsonl) of $(wc -l < /tmp/ym-gpu.jsonl)"
 python3 - "$OUT" <<'P'
 import json, sys, glob, statistics, os
 out = sys.argv[1]
