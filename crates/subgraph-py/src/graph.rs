@@ -101,8 +101,9 @@ impl Graph {
     /// vertex numbers 0..num_vertices), `vertex_labels` (one per vertex, default 0) and
     /// `edge_labels` (one per edge, default 0): int64 arrays of label numbers, or lists of
     /// strings, which are numbers where every one is (digits only) and else names, numbered
-    /// 0..k in byte order as a file's label names are. Duplicate edges are merged; self-loops
-    /// dropped.
+    /// 0..k in byte order as a file's label names are. An exact duplicate edge (same ends and
+    /// label) is one edge; edges of different labels on one pair are all kept, as are self loops
+    /// (the vertices' loop labels; see the manual's Semantics).
     #[staticmethod]
     #[pyo3(signature = (num_vertices, src, dst, vertex_labels=None, edge_labels=None, directed=false))]
     fn from_arrays(
