@@ -92,9 +92,9 @@ pub fn parse_all(file: &Path, data: &[u8]) -> Result<Vec<GraphBuilder>, Error> {
 
 /// Writes `g` as one GSI graph (directed; an undirected graph is written with both directions),
 /// each self loop as one `e v v label` line. A graph of several labels on a vertex or several
-/// edges on a pair is refused ([`super::unwritable`]), with an error of kind `InvalidInput`.
+/// edges on a pair is refused ([`super::lossless`]), with an error of kind `InvalidInput`.
 pub fn write<W: Write>(g: &Graph, mut w: W) -> std::io::Result<()> {
-    super::refuse(g, super::Format::Gsi)?;
+    super::lossless::refuse(g, super::lossless::GSI)?;
     let loops = g.loops();
     let arcs = if g.is_directed() { g.num_edges() } else { 2 * g.num_edges() } + loops.len() as u64;
     let maxv = g.vertex_label_values().last().copied().unwrap_or(0);

@@ -4,6 +4,7 @@ pub mod binary;
 pub mod edgelist;
 pub mod gsi;
 pub mod konect;
+mod lossless;
 pub mod mtx;
 pub mod neo4j;
 pub mod props;
@@ -326,25 +327,11 @@ pub fn read_graph(path: &Path, opts: &ReadOptions) -> Result<Loaded, Error> {
 /// `e v v` line for a self loop, so loops are written); edge lists and `.sgb` files hold
 /// everything. Formats that are not written at all are refused by [`write_graph`] apart.
 pub fn unwritable(g: &Graph, format: Format) -> Option<String> {
-    let name = match format {
-        Format::SunLuo => "a Sun & Luo .graph file",
-        Format::Gsi => "a GSI .g file",
-        _ => return None,
-    };
-    let (vertices, pairs) = (g.multi_labelled_vertices(), g.multi_edge_pairs());
-    let mut what = Vec::new();
-    if vertices > 0 {
-        what.push(format!("{vertices} {} several labels", if vertices == 1 { "vertex has" } else { "vertices have" }));
+    match format {
+        Format::SunLuo => lossless::one_label_per_vertex(g, lossless::SUNLUO),
+        Format::Gsi => lossless::one_label_per_vertex(g, lossless::GSI),
+        _ => None,
     }
-    if pairs > 0 {
-        what.push(format!("{pairs} {} several edges", if pairs == 1 { "pair has" } else { "pairs have" }));
-    }
-    (!what.is_empty()).then(|| {
-        format!(
-            "{name} holds one label per vertex and one edge per pair: {}; write an edge list or .sgb",
-            what.join(" and ")
-        )
-    })
 }
 
 /// Writes `g` to `path` in `format` (`-`: standard output); edge lists get their vertex labels
@@ -395,14 +382,6 @@ pub fn write_graph(g: &Graph, path: &Path, format: Format) -> Result<(), Error> 
         }
     }
     .map_err(io)
-}
-
-/// The error of a writer handed a graph its format cannot hold ([`unwritable`]).
-pub(crate) fn refuse(g: &Graph, format: Format) -> std::io::Result<()> {
-    match unwritable(g, format) {
-        Some(msg) => Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, msg)),
-        None => Ok(()),
-    }
 }
 
 /// Where an edge list's vertex labels are written: `FILE.labels` beside it.

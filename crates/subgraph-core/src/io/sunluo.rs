@@ -84,9 +84,9 @@ pub fn parse(file: &Path, data: &[u8]) -> Result<GraphBuilder, Error> {
 /// Writes `g` in Sun & Luo format; edge labels are written when the graph has any but 0. A self
 /// loop is an `e v v` line, which counts twice in its vertex's degree (as the reader counts
 /// it). A graph of several labels on a vertex or several edges on a pair is refused
-/// ([`super::unwritable`]), with an error of kind `InvalidInput`.
+/// ([`super::lossless`]), with an error of kind `InvalidInput`.
 pub fn write<W: Write>(g: &Graph, mut w: W) -> std::io::Result<()> {
-    super::refuse(g, super::Format::SunLuo)?;
+    super::lossless::refuse(g, super::lossless::SUNLUO)?;
     let loops = g.loops();
     let labelled = g.edge_label_values().iter().chain(loops.iter().map(|(_, l)| l)).any(|&l| l != 0);
     writeln!(w, "t {} {}", g.num_vertices(), g.num_edges() + loops.len() as u64)?;
