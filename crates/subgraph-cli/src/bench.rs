@@ -123,8 +123,9 @@ pub fn run(a: BenchArgs) -> Result<()> {
         repeat: a.repeat,
     };
     let start = Instant::now();
+    let derived = subgraph::Derived::default();
     let run = |q, opts: &MatchOptions, control: &subgraph_core::sink::Control| {
-        let ran = pool.install(|| engine.run(&data, q, opts, control, None)).map_err(|e| format!("{e:#}"))?;
+        let ran = pool.install(|| engine.run(&data, q, &derived, opts, control, None)).map_err(|e| format!("{e:#}"))?;
         if let Some(note) = ran.note {
             eprintln!("note: {note}");
         }

@@ -5,11 +5,13 @@
 //! (`--pattern`, `.cypher` files) is explained as the query graphs of its label expansions.
 
 use crate::matching::{items, parse_threads, parse_timeout, stdin_once, InputArgs, Item, PartsArgs};
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+use subgraph::derived::needs_expansion;
+use subgraph::devices::INDUCED_ON_VIEW;
 use subgraph::patterns::{check, tree_query, Derived, NOWHERE_NOTE, VIEW_NOTE};
 use subgraph::MatchOptions;
 use subgraph_core::cpu::FailingSets;
@@ -17,7 +19,7 @@ use subgraph_core::estimate::GPU_WEIGHTS;
 use subgraph_core::io::ReadOptions;
 use subgraph_core::pipeline::{explain_query, Explained, Probe};
 use subgraph_core::sink::Control;
-use subgraph_core::Graph;
+use subgraph_core::{Graph, Semantics};
 use subgraph_pattern::Pattern;
 
 #[derive(Args)]
@@ -328,6 +330,26 @@ pub fn run(a: ExplainArgs) -> Result<()> {
     let derived = Derived::default();
     for (name, item) in items(&a.queries, patterns, &qopts)? {
         match item {
+            // A query over the data's label sets: each query it expands into, as a pattern's.
+            Item::Graph(q) if needs_expansion(&q, &data) => {
+                let deadline = a.timeout.map(|t| Instant::now() + Duration::from_secs_f64(t));
+                let control = Control::new(deadline, Default::default());
+                let e = derived.expand(&q, &data, &control).with_context(|| name.clone())?;
+                if e.some_edges && opts.semantics == Semantics::Induced {
+                    bail!("{name}: {INDUCED_ON_VIEW}");
+                }
+                let n = e.queries.len();
+                if a.format == "text" {
+                    println!(
+                        "query {name}: {n} expansion {} over the data's sets of labels",
+                        if n == 1 { "query" } else { "queries" }
+                    );
+                }
+                for (i, q) in e.queries.iter().enumerate() {
+                    let label = if n == 1 { name.clone() } else { format!("{name} (expansion {} of {n})", i + 1) };
+                    explain_one(&a, e.view.as_deref().unwrap_or(&data), label, q, &opts, None)?;
+                }
+            }
             Item::Graph(q) => explain_one(&a, &data, name, &q, &opts, None)?,
             Item::Pattern(pattern) => {
                 // Compiled under --timeout too (from before its label expansion).

@@ -412,7 +412,7 @@ fn match_all(
             Item::Graph(q) => {
                 let auts = a.unique.then(|| Automorphisms::of(&q).order()).flatten();
                 with_progress(&name, &control, a.quiet, || {
-                    engine.run(data, *q, opts, &control, output.map(|o| (&**o, name.as_str())))
+                    engine.run(data, *q, &derived, opts, &control, output.map(|o| (&**o, name.as_str())))
                 })
                 .with_context(|| format!("query {name}"))
                 .map(|ran| {

@@ -13,9 +13,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Mutex};
 use subgraph::patterns::{check, run_pattern};
-use subgraph::{Engine, GpuError, MatchOptions, Ran};
+use subgraph::{Engine, MatchOptions};
 use subgraph_core::automorphism::Automorphisms;
-use subgraph_core::pipeline::{explain_query, run_query};
+use subgraph_core::pipeline::explain_query;
 use subgraph_core::sink::{Output, OutputFormat};
 use subgraph_core::{GraphBuilder, LabelNames, Semantics};
 use subgraph_pattern::{Pattern, Return};
@@ -138,13 +138,15 @@ fn query_work(
         Read::Graph(query) => {
             let auts = unique.then(|| Automorphisms::of(&query).order()).flatten();
             let query = (*query).clone();
+            let derived = data.derived.clone();
             let work = move || {
                 let output = output.as_ref().map(|o| (o, "query"));
-                let ran = in_pool(&pool, || match &engine {
-                    Some(e) => e.lock().unwrap_or_else(|e| e.into_inner()).run(&graph, query, &opts, &control, output),
-                    None => run_query(&graph, query, &opts, &control, output)
-                        .map(|report| Ran { report, gpu: None, choice: None, note: None })
-                        .map_err(GpuError::from),
+                // The runner on the CPU too: it expands a query over the data's label sets.
+                let ran = in_pool(&pool, || {
+                    let mut cpu = Engine::Cpu { why: None };
+                    let mut held = engine.as_ref().map(|e| e.lock().unwrap_or_else(|e| e.into_inner()));
+                    let engine = held.as_deref_mut().unwrap_or(&mut cpu);
+                    engine.run(&graph, query, &derived, &opts, &control, output)
                 })
                 .map_err(|e| e.to_string())?;
                 let distinct = ran.report.unique(auts);
@@ -314,7 +316,20 @@ pub(crate) fn explain<'py>(
             explain_query(on, q.clone(), &opts, false, || control(timeout, &stop)).map_err(|e| e.to_string())
         };
         match query {
-            Read::Graph(q) => Ok(vec![explain(&d, &q)?]),
+            // A query over the data's label sets: each query it expands into, as a pattern's.
+            Read::Graph(q) => {
+                let e = derived.expand(&q, &d, &control(timeout, &stop)).map_err(|e| pattern_error(e.into()))?;
+                if e.some_edges && semantics == Semantics::Induced {
+                    return Err(
+                        "semantics=\"induced\" forbids edges of every label, and the query's labels expand into \
+                                too many queries over the data's sets of labels: it would run over the data's edges of \
+                                its edge label alone"
+                            .to_string(),
+                    );
+                }
+                let on = e.view.as_deref().unwrap_or(&d);
+                e.queries.iter().map(|q| explain(on, q)).collect::<std::result::Result<Vec<_>, String>>()
+            }
             Read::Pattern(pattern) => {
                 let (compiled, view) =
                     derived.compile(&pattern, &d, &control(timeout, &stop)).map_err(|e| pattern_error(e.into()))?;

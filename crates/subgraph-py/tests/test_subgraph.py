@@ -591,3 +591,19 @@ def test_absurd_threads_and_timeouts_are_one_line_errors():
         with pytest.raises(ValueError, match="a time limit must be a positive number of seconds"):
             subgraph.count(g, g, timeout=timeout)
     assert subgraph.count(g, g, timeout=1e9, threads=2).embeddings == 2
+
+
+def test_query_graphs_expand_over_label_sets_on_every_device(tmp_path):
+    # Vertex 0 is labelled 1 and 2; 0 and 1 are joined by edges of labels 0 and 1. A query
+    # file's labels expand over the sets that hold them on the CPU as on the runner (the CPU
+    # path matched the query unexpanded and counted 1 of 3).
+    (tmp_path / "g.txt").write_text("0 1 0\n1 2 0\n0 2 0\n0 1 1\n")
+    (tmp_path / "g.txt.labels").write_text("0 1 2\n1 1\n2 2\n")
+    (tmp_path / "q.graph").write_text("t 2 1\nv 0 1\nv 1 2\ne 0 1 0\n")
+    data = subgraph.Graph.from_file(tmp_path / "g.txt")
+    query = subgraph.Graph.from_file(tmp_path / "q.graph")
+    for device in ["cpu", "auto"]:
+        assert subgraph.count(data, query, device=device).embeddings == 3
+    assert len(subgraph.match(data, query, device="cpu")) == 3
+    plans = subgraph.explain(data, query)
+    assert {p["expansion"] for p in plans} == {0, 1, 2}

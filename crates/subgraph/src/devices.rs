@@ -17,7 +17,9 @@ use subgraph_core::{Graph, Semantics};
 use subgraph_cuda::{check_nvrtc_library, CudaError};
 use subgraph_gpu::ggq::ids::{Ask, IdPlan, IdRun};
 use subgraph_gpu::{GpuError, GpuOptions, GpuReport, GpuSet, Result, Strategy};
-use subgraph_pattern::compile::{compile_query, CompileError, LabelTriples, QueryPlan, MAX_EXPANSIONS};
+use subgraph_pattern::compile::CompileError;
+
+use crate::derived::{needs_expansion, Derived, Expansion};
 
 /// The engine that runs the queries of one data graph.
 pub enum Engine {
@@ -276,45 +278,39 @@ impl Engine {
         }
     }
 
-    /// Runs one query of a file (its labels the data's labels as the file writes them). Where
-    /// the data has label sets (vertices of several labels, pairs of several edges) or the
-    /// query has self loops or sets of its own, the query is first expanded into the queries
-    /// that match it in the data's labels (`subgraph_pattern::compile::compile_query`), and
+    /// Runs one query of a file (its labels the data's labels as the file writes them);
+    /// `derived` is `data`'s. Where the data has label sets (vertices of several labels, pairs
+    /// of several edges) or the query has self loops or sets of its own, the query is first
+    /// expanded into the queries that match it in the data's labels ([`Derived::expand`]), and
     /// they run one by one as one query: their matches add up and are written under one head.
     /// Otherwise, [`Engine::run_as_is`].
     pub fn run(
         &mut self,
         data: &Graph,
         query: Graph,
+        derived: &Derived,
         opts: &MatchOptions,
         control: &Control,
         output: Option<(&Output, &str)>,
     ) -> Result<Ran> {
-        if data.label_sets().is_none() && query.label_sets().is_none() && query.loops().is_empty() {
+        if !needs_expansion(&query, data) {
             return self.run_as_is(data, query, opts, control, output);
         }
         let start = Instant::now();
-        let triples = LabelTriples::of(data);
-        let plan = match compile_query(&query, data, || &triples, MAX_EXPANSIONS, &|| control.should_stop()) {
-            Ok(plan) => plan,
-            Err(CompileError::Stopped) => QueryPlan { queries: Vec::new(), view_edges: None },
+        let Expansion { queries, view, some_edges } = match derived.expand(&query, data, control) {
+            Ok(expansion) => expansion,
+            Err(CompileError::Stopped) => Expansion { queries: Vec::new(), view: None, some_edges: false },
             Err(e) => return Err(GpuError::Core(subgraph_core::Error::Query(e.to_string()))),
         };
         // Too many expansions, and one edge label asked for by every edge: the queries are for
         // the data's edges of that label without labels, on the CPU.
-        if plan.view_edges.as_ref().is_some_and(Option::is_some) && opts.semantics == Semantics::Induced {
-            return Err(GpuError::Core(subgraph_core::Error::Query(
-                "--semantics induced forbids edges of every label, and the query's labels expand into too many \
-                 queries over the data's sets of labels: it would run over the data's edges of its edge label alone"
-                    .into(),
-            )));
+        if some_edges && opts.semantics == Semantics::Induced {
+            return Err(GpuError::Core(subgraph_core::Error::Query(INDUCED_ON_VIEW.into())));
         }
-        let view = plan.view_edges.as_ref().map(|need| data.edges_holding(need.as_deref()));
-        let queries = plan.queries;
-        let mut merged: Option<Ran> = None;
+        let mut ran: Option<Ran> = None;
         let expansions = queries.len();
         for (k, q) in queries.into_iter().enumerate() {
-            let found = merged.as_ref().map_or(0, |m| m.report.embeddings);
+            let found = ran.as_ref().map_or(0, |m| m.report.embeddings);
             let left = opts.limit.map(|l| l.saturating_sub(found.min(u64::MAX as u128) as u64));
             if left == Some(0) || control.should_stop() {
                 break;
@@ -323,33 +319,16 @@ impl Engine {
                 out.hold_heads(k > 0);
             }
             let this = MatchOptions { limit: left, ..*opts };
-            let ran = match &view {
-                Some(view) => match no_room(view, &q, &this, output) {
-                    Some(ran) => Ok(ran),
-                    None => run_query(view, q, &this, control, output).map_err(GpuError::from).map(|report| Ran {
-                        report,
-                        gpu: None,
-                        choice: None,
-                        note: Some(VIEW.to_string()),
-                    }),
-                },
+            let this_ran = match &view {
+                Some(view) => on_view(view, q, &this, control, output, VIEW.to_string()),
                 None => self.run_as_is(data, q, &this, control, output),
             };
             if let Some((out, _)) = output {
                 out.hold_heads(false);
             }
-            let ran = ran?;
-            merged = Some(match merged {
-                None => ran,
-                Some(m) => Ran {
-                    report: merge(&m.report, &ran.report),
-                    gpu: None,
-                    choice: m.choice.or(ran.choice),
-                    note: m.note.or(ran.note),
-                },
-            });
+            ran = Some(merged(ran, this_ran?));
         }
-        let mut ran = merged.unwrap_or_else(|| {
+        let mut ran = ran.unwrap_or_else(|| {
             if let Some((out, name)) = output {
                 out.begin_query(name, query.num_vertices());
             }
@@ -441,12 +420,49 @@ const VIEW: &str = "the query's labels expand into too many queries over the dat
                     CPU over the data's edges of its edge label, without labels, each vertex restricted to the \
                     vertices whose labels hold its own";
 
+/// Why a query file's query that expands too far is refused under `induced`.
+pub const INDUCED_ON_VIEW: &str =
+    "--semantics induced forbids edges of every label, and the query's labels expand into too \
+                               many queries over the data's sets of labels: it would run over the data's edges of \
+                               its edge label alone";
+
 /// Why a query file's query has nothing to run on data with label sets (`Ran::note`).
 const NOWHERE: &str = "the query's labels occur together nowhere in the data graph";
 
+/// `query` run on the CPU over a label-free view of the data (the queries of too many label
+/// expansions), with `note` on why; a query of more vertices than the view has no match.
+pub(crate) fn on_view(
+    view: &Graph,
+    query: Graph,
+    opts: &MatchOptions,
+    control: &Control,
+    output: Option<(&Output, &str)>,
+    note: String,
+) -> Result<Ran> {
+    if let Some(ran) = no_room(view, &query, opts, output) {
+        return Ok(ran);
+    }
+    let report = run_query(view, query, opts, control, output)?;
+    Ok(Ran { report, gpu: None, choice: None, note: Some(note) })
+}
+
+/// The runs of a query's expansions so far (`so_far`) and the next one's, as one run
+/// ([`merge`]); the GPU's own report is kept only where there was one expansion.
+pub(crate) fn merged(so_far: Option<Ran>, next: Ran) -> Ran {
+    match so_far {
+        None => next,
+        Some(m) => Ran {
+            report: merge(&m.report, &next.report),
+            gpu: None,
+            choice: m.choice.or(next.choice),
+            note: m.note.or(next.note),
+        },
+    }
+}
+
 /// Two expansions' reports as one: matches and work add up, and the run is complete only if
 /// both were.
-pub(crate) fn merge(a: &Report, b: &Report) -> Report {
+fn merge(a: &Report, b: &Report) -> Report {
     Report {
         embeddings: a.embeddings + b.embeddings,
         complete: a.complete && b.complete,

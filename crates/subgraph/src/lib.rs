@@ -5,15 +5,19 @@
 //! - [`devices`]: [`Engine`], the engine of one data graph (the CPU pipeline of subgraph-core,
 //!   the GPU engine of subgraph-gpu, or each query where its estimated cost is lower), and what
 //!   a query came to ([`Ran`], [`TreeRan`]).
+//! - [`derived`]: what queries derive from one data graph ([`Derived`]): the label triples
+//!   that label expansions read and the label-free views that too many expansions run on.
 //! - [`patterns`]: a pattern compiled onto the data graph (subgraph-pattern) and run through the
 //!   [`Engine`]: its label expansions, its rows, and tree patterns counted or enumerated by
 //!   GGQ's passes.
 //! - The options and results: [`MatchOptions`] and [`Report`] (both engines'), [`GpuOptions`]
 //!   and its switches, [`GpuReport`], and the errors ([`GpuError`], [`CudaError`]).
 
+pub mod derived;
 pub mod devices;
 pub mod patterns;
 
+pub use derived::Derived;
 pub use devices::{Engine, GpuSlot, Ran, TreeRan};
 pub use subgraph_core::pipeline::{MatchOptions, Report};
 pub use subgraph_cuda::{CudaError, GpuUnavailable};

@@ -6,21 +6,22 @@
 //! [`subgraph_gpu::ggq`]) without expanding its absent labels; or one whose rows must be enumerated,
 //! by GGQ's thread IDs on the GPU ([`subgraph_gpu::ggq::ids`]) where `--gpu-strategy` says so.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use std::time::Instant;
 use subgraph_core::automorphism::{isomorphism_classes, Automorphisms};
-use subgraph_core::pipeline::{run_query, MatchOptions, Report};
+use subgraph_core::pipeline::{MatchOptions, Report};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped, OUTPUT_BATCH};
 use subgraph_core::tree::TreeQuery;
 use subgraph_core::{Graph, Semantics};
 use subgraph_gpu::ggq::ids::{Ask, IdPlan};
 use subgraph_gpu::{GpuError, GpuReport, Strategy};
-use subgraph_pattern::compile::{compile, tree, CompileError, Compiled, LabelTriples, Need};
+use subgraph_pattern::compile::{tree, CompileError, Compiled};
 use subgraph_pattern::rows::Rows;
 use subgraph_pattern::{Pattern, Return};
 
-use crate::devices::{merge, no_room, Engine, Ran};
+pub use crate::derived::Derived;
+use crate::devices::{merged, on_view, Engine, Ran};
 
 /// Why a pattern could not run.
 #[derive(Debug, thiserror::Error)]
@@ -58,39 +59,6 @@ pub enum PatternRunError {
     Rows(std::io::Error),
     #[error("the pattern has more than 2^128 - 1 matches, more than a count can hold")]
     TooManyMatches,
-}
-
-/// What patterns derive from one data graph, made once when the first needs it and shared by
-/// every pattern on that graph (from any thread): the label triples (absent labels) and the
-/// label-free views (`Compiled::view`), one per set of edge labels asked for.
-#[derive(Default)]
-pub struct Derived {
-    triples: OnceLock<LabelTriples>,
-    views: std::sync::Mutex<std::collections::HashMap<Need, Arc<Graph>>>,
-}
-
-impl Derived {
-    /// The label-free view of `data` over its edges that hold `need` (None: all), made once
-    /// per need.
-    pub fn view(&self, data: &Graph, need: &Need) -> Arc<Graph> {
-        let mut views = self.views.lock().unwrap_or_else(|e| e.into_inner());
-        views.entry(need.clone()).or_insert_with(|| Arc::new(data.edges_holding(need.as_deref()))).clone()
-    }
-
-    /// `pattern` compiled onto `data` (the graph this is derived from), and the label-free view
-    /// its queries are for where `Compiled::view` says so; `control` stops the expansion of its
-    /// labels ([`CompileError::Stopped`]).
-    pub fn compile(
-        &self,
-        pattern: &Pattern,
-        data: &Graph,
-        control: &Control,
-    ) -> Result<(Compiled, Option<Arc<Graph>>), CompileError> {
-        let triples = || self.triples.get_or_init(|| LabelTriples::of(data));
-        let compiled = compile(pattern, data, triples, &|| control.should_stop())?;
-        let view = compiled.view.then(|| self.view(data, &compiled.view_edges));
-        Ok((compiled, view))
-    }
 }
 
 /// Why a pattern runs on the CPU over the label-free view (`Ran::note`, after the pattern's
@@ -222,17 +190,10 @@ pub fn run_pattern(
             r.start_query(skip, weight);
         }
         let output = words.as_ref().map(|w| (w, name));
-        let ran = match &view {
-            Some(view) => match no_room(view, query, &this, output) {
-                Some(ran) => ran,
-                None => {
-                    let report = run_query(view, query.clone(), &this, control, output).map_err(GpuError::from)?;
-                    Ran { report, gpu: None, choice: None, note: Some(format!("{name}: {VIEW_NOTE}")) }
-                }
-            },
+        let mut ran = match &view {
+            Some(view) => on_view(view, query.clone(), &this, control, output, format!("{name}: {VIEW_NOTE}"))?,
             None => engine.run_as_is(data, query.clone(), &this, control, output)?,
         };
-        let mut ran = ran;
         let weighed = ran.report.embeddings.checked_mul(weight as u128).ok_or(PatternRunError::TooManyMatches)?;
         ran.report.embeddings = left.map_or(weighed, |l| weighed.min(l as u128));
         if let Some(g) = &mut ran.gpu {
@@ -241,15 +202,7 @@ pub fn run_pattern(
         if first_of_class {
             unique_sum = unique_sum.zip(ran.report.unique(auts)).map(|(a, b)| a + b);
         }
-        merged = Some(match merged {
-            None => ran,
-            Some(m) => Ran {
-                report: merge(&m.report, &ran.report),
-                gpu: None,
-                choice: m.choice.or(ran.choice),
-                note: m.note.or(ran.note),
-            },
-        });
+        merged = Some(self::merged(merged, ran));
     }
     if let Some(w) = &words {
         w.finish().map_err(PatternRunError::Rows)?;

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use subgraph::{Engine, GpuOptions};
+use subgraph::{Derived, Engine, GpuOptions};
 use subgraph_core::pipeline::{run_query, MatchOptions};
 use subgraph_core::sink::Control;
 use subgraph_core::{Graph, GraphBuilder};
@@ -45,7 +45,7 @@ fn auto_opens_the_gpu_only_for_a_query_that_goes_there() {
     assert!(engine.describe().contains(unopened), "{}", engine.describe());
     let limited = MatchOptions { limit: Some(7), ..MatchOptions::default() };
     for _ in 0..3 {
-        let ran = engine.run(&small, triangle(), &limited, &control(), None).unwrap();
+        let ran = engine.run(&small, triangle(), &Derived::default(), &limited, &control(), None).unwrap();
         assert!(ran.gpu.is_none() && ran.note.is_none());
         assert_eq!(ran.report.embeddings, 7);
     }
@@ -58,7 +58,7 @@ fn auto_opens_the_gpu_only_for_a_query_that_goes_there() {
     let want = run_query(&big, triangle(), &opts, &control(), None).unwrap().embeddings;
     assert_eq!(want, 120, "the six-clique's triangles, each in 3! orders");
     for first in [true, false] {
-        let ran = engine.run(&big, triangle(), &opts, &control(), None).unwrap();
+        let ran = engine.run(&big, triangle(), &Derived::default(), &opts, &control(), None).unwrap();
         assert!(ran.gpu.is_some());
         assert_eq!(ran.report.embeddings, want);
         assert_eq!(ran.note.as_ref().is_some_and(|n| n.contains("opened for this query")), first, "{:?}", ran.note);
