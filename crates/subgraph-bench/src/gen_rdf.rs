@@ -65,15 +65,14 @@ struct Writer<W: Write> {
 }
 
 impl<W: Write> Writer<W> {
-    /// Types `(class, id)` also as `also` (a second class).
+    /// Types `(class, id)` as `also` (its own class, or a second one).
     fn also(&mut self, (class, id): (&str, u64), also: &str) -> io::Result<()> {
         self.triples += 1;
         writeln!(self.out, "<{NAMESPACE}{class}{id}> <{RDF_TYPE}> <{NAMESPACE}{also}> .")
     }
 
     fn typed(&mut self, class: &str, id: u64) -> io::Result<()> {
-        self.triples += 1;
-        writeln!(self.out, "<{NAMESPACE}{class}{id}> <{RDF_TYPE}> <{NAMESPACE}{class}> .")
+        self.also((class, id), class)
     }
 
     fn link(&mut self, (a, i): (&str, u64), predicate: &str, (b, j): (&str, u64)) -> io::Result<()> {

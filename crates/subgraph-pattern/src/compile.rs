@@ -18,7 +18,7 @@ use crate::{CompareOp, Direction, LabelRef, Pattern, Predicate, Return, Value};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use subgraph_core::filter::Bitset;
-use subgraph_core::graph::{Column, LabelSets, Value as PropertyValue};
+use subgraph_core::graph::{edge_members, holds_all, vertex_members, Column, LabelSets, Value as PropertyValue};
 use subgraph_core::tree::TreeQuery;
 use subgraph_core::{Dir, Graph, GraphBuilder};
 
@@ -99,28 +99,23 @@ impl LabelTriples {
 
     /// Whether data vertex label `label` holds every label `need` asks for.
     fn vertex_fits(&self, label: u32, need: &Need) -> bool {
-        holds_all(self.sets.as_ref().map_or(std::slice::from_ref(&label), |s| s.vertex_labels(&label)), need)
+        holds_all(vertex_members(self.sets.as_deref(), &label), need.as_deref())
     }
 
     /// Whether data edge label `label` holds every label `need` asks for.
     fn edge_fits(&self, label: u32, need: &Need) -> bool {
-        holds_all(self.edge_members(&label), need)
+        holds_all(self.edge_members(&label), need.as_deref())
     }
 
     /// The edge labels data edge label `label` stands for.
     fn edge_members<'a>(&'a self, label: &'a u32) -> &'a [u32] {
-        self.sets.as_ref().map_or(std::slice::from_ref(label), |s| s.edge_labels(label))
+        edge_members(self.sets.as_deref(), label)
     }
 
     /// Whether some data pair has several edges (an edge without label binds to each).
     fn has_edge_sets(&self) -> bool {
         self.sets.as_ref().is_some_and(|s| !s.edge_sets().is_empty())
     }
-}
-
-/// Whether `members` (sorted) holds every label of `need` (None: any).
-pub fn holds_all(members: &[u32], need: &Need) -> bool {
-    need.as_ref().is_none_or(|n| n.iter().all(|l| members.binary_search(l).is_ok()))
 }
 
 /// A pattern ready to run: the query graphs (pattern vertex i is query vertex i in each) and
@@ -549,7 +544,7 @@ fn label_free(k: usize, data: &Graph, lowered: Lowered) -> Queries {
             let mut set = Bitset::new(data.num_vertices());
             let within = allowed[u].clone();
             for &c in data.vertex_label_values() {
-                if holds_all(data.vertex_label_members(&c), need) {
+                if holds_all(data.vertex_label_members(&c), need.as_deref()) {
                     data.vertices_with_label(c)
                         .iter()
                         .filter(|&&v| within.as_ref().is_none_or(|a| a.contains(v)))

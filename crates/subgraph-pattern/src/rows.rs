@@ -2,10 +2,11 @@
 //! data vertex per pattern vertex) projected onto the RETURN columns, made distinct where
 //! DISTINCT asks, cut at LIMIT (which stops the search), and written with the columns' names.
 
-use crate::compile::{holds_all, Compiled, Skip};
+use crate::compile::{Compiled, Skip};
 use std::collections::HashSet;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
+use subgraph_core::graph::holds_all;
 use subgraph_core::sink::{Control, Output, Stopped};
 use subgraph_core::Graph;
 
@@ -115,7 +116,7 @@ impl State {
         let m = &self.match_words;
         let forward = |(a, b, need): &Skip| {
             let found = self.data.edge_label(m[*a], m[*b]);
-            found.is_some_and(|l| holds_all(self.data.edge_label_members(&l), need))
+            found.is_some_and(|l| holds_all(self.data.edge_label_members(&l), need.as_deref()))
         };
         if self.skip.iter().any(forward) {
             return;

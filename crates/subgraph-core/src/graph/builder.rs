@@ -7,7 +7,7 @@ use super::csr::{Adjacency, Graph};
 use super::ids::VertexIds;
 use super::names::LabelNames;
 use super::properties::Properties;
-use super::sets::{Interner, LabelSets};
+use super::sets::{holds_all, Interner, LabelSets};
 use crate::error::Error;
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -20,10 +20,6 @@ pub struct BuildStats {
     /// Exact duplicates dropped (same endpoints, same direction, same label: one edge, as RDF
     /// has it).
     pub duplicates: u64,
-    /// Vertices with several labels.
-    pub multi_labelled: u64,
-    /// Ordered pairs (unordered where undirected) joined by several edges of different labels.
-    pub multi_edges: u64,
 }
 
 /// Collects vertices, labels and edges; [`GraphBuilder::build`] makes the graph.
@@ -139,8 +135,8 @@ impl GraphBuilder {
         edges.dedup();
         let duplicates = before - looped - edges.len() as u64 + (looped - self_loops);
         let too_many = || Error::Limit("the sets of labels run past 2^32 - 1 labels".into());
-        let (edge_sets, multi_edges) = merge_parallel(&mut edges, &loops).ok_or_else(too_many)?;
-        let (vertex_sets, multi_labelled) = label_sets(&mut labels, more_labels).ok_or_else(too_many)?;
+        let edge_sets = merge_parallel(&mut edges, &loops).ok_or_else(too_many)?;
+        let vertex_sets = label_sets(&mut labels, more_labels).ok_or_else(too_many)?;
         let num_edges = edges.len() as u64;
 
         let mut vlabel_values = labels.clone();
@@ -219,7 +215,7 @@ impl GraphBuilder {
             .map(Arc::new),
             loops: Arc::new(loops),
         };
-        Ok((graph, BuildStats { self_loops, duplicates, multi_labelled, multi_edges }))
+        Ok((graph, BuildStats { self_loops, duplicates }))
     }
 
     /// [`GraphBuilder::try_build`] for graphs known to have few labels (tests, queries).
@@ -240,13 +236,11 @@ impl Graph {
     /// pairs one edge; None: every edge): what a query whose edges all ask for `need` is matched
     /// on where its labels expand into too many queries, its vertex labels restrictions.
     pub fn edges_holding(&self, need: Option<&[u32]>) -> Graph {
-        let holds = |l: &u32| {
-            need.is_none_or(|n| {
-                let members = self.edge_label_members(l);
-                n.iter().all(|x| members.binary_search(x).is_ok())
-            })
-        };
-        let edges = self.edges().filter(|(_, _, l)| holds(l)).map(|(a, b, _)| (a, b, 0)).collect();
+        let edges = self
+            .edges()
+            .filter(|(_, _, l)| holds_all(self.edge_label_members(l), need))
+            .map(|(a, b, _)| (a, b, 0))
+            .collect();
         let mut b = GraphBuilder::from_parts(vec![0; self.num_vertices()], edges, self.directed);
         if let Some(ids) = &self.ids {
             b.set_ids((**ids).clone());
@@ -260,44 +254,39 @@ type Sets = (u32, Vec<Vec<u32>>);
 
 /// Makes the edges of one pair (sorted, exact duplicates gone) one edge labelled by the set of
 /// their labels, numbered above every edge label, the loops' too (so that a loop's label is never
-/// taken for a set). The sets (base, list) and how many pairs had several; None past u32.
-fn merge_parallel(edges: &mut Vec<(u32, u32, u32)>, loops: &[(u32, u32)]) -> Option<(Sets, u64)> {
-    if !edges.windows(2).any(|w| (w[0].0, w[0].1) == (w[1].0, w[1].1)) {
-        return Some(((0, Vec::new()), 0));
+/// taken for a set). The sets (base, list); None past u32.
+fn merge_parallel(edges: &mut Vec<(u32, u32, u32)>, loops: &[(u32, u32)]) -> Option<Sets> {
+    let same_pair = |a: &(u32, u32, u32), b: &(u32, u32, u32)| (a.0, a.1) == (b.0, b.1);
+    if !edges.windows(2).any(|w| same_pair(&w[0], &w[1])) {
+        return Some((0, Vec::new()));
     }
     let mut sets = Interner::above(edges.iter().map(|e| e.2).chain(loops.iter().map(|l| l.1)))?;
-    let (mut out, mut pairs, mut set) = (Vec::with_capacity(edges.len()), 0u64, Vec::new());
-    for (k, e) in edges.iter().enumerate() {
-        set.push(e.2);
-        if edges.get(k + 1).is_none_or(|f| (f.0, f.1) != (e.0, e.1)) {
-            pairs += u64::from(set.len() > 1);
-            out.push((e.0, e.1, sets.label(&set)?));
-            set.clear();
-        }
+    let mut out = Vec::with_capacity(edges.len());
+    for pair in edges.chunk_by(same_pair) {
+        let set: Vec<u32> = pair.iter().map(|e| e.2).collect();
+        out.push((pair[0].0, pair[0].1, sets.label(&set)?));
     }
     *edges = out;
-    Some((sets.finish(), pairs))
+    Some(sets.finish())
 }
 
 /// Gives each vertex with labels in `more` beside its own the label of its set. The sets (base,
-/// list) and how many vertices have several; None past u32.
-fn label_sets(labels: &mut [u32], mut more: Vec<(u32, u32)>) -> Option<(Sets, u64)> {
+/// list); None past u32.
+fn label_sets(labels: &mut [u32], mut more: Vec<(u32, u32)>) -> Option<Sets> {
     if more.is_empty() {
-        return Some(((0, Vec::new()), 0));
+        return Some((0, Vec::new()));
     }
     let mut sets = Interner::above(labels.iter().chain(more.iter().map(|m| &m.1)).copied())?;
     more.sort_unstable();
     more.dedup();
-    let mut several = 0u64;
     for chunk in more.chunk_by(|a, b| a.0 == b.0) {
         let v = chunk[0].0 as usize;
         let mut set: Vec<u32> = chunk.iter().map(|m| m.1).chain([labels[v]]).collect();
         set.sort_unstable();
         set.dedup();
-        several += u64::from(set.len() > 1);
         labels[v] = sets.label(&set)?;
     }
-    Some((sets.finish(), several))
+    Some(sets.finish())
 }
 
 /// Adjacency before grouping: CSR of (neighbour, edge label).

@@ -176,18 +176,12 @@ impl Graph {
 
     /// The labels vertex label `label` stands for (itself, or its set's).
     pub fn vertex_label_members<'a>(&'a self, label: &'a u32) -> &'a [u32] {
-        match &self.label_sets {
-            Some(s) => s.vertex_labels(label),
-            None => std::slice::from_ref(label),
-        }
+        super::sets::vertex_members(self.label_sets.as_deref(), label)
     }
 
     /// The edge labels edge label `label` stands for (itself, or its set's).
     pub fn edge_label_members<'a>(&'a self, label: &'a u32) -> &'a [u32] {
-        match &self.label_sets {
-            Some(s) => s.edge_labels(label),
-            None => std::slice::from_ref(label),
-        }
+        super::sets::edge_members(self.label_sets.as_deref(), label)
     }
 
     /// Self loops as (vertex, edge label), sorted; they take no part in the join.
@@ -457,7 +451,8 @@ mod tests {
         b.add_edge(1, 0, 3);
         b.add_edge(1, 2, 0);
         let (g, stats) = b.build();
-        assert_eq!(stats, BuildStats { self_loops: 1, duplicates: 2, multi_labelled: 0, multi_edges: 0 });
+        assert_eq!(stats, BuildStats { self_loops: 1, duplicates: 2 });
+        assert_eq!((g.multi_labelled_vertices(), g.multi_edge_pairs()), (0, 0));
         assert_eq!(g.num_edges(), 2);
         assert_eq!(g.loops(), &[(0, 0)]);
         assert_eq!(g.edge_label(0, 1), Some(3));
@@ -477,7 +472,7 @@ mod tests {
             b.add_edge(u, v, l);
         }
         let (g, stats) = b.build();
-        assert_eq!((stats.multi_labelled, stats.multi_edges, stats.duplicates), (2, 2, 1));
+        assert_eq!((g.multi_labelled_vertices(), g.multi_edge_pairs(), stats.duplicates), (2, 2, 1));
         let sets = g.label_sets().unwrap();
         assert_eq!(g.label(0), 6, "{{1, 5}} is the first set above 5");
         assert_eq!(g.vertex_label_members(&g.label(0)), &[1, 5]);

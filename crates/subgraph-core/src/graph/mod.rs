@@ -20,4 +20,4 @@ pub use csr::{Adjacency, Dir, Graph};
 pub use ids::{Id, VertexIds};
 pub use names::LabelNames;
 pub use properties::{Column, Properties, Value, Values};
-pub use sets::LabelSets;
+pub use sets::{edge_members, holds_all, vertex_members, LabelSets};

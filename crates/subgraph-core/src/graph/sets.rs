@@ -56,6 +56,22 @@ impl LabelSets {
     }
 }
 
+/// The labels vertex label `label` stands for, under `sets` (None: a graph without sets).
+pub fn vertex_members<'a>(sets: Option<&'a LabelSets>, label: &'a u32) -> &'a [u32] {
+    sets.map_or(std::slice::from_ref(label), |s| s.vertex_labels(label))
+}
+
+/// The edge labels edge label `label` stands for, under `sets` (None: a graph without sets).
+pub fn edge_members<'a>(sets: Option<&'a LabelSets>, label: &'a u32) -> &'a [u32] {
+    sets.map_or(std::slice::from_ref(label), |s| s.edge_labels(label))
+}
+
+/// Whether `members` (sorted) holds every label of `need` (None: any): a label or set that
+/// a query's labels ask for.
+pub fn holds_all(members: &[u32], need: Option<&[u32]>) -> bool {
+    need.is_none_or(|n| n.iter().all(|l| members.binary_search(l).is_ok()))
+}
+
 fn members<'a>(base: u32, sets: &'a [Vec<u32>], label: &'a u32) -> &'a [u32] {
     match label.checked_sub(base).and_then(|i| sets.get(i as usize)) {
         Some(set) => set,

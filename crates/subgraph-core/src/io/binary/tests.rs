@@ -53,6 +53,19 @@ fn err(data: &[u8]) -> String {
     }
 }
 
+/// Every `step`-th byte from `from` on flipped (one bit), and the file cut at every
+/// `cut_step`-th length where given, is a load error, never a panic or a graph.
+fn damage_is_an_error(data: &[u8], from: usize, step: usize, cut_step: Option<usize>) {
+    for i in (from..data.len()).step_by(step) {
+        let mut d = data.to_vec();
+        d[i] ^= 0x10;
+        err(&d);
+    }
+    for len in cut_step.into_iter().flat_map(|c| (0..data.len()).step_by(c)) {
+        err(&data[..len]);
+    }
+}
+
 /// Recomputes both checksums, as a forger would, so that validation alone must catch damage.
 fn reseal(data: &mut [u8]) {
     seal(data);
@@ -91,14 +104,7 @@ fn original_ids_round_trip_as_version_3_and_damage_is_an_error() {
         assert_eq!(data[8..12], VERSION_3.to_le_bytes());
         assert_eq!(data.len() % 8, 0);
         same(&g, &load(&data).unwrap());
-        for i in 0..data.len() {
-            let mut d = data.clone();
-            d[i] ^= 0x10;
-            err(&d);
-        }
-        for len in 0..data.len() {
-            err(&data[..len]);
-        }
+        damage_is_an_error(&data, 0, 1, Some(1));
         let mut v2 = data.clone();
         v2[8..12].copy_from_slice(&VERSION_2.to_le_bytes());
         let sum = xxh3_64(&v2[..HEADER_SUM_AT]);
@@ -135,14 +141,7 @@ fn label_names_round_trip_as_version_4_and_damage_is_an_error() {
         same(&named, &back);
         assert_eq!(back.label_names(), named.label_names());
         assert_eq!(back.ids(), named.ids());
-        for i in (HEADER_LEN..data.len()).step_by(3) {
-            let mut d = data.clone();
-            d[i] ^= 0x10;
-            err(&d);
-        }
-        for len in (0..data.len()).step_by(5) {
-            err(&data[..len]);
-        }
+        damage_is_an_error(&data, HEADER_LEN, 3, Some(5));
     }
     // Properties: every type, values and none, through the file.
     let mut with_props = named_graph_with(&g, &vertex_names);
@@ -167,11 +166,7 @@ fn label_names_round_trip_as_version_4_and_damage_is_an_error() {
     let data = bytes(&with_props);
     let back = load(&data).unwrap();
     assert_eq!(back.properties(), with_props.properties());
-    for i in (HEADER_LEN..data.len()).step_by(7) {
-        let mut d = data.clone();
-        d[i] ^= 0x10;
-        err(&d);
-    }
+    damage_is_an_error(&data, HEADER_LEN, 7, None);
     // A label with no name, behind valid checksums.
     let mut b = GraphBuilder::from_parts(g.labels().to_vec(), g.edges().collect(), true);
     b.set_label_names(LabelNames { vertex: vertex_names[..1].to_vec(), edge: Vec::new() });
@@ -212,14 +207,7 @@ fn label_sets_and_loops_round_trip_as_version_5_and_damage_is_an_error() {
         let mut sealed = data.clone();
         seal(&mut sealed);
         assert_eq!(sealed, data);
-        for i in 0..data.len() {
-            let mut d = data.clone();
-            d[i] ^= 0x10;
-            err(&d);
-        }
-        for len in 0..data.len() {
-            err(&data[..len]);
-        }
+        damage_is_an_error(&data, 0, 1, Some(1));
         // Version 4 knows no flag bit 4.
         let mut v4 = data.clone();
         v4[8..12].copy_from_slice(&VERSION_4.to_le_bytes());
