@@ -447,9 +447,7 @@ fn explain_expands_a_query_file_over_label_sets_as_match_does() {
     assert_eq!(matched, 3, "0-1, 0-2 and 1-0 with 0 as label 2");
     let explained = report(&run(&["explain", "--format", "json", g, q]));
     assert_eq!(explained.len(), 3, "one explanation per expansion");
-    let total: u64 = explained
-        .iter()
-        .map(|e| e["positions"].as_array().unwrap().last().unwrap()["actual"].as_u64().unwrap())
-        .sum();
+    let total: u64 =
+        explained.iter().map(|e| e["positions"].as_array().unwrap().last().unwrap()["actual"].as_u64().unwrap()).sum();
     assert_eq!(total, matched);
 }
