@@ -9,6 +9,8 @@
 //! Modules import in one direction only: `error` → `vectors` → `graph`, `filter`,
 //! `neighbours` → `brute` → `cpu`, `gpu` → `index` → `file`.
 
+pub mod brute;
+pub mod cpu;
 pub mod error;
 pub mod filter;
 pub mod graph;

@@ -1,0 +1,553 @@
+//! GGraphCon's construction on every core (thesis §2.3): an NSW (each vertex joined both ways
+//! to its `d_min` nearest earlier vertices, rows of at most `d_max` kept nearest first) built by
+//! divide and conquer. The vertices are cut into groups of consecutive ids; each group builds
+//! its local NSW by sequential insertion, all groups at once; then group after group is merged
+//! into the graph of the groups before it: every vertex of the group searches its `d_min`
+//! nearest in that graph at once (forward edges, merged into its row), and the backward edges,
+//! sorted by (source, distance), are merged into their sources' rows, each row by one thread.
+//!
+//! The HNSW extension builds an NSW on each id prefix of a geometric series, top layer first,
+//! and enters the searches of each layer by descent through the layers above. The KNN-graph
+//! extension refines random rows by NN-descent (neighbours of neighbours). Ids are shuffled
+//! first (by the seed), so that an input sorted by cluster still gives long links early; the
+//! result says which input row each internal id is.
+
+use std::ops::Range;
+
+use rayon::prelude::*;
+
+use crate::cpu::search::{list_capacity, Best, Rows, Space};
+use crate::error::{AnnError, Result};
+use crate::graph::{GraphKind, Layer, ProximityGraph, NONE};
+use crate::vectors::{Metric, Vectors};
+
+/// The largest out-degree accepted.
+pub const MAX_DEGREE: usize = 256;
+
+/// How a graph is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BuildParams {
+    pub kind: GraphKind,
+    /// Links each vertex makes to earlier ones (NSW, HNSW).
+    pub d_min: usize,
+    /// Row width: the out-degree bound.
+    pub d_max: usize,
+    /// The exploration bound of the searches that find each vertex's `d_min` nearest.
+    pub ef_construction: usize,
+    /// NN-descent rounds (KNN graph).
+    pub iterations: usize,
+    /// Seed of the shuffle (and of the KNN graph's first rows).
+    pub seed: u64,
+    /// Whom a full row keeps (NSW, HNSW).
+    pub prune: Prune,
+}
+
+/// Whom a full row of an NSW or HNSW layer keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prune {
+    /// The nearest, as the thesis' GGraphCon and NSW have it.
+    Nearest,
+    /// HNSW's heuristic: no neighbour that a kept one is nearer to (the default).
+    Diverse,
+}
+
+impl Prune {
+    pub fn name(self) -> &'static str {
+        match self {
+            Prune::Nearest => "nearest",
+            Prune::Diverse => "diverse",
+        }
+    }
+}
+
+impl std::str::FromStr for Prune {
+    type Err = AnnError;
+
+    fn from_str(s: &str) -> Result<Self> {
+        [Prune::Nearest, Prune::Diverse]
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| AnnError::Parameter(format!("prune {s:?}: expected nearest or diverse")))
+    }
+}
+
+impl BuildParams {
+    /// `degree` is `d_max`; `d_min` is half of it, as the thesis and the authors' code have it.
+    pub fn new(kind: GraphKind, degree: usize) -> Result<Self> {
+        let params = BuildParams {
+            kind,
+            d_min: (degree / 2).max(1),
+            d_max: degree,
+            ef_construction: 64,
+            iterations: 8,
+            seed: 0x5eed,
+            prune: Prune::Diverse,
+        };
+        params.check()?;
+        Ok(params)
+    }
+
+    /// One line for a bound out of range.
+    pub fn check(&self) -> Result<()> {
+        if self.d_max < 2 || self.d_max > MAX_DEGREE {
+            return Err(AnnError::Parameter(format!("degree {}: must be 2 to {MAX_DEGREE}", self.d_max)));
+        }
+        if self.d_min == 0 || self.d_min > self.d_max {
+            return Err(AnnError::Parameter(format!("d_min {} must be 1 to d_max {}", self.d_min, self.d_max)));
+        }
+        if self.ef_construction < self.d_min {
+            return Err(AnnError::Parameter(format!(
+                "ef_construction {} is smaller than d_min {}",
+                self.ef_construction, self.d_min
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// A built graph over the shuffled vectors.
+pub struct Built {
+    pub graph: ProximityGraph,
+    /// `order[i]` is the input row of internal vertex `i`.
+    pub order: Vec<u32>,
+    /// The prepared vectors in internal order.
+    pub vectors: Vectors,
+}
+
+/// SplitMix64: the shuffle's and the first rows' random numbers.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// A permutation of `0..n` by `seed` (Fisher–Yates).
+pub fn shuffled(n: usize, seed: u64) -> Vec<u32> {
+    let mut rng = SplitMix(seed);
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    for i in (1..n).rev() {
+        order.swap(i, rng.below(i + 1));
+    }
+    order
+}
+
+/// The lengths of an HNSW graph's layers, bottom first: `n`, then divided by `d_min` while
+/// more than one vertex remains (hnswlib's level distribution, 1/ln M, made exact by prefixes).
+pub fn layer_lengths(kind: GraphKind, n: usize, d_min: usize) -> Vec<usize> {
+    let mut lengths = vec![n];
+    if kind == GraphKind::Hnsw {
+        let ratio = d_min.max(2);
+        while *lengths.last().expect("non-empty") / ratio > 1 {
+            let next = lengths.last().expect("non-empty") / ratio;
+            lengths.push(next);
+        }
+    }
+    lengths
+}
+
+/// Builds the graph of `params.kind` over `vectors` (prepared; see [`Metric::prepare`]).
+pub fn build(vectors: &Vectors, metric: Metric, params: &BuildParams) -> Result<Built> {
+    params.check()?;
+    if vectors.is_empty() {
+        return Err(AnnError::Vectors("an empty vector set has no graph".into()));
+    }
+    if vectors.len() >= NONE as usize {
+        return Err(AnnError::Vectors(format!("{} vectors: at most {} fit 32-bit ids", vectors.len(), NONE - 1)));
+    }
+    let order = shuffled(vectors.len(), params.seed);
+    let internal = vectors.permuted(&order);
+    let space = Space { base: &internal, metric };
+    let layers = match params.kind {
+        GraphKind::Knn => vec![nn_descent(space, params)],
+        GraphKind::Nsw | GraphKind::Hnsw => {
+            let lengths = layer_lengths(params.kind, internal.len(), params.d_min);
+            let mut built: Vec<Layer> = Vec::with_capacity(lengths.len());
+            for (l, &len) in lengths.iter().enumerate().rev() {
+                let degree = if l == 0 { params.d_max } else { (params.d_max / 2).max(1) };
+                let link = params.d_min.min(degree);
+                let spec = LayerSpec { len, degree, link, ef: params.ef_construction, prune: params.prune };
+                built.insert(0, nsw_layer(space, spec, &built));
+            }
+            built
+        }
+    };
+    let mut layers = layers;
+    connect(space, &mut layers[0]);
+    Ok(Built { graph: ProximityGraph { kind: params.kind, layers }, order, vectors: internal })
+}
+
+/// A layer under construction: rows with the distances that keep them sorted.
+struct Draft {
+    degree: usize,
+    adjacency: Vec<u32>,
+    distances: Vec<f32>,
+}
+
+/// Inserts `id` at `distance` into a sorted row, dropping the farthest when full; a repeat of
+/// an id already in the row is ignored.
+fn offer(row: &mut [u32], distances: &mut [f32], id: u32, distance: f32) {
+    let used = row.iter().position(|&u| u == NONE).unwrap_or(row.len());
+    if row[..used].contains(&id) {
+        return;
+    }
+    let at = (0..used).find(|&i| (distance, id) < (distances[i], row[i])).unwrap_or(used);
+    if at == row.len() {
+        return;
+    }
+    let end = used.min(row.len() - 1);
+    row.copy_within(at..end, at + 1);
+    distances.copy_within(at..end, at + 1);
+    row[at] = id;
+    distances[at] = distance;
+}
+
+/// At most `width` of `candidates` (sorted nearest first by their distance to one vertex, no
+/// repeats), into `kept`: the nearest, or by HNSW's heuristic (Malkov and Yashunin, Alg. 4):
+/// a candidate is left out when one already kept is nearer to it than the vertex is, which
+/// keeps links in every direction (the long links that join clusters) instead of many to one
+/// side.
+fn select(space: Space<'_>, prune: Prune, candidates: &[(u32, f32)], width: usize, kept: &mut Vec<(u32, f32)>) {
+    kept.clear();
+    match prune {
+        Prune::Nearest => kept.extend(candidates.iter().take(width)),
+        Prune::Diverse => {
+            for &(c, d) in candidates {
+                if kept.len() == width {
+                    break;
+                }
+                let row = space.base.row(c as usize);
+                if kept.iter().all(|&(s, _)| space.metric.distance(row, space.base.row(s as usize)) >= d) {
+                    kept.push((c, d));
+                }
+            }
+        }
+    }
+}
+
+/// Scratch lists of one thread's row merges.
+#[derive(Default)]
+struct Scratch {
+    candidates: Vec<(u32, f32)>,
+    kept: Vec<(u32, f32)>,
+}
+
+/// Merges `extra` (ids with their distances to the row's vertex) into a sorted row: all kept
+/// while they fit, else the row's width chosen by `select`.
+fn merge_row(space: Space<'_>, prune: Prune, row: &mut [u32], distances: &mut [f32], extra: &[(u32, f32)], scratch: &mut Scratch) {
+    let Scratch { candidates, kept } = scratch;
+    candidates.clear();
+    candidates.extend(row.iter().zip(distances.iter()).take_while(|(&u, _)| u != NONE).map(|(&u, &d)| (u, d)));
+    let before = candidates.len();
+    candidates.extend(extra.iter().filter(|(u, _)| *u != NONE && !row.contains(u)));
+    if candidates.len() == before {
+        return;
+    }
+    candidates.sort_unstable_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+    candidates.dedup_by_key(|c| c.0);
+    if candidates.len() <= row.len() {
+        kept.clear();
+        kept.extend_from_slice(candidates);
+    } else {
+        select(space, prune, candidates, row.len(), kept);
+    }
+    for (slot, (r, dist)) in row.iter_mut().zip(distances.iter_mut()).enumerate() {
+        (*r, *dist) = kept.get(slot).copied().unwrap_or((NONE, f32::INFINITY));
+    }
+}
+
+/// Vertices a group holds: about four groups per thread, each of 1,024 to 65,536.
+fn group_size(len: usize) -> usize {
+    (len / (rayon::current_num_threads() * 4)).clamp(1024, 1 << 16)
+}
+
+/// What one NSW layer is built with.
+#[derive(Clone, Copy)]
+struct LayerSpec {
+    len: usize,
+    degree: usize,
+    link: usize,
+    ef: usize,
+    prune: Prune,
+}
+
+/// The NSW layer over vertices `0..len`: local graphs per group, then merges (Algorithm 5).
+fn nsw_layer(space: Space<'_>, spec: LayerSpec, upper: &[Layer]) -> Layer {
+    let (len, degree) = (spec.len, spec.degree);
+    let group = group_size(len);
+    let mut draft = Draft { degree, adjacency: vec![NONE; len * degree], distances: vec![f32::INFINITY; len * degree] };
+    draft
+        .adjacency
+        .par_chunks_mut(group * degree)
+        .zip(draft.distances.par_chunks_mut(group * degree))
+        .enumerate()
+        .for_each(|(g, (adjacency, distances))| local_nsw(space, spec, (g * group) as u32, adjacency, distances));
+    let mut segment_of = vec![NONE; len];
+    for start in (group..len).step_by(group) {
+        merge_group(space, spec, &mut draft, start..(start + group).min(len), upper, &mut segment_of);
+    }
+    Layer { degree, adjacency: draft.adjacency }
+}
+
+/// The `link` vertices a new vertex joins, chosen from the walk's best list.
+fn forward(space: Space<'_>, spec: LayerSpec, best: &Best, scratch: &mut Scratch) {
+    scratch.candidates.clear();
+    scratch.candidates.extend(best.entries.iter().map(|e| (e.id, e.distance)));
+    select(space, spec.prune, &scratch.candidates, spec.link, &mut scratch.kept);
+}
+
+/// Sequential NSW insertion of the group whose first vertex is `first`, over its own rows.
+fn local_nsw(space: Space<'_>, spec: LayerSpec, first: u32, adjacency: &mut [u32], distances: &mut [f32]) {
+    let degree = spec.degree;
+    let count = (adjacency.len() / degree) as u32;
+    let mut best = Best::new(list_capacity(spec.ef));
+    let (mut scratch, mut links) = (Scratch::default(), Scratch::default());
+    for v in first + 1..first + count {
+        let rows = Rows { adjacency, degree, offset: first };
+        let q = space.base.row(v as usize);
+        space.walk(q, rows, first, spec.ef, v, &mut best);
+        forward(space, spec, &best, &mut links);
+        let at = |u: u32| (u - first) as usize * degree..(u - first + 1) as usize * degree;
+        merge_row(space, spec.prune, &mut adjacency[at(v)], &mut distances[at(v)], &links.kept, &mut scratch);
+        for &(u, d) in &links.kept {
+            merge_row(space, spec.prune, &mut adjacency[at(u)], &mut distances[at(u)], &[(v, d)], &mut scratch);
+        }
+    }
+}
+
+/// Merges the group `range` into the graph of the vertices before it (Algorithm 5, steps 1–3).
+fn merge_group(space: Space<'_>, spec: LayerSpec, draft: &mut Draft, range: Range<usize>, upper: &[Layer], segment_of: &mut [u32]) {
+    let (degree, link) = (draft.degree, spec.link);
+    let start = range.start;
+    let limit = start as u32;
+    // Step 1: each vertex of the group finds its nearest in the merged prefix.
+    let found: Vec<(u32, f32)> = {
+        let rows = Rows { adjacency: &draft.adjacency, degree, offset: 0 };
+        range
+            .clone()
+            .into_par_iter()
+            .map_init(
+                || (Best::new(list_capacity(spec.ef)), Scratch::default()),
+                |(best, scratch), v| {
+                    let q = space.base.row(v);
+                    let entry = space.descend(q, upper, limit);
+                    space.walk(q, rows, entry, spec.ef, limit, best);
+                    forward(space, spec, best, scratch);
+                    let mut mine = vec![(NONE, f32::INFINITY); link];
+                    mine[..scratch.kept.len()].copy_from_slice(&scratch.kept);
+                    mine
+                },
+            )
+            .flatten_iter()
+            .collect()
+    };
+    // Forward edges into the group's own rows.
+    draft.adjacency[start * degree..range.end * degree]
+        .par_chunks_mut(degree)
+        .zip(draft.distances[start * degree..range.end * degree].par_chunks_mut(degree))
+        .zip(found.par_chunks(link))
+        .for_each_init(Scratch::default, |scratch, ((row, distances), mine)| {
+            merge_row(space, spec.prune, row, distances, mine, scratch)
+        });
+    // Step 2: backward edges sorted by (source, distance), cut into one segment per source.
+    let mut backward: Vec<(u32, f32, u32)> = found
+        .par_chunks(link)
+        .enumerate()
+        .flat_map_iter(|(i, mine)| {
+            mine.iter().take_while(|(u, _)| *u != NONE).map(move |&(u, d)| (u, d, (start + i) as u32))
+        })
+        .collect();
+    backward.par_sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
+    let segments: Vec<Vec<(u32, f32)>> =
+        backward.chunk_by(|a, b| a.0 == b.0).map(|s| s.iter().map(|&(_, d, v)| (v, d)).collect()).collect();
+    let sources: Vec<u32> = backward.chunk_by(|a, b| a.0 == b.0).map(|s| s[0].0).collect();
+    for (i, &u) in sources.iter().enumerate() {
+        segment_of[u as usize] = i as u32;
+    }
+    // Step 3: each source merges its segment into its row.
+    draft.adjacency[..start * degree]
+        .par_chunks_mut(degree)
+        .zip(draft.distances[..start * degree].par_chunks_mut(degree))
+        .zip(&segment_of[..start])
+        .for_each_init(Scratch::default, |scratch, ((row, distances), &segment)| {
+            if segment != NONE {
+                merge_row(space, spec.prune, row, distances, &segments[segment as usize], scratch);
+            }
+        });
+    for &u in &sources {
+        segment_of[u as usize] = NONE;
+    }
+}
+
+/// The vertices of `layer` that a walk along `edges` (forward rows, or the reverse lists)
+/// reaches from vertex 0.
+fn reached(n: usize, edges: impl Fn(u32) -> Vec<u32>) -> Vec<bool> {
+    let mut seen = vec![false; n];
+    let mut stack = vec![0u32];
+    seen[0] = true;
+    while let Some(v) = stack.pop() {
+        for u in edges(v) {
+            if !seen[u as usize] {
+                seen[u as usize] = true;
+                stack.push(u);
+            }
+        }
+    }
+    seen
+}
+
+/// For each vertex, the vertices whose rows hold it.
+fn reverse(layer: &Layer) -> Vec<Vec<u32>> {
+    let mut back = vec![Vec::new(); layer.len()];
+    for v in 0..layer.len() as u32 {
+        for u in layer.neighbours(v) {
+            back[u as usize].push(v);
+        }
+    }
+    back
+}
+
+/// Vertices with the smallest ids (the top layers' and the earliest) that a fix may link to.
+const FIX_CANDIDATES: usize = 1024;
+
+/// Makes the layer strongly connected, so that a search whose bound covers the whole set is
+/// exact from any entry: an unreached vertex gets an in-edge from its nearest reached
+/// out-neighbour (or vertex 0), and a vertex that cannot reach vertex 0 an out-edge to the
+/// nearest of the first ids that can; each takes a free slot or the farthest whose vertex has
+/// another in-edge. Rounds until both hold (divide-and-conquer NSW rarely needs one).
+fn connect(space: Space<'_>, layer: &mut Layer) {
+    let n = layer.len();
+    for _ in 0..16 {
+        let forward = reached(n, |v| layer.neighbours(v).collect());
+        let back = reverse(layer);
+        let mut reaches = reached(n, |v| back[v as usize].clone());
+        if forward.iter().chain(&reaches).all(|&s| s) {
+            return;
+        }
+        let mut in_degree: Vec<u32> = back.iter().map(|b| b.len() as u32).collect();
+        let link = |layer: &mut Layer, from: u32, to: u32, in_degree: &mut [u32]| -> bool {
+            let row = layer.row_mut(from);
+            if row.contains(&to) {
+                return true;
+            }
+            let free = row.iter().position(|&x| x == NONE);
+            let slot = free.or_else(|| (0..row.len()).rev().find(|&i| in_degree[row[i] as usize] > 1));
+            let Some(slot) = slot else { return false };
+            if row[slot] != NONE {
+                in_degree[row[slot] as usize] -= 1;
+            }
+            row[slot] = to;
+            in_degree[to as usize] += 1;
+            true
+        };
+        let mut forward = forward;
+        let first: Vec<u32> = (0..n.min(FIX_CANDIDATES) as u32).collect();
+        for v in 0..n as u32 {
+            if forward[v as usize] {
+                continue;
+            }
+            let q = space.base.row(v as usize);
+            let mut hosts: Vec<u32> = layer.neighbours(v).chain(first.iter().copied()).filter(|&u| forward[u as usize]).collect();
+            hosts.sort_by(|&a, &b| {
+                space.metric.distance(q, space.base.row(a as usize)).total_cmp(&space.metric.distance(q, space.base.row(b as usize)))
+            });
+            if hosts.into_iter().any(|u| link(layer, u, v, &mut in_degree)) {
+                // Everyone v reaches is now reached.
+                let mut stack = vec![v];
+                forward[v as usize] = true;
+                while let Some(x) = stack.pop() {
+                    for y in layer.neighbours(x) {
+                        if !forward[y as usize] {
+                            forward[y as usize] = true;
+                            stack.push(y);
+                        }
+                    }
+                }
+            }
+        }
+        let targets: Vec<u32> = (0..n.min(FIX_CANDIDATES) as u32).filter(|&t| reaches[t as usize]).collect();
+        for v in 0..n as u32 {
+            if reaches[v as usize] {
+                continue;
+            }
+            let q = space.base.row(v as usize);
+            let nearest = targets.iter().copied().filter(|&t| t != v).min_by(|&a, &b| {
+                space.metric.distance(q, space.base.row(a as usize)).total_cmp(&space.metric.distance(q, space.base.row(b as usize)))
+            });
+            if let Some(t) = nearest {
+                if link(layer, v, t, &mut in_degree) {
+                    // Everyone that reaches v now reaches vertex 0.
+                    let mut stack = vec![v];
+                    reaches[v as usize] = true;
+                    while let Some(x) = stack.pop() {
+                        for &y in &back[x as usize] {
+                            if !reaches[y as usize] {
+                                reaches[y as usize] = true;
+                                stack.push(y);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Neighbours of each neighbour a vertex looks at per NN-descent round.
+const DESCENT_SAMPLE: usize = 16;
+
+/// The approximate `d_max`-NN graph: random rows refined by NN-descent rounds, each vertex
+/// offered the first neighbours of its first neighbours, until a round changes under 0.1 % of
+/// the slots or `params.iterations` rounds have run.
+fn nn_descent(space: Space<'_>, params: &BuildParams) -> Layer {
+    let n = space.base.len();
+    let degree = params.d_max.min(n.saturating_sub(1)).max(1);
+    let mut adjacency = vec![NONE; n * degree];
+    let mut distances = vec![f32::INFINITY; n * degree];
+    adjacency.par_chunks_mut(degree).zip(distances.par_chunks_mut(degree)).enumerate().for_each(|(v, (row, ds))| {
+        let mut rng = SplitMix(params.seed ^ (v as u64).wrapping_mul(0x2545_f491_4f6c_dd1d));
+        for _ in 0..4 * degree {
+            let u = rng.below(n);
+            if u != v {
+                offer(row, ds, u as u32, space.metric.distance(space.base.row(v), space.base.row(u)));
+            }
+        }
+    });
+    for _ in 0..params.iterations {
+        let previous = adjacency.clone();
+        let changed: usize = adjacency
+            .par_chunks_mut(degree)
+            .zip(distances.par_chunks_mut(degree))
+            .enumerate()
+            .map(|(v, (row, ds))| {
+                let before: Vec<u32> = row.to_vec();
+                let q = space.base.row(v);
+                for i in 0..DESCENT_SAMPLE.min(degree) {
+                    let u = before[i];
+                    if u == NONE {
+                        break;
+                    }
+                    for &w in previous[u as usize * degree..][..DESCENT_SAMPLE.min(degree)].iter() {
+                        if w != NONE && w as usize != v {
+                            offer(row, ds, w, space.metric.distance(q, space.base.row(w as usize)));
+                        }
+                    }
+                }
+                row.iter().zip(&before).filter(|(a, b)| a != b).count()
+            })
+            .sum();
+        if changed * 1000 < n * degree {
+            break;
+        }
+    }
+    Layer { degree, adjacency }
+}

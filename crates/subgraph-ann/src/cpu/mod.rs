@@ -1,0 +1,9 @@
+//! The CPU engine: best-first search of a proximity graph on every core (`search`) and
+//! GGraphCon's divide-and-conquer construction run with rayon (`build`), so that a machine
+//! without a GPU builds the same kind of graph and answers the same queries.
+
+pub mod build;
+pub mod search;
+
+pub use build::{build, BuildParams, Built, Prune};
+pub use search::search;
