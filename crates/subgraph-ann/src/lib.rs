@@ -12,13 +12,17 @@
 pub mod brute;
 pub mod cpu;
 pub mod error;
+pub mod file;
 pub mod filter;
 pub mod graph;
+pub mod index;
 pub mod neighbours;
 pub mod vectors;
 
 pub use error::{AnnError, Result};
+pub use cpu::{BuildParams, Prune};
 pub use filter::Allowed;
 pub use graph::{GraphKind, Layer, ProximityGraph, NONE};
+pub use index::{Filter, Index};
 pub use neighbours::{recall, Neighbours, SearchParams};
 pub use vectors::{Metric, Vectors};

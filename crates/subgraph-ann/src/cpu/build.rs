@@ -282,20 +282,68 @@ struct LayerSpec {
 
 /// The NSW layer over vertices `0..len`: local graphs per group, then merges (Algorithm 5).
 fn nsw_layer(space: Space<'_>, spec: LayerSpec, upper: &[Layer]) -> Layer {
-    let (len, degree) = (spec.len, spec.degree);
-    let group = group_size(len);
-    let mut draft = Draft { degree, adjacency: vec![NONE; len * degree], distances: vec![f32::INFINITY; len * degree] };
-    draft
-        .adjacency
+    let mut draft = Draft {
+        degree: spec.degree,
+        adjacency: vec![NONE; spec.len * spec.degree],
+        distances: vec![f32::INFINITY; spec.len * spec.degree],
+    };
+    grow(space, spec, &mut draft, 0, upper);
+    Layer { degree: spec.degree, adjacency: draft.adjacency }
+}
+
+/// Joins vertices `from..` of the draft (whose rows are empty) into the graph of those before
+/// them: local graphs of groups of the new vertices, then each group merged in turn (the first
+/// group of a new graph is its start).
+fn grow(space: Space<'_>, spec: LayerSpec, draft: &mut Draft, from: usize, upper: &[Layer]) {
+    let degree = spec.degree;
+    let len = draft.adjacency.len() / degree;
+    let group = group_size(len - from);
+    draft.adjacency[from * degree..]
         .par_chunks_mut(group * degree)
-        .zip(draft.distances.par_chunks_mut(group * degree))
+        .zip(draft.distances[from * degree..].par_chunks_mut(group * degree))
         .enumerate()
-        .for_each(|(g, (adjacency, distances))| local_nsw(space, spec, (g * group) as u32, adjacency, distances));
+        .for_each(|(g, (adjacency, distances))| local_nsw(space, spec, (from + g * group) as u32, adjacency, distances));
     let mut segment_of = vec![NONE; len];
-    for start in (group..len).step_by(group) {
-        merge_group(space, spec, &mut draft, start..(start + group).min(len), upper, &mut segment_of);
+    let first_merge = if from == 0 { group } else { from };
+    for start in (first_merge..len).step_by(group) {
+        merge_group(space, spec, draft, start..(start + group).min(len), upper, &mut segment_of);
     }
-    Layer { degree, adjacency: draft.adjacency }
+}
+
+/// Joins the vectors `first..` (internal order, prepared, appended to those the graph was
+/// built over) into the bottom layer of `graph`, by the builder's merge: an index that grows
+/// is the index built in two batches. The layers above keep their prefixes.
+pub fn extend(vectors: &Vectors, metric: Metric, params: &BuildParams, graph: &mut ProximityGraph, first: usize) -> Result<()> {
+    params.check()?;
+    if vectors.len() >= NONE as usize {
+        return Err(AnnError::Vectors(format!("{} vectors: at most {} fit 32-bit ids", vectors.len(), NONE - 1)));
+    }
+    let space = Space { base: vectors, metric };
+    let (upper, base) = {
+        let (base, upper) = graph.layers.split_at_mut(1);
+        (upper, &mut base[0])
+    };
+    let degree = base.degree;
+    let mut adjacency = std::mem::take(&mut base.adjacency);
+    adjacency.resize(vectors.len() * degree, NONE);
+    let mut distances = vec![f32::INFINITY; adjacency.len()];
+    adjacency[..first * degree].par_chunks(degree).zip(distances[..first * degree].par_chunks_mut(degree)).enumerate().for_each(
+        |(v, (row, ds))| {
+            for (&u, d) in row.iter().zip(ds).take_while(|(&u, _)| u != NONE) {
+                *d = metric.distance(vectors.row(v), vectors.row(u as usize));
+            }
+        },
+    );
+    let (link, prune) = match graph.kind {
+        GraphKind::Knn => (degree, Prune::Nearest),
+        GraphKind::Nsw | GraphKind::Hnsw => (params.d_min.min(degree), params.prune),
+    };
+    let spec = LayerSpec { len: vectors.len(), degree, link, ef: params.ef_construction, prune };
+    let mut draft = Draft { degree, adjacency, distances };
+    grow(space, spec, &mut draft, first, upper);
+    *base = Layer { degree, adjacency: draft.adjacency };
+    connect(space, base);
+    Ok(())
 }
 
 /// The `link` vertices a new vertex joins, chosen from the walk's best list.

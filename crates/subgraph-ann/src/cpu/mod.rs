@@ -5,5 +5,5 @@
 pub mod build;
 pub mod search;
 
-pub use build::{build, BuildParams, Built, Prune};
+pub use build::{build, extend, BuildParams, Built, Prune, MAX_DEGREE};
 pub use search::search;
