@@ -3,6 +3,7 @@
 //! SIGMOD 2020 study and GSI's evaluation; and the benchmark runner that times query sets and
 //! reports them as CSV, Markdown and SVG.
 
+pub mod ann_plot;
 pub mod gen_graph;
 pub mod gen_queries;
 pub mod gen_rdf;
