@@ -6,14 +6,16 @@
 //! on the GPU, best-first on the CPU), or answered exactly by brute force (`brute`), under an
 //! optional filter (`filter`), into `neighbours`.
 //!
-//! Modules import in one direction only: `error` → `vectors` → `graph`, `filter`,
-//! `neighbours` → `brute` → `cpu`, `gpu` → `index` → `file`.
+//! Modules import in one direction only: `error` → `vectors` → `gen`, `graph`, `filter`,
+//! `neighbours` → `formats`, `brute` → `cpu`, `gpu` → `index` → `file`.
 
 pub mod brute;
 pub mod cpu;
 pub mod error;
 pub mod file;
 pub mod filter;
+pub mod formats;
+pub mod gen;
 pub mod graph;
 pub mod index;
 pub mod neighbours;
@@ -22,6 +24,8 @@ pub mod vectors;
 pub use error::{AnnError, Result};
 pub use cpu::{BuildParams, Prune};
 pub use filter::Allowed;
+pub use formats::{read_ids, read_labels, read_vectors, IdRows};
+pub use gen::{clustered, clustered_stream, GenSpec};
 pub use graph::{GraphKind, Layer, ProximityGraph, NONE};
 pub use index::{Filter, Index};
 pub use neighbours::{recall, Neighbours, SearchParams};

@@ -30,11 +30,8 @@ impl Vectors {
         if dim == 0 || dim > MAX_DIM {
             return Err(AnnError::Vectors(format!("dimension {dim}: must be 1 to {MAX_DIM}")));
         }
-        if data.len() % dim != 0 {
-            return Err(AnnError::Vectors(format!(
-                "{} values are not whole rows of dimension {dim}",
-                data.len()
-            )));
+        if !data.len().is_multiple_of(dim) {
+            return Err(AnnError::Vectors(format!("{} values are not whole rows of dimension {dim}", data.len())));
         }
         if let Some(at) = data.iter().position(|v| !v.is_finite()) {
             return Err(AnnError::Vectors(format!(
