@@ -36,7 +36,7 @@ fn main() {
         w("/tmp/q.f32", bytemuck::cast_slice(queries.as_slice()));
         w("/tmp/gt.u32", bytemuck::cast_slice(&exact.ids));
     }
-    let mut p = BuildParams::new(GraphKind::Hnsw, 32).unwrap();
+    let mut p = BuildParams::new(GraphKind::Nsw, 32).unwrap();
     p.prune = prune;
     if let Some(e) = args.get(5) { p.ef_construction = e.parse().unwrap(); }
     let t = Instant::now();

@@ -189,6 +189,15 @@ fn orthonormal(mut rows: Vec<f64>, dim: usize) -> Vec<f64> {
     rows
 }
 
+/// `n` labels drawn uniformly from `0..count` by `seed`, independently of the vectors: a filter
+/// passing the labels below `s · count` passes a share `s` of them, for filtered benchmarks.
+pub fn uniform_labels(n: usize, count: u32, seed: u64) -> Vec<u32> {
+    (0..n as u64)
+        .into_par_iter()
+        .map(|i| (xxh3_64_with_seed(&i.to_le_bytes(), seed ^ 0x1abe_1500) % count.max(1) as u64) as u32)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

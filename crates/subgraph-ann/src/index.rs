@@ -36,7 +36,7 @@ pub struct Index {
     pub(crate) labels: Option<Vec<u32>>,
 }
 
-fn check_labels(labels: Option<&[u32]>, rows: usize) -> Result<()> {
+pub(crate) fn check_labels(labels: Option<&[u32]>, rows: usize) -> Result<()> {
     match labels {
         Some(l) if l.len() != rows => {
             Err(AnnError::Parameter(format!("{} labels for {rows} vectors: one label per vector", l.len())))

@@ -12,7 +12,8 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use subgraph_ann::engine::{Device, Engine};
-use subgraph_ann::formats::{read_ids, read_labels, read_vectors, write_ivecs, write_npy_ids};
+use subgraph_ann::formats::{read_ids, read_labels, read_vectors, write_fvecs, write_ivecs, write_npy_f32, write_npy_ids};
+use subgraph_ann::gen::{self, GenSpec};
 use subgraph_ann::{file, recall, BuildParams, Filter, GraphKind, Index, Metric, Neighbours, Prune, SearchParams, NONE};
 use subgraph_bench::ann_plot::{render_recall_svg, Curve};
 
@@ -311,9 +312,9 @@ fn search(a: SearchArgs) -> Result<()> {
             let one = subgraph_ann::Vectors::new(queries.dim(), queries.row(i).to_vec())?;
             let start = Instant::now();
             let found = if a.brute_force {
-                resident.brute_force(one, params.k, filter.as_ref())?
+                resident.brute_force(&index, one, params.k, filter.as_ref())?
             } else {
-                resident.search(one, params, filter.as_ref())?
+                resident.search(&index, one, params, filter.as_ref())?
             };
             times.push(start.elapsed().as_secs_f64() * 1e3);
             all.ids.extend(found.ids);
@@ -327,9 +328,9 @@ fn search(a: SearchArgs) -> Result<()> {
         let start = Instant::now();
         let found = with_spinner(&format!("searching {m} queries"), || {
             if a.brute_force {
-                resident.brute_force(queries, params.k, filter.as_ref())
+                resident.brute_force(&index, queries, params.k, filter.as_ref())
             } else {
-                resident.search(queries, params, filter.as_ref())
+                resident.search(&index, queries, params, filter.as_ref())
             }
         })?;
         (found, start.elapsed().as_secs_f64(), None)
@@ -434,7 +435,7 @@ fn bench(a: BenchArgs) -> Result<()> {
         let mut found = None;
         for _ in 0..a.runs {
             let start = Instant::now();
-            let f = resident.search(queries.clone(), params, filter.as_ref())?;
+            let f = resident.search(&index, queries.clone(), params, filter.as_ref())?;
             best = best.min(start.elapsed().as_secs_f64());
             found = Some(f);
         }
@@ -458,4 +459,108 @@ fn bench(a: BenchArgs) -> Result<()> {
         .context("ann.svg")?;
     eprintln!("wrote {}", a.out.join("{ann.csv,ann.svg}").display());
     Ok(())
+}
+
+/// `subgraph gen vectors`: a clustered set, its queries and their exact ground truth.
+#[derive(Args, Debug)]
+pub struct GenVectorsArgs {
+    /// Base vectors.
+    #[arg(long)]
+    pub count: usize,
+    /// Dimension.
+    #[arg(long)]
+    pub dim: usize,
+    /// Mixture components.
+    #[arg(long, default_value_t = GenSpec::default().clusters)]
+    pub clusters: usize,
+    /// Directions each cluster spreads along (the set's intrinsic dimension).
+    #[arg(long, default_value_t = GenSpec::default().intrinsic_dim)]
+    pub intrinsic_dim: usize,
+    /// Isotropic noise, relative to a point's offset within its cluster's directions.
+    #[arg(long, default_value_t = GenSpec::default().noise)]
+    pub noise: f32,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// The base file to write (.fvecs or .npy).
+    #[arg(long, short)]
+    pub output: PathBuf,
+    /// Queries, from the same mixture (a stream of their own).
+    #[arg(long, default_value_t = 0)]
+    pub queries: usize,
+    /// The queries' file (.fvecs or .npy).
+    #[arg(long, requires = "queries")]
+    pub queries_output: Option<PathBuf>,
+    /// The queries' exact nearest neighbours, by brute force (.ivecs or .npy).
+    #[arg(long, requires = "queries_output")]
+    pub ground_truth: Option<PathBuf>,
+    /// Neighbours per query in the ground truth.
+    #[arg(long, default_value_t = 100)]
+    pub gt_k: usize,
+    /// The metric of the ground truth.
+    #[arg(long, default_value = "l2")]
+    pub metric: Metric,
+    /// Labels for filtered search, one a line, drawn uniformly from 0..--label-count.
+    #[arg(long)]
+    pub labels_output: Option<PathBuf>,
+    #[arg(long, default_value_t = 100)]
+    pub label_count: u32,
+    #[command(flatten)]
+    pub device: DeviceArgs,
+}
+
+/// Writes vectors by `path`'s extension.
+fn write_vectors(path: &Path, v: &subgraph_ann::Vectors) -> Result<()> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("fvecs") => write_fvecs(path, v)?,
+        Some("npy") => write_npy_f32(path, v.len(), v.dim(), v.as_slice())?,
+        _ => bail!("{}: vectors are written as .fvecs or .npy", path.display()),
+    }
+    Ok(())
+}
+
+pub fn gen_vectors(a: GenVectorsArgs) -> Result<()> {
+    in_threads(a.device.threads, || {
+        let spec = GenSpec { clusters: a.clusters, intrinsic_dim: a.intrinsic_dim, noise: a.noise, seed: a.seed };
+        let start = Instant::now();
+        let base = with_spinner(&format!("generating {} vectors", a.count), || gen::clustered(a.count, a.dim, &spec))?;
+        write_vectors(&a.output, &base)?;
+        let mut report = serde_json::json!({
+            "base": a.output.display().to_string(), "vectors": a.count, "dim": a.dim, "clusters": a.clusters,
+            "intrinsic_dim": a.intrinsic_dim, "noise": a.noise, "seed": a.seed,
+        });
+        if let Some(path) = &a.labels_output {
+            if a.label_count == 0 {
+                bail!("--label-count 0: give at least one label");
+            }
+            let labels = gen::uniform_labels(a.count, a.label_count, a.seed);
+            let mut out = BufWriter::new(File::create(path).with_context(|| path.display().to_string())?);
+            for l in labels {
+                writeln!(out, "{l}")?;
+            }
+            out.flush()?;
+            report["labels"] = path.display().to_string().into();
+        }
+        if let Some(qpath) = &a.queries_output {
+            let queries = gen::clustered_stream(a.queries, a.dim, &spec, gen::QUERIES)?;
+            write_vectors(qpath, &queries)?;
+            report["queries"] = qpath.display().to_string().into();
+            if let Some(gpath) = &a.ground_truth {
+                let engine = engine(&a.device)?;
+                let gt_start = Instant::now();
+                let truth = with_spinner("computing the exact neighbours", || engine.exact(&base, &queries, a.metric, a.gt_k))?;
+                match gpath.extension().and_then(|e| e.to_str()) {
+                    Some("ivecs") => write_ivecs(gpath, truth.k, &truth.ids)?,
+                    Some("npy") => write_npy_ids(gpath, truth.queries(), truth.k, &truth.ids)?,
+                    _ => bail!("{}: ground truth is written as .ivecs or .npy", gpath.display()),
+                }
+                report["ground_truth"] = gpath.display().to_string().into();
+                report["gt_k"] = a.gt_k.into();
+                report["gt_device"] = engine.name().into();
+                report["gt_seconds"] = gt_start.elapsed().as_secs_f64().into();
+            }
+        }
+        report["seconds"] = start.elapsed().as_secs_f64().into();
+        println!("{report}");
+        Ok(())
+    })
 }

@@ -16,7 +16,8 @@ use subgraph_core::io::{read_graph, write_graph, Format, ReadOptions};
     "Examples (from the repository root; each writes what --output names):\n",
     "  subgraph gen graph --model rmat --vertices 4096 --edges 32768 --vertex-labels 8 --label-dist uniform --seed 1 --output rmat.graph\n",
     "  subgraph gen queries tests/data/yeast/yeast.graph --size 8 --count 5 --kind dense --seed 1 --output yeast-queries\n",
-    "  subgraph gen rdf --universities 1 --output grr1.nt",
+    "  subgraph gen rdf --universities 1 --output grr1.nt\n",
+    "  subgraph gen vectors --count 100000 --dim 128 --queries 1000 --output base.fvecs --queries-output queries.fvecs --ground-truth gt.ivecs",
 ))]
 pub struct GenArgs {
     #[command(subcommand)]
@@ -32,6 +33,9 @@ pub enum GenCommand {
     /// Generate GRR-like RDF (GGQ's data) as N-Triples: a university schema as in LUBM, about
     /// 7,000 triples per university.
     Rdf(RdfArgs),
+    /// Generate vectors (a clustered Gaussian mixture near low-dimensional subspaces), queries
+    /// from the same mixture and their exact nearest neighbours, for `subgraph ann`.
+    Vectors(crate::ann::GenVectorsArgs),
 }
 
 #[derive(Args, Debug)]
@@ -147,6 +151,7 @@ pub fn run(args: GenArgs) -> Result<()> {
         GenCommand::Graph(a) => run_graph(a),
         GenCommand::Queries(a) => run_queries(a),
         GenCommand::Rdf(a) => run_rdf(a),
+        GenCommand::Vectors(a) => crate::ann::gen_vectors(a),
     }
 }
 

@@ -2,6 +2,7 @@
 
 #[cfg(unix)]
 mod alloc;
+mod ann;
 mod bench;
 mod convert;
 mod errors;
@@ -44,6 +45,8 @@ enum Command {
     Convert(convert::ConvertArgs),
     /// Time query sets and write results.csv, summary.md and times.svg.
     Bench(bench::BenchArgs),
+    /// Vector search over proximity graphs: build, search, add, bench.
+    Ann(ann::AnnArgs),
 }
 
 #[cfg(unix)]
@@ -60,6 +63,7 @@ fn main() -> ExitCode {
         Command::Gen(a) => gen::run(a).map(|()| ExitCode::SUCCESS),
         Command::Convert(a) => convert::run(a).map(|()| ExitCode::SUCCESS),
         Command::Bench(a) => bench::run(a).map(|()| ExitCode::SUCCESS),
+        Command::Ann(a) => ann::run(a).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

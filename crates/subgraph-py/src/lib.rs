@@ -7,6 +7,7 @@
 //! one-line messages, worded with the package's arguments where those name the command line's
 //! options.
 
+mod ann;
 mod errors;
 mod graph;
 mod options;
@@ -23,6 +24,7 @@ use result::Result;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Graph>()?;
+    m.add_class::<ann::AnnIndex>()?;
     m.add_class::<Result>()?;
     m.add_class::<MatchBatches>()?;
     m.add_class::<QueryArgs>()?;

@@ -103,3 +103,47 @@ def explain(
     """The plans of a Graph, or of each label expansion of a pattern's text (key "expansion"):
     order, vertices, tail, estimated_embeddings, estimated_cost, chosen. semantics None:
     "embed" for a Graph, "homomorphism" for a pattern."""
+
+class AnnIndex:
+    @staticmethod
+    def build(
+        x: npt.NDArray[np.float32],
+        metric: str,
+        graph: str,
+        degree: int,
+        d_min: Optional[int],
+        ef_construction: int,
+        prune: str,
+        labels: Optional[npt.NDArray[np.int64]],
+        seed: int,
+        device: str,
+        gpus: int,
+        threads: Optional[int],
+    ) -> "AnnIndex": ...
+    def search(
+        self,
+        q: npt.NDArray[np.float32],
+        k: int,
+        ef: Optional[int],
+        labels: Optional[npt.NDArray[np.int64]],
+        mask: Optional[npt.NDArray[np.bool_]],
+        brute_force: bool,
+        threads: Optional[int],
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]: ...
+    def add(self, x: npt.NDArray[np.float32], labels: Optional[npt.NDArray[np.int64]], threads: Optional[int]) -> None: ...
+    def save(self, path: str) -> None: ...
+    @staticmethod
+    def load(path: str, device: str, gpus: int) -> "AnnIndex": ...
+    def __len__(self) -> int: ...
+    @property
+    def dim(self) -> int: ...
+    @property
+    def metric(self) -> str: ...
+    @property
+    def graph(self) -> str: ...
+    @property
+    def degree(self) -> int: ...
+    @property
+    def device(self) -> str: ...
+    @property
+    def has_labels(self) -> bool: ...
