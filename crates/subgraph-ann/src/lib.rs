@@ -11,6 +11,7 @@
 
 pub mod error;
 pub mod filter;
+pub mod gpu;
 pub mod graph;
 pub mod neighbours;
 pub mod vectors;
