@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The GPU suite of subgraph, in two steps.
 #   scripts/gpu-suite.sh build   here (with Rust): release build of the `subgraph` binary and the
-#       test executables of subgraph-cuda, subgraph-gpu and subgraph (the runner), copied with the
-#       test data into .device-bin (git-ignored).
+#       test executables of subgraph-cuda, subgraph-gpu, subgraph-ann (vector search) and subgraph
+#       (the runner), copied with the test data into .device-bin (git-ignored).
 #   scripts/gpu-suite.sh run     on the GPU machine, from the repository root, .device-bin
 #       carried: runs every GPU test executable with SUBGRAPH_REQUIRE_GPU=1
 #       SUBGRAPH_REQUIRE_NVRTC=1 (each one pass or fail), then `subgraph match --device gpu`
@@ -27,11 +27,16 @@ build() {
     local target=${CARGO_TARGET_DIR:-$root/target}
     cargo build --release --bin subgraph
     local list
-    list=$(cargo test --release --no-run -p subgraph-cuda -p subgraph-gpu -p subgraph 2>&1 | sed -n 's/.*Executable .* (\(.*\))$/\1/p')
+    list=$(cargo test --release --no-run -p subgraph-cuda -p subgraph-gpu -p subgraph-ann -p subgraph 2>&1 | sed -n 's/.*Executable .* (\(.*\))$/\1/p')
     rm -rf "$bin"
     mkdir -p "$bin/tests" "$bin/data"
     for exe in $list; do
-        cp "$exe" "$bin/tests/$(basename "$exe" | sed 's/-[0-9a-f]*$//')"
+        # Packages may name test files alike (subgraph-gpu's and subgraph-ann's nvrtc.rs).
+        local name dest i=2
+        name=$(basename "$exe" | sed 's/-[0-9a-f]*$//')
+        dest="$bin/tests/$name"
+        while [ -e "$dest" ]; do dest="$bin/tests/$name-$i"; i=$((i + 1)); done
+        cp "$exe" "$dest"
     done
     cp "$target/release/subgraph" "$bin/subgraph"
     cp -r "$root/tests/data/hprd" "$root/tests/data/yeast" "$bin/data/"

@@ -7,15 +7,19 @@
 //! optional filter (`filter`), into `neighbours`.
 //!
 //! Modules import in one direction only: `error` → `vectors` → `gen`, `graph`, `filter`,
-//! `neighbours` → `formats`, `brute` → `cpu`, `gpu` → `index` → `file`.
+//! `neighbours` → `formats`, `brute` → `cpu` → `gpu` (whose builder shares the CPU's
+//! shuffle, layers and connectivity pass) → `index` → `file`, `engine` (which chooses the
+//! device).
 
 pub mod brute;
 pub mod cpu;
 pub mod error;
 pub mod file;
 pub mod filter;
+pub mod engine;
 pub mod formats;
 pub mod gen;
+pub mod gpu;
 pub mod graph;
 pub mod index;
 pub mod neighbours;
@@ -27,6 +31,7 @@ pub use filter::Allowed;
 pub use formats::{read_ids, read_labels, read_vectors, IdRows};
 pub use gen::{clustered, clustered_stream, GenSpec};
 pub use graph::{GraphKind, Layer, ProximityGraph, NONE};
+pub use engine::{Device, Engine};
 pub use index::{Filter, Index};
 pub use neighbours::{recall, Neighbours, SearchParams};
 pub use vectors::{Metric, Vectors};

@@ -12,6 +12,7 @@ use crate::budget::Usage;
 pub trait DeviceScalar: DeviceRepr + ValidAsZeroBits + Copy + Default + Unpin {}
 impl DeviceScalar for u32 {}
 impl DeviceScalar for u64 {}
+impl DeviceScalar for f32 {}
 
 /// A device array of `len` elements. Its device address is aligned to at least 256 bytes
 /// (the driver's allocation granularity), so 128-byte PCSR groups stay one transaction each.

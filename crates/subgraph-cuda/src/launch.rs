@@ -13,8 +13,10 @@ use crate::nvrtc::{compile_ptx, KernelDecl, KernelSource, Param};
 pub enum Arg<'a> {
     In32(&'a DeviceBuffer<u32>),
     In64(&'a DeviceBuffer<u64>),
+    InF32(&'a DeviceBuffer<f32>),
     Out32(&'a mut DeviceBuffer<u32>),
     Out64(&'a mut DeviceBuffer<u64>),
+    OutF32(&'a mut DeviceBuffer<f32>),
     U32(u32),
     U64(u64),
 }
@@ -24,6 +26,7 @@ impl Arg<'_> {
         match self {
             Arg::In32(_) | Arg::Out32(_) => Param::BufU32,
             Arg::In64(_) | Arg::Out64(_) => Param::BufU64,
+            Arg::InF32(_) | Arg::OutF32(_) => Param::BufF32,
             Arg::U32(_) => Param::U32,
             Arg::U64(_) => Param::U64,
         }
@@ -81,8 +84,10 @@ impl Gpu {
             match arg {
                 Arg::In32(b) => builder.arg(&b.slice),
                 Arg::In64(b) => builder.arg(&b.slice),
+                Arg::InF32(b) => builder.arg(&b.slice),
                 Arg::Out32(b) => builder.arg(&mut b.slice),
                 Arg::Out64(b) => builder.arg(&mut b.slice),
+                Arg::OutF32(b) => builder.arg(&mut b.slice),
                 Arg::U32(v) => builder.arg(&*v),
                 Arg::U64(v) => builder.arg(&*v),
             };

@@ -17,6 +17,8 @@ pub enum Param {
     BufU32,
     /// `const unsigned long long*` or `unsigned long long*`.
     BufU64,
+    /// `const float*` or `float*`.
+    BufF32,
     /// `unsigned int` by value.
     U32,
     /// `unsigned long long` by value.
@@ -26,7 +28,7 @@ pub enum Param {
 impl Param {
     pub(crate) fn ptx_type(self) -> &'static str {
         match self {
-            Param::BufU32 | Param::BufU64 | Param::U64 => ".u64",
+            Param::BufU32 | Param::BufU64 | Param::BufF32 | Param::U64 => ".u64",
             Param::U32 => ".u32",
         }
     }
@@ -116,4 +118,38 @@ fn check_signatures(source: &KernelSource, ptx: &str) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static DECLS: [KernelDecl; 1] = [KernelDecl {
+        name: "k",
+        params: &[Param::BufF32, Param::U32, Param::BufU32, Param::BufU64, Param::U64, Param::BufF32],
+    }];
+    static SOURCE: KernelSource = KernelSource { name: "test.cu", code: "", kernels: &DECLS };
+
+    /// The PTX header NVRTC writes for `k(const float*, unsigned, const unsigned*, unsigned long
+    /// long*, unsigned long long, float*)`.
+    const PTX: &str = ".visible .entry k(\n\t.param .u64 k_param_0,\n\t.param .u32 k_param_1,\n\t.param .u64 \
+                       k_param_2,\n\t.param .u64 k_param_3,\n\t.param .u64 k_param_4,\n\t.param .u64 k_param_5\n)\n{";
+
+    #[test]
+    fn float_buffers_are_64_bit_pointers() {
+        assert_eq!(Param::BufF32.ptx_type(), ".u64");
+        assert_eq!(Param::U32.ptx_type(), ".u32");
+        check_signatures(&SOURCE, PTX).unwrap();
+    }
+
+    #[test]
+    fn a_different_parameter_list_is_refused() {
+        static SHORT: [KernelDecl; 1] = [KernelDecl { name: "k", params: &[Param::BufF32, Param::BufU32] }];
+        let source = KernelSource { name: "test.cu", code: "", kernels: &SHORT };
+        let e = check_signatures(&source, PTX).unwrap_err().to_string();
+        assert!(e.contains("kernel k of test.cu"), "{e}");
+        static MISSING: [KernelDecl; 1] = [KernelDecl { name: "other", params: &[] }];
+        let source = KernelSource { name: "test.cu", code: "", kernels: &MISSING };
+        assert!(matches!(check_signatures(&source, PTX), Err(CudaError::MissingKernel { .. })));
+    }
 }

@@ -43,7 +43,7 @@ pub struct BuildParams {
 }
 
 /// Whom a full row of an NSW or HNSW layer keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Prune {
     /// The nearest, as the thesis' GGraphCon and NSW have it.
     Nearest,
@@ -106,6 +106,7 @@ impl BuildParams {
 }
 
 /// A built graph over the shuffled vectors.
+#[derive(Debug)]
 pub struct Built {
     pub graph: ProximityGraph,
     /// `order[i]` is the input row of internal vertex `i`.
@@ -472,7 +473,7 @@ const FIX_CANDIDATES: usize = 1024;
 /// out-neighbour (or vertex 0), and a vertex that cannot reach vertex 0 an out-edge to the
 /// nearest of the first ids that can; each takes a free slot or the farthest whose vertex has
 /// another in-edge. Rounds until both hold (divide-and-conquer NSW rarely needs one).
-fn connect(space: Space<'_>, layer: &mut Layer) {
+pub(crate) fn connect(space: Space<'_>, layer: &mut Layer) {
     let n = layer.len();
     for _ in 0..16 {
         let forward = reached(n, |v| layer.neighbours(v).collect());

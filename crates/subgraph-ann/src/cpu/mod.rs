@@ -5,5 +5,6 @@
 pub mod build;
 pub mod search;
 
-pub use build::{build, extend, BuildParams, Built, Prune, MAX_DEGREE};
+pub(crate) use build::connect;
+pub use build::{build, extend, layer_lengths, shuffled, BuildParams, Built, Prune, MAX_DEGREE};
 pub use search::search;

@@ -1,0 +1,177 @@
+//! GGraphCon on the GPU (thesis §2.3, Algorithm 5): the NSW (and, layer by layer from the top,
+//! the HNSW) that the CPU builder makes, built by the same divide and conquer with one warp per
+//! group or vertex (`build.cu`). Local graphs of groups of consecutive ids are built at once,
+//! a group per block; then group after group is merged into the graph before it: its vertices
+//! search that graph at once (step 1, entered by descent through the upper layers already
+//! built) and join their forward neighbours, the backward edges are sorted by source here on
+//! the host (step 2) and each source merges its own into its row on the device (step 3).
+//! Rows overflow by the same rule as on the CPU (nearest, or HNSW's diverse choice); the graph
+//! is made strongly connected on the host, as the CPU builder does. The KNN graph is the CPU's.
+
+use subgraph_cuda::{Arg, DeviceBuffer, Gpu};
+
+use crate::cpu::{connect, layer_lengths, shuffled, BuildParams, Built};
+use crate::cpu::search::Space;
+use crate::error::{AnnError, Result};
+use crate::gpu::resident::{to_u32, DeviceVectors};
+use crate::gpu::search::MAX_VERTICES;
+use crate::gpu::source::{build_source, BuildShape, GGC_BACKWARD, GGC_LOCAL, GGC_SEARCH};
+use crate::graph::{GraphKind, Layer, ProximityGraph, NONE};
+use crate::vectors::{Metric, Vectors};
+
+/// Vertices a group holds on the GPU: about eight groups per multiprocessor, 64 to 4,096
+/// (`SUBGRAPH_ANN_GPU_GROUP` sets it, for tuning).
+fn group_size(len: usize, multiprocessors: usize) -> usize {
+    if let Some(g) = std::env::var("SUBGRAPH_ANN_GPU_GROUP").ok().and_then(|g| g.parse::<usize>().ok()) {
+        return g.max(2);
+    }
+    (len / (8 * multiprocessors.max(1))).clamp(64, 4096)
+}
+
+/// Builds the graph of `params` over `vectors` (prepared; see [`Metric::prepare`]) on `gpu`:
+/// NSW and HNSW; a KNN graph is refused (the CPU builds it).
+pub fn build(gpu: &Gpu, vectors: &Vectors, metric: Metric, params: &BuildParams) -> Result<Built> {
+    params.check()?;
+    if params.kind == GraphKind::Knn {
+        return Err(AnnError::Parameter("the GPU builds nsw and hnsw graphs; knn is built on the CPU".into()));
+    }
+    if vectors.is_empty() {
+        return Err(AnnError::Vectors("an empty vector set has no graph".into()));
+    }
+    if vectors.len() > MAX_VERTICES {
+        return Err(AnnError::Vectors(format!("{} vectors: the GPU builds graphs of at most {MAX_VERTICES}", vectors.len())));
+    }
+    let order = shuffled(vectors.len(), params.seed);
+    let internal = vectors.permuted(&order);
+    let base = DeviceVectors::upload(gpu, &internal)?;
+    let lengths = layer_lengths(params.kind, internal.len(), params.d_min);
+    let mut built: Vec<Layer> = Vec::with_capacity(lengths.len());
+    for (l, &len) in lengths.iter().enumerate().rev() {
+        let degree = if l == 0 { params.d_max } else { (params.d_max / 2).max(1) };
+        let link = params.d_min.min(degree);
+        let shape = BuildShape::new(internal.dim(), metric, params.ef_construction, degree, params.prune)?;
+        let layer = build_layer(gpu, &base, shape, len, link, params.ef_construction, &built)?;
+        built.insert(0, layer);
+    }
+    connect(Space { base: &internal, metric }, &mut built[0]);
+    Ok(Built { graph: ProximityGraph { kind: params.kind, layers: built }, order, vectors: internal })
+}
+
+/// The upper layers on the device for the searches' descent: their rows one after another
+/// and (offset, degree, vertices) per layer, bottom first; one unused word where none.
+fn upload_upper(gpu: &Gpu, upper: &[Layer]) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>, u32)> {
+    let mut rows = Vec::new();
+    let mut meta = Vec::new();
+    for layer in upper {
+        meta.extend([to_u32("upper layer offset", rows.len())?, to_u32("degree", layer.degree)?, to_u32("vertices", layer.len())?]);
+        rows.extend_from_slice(&layer.adjacency);
+    }
+    let layers = to_u32("layers", upper.len())?;
+    if rows.is_empty() {
+        rows.push(NONE);
+    }
+    if meta.is_empty() {
+        meta.push(0);
+    }
+    Ok((gpu.upload("ann upper layers", &rows)?, gpu.upload("ann upper layer shapes", &meta)?, layers))
+}
+
+/// One NSW layer over vertices `0..len` of `base`, entered through `upper`.
+fn build_layer(
+    gpu: &Gpu,
+    base: &DeviceVectors,
+    shape: BuildShape,
+    len: usize,
+    link: usize,
+    ef: usize,
+    upper: &[Layer],
+) -> Result<Layer> {
+    let degree = shape.degree();
+    let source = build_source(shape);
+    let (local, search, backward) = (gpu.kernel(source, GGC_LOCAL)?, gpu.kernel(source, GGC_SEARCH)?, gpu.kernel(source, GGC_BACKWARD)?);
+    let group = group_size(len, gpu.info().multiprocessors as usize);
+    let (len32, group32, link32, ef32) = (to_u32("vertices", len)?, to_u32("group", group)?, to_u32("link", link)?, to_u32("ef", ef)?);
+    let mut adjacency = gpu.upload("ann rows", &vec![NONE; len * degree])?;
+    let mut distances = gpu.upload("ann row distances", &vec![f32::INFINITY; len * degree])?;
+    let (upper_rows, upper_meta, layers) = upload_upper(gpu, upper)?;
+    gpu.launch(
+        &local,
+        to_u32("groups", len.div_ceil(group))?,
+        32,
+        &mut [
+            Arg::InF32(base.buffer()),
+            Arg::U32(len32),
+            Arg::Out32(&mut adjacency),
+            Arg::OutF32(&mut distances),
+            Arg::U32(0),
+            Arg::U32(group32),
+            Arg::U32(link32),
+            Arg::U32(ef32),
+        ],
+    )?;
+    for start in (group..len).step_by(group) {
+        let count = group.min(len - start);
+        let mut found_ids = gpu.alloc_zeros::<u32>("ann forward ids", count * link)?;
+        let mut found_distances = gpu.alloc_zeros::<f32>("ann forward distances", count * link)?;
+        gpu.launch(
+            &search,
+            to_u32("group", count)?,
+            32,
+            &mut [
+                Arg::InF32(base.buffer()),
+                Arg::Out32(&mut adjacency),
+                Arg::OutF32(&mut distances),
+                Arg::U32(to_u32("start", start)?),
+                Arg::U32(to_u32("group", count)?),
+                Arg::In32(&upper_rows),
+                Arg::In32(&upper_meta),
+                Arg::U32(layers),
+                Arg::U32(link32),
+                Arg::U32(ef32),
+                Arg::Out32(&mut found_ids),
+                Arg::OutF32(&mut found_distances),
+            ],
+        )?;
+        // Step 2: the backward edges, sorted by (source, distance, vertex), one segment a source.
+        let ids = gpu.download(&found_ids)?;
+        let dists = gpu.download(&found_distances)?;
+        let mut edges: Vec<(u32, f32, u32)> = ids
+            .iter()
+            .zip(&dists)
+            .enumerate()
+            .filter(|(_, (&u, _))| u != NONE)
+            .map(|(i, (&u, &d))| (u, d, (start + i / link) as u32))
+            .collect();
+        if edges.is_empty() {
+            continue;
+        }
+        edges.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
+        let mut segments = Vec::new();
+        let mut at = 0u32;
+        for run in edges.chunk_by(|a, b| a.0 == b.0) {
+            segments.extend([run[0].0, at, at + run.len() as u32]);
+            at += run.len() as u32;
+        }
+        let vertices: Vec<u32> = edges.iter().map(|e| e.2).collect();
+        let edge_distances: Vec<f32> = edges.iter().map(|e| e.1).collect();
+        let segs = gpu.upload("ann backward segments", &segments)?;
+        let e_v = gpu.upload("ann backward vertices", &vertices)?;
+        let e_d = gpu.upload("ann backward distances", &edge_distances)?;
+        let nseg = to_u32("segments", segments.len() / 3)?;
+        gpu.launch(
+            &backward,
+            nseg,
+            32,
+            &mut [
+                Arg::InF32(base.buffer()),
+                Arg::Out32(&mut adjacency),
+                Arg::OutF32(&mut distances),
+                Arg::In32(&segs),
+                Arg::U32(nseg),
+                Arg::In32(&e_v),
+                Arg::InF32(&e_d),
+            ],
+        )?;
+    }
+    Ok(Layer { degree, adjacency: gpu.download(&adjacency)? })
+}

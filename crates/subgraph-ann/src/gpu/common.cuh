@@ -1,0 +1,158 @@
+// Device code shared by the vector-search kernels of subgraph-ann (thesis ch. 4, §2.2): keys
+// ordered by (distance, id), the distance of two rows computed by one warp, and the warp-level
+// bitonic sort and stable merge of sorted key lists in shared memory.
+//
+// Compile-time constants (#defines put before this text by gpu/source.rs):
+//   DIM     the dimension of the vectors;
+//   METRIC  0: squared Euclidean distance; 1: 1 - a.b (inner product, and cosine over rows
+//           normalised beforehand).
+//
+// Distances are computed with explicit __fsub_rn/__fmaf_rn, in a fixed order, so that the same
+// pair of rows always gives the same bits wherever the code is inlined (the search's lazy check
+// finds a vertex in N by its distance).
+
+#define FULL_MASK 0xFFFFFFFFu
+#define NONE_ID 0xFFFFFFFFu
+#define EMPTY_KEY 0xFFFFFFFFFFFFFFFFull
+#define QLEN ((DIM + 3) / 4 * 4)
+
+#if DIM < 1 || DIM > 4096
+#error "DIM must be 1 to 4096"
+#endif
+#if METRIC != 0 && METRIC != 1
+#error "METRIC must be 0 (l2) or 1 (1 - dot)"
+#endif
+
+// A sortable entry: the distance's ordered bits in the high word, an id (and flags) below.
+typedef unsigned long long ann_key;
+
+// The bits of a distance as an unsigned integer of the same order (negatives flipped), with
+// -0 read as +0 so that both zeros are one distance.
+__device__ __forceinline__ unsigned ord_bits(float d) {
+    unsigned b = __float_as_uint(d);
+    if (b == 0x80000000u) b = 0u;
+    return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+}
+
+// The distance whose ordered bits are `o`.
+__device__ __forceinline__ float ord_float(unsigned o) {
+    return __uint_as_float((o & 0x80000000u) ? (o & 0x7FFFFFFFu) : ~o);
+}
+
+__device__ __forceinline__ float infinity_f32() { return __uint_as_float(0x7F800000u); }
+
+// Whether id passes the filter bitset `words` (bit id % 32 of word id / 32).
+__device__ __forceinline__ bool allowed_bit(const unsigned* __restrict__ words, unsigned id) {
+    return ((__ldg(words + (id >> 5)) >> (id & 31u)) & 1u) != 0u;
+}
+
+// This lane's share of the distance between q and x: dimensions lane, lane + 32, ... (as
+// float4 where DIM % 4 == 0). x is a row of the base in global memory; q may be anywhere.
+__device__ __forceinline__ float lane_partial(const float* q, const float* __restrict__ x) {
+    const unsigned lane = threadIdx.x & 31u;
+    float acc = 0.0f;
+#if DIM % 4 == 0
+    const float4* q4 = reinterpret_cast<const float4*>(q);
+    const float4* x4 = reinterpret_cast<const float4*>(x);
+    for (unsigned i = lane; i < DIM / 4; i += 32u) {
+        const float4 a = q4[i];
+        const float4 b = __ldg(x4 + i);
+#if METRIC == 0
+        const float d0 = __fsub_rn(a.x, b.x), d1 = __fsub_rn(a.y, b.y);
+        const float d2 = __fsub_rn(a.z, b.z), d3 = __fsub_rn(a.w, b.w);
+        acc = __fmaf_rn(d0, d0, acc);
+        acc = __fmaf_rn(d1, d1, acc);
+        acc = __fmaf_rn(d2, d2, acc);
+        acc = __fmaf_rn(d3, d3, acc);
+#else
+        acc = __fmaf_rn(a.x, b.x, acc);
+        acc = __fmaf_rn(a.y, b.y, acc);
+        acc = __fmaf_rn(a.z, b.z, acc);
+        acc = __fmaf_rn(a.w, b.w, acc);
+#endif
+    }
+#else
+    for (unsigned i = lane; i < DIM; i += 32u) {
+        const float a = q[i];
+        const float b = __ldg(x + i);
+#if METRIC == 0
+        const float d = __fsub_rn(a, b);
+        acc = __fmaf_rn(d, d, acc);
+#else
+        acc = __fmaf_rn(a, b, acc);
+#endif
+    }
+#endif
+    return acc;
+}
+
+// The distance from the lanes' shares, in every lane (lane 0's sum, broadcast).
+__device__ __forceinline__ float warp_total(float part) {
+    for (unsigned o = 16u; o > 0u; o >>= 1) part = __fadd_rn(part, __shfl_xor_sync(FULL_MASK, part, o));
+    part = __shfl_sync(FULL_MASK, part, 0);
+#if METRIC == 1
+    part = __fsub_rn(1.0f, part);
+#endif
+    return part;
+}
+
+// The distance between q and the base row x, computed by the whole warp (every lane must call
+// it, with the same arguments), returned in every lane.
+__device__ __forceinline__ float warp_distance(const float* q, const float* __restrict__ x) {
+    return warp_total(lane_partial(q, x));
+}
+
+// Sorts a[0..LEN) ascending (LEN a power of two, at least 2) with the warp: a bitonic network,
+// one compare-exchange per pair and lane at a time. Every lane must call it.
+template <unsigned LEN>
+__device__ __forceinline__ void warp_sort(ann_key* a) {
+    static_assert(LEN >= 2 && (LEN & (LEN - 1u)) == 0u, "LEN must be a power of two");
+    const unsigned lane = threadIdx.x & 31u;
+    __syncwarp();
+    for (unsigned kk = 2u; kk <= LEN; kk <<= 1) {
+        for (unsigned j = kk >> 1; j > 0u; j >>= 1) {
+            for (unsigned p = lane; p < LEN / 2u; p += 32u) {
+                const unsigned i = 2u * p - (p & (j - 1u));  // bit j of i clear
+                const unsigned l = i + j;
+                const ann_key x = a[i], y = a[l];
+                const bool up = (i & kk) == 0u;
+                if (up ? x > y : x < y) {
+                    a[i] = y;
+                    a[l] = x;
+                }
+            }
+            __syncwarp();
+        }
+    }
+}
+
+// Entries of sorted a[0..len) below x (at most x when or_equal).
+__device__ __forceinline__ unsigned count_below(const ann_key* a, unsigned len, ann_key x, bool or_equal) {
+    unsigned lo = 0u, hi = len;
+    while (lo < hi) {
+        const unsigned mid = (lo + hi) >> 1;
+        const ann_key y = a[mid];
+        if (or_equal ? y <= x : y < x) lo = mid + 1u;
+        else hi = mid;
+    }
+    return lo;
+}
+
+// out[0..k) := the k smallest of a[0..k) and b[0..lb), both sorted ascending: each entry goes
+// to its rank in the stable merge (a's first among equal keys), computed by binary search in
+// the other list. out must not overlap a or b. Every lane must call it; the caller syncs the
+// warp before (inputs written) and after (before reading out).
+__device__ __forceinline__ void warp_merge_k(const ann_key* a, unsigned k, const ann_key* b, unsigned lb,
+                                             ann_key* out) {
+    const unsigned lane = threadIdx.x & 31u;
+    for (unsigned j = lane; j < k; j += 32u) {
+        const ann_key x = a[j];
+        const unsigned at = j + count_below(b, lb, x, false);
+        if (at < k) out[at] = x;
+    }
+    for (unsigned i = lane; i < lb && i < k; i += 32u) {
+        const ann_key x = b[i];
+        const unsigned at = i + count_below(a, k, x, true);
+        if (at < k) out[at] = x;
+    }
+}

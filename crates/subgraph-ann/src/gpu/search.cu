@@ -1,0 +1,97 @@
+// GANNS search kernels (thesis §2.2) over a proximity graph held on the device, one warp per
+// query and WPB queries per block: ganns_descend, the greedy descent of an HNSW graph's upper
+// layers (§4.3's extension) to the entry of layer 0, then ganns_search, the GANNS search of
+// layer 0 (ganns.cuh) and the answer: the first k entries of N among its first ef that pass
+// the filter, padded with NONE_ID and infinity.
+//
+// Compile-time constants, besides common.cuh's and ganns.cuh's: WPB, warps (queries) a block.
+
+#if WPB < 1 || WPB > 32
+#error "WPB must be 1 to 32"
+#endif
+
+static_assert(sizeof(ann_key) * WPB * (LN + TL) + sizeof(unsigned) * WPB * TL + sizeof(float) * WPB * QLEN <=
+                  49152u,
+              "static shared memory of ganns_search over 48 KiB");
+
+// Copies query row q into this warp's shared row s (QLEN floats, the tail zero).
+__device__ __forceinline__ void load_query(const float* __restrict__ queries, unsigned q, float* s) {
+    const unsigned lane = threadIdx.x & 31u;
+    for (unsigned i = lane; i < QLEN; i += 32u) s[i] = i < DIM ? __ldg(queries + (size_t)q * DIM + i) : 0.0f;
+    __syncwarp();
+}
+
+// One greedy descent step per layer: for each query, from entries[q] (a vertex of this layer,
+// whose first `len` vertices are 0..len, `deg` slots a row), move to the nearest out-neighbour
+// (by (distance, id)) while it is strictly nearer than the current vertex; entries[q] := the
+// vertex where it stops, the entry of the layer below.
+extern "C" __global__ void __launch_bounds__(WPB * 32) ganns_descend(const float* __restrict__ queries, unsigned nq,
+                                                                     const float* __restrict__ base, unsigned n,
+                                                                     const unsigned* __restrict__ adj, unsigned deg,
+                                                                     unsigned len, unsigned* __restrict__ entries) {
+    __shared__ __align__(16) float s_q[WPB][QLEN];
+    const unsigned w = threadIdx.x >> 5, lane = threadIdx.x & 31u;
+    const unsigned q = blockIdx.x * WPB + w;
+    if (q >= nq) return;
+    load_query(queries, q, s_q[w]);
+    if (len > n) len = n;
+    unsigned cur = entries[q];
+    if (cur >= len) cur = 0u;
+    float dcur = warp_distance(s_q[w], base + (size_t)cur * DIM);
+    for (;;) {
+        ann_key best = EMPTY_KEY;  // (distance, id) of the nearest out-neighbour
+        const unsigned* row = adj + (size_t)cur * deg;
+        for (unsigned t = 0u; t < deg; ++t) {
+            const unsigned u = __ldg(row + t);
+            if (u >= len) continue;  // NONE_ID, or not of this layer
+            const ann_key key = ((ann_key)ord_bits(warp_distance(s_q[w], base + (size_t)u * DIM)) << 32) | u;
+            if (key < best) best = key;
+        }
+        if (best == EMPTY_KEY) break;
+        const float dbest = ord_float((unsigned)(best >> 32));
+        if (!(dbest < dcur)) break;
+        cur = (unsigned)(best & 0xFFFFFFFFull);
+        dcur = dbest;
+    }
+    if (lane == 0u) entries[q] = cur;
+}
+
+// GANNS search of layer 0 (n vertices, DEG slots a row) for each query from entries[q], with
+// exploration bound ef; writes the first k entries of N among its first min(ef, LN) whose id
+// passes `allowed` (every id when filtered == 0) to out_ids/out_dist[q * k ..], then NONE_ID
+// and infinity.
+extern "C" __global__ void __launch_bounds__(WPB * 32)
+    ganns_search(const float* __restrict__ queries, unsigned nq, const float* __restrict__ base, unsigned n,
+                 const unsigned* __restrict__ adj, const unsigned* __restrict__ entries, unsigned ef, unsigned k,
+                 const unsigned* __restrict__ allowed, unsigned filtered, unsigned* __restrict__ out_ids,
+                 float* __restrict__ out_dist) {
+    __shared__ ann_key s_n[WPB][LN];
+    __shared__ ann_key s_t[WPB][TL];
+    __shared__ unsigned s_id[WPB][TL];
+    __shared__ __align__(16) float s_q[WPB][QLEN];
+    const unsigned w = threadIdx.x >> 5, lane = threadIdx.x & 31u;
+    const unsigned q = blockIdx.x * WPB + w;
+    if (q >= nq) return;
+    load_query(queries, q, s_q[w]);
+    ganns_search_warp(s_q[w], base, n, adj, entries[q], ef, s_n[w], s_t[w], s_id[w]);
+    const ann_key* nn = s_n[w];
+    const unsigned e = ef < 1u ? 1u : (ef > LN ? LN : ef);
+    unsigned found = 0u;
+    for (unsigned c = 0u; c < e && found < k; c += 32u) {
+        const unsigned i = c + lane;
+        const ann_key key = i < e ? nn[i] : EMPTY_KEY;
+        const unsigned id = ganns_id(key);
+        const bool pass = key != EMPTY_KEY && (filtered == 0u || allowed_bit(allowed, id));
+        const unsigned b = __ballot_sync(FULL_MASK, pass);
+        const unsigned r = found + (unsigned)__popc(b & ((1u << lane) - 1u));
+        if (pass && r < k) {
+            out_ids[(size_t)q * k + r] = id;
+            out_dist[(size_t)q * k + r] = ganns_distance(key);
+        }
+        found += (unsigned)__popc(b);
+    }
+    for (unsigned r = found + lane; r < k; r += 32u) {
+        out_ids[(size_t)q * k + r] = NONE_ID;
+        out_dist[(size_t)q * k + r] = infinity_f32();
+    }
+}

@@ -1,0 +1,283 @@
+//! The index held on the GPU and its GANNS search (thesis §2.2; the greedy descent of HNSW's
+//! upper layers, §4.3's extension): base vectors and every layer's adjacency uploaded once, then
+//! searched batch after batch, one warp per query (`search.cu`), or answered by brute force
+//! where a filter passes too few vectors for the graph (`filter::route`).
+
+use subgraph_cuda::{Arg, DeviceBuffer, Gpu};
+
+use crate::error::{AnnError, Result};
+use crate::filter::{route, Allowed, Route};
+use crate::gpu::brute::brute_batched;
+use crate::gpu::resident::{batch_queries, check_allowed, to_u32, upload_allowed, DeviceVectors};
+use crate::gpu::source::{search_source, SearchShape, DESCEND, MAX_DEGREE, MAX_EF, SEARCH_KERNEL};
+use crate::graph::{ProximityGraph, NONE};
+use crate::neighbours::{Neighbours, SearchParams};
+use crate::vectors::{check_dim, Metric, Vectors};
+
+/// The most vectors a GPU index holds: N's entries keep an id below 2^31 - 1 beside a flag.
+pub const MAX_VERTICES: usize = (1 << 31) - 1;
+
+/// One layer of the graph on the device.
+struct DeviceLayer {
+    adjacency: DeviceBuffer<u32>,
+    degree: usize,
+    len: usize,
+}
+
+/// A proximity graph and its vectors held on one GPU, searched by GANNS.
+///
+/// A search, as defined (and as the CPU search must do to give the same answers): from vertex
+/// 0 of the top layer, on each layer above 0 move to the nearest out-neighbour (by (distance,
+/// id)) while it is strictly nearer than the current vertex; from where that stops, search
+/// layer 0 with N, the power of two at least max(ef, 32) best vertices found, sorted by
+/// (distance, id): repeatedly explore the first unexplored of N's first ef entries, adding its
+/// out-neighbours not yet in N and keeping N's length (a vertex that falls out never returns),
+/// until N's first ef are all explored. The answer is the first k of N's first ef entries that
+/// pass the filter (all of them without one), padded with [`NONE`] and infinity.
+pub struct GpuIndex<'g> {
+    gpu: &'g Gpu,
+    base: DeviceVectors,
+    metric: Metric,
+    /// Layer 0 first.
+    layers: Vec<DeviceLayer>,
+    /// Queries a launch, where fixed.
+    batch: Option<usize>,
+}
+
+impl<'g> GpuIndex<'g> {
+    /// Uploads `base` (already prepared for `metric`, see [`Metric::prepare`]) and every layer
+    /// of `graph`, whose layer 0 holds one vertex per row of `base`. Checks the graph's shape
+    /// and that every out-neighbour is a vertex of its layer; a row's repeats are harmless
+    /// (the search drops them).
+    pub fn new(gpu: &'g Gpu, base: &Vectors, metric: Metric, graph: &ProximityGraph) -> Result<Self> {
+        check_graph(base.len(), graph)?;
+        let vectors = DeviceVectors::upload(gpu, base)?;
+        let mut layers = Vec::with_capacity(graph.layers.len());
+        for layer in &graph.layers {
+            let adjacency = gpu.upload("ann adjacency", &layer.adjacency)?;
+            layers.push(DeviceLayer { adjacency, degree: layer.degree, len: layer.len() });
+        }
+        Ok(GpuIndex { gpu, base: vectors, metric, layers, batch: None })
+    }
+
+    /// Vectors.
+    pub fn len(&self) -> usize {
+        self.base.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.base.is_empty()
+    }
+
+    pub fn dim(&self) -> usize {
+        self.base.dim()
+    }
+
+    pub fn metric(&self) -> Metric {
+        self.metric
+    }
+
+    /// The base vectors on the device.
+    pub fn vectors(&self) -> &DeviceVectors {
+        &self.base
+    }
+
+    /// Fixes the queries one launch takes (`None`: as many as [`BATCH_BYTES`] of device memory
+    /// holds); answers do not depend on it.
+    ///
+    /// [`BATCH_BYTES`]: crate::gpu::BATCH_BYTES
+    pub fn set_batch(&mut self, queries: Option<usize>) {
+        self.batch = queries;
+    }
+
+    /// The `params.k` nearest vectors (internal ids) of each query, nearest first: GANNS over
+    /// the graph, or exact brute force where `allowed` passes so few that [`route`] says so.
+    /// Under a filter, no failing id is returned; rows are padded with [`NONE`] and infinity
+    /// where fewer are found.
+    pub fn search(&self, queries: &Vectors, params: SearchParams, allowed: Option<&Allowed>) -> Result<Neighbours> {
+        self.check(queries, params, allowed)?;
+        match route(allowed, params.k, params.ef, self.layers[0].degree) {
+            Route::Brute => self.brute(queries, params.k, allowed),
+            Route::Graph { ef } => self.graph_search(queries, params.k, ef, allowed),
+        }
+    }
+
+    /// GANNS over the graph with exploration bound `params.ef` as given (no routing, no
+    /// widening under a filter): the first `k` entries of N among its first `ef` that pass
+    /// `allowed`.
+    pub fn search_graph(
+        &self,
+        queries: &Vectors,
+        params: SearchParams,
+        allowed: Option<&Allowed>,
+    ) -> Result<Neighbours> {
+        self.check(queries, params, allowed)?;
+        self.graph_search(queries, params.k, params.ef, allowed)
+    }
+
+    /// The exact `k` nearest vectors of each query (among those `allowed` passes).
+    pub fn brute(&self, queries: &Vectors, k: usize, allowed: Option<&Allowed>) -> Result<Neighbours> {
+        brute_batched(self.gpu, &self.base, self.metric, queries, k, allowed, self.batch)
+    }
+
+    fn check(&self, queries: &Vectors, params: SearchParams, allowed: Option<&Allowed>) -> Result<()> {
+        check_dim(self.dim(), queries.dim(), "the queries")?;
+        if params.k == 0 {
+            return Err(AnnError::Parameter("k must be at least 1".into()));
+        }
+        if params.ef < params.k {
+            return Err(AnnError::Parameter(format!("ef {} is smaller than k {}", params.ef, params.k)));
+        }
+        if params.ef > MAX_EF {
+            return Err(AnnError::Parameter(format!("ef {}: the GPU search takes at most {MAX_EF}", params.ef)));
+        }
+        params.check_against(self.len())?;
+        check_allowed(allowed, self.len())
+    }
+
+    fn graph_search(&self, queries: &Vectors, k: usize, ef: usize, allowed: Option<&Allowed>) -> Result<Neighbours> {
+        let gpu = self.gpu;
+        let (n, dim) = (self.len(), self.dim());
+        let shape = SearchShape::new(dim, self.metric, ef, self.layers[0].degree)?;
+        let source = search_source(shape);
+        let descend = gpu.kernel(source, DESCEND)?;
+        let search = gpu.kernel(source, SEARCH_KERNEL)?;
+        let wpb = shape.warps_per_block();
+        let (words, filtered) = upload_allowed(gpu, allowed, n)?;
+        let (n32, k32, ef32) = (to_u32("vectors", n)?, to_u32("k", k)?, to_u32("ef", ef)?);
+        let nq = queries.len();
+        let batch = batch_queries(dim, k, self.batch);
+        let mut out = Neighbours { k, ids: Vec::with_capacity(nq * k), distances: Vec::with_capacity(nq * k) };
+        for start in (0..nq).step_by(batch) {
+            let m = batch.min(nq - start);
+            let m32 = to_u32("queries", m)?;
+            let (grid, block) = (to_u32("blocks", m.div_ceil(wpb))?, to_u32("threads", 32 * wpb)?);
+            let rows = gpu.upload("ann queries", &queries.as_slice()[start * dim..(start + m) * dim])?;
+            // Every query enters at vertex 0 of the top layer.
+            let mut entries = gpu.alloc_zeros::<u32>("ann entries", m)?;
+            for layer in self.layers[1..].iter().rev() {
+                gpu.launch(
+                    &descend,
+                    grid,
+                    block,
+                    &mut [
+                        Arg::InF32(&rows),
+                        Arg::U32(m32),
+                        Arg::InF32(self.base.buffer()),
+                        Arg::U32(n32),
+                        Arg::In32(&layer.adjacency),
+                        Arg::U32(to_u32("degree", layer.degree)?),
+                        Arg::U32(to_u32("layer vertices", layer.len)?),
+                        Arg::Out32(&mut entries),
+                    ],
+                )?;
+            }
+            let mut ids = gpu.alloc_zeros::<u32>("ann answer ids", m * k)?;
+            let mut distances = gpu.alloc_zeros::<f32>("ann answer distances", m * k)?;
+            gpu.launch(
+                &search,
+                grid,
+                block,
+                &mut [
+                    Arg::InF32(&rows),
+                    Arg::U32(m32),
+                    Arg::InF32(self.base.buffer()),
+                    Arg::U32(n32),
+                    Arg::In32(&self.layers[0].adjacency),
+                    Arg::In32(&entries),
+                    Arg::U32(ef32),
+                    Arg::U32(k32),
+                    Arg::In32(&words),
+                    Arg::U32(filtered),
+                    Arg::Out32(&mut ids),
+                    Arg::OutF32(&mut distances),
+                ],
+            )?;
+            out.ids.extend(gpu.download(&ids)?);
+            out.distances.extend(gpu.download(&distances)?);
+        }
+        Ok(out)
+    }
+}
+
+/// The graph's shape against `n` base vectors, in one line: layer 0 holds `n` vertices (1 to
+/// [`MAX_VERTICES`]) of degree 1 to [`MAX_DEGREE`], each layer above is a non-empty id prefix
+/// of the one below, and every out-neighbour is [`NONE`] or a vertex of its layer.
+fn check_graph(n: usize, graph: &ProximityGraph) -> Result<()> {
+    let bad = |m: String| Err(AnnError::Parameter(m));
+    if n == 0 || n > MAX_VERTICES {
+        return bad(format!("{n} vectors: a GPU index holds 1 to {MAX_VERTICES}"));
+    }
+    if graph.layers.is_empty() {
+        return bad("a graph without layers".into());
+    }
+    let mut below = n;
+    for (l, layer) in graph.layers.iter().enumerate() {
+        if layer.degree == 0 || layer.adjacency.len() % layer.degree != 0 {
+            return bad(format!(
+                "layer {l}: {} slots are not whole rows of degree {}",
+                layer.adjacency.len(),
+                layer.degree
+            ));
+        }
+        let len = layer.adjacency.len() / layer.degree;
+        if l == 0 && len != n {
+            return bad(format!("the graph has {len} vertices, the vectors {n}"));
+        }
+        if l == 0 && layer.degree > MAX_DEGREE {
+            return bad(format!("layer 0 has degree {}: the GPU search takes 1 to {MAX_DEGREE}", layer.degree));
+        }
+        if len == 0 || len > below {
+            return bad(format!(
+                "layer {l} has {len} vertices: it must hold 1 to {below}, a prefix of the layer below"
+            ));
+        }
+        if let Some(at) = layer.adjacency.iter().position(|&u| u != NONE && u as usize >= len) {
+            return bad(format!(
+                "layer {l}, vertex {}: neighbour {} is not a vertex of the layer ({len} vertices)",
+                at / layer.degree,
+                layer.adjacency[at]
+            ));
+        }
+        below = len;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::{GraphKind, Layer};
+
+    fn graph(layers: Vec<Layer>) -> ProximityGraph {
+        ProximityGraph { kind: GraphKind::Hnsw, layers }
+    }
+
+    #[test]
+    fn graphs_the_kernels_cannot_walk_are_refused() {
+        let ring = |n: u32, d: usize| {
+            let mut l = Layer::empty(n as usize, d);
+            for v in 0..n {
+                l.row_mut(v)[0] = (v + 1) % n;
+            }
+            l
+        };
+        assert!(check_graph(10, &graph(vec![ring(10, 4)])).is_ok());
+        assert!(check_graph(10, &graph(vec![ring(10, 4), ring(3, 2)])).is_ok());
+        let e = |g: ProximityGraph, n: usize| check_graph(n, &g).unwrap_err().to_string();
+        assert!(e(graph(vec![ring(10, 4)]), 11).contains("10 vertices, the vectors 11"));
+        assert!(e(graph(vec![]), 10).contains("without layers"));
+        assert!(e(graph(vec![ring(10, 4), ring(11, 2)]), 10).contains("layer 1 has 11 vertices"));
+        assert!(e(graph(vec![ring(10, 4), Layer::empty(0, 2)]), 10).contains("layer 1 has 0 vertices"));
+        assert!(e(graph(vec![Layer { degree: 0, adjacency: vec![] }]), 10).contains("degree 0"));
+        assert!(e(graph(vec![Layer { degree: 3, adjacency: vec![NONE; 10] }]), 10).contains("whole rows"));
+        assert!(e(graph(vec![ring(10, MAX_DEGREE + 1)]), 10).contains("degree 257"));
+        let mut far = ring(10, 4);
+        far.row_mut(7)[1] = 10;
+        assert!(e(graph(vec![far]), 10).contains("vertex 7: neighbour 10"));
+        let mut upper = ring(3, 2);
+        upper.row_mut(1)[1] = 5;
+        assert!(e(graph(vec![ring(10, 4), upper]), 10).contains("layer 1, vertex 1: neighbour 5"));
+        assert!(e(graph(vec![ring(10, 4)]), 0).contains("0 vectors"));
+    }
+}
