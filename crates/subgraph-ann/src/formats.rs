@@ -558,7 +558,8 @@ impl NpyHeader {
 
     fn unsupported<R: BufRead>(&self, input: &Input<'_, R>, accepted: &[Dtype]) -> AnnError {
         let expected: Vec<&str> = accepted.iter().map(|d| d.descr()).collect();
-        input.error(format!("dtype '{}' is not supported (expected {})", self.descr, expected.join(", ")))
+        let descr = self.descr.escape_debug();
+        input.error(format!("dtype '{descr}' is not supported (expected {})", expected.join(", ")))
     }
 
     /// Reads all the data, integers of one of the `accepted` dtypes, onto `out` through
@@ -1105,6 +1106,8 @@ mod tests {
             v(&dict(">f4", "(2, 2)"), &data),
             "x.npy: dtype '>f4' is not supported (expected <f4, <f8, |u1, <i4)"
         );
+        let e = v(&dict("<f4\n", "(2, 2)"), &data);
+        assert_eq!(e, "x.npy: dtype '<f4\\n' is not supported (expected <f4, <f8, |u1, <i4)");
         assert_eq!(v(&dict("<f4", "(4,)"), &data), "x.npy: shape (4,) has 1 dimension; vectors need 2 (rows, columns)");
         assert_eq!(v(&dict("<f4", "(1, 0)"), &data), "x.npy: shape (1, 0): dimension 0: must be 1 to 4096");
         assert_eq!(
@@ -1164,14 +1167,19 @@ mod tests {
         ]
     }
 
-    /// Every decoder, in every format.
+    /// Every decoder, in every format: errors are one line.
     fn decode_all(bytes: &[u8]) {
+        fn one_line<T>(result: Result<T>) {
+            if let Err(e) = result {
+                assert!(!e.to_string().contains('\n'), "{e}");
+            }
+        }
         for format in [Format::Fvecs, Format::Bvecs, Format::Ivecs, Format::Npy, Format::Text] {
             let name = name(format);
-            let _ = decode_vectors(bytes, format, &name, None);
-            let _ = decode_vectors(bytes, format, &name, Some(1));
-            let _ = decode_ids(bytes, format, &name);
-            let _ = decode_labels(bytes, format, &name);
+            one_line(decode_vectors(bytes, format, &name, None));
+            one_line(decode_vectors(bytes, format, &name, Some(1)));
+            one_line(decode_ids(bytes, format, &name));
+            one_line(decode_labels(bytes, format, &name));
         }
     }
 
