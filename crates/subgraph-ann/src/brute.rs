@@ -42,17 +42,20 @@ impl Ord for Scored {
 /// The `k` nearest rows of `base` to each query (rows of a prepared set; see
 /// [`Metric::prepare`]), only rows that `allowed` passes when given. Rows of the answer hold
 /// fewer than `k` ids (padded) only where fewer rows pass.
-pub fn brute_force(base: &Vectors, metric: Metric, queries: &Vectors, k: usize, allowed: Option<&Allowed>) -> Neighbours {
+pub fn brute_force(
+    base: &Vectors,
+    metric: Metric,
+    queries: &Vectors,
+    k: usize,
+    allowed: Option<&Allowed>,
+) -> Neighbours {
     let mut out = Neighbours::empty(queries.len(), k);
     let candidates: Vec<u32> = match allowed {
         Some(a) => a.ids(),
         None => (0..base.len() as u32).collect(),
     };
-    out.ids
-        .par_chunks_mut(QUERY_TILE * k)
-        .zip(out.distances.par_chunks_mut(QUERY_TILE * k))
-        .enumerate()
-        .for_each(|(tile, (ids, distances))| {
+    out.ids.par_chunks_mut(QUERY_TILE * k).zip(out.distances.par_chunks_mut(QUERY_TILE * k)).enumerate().for_each(
+        |(tile, (ids, distances))| {
             let first = tile * QUERY_TILE;
             let count = ids.len() / k;
             let mut heaps: Vec<BinaryHeap<Scored>> = (0..count).map(|_| BinaryHeap::with_capacity(k + 1)).collect();
@@ -77,7 +80,8 @@ pub fn brute_force(base: &Vectors, metric: Metric, queries: &Vectors, k: usize, 
                     distances[j * k + slot] = s.distance;
                 }
             }
-        });
+        },
+    );
     out
 }
 

@@ -9,14 +9,14 @@ use std::str::FromStr;
 
 use subgraph_cuda::Gpu;
 
-use crate::cpu;
+use crate::cpu::{self, BuildParams};
 use crate::error::{AnnError, Result};
+use crate::filter::Allowed;
 use crate::gpu::{self, GpuIndex};
 use crate::graph::GraphKind;
 use crate::index::{Filter, Index};
 use crate::neighbours::{Neighbours, SearchParams};
 use crate::vectors::{Metric, Vectors};
-use crate::BuildParams;
 
 /// The device asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,17 +108,22 @@ impl Engine {
     }
 
     /// Builds an index over `vectors` (the GPU's GGraphCon where the engine has a GPU and the
-    /// graph is NSW or HNSW; the CPU builder otherwise).
-    pub fn build(&self, vectors: Vectors, metric: Metric, params: &BuildParams, labels: Option<Vec<u32>>) -> Result<Index> {
-        match self.gpus.first() {
-            Some(gpu) if params.kind != GraphKind::Knn => {
-                crate::index::check_labels(labels.as_deref(), vectors.len())?;
-                let prepared = metric.prepare(vectors)?;
-                let built = gpu::build(gpu, &prepared, metric, params)?;
-                Ok(Index::assemble(metric, *params, built, labels))
-            }
-            _ => Index::build(vectors, metric, params, labels),
-        }
+    /// graph is NSW or HNSW; the CPU builder otherwise), with where the time went.
+    pub fn build(
+        &self,
+        vectors: Vectors,
+        metric: Metric,
+        params: &BuildParams,
+        labels: Option<Vec<u32>>,
+    ) -> Result<(Index, Vec<(String, f64)>)> {
+        crate::index::check_labels(labels.as_deref(), vectors.len())?;
+        let prepared = metric.prepare(vectors)?;
+        let mut built = match self.gpus.first() {
+            Some(gpu) if params.kind != GraphKind::Knn => gpu::build(gpu, &prepared, metric, params)?,
+            _ => cpu::build(&prepared, metric, params)?,
+        };
+        let phases = std::mem::take(&mut built.phases);
+        Ok((Index::assemble(metric, *params, built, labels), phases))
     }
 
     /// Adds vectors to `index` (on the CPU: the builder's merge step; see [`Index::add`]).
@@ -159,18 +164,38 @@ pub struct Resident<'g> {
 impl Resident<'_> {
     /// The `params.k` nearest vectors of each query (the caller's ids), by GANNS on the GPUs
     /// (queries split evenly) or best-first search on every core.
-    pub fn search(&self, index: &Index, queries: Vectors, params: SearchParams, filter: Option<&Filter>) -> Result<Neighbours> {
-        self.run(index, queries, filter, |gpu, q, allowed| gpu.search(q, params, allowed), |q, allowed| {
-            cpu::search(index.internal_vectors(), index.metric(), index.graph(), q, params, allowed)
-        })
+    pub fn search(
+        &self,
+        index: &Index,
+        queries: Vectors,
+        params: SearchParams,
+        filter: Option<&Filter>,
+    ) -> Result<Neighbours> {
+        self.run(
+            index,
+            queries,
+            filter,
+            |gpu, q, allowed| gpu.search(q, params, allowed),
+            |q, allowed| cpu::search(index.internal_vectors(), index.metric(), index.graph(), q, params, allowed),
+        )
     }
 
     /// The exact `k` nearest of each query by brute force, on the GPUs or every core.
-    pub fn brute_force(&self, index: &Index, queries: Vectors, k: usize, filter: Option<&Filter>) -> Result<Neighbours> {
+    pub fn brute_force(
+        &self,
+        index: &Index,
+        queries: Vectors,
+        k: usize,
+        filter: Option<&Filter>,
+    ) -> Result<Neighbours> {
         SearchParams::new(k, None)?.check_against(index.len())?;
-        self.run(index, queries, filter, |gpu, q, allowed| gpu.brute(q, k, allowed), |q, allowed| {
-            Ok(crate::brute::brute_force(index.internal_vectors(), index.metric(), q, k, allowed))
-        })
+        self.run(
+            index,
+            queries,
+            filter,
+            |gpu, q, allowed| gpu.brute(q, k, allowed),
+            |q, allowed| Ok(crate::brute::brute_force(index.internal_vectors(), index.metric(), q, k, allowed)),
+        )
     }
 
     fn run(
@@ -178,8 +203,8 @@ impl Resident<'_> {
         index: &Index,
         queries: Vectors,
         filter: Option<&Filter>,
-        on_gpu: impl Fn(&GpuIndex<'_>, &Vectors, Option<&crate::Allowed>) -> Result<Neighbours> + Sync,
-        on_cpu: impl Fn(&Vectors, Option<&crate::Allowed>) -> Result<Neighbours>,
+        on_gpu: impl Fn(&GpuIndex<'_>, &Vectors, Option<&Allowed>) -> Result<Neighbours> + Sync,
+        on_cpu: impl Fn(&Vectors, Option<&Allowed>) -> Result<Neighbours>,
     ) -> Result<Neighbours> {
         let queries = index.prepare_queries(queries)?;
         let allowed = filter.map(|f| index.allowed(f)).transpose()?;

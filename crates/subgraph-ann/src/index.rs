@@ -158,7 +158,9 @@ impl Index {
                 have.extend(new);
             }
             (None, None) => {}
-            (Some(_), None) => return Err(AnnError::Parameter("the index has labels: give one per vector added".into())),
+            (Some(_), None) => {
+                return Err(AnnError::Parameter("the index has labels: give one per vector added".into()))
+            }
             (None, Some(_)) => return Err(AnnError::Parameter("labels added to an index built without labels".into())),
         }
         let prepared = self.metric.prepare(vectors)?;
@@ -176,7 +178,8 @@ mod tests {
     use crate::neighbours::recall;
 
     fn grid(n: usize) -> Vectors {
-        Vectors::new(2, (0..n).flat_map(|i| [(i % 37) as f32, (i / 37) as f32 + (i % 7) as f32 * 0.01]).collect()).unwrap()
+        Vectors::new(2, (0..n).flat_map(|i| [(i % 37) as f32, (i / 37) as f32 + (i % 7) as f32 * 0.01]).collect())
+            .unwrap()
     }
 
     #[test]
@@ -213,7 +216,8 @@ mod tests {
         assert!(index.add(grid(2), Some(vec![0, 0])).is_err());
         let e = index.search(grid(2), SearchParams::new(1, None).unwrap(), Some(&Filter::Labels(vec![1]))).unwrap_err();
         assert!(e.to_string().contains("without labels"));
-        let e = index.search(grid(2), SearchParams::new(1, None).unwrap(), Some(&Filter::Mask(vec![true; 3]))).unwrap_err();
+        let e =
+            index.search(grid(2), SearchParams::new(1, None).unwrap(), Some(&Filter::Mask(vec![true; 3]))).unwrap_err();
         assert!(e.to_string().contains("3 entries for 10 vectors"));
         let wrong = Vectors::new(3, vec![0.0; 3]).unwrap();
         assert!(index.add(wrong, None).is_err());

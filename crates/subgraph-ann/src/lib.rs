@@ -13,10 +13,10 @@
 
 pub mod brute;
 pub mod cpu;
+pub mod engine;
 pub mod error;
 pub mod file;
 pub mod filter;
-pub mod engine;
 pub mod formats;
 pub mod gen;
 pub mod gpu;
@@ -25,13 +25,13 @@ pub mod index;
 pub mod neighbours;
 pub mod vectors;
 
-pub use error::{AnnError, Result};
 pub use cpu::{BuildParams, Prune};
+pub use engine::{Device, Engine};
+pub use error::{AnnError, Result};
 pub use filter::Allowed;
 pub use formats::{read_ids, read_labels, read_vectors, IdRows};
 pub use gen::{clustered, clustered_stream, GenSpec};
 pub use graph::{GraphKind, Layer, ProximityGraph, NONE};
-pub use engine::{Device, Engine};
 pub use index::{Filter, Index};
 pub use neighbours::{recall, Neighbours, SearchParams};
 pub use vectors::{Metric, Vectors};

@@ -65,8 +65,9 @@ fn an_ordinary_bound_finds_most_neighbours() {
         if kind == GraphKind::Hnsw {
             assert!(built.graph.layers.len() > 2, "{} layers", built.graph.layers.len());
         }
-        let mut found = search(&built.vectors, Metric::L2, &built.graph, &queries, SearchParams::new(10, Some(64)).unwrap(), None)
-            .unwrap();
+        let mut found =
+            search(&built.vectors, Metric::L2, &built.graph, &queries, SearchParams::new(10, Some(64)).unwrap(), None)
+                .unwrap();
         found.map_ids(&built.order);
         let r = recall(&found, &exact.ids, 10, 10).unwrap();
         assert!(r > 0.95, "{kind}: recall {r}");
@@ -79,9 +80,16 @@ fn filters_return_only_passing_ids_and_are_exact_at_full_bound() {
     let queries = points(30, 8, 20, 6);
     let built = build(&base, Metric::L2, &BuildParams::new(GraphKind::Nsw, 16).unwrap()).unwrap();
     for modulus in [2, 10, 100] {
-        let allowed = Allowed::from_fn(3000, |i| built.order[i] % modulus == 0);
-        let found = search(&built.vectors, Metric::L2, &built.graph, &queries, SearchParams::new(10, Some(64)).unwrap(), Some(&allowed))
-            .unwrap();
+        let allowed = Allowed::from_fn(3000, |i| built.order[i].is_multiple_of(modulus));
+        let found = search(
+            &built.vectors,
+            Metric::L2,
+            &built.graph,
+            &queries,
+            SearchParams::new(10, Some(64)).unwrap(),
+            Some(&allowed),
+        )
+        .unwrap();
         assert!(found.ids.iter().all(|&id| allowed.contains(id)), "1/{modulus}");
         let exact = brute_force(&built.vectors, Metric::L2, &queries, 10, Some(&allowed));
         let r = recall(&found, &exact.ids, 10, 10).unwrap();
@@ -94,10 +102,12 @@ fn bad_input_is_one_clear_error() {
     let base = points(50, 4, 2, 1);
     let built = build(&base, Metric::L2, &BuildParams::new(GraphKind::Nsw, 8).unwrap()).unwrap();
     let wrong = points(3, 5, 1, 2);
-    let e = search(&built.vectors, Metric::L2, &built.graph, &wrong, SearchParams::new(1, None).unwrap(), None).unwrap_err();
+    let e = search(&built.vectors, Metric::L2, &built.graph, &wrong, SearchParams::new(1, None).unwrap(), None)
+        .unwrap_err();
     assert_eq!(e.to_string(), "the queries have dimension 5, the index 4");
     let q = points(3, 4, 1, 2);
-    let e = search(&built.vectors, Metric::L2, &built.graph, &q, SearchParams::new(51, None).unwrap(), None).unwrap_err();
+    let e =
+        search(&built.vectors, Metric::L2, &built.graph, &q, SearchParams::new(51, None).unwrap(), None).unwrap_err();
     assert_eq!(e.to_string(), "k 51 is larger than the 50 vectors of the index");
     let empty = Vectors::new(4, vec![]).unwrap();
     assert!(build(&empty, Metric::L2, &BuildParams::new(GraphKind::Nsw, 8).unwrap()).is_err());

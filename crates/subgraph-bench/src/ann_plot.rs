@@ -79,7 +79,11 @@ pub fn render_recall_svg(title: &str, x_label: &str, curves: &[Curve]) -> String
         let mut points = curve.points.clone();
         points.sort_by(|a, b| a.0.total_cmp(&b.0));
         let coords: Vec<String> = points.iter().map(|&(r, q)| format!("{:.1},{:.1}", x_of(r), y_of(q))).collect();
-        let _ = writeln!(s, "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"1.5\" points=\"{}\"/>", coords.join(" "));
+        let _ = writeln!(
+            s,
+            "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"1.5\" points=\"{}\"/>",
+            coords.join(" ")
+        );
         for c in &coords {
             let (x, y) = c.split_once(',').expect("x,y");
             let _ = writeln!(s, "<circle cx=\"{x}\" cy=\"{y}\" r=\"2.5\" fill=\"{color}\"/>");

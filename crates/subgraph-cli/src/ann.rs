@@ -12,9 +12,13 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use subgraph_ann::engine::{Device, Engine};
-use subgraph_ann::formats::{read_ids, read_labels, read_vectors, write_fvecs, write_ivecs, write_npy_f32, write_npy_ids};
+use subgraph_ann::formats::{
+    read_ids, read_labels, read_vectors, write_fvecs, write_ivecs, write_npy_f32, write_npy_ids,
+};
 use subgraph_ann::gen::{self, GenSpec};
-use subgraph_ann::{file, recall, BuildParams, Filter, GraphKind, Index, Metric, Neighbours, Prune, SearchParams, NONE};
+use subgraph_ann::{
+    file, recall, BuildParams, Filter, GraphKind, Index, Metric, Neighbours, Prune, SearchParams, NONE,
+};
 use subgraph_bench::ann_plot::{render_recall_svg, Curve};
 
 #[derive(Args, Debug)]
@@ -250,7 +254,8 @@ fn build(a: BuildArgs) -> Result<()> {
     params.seed = a.seed;
     let (n, dim) = (vectors.len(), vectors.dim());
     let start = Instant::now();
-    let index = with_spinner(&format!("building over {n} vectors"), || engine.build(vectors, a.metric, &params, labels))?;
+    let (index, phases) =
+        with_spinner(&format!("building over {n} vectors"), || engine.build(vectors, a.metric, &params, labels))?;
     let seconds = start.elapsed().as_secs_f64();
     file::save(&index, &a.output)?;
     let report = serde_json::json!({
@@ -264,8 +269,9 @@ fn build(a: BuildArgs) -> Result<()> {
         "prune": params.prune.name(),
         "metric": a.metric.name(),
         "layers": index.graph().layers.len(),
-        "device": engine.name(),
+        "device": engine.build_device(a.graph),
         "build_seconds": seconds,
+        "phases": phases.iter().map(|(name, s)| serde_json::json!({"phase": name, "seconds": s})).collect::<Vec<_>>(),
     });
     println!("{report}");
     Ok(())
@@ -305,6 +311,15 @@ fn search(a: SearchArgs) -> Result<()> {
     let m = queries.len();
     let params = SearchParams::new(a.query.k, a.ef)?;
     let resident = engine.resident(&index)?;
+    // Untimed: the first search compiles its kernel (once per machine) and warms the caches.
+    let first = subgraph_ann::Vectors::new(queries.dim(), queries.row(0).to_vec())?;
+    if m > 0 {
+        if a.brute_force {
+            resident.brute_force(&index, first, params.k, filter.as_ref())?;
+        } else {
+            resident.search(&index, first, params, filter.as_ref())?;
+        }
+    }
     let (found, seconds, latency) = if a.one_at_a_time {
         let mut times = Vec::with_capacity(m);
         let mut all = Neighbours::empty(0, a.query.k);
@@ -431,6 +446,10 @@ fn bench(a: BenchArgs) -> Result<()> {
     let mut points = Vec::new();
     for &ef in &a.efs {
         let params = SearchParams::new(a.query.k, Some(ef.max(a.query.k)))?;
+        // Untimed: the first search of a bound compiles its kernel (once per machine).
+        let warm =
+            subgraph_ann::Vectors::new(queries.dim(), queries.as_slice()[..queries.dim() * m.min(256)].to_vec())?;
+        resident.search(&index, warm, params, filter.as_ref())?;
         let mut best = f64::INFINITY;
         let mut found = None;
         for _ in 0..a.runs {
@@ -453,7 +472,13 @@ fn bench(a: BenchArgs) -> Result<()> {
         points.push((r, qps));
     }
     std::fs::write(a.out.join("ann.csv"), &csv).context("ann.csv")?;
-    let title = format!("{} ({} vectors of dimension {}, {m} queries, k = {})", a.query.index.display(), index.len(), index.dim(), a.query.k);
+    let title = format!(
+        "{} ({} vectors of dimension {}, {m} queries, k = {})",
+        a.query.index.display(),
+        index.len(),
+        index.dim(),
+        a.query.k
+    );
     let curves = [Curve { name: format!("subgraph ({})", engine.name()), points }];
     std::fs::write(a.out.join("ann.svg"), render_recall_svg(&title, &format!("recall@{}", a.query.k), &curves))
         .context("ann.svg")?;
@@ -547,7 +572,8 @@ pub fn gen_vectors(a: GenVectorsArgs) -> Result<()> {
             if let Some(gpath) = &a.ground_truth {
                 let engine = engine(&a.device)?;
                 let gt_start = Instant::now();
-                let truth = with_spinner("computing the exact neighbours", || engine.exact(&base, &queries, a.metric, a.gt_k))?;
+                let truth =
+                    with_spinner("computing the exact neighbours", || engine.exact(&base, &queries, a.metric, a.gt_k))?;
                 match gpath.extension().and_then(|e| e.to_str()) {
                     Some("ivecs") => write_ivecs(gpath, truth.k, &truth.ids)?,
                     Some("npy") => write_npy_ids(gpath, truth.queries(), truth.k, &truth.ids)?,

@@ -264,6 +264,19 @@ impl Gpu {
         Ok(())
     }
 
+    /// Copies `host` into `dst` from element `at`, on the default stream, in order with the
+    /// kernels (no new allocation: for buffers refilled many times).
+    pub fn write<T: DeviceScalar>(&self, dst: &mut DeviceBuffer<T>, at: usize, host: &[T]) -> Result<()> {
+        if at.checked_add(host.len()).is_none_or(|end| end > dst.len) {
+            return Err(CudaError::Mismatch(format!("write of {} elements at {at} into {}", host.len(), dst.len)));
+        }
+        if !host.is_empty() {
+            let mut to = dst.slice.slice_mut(at..at + host.len());
+            self.stream.memcpy_htod(host, &mut to)?;
+        }
+        Ok(())
+    }
+
     /// A host copy of `buf`.
     pub fn download<T: DeviceScalar>(&self, buf: &DeviceBuffer<T>) -> Result<Vec<T>> {
         self.download_range(buf, 0..buf.len)

@@ -3,9 +3,11 @@
 //! checked to define every declared kernel with the declared parameters.
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
 use cudarc::nvrtc::{compile_ptx_with_opts, CompileError, CompileOptions, Ptx};
+use xxhash_rust::xxh3::xxh3_64;
 
 use crate::detect::{check_nvrtc_library, guarded};
 use crate::error::{CudaError, Result};
@@ -64,9 +66,31 @@ fn static_arch(arch: &str) -> &'static str {
     }
 }
 
+/// The folder of PTX compiled by earlier processes: `SUBGRAPH_PTX_CACHE` (`off` for none),
+/// else `$XDG_CACHE_HOME/subgraph/ptx`, else `$HOME/.cache/subgraph/ptx`.
+fn disk_cache() -> Option<PathBuf> {
+    match std::env::var_os("SUBGRAPH_PTX_CACHE") {
+        Some(dir) if dir == "off" => None,
+        Some(dir) => Some(PathBuf::from(dir)),
+        None => std::env::var_os("XDG_CACHE_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+            .map(|c| c.join("subgraph").join("ptx")),
+    }
+}
+
+/// The cache file of `code` compiled for `arch` by this NVRTC: named by a hash of all three,
+/// so a changed source, architecture or compiler never reads an old file.
+fn cache_file(dir: &Path, source: &KernelSource, arch: &str, nvrtc: (i32, i32)) -> PathBuf {
+    let key = format!("{arch}\n{}.{}\n{}", nvrtc.0, nvrtc.1, source.code);
+    dir.join(format!("{:016x}-{arch}.ptx", xxh3_64(key.as_bytes())))
+}
+
 /// Compiles `source` to PTX for `arch` (e.g. `sm_90`) with NVRTC, once per process and
-/// (source, arch); needs no GPU. The PTX is checked to define every declared kernel with the
-/// declared parameter kinds.
+/// (source, arch), and once per machine where the disk cache ([`disk_cache`]) can be written:
+/// a later process reads the PTX back (NVRTC takes seconds on the larger sources). Needs no
+/// GPU. The PTX, compiled or read, is checked to define every declared kernel with the
+/// declared parameter kinds; a cache that cannot be read or written is passed over.
 pub fn compile_ptx(source: &KernelSource, arch: &str) -> Result<Ptx> {
     type Cache = Mutex<HashMap<(&'static str, String), Ptx>>;
     static CACHE: OnceLock<Cache> = OnceLock::new();
@@ -76,6 +100,12 @@ pub fn compile_ptx(source: &KernelSource, arch: &str) -> Result<Ptx> {
         return Ok(ptx.clone());
     }
     check_nvrtc_library()?;
+    let file = disk_cache().map(|dir| cache_file(&dir, source, arch, crate::detect::nvrtc_version().unwrap_or((0, 0))));
+    if let Some(text) = file.as_deref().and_then(|f| read_cached(f, source)) {
+        let ptx = Ptx::from_src(text);
+        cache.lock().unwrap_or_else(|e| e.into_inner()).insert(key, ptx.clone());
+        return Ok(ptx);
+    }
     let arch_static = static_arch(arch);
     let ptx = guarded(|| {
         let opts = CompileOptions {
@@ -93,9 +123,41 @@ pub fn compile_ptx(source: &KernelSource, arch: &str) -> Result<Ptx> {
             },
         })
     })?;
-    check_signatures(source, &ptx.to_src())?;
+    let text = ptx.to_src();
+    check_signatures(source, &text)?;
+    if let Some(file) = &file {
+        write_cached(file, &text);
+    }
     cache.lock().unwrap_or_else(|e| e.into_inner()).insert(key, ptx.clone());
     Ok(ptx)
+}
+
+/// The last line of a cached file: this marker and the hash of the text before it.
+const SEAL: &str = "// subgraph ptx cache ";
+
+/// The PTX of a cache file, if it is whole (its seal matches) and defines `source`'s kernels.
+fn read_cached(file: &Path, source: &KernelSource) -> Option<String> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let at = text.rfind(SEAL)?;
+    let (body, seal) = text.split_at(at);
+    if seal[SEAL.len()..].trim() != format!("{:016x}", xxh3_64(body.as_bytes())) {
+        return None;
+    }
+    check_signatures(source, body).ok()?;
+    Some(body.to_string())
+}
+
+/// Writes `text` sealed to `file`, whole under a temporary name and then renamed, so that a
+/// reader never sees half a file; a failure leaves no file.
+fn write_cached(file: &Path, text: &str) {
+    let partial = file.with_extension(format!("{}.partial", std::process::id()));
+    let sealed = format!("{text}{SEAL}{:016x}\n", xxh3_64(text.as_bytes()));
+    let written = file.parent().is_some_and(|d| std::fs::create_dir_all(d).is_ok())
+        && std::fs::write(&partial, sealed).is_ok()
+        && std::fs::rename(&partial, file).is_ok();
+    if !written {
+        let _ = std::fs::remove_file(&partial);
+    }
 }
 
 /// Checks that the PTX defines each declared kernel with the declared parameter widths.

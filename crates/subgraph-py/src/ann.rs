@@ -10,7 +10,9 @@ use std::sync::Mutex;
 use numpy::{PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use subgraph_ann::engine::{Device, Engine, Resident};
-use subgraph_ann::{file, BuildParams, Filter, GraphKind, Index, Metric, Neighbours, Prune, SearchParams, Vectors, NONE};
+use subgraph_ann::{
+    file, BuildParams, Filter, GraphKind, Index, Metric, Neighbours, Prune, SearchParams, Vectors, NONE,
+};
 
 use crate::errors::error;
 use crate::options::{in_pool, pool};
@@ -45,7 +47,9 @@ fn labels_of(l: Option<PyReadonlyArray1<'_, i64>>) -> PyResult<Option<Vec<u32>>>
         l.as_slice()?
             .iter()
             .enumerate()
-            .map(|(i, &x)| u32::try_from(x).map_err(|_| error(format!("labels[{i}] = {x} is not a label (0..2^32 - 1)"))))
+            .map(|(i, &x)| {
+                u32::try_from(x).map_err(|_| error(format!("labels[{i}] = {x} is not a label (0..2^32 - 1)")))
+            })
             .collect()
     })
     .transpose()
@@ -69,14 +73,21 @@ impl AnnIndex {
     }
 }
 
+/// A search's answer as Python gets it: (ids, distances).
+type Answer<'py> = (Bound<'py, PyArray2<i64>>, Bound<'py, PyArray2<f32>>);
+
 /// (ids, distances) as two (m, k) arrays: int64 ids with -1 where none, float32 distances.
-fn to_arrays<'py>(py: Python<'py>, found: Neighbours) -> PyResult<(Bound<'py, PyArray2<i64>>, Bound<'py, PyArray2<f32>>)> {
+fn to_arrays<'py>(py: Python<'py>, found: Neighbours) -> PyResult<Answer<'py>> {
     let (m, k) = (found.queries(), found.k);
-    let ids: Vec<Vec<i64>> =
-        found.ids.chunks(k.max(1)).map(|r| r.iter().map(|&i| if i == NONE { -1 } else { i as i64 }).collect()).collect();
+    let ids: Vec<Vec<i64>> = found
+        .ids
+        .chunks(k.max(1))
+        .map(|r| r.iter().map(|&i| if i == NONE { -1 } else { i as i64 }).collect())
+        .collect();
     let dists: Vec<Vec<f32>> = found.distances.chunks(k.max(1)).map(|r| r.to_vec()).collect();
     let ids = if m == 0 { PyArray2::zeros(py, [0, k], false) } else { PyArray2::from_vec2(py, &ids).map_err(error)? };
-    let dists = if m == 0 { PyArray2::zeros(py, [0, k], false) } else { PyArray2::from_vec2(py, &dists).map_err(error)? };
+    let dists =
+        if m == 0 { PyArray2::zeros(py, [0, k], false) } else { PyArray2::from_vec2(py, &dists).map_err(error)? };
     Ok((ids, dists))
 }
 
@@ -112,7 +123,8 @@ impl AnnIndex {
         let labels = labels_of(labels)?;
         let engine = engine(device, gpus)?;
         let pool = pool(threads)?;
-        let index = py.detach(|| in_pool(&pool, || engine.build(vectors, metric, &params, labels))).map_err(error)?;
+        let (index, _phases) =
+            py.detach(|| in_pool(&pool, || engine.build(vectors, metric, &params, labels))).map_err(error)?;
         Ok(AnnIndex { index, engine, resident: None })
     }
 
@@ -128,7 +140,7 @@ impl AnnIndex {
         mask: Option<PyReadonlyArray1<'_, bool>>,
         brute_force: bool,
         threads: Option<usize>,
-    ) -> PyResult<(Bound<'py, PyArray2<i64>>, Bound<'py, PyArray2<f32>>)> {
+    ) -> PyResult<Answer<'py>> {
         let queries = vectors(&q, "q")?;
         let filter = match (labels_of(labels)?, mask) {
             (Some(l), None) => Some(Filter::Labels(l)),
@@ -155,7 +167,13 @@ impl AnnIndex {
     }
 
     #[pyo3(signature = (x, labels, threads))]
-    fn add(&mut self, py: Python<'_>, x: PyReadonlyArray2<'_, f32>, labels: Option<PyReadonlyArray1<'_, i64>>, threads: Option<usize>) -> PyResult<()> {
+    fn add(
+        &mut self,
+        py: Python<'_>,
+        x: PyReadonlyArray2<'_, f32>,
+        labels: Option<PyReadonlyArray1<'_, i64>>,
+        threads: Option<usize>,
+    ) -> PyResult<()> {
         let vectors = vectors(&x, "x")?;
         let labels = labels_of(labels)?;
         let pool = pool(threads)?;

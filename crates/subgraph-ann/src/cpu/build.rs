@@ -13,6 +13,7 @@
 //! result says which input row each internal id is.
 
 use std::ops::Range;
+use std::time::Instant;
 
 use rayon::prelude::*;
 
@@ -113,6 +114,16 @@ pub struct Built {
     pub order: Vec<u32>,
     /// The prepared vectors in internal order.
     pub vectors: Vectors,
+    /// Where the time went: (phase, seconds), in order.
+    pub phases: Vec<(String, f64)>,
+}
+
+/// Seconds since `start`, restarting it.
+pub(crate) fn lap(start: &mut Instant) -> f64 {
+    let now = Instant::now();
+    let s = now.duration_since(*start).as_secs_f64();
+    *start = now;
+    s
 }
 
 /// SplitMix64: the shuffle's and the first rows' random numbers.
@@ -165,10 +176,12 @@ pub fn build(vectors: &Vectors, metric: Metric, params: &BuildParams) -> Result<
     if vectors.len() >= NONE as usize {
         return Err(AnnError::Vectors(format!("{} vectors: at most {} fit 32-bit ids", vectors.len(), NONE - 1)));
     }
+    let mut clock = Instant::now();
+    let mut phases = Vec::new();
     let order = shuffled(vectors.len(), params.seed);
     let internal = vectors.permuted(&order);
     let space = Space { base: &internal, metric };
-    let layers = match params.kind {
+    let mut layers = match params.kind {
         GraphKind::Knn => vec![nn_descent(space, params)],
         GraphKind::Nsw | GraphKind::Hnsw => {
             let lengths = layer_lengths(params.kind, internal.len(), params.d_min);
@@ -182,9 +195,10 @@ pub fn build(vectors: &Vectors, metric: Metric, params: &BuildParams) -> Result<
             built
         }
     };
-    let mut layers = layers;
+    phases.push(("graph".to_string(), lap(&mut clock)));
     connect(space, &mut layers[0]);
-    Ok(Built { graph: ProximityGraph { kind: params.kind, layers }, order, vectors: internal })
+    phases.push(("connect".to_string(), lap(&mut clock)));
+    Ok(Built { graph: ProximityGraph { kind: params.kind, layers }, order, vectors: internal, phases })
 }
 
 /// A layer under construction: rows with the distances that keep them sorted.
@@ -244,7 +258,14 @@ struct Scratch {
 
 /// Merges `extra` (ids with their distances to the row's vertex) into a sorted row: all kept
 /// while they fit, else the row's width chosen by `select`.
-fn merge_row(space: Space<'_>, prune: Prune, row: &mut [u32], distances: &mut [f32], extra: &[(u32, f32)], scratch: &mut Scratch) {
+fn merge_row(
+    space: Space<'_>,
+    prune: Prune,
+    row: &mut [u32],
+    distances: &mut [f32],
+    extra: &[(u32, f32)],
+    scratch: &mut Scratch,
+) {
     let Scratch { candidates, kept } = scratch;
     candidates.clear();
     candidates.extend(row.iter().zip(distances.iter()).take_while(|(&u, _)| u != NONE).map(|(&u, &d)| (u, d)));
@@ -303,7 +324,9 @@ fn grow(space: Space<'_>, spec: LayerSpec, draft: &mut Draft, from: usize, upper
         .par_chunks_mut(group * degree)
         .zip(draft.distances[from * degree..].par_chunks_mut(group * degree))
         .enumerate()
-        .for_each(|(g, (adjacency, distances))| local_nsw(space, spec, (from + g * group) as u32, adjacency, distances));
+        .for_each(|(g, (adjacency, distances))| {
+            local_nsw(space, spec, (from + g * group) as u32, adjacency, distances)
+        });
     let mut segment_of = vec![NONE; len];
     let first_merge = if from == 0 { group } else { from };
     for start in (first_merge..len).step_by(group) {
@@ -314,7 +337,13 @@ fn grow(space: Space<'_>, spec: LayerSpec, draft: &mut Draft, from: usize, upper
 /// Joins the vectors `first..` (internal order, prepared, appended to those the graph was
 /// built over) into the bottom layer of `graph`, by the builder's merge: an index that grows
 /// is the index built in two batches. The layers above keep their prefixes.
-pub fn extend(vectors: &Vectors, metric: Metric, params: &BuildParams, graph: &mut ProximityGraph, first: usize) -> Result<()> {
+pub fn extend(
+    vectors: &Vectors,
+    metric: Metric,
+    params: &BuildParams,
+    graph: &mut ProximityGraph,
+    first: usize,
+) -> Result<()> {
     params.check()?;
     if vectors.len() >= NONE as usize {
         return Err(AnnError::Vectors(format!("{} vectors: at most {} fit 32-bit ids", vectors.len(), NONE - 1)));
@@ -328,13 +357,15 @@ pub fn extend(vectors: &Vectors, metric: Metric, params: &BuildParams, graph: &m
     let mut adjacency = std::mem::take(&mut base.adjacency);
     adjacency.resize(vectors.len() * degree, NONE);
     let mut distances = vec![f32::INFINITY; adjacency.len()];
-    adjacency[..first * degree].par_chunks(degree).zip(distances[..first * degree].par_chunks_mut(degree)).enumerate().for_each(
-        |(v, (row, ds))| {
+    adjacency[..first * degree]
+        .par_chunks(degree)
+        .zip(distances[..first * degree].par_chunks_mut(degree))
+        .enumerate()
+        .for_each(|(v, (row, ds))| {
             for (&u, d) in row.iter().zip(ds).take_while(|(&u, _)| u != NONE) {
                 *d = metric.distance(vectors.row(v), vectors.row(u as usize));
             }
-        },
-    );
+        });
     let (link, prune) = match graph.kind {
         GraphKind::Knn => (degree, Prune::Nearest),
         GraphKind::Nsw | GraphKind::Hnsw => (params.d_min.min(degree), params.prune),
@@ -374,7 +405,14 @@ fn local_nsw(space: Space<'_>, spec: LayerSpec, first: u32, adjacency: &mut [u32
 }
 
 /// Merges the group `range` into the graph of the vertices before it (Algorithm 5, steps 1–3).
-fn merge_group(space: Space<'_>, spec: LayerSpec, draft: &mut Draft, range: Range<usize>, upper: &[Layer], segment_of: &mut [u32]) {
+fn merge_group(
+    space: Space<'_>,
+    spec: LayerSpec,
+    draft: &mut Draft,
+    range: Range<usize>,
+    upper: &[Layer],
+    segment_of: &mut [u32],
+) {
     let (degree, link) = (draft.degree, spec.link);
     let start = range.start;
     let limit = start as u32;
@@ -437,32 +475,55 @@ fn merge_group(space: Space<'_>, spec: LayerSpec, draft: &mut Draft, range: Rang
     }
 }
 
-/// The vertices of `layer` that a walk along `edges` (forward rows, or the reverse lists)
-/// reaches from vertex 0.
-fn reached(n: usize, edges: impl Fn(u32) -> Vec<u32>) -> Vec<bool> {
-    let mut seen = vec![false; n];
-    let mut stack = vec![0u32];
-    seen[0] = true;
+/// Where a walk from vertex 0 along `next(v)` (a row, or the reverse lists) gets: the reached
+/// vertices marked in `seen`, which the walk extends.
+fn walk_from<'a>(seen: &mut [bool], starts: &[u32], next: impl Fn(u32) -> &'a [u32]) {
+    let mut stack: Vec<u32> =
+        starts.iter().copied().filter(|&v| !std::mem::replace(&mut seen[v as usize], true)).collect();
     while let Some(v) = stack.pop() {
-        for u in edges(v) {
-            if !seen[u as usize] {
+        for &u in next(v) {
+            if u != NONE && !seen[u as usize] {
                 seen[u as usize] = true;
                 stack.push(u);
             }
         }
     }
-    seen
 }
 
-/// For each vertex, the vertices whose rows hold it.
-fn reverse(layer: &Layer) -> Vec<Vec<u32>> {
-    let mut back = vec![Vec::new(); layer.len()];
-    for v in 0..layer.len() as u32 {
-        for u in layer.neighbours(v) {
-            back[u as usize].push(v);
+/// For each vertex, the vertices whose rows hold it, as offsets into one list.
+struct Reverse {
+    offsets: Vec<u32>,
+    sources: Vec<u32>,
+}
+
+impl Reverse {
+    fn of(layer: &Layer) -> Reverse {
+        let n = layer.len();
+        let mut offsets = vec![0u32; n + 1];
+        for &u in layer.adjacency.iter().filter(|&&u| u != NONE) {
+            offsets[u as usize + 1] += 1;
         }
+        for i in 0..n {
+            offsets[i + 1] += offsets[i];
+        }
+        let mut fill = offsets.clone();
+        let mut sources = vec![0u32; offsets[n] as usize];
+        for v in 0..n as u32 {
+            for u in layer.neighbours(v) {
+                sources[fill[u as usize] as usize] = v;
+                fill[u as usize] += 1;
+            }
+        }
+        Reverse { offsets, sources }
     }
-    back
+
+    fn of_vertex(&self, v: u32) -> &[u32] {
+        &self.sources[self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize]
+    }
+
+    fn in_degree(&self, v: u32) -> u32 {
+        self.offsets[v as usize + 1] - self.offsets[v as usize]
+    }
 }
 
 /// Vertices with the smallest ids (the top layers' and the earliest) that a fix may link to.
@@ -476,13 +537,15 @@ const FIX_CANDIDATES: usize = 1024;
 pub(crate) fn connect(space: Space<'_>, layer: &mut Layer) {
     let n = layer.len();
     for _ in 0..16 {
-        let forward = reached(n, |v| layer.neighbours(v).collect());
-        let back = reverse(layer);
-        let mut reaches = reached(n, |v| back[v as usize].clone());
+        let mut forward = vec![false; n];
+        walk_from(&mut forward, &[0], |v| layer.row(v));
+        let back = Reverse::of(layer);
+        let mut reaches = vec![false; n];
+        walk_from(&mut reaches, &[0], |v| back.of_vertex(v));
         if forward.iter().chain(&reaches).all(|&s| s) {
             return;
         }
-        let mut in_degree: Vec<u32> = back.iter().map(|b| b.len() as u32).collect();
+        let mut in_degree: Vec<u32> = (0..n as u32).map(|v| back.in_degree(v)).collect();
         let link = |layer: &mut Layer, from: u32, to: u32, in_degree: &mut [u32]| -> bool {
             let row = layer.row_mut(from);
             if row.contains(&to) {
@@ -498,53 +561,39 @@ pub(crate) fn connect(space: Space<'_>, layer: &mut Layer) {
             in_degree[to as usize] += 1;
             true
         };
-        let mut forward = forward;
+        let nearest_first = |q: &[f32], mut ids: Vec<u32>| {
+            ids.sort_by(|&a, &b| {
+                space
+                    .metric
+                    .distance(q, space.base.row(a as usize))
+                    .total_cmp(&space.metric.distance(q, space.base.row(b as usize)))
+            });
+            ids
+        };
         let first: Vec<u32> = (0..n.min(FIX_CANDIDATES) as u32).collect();
         for v in 0..n as u32 {
             if forward[v as usize] {
                 continue;
             }
             let q = space.base.row(v as usize);
-            let mut hosts: Vec<u32> = layer.neighbours(v).chain(first.iter().copied()).filter(|&u| forward[u as usize]).collect();
-            hosts.sort_by(|&a, &b| {
-                space.metric.distance(q, space.base.row(a as usize)).total_cmp(&space.metric.distance(q, space.base.row(b as usize)))
-            });
-            if hosts.into_iter().any(|u| link(layer, u, v, &mut in_degree)) {
+            let hosts: Vec<u32> =
+                layer.neighbours(v).chain(first.iter().copied()).filter(|&u| forward[u as usize]).collect();
+            if nearest_first(q, hosts).into_iter().any(|u| link(layer, u, v, &mut in_degree)) {
                 // Everyone v reaches is now reached.
-                let mut stack = vec![v];
-                forward[v as usize] = true;
-                while let Some(x) = stack.pop() {
-                    for y in layer.neighbours(x) {
-                        if !forward[y as usize] {
-                            forward[y as usize] = true;
-                            stack.push(y);
-                        }
-                    }
-                }
+                walk_from(&mut forward, &[v], |x| layer.row(x));
             }
         }
-        let targets: Vec<u32> = (0..n.min(FIX_CANDIDATES) as u32).filter(|&t| reaches[t as usize]).collect();
+        let targets: Vec<u32> = first.iter().copied().filter(|&t| reaches[t as usize]).collect();
         for v in 0..n as u32 {
             if reaches[v as usize] {
                 continue;
             }
             let q = space.base.row(v as usize);
-            let nearest = targets.iter().copied().filter(|&t| t != v).min_by(|&a, &b| {
-                space.metric.distance(q, space.base.row(a as usize)).total_cmp(&space.metric.distance(q, space.base.row(b as usize)))
-            });
+            let nearest = nearest_first(q, targets.iter().copied().filter(|&t| t != v).collect()).first().copied();
             if let Some(t) = nearest {
                 if link(layer, v, t, &mut in_degree) {
                     // Everyone that reaches v now reaches vertex 0.
-                    let mut stack = vec![v];
-                    reaches[v as usize] = true;
-                    while let Some(x) = stack.pop() {
-                        for &y in &back[x as usize] {
-                            if !reaches[y as usize] {
-                                reaches[y as usize] = true;
-                                stack.push(y);
-                            }
-                        }
-                    }
+                    walk_from(&mut reaches, &[v], |x| back.of_vertex(x));
                 }
             }
         }
@@ -580,12 +629,9 @@ fn nn_descent(space: Space<'_>, params: &BuildParams) -> Layer {
             .map(|(v, (row, ds))| {
                 let before: Vec<u32> = row.to_vec();
                 let q = space.base.row(v);
-                for i in 0..DESCENT_SAMPLE.min(degree) {
-                    let u = before[i];
-                    if u == NONE {
-                        break;
-                    }
-                    for &w in previous[u as usize * degree..][..DESCENT_SAMPLE.min(degree)].iter() {
+                let sample = DESCENT_SAMPLE.min(degree);
+                for &u in before[..sample].iter().take_while(|&&u| u != NONE) {
+                    for &w in &previous[u as usize * degree..][..sample] {
                         if w != NONE && w as usize != v {
                             offer(row, ds, w, space.metric.distance(q, space.base.row(w as usize)));
                         }

@@ -10,8 +10,10 @@
 
 use subgraph_cuda::{Arg, DeviceBuffer, Gpu};
 
-use crate::cpu::{connect, layer_lengths, shuffled, BuildParams, Built};
+use std::time::Instant;
+
 use crate::cpu::search::Space;
+use crate::cpu::{connect, lap, layer_lengths, shuffled, BuildParams, Built};
 use crate::error::{AnnError, Result};
 use crate::gpu::resident::{to_u32, DeviceVectors};
 use crate::gpu::search::MAX_VERTICES;
@@ -19,13 +21,14 @@ use crate::gpu::source::{build_source, BuildShape, GGC_BACKWARD, GGC_LOCAL, GGC_
 use crate::graph::{GraphKind, Layer, ProximityGraph, NONE};
 use crate::vectors::{Metric, Vectors};
 
-/// Vertices a group holds on the GPU: about eight groups per multiprocessor, 64 to 4,096
-/// (`SUBGRAPH_ANN_GPU_GROUP` sets it, for tuning).
+/// Vertices a group holds on the GPU: about eight groups per multiprocessor, 256 to 8,192
+/// (`SUBGRAPH_ANN_GPU_GROUP` sets it, for tuning: larger groups mean longer sequential local
+/// builds and fewer merges, each with more vertices searching at once).
 fn group_size(len: usize, multiprocessors: usize) -> usize {
     if let Some(g) = std::env::var("SUBGRAPH_ANN_GPU_GROUP").ok().and_then(|g| g.parse::<usize>().ok()) {
         return g.max(2);
     }
-    (len / (8 * multiprocessors.max(1))).clamp(64, 4096)
+    (len / (8 * multiprocessors.max(1))).clamp(256, 8192)
 }
 
 /// Builds the graph of `params` over `vectors` (prepared; see [`Metric::prepare`]) on `gpu`:
@@ -39,22 +42,30 @@ pub fn build(gpu: &Gpu, vectors: &Vectors, metric: Metric, params: &BuildParams)
         return Err(AnnError::Vectors("an empty vector set has no graph".into()));
     }
     if vectors.len() > MAX_VERTICES {
-        return Err(AnnError::Vectors(format!("{} vectors: the GPU builds graphs of at most {MAX_VERTICES}", vectors.len())));
+        return Err(AnnError::Vectors(format!(
+            "{} vectors: the GPU builds graphs of at most {MAX_VERTICES}",
+            vectors.len()
+        )));
     }
+    let mut clock = Instant::now();
+    let mut phases = Vec::new();
     let order = shuffled(vectors.len(), params.seed);
     let internal = vectors.permuted(&order);
     let base = DeviceVectors::upload(gpu, &internal)?;
+    phases.push(("shuffle and upload".to_string(), lap(&mut clock)));
     let lengths = layer_lengths(params.kind, internal.len(), params.d_min);
     let mut built: Vec<Layer> = Vec::with_capacity(lengths.len());
     for (l, &len) in lengths.iter().enumerate().rev() {
         let degree = if l == 0 { params.d_max } else { (params.d_max / 2).max(1) };
         let link = params.d_min.min(degree);
         let shape = BuildShape::new(internal.dim(), metric, params.ef_construction, degree, params.prune)?;
-        let layer = build_layer(gpu, &base, shape, len, link, params.ef_construction, &built)?;
+        let layer = build_layer(gpu, &base, shape, len, link, params.ef_construction, &built, &mut phases)?;
         built.insert(0, layer);
     }
+    lap(&mut clock);
     connect(Space { base: &internal, metric }, &mut built[0]);
-    Ok(Built { graph: ProximityGraph { kind: params.kind, layers: built }, order, vectors: internal })
+    phases.push(("connect".to_string(), lap(&mut clock)));
+    Ok(Built { graph: ProximityGraph { kind: params.kind, layers: built }, order, vectors: internal, phases })
 }
 
 /// The upper layers on the device for the searches' descent: their rows one after another
@@ -63,7 +74,11 @@ fn upload_upper(gpu: &Gpu, upper: &[Layer]) -> Result<(DeviceBuffer<u32>, Device
     let mut rows = Vec::new();
     let mut meta = Vec::new();
     for layer in upper {
-        meta.extend([to_u32("upper layer offset", rows.len())?, to_u32("degree", layer.degree)?, to_u32("vertices", layer.len())?]);
+        meta.extend([
+            to_u32("upper layer offset", rows.len())?,
+            to_u32("degree", layer.degree)?,
+            to_u32("vertices", layer.len())?,
+        ]);
         rows.extend_from_slice(&layer.adjacency);
     }
     let layers = to_u32("layers", upper.len())?;
@@ -76,7 +91,9 @@ fn upload_upper(gpu: &Gpu, upper: &[Layer]) -> Result<(DeviceBuffer<u32>, Device
     Ok((gpu.upload("ann upper layers", &rows)?, gpu.upload("ann upper layer shapes", &meta)?, layers))
 }
 
-/// One NSW layer over vertices `0..len` of `base`, entered through `upper`.
+/// One NSW layer over vertices `0..len` of `base`, entered through `upper`; its phases' times
+/// go to `phases`.
+#[allow(clippy::too_many_arguments)]
 fn build_layer(
     gpu: &Gpu,
     base: &DeviceVectors,
@@ -85,15 +102,27 @@ fn build_layer(
     link: usize,
     ef: usize,
     upper: &[Layer],
+    phases: &mut Vec<(String, f64)>,
 ) -> Result<Layer> {
+    let mut clock = Instant::now();
     let degree = shape.degree();
     let source = build_source(shape);
-    let (local, search, backward) = (gpu.kernel(source, GGC_LOCAL)?, gpu.kernel(source, GGC_SEARCH)?, gpu.kernel(source, GGC_BACKWARD)?);
-    let group = group_size(len, gpu.info().multiprocessors as usize);
-    let (len32, group32, link32, ef32) = (to_u32("vertices", len)?, to_u32("group", group)?, to_u32("link", link)?, to_u32("ef", ef)?);
+    let (local, search, backward) =
+        (gpu.kernel(source, GGC_LOCAL)?, gpu.kernel(source, GGC_SEARCH)?, gpu.kernel(source, GGC_BACKWARD)?);
+    let group = group_size(len, gpu.info().multiprocessors as usize).min(len);
+    let (len32, group32, link32, ef32) =
+        (to_u32("vertices", len)?, to_u32("group", group)?, to_u32("link", link)?, to_u32("ef", ef)?);
     let mut adjacency = gpu.upload("ann rows", &vec![NONE; len * degree])?;
     let mut distances = gpu.upload("ann row distances", &vec![f32::INFINITY; len * degree])?;
     let (upper_rows, upper_meta, layers) = upload_upper(gpu, upper)?;
+    // The merges' buffers, made once at their largest.
+    let most = group * link;
+    let mut found_ids = gpu.alloc_zeros::<u32>("ann forward ids", most)?;
+    let mut found_distances = gpu.alloc_zeros::<f32>("ann forward distances", most)?;
+    let mut segs = gpu.alloc_zeros::<u32>("ann backward segments", 3 * most)?;
+    let mut e_v = gpu.alloc_zeros::<u32>("ann backward vertices", most)?;
+    let mut e_d = gpu.alloc_zeros::<f32>("ann backward distances", most)?;
+    let prepared = lap(&mut clock);
     gpu.launch(
         &local,
         to_u32("groups", len.div_ceil(group))?,
@@ -109,10 +138,13 @@ fn build_layer(
             Arg::U32(ef32),
         ],
     )?;
+    gpu.synchronize()?;
+    let local_seconds = lap(&mut clock);
+    let (mut searching, mut sorting, mut merging) = (0.0, 0.0, 0.0);
+    let mut merges = 0usize;
     for start in (group..len).step_by(group) {
         let count = group.min(len - start);
-        let mut found_ids = gpu.alloc_zeros::<u32>("ann forward ids", count * link)?;
-        let mut found_distances = gpu.alloc_zeros::<f32>("ann forward distances", count * link)?;
+        merges += 1;
         gpu.launch(
             &search,
             to_u32("group", count)?,
@@ -133,8 +165,9 @@ fn build_layer(
             ],
         )?;
         // Step 2: the backward edges, sorted by (source, distance, vertex), one segment a source.
-        let ids = gpu.download(&found_ids)?;
-        let dists = gpu.download(&found_distances)?;
+        let ids = gpu.download_range(&found_ids, 0..count * link)?;
+        let dists = gpu.download_range(&found_distances, 0..count * link)?;
+        searching += lap(&mut clock);
         let mut edges: Vec<(u32, f32, u32)> = ids
             .iter()
             .zip(&dists)
@@ -154,9 +187,10 @@ fn build_layer(
         }
         let vertices: Vec<u32> = edges.iter().map(|e| e.2).collect();
         let edge_distances: Vec<f32> = edges.iter().map(|e| e.1).collect();
-        let segs = gpu.upload("ann backward segments", &segments)?;
-        let e_v = gpu.upload("ann backward vertices", &vertices)?;
-        let e_d = gpu.upload("ann backward distances", &edge_distances)?;
+        gpu.write(&mut segs, 0, &segments)?;
+        gpu.write(&mut e_v, 0, &vertices)?;
+        gpu.write(&mut e_d, 0, &edge_distances)?;
+        sorting += lap(&mut clock);
         let nseg = to_u32("segments", segments.len() / 3)?;
         gpu.launch(
             &backward,
@@ -172,6 +206,17 @@ fn build_layer(
                 Arg::InF32(&e_d),
             ],
         )?;
+        gpu.synchronize()?;
+        merging += lap(&mut clock);
     }
-    Ok(Layer { degree, adjacency: gpu.download(&adjacency)? })
+    let layer = Layer { degree, adjacency: gpu.download(&adjacency)? };
+    let downloaded = lap(&mut clock);
+    let name = |what: &str| format!("layer of {len}: {what}");
+    phases.push((name("compile and allocate"), prepared));
+    phases.push((name(&format!("local graphs of {group}")), local_seconds));
+    phases.push((name(&format!("{merges} merges: searches")), searching));
+    phases.push((name("merges: sorting edges"), sorting));
+    phases.push((name("merges: backward edges"), merging));
+    phases.push((name("download"), downloaded));
+    Ok(layer)
 }

@@ -60,7 +60,7 @@ extern "C" __global__ void __launch_bounds__(WPB * 32) ganns_descend(const float
 // exploration bound ef; writes the first k entries of N among its first min(ef, LN) whose id
 // passes `allowed` (every id when filtered == 0) to out_ids/out_dist[q * k ..], then NONE_ID
 // and infinity.
-extern "C" __global__ void __launch_bounds__(WPB * 32)
+extern "C" __global__ void __launch_bounds__(WPB * 32, MINB)
     ganns_search(const float* __restrict__ queries, unsigned nq, const float* __restrict__ base, unsigned n,
                  const unsigned* __restrict__ adj, const unsigned* __restrict__ entries, unsigned ef, unsigned k,
                  const unsigned* __restrict__ allowed, unsigned filtered, unsigned* __restrict__ out_ids,

@@ -14,8 +14,8 @@ use std::sync::{Mutex, OnceLock};
 
 use subgraph_cuda::{compile_ptx, KernelDecl, KernelSource, Param};
 
-use crate::error::{AnnError, Result};
 use crate::cpu::Prune;
+use crate::error::{AnnError, Result};
 use crate::vectors::{Metric, MAX_DIM};
 
 const COMMON: &str = include_str!("common.cuh");
@@ -32,6 +32,25 @@ pub const MAX_K: usize = 1024;
 pub const MAX_DEGREE: usize = 256;
 /// Static shared memory a block may hold (the same on every architecture since Volta).
 const SHARED_BYTES: usize = 48 * 1024;
+
+/// The blocks of the search kernel each multiprocessor should hold at least, by default: its
+/// launch bound, which caps a thread's registers (64 at four warps a block). On the H200,
+/// 1M × 128, it searched 0–27 % faster than no bound (1) at every ef from 32 to 256
+/// (`bench/results/2026-11-29-ann.md`).
+pub const DEFAULT_MIN_BLOCKS: u32 = 8;
+
+/// The search kernel's launch bound: `SUBGRAPH_ANN_MIN_BLOCKS` (1 to 32), for tuning, else
+/// [`DEFAULT_MIN_BLOCKS`].
+fn min_blocks() -> u32 {
+    static MIN: OnceLock<u32> = OnceLock::new();
+    *MIN.get_or_init(|| {
+        std::env::var("SUBGRAPH_ANN_MIN_BLOCKS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|v: &u32| (1..=32).contains(v))
+            .unwrap_or(DEFAULT_MIN_BLOCKS)
+    })
+}
 
 /// The distance formula a kernel is compiled for: cosine rows are normalised beforehand, so
 /// `ip` and `cos` share one.
@@ -116,7 +135,11 @@ impl SearchShape {
     }
 
     fn name(&self) -> String {
-        format!("ganns_search_d{}_{}_ln{}_deg{}.cu", self.dim, self.formula.name(), self.ln, self.degree)
+        let bound = match min_blocks() {
+            DEFAULT_MIN_BLOCKS => String::new(),
+            b => format!("_mb{b}"),
+        };
+        format!("ganns_search_d{}_{}_ln{}_deg{}{bound}.cu", self.dim, self.formula.name(), self.ln, self.degree)
     }
 
     /// The `#define`s of this shape (`DIM`, `METRIC`, `LN`, `DEG`, `TL`, `WPB`), then
@@ -136,7 +159,7 @@ impl SearchShape {
     }
 
     fn code(&self) -> String {
-        format!("{}{SEARCH}", self.ganns_prelude())
+        format!("#define MINB {}\n{}{SEARCH}", min_blocks(), self.ganns_prelude())
     }
 }
 
