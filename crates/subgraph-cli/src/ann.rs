@@ -24,9 +24,9 @@ use subgraph_bench::ann_plot::{render_recall_svg, Curve};
 #[derive(Args, Debug)]
 #[command(after_help = concat!(
     "Examples (from the repository root, on the shipped vectors):\n",
-    "  subgraph ann build tests/data/vectors/base.fvecs --output /tmp/small.sgi\n",
-    "  subgraph ann search /tmp/small.sgi tests/data/vectors/queries.fvecs -k 10 --ground-truth tests/data/vectors/gt.ivecs\n",
-    "  subgraph ann bench /tmp/small.sgi tests/data/vectors/queries.fvecs --ground-truth tests/data/vectors/gt.ivecs --out /tmp/ann-bench",
+    "  subgraph ann build tests/data/vectors/base.fvecs --output small.sgi\n",
+    "  subgraph ann search small.sgi tests/data/vectors/queries.fvecs -k 10 --ground-truth tests/data/vectors/gt.ivecs\n",
+    "  subgraph ann bench small.sgi tests/data/vectors/queries.fvecs --ground-truth tests/data/vectors/gt.ivecs --out ann-bench",
 ))]
 pub struct AnnArgs {
     #[command(subcommand)]

@@ -16,8 +16,7 @@ use subgraph_core::io::{read_graph, write_graph, Format, ReadOptions};
     "Examples (from the repository root; each writes what --output names):\n",
     "  subgraph gen graph --model rmat --vertices 4096 --edges 32768 --vertex-labels 8 --label-dist uniform --seed 1 --output rmat.graph\n",
     "  subgraph gen queries tests/data/yeast/yeast.graph --size 8 --count 5 --kind dense --seed 1 --output yeast-queries\n",
-    "  subgraph gen rdf --universities 1 --output grr1.nt\n",
-    "  subgraph gen vectors --count 100000 --dim 128 --queries 1000 --output base.fvecs --queries-output queries.fvecs --ground-truth gt.ivecs",
+    "  subgraph gen vectors --count 10000 --dim 32 --queries 100 --output base.fvecs --queries-output queries.fvecs --ground-truth gt.ivecs",
 ))]
 pub struct GenArgs {
     #[command(subcommand)]

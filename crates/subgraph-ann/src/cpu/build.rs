@@ -561,14 +561,12 @@ pub(crate) fn connect(space: Space<'_>, layer: &mut Layer) {
             in_degree[to as usize] += 1;
             true
         };
-        let nearest_first = |q: &[f32], mut ids: Vec<u32>| {
-            ids.sort_by(|&a, &b| {
-                space
-                    .metric
-                    .distance(q, space.base.row(a as usize))
-                    .total_cmp(&space.metric.distance(q, space.base.row(b as usize)))
-            });
-            ids
+        // Each distance computed once (not once per comparison of a sort).
+        let nearest_first = |q: &[f32], ids: Vec<u32>| {
+            let mut scored: Vec<(f32, u32)> =
+                ids.into_iter().map(|u| (space.metric.distance(q, space.base.row(u as usize)), u)).collect();
+            scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            scored.into_iter().map(|(_, u)| u).collect::<Vec<u32>>()
         };
         let first: Vec<u32> = (0..n.min(FIX_CANDIDATES) as u32).collect();
         for v in 0..n as u32 {

@@ -159,7 +159,7 @@ impl SearchShape {
     }
 
     fn code(&self) -> String {
-        format!("#define MINB {}\n{}{SEARCH}", min_blocks(), self.ganns_prelude())
+        format!("{}#define MINB {}\n{SEARCH}", self.ganns_prelude(), min_blocks())
     }
 }
 
