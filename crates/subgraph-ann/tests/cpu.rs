@@ -3,7 +3,7 @@
 
 use subgraph_ann::brute::brute_force;
 use subgraph_ann::cpu::{build, search, BuildParams};
-use subgraph_ann::{recall, Allowed, GraphKind, Metric, SearchParams, Vectors};
+use subgraph_ann::{read_vectors, recall, Allowed, GraphKind, Metric, SearchParams, Vectors};
 
 /// Xorshift numbers in [-0.5, 0.5).
 fn uniform(seed: u64) -> impl FnMut() -> f32 {
@@ -52,6 +52,30 @@ fn a_bound_over_the_whole_set_is_brute_force() {
             assert_eq!(found.ids, exact.ids, "{kind} {metric}");
             assert_eq!(found.distances, exact.distances, "{kind} {metric}");
         }
+    }
+}
+
+#[test]
+fn separate_clusters_are_joined_for_every_graph() {
+    // 500 vectors in twenty far-apart clusters (numpy's, shipped): a KNN graph's rows never
+    // leave their cluster, and a first connectivity pass that gave up slots whose vertex kept
+    // only an in-edge from an unreached vertex left one of them out of a search from vertex 0.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/vectors");
+    let base = read_vectors(dir.join("clusters.npy"), None).unwrap();
+    let queries = read_vectors(dir.join("clusters-queries.npy"), None).unwrap();
+    for kind in GraphKind::ALL {
+        let built = build(&base, Metric::L2, &BuildParams::new(kind, 16).unwrap()).unwrap();
+        let found = search(
+            &built.vectors,
+            Metric::L2,
+            &built.graph,
+            &queries,
+            SearchParams::new(10, Some(1024)).unwrap(),
+            None,
+        )
+        .unwrap();
+        let exact = brute_force(&built.vectors, Metric::L2, &queries, 10, None);
+        assert_eq!(found.ids, exact.ids, "{kind}");
     }
 }
 

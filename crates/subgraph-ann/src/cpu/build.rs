@@ -520,10 +520,6 @@ impl Reverse {
     fn of_vertex(&self, v: u32) -> &[u32] {
         &self.sources[self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize]
     }
-
-    fn in_degree(&self, v: u32) -> u32 {
-        self.offsets[v as usize + 1] - self.offsets[v as usize]
-    }
 }
 
 /// Vertices with the smallest ids (the top layers' and the earliest) that a fix may link to.
@@ -533,10 +529,11 @@ const FIX_CANDIDATES: usize = 1024;
 /// exact from any entry: an unreached vertex gets an in-edge from its nearest reached
 /// out-neighbour (or vertex 0), and a vertex that cannot reach vertex 0 an out-edge to the
 /// nearest of the first ids that can; each takes a free slot or the farthest whose vertex has
-/// another in-edge. Rounds until both hold (divide-and-conquer NSW rarely needs one).
+/// another in-edge from a reached vertex. Rounds until both hold (divide-and-conquer NSW rarely
+/// needs one; a KNN graph of separate clusters a few).
 pub(crate) fn connect(space: Space<'_>, layer: &mut Layer) {
     let n = layer.len();
-    for _ in 0..16 {
+    for _ in 0..64 {
         let mut forward = vec![false; n];
         walk_from(&mut forward, &[0], |v| layer.row(v));
         let back = Reverse::of(layer);
@@ -545,7 +542,10 @@ pub(crate) fn connect(space: Space<'_>, layer: &mut Layer) {
         if forward.iter().chain(&reaches).all(|&s| s) {
             return;
         }
-        let mut in_degree: Vec<u32> = (0..n as u32).map(|v| back.in_degree(v)).collect();
+        // In-edges from reached vertices only: a slot is given up only where its vertex keeps
+        // another in-edge from a reached one (an in-edge from an unreached vertex keeps nothing).
+        let mut in_degree: Vec<u32> =
+            (0..n as u32).map(|v| back.of_vertex(v).iter().filter(|&&s| forward[s as usize]).count() as u32).collect();
         let link = |layer: &mut Layer, from: u32, to: u32, in_degree: &mut [u32]| -> bool {
             let row = layer.row_mut(from);
             if row.contains(&to) {
