@@ -35,7 +35,7 @@ fn gpu_and_cpu_graphs_have_the_same_recall() {
     let spec = GenSpec { seed: 7, ..GenSpec::default() };
     for (n, dim, metric) in [(30_000, 32, Metric::L2), (20_000, 100, Metric::Cos)] {
         let base = metric.prepare(clustered(n, dim, &spec).unwrap()).unwrap();
-        let queries = metric.prepare(clustered_stream(500, dim, &spec, QUERIES).unwrap()).unwrap();
+        let queries = metric.prepare(clustered_stream(2000, dim, &spec, QUERIES).unwrap()).unwrap();
         let truth = brute_force(&base, metric, &queries, 10, None);
         for kind in [GraphKind::Nsw, GraphKind::Hnsw] {
             for prune in [Prune::Diverse, Prune::Nearest] {
