@@ -4,16 +4,12 @@
 
 use std::fmt::Write;
 
-const COLORS: &[&str] = &["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"];
+use crate::runner::report::{xml_escape, COLORS};
 
 /// One system's sweep: (recall, queries per second) points.
 pub struct Curve {
     pub name: String,
     pub points: Vec<(f64, f64)>,
-}
-
-fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 /// The SVG of `curves` under `title`, x labelled `x_label` (e.g. `recall@10`).

@@ -5,7 +5,7 @@
 //! This file runs the queries; what a run records and its CSV are in `results`, the summaries,
 //! comparisons and plots in `report`, both re-exported here.
 
-mod report;
+pub(crate) mod report;
 mod results;
 
 pub use report::{

@@ -404,6 +404,21 @@ fn local_nsw(space: Space<'_>, spec: LayerSpec, first: u32, adjacency: &mut [u32
     }
 }
 
+/// Step 2 of a merge (both builders'): the backward edges (source, distance, vertex) of the
+/// forward lists `found` (`link` slots a vertex, padded with `NONE`; the first vertex is
+/// `start`), sorted by (source, distance, vertex).
+pub(crate) fn backward_edges(found: &[(u32, f32)], link: usize, start: usize) -> Vec<(u32, f32, u32)> {
+    let mut backward: Vec<(u32, f32, u32)> = found
+        .par_chunks(link)
+        .enumerate()
+        .flat_map_iter(|(i, mine)| {
+            mine.iter().filter(|(u, _)| *u != NONE).map(move |&(u, d)| (u, d, (start + i) as u32))
+        })
+        .collect();
+    backward.par_sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
+    backward
+}
+
 /// Merges the group `range` into the graph of the vertices before it (Algorithm 5, steps 1–3).
 fn merge_group(
     space: Space<'_>,
@@ -446,17 +461,11 @@ fn merge_group(
             merge_row(space, spec.prune, row, distances, mine, scratch)
         });
     // Step 2: backward edges sorted by (source, distance), cut into one segment per source.
-    let mut backward: Vec<(u32, f32, u32)> = found
-        .par_chunks(link)
-        .enumerate()
-        .flat_map_iter(|(i, mine)| {
-            mine.iter().take_while(|(u, _)| *u != NONE).map(move |&(u, d)| (u, d, (start + i) as u32))
-        })
-        .collect();
-    backward.par_sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
-    let segments: Vec<Vec<(u32, f32)>> =
-        backward.chunk_by(|a, b| a.0 == b.0).map(|s| s.iter().map(|&(_, d, v)| (v, d)).collect()).collect();
-    let sources: Vec<u32> = backward.chunk_by(|a, b| a.0 == b.0).map(|s| s[0].0).collect();
+    let backward = backward_edges(&found, link, start);
+    let (sources, segments): (Vec<u32>, Vec<Vec<(u32, f32)>>) = backward
+        .chunk_by(|a, b| a.0 == b.0)
+        .map(|run| (run[0].0, run.iter().map(|&(_, d, v)| (v, d)).collect()))
+        .unzip();
     for (i, &u) in sources.iter().enumerate() {
         segment_of[u as usize] = i as u32;
     }

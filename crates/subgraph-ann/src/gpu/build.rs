@@ -13,7 +13,7 @@ use subgraph_cuda::{Arg, DeviceBuffer, Gpu};
 use std::time::Instant;
 
 use crate::cpu::search::Space;
-use crate::cpu::{connect, lap, layer_lengths, shuffled, BuildParams, Built};
+use crate::cpu::{backward_edges, connect, lap, layer_lengths, shuffled, BuildParams, Built};
 use crate::error::{AnnError, Result};
 use crate::gpu::resident::{to_u32, DeviceVectors};
 use crate::gpu::search::MAX_VERTICES;
@@ -168,17 +168,11 @@ fn build_layer(
         let ids = gpu.download_range(&found_ids, 0..count * link)?;
         let dists = gpu.download_range(&found_distances, 0..count * link)?;
         searching += lap(&mut clock);
-        let mut edges: Vec<(u32, f32, u32)> = ids
-            .iter()
-            .zip(&dists)
-            .enumerate()
-            .filter(|(_, (&u, _))| u != NONE)
-            .map(|(i, (&u, &d))| (u, d, (start + i / link) as u32))
-            .collect();
+        let found: Vec<(u32, f32)> = ids.into_iter().zip(dists).collect();
+        let edges = backward_edges(&found, link, start);
         if edges.is_empty() {
             continue;
         }
-        edges.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
         let mut segments = Vec::new();
         let mut at = 0u32;
         for run in edges.chunk_by(|a, b| a.0 == b.0) {
