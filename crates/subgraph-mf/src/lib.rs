@@ -4,6 +4,8 @@
 //! blocks sharing no row or column are updated at once by the CPU's threads (FPSGD, `cpu`), the
 //! GPU's warps (CuMF_SGD's kernel, `gpu`) or both (HSGD*), into a `model` of factors.
 
+pub mod blocks;
+pub mod cpu;
 pub mod error;
 pub mod model;
 pub mod ratings;
