@@ -7,10 +7,13 @@
 pub mod blocks;
 pub mod cpu;
 pub mod error;
+pub mod hybrid;
 pub mod model;
 pub mod ratings;
 pub mod simd;
+pub mod train;
 
 pub use error::{MfError, Result};
 pub use model::{Model, Params, Step};
+pub use train::{Engine, Epoch, EpochStats, Trained};
 pub use ratings::{Dataset, IdMap, Mapped, Rating, Ratings, RawRatings};

@@ -8,9 +8,11 @@ use std::sync::Mutex;
 
 use crate::blocks::{Cut, Grid};
 use crate::cpu::schedule::Scheduler;
+use crate::error::Result;
 use crate::model::{Model, Params, Step};
 use crate::ratings::Ratings;
 use crate::simd;
+use crate::train::{Engine, Epoch};
 
 /// A CPU training run: the grid, the factors in its ids, the scheduler and its threads.
 pub struct Fpsgd {
@@ -37,8 +39,8 @@ impl Fpsgd {
         Fpsgd { grid, model, scheduler, threads }
     }
 
-    /// One epoch at `step`; returns Σ e² over the updates (LIBMF's training loss).
-    pub fn epoch(&mut self, step: Step) -> f64 {
+    /// One epoch at `step`: Σ e² over the updates (LIBMF's training loss), and the updates.
+    pub fn run_epoch(&mut self, step: Step) -> Epoch {
         let k = self.model.rank;
         let rows = segments(&mut self.model.p, &self.grid.users, k);
         let cols = segments(&mut self.model.q, &self.grid.items, k);
@@ -48,19 +50,27 @@ impl Fpsgd {
             let workers: Vec<_> = (0..self.threads)
                 .map(|_| {
                     scope.spawn(|| {
-                        let mut loss = 0f64;
+                        let (mut loss, mut updates) = (0f64, 0u64);
                         while let Some((i, j)) = scheduler.take() {
                             let mut p = rows[i].lock().unwrap_or_else(|e| e.into_inner());
                             let mut q = cols[j].lock().unwrap_or_else(|e| e.into_inner());
                             loss += simd::block(&mut p, &mut q, grid.block(i, j), k, step);
+                            updates += grid.block(i, j).len() as u64;
                             drop((p, q));
                             scheduler.give_back(i, j);
                         }
-                        loss
+                        (loss, updates)
                     })
                 })
                 .collect();
-            workers.into_iter().map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).sum()
+            let mut done = Epoch::default();
+            for w in workers {
+                let (loss, updates) = w.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+                done.loss += loss;
+                done.updates += updates;
+            }
+            done.cpu_updates = done.updates;
+            done
         })
     }
 
@@ -71,6 +81,16 @@ impl Fpsgd {
 
     pub fn grid(&self) -> &Grid {
         &self.grid
+    }
+}
+
+impl Engine for Fpsgd {
+    fn epoch(&mut self, step: Step) -> Result<Epoch> {
+        Ok(self.run_epoch(step))
+    }
+
+    fn model(&mut self) -> Result<Model> {
+        Ok(Fpsgd::model(self))
     }
 }
 
@@ -115,7 +135,7 @@ mod tests {
         let mut want = one.model.clone();
         for _ in 0..3 {
             reference_epoch(&mut want, one.grid.block(0, 0), step);
-            one.epoch(step);
+            one.run_epoch(step);
         }
         for (x, y) in want.p.iter().chain(&want.q).zip(one.model.p.iter().chain(&one.model.q)) {
             assert!((x - y).abs() <= 1e-5 * x.abs().max(1.0), "{x} vs {y}");
@@ -132,7 +152,7 @@ mod tests {
         for threads in [1, 4] {
             let mut run = Fpsgd::new(&ratings, &params, threads, None);
             for e in 0..10 {
-                run.epoch(Step::of(&params, e));
+                run.run_epoch(Step::of(&params, e));
             }
             let end = run.model().rmse(&ratings.entries);
             assert!(end < 0.5 * start, "{threads} threads: {start} → {end}");

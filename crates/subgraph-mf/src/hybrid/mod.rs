@@ -1,0 +1,5 @@
+//! HSGD* (thesis §3.2): the CPU's threads and the GPUs train at once, the ratings split between
+//! them by a fitted cost model (`cost`).
+
+pub mod cost;
+pub mod division;
