@@ -5,6 +5,8 @@
 //! item when items outnumber users), as LIBMF sorts them, so the larger factor matrix is read in
 //! order.
 
+use std::sync::Mutex;
+
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -126,6 +128,20 @@ impl Grid {
         }
         out
     }
+}
+
+/// `data` (rows of `k` in the grid's ids) cut along `cut`'s segments, each behind its own
+/// lock: the scheduler gives a segment to one thread at a time, so the locks are uncontended
+/// and make that exclusivity safe Rust.
+pub fn segments<'a>(data: &'a mut [f32], cut: &Cut, k: usize) -> Vec<Mutex<&'a mut [f32]>> {
+    let mut rest = data;
+    let mut out = Vec::with_capacity(cut.parts());
+    for s in 0..cut.parts() {
+        let (head, tail) = std::mem::take(&mut rest).split_at_mut(cut.range(s).len() * k);
+        out.push(Mutex::new(head));
+        rest = tail;
+    }
+    out
 }
 
 #[cfg(test)]

@@ -4,9 +4,7 @@
 //! loop over it and gives it back, until the epoch has handed out as many blocks as the grid
 //! has.
 
-use std::sync::Mutex;
-
-use crate::blocks::{Cut, Grid};
+use crate::blocks::{segments, Grid};
 use crate::cpu::schedule::Scheduler;
 use crate::error::Result;
 use crate::model::{Model, Params, Step};
@@ -92,18 +90,6 @@ impl Engine for Fpsgd {
     fn model(&mut self) -> Result<Model> {
         Ok(Fpsgd::model(self))
     }
-}
-
-/// `data` (rows of `k`) cut along `cut`'s segments, each behind its own lock.
-fn segments<'a>(data: &'a mut [f32], cut: &Cut, k: usize) -> Vec<Mutex<&'a mut [f32]>> {
-    let mut rest = data;
-    let mut out = Vec::with_capacity(cut.parts());
-    for s in 0..cut.parts() {
-        let (head, tail) = std::mem::take(&mut rest).split_at_mut(cut.range(s).len() * k);
-        out.push(Mutex::new(head));
-        rest = tail;
-    }
-    out
 }
 
 #[cfg(test)]

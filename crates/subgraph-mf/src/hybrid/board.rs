@@ -1,0 +1,399 @@
+//! The shared board of a hybrid epoch (thesis §3.2): which blocks are done, which rows and
+//! columns are held, which rows of P live on which GPU, and the phase. CPU threads and GPU
+//! drivers take jobs from it under one lock; a job's rows and column are theirs alone until
+//! they give it back.
+//!
+//! HSGD*: in the static phase a GPU takes its row over a free column (all its sub-blocks
+//! there), and the CPU's threads take their own blocks. When either side runs out of its own
+//! blocks the dynamic phase begins (if stealing is on): the GPUs take single sub-blocks of their
+//! rows, or the CPU's blocks; the CPU's threads take the GPUs' sub-blocks whose rows are on the
+//! host, and ask the GPUs to write back the rows they would take. HSGD: every block is the
+//! CPU's, and a GPU takes blocks as one more worker.
+
+use std::sync::{Condvar, Mutex, MutexGuard};
+
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::hybrid::division::{Division, Home, Schedule};
+
+/// A GPU's job: blocks (row, column) of one column, and the rows to upload first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Job {
+    pub col: usize,
+    pub rows: Vec<usize>,
+    /// Rows of `rows` whose P is on the host.
+    pub upload: Vec<usize>,
+}
+
+/// What a GPU driver is to do next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Take {
+    Job(Job),
+    /// Write back the rows [`Board::wanted_of`] names, then ask again.
+    WriteBack,
+    /// Nothing more in this epoch.
+    Finished,
+}
+
+pub struct Board<'d> {
+    division: &'d Division,
+    schedule: Schedule,
+    stealing: bool,
+    state: Mutex<State>,
+    changed: Condvar,
+}
+
+struct State {
+    done: Vec<bool>,
+    left: usize,
+    left_cpu: usize,
+    left_gpu: Vec<usize>,
+    busy_row: Vec<bool>,
+    busy_col: Vec<bool>,
+    /// The GPU holding each row's P, if one does.
+    device: Vec<Option<usize>>,
+    /// Rows a CPU thread wants written back.
+    wanted: Vec<bool>,
+    dynamic: bool,
+    aborted: bool,
+    rng: Xoshiro256PlusPlus,
+}
+
+impl<'d> Board<'d> {
+    /// An epoch's board; `device` is where each row's P is at its start.
+    pub fn new(division: &'d Division, schedule: Schedule, stealing: bool, device: Vec<Option<usize>>, seed: u64) -> Self {
+        let (rows, cols) = (division.grid.rows(), division.grid.cols());
+        let mut left_gpu = vec![0; division.gpus];
+        let mut left_cpu = 0;
+        for (r, home) in division.home.iter().enumerate() {
+            match home {
+                Home::Gpu(g) => left_gpu[*g] += cols,
+                Home::Cpu => left_cpu += cols,
+            }
+        }
+        let state = State {
+            done: vec![false; rows * cols],
+            left: rows * cols,
+            left_cpu,
+            left_gpu,
+            busy_row: vec![false; rows],
+            busy_col: vec![false; cols],
+            device,
+            wanted: vec![false; rows],
+            dynamic: false,
+            aborted: false,
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+        };
+        Board { division, schedule, stealing, state: Mutex::new(state), changed: Condvar::new() }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn wait<'a>(&self, s: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+        self.changed.wait(s).unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn cols(&self) -> usize {
+        self.division.grid.cols()
+    }
+
+    /// The first block (row, column) in a random rotation of `rows` × all columns that is not
+    /// done, whose row and column are free and whose row passes `row_ok`.
+    fn find(&self, s: &mut State, rows: &[usize], row_ok: impl Fn(&State, usize) -> bool) -> Option<(usize, usize)> {
+        let cols = self.cols();
+        if rows.is_empty() {
+            return None;
+        }
+        let n = rows.len() * cols;
+        let start = s.rng.random_range(0..n);
+        (0..n).map(|i| (start + i) % n).map(|i| (rows[i / cols], i % cols)).find(|&(r, c)| {
+            !s.done[r * cols + c] && !s.busy_row[r] && !s.busy_col[c] && row_ok(s, r)
+        })
+    }
+
+    fn rows_where(&self, f: impl Fn(Home) -> bool) -> Vec<usize> {
+        (0..self.division.home.len()).filter(|&r| f(self.division.home[r])).collect()
+    }
+
+    /// A CPU thread's next block, its row and column now held; None when it has no more to do
+    /// in this epoch.
+    pub fn take_cpu(&self) -> Option<(usize, usize)> {
+        let own = self.rows_where(|h| h == Home::Cpu);
+        let theirs = self.rows_where(|h| h != Home::Cpu);
+        let mut s = self.lock();
+        loop {
+            if s.aborted || s.left == 0 || (s.left_cpu == 0 && !(self.stealing && s.left > 0)) {
+                return None;
+            }
+            if let Some((r, c)) = self.find(&mut s, &own, |s, r| s.device[r].is_none()) {
+                return Some(self.hold(&mut s, r, c));
+            }
+            if s.left_cpu == 0 && self.stealing {
+                s.dynamic = true;
+            }
+            if s.dynamic {
+                if let Some((r, c)) = self.find(&mut s, &theirs, |s, r| s.device[r].is_none()) {
+                    return Some(self.hold(&mut s, r, c));
+                }
+                // Ask for the GPUs' free rows that still have blocks to do.
+                let cols = self.cols();
+                let mut asked = false;
+                for &r in &theirs {
+                    if s.device[r].is_some() && !s.busy_row[r] && !s.wanted[r] && (0..cols).any(|c| !s.done[r * cols + c]) {
+                        s.wanted[r] = true;
+                        asked = true;
+                    }
+                }
+                if asked {
+                    self.changed.notify_all();
+                }
+            }
+            s = self.wait(s);
+        }
+    }
+
+    fn hold(&self, s: &mut State, r: usize, c: usize) -> (usize, usize) {
+        s.busy_row[r] = true;
+        s.busy_col[c] = true;
+        (r, c)
+    }
+
+    /// Gives back a CPU thread's block, done.
+    pub fn done_cpu(&self, r: usize, c: usize) {
+        let mut s = self.lock();
+        self.complete(&mut s, r, c);
+        s.busy_row[r] = false;
+        s.busy_col[c] = false;
+        self.changed.notify_all();
+    }
+
+    fn complete(&self, s: &mut State, r: usize, c: usize) {
+        let cols = self.cols();
+        debug_assert!(!s.done[r * cols + c]);
+        s.done[r * cols + c] = true;
+        s.left -= 1;
+        match self.division.home[r] {
+            Home::Gpu(g) => s.left_gpu[g] -= 1,
+            Home::Cpu => s.left_cpu -= 1,
+        }
+    }
+
+    /// GPU `g`'s next job, its rows and column now held, the rows to upload marked as on `g`;
+    /// or rows to write back first; or the end of its epoch.
+    pub fn take_gpu(&self, g: usize) -> Take {
+        let own = self.rows_where(|h| h == Home::Gpu(g));
+        let cpu = self.rows_where(|h| h == Home::Cpu);
+        let cols = self.cols();
+        let mut s = self.lock();
+        loop {
+            let stealing = self.stealing || self.schedule == Schedule::Hsgd;
+            if s.aborted || s.left == 0 || (s.left_gpu[g] == 0 && !stealing) {
+                return Take::Finished;
+            }
+            let job;
+            if self.schedule == Schedule::HsgdStar && !s.dynamic && s.left_gpu[g] > 0 {
+                // Static: its row over a free column.
+                let start = s.rng.random_range(0..cols);
+                job = (0..cols).map(|i| (start + i) % cols).find_map(|c| {
+                    let rows: Vec<usize> = own.iter().copied().filter(|&r| !s.done[r * cols + c]).collect();
+                    (!s.busy_col[c] && !rows.is_empty() && rows.iter().all(|&r| !s.busy_row[r])).then_some((c, rows))
+                });
+            } else {
+                if self.schedule == Schedule::HsgdStar && s.left_gpu[g] == 0 && self.stealing {
+                    s.dynamic = true;
+                }
+                let mine = |s: &State, r: usize| s.device[r].is_none_or(|d| d == g);
+                let found = self.find(&mut s, &own, mine).or_else(|| self.find(&mut s, &cpu, mine));
+                job = found.map(|(r, c)| (c, vec![r]));
+            }
+            if let Some((col, rows)) = job {
+                s.busy_col[col] = true;
+                let mut upload = Vec::new();
+                for &r in &rows {
+                    s.busy_row[r] = true;
+                    if s.device[r] != Some(g) {
+                        s.device[r] = Some(g);
+                        upload.push(r);
+                    }
+                }
+                return Take::Job(Job { col, rows, upload });
+            }
+            if (0..s.wanted.len()).any(|r| s.wanted[r] && s.device[r] == Some(g) && !s.busy_row[r]) {
+                return Take::WriteBack;
+            }
+            s = self.wait(s);
+        }
+    }
+
+    /// Marks GPU `g`'s job done and returns the rows it must write back before [`Board::release`]:
+    /// rows not its own (stolen, or any row under HSGD), and its rows a CPU thread wants.
+    pub fn done_gpu(&self, g: usize, job: &Job) -> Vec<usize> {
+        let mut s = self.lock();
+        for &r in &job.rows {
+            self.complete(&mut s, r, job.col);
+        }
+        self.write_backs(&mut s, g, &job.rows)
+    }
+
+    fn write_backs(&self, s: &mut State, g: usize, held: &[usize]) -> Vec<usize> {
+        let mut back: Vec<usize> = held.iter().copied().filter(|&r| self.division.home[r] != Home::Gpu(g)).collect();
+        for r in 0..s.wanted.len() {
+            if s.wanted[r] && s.device[r] == Some(g) && (held.contains(&r) || !s.busy_row[r]) && !back.contains(&r) {
+                back.push(r);
+            }
+        }
+        for &r in &back {
+            s.busy_row[r] = true;
+        }
+        back
+    }
+
+    /// Releases GPU `g`'s job (its column and rows); `written` are the rows it wrote back,
+    /// now on the host.
+    pub fn release(&self, g: usize, job: Option<&Job>, written: &[usize]) {
+        let mut s = self.lock();
+        if let Some(job) = job {
+            s.busy_col[job.col] = false;
+            for &r in &job.rows {
+                s.busy_row[r] = false;
+            }
+        }
+        for &r in written {
+            debug_assert_eq!(s.device[r], Some(g));
+            s.device[r] = None;
+            s.wanted[r] = false;
+            s.busy_row[r] = false;
+        }
+        self.changed.notify_all();
+    }
+
+    /// Rows GPU `g` should write back now, between jobs (held until [`Board::release`]).
+    pub fn wanted_of(&self, g: usize) -> Vec<usize> {
+        let mut s = self.lock();
+        self.write_backs(&mut s, g, &[])
+    }
+
+    /// Stops the epoch: every `take_*` answers None.
+    pub fn abort(&self) {
+        self.lock().aborted = true;
+        self.changed.notify_all();
+    }
+
+    /// Where each row's P is, at the end.
+    pub fn device(&self) -> Vec<Option<usize>> {
+        self.lock().device.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ratings::{Rating, Ratings};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Every block done exactly once, no row or column held twice at once, rows written back
+    /// before a CPU thread takes them: CPU threads and GPU drivers doing pretend work.
+    fn epoch(schedule: Schedule, stealing: bool, gpu_micros: u64) -> (usize, usize) {
+        let entries = (0..20_000u32).map(|i| Rating { u: (i * 7919) % 800, v: (i * 613) % 300, r: 1.0 }).collect();
+        let ratings = Ratings::new(800, 300, entries).unwrap();
+        let d = Division::new(&ratings, schedule, 0.5, 3, 2, 1);
+        let (rows, cols) = (d.grid.rows(), d.grid.cols());
+        let mut device = vec![None; rows];
+        for round in 0..3 {
+            let board = Board::new(&d, schedule, stealing, device, round);
+            let held_rows: Vec<AtomicUsize> = (0..rows).map(|_| AtomicUsize::new(0)).collect();
+            let held_cols: Vec<AtomicUsize> = (0..cols).map(|_| AtomicUsize::new(0)).collect();
+            let done: Vec<AtomicUsize> = (0..rows * cols).map(|_| AtomicUsize::new(0)).collect();
+            let by_cpu = AtomicUsize::new(0);
+            let hold = |rs: &[usize], c: usize| {
+                for &r in rs {
+                    assert_eq!(held_rows[r].fetch_add(1, Ordering::SeqCst), 0, "row {r} held twice");
+                }
+                assert_eq!(held_cols[c].fetch_add(1, Ordering::SeqCst), 0, "column {c} held twice");
+            };
+            let free = |rs: &[usize], c: usize| {
+                for &r in rs {
+                    held_rows[r].fetch_sub(1, Ordering::SeqCst);
+                    done[r * cols + c].fetch_add(1, Ordering::SeqCst);
+                }
+                held_cols[c].fetch_sub(1, Ordering::SeqCst);
+            };
+            // A failed assertion stops the epoch rather than leaving the others waiting.
+            struct Abort<'a, 'd>(&'a Board<'d>);
+            impl Drop for Abort<'_, '_> {
+                fn drop(&mut self) {
+                    if std::thread::panicking() {
+                        self.0.abort();
+                    }
+                }
+            }
+            std::thread::scope(|s| {
+                for _ in 0..3 {
+                    s.spawn(|| {
+                        let _abort = Abort(&board);
+                        while let Some((r, c)) = board.take_cpu() {
+                            assert!(board.lock().device[r].is_none(), "row {r} taken by the CPU while on a GPU");
+                            hold(&[r], c);
+                            std::thread::sleep(std::time::Duration::from_micros(200));
+                            free(&[r], c);
+                            by_cpu.fetch_add(1, Ordering::SeqCst);
+                            board.done_cpu(r, c);
+                        }
+                    });
+                }
+                for g in 0..2 {
+                    let (board, hold, free) = (&board, &hold, &free);
+                    s.spawn(move || loop {
+                        let _abort = Abort(board);
+                        match board.take_gpu(g) {
+                            Take::Finished => break,
+                            Take::WriteBack => {
+                                let back = board.wanted_of(g);
+                                board.release(g, None, &back);
+                            }
+                            Take::Job(job) => {
+                                hold(&job.rows, job.col);
+                                std::thread::sleep(std::time::Duration::from_micros(gpu_micros));
+                                free(&job.rows, job.col);
+                                let back = board.done_gpu(g, &job);
+                                board.release(g, Some(&job), &back);
+                            }
+                        }
+                    });
+                }
+            });
+            let counts: Vec<usize> = done.iter().map(|d| d.load(Ordering::SeqCst)).collect();
+            assert!(counts.iter().all(|&n| n == 1), "round {round}: {counts:?}");
+            device = board.device();
+            if round == 2 {
+                let own = d.home.iter().filter(|&&h| h == Home::Cpu).count() * cols;
+                return (by_cpu.into_inner(), own);
+            }
+        }
+        unreachable!()
+    }
+
+    #[test]
+    fn hybrid_epochs_do_every_block_once_with_rows_and_columns_held_alone() {
+        for schedule in [Schedule::HsgdStar, Schedule::Hsgd] {
+            for stealing in [true, false] {
+                for micros in [10, 200, 2000] {
+                    epoch(schedule, stealing, micros);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_fast_gpu_steals_the_cpus_blocks_and_a_slow_one_has_its_blocks_stolen() {
+        let (cpu, own) = epoch(Schedule::HsgdStar, true, 10);
+        assert!(cpu < own, "a fast GPU takes some of the CPU's {own} blocks: the CPU did {cpu}");
+        let (cpu, own) = epoch(Schedule::HsgdStar, true, 4000);
+        assert!(cpu > own, "the CPU takes some of a slow GPU's blocks: it did {cpu}, its own {own}");
+        let (cpu, own) = epoch(Schedule::HsgdStar, false, 10);
+        assert_eq!(cpu, own, "no stealing: the CPU does its own rows");
+    }
+}
