@@ -1,12 +1,13 @@
 //! Device buffers: arrays on the device whose bytes count against their `Gpu`'s budget until
-//! dropped, and the stream (lane) a buffer's copy runs on.
+//! dropped, the streams (lanes) that use them, and the stream (lane) a buffer's copy runs on.
 
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr, ValidAsZeroBits};
 
 use crate::budget::Usage;
+use crate::error::Result;
 
 /// Element types a [`DeviceBuffer`] may hold.
 pub trait DeviceScalar: DeviceRepr + ValidAsZeroBits + Copy + Default + Unpin {}
@@ -21,19 +22,23 @@ pub struct DeviceBuffer<T> {
     pub(crate) len: usize,
     pub(crate) bytes: u64,
     pub(crate) usage: Arc<Usage>,
-    /// For a buffer allocated on the copy stream: the default stream, whose work enqueued
-    /// before the drop the free waits for (kernels there may still read the buffer).
-    pub(crate) readers: Option<Arc<CudaStream>>,
+    /// Streams other than its own (the one it was allocated on) whose work may use it, and
+    /// whose work enqueued before the drop the free waits for: the default stream for a
+    /// buffer copied ahead ([`Gpu::upload_parts`](crate::Gpu::upload_parts): kernels there read
+    /// it once [`Gpu::arrived`](crate::Gpu::arrived)), and any lane a copy or kernel used it on
+    /// ([`DeviceBuffer::used_on`]).
+    pub(crate) users: Mutex<Vec<Arc<CudaStream>>>,
 }
 
 impl<T> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
         self.usage.live.fetch_sub(self.bytes, Ordering::Relaxed);
-        if let Some(readers) = &self.readers {
-            // The slice's drop frees it on its own (the copy) stream: after this wait. A
-            // failure here is the context's own, which every later call reports.
-            if let Ok(read) = readers.record_event(None) {
-                let _ = self.slice.stream().wait(&read);
+        let users = self.users.get_mut().unwrap_or_else(|e| e.into_inner());
+        for user in users.iter() {
+            // The slice's drop frees it on its own stream: after these waits. A failure here
+            // is the context's own, which every later call reports.
+            if let Ok(used) = user.record_event(None) {
+                let _ = self.slice.stream().wait(&used);
             }
         }
     }
@@ -58,13 +63,32 @@ impl<T> DeviceBuffer<T> {
         let (ptr, _sync) = self.slice.device_ptr(self.slice.stream());
         ptr
     }
+
+    /// Makes `stream` a user of the buffer before work there uses it: at the first such use,
+    /// `stream` waits for the work enqueued so far on the buffer's own stream (its allocation
+    /// and filling, stream-ordered there), and from then on the buffer's free waits for
+    /// `stream`'s work. Nothing to do on the buffer's own stream.
+    pub(crate) fn used_on(&self, stream: &Arc<CudaStream>) -> Result<()> {
+        if Arc::ptr_eq(self.slice.stream(), stream) {
+            return Ok(());
+        }
+        let mut users = self.users.lock().unwrap_or_else(|e| e.into_inner());
+        if !users.iter().any(|u| Arc::ptr_eq(u, stream)) {
+            stream.wait(&self.slice.stream().record_event(None)?)?;
+            users.push(stream.clone());
+        }
+        Ok(())
+    }
 }
 
-/// The stream a copy runs on.
+/// The stream a copy (or kernel) runs on: CuMF_SGD's three streams, data in, kernels, data out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lane {
     /// The default stream, in order with the kernels.
     Now,
     /// The copy stream, ahead of the kernels that will read it.
     Ahead,
+    /// The download stream: copies back to the host (and kernels preparing them) behind the
+    /// kernels whose results they take, ordered after them by events ([`crate::Event`]).
+    Back,
 }

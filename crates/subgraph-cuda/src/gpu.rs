@@ -1,8 +1,10 @@
 //! A device: its CUDA context and default stream, in program order, with a second stream for
-//! copies made ahead ([`crate::stream`]); device buffers whose every allocation is checked
-//! against the free device memory and the memory budget first; copies and downloads.
+//! copies made ahead ([`crate::stream`]) and a third for downloads ([`crate::lanes`]); device
+//! buffers whose every allocation is checked against the free device memory and the memory
+//! budget first; copies and downloads.
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
@@ -26,12 +28,15 @@ pub struct DeviceInfo {
     pub versions: Versions,
 }
 
-/// The CUDA context on one device, its default stream and the stream of copies made ahead.
+/// The CUDA context on one device, its default stream, the stream of copies made ahead and
+/// the stream of downloads.
 pub struct Gpu {
     pub(crate) ctx: Arc<CudaContext>,
     pub(crate) stream: Arc<CudaStream>,
     /// The stream of copies made ahead ([`Lane::Ahead`]).
     pub(crate) copies: Arc<CudaStream>,
+    /// The stream of downloads ([`Lane::Back`]).
+    pub(crate) downloads: Arc<CudaStream>,
     pub(crate) info: DeviceInfo,
     pub(crate) arch: String,
     pub(crate) modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
@@ -75,11 +80,15 @@ impl Gpu {
             let ctx =
                 CudaContext::new(ordinal).map_err(|e| GpuUnavailable::Device(format!("device {ordinal}: {e}")))?;
             // SAFETY: every buffer, copy and launch of this `Gpu` uses the context's default
-            // stream, in program order, except the copies made ahead on `copies`, whose order
-            // with the default stream is explicit: the default stream waits for their event
-            // before reading them ([`Gpu::arrived`]) and their free waits for the default stream
-            // ([`DeviceBuffer`]'s drop). Without tracking, an allocation creates no events and a
-            // drop destroys none.
+            // stream, in program order, except the copies made ahead on `copies` and the work
+            // put on a lane ([`Gpu::launch_on`], [`Gpu::write_on`], [`Gpu::read_on`],
+            // [`Gpu::download_async`]), whose order with the buffer's own stream is explicit:
+            // the default stream waits for a copy made ahead before reading it
+            // ([`Gpu::arrived`]), a lane waits for a buffer's own stream before its first use
+            // there, and a buffer's free waits for every stream that used it
+            // ([`DeviceBuffer::used_on`] and its drop). Page-locked memory a download fills
+            // is read only after the download's event ([`crate::PinnedBuffer`]). Without
+            // tracking, an allocation creates no events and a drop destroys none.
             unsafe { ctx.disable_event_tracking() };
             let (major, minor) = ctx.compute_capability()?;
             let info = DeviceInfo {
@@ -94,10 +103,12 @@ impl Gpu {
             };
             let stream = ctx.default_stream();
             let copies = ctx.new_stream()?;
+            let downloads = ctx.new_stream()?;
             Ok(Gpu {
                 ctx,
                 stream,
                 copies,
+                downloads,
                 info,
                 arch: format!("sm_{major}{minor}"),
                 modules: Mutex::new(HashMap::new()),
@@ -190,10 +201,7 @@ impl Gpu {
     ) -> Result<DeviceBuffer<T>> {
         let bytes = (len.max(1) as u64).saturating_mul(std::mem::size_of::<T>() as u64);
         self.check_free(what, bytes)?;
-        let stream = match lane {
-            Lane::Now => &self.stream,
-            Lane::Ahead => &self.copies,
-        };
+        let stream = self.stream_of(lane);
         let filled: usize = parts.iter().map(|p| p.len()).sum();
         let slice = if filled > 0 {
             if filled != len {
@@ -214,8 +222,36 @@ impl Gpu {
         };
         let live = self.usage.live.fetch_add(bytes, Ordering::Relaxed) + bytes;
         self.usage.peak.fetch_max(live, Ordering::Relaxed);
-        let readers = (lane == Lane::Ahead).then(|| self.stream.clone());
-        Ok(DeviceBuffer { slice, len, bytes, usage: self.usage.clone(), readers })
+        Ok(DeviceBuffer { slice, len, bytes, usage: self.usage.clone(), users: Mutex::new(Vec::new()) })
+    }
+
+    /// [`Gpu::alloc_zeros`] on `lane`'s stream: for a buffer that work on that lane uses, so
+    /// that its first use there waits for no other stream (work on another lane, the default
+    /// stream's kernels included, first waits for the allocation).
+    pub fn alloc_zeros_on<T: DeviceScalar>(
+        &self,
+        lane: Lane,
+        what: &'static str,
+        len: usize,
+    ) -> Result<DeviceBuffer<T>> {
+        self.alloc_on(lane, what, len, &[])
+    }
+
+    /// Readies `buf` for work on `lane` now: that lane waits for the work enqueued so far on
+    /// the buffer's own stream (its allocation and filling), and the buffer's free will wait
+    /// for the lane. Work on a lane does this at its first use of a buffer anyway; done ahead,
+    /// while nothing runs, it keeps a later first use from waiting for a running kernel.
+    pub fn use_on<T>(&self, lane: Lane, buf: &DeviceBuffer<T>) -> Result<()> {
+        buf.used_on(self.stream_of(lane))
+    }
+
+    /// The stream of `lane`.
+    pub(crate) fn stream_of(&self, lane: Lane) -> &Arc<CudaStream> {
+        match lane {
+            Lane::Now => &self.stream,
+            Lane::Ahead => &self.copies,
+            Lane::Back => &self.downloads,
+        }
     }
 
     /// Bytes held now in this `Gpu`'s device buffers.
@@ -267,13 +303,44 @@ impl Gpu {
     /// Copies `host` into `dst` from element `at`, on the default stream, in order with the
     /// kernels (no new allocation: for buffers refilled many times).
     pub fn write<T: DeviceScalar>(&self, dst: &mut DeviceBuffer<T>, at: usize, host: &[T]) -> Result<()> {
+        self.write_on(Lane::Now, dst, at, host)
+    }
+
+    /// [`Gpu::write`] on `lane`'s stream: in order with that stream's work, and with the
+    /// default stream's only through events ([`Gpu::record`], [`Gpu::wait_for`]). Returns
+    /// once `host` is copied or staged by the driver (it may be reused at once).
+    pub fn write_on<T: DeviceScalar>(
+        &self,
+        lane: Lane,
+        dst: &mut DeviceBuffer<T>,
+        at: usize,
+        host: &[T],
+    ) -> Result<()> {
         if at.checked_add(host.len()).is_none_or(|end| end > dst.len) {
             return Err(CudaError::Mismatch(format!("write of {} elements at {at} into {}", host.len(), dst.len)));
         }
         if !host.is_empty() {
+            let stream = self.stream_of(lane);
+            dst.used_on(stream)?;
             let mut to = dst.slice.slice_mut(at..at + host.len());
-            self.stream.memcpy_htod(host, &mut to)?;
+            stream.memcpy_htod(host, &mut to)?;
         }
+        Ok(())
+    }
+
+    /// Copies `buf[at..at + out.len()]` into `out` on `lane`'s stream and waits for that
+    /// stream (not the others): a download of a sub-range without a new vector.
+    pub fn read_on<T: DeviceScalar>(&self, lane: Lane, buf: &DeviceBuffer<T>, at: usize, out: &mut [T]) -> Result<()> {
+        let range: Range<usize> = at..at.saturating_add(out.len());
+        if range.end > buf.len || range.end - range.start != out.len() {
+            return Err(CudaError::Mismatch(format!("read of {range:?} from a buffer of {} elements", buf.len)));
+        }
+        let stream = self.stream_of(lane);
+        if !out.is_empty() {
+            buf.used_on(stream)?;
+            stream.memcpy_dtoh(&buf.slice.slice(range), out)?;
+        }
+        stream.synchronize()?;
         Ok(())
     }
 
@@ -299,9 +366,15 @@ impl Gpu {
         Ok(host)
     }
 
-    /// Waits for all launched work.
+    /// Waits for all launched work (on the default stream).
     pub fn synchronize(&self) -> Result<()> {
         self.stream.synchronize()?;
+        Ok(())
+    }
+
+    /// Waits for all work enqueued on `lane`'s stream.
+    pub fn synchronize_on(&self, lane: Lane) -> Result<()> {
+        self.stream_of(lane).synchronize()?;
         Ok(())
     }
 

@@ -3,7 +3,7 @@
 
 use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 
-use crate::buffer::DeviceBuffer;
+use crate::buffer::{DeviceBuffer, Lane};
 use crate::detect::guarded;
 use crate::error::{CudaError, Result};
 use crate::gpu::Gpu;
@@ -19,6 +19,7 @@ pub enum Arg<'a> {
     OutF32(&'a mut DeviceBuffer<f32>),
     U32(u32),
     U64(u64),
+    F32(f32),
 }
 
 impl Arg<'_> {
@@ -29,6 +30,20 @@ impl Arg<'_> {
             Arg::InF32(_) | Arg::OutF32(_) => Param::BufF32,
             Arg::U32(_) => Param::U32,
             Arg::U64(_) => Param::U64,
+            Arg::F32(_) => Param::F32,
+        }
+    }
+
+    /// Makes `stream` a user of the argument's buffer, if it is one.
+    fn used_on(&self, stream: &std::sync::Arc<cudarc::driver::CudaStream>) -> Result<()> {
+        match self {
+            Arg::In32(b) => b.used_on(stream),
+            Arg::Out32(b) => b.used_on(stream),
+            Arg::In64(b) => b.used_on(stream),
+            Arg::Out64(b) => b.used_on(stream),
+            Arg::InF32(b) => b.used_on(stream),
+            Arg::OutF32(b) => b.used_on(stream),
+            Arg::U32(_) | Arg::U64(_) | Arg::F32(_) => Ok(()),
         }
     }
 }
@@ -68,6 +83,13 @@ impl Gpu {
     /// Launches `kernel` on `grid` blocks of `block` threads with `args`, after checking them
     /// against the kernel's declared parameters.
     pub fn launch(&self, kernel: &Kernel, grid: u32, block: u32, args: &mut [Arg<'_>]) -> Result<()> {
+        self.launch_on(Lane::Now, kernel, grid, block, args)
+    }
+
+    /// [`Gpu::launch`] on `lane`'s stream: in order with that stream's work, and with the
+    /// default stream's only through events ([`Gpu::record`], [`Gpu::wait_for`]). A buffer
+    /// argument from another stream is first waited for there (see [`DeviceBuffer`]'s lanes).
+    pub fn launch_on(&self, lane: Lane, kernel: &Kernel, grid: u32, block: u32, args: &mut [Arg<'_>]) -> Result<()> {
         if !args.iter().map(Arg::kind).eq(kernel.decl.params.iter().copied()) {
             let kinds: Vec<Param> = args.iter().map(Arg::kind).collect();
             return Err(CudaError::Mismatch(format!(
@@ -78,8 +100,12 @@ impl Gpu {
         if grid == 0 {
             return Ok(());
         }
+        let stream = self.stream_of(lane);
+        for arg in args.iter() {
+            arg.used_on(stream)?;
+        }
         let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
-        let mut builder = self.stream.launch_builder(&kernel.function);
+        let mut builder = stream.launch_builder(&kernel.function);
         for arg in args.iter_mut() {
             match arg {
                 Arg::In32(b) => builder.arg(&b.slice),
@@ -90,12 +116,14 @@ impl Gpu {
                 Arg::OutF32(b) => builder.arg(&mut b.slice),
                 Arg::U32(v) => builder.arg(&*v),
                 Arg::U64(v) => builder.arg(&*v),
+                Arg::F32(v) => builder.arg(&*v),
             };
         }
         // SAFETY: the argument list matches the kernel's declared parameters in number and kind
         // (checked above), and the declaration matches the PTX (checked in `compile_ptx`); every
         // buffer argument is a live device allocation whose length the kernels receive and
-        // respect as a separate argument.
+        // respect as a separate argument, usable on `stream` (its allocation waited for there,
+        // its free made to wait for `stream`: `used_on` above).
         unsafe { builder.launch(cfg) }?;
         Ok(())
     }

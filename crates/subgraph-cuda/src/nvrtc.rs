@@ -25,6 +25,8 @@ pub enum Param {
     U32,
     /// `unsigned long long` by value.
     U64,
+    /// `float` by value.
+    F32,
 }
 
 impl Param {
@@ -32,6 +34,7 @@ impl Param {
         match self {
             Param::BufU32 | Param::BufU64 | Param::BufF32 | Param::U64 => ".u64",
             Param::U32 => ".u32",
+            Param::F32 => ".f32",
         }
     }
 }
@@ -188,19 +191,21 @@ mod tests {
 
     static DECLS: [KernelDecl; 1] = [KernelDecl {
         name: "k",
-        params: &[Param::BufF32, Param::U32, Param::BufU32, Param::BufU64, Param::U64, Param::BufF32],
+        params: &[Param::BufF32, Param::U32, Param::BufU32, Param::BufU64, Param::U64, Param::BufF32, Param::F32],
     }];
     static SOURCE: KernelSource = KernelSource { name: "test.cu", code: "", kernels: &DECLS };
 
     /// The PTX header NVRTC writes for `k(const float*, unsigned, const unsigned*, unsigned long
-    /// long*, unsigned long long, float*)`.
+    /// long*, unsigned long long, float*, float)`.
     const PTX: &str = ".visible .entry k(\n\t.param .u64 k_param_0,\n\t.param .u32 k_param_1,\n\t.param .u64 \
-                       k_param_2,\n\t.param .u64 k_param_3,\n\t.param .u64 k_param_4,\n\t.param .u64 k_param_5\n)\n{";
+                       k_param_2,\n\t.param .u64 k_param_3,\n\t.param .u64 k_param_4,\n\t.param .u64 k_param_5,\n\t\
+                       .param .f32 k_param_6\n)\n{";
 
     #[test]
     fn float_buffers_are_64_bit_pointers() {
         assert_eq!(Param::BufF32.ptx_type(), ".u64");
         assert_eq!(Param::U32.ptx_type(), ".u32");
+        assert_eq!(Param::F32.ptx_type(), ".f32");
         check_signatures(&SOURCE, PTX).unwrap();
     }
 

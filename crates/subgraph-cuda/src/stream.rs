@@ -40,11 +40,16 @@ impl Gpu {
                 HostSource::Pageable(host) => vec![host],
             };
             let len = host.iter().map(|p| p.len()).sum();
-            bufs.push(self.alloc_on(lane, what, len, &host)?);
+            let buf = self.alloc_on(lane, what, len, &host)?;
+            if lane != Lane::Now {
+                // Read on the default stream once it waits for the copies ([`Gpu::arrived`]).
+                buf.users.lock().unwrap_or_else(|e| e.into_inner()).push(self.stream.clone());
+            }
+            bufs.push(buf);
         }
         let ready = match lane {
             Lane::Now => None,
-            Lane::Ahead => Some(self.copies.record_event(None)?),
+            other => Some(self.stream_of(other).record_event(None)?),
         };
         Ok(Arriving { bufs: bufs.try_into().unwrap_or_else(|_| unreachable!("one copy per part")), ready })
     }
