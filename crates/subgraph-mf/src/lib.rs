@@ -5,10 +5,12 @@
 //! GPU's warps (CuMF_SGD's kernel, `gpu`) or both (HSGD*), into a `model` of factors.
 
 pub mod error;
+pub mod formats;
 pub mod model;
 pub mod ratings;
 pub mod simd;
 
 pub use error::{MfError, Result};
+pub use formats::{decode_ratings, read_ratings, write_libmf, Format};
 pub use model::{Model, Params, Step};
 pub use ratings::{Dataset, IdMap, Mapped, Rating, Ratings, RawRatings};
