@@ -6,11 +6,13 @@
 
 pub mod error;
 pub mod formats;
+pub mod gen;
 pub mod model;
 pub mod ratings;
 pub mod simd;
 
 pub use error::{MfError, Result};
 pub use formats::{decode_ratings, read_ratings, write_libmf, Format};
+pub use gen::{generate, planted_model, planted_rmse, GenSpec};
 pub use model::{Model, Params, Step};
 pub use ratings::{Dataset, IdMap, Mapped, Rating, Ratings, RawRatings};
