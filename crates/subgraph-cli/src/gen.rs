@@ -35,6 +35,9 @@ pub enum GenCommand {
     /// Generate vectors (a clustered Gaussian mixture near low-dimensional subspaces), queries
     /// from the same mixture and their exact nearest neighbours, for `subgraph ann`.
     Vectors(crate::ann::GenVectorsArgs),
+    /// Generate ratings (a planted low-rank model with noise, skewed activity and popularity)
+    /// split into train.txt and test.txt (LIBMF text), for `subgraph mf`.
+    Ratings(crate::mf::GenRatingsArgs),
 }
 
 #[derive(Args, Debug)]
@@ -151,6 +154,7 @@ pub fn run(args: GenArgs) -> Result<()> {
         GenCommand::Queries(a) => run_queries(a),
         GenCommand::Rdf(a) => run_rdf(a),
         GenCommand::Vectors(a) => crate::ann::gen_vectors(a),
+        GenCommand::Ratings(a) => crate::mf::gen_ratings(a),
     }
 }
 

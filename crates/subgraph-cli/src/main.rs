@@ -11,6 +11,7 @@ mod formats;
 mod gen;
 mod info;
 mod matching;
+mod mf;
 mod progress;
 mod signal;
 
@@ -47,6 +48,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Vector search over proximity graphs: build, search, add, bench.
     Ann(ann::AnnArgs),
+    /// Matrix factorisation by SGD on the CPU, the GPU or both: train, predict, recommend.
+    Mf(mf::MfArgs),
 }
 
 #[cfg(unix)]
@@ -64,6 +67,7 @@ fn main() -> ExitCode {
         Command::Convert(a) => convert::run(a).map(|()| ExitCode::SUCCESS),
         Command::Bench(a) => bench::run(a).map(|()| ExitCode::SUCCESS),
         Command::Ann(a) => ann::run(a).map(|()| ExitCode::SUCCESS),
+        Command::Mf(a) => mf::run(a).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

@@ -165,8 +165,10 @@ mod tests {
                 }
             }
         }
-        let mut want: Vec<_> =
-            entries.iter().map(|e| (grid.users.new[e.u as usize] as usize, grid.items.new[e.v as usize] as usize, e.r)).collect();
+        let mut want: Vec<_> = entries
+            .iter()
+            .map(|e| (grid.users.new[e.u as usize] as usize, grid.items.new[e.v as usize] as usize, e.r))
+            .collect();
         seen.sort_by(|a, b| a.partial_cmp(b).unwrap());
         want.sort_by(|a, b| a.partial_cmp(b).unwrap());
         assert_eq!(seen, want);

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use crate::error::{MfError, Result};
 use crate::ratings::{Mapped, Rating, Ratings};
 use crate::simd;
+pub use crate::simd::Step;
 
 /// The largest rank accepted (the GPU kernels keep a row of P and of Q in a warp's registers).
 pub const MAX_RANK: usize = 1024;
@@ -58,15 +59,8 @@ impl Params {
     }
 }
 
-/// The step of one epoch: γ_t, λ_P, λ_Q.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Step {
-    pub lr: f32,
-    pub lambda_p: f32,
-    pub lambda_q: f32,
-}
-
 impl Step {
+    /// The step of epoch `epoch` (from 0) under `params`.
     pub fn of(params: &Params, epoch: usize) -> Step {
         Step { lr: params.lr_at(epoch), lambda_p: params.lambda_p, lambda_q: params.lambda_q }
     }
@@ -138,9 +132,10 @@ impl Model {
 }
 
 /// The reference: `ratings`' updates one after another, in plain scalar loops (the oracle of the
-/// engines' tests).
-pub fn reference_epoch(model: &mut Model, ratings: &[Rating], step: Step) {
+/// engines' tests); returns Σ e², each error taken before its update.
+pub fn reference_epoch(model: &mut Model, ratings: &[Rating], step: Step) -> f64 {
     let k = model.rank;
+    let mut loss = 0f64;
     for e in ratings {
         let (pu, qv) = (e.u as usize * k, e.v as usize * k);
         let mut dot = 0f32;
@@ -148,12 +143,14 @@ pub fn reference_epoch(model: &mut Model, ratings: &[Rating], step: Step) {
             dot += model.p[pu + d] * model.q[qv + d];
         }
         let err = e.r - dot;
+        loss += (err * err) as f64;
         for d in 0..k {
             let (pd, qd) = (model.p[pu + d], model.q[qv + d]);
             model.p[pu + d] = pd + step.lr * (err * qd - step.lambda_p * pd);
             model.q[qv + d] = qd + step.lr * (err * pd - step.lambda_q * qd);
         }
     }
+    loss
 }
 
 #[cfg(test)]

@@ -4,10 +4,17 @@
 
 use multiversion::multiversion;
 
-use crate::model::Step;
 use crate::ratings::Rating;
 
 const LANES: usize = 16;
+
+/// The step of one epoch: γ_t, λ_P, λ_Q.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Step {
+    pub lr: f32,
+    pub lambda_p: f32,
+    pub lambda_q: f32,
+}
 
 /// a · b, over lanes of 16 summed pairwise (the same order on every machine).
 #[multiversion(targets = "simd")]

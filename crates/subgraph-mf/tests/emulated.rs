@@ -126,7 +126,15 @@ fn ratings(case: &Case, rng: &mut Rng) -> Vec<Rating> {
 }
 
 /// Writes the driver's input, runs it, and returns P and Q as it writes them.
-fn emulate(exe: &Path, dir: &Path, case: &Case, model: &Model, ratings: &[Rating], step: Step) -> (Vec<f32>, Vec<f32>) {
+/// The emulated run: P, Q and Σ e² over the workers.
+fn emulate(
+    exe: &Path,
+    dir: &Path,
+    case: &Case,
+    model: &Model,
+    ratings: &[Rating],
+    step: Step,
+) -> (Vec<f32>, Vec<f32>, f64) {
     let mut input = Vec::new();
     for v in [case.users, case.items, ratings.len()] {
         input.extend((v as u64).to_le_bytes());
@@ -152,9 +160,10 @@ fn emulate(exe: &Path, dir: &Path, case: &Case, model: &Model, ratings: &[Rating
     eprint!("{text}");
     let floats: Vec<f32> =
         std::fs::read(&outp).unwrap().chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect();
-    assert_eq!(floats.len(), (case.users + case.items) * case.rank);
-    let (p, q) = floats.split_at(case.users * case.rank);
-    (p.to_vec(), q.to_vec())
+    assert_eq!(floats.len(), (case.users + case.items) * case.rank + case.workers);
+    let (p, rest) = floats.split_at(case.users * case.rank);
+    let (q, losses) = rest.split_at(case.items * case.rank);
+    (p.to_vec(), q.to_vec(), losses.iter().map(|&l| l as f64).sum())
 }
 
 /// Runs `case` on the emulator and compares it with the reference; returns the largest
@@ -166,7 +175,7 @@ fn check(cxx: &str, dir: &Path, seed: u64, case: &Case) -> f64 {
     let ratings = ratings(case, &mut rng);
     let step = Step { lr: 0.02, lambda_p: 0.05, lambda_q: 0.03 };
     let mut model = Model::init(case.users, case.items, case.rank, 3.0, seed);
-    let (p, q) = emulate(&exe, dir, case, &model, &ratings, step);
+    let (p, q, loss) = emulate(&exe, dir, case, &model, &ratings, step);
     let range = &ratings[case.start..case.end];
     // Half: one rounding of the float result is half an ulp, 2^-11 relative; a different
     // rounding of one update carried into later ones, a few ulps.
@@ -177,9 +186,13 @@ fn check(cxx: &str, dir: &Path, seed: u64, case: &Case) -> f64 {
         half_reference_epoch(&mut model, range, step);
         4.0 * 2f64.powi(-11)
     } else {
-        reference_epoch(&mut model, range, step);
+        let want = reference_epoch(&mut model, range, step);
+        if case.workers == 1 {
+            assert!((loss - want).abs() <= 1e-4 * want.max(1e-3), "rank {}: loss {loss} against {want}", case.rank);
+        }
         1e-5
     };
+    assert!(loss.is_finite() && loss >= 0.0, "loss {loss}");
     let mut worst = 0f64;
     for (i, (got, want)) in p.iter().chain(&q).zip(model.p.iter().chain(&model.q)).enumerate() {
         let scale = got.abs().max(want.abs()).max(1e-3) as f64;

@@ -3,11 +3,13 @@
 //!
 //! Modules, each above the ones it uses: `source` (the specialised kernel sources and their
 //! shapes), `sgd` ([`GpuSgd`]: factors and ratings on the device, runs of the kernel, rows in
-//! and out on three streams). The device code is `sgd.cu` (the batch-Hogwild! update, a warp a
+//! and out on three streams), `only` ([`GpuOnly`]: the GPU-only engine). The device code is `sgd.cu` (the batch-Hogwild! update, a warp a
 //! worker, and the half-precision conversions).
 
+mod only;
 mod sgd;
 pub mod source;
 
+pub use only::GpuOnly;
 pub use sgd::{DeviceRatings, GpuOptions, GpuSgd};
 pub use source::{sgd_source, SgdShape};

@@ -132,8 +132,8 @@ __device__ __forceinline__ void store_row(factor* row, unsigned lane, const floa
     }
 }
 
-// One rating's update by the whole warp (converged).
-__device__ __forceinline__ void sgd_one(factor* prow, factor* qrow, float r, unsigned lane, float lr, float lambda_p,
+// One rating's update by the whole warp (converged); returns its error before the update.
+__device__ __forceinline__ float sgd_one(factor* prow, factor* qrow, float r, unsigned lane, float lr, float lambda_p,
                                         float lambda_q) {
     float p[NE], q[NE];
     load_row(prow, lane, p);
@@ -152,18 +152,20 @@ __device__ __forceinline__ void sgd_one(factor* prow, factor* qrow, float r, uns
     }
     store_row(prow, lane, p);
     store_row(qrow, lane, q);
+    return err;
 }
 
 extern "C" __global__ void __launch_bounds__(WPB * 32)
     sgd_update(const unsigned* __restrict__ ratings, unsigned long long start, unsigned long long end,
                factor_word* p_words, factor_word* q_words, float lr, float lambda_p, float lambda_q,
-               unsigned workers) {
+               unsigned workers, float* __restrict__ losses) {
     factor* p = (factor*)p_words;
     factor* q = (factor*)q_words;
     const unsigned lane = threadIdx.x & 31u;
     const unsigned worker = blockIdx.x * WPB + (threadIdx.x >> 5);
     if (worker >= workers) return;
     const unsigned long long stride = (unsigned long long)workers * CHUNK;
+    float loss = 0.0f;
     for (unsigned long long c = start + (unsigned long long)worker * CHUNK; c < end; c += stride) {
         const unsigned long long c_end = end - c < CHUNK ? end : c + CHUNK;
         for (unsigned long long b = c; b < c_end; b += 32) {
@@ -180,11 +182,15 @@ extern "C" __global__ void __launch_bounds__(WPB * 32)
                 const unsigned ut = __shfl_sync(FULL, u, t);
                 const unsigned vt = __shfl_sync(FULL, v, t);
                 const float rt = __uint_as_float(__shfl_sync(FULL, r, t));
-                sgd_one(p + (unsigned long long)ut * K, q + (unsigned long long)vt * K, rt, lane, lr, lambda_p,
-                        lambda_q);
+                const float err = sgd_one(p + (unsigned long long)ut * K, q + (unsigned long long)vt * K, rt, lane,
+                                          lr, lambda_p, lambda_q);
+                loss += err * err;
             }
         }
     }
+    // Each worker's sum of squared errors (LIBMF's training loss), added to its own slot: the
+    // runs of one engine are in stream order, so no two add to a slot at once.
+    if (lane == 0) losses[worker] += loss;
 }
 
 #if HALF

@@ -108,6 +108,10 @@ pub struct GpuSgd<'g> {
     last_run: Option<Event>,
     last_put: Option<Event>,
     last_get: Option<Event>,
+    /// One slot a worker: Σ e² of its updates since the last [`GpuSgd::take_loss`].
+    losses: DeviceBuffer<f32>,
+    /// Losses read out of a smaller slot buffer when the workers grew.
+    carried: f64,
 }
 
 impl<'g> GpuSgd<'g> {
@@ -158,6 +162,8 @@ impl<'g> GpuSgd<'g> {
             last_run: None,
             last_put: None,
             last_get: None,
+            losses: gpu.alloc_zeros("mf losses", 1)?,
+            carried: 0.0,
         };
         sgd.set_workers(options.workers)?;
         Ok(sgd)
@@ -198,7 +204,20 @@ impl<'g> GpuSgd<'g> {
             }
             w => w,
         };
+        if self.workers as usize > self.losses.len() {
+            self.carried += self.take_loss()?;
+            self.losses = self.gpu.alloc_zeros("mf losses", self.workers as usize)?;
+        }
         Ok(())
+    }
+
+    /// Σ e² over the updates of the runs since the last call (each error taken before its
+    /// update: LIBMF's training loss); waits for those runs.
+    pub fn take_loss(&mut self) -> Result<f64> {
+        let mut host = vec![0f32; self.losses.len()];
+        self.gpu.read_on(Lane::Now, &self.losses, 0, &mut host)?;
+        self.gpu.write_on(Lane::Now, &mut self.losses, 0, &vec![0f32; host.len()])?;
+        Ok(host.iter().map(|&x| x as f64).sum::<f64>() + std::mem::take(&mut self.carried))
     }
 
     /// Copies `data` (rows `rows` of P, row-major) to the device, after the runs and gets
@@ -299,6 +318,7 @@ impl<'g> GpuSgd<'g> {
                 Arg::F32(step.lambda_p),
                 Arg::F32(step.lambda_q),
                 Arg::U32(self.workers),
+                Arg::OutF32(&mut self.losses),
             ],
         )?;
         self.last_run = Some(self.gpu.record(Lane::Now)?);

@@ -100,6 +100,7 @@ const UPDATE_F32: KernelDecl = KernelDecl {
         Param::F32,
         Param::F32,
         Param::U32,
+        Param::BufF32,
     ],
 };
 
@@ -115,6 +116,7 @@ const UPDATE_HALF: KernelDecl = KernelDecl {
         Param::F32,
         Param::F32,
         Param::U32,
+        Param::BufF32,
     ],
 };
 

@@ -62,11 +62,17 @@ struct State {
 
 impl<'d> Board<'d> {
     /// An epoch's board; `device` is where each row's P is at its start.
-    pub fn new(division: &'d Division, schedule: Schedule, stealing: bool, device: Vec<Option<usize>>, seed: u64) -> Self {
+    pub fn new(
+        division: &'d Division,
+        schedule: Schedule,
+        stealing: bool,
+        device: Vec<Option<usize>>,
+        seed: u64,
+    ) -> Self {
         let (rows, cols) = (division.grid.rows(), division.grid.cols());
         let mut left_gpu = vec![0; division.gpus];
         let mut left_cpu = 0;
-        for (r, home) in division.home.iter().enumerate() {
+        for home in &division.home {
             match home {
                 Home::Gpu(g) => left_gpu[*g] += cols,
                 Home::Cpu => left_cpu += cols,
@@ -109,9 +115,10 @@ impl<'d> Board<'d> {
         }
         let n = rows.len() * cols;
         let start = s.rng.random_range(0..n);
-        (0..n).map(|i| (start + i) % n).map(|i| (rows[i / cols], i % cols)).find(|&(r, c)| {
-            !s.done[r * cols + c] && !s.busy_row[r] && !s.busy_col[c] && row_ok(s, r)
-        })
+        (0..n)
+            .map(|i| (start + i) % n)
+            .map(|i| (rows[i / cols], i % cols))
+            .find(|&(r, c)| !s.done[r * cols + c] && !s.busy_row[r] && !s.busy_col[c] && row_ok(s, r))
     }
 
     fn rows_where(&self, f: impl Fn(Home) -> bool) -> Vec<usize> {
@@ -142,7 +149,11 @@ impl<'d> Board<'d> {
                 let cols = self.cols();
                 let mut asked = false;
                 for &r in &theirs {
-                    if s.device[r].is_some() && !s.busy_row[r] && !s.wanted[r] && (0..cols).any(|c| !s.done[r * cols + c]) {
+                    if s.device[r].is_some()
+                        && !s.busy_row[r]
+                        && !s.wanted[r]
+                        && (0..cols).any(|c| !s.done[r * cols + c])
+                    {
                         s.wanted[r] = true;
                         asked = true;
                     }

@@ -35,8 +35,9 @@ impl Linear {
         }
         let (sx, sy) = points.iter().fold((0.0, 0.0), |(sx, sy), &(x, y)| (sx + x, sy + y));
         let (mx, my) = (sx / n, sy / n);
-        let (sxy, sxx) =
-            points.iter().fold((0.0, 0.0), |(sxy, sxx), &(x, y)| (sxy + (x - mx) * (y - my), sxx + (x - mx) * (x - mx)));
+        let (sxy, sxx) = points
+            .iter()
+            .fold((0.0, 0.0), |(sxy, sxx), &(x, y)| (sxy + (x - mx) * (y - my), sxx + (x - mx) * (x - mx)));
         let a = if sxx > 0.0 { sxy / sxx } else { 0.0 };
         Linear { a, b: my - a * mx }
     }
@@ -84,10 +85,8 @@ impl Piecewise {
             .find(|&i| ((speed(&s[i + 1]) - speed(&s[i])) / speed(&s[i])).abs() < 0.02)
             .unwrap_or(s.len().saturating_sub(1));
         let knee = s.get(knee_at).map_or(0.0, |s| s.size);
-        let below: Vec<(f64, f64)> = s[..=knee_at.min(s.len().saturating_sub(1))]
-            .iter()
-            .map(|s| (rise.of(s.size), speed(s)))
-            .collect();
+        let below: Vec<(f64, f64)> =
+            s[..=knee_at.min(s.len().saturating_sub(1))].iter().map(|s| (rise.of(s.size), speed(s))).collect();
         let above: Vec<(f64, f64)> = s[knee_at.min(s.len())..].iter().map(|s| (s.size, s.seconds)).collect();
         Piecewise { rise, below: Linear::fit(&below), knee, above: Linear::fit(&above) }
     }

@@ -51,7 +51,14 @@ pub struct Division {
 impl Division {
     /// The division of `ratings` for `cpu_threads` threads and `gpus` GPUs, the GPUs' share
     /// `alpha` (HSGD* only).
-    pub fn new(ratings: &Ratings, schedule: Schedule, alpha: f64, cpu_threads: usize, gpus: usize, seed: u64) -> Division {
+    pub fn new(
+        ratings: &Ratings,
+        schedule: Schedule,
+        alpha: f64,
+        cpu_threads: usize,
+        gpus: usize,
+        seed: u64,
+    ) -> Division {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5851_f42d_4c95_7f2d);
         let (nc, ng) = (cpu_threads, gpus);
         let (mut user_mass, mut item_mass) = (vec![0u64; ratings.users], vec![0u64; ratings.items]);
@@ -67,7 +74,13 @@ impl Division {
                 (users, items, vec![Home::Cpu; rows], 0)
             }
             Schedule::HsgdStar => {
-                let alpha = if ng == 0 { 0.0 } else if nc == 0 { 1.0 } else { alpha.clamp(0.0, 1.0) };
+                let alpha = if ng == 0 {
+                    0.0
+                } else if nc == 0 {
+                    1.0
+                } else {
+                    alpha.clamp(0.0, 1.0)
+                };
                 let s = if ng == 0 { 0 } else { (ng + nc).div_ceil(ng) };
                 let cpu_rows = if nc == 0 { 0 } else { nc + ng };
                 let mut bounds = even(alpha, ng * s, 0.0);

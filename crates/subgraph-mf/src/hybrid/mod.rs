@@ -1,6 +1,12 @@
-//! HSGD* (thesis §3.2): the CPU's threads and the GPUs train at once, the ratings split between
-//! them by a fitted cost model (`cost`).
+//! HSGD* (thesis §3.2): the CPU's threads and the GPUs train at once. The cost model (`cost`)
+//! fitted on this machine (`profile`) gives the GPUs' share; the ratings are divided
+//! (`division`); threads and GPU drivers take blocks from a shared board (`board`) in a run
+//! (`run`). HSGD, the baseline, is the same run on a uniform grid.
 
 pub mod board;
 pub mod cost;
 pub mod division;
+pub mod profile;
+pub mod run;
+
+pub use run::Hybrid;

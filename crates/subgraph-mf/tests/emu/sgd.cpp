@@ -63,8 +63,9 @@ int main(int argc, char** argv) {
 #else
     factor_word *pd = p.data(), *qd = q.data();
 #endif
+    std::vector<float> losses(workers, 0.0f);
     run((workers + WPB - 1) / WPB, WPB * 32, [&] {
-        sgd_update(ratings.data(), start, end, pd, qd, step[0], step[1], step[2], workers);
+        sgd_update(ratings.data(), start, end, pd, qd, step[0], step[1], step[2], workers, losses.data());
     });
 #if HALF
     run(1, 32, [&] { from_half(pw.data(), 0, users * K, p.data()); });
@@ -75,6 +76,7 @@ int main(int argc, char** argv) {
     if (!out) { perror(argv[2]); return 2; }
     fwrite(p.data(), sizeof(float), p.size(), out);
     fwrite(q.data(), sizeof(float), q.size(), out);
+    fwrite(losses.data(), sizeof(float), losses.size(), out);
     fclose(out);
     printf("sgd K %d HALF %d VEC %d: %zu users, %zu items, ratings %llu..%llu of %zu, %u workers\n", K, HALF, VEC,
            users, items, start, end, n, workers);
