@@ -611,7 +611,7 @@ mod tests {
     }
 
     /// The time of a Netflix-shaped set of `SUBGRAPH_MF_GEN_RATINGS` ratings (10^7 unless set),
-    /// and its degrees: `cargo test -p subgraph-mf --release gen::tests::netflix_shape -- --ignored --nocapture`.
+    /// its degrees, and the time to write and read its training set as LIBMF text: `cargo test -p subgraph-mf --release gen::tests::netflix_shape -- --ignored --nocapture`.
     #[test]
     #[ignore]
     fn netflix_shape_at_scale() {
@@ -640,5 +640,16 @@ mod tests {
             );
         }
         println!("planted test RMSE {:.4} (noise {})", planted_rmse(&spec, &test).unwrap(), spec.noise);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("train.txt");
+        let start = std::time::Instant::now();
+        crate::formats::write_libmf(&path, &train).unwrap();
+        let written = start.elapsed().as_secs_f64();
+        let start = std::time::Instant::now();
+        let back = crate::formats::read_ratings(&path, None).unwrap();
+        let read = start.elapsed().as_secs_f64();
+        assert_eq!(back, train);
+        let mb = std::fs::metadata(&path).unwrap().len() as f64 / 1e6;
+        println!("train as LIBMF text: {mb:.0} MB written in {written:.2} s, read back in {read:.2} s");
     }
 }

@@ -1,6 +1,6 @@
 //! Rating files: MovieLens (`u.data`, `ratings.dat`, `ratings.csv`), Netflix-prize style, LIBMF
 //! text and Matrix Market coordinate files read into [`RawRatings`], plain or gzip or zstd
-//! compressed; and LIBMF text written, so that LIBMF and CuMF_SGD can read what `gen` makes.
+//! compressed; and LIBMF text written, so that peers such as LIBMF read what `gen` makes.
 //!
 //! Reading streams: a line at a time from a buffer, decompressed on the way (by the magic bytes,
 //! else by a `.gz` or `.zst` suffix), so that a file is held once, as its ratings. Whatever the
