@@ -6,7 +6,7 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::error::Result;
-use crate::gpu::{DeviceRatings, GpuSgd};
+use crate::gpu::sgd::{DeviceRatings, GpuSgd};
 use crate::model::{Model, Params, Step};
 use crate::ratings::Ratings;
 use crate::train::{Engine, Epoch};
