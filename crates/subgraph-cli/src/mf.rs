@@ -82,6 +82,10 @@ pub struct TrainArgs {
     pub decay: f32,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// LIBMF's adaptive learning rate: each row steps by γ over the root of its accumulated
+    /// squared gradient (γ is then a base rate; LIBMF's default is 0.1). CPU engine only.
+    #[arg(long)]
+    pub adaptive: bool,
     /// auto (HSGD* where a GPU is present and the cost model predicts a gain, the GPU alone
     /// where it does not, the CPU without a GPU), cpu, gpu or hybrid.
     #[arg(long, default_value = "auto")]
@@ -200,6 +204,7 @@ fn train(a: TrainArgs) -> Result<()> {
         lr: a.lr,
         decay: a.decay,
         seed: a.seed,
+        adaptive: a.adaptive,
     };
     params.check()?;
     let t = Instant::now();

@@ -12,8 +12,9 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
-use crate::model::Model;
+use crate::model::{Model, Step};
 use crate::ratings::{Rating, Ratings};
+use crate::simd;
 
 /// A permutation of dense ids and the even cut of the permuted range into `parts` segments.
 #[derive(Debug, Clone, PartialEq)]
@@ -130,16 +131,39 @@ impl Grid {
     }
 }
 
-/// `data` (rows of `k` in the grid's ids) cut along `cut`'s segments, each behind its own
-/// lock: the scheduler gives a segment to one thread at a time, so the locks are uncontended
-/// and make that exclusivity safe Rust.
-pub fn segments<'a>(data: &'a mut [f32], cut: &Cut, k: usize) -> Vec<Mutex<&'a mut [f32]>> {
-    let mut rest = data;
+/// A segment of a factor matrix's rows (in the grid's ids), and under the adaptive rule their
+/// accumulators (empty otherwise).
+pub struct Segment<'a> {
+    pub rows: &'a mut [f32],
+    pub g: &'a mut [f32],
+}
+
+impl Segment<'_> {
+    /// The updates of `ratings` (local to the segments `self` and `q`), by the adaptive rule when
+    /// the segments hold accumulators; Σ e².
+    pub fn update(&mut self, q: &mut Segment<'_>, ratings: &[Rating], k: usize, step: Step) -> f64 {
+        if self.g.is_empty() {
+            simd::block(self.rows, q.rows, ratings, k, step)
+        } else {
+            simd::block_adaptive(self.rows, q.rows, self.g, q.g, ratings, k, step)
+        }
+    }
+}
+
+/// `data` (rows of `k` in the grid's ids) and `g` (one accumulator a row, or empty) cut along
+/// `cut`'s segments, each behind its own lock: the scheduler gives a segment to one thread at a
+/// time, so the locks are uncontended and make that exclusivity safe Rust.
+pub fn segments<'a>(data: &'a mut [f32], g: &'a mut [f32], cut: &Cut, k: usize) -> Vec<Mutex<Segment<'a>>> {
+    let (mut rest, mut rest_g) = (data, g);
+    let adaptive = !rest_g.is_empty();
     let mut out = Vec::with_capacity(cut.parts());
     for s in 0..cut.parts() {
-        let (head, tail) = std::mem::take(&mut rest).split_at_mut(cut.range(s).len() * k);
-        out.push(Mutex::new(head));
+        let n = cut.range(s).len();
+        let (rows, tail) = std::mem::take(&mut rest).split_at_mut(n * k);
+        let (g, tail_g) = std::mem::take(&mut rest_g).split_at_mut(if adaptive { n } else { 0 });
+        out.push(Mutex::new(Segment { rows, g }));
         rest = tail;
+        rest_g = tail_g;
     }
     out
 }

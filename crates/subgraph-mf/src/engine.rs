@@ -12,6 +12,7 @@ use subgraph_cuda::Gpu;
 use crate::cpu::Fpsgd;
 use crate::error::{MfError, Result};
 use crate::gpu::{GpuOnly, GpuOptions, GpuSgd};
+use crate::hybrid::board::Rates;
 use crate::hybrid::division::Schedule;
 use crate::hybrid::profile::{self, Profile, Setting};
 use crate::hybrid::run::Hybrid;
@@ -148,6 +149,15 @@ pub fn train(
             return Err(MfError::Parameter(format!("split {s}: the GPUs' share must be 0 to 1")));
         }
     }
+    // The adaptive rule has no GPU kernel: auto takes the CPU, and a GPU asked for is refused.
+    let options = &match (params.adaptive, options.device) {
+        (true, Device::Gpu | Device::Hybrid) => return Err(MfError::Parameter(
+            "the adaptive learning rate runs on the CPU engine only: use --device cpu, or a fixed rate with --decay"
+                .into(),
+        )),
+        (true, Device::Auto) => Options { device: Device::Cpu, ..options.clone() },
+        _ => options.clone(),
+    };
     let started = std::time::Instant::now();
     let threads = options.threads.unwrap_or_else(rayon::current_num_threads).max(1);
     let gpus = open_gpus(options)?;
@@ -157,13 +167,15 @@ pub fn train(
     let engines = |n: usize| -> Result<Vec<GpuSgd<'_>>> {
         gpus[..n].iter().map(|g| GpuSgd::new(g, ratings.users, ratings.items, params.rank, gpu_options)).collect()
     };
+    let mut rates = None;
     let device = match options.device {
         Device::Auto if gpus.is_empty() => Device::Cpu,
         Device::Auto => {
-            let (device, split, predicted) = choose(ratings, params, options, threads, &gpus)?;
-            plan.split = split;
-            plan.predicted_ms = Some(predicted);
-            device
+            let chosen = choose(ratings, params, options, threads, &gpus)?;
+            plan.split = Some(chosen.split);
+            plan.predicted_ms = Some(chosen.predicted_ms);
+            rates = Some(chosen.rates);
+            chosen.device
         }
         Device::Gpu | Device::Hybrid if gpus.is_empty() => unreachable!("open_gpus refuses"),
         d => d,
@@ -179,7 +191,7 @@ pub fn train(
         Device::Gpu => {
             plan.gpus = gpus.len();
             plan.schedule = Some(Schedule::HsgdStar);
-            Box::new(Hybrid::new(ratings, params, Schedule::HsgdStar, 1.0, true, 0, engines(gpus.len())?)?)
+            Box::new(Hybrid::new(ratings, params, Schedule::HsgdStar, 1.0, true, 0, engines(gpus.len())?, None)?)
         }
         Device::Hybrid | Device::Auto => {
             plan.gpus = gpus.len();
@@ -187,14 +199,16 @@ pub fn train(
             let split = match (options.split, plan.split) {
                 (Some(s), _) | (None, Some(s)) => s,
                 (None, None) => {
-                    let (_, split, predicted) = choose(ratings, params, options, threads, &gpus)?;
-                    plan.predicted_ms = Some(predicted);
-                    split.unwrap_or(0.5)
+                    let chosen = choose(ratings, params, options, threads, &gpus)?;
+                    plan.predicted_ms = Some(chosen.predicted_ms);
+                    rates = Some(chosen.rates);
+                    chosen.split
                 }
             };
             plan.split = Some(split);
             let stealing = options.stealing;
-            Box::new(Hybrid::new(ratings, params, options.schedule, split, stealing, threads, engines(gpus.len())?)?)
+            let engines = engines(gpus.len())?;
+            Box::new(Hybrid::new(ratings, params, options.schedule, split, stealing, threads, engines, rates)?)
         }
     };
     plan.threads = if device == Device::Gpu { 0 } else { threads };
@@ -234,16 +248,21 @@ fn open_gpus(options: &Options) -> Result<Vec<Gpu>> {
     }
 }
 
-/// The device `auto` picks, the GPUs' share of a hybrid run, and the predicted epoch times
-/// (CPU alone, GPUs alone, both; ms), from the saved cost profile of this setting, measured
-/// now and saved if there is none (or `options.refit`).
-fn choose(
-    ratings: &Ratings,
-    params: &Params,
-    options: &Options,
-    threads: usize,
-    gpus: &[Gpu],
-) -> Result<(Device, Option<f64>, [f64; 3])> {
+/// What the cost model says of a run.
+struct Choice {
+    /// The device `auto` picks.
+    device: Device,
+    /// The GPUs' share of a hybrid run.
+    split: f64,
+    /// Predicted epoch times, CPU alone, GPUs alone, both (ms).
+    predicted_ms: [f64; 3],
+    /// The sides' speeds, for stealing before any is measured.
+    rates: Rates,
+}
+
+/// The cost model's choice, from the saved cost profile of this setting, measured now and
+/// saved if there is none (or `options.refit`).
+fn choose(ratings: &Ratings, params: &Params, options: &Options, threads: usize, gpus: &[Gpu]) -> Result<Choice> {
     let mut sgd = GpuSgd::new(
         &gpus[0],
         ratings.users,
@@ -285,5 +304,11 @@ fn choose(
     } else {
         Device::Cpu
     };
-    Ok((device, Some(split), [cpu * 1e3, gpu * 1e3, both * 1e3]))
+    // Speeds in ratings a second: the slopes of the fitted lines (the GPU's above its knee).
+    let per = |slope: f64| if slope > 0.0 { 1.0 / slope } else { f64::INFINITY };
+    let rates = Rates {
+        cpu_thread: per(model.cpu.a) / threads as f64,
+        gpu: vec![per(model.kernel.above.a.max(model.transfer.above.a)); gpus.len()],
+    };
+    Ok(Choice { device, split, predicted_ms: [cpu * 1e3, gpu * 1e3, both * 1e3], rates })
 }

@@ -28,12 +28,24 @@ pub struct Params {
     pub decay: f32,
     /// The seed of the initial factors and of every shuffle.
     pub seed: u64,
+    /// LIBMF's adaptive rule ([`crate::simd::block_adaptive`]): each row's step is γ over the
+    /// root of its accumulated squared gradient; γ is then a base rate (LIBMF's default 0.1).
+    pub adaptive: bool,
 }
 
 impl Default for Params {
     /// The thesis' defaults for Netflix (Table 3.1): k = 128, λ = 0.05, γ = 0.005.
     fn default() -> Self {
-        Params { rank: 128, epochs: 20, lambda_p: 0.05, lambda_q: 0.05, lr: 0.005, decay: 0.0, seed: 1 }
+        Params {
+            rank: 128,
+            epochs: 20,
+            lambda_p: 0.05,
+            lambda_q: 0.05,
+            lr: 0.005,
+            decay: 0.0,
+            seed: 1,
+            adaptive: false,
+        }
     }
 }
 

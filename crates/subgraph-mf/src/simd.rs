@@ -79,3 +79,69 @@ pub fn block(p: &mut [f32], q: &mut [f32], ratings: &[Rating], k: usize, step: S
     }
     loss
 }
+
+/// The adaptive updates (LIBMF's rule, Chin et al., PAKDD 2015, with one accumulator a row):
+/// with g_p = λ_P·p − e·q and g_q = λ_Q·q − e·p, each row steps by γ/√G of its own
+/// accumulated squared gradient, p −= γ/√G_u · g_p, q −= γ/√G_v · g_q, then G_u += |g_p|²/k and
+/// G_v += |g_q|²/k (G starts at 1). `pg` and `qg` hold G of the rows of `p` and `q`. Returns
+/// Σ e² (before each update).
+#[multiversion(targets = "simd")]
+pub fn block_adaptive(
+    p: &mut [f32],
+    q: &mut [f32],
+    pg: &mut [f32],
+    qg: &mut [f32],
+    ratings: &[Rating],
+    k: usize,
+    step: Step,
+) -> f64 {
+    let Step { lr, lambda_p, lambda_q } = step;
+    let inv_k = 1.0 / k as f32;
+    let mut loss = 0f64;
+    for e in ratings {
+        let pu = &mut p[e.u as usize * k..(e.u as usize + 1) * k];
+        let qv = &mut q[e.v as usize * k..(e.v as usize + 1) * k];
+        let mut acc = [0f32; LANES];
+        let (ca, cb) = (pu.chunks_exact(LANES), qv.chunks_exact(LANES));
+        let (ra, rb) = (ca.remainder(), cb.remainder());
+        for (x, y) in ca.zip(cb) {
+            for l in 0..LANES {
+                acc[l] += x[l] * y[l];
+            }
+        }
+        for (l, (x, y)) in ra.iter().zip(rb).enumerate() {
+            acc[l] += x * y;
+        }
+        let mut width = LANES / 2;
+        while width > 0 {
+            for l in 0..width {
+                acc[l] += acc[l + width];
+            }
+            width /= 2;
+        }
+        let err = e.r - acc[0];
+        loss += (err * err) as f64;
+        let (gu, gv) = (&mut pg[e.u as usize], &mut qg[e.v as usize]);
+        let (eta_p, eta_q) = (lr / gu.sqrt(), lr / gv.sqrt());
+        let (mut sp, mut sq) = ([0f32; LANES], [0f32; LANES]);
+        let step_lanes = |x: &mut [f32], y: &mut [f32], sp: &mut [f32; LANES], sq: &mut [f32; LANES]| {
+            for l in 0..x.len().min(LANES) {
+                let (a, b) = (x[l], y[l]);
+                let (gp, gq) = (lambda_p * a - err * b, lambda_q * b - err * a);
+                sp[l] += gp * gp;
+                sq[l] += gq * gq;
+                x[l] = a - eta_p * gp;
+                y[l] = b - eta_q * gq;
+            }
+        };
+        let (mut cx, mut cy) = (pu.chunks_exact_mut(LANES), qv.chunks_exact_mut(LANES));
+        for (x, y) in (&mut cx).zip(&mut cy) {
+            let (x, y): (&mut [f32; LANES], &mut [f32; LANES]) = (x.try_into().unwrap(), y.try_into().unwrap());
+            step_lanes(x, y, &mut sp, &mut sq);
+        }
+        step_lanes(cx.into_remainder(), cy.into_remainder(), &mut sp, &mut sq);
+        *gu += sp.iter().sum::<f32>() * inv_k;
+        *gv += sq.iter().sum::<f32>() * inv_k;
+    }
+    loss
+}

@@ -9,7 +9,6 @@ use crate::cpu::schedule::Scheduler;
 use crate::error::Result;
 use crate::model::{Model, Params, Step};
 use crate::ratings::Ratings;
-use crate::simd;
 use crate::train::{Engine, Epoch};
 
 /// A CPU training run: the grid, the factors in its ids, the scheduler and its threads.
@@ -18,6 +17,9 @@ pub struct Fpsgd {
     model: Model,
     scheduler: Scheduler,
     threads: usize,
+    /// The adaptive rule's accumulators of P's and Q's rows (empty under plain SGD).
+    pg: Vec<f32>,
+    qg: Vec<f32>,
 }
 
 impl Fpsgd {
@@ -34,14 +36,15 @@ impl Fpsgd {
         let grid = Grid::new(ratings, bins, bins, params.seed);
         let model = grid.permute(&Model::start(ratings, params));
         let scheduler = Scheduler::new(grid.rows(), grid.cols(), params.seed);
-        Fpsgd { grid, model, scheduler, threads }
+        let (pg, qg) = accumulators(params, ratings.users, ratings.items);
+        Fpsgd { grid, model, scheduler, threads, pg, qg }
     }
 
     /// One epoch at `step`: Σ e² over the updates (LIBMF's training loss), and the updates.
     pub fn run_epoch(&mut self, step: Step) -> Epoch {
         let k = self.model.rank;
-        let rows = segments(&mut self.model.p, &self.grid.users, k);
-        let cols = segments(&mut self.model.q, &self.grid.items, k);
+        let rows = segments(&mut self.model.p, &mut self.pg, &self.grid.users, k);
+        let cols = segments(&mut self.model.q, &mut self.qg, &self.grid.items, k);
         let (grid, scheduler) = (&self.grid, &self.scheduler);
         scheduler.start_epoch();
         std::thread::scope(|scope| {
@@ -52,7 +55,7 @@ impl Fpsgd {
                         while let Some((i, j)) = scheduler.take() {
                             let mut p = rows[i].lock().unwrap_or_else(|e| e.into_inner());
                             let mut q = cols[j].lock().unwrap_or_else(|e| e.into_inner());
-                            loss += simd::block(&mut p, &mut q, grid.block(i, j), k, step);
+                            loss += p.update(&mut q, grid.block(i, j), k, step);
                             updates += grid.block(i, j).len() as u64;
                             drop((p, q));
                             scheduler.give_back(i, j);
@@ -89,6 +92,16 @@ impl Engine for Fpsgd {
 
     fn model(&mut self) -> Result<Model> {
         Ok(Fpsgd::model(self))
+    }
+}
+
+/// The adaptive rule's accumulators of `users` and `items` rows, all 1 (LIBMF's start), or
+/// none under plain SGD.
+pub fn accumulators(params: &Params, users: usize, items: usize) -> (Vec<f32>, Vec<f32>) {
+    if params.adaptive {
+        (vec![1.0; users], vec![1.0; items])
+    } else {
+        (Vec::new(), Vec::new())
     }
 }
 

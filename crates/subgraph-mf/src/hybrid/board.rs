@@ -26,6 +26,16 @@ pub struct Job {
     pub upload: Vec<usize>,
 }
 
+/// How fast each side updates, in ratings a second: one CPU thread, and each GPU (its jobs'
+/// transfers included). A side steals a block only if it would finish it before the other side
+/// finishes what it has left anyway, so that a slow side never makes the epoch wait on a block
+/// it took from a fast one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rates {
+    pub cpu_thread: f64,
+    pub gpu: Vec<f64>,
+}
+
 /// What a GPU driver is to do next.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Take {
@@ -40,6 +50,9 @@ pub struct Board<'d> {
     division: &'d Division,
     schedule: Schedule,
     stealing: bool,
+    /// None: steal whenever a side runs out (the thesis' rule, before any rate is known).
+    rates: Option<Rates>,
+    cpu_threads: usize,
     state: Mutex<State>,
     changed: Condvar,
 }
@@ -49,6 +62,9 @@ struct State {
     left: usize,
     left_cpu: usize,
     left_gpu: Vec<usize>,
+    /// Ratings of the blocks not done, by home.
+    ratings_cpu: u64,
+    ratings_gpu: Vec<u64>,
     busy_row: Vec<bool>,
     busy_col: Vec<bool>,
     /// The GPU holding each row's P, if one does.
@@ -61,21 +77,32 @@ struct State {
 }
 
 impl<'d> Board<'d> {
-    /// An epoch's board; `device` is where each row's P is at its start.
+    /// An epoch's board; `device` is where each row's P is at its start; `rates` the sides'
+    /// speeds, when known, for `cpu_threads` threads.
     pub fn new(
         division: &'d Division,
         schedule: Schedule,
         stealing: bool,
         device: Vec<Option<usize>>,
+        rates: Option<Rates>,
+        cpu_threads: usize,
         seed: u64,
     ) -> Self {
         let (rows, cols) = (division.grid.rows(), division.grid.cols());
         let mut left_gpu = vec![0; division.gpus];
-        let mut left_cpu = 0;
-        for home in &division.home {
+        let mut ratings_gpu = vec![0u64; division.gpus];
+        let (mut left_cpu, mut ratings_cpu) = (0, 0u64);
+        for (r, home) in division.home.iter().enumerate() {
+            let mass: u64 = (0..cols).map(|c| division.grid.block(r, c).len() as u64).sum();
             match home {
-                Home::Gpu(g) => left_gpu[*g] += cols,
-                Home::Cpu => left_cpu += cols,
+                Home::Gpu(g) => {
+                    left_gpu[*g] += cols;
+                    ratings_gpu[*g] += mass;
+                }
+                Home::Cpu => {
+                    left_cpu += cols;
+                    ratings_cpu += mass;
+                }
             }
         }
         let state = State {
@@ -83,6 +110,8 @@ impl<'d> Board<'d> {
             left: rows * cols,
             left_cpu,
             left_gpu,
+            ratings_cpu,
+            ratings_gpu,
             busy_row: vec![false; rows],
             busy_col: vec![false; cols],
             device,
@@ -91,7 +120,7 @@ impl<'d> Board<'d> {
             aborted: false,
             rng: Xoshiro256PlusPlus::seed_from_u64(seed),
         };
-        Board { division, schedule, stealing, state: Mutex::new(state), changed: Condvar::new() }
+        Board { division, schedule, stealing, rates, cpu_threads, state: Mutex::new(state), changed: Condvar::new() }
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -107,8 +136,8 @@ impl<'d> Board<'d> {
     }
 
     /// The first block (row, column) in a random rotation of `rows` × all columns that is not
-    /// done, whose row and column are free and whose row passes `row_ok`.
-    fn find(&self, s: &mut State, rows: &[usize], row_ok: impl Fn(&State, usize) -> bool) -> Option<(usize, usize)> {
+    /// done, whose row and column are free and that passes `ok`.
+    fn find(&self, s: &mut State, rows: &[usize], ok: impl Fn(&State, usize, usize) -> bool) -> Option<(usize, usize)> {
         let cols = self.cols();
         if rows.is_empty() {
             return None;
@@ -118,7 +147,23 @@ impl<'d> Board<'d> {
         (0..n)
             .map(|i| (start + i) % n)
             .map(|i| (rows[i / cols], i % cols))
-            .find(|&(r, c)| !s.done[r * cols + c] && !s.busy_row[r] && !s.busy_col[c] && row_ok(s, r))
+            .find(|&(r, c)| !s.done[r * cols + c] && !s.busy_row[r] && !s.busy_col[c] && ok(s, r, c))
+    }
+
+    fn size(&self, r: usize, c: usize) -> f64 {
+        self.division.grid.block(r, c).len() as f64
+    }
+
+    /// Whether a CPU thread finishes block (`r`, `c`) of GPU `g`'s before `g` finishes its rest.
+    fn cpu_may_take(&self, s: &State, r: usize, c: usize, g: usize) -> bool {
+        self.rates.as_ref().is_none_or(|k| self.size(r, c) / k.cpu_thread < s.ratings_gpu[g] as f64 / k.gpu[g])
+    }
+
+    /// Whether GPU `g` finishes the CPU's block (`r`, `c`) before the CPU's threads finish theirs.
+    fn gpu_may_take(&self, s: &State, r: usize, c: usize, g: usize) -> bool {
+        self.rates.as_ref().is_none_or(|k| {
+            self.size(r, c) / k.gpu[g] < s.ratings_cpu as f64 / (k.cpu_thread * self.cpu_threads.max(1) as f64)
+        })
     }
 
     fn rows_where(&self, f: impl Fn(Home) -> bool) -> Vec<usize> {
@@ -135,24 +180,28 @@ impl<'d> Board<'d> {
             if s.aborted || s.left == 0 || (s.left_cpu == 0 && !(self.stealing && s.left > 0)) {
                 return None;
             }
-            if let Some((r, c)) = self.find(&mut s, &own, |s, r| s.device[r].is_none()) {
+            if let Some((r, c)) = self.find(&mut s, &own, |s, r, _| s.device[r].is_none()) {
                 return Some(self.hold(&mut s, r, c));
             }
             if s.left_cpu == 0 && self.stealing {
                 s.dynamic = true;
             }
             if s.dynamic {
-                if let Some((r, c)) = self.find(&mut s, &theirs, |s, r| s.device[r].is_none()) {
+                let may = |s: &State, r: usize, c: usize| match self.division.home[r] {
+                    Home::Gpu(g) => self.cpu_may_take(s, r, c, g),
+                    Home::Cpu => true,
+                };
+                if let Some((r, c)) = self.find(&mut s, &theirs, |s, r, c| s.device[r].is_none() && may(s, r, c)) {
                     return Some(self.hold(&mut s, r, c));
                 }
-                // Ask for the GPUs' free rows that still have blocks to do.
+                // Ask for the GPUs' rows that hold a block worth taking: a GPU writes them back
+                // when it lets them go, and leaves them to the CPU.
                 let cols = self.cols();
                 let mut asked = false;
                 for &r in &theirs {
                     if s.device[r].is_some()
-                        && !s.busy_row[r]
                         && !s.wanted[r]
-                        && (0..cols).any(|c| !s.done[r * cols + c])
+                        && (0..cols).any(|c| !s.done[r * cols + c] && may(&s, r, c))
                     {
                         s.wanted[r] = true;
                         asked = true;
@@ -186,9 +235,16 @@ impl<'d> Board<'d> {
         debug_assert!(!s.done[r * cols + c]);
         s.done[r * cols + c] = true;
         s.left -= 1;
+        let mass = self.division.grid.block(r, c).len() as u64;
         match self.division.home[r] {
-            Home::Gpu(g) => s.left_gpu[g] -= 1,
-            Home::Cpu => s.left_cpu -= 1,
+            Home::Gpu(g) => {
+                s.left_gpu[g] -= 1;
+                s.ratings_gpu[g] -= mass;
+            }
+            Home::Cpu => {
+                s.left_cpu -= 1;
+                s.ratings_cpu -= mass;
+            }
         }
     }
 
@@ -204,21 +260,28 @@ impl<'d> Board<'d> {
             if s.aborted || s.left == 0 || (s.left_gpu[g] == 0 && !stealing) {
                 return Take::Finished;
             }
-            let job;
-            if self.schedule == Schedule::HsgdStar && !s.dynamic && s.left_gpu[g] > 0 {
-                // Static: its row over a free column.
-                let start = s.rng.random_range(0..cols);
-                job = (0..cols).map(|i| (start + i) % cols).find_map(|c| {
-                    let rows: Vec<usize> = own.iter().copied().filter(|&r| !s.done[r * cols + c]).collect();
-                    (!s.busy_col[c] && !rows.is_empty() && rows.iter().all(|&r| !s.busy_row[r])).then_some((c, rows))
-                });
-            } else {
-                if self.schedule == Schedule::HsgdStar && s.left_gpu[g] == 0 && self.stealing {
-                    s.dynamic = true;
-                }
-                let mine = |s: &State, r: usize| s.device[r].is_none_or(|d| d == g);
-                let found = self.find(&mut s, &own, mine).or_else(|| self.find(&mut s, &cpu, mine));
-                job = found.map(|(r, c)| (c, vec![r]));
+            if self.schedule == Schedule::HsgdStar && s.left_gpu[g] == 0 && self.stealing {
+                s.dynamic = true;
+            }
+            // Its rows over a free column: every sub-row not done there that no CPU thread holds
+            // or asked for (all of them in the static phase).
+            let mine = |s: &State, r: usize| s.device[r].is_none_or(|d| d == g);
+            let start = s.rng.random_range(0..cols);
+            let mut job = (0..cols).map(|i| (start + i) % cols).find_map(|c| {
+                let rows: Vec<usize> = own
+                    .iter()
+                    .copied()
+                    .filter(|&r| !s.done[r * cols + c] && !s.busy_row[r] && !s.wanted[r] && mine(&s, r))
+                    .collect();
+                let whole = s.dynamic || own.iter().all(|&r| s.done[r * cols + c] || !s.busy_row[r]);
+                (!s.busy_col[c] && !rows.is_empty() && whole).then_some((c, rows))
+            });
+            let steal = self.schedule == Schedule::Hsgd || s.dynamic;
+            if job.is_none() && steal {
+                let ok = |s: &State, r: usize, c: usize| {
+                    mine(s, r) && (self.schedule == Schedule::Hsgd || self.gpu_may_take(s, r, c, g))
+                };
+                job = self.find(&mut s, &cpu, ok).map(|(r, c)| (c, vec![r]));
             }
             if let Some((col, rows)) = job {
                 s.busy_col[col] = true;
@@ -307,14 +370,14 @@ mod tests {
 
     /// Every block done exactly once, no row or column held twice at once, rows written back
     /// before a CPU thread takes them: CPU threads and GPU drivers doing pretend work.
-    fn epoch(schedule: Schedule, stealing: bool, gpu_micros: u64) -> (usize, usize) {
+    fn epoch(schedule: Schedule, stealing: bool, gpu_micros: u64, rates: Option<Rates>) -> (usize, usize) {
         let entries = (0..20_000u32).map(|i| Rating { u: (i * 7919) % 800, v: (i * 613) % 300, r: 1.0 }).collect();
         let ratings = Ratings::new(800, 300, entries).unwrap();
         let d = Division::new(&ratings, schedule, 0.5, 3, 2, 1);
         let (rows, cols) = (d.grid.rows(), d.grid.cols());
         let mut device = vec![None; rows];
         for round in 0..3 {
-            let board = Board::new(&d, schedule, stealing, device, round);
+            let board = Board::new(&d, schedule, stealing, device, rates.clone(), 3, round);
             let held_rows: Vec<AtomicUsize> = (0..rows).map(|_| AtomicUsize::new(0)).collect();
             let held_cols: Vec<AtomicUsize> = (0..cols).map(|_| AtomicUsize::new(0)).collect();
             let done: Vec<AtomicUsize> = (0..rows * cols).map(|_| AtomicUsize::new(0)).collect();
@@ -392,7 +455,7 @@ mod tests {
         for schedule in [Schedule::HsgdStar, Schedule::Hsgd] {
             for stealing in [true, false] {
                 for micros in [10, 200, 2000] {
-                    epoch(schedule, stealing, micros);
+                    epoch(schedule, stealing, micros, None);
                 }
             }
         }
@@ -400,11 +463,24 @@ mod tests {
 
     #[test]
     fn a_fast_gpu_steals_the_cpus_blocks_and_a_slow_one_has_its_blocks_stolen() {
-        let (cpu, own) = epoch(Schedule::HsgdStar, true, 10);
+        let (cpu, own) = epoch(Schedule::HsgdStar, true, 10, None);
         assert!(cpu < own, "a fast GPU takes some of the CPU's {own} blocks: the CPU did {cpu}");
-        let (cpu, own) = epoch(Schedule::HsgdStar, true, 4000);
+        let (cpu, own) = epoch(Schedule::HsgdStar, true, 4000, None);
         assert!(cpu > own, "the CPU takes some of a slow GPU's blocks: it did {cpu}, its own {own}");
-        let (cpu, own) = epoch(Schedule::HsgdStar, false, 10);
+        let (cpu, own) = epoch(Schedule::HsgdStar, false, 10, None);
         assert_eq!(cpu, own, "no stealing: the CPU does its own rows");
+    }
+
+    #[test]
+    fn known_rates_keep_a_slow_side_from_taking_what_the_fast_one_finishes_sooner() {
+        // The GPUs a thousand times faster than a thread: no CPU thread takes a GPU's block,
+        // even when the GPU is slowed down in fact (the rates are what the board believes).
+        let fast_gpu = Rates { cpu_thread: 1.0, gpu: vec![1000.0, 1000.0] };
+        let (cpu, own) = epoch(Schedule::HsgdStar, true, 2000, Some(fast_gpu));
+        assert!(cpu <= own, "the CPU did {cpu}, its own {own}");
+        // A GPU a thousand times slower takes none of the CPU's blocks.
+        let slow_gpu = Rates { cpu_thread: 1000.0, gpu: vec![1.0, 1.0] };
+        let (cpu, own) = epoch(Schedule::HsgdStar, true, 10, Some(slow_gpu));
+        assert!(cpu >= own, "the CPU did {cpu}, its own {own}");
     }
 }

@@ -6,19 +6,19 @@
 
 use std::ops::Range;
 use std::sync::Mutex;
+use std::time::Instant;
 
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::blocks::{segments, Grid};
+use crate::blocks::{segments, Grid, Segment};
 use crate::error::Result;
 use crate::gpu::{DeviceRatings, GpuSgd};
-use crate::hybrid::board::{Board, Job, Take};
+use crate::hybrid::board::{Board, Job, Rates, Take};
 use crate::hybrid::division::{Division, Home, Schedule};
 use crate::model::{Model, Params, Step};
 use crate::ratings::{Rating, Ratings};
-use crate::simd;
 use crate::train::{Engine, Epoch};
 
 /// One GPU of the run: its engine and its copy of every block's ratings.
@@ -39,6 +39,8 @@ pub struct Hybrid<'g> {
     gpus: Vec<Side<'g>>,
     /// The GPU holding each row's P between epochs.
     device: Vec<Option<usize>>,
+    /// The sides' speeds: the cost model's at first, then those measured in the last epoch.
+    rates: Option<Rates>,
     seed: u64,
     epoch: u64,
 }
@@ -54,6 +56,7 @@ impl<'g> Hybrid<'g> {
         stealing: bool,
         cpu_threads: usize,
         mut engines: Vec<GpuSgd<'g>>,
+        rates: Option<Rates>,
     ) -> Result<Hybrid<'g>> {
         let division = Division::new(ratings, schedule, alpha, cpu_threads, engines.len(), params.seed);
         let model = division.grid.permute(&Model::start(ratings, params));
@@ -84,6 +87,7 @@ impl<'g> Hybrid<'g> {
             ranges,
             gpus,
             device,
+            rates,
             seed: params.seed,
             epoch: 0,
         })
@@ -130,14 +134,14 @@ fn merged(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
     out
 }
 
-/// What a driver thread did: its loss and updates.
-type Tally = (f64, u64);
+/// What a thread did: its loss, updates and busy seconds.
+type Tally = (f64, u64, f64);
 
 /// What every thread of an epoch shares.
 struct Shared<'a, 'm> {
     board: &'a Board<'a>,
-    p_rows: &'a [Mutex<&'m mut [f32]>],
-    q_cols: &'a [Mutex<&'m mut [f32]>],
+    p_rows: &'a [Mutex<Segment<'m>>],
+    q_cols: &'a [Mutex<Segment<'m>>],
     /// Device range of each block.
     ranges: &'a [Range<usize>],
     grid: &'a Grid,
@@ -154,10 +158,12 @@ impl Engine for Hybrid<'_> {
             self.schedule,
             self.stealing,
             std::mem::take(&mut self.device),
+            self.rates.clone(),
+            self.cpu_threads,
             self.seed.wrapping_add(self.epoch),
         );
-        let p_rows = segments(&mut self.model.p, &grid.users, k);
-        let q_cols = segments(&mut self.model.q, &grid.items, k);
+        let p_rows = segments(&mut self.model.p, &mut [], &grid.users, k);
+        let q_cols = segments(&mut self.model.q, &mut [], &grid.items, k);
         let shared = Shared { board: &board, p_rows: &p_rows, q_cols: &q_cols, ranges: &self.ranges, grid, step };
         let shared = &shared;
         let board = &board;
@@ -166,16 +172,18 @@ impl Engine for Hybrid<'_> {
             let cpu: Vec<_> = (0..self.cpu_threads)
                 .map(|_| {
                     scope.spawn(move || {
-                        let (mut loss, mut updates) = (0f64, 0u64);
+                        let (mut loss, mut updates, mut busy) = (0f64, 0u64, 0f64);
                         while let Some((r, c)) = board.take_cpu() {
+                            let t = Instant::now();
                             let mut p = p_rows[r].lock().unwrap_or_else(|e| e.into_inner());
                             let mut q = q_cols[c].lock().unwrap_or_else(|e| e.into_inner());
-                            loss += simd::block(&mut p, &mut q, grid.block(r, c), k, step);
+                            loss += p.update(&mut q, grid.block(r, c), k, step);
                             updates += grid.block(r, c).len() as u64;
                             drop((p, q));
+                            busy += t.elapsed().as_secs_f64();
                             board.done_cpu(r, c);
                         }
-                        (loss, updates)
+                        (loss, updates, busy)
                     })
                 })
                 .collect();
@@ -199,15 +207,37 @@ impl Engine for Hybrid<'_> {
         });
         self.device = board.device();
         let mut done = Epoch::default();
-        for (loss, updates) in cpu {
+        let mut cpu_busy = 0f64;
+        for (loss, updates, busy) in cpu {
             done.loss += loss;
             done.updates += updates;
             done.cpu_updates += updates;
+            cpu_busy += busy;
         }
+        let mut gpu_rates = Vec::with_capacity(gpu.len());
         for tally in gpu {
-            let (loss, updates) = tally?;
+            let (loss, updates, busy) = tally?;
             done.loss += loss;
             done.updates += updates;
+            gpu_rates.push((updates, busy));
+        }
+        // Measured speeds replace the model's where the epoch measured them.
+        let known = self.rates.clone();
+        let cpu_thread = match (done.cpu_updates, known.as_ref()) {
+            (n, _) if n > 0 && cpu_busy > 0.0 => Some(n as f64 / cpu_busy),
+            (_, k) => k.map(|k| k.cpu_thread),
+        };
+        let gpu: Option<Vec<f64>> = gpu_rates
+            .iter()
+            .enumerate()
+            .map(|(g, &(n, busy))| match known.as_ref() {
+                _ if n > 0 && busy > 0.0 => Some(n as f64 / busy),
+                Some(k) => Some(k.gpu[g]),
+                None => None,
+            })
+            .collect();
+        if let (Some(cpu_thread), Some(gpu)) = (cpu_thread, gpu) {
+            self.rates = Some(Rates { cpu_thread, gpu });
         }
         Ok(done)
     }
@@ -230,7 +260,7 @@ impl Engine for Hybrid<'_> {
 fn drive(g: usize, side: &mut Side<'_>, sh: &Shared<'_, '_>) -> Result<Tally> {
     let (board, grid) = (sh.board, sh.grid);
     let cols = grid.cols();
-    let mut updates = 0u64;
+    let (mut updates, mut busy) = (0u64, 0f64);
     loop {
         let job: Job = match board.take_gpu(g) {
             Take::Finished => break,
@@ -242,14 +272,15 @@ fn drive(g: usize, side: &mut Side<'_>, sh: &Shared<'_, '_>) -> Result<Tally> {
             }
             Take::Job(job) => job,
         };
+        let t = Instant::now();
         for &r in &job.upload {
             let p = sh.p_rows[r].lock().unwrap_or_else(|e| e.into_inner());
-            side.sgd.put_p(grid.users.range(r), &p)?;
+            side.sgd.put_p(grid.users.range(r), p.rows)?;
         }
         let c = job.col;
         {
             let q = sh.q_cols[c].lock().unwrap_or_else(|e| e.into_inner());
-            side.sgd.put_q(grid.items.range(c), &q)?;
+            side.sgd.put_q(grid.items.range(c), q.rows)?;
         }
         for range in merged(job.rows.iter().map(|&r| sh.ranges[r * cols + c].clone()).collect()) {
             updates += range.len() as u64;
@@ -257,21 +288,22 @@ fn drive(g: usize, side: &mut Side<'_>, sh: &Shared<'_, '_>) -> Result<Tally> {
         }
         {
             let mut q = sh.q_cols[c].lock().unwrap_or_else(|e| e.into_inner());
-            side.sgd.get_q(grid.items.range(c), &mut q)?;
+            side.sgd.get_q(grid.items.range(c), q.rows)?;
         }
         let back = board.done_gpu(g, &job);
         write_back(side, &back, sh)?;
         board.release(g, Some(&job), &back);
+        busy += t.elapsed().as_secs_f64();
     }
     let loss = side.sgd.take_loss()?;
-    Ok((loss, updates))
+    Ok((loss, updates, busy))
 }
 
 /// Rows `rows` of P copied from the GPU into the host's segments.
 fn write_back(side: &mut Side<'_>, rows: &[usize], sh: &Shared<'_, '_>) -> Result<()> {
     for &r in rows {
         let mut p = sh.p_rows[r].lock().unwrap_or_else(|e| e.into_inner());
-        side.sgd.get_p(sh.grid.users.range(r), &mut p)?;
+        side.sgd.get_p(sh.grid.users.range(r), p.rows)?;
     }
     Ok(())
 }
