@@ -235,9 +235,12 @@ fn open_gpus(options: &Options) -> Result<Vec<Gpu>> {
         Some(n) => n,
         None => 1,
     };
-    if want > count {
+    if want > count || want == 0 {
         if options.device == Device::Auto {
             return Ok(Vec::new());
+        }
+        if count == 0 {
+            return Err(MfError::Parameter(format!("device {}: the driver reports no GPU", options.device)));
         }
         return Err(MfError::Parameter(format!("{want} GPUs asked for, the driver reports {count}")));
     }

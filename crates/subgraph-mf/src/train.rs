@@ -49,7 +49,8 @@ pub struct Trained {
 }
 
 /// Runs `params.epochs` epochs of `engine` (fewer if `target_rmse` is reached on `test`, or if
-/// `on_epoch` returns false), evaluating `test` after each.
+/// `on_epoch` returns false), evaluating `test` after each. A learning rate so large that the
+/// training or test error, or a prediction of the final model, is no longer finite is an error.
 pub fn run(
     engine: &mut dyn Engine,
     params: &Params,
@@ -86,12 +87,8 @@ pub fn run(
             elapsed_ms: elapsed,
             cpu_share: done.cpu_updates as f64 / done.updates.max(1) as f64,
         };
-        if !stats.train_rmse.is_finite() {
-            return Err(MfError::Parameter(format!(
-                "epoch {}: the training error is no longer finite; the learning rate {} is too large for these ratings",
-                t + 1,
-                params.lr_at(t)
-            )));
+        if !stats.train_rmse.is_finite() || stats.test_rmse.is_some_and(|r| !r.is_finite()) {
+            return Err(diverged(params, t));
         }
         let hit = matches!((target_rmse, test_rmse), (Some(x), Some(r)) if r <= x);
         let go_on = on_epoch(&stats);
@@ -108,5 +105,28 @@ pub fn run(
         Some(m) => m,
         None => engine.model()?,
     };
+    // The epoch's last updates may overflow factors no later update reads.
+    if !predictions_finite(&model) {
+        return Err(diverged(params, history.len().max(1) - 1));
+    }
     Ok(Trained { model, history, reached })
+}
+
+/// The error of a run whose learning rate made the errors overflow by epoch `t` (from 0).
+fn diverged(params: &Params, t: usize) -> MfError {
+    MfError::Parameter(format!(
+        "epoch {}: the training error is no longer finite; the learning rate {} is too large for these ratings",
+        t + 1,
+        params.lr_at(t)
+    ))
+}
+
+/// Whether every prediction p_u·q_v of `model` is finite: its factors are, and k·max|p|·max|q|
+/// (a bound of every dot product and its partial sums) is below f32's largest value.
+fn predictions_finite(model: &Model) -> bool {
+    let largest = |x: &[f32]| x.iter().try_fold(0f64, |m, &v| v.is_finite().then(|| m.max(v.abs() as f64)));
+    match (largest(&model.p), largest(&model.q)) {
+        (Some(p), Some(q)) => model.rank as f64 * p * q < f32::MAX as f64,
+        _ => false,
+    }
 }
