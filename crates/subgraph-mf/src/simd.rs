@@ -145,3 +145,48 @@ pub fn block_adaptive(
     }
     loss
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The adaptive rule in plain scalar loops.
+    fn reference(p: &mut [f32], q: &mut [f32], pg: &mut [f32], qg: &mut [f32], ratings: &[Rating], k: usize, s: Step) {
+        for e in ratings {
+            let (u, v) = (e.u as usize, e.v as usize);
+            let dot: f32 = (0..k).map(|d| p[u * k + d] * q[v * k + d]).sum();
+            let err = e.r - dot;
+            let (eta_p, eta_q) = (s.lr / pg[u].sqrt(), s.lr / qg[v].sqrt());
+            let (mut sp, mut sq) = (0f32, 0f32);
+            for d in 0..k {
+                let (a, b) = (p[u * k + d], q[v * k + d]);
+                let (gp, gq) = (s.lambda_p * a - err * b, s.lambda_q * b - err * a);
+                sp += gp * gp;
+                sq += gq * gq;
+                p[u * k + d] = a - eta_p * gp;
+                q[v * k + d] = b - eta_q * gq;
+            }
+            pg[u] += sp / k as f32;
+            qg[v] += sq / k as f32;
+        }
+    }
+
+    #[test]
+    fn the_adaptive_loop_equals_its_scalar_reference() {
+        let ratings: Vec<Rating> =
+            (0..300).map(|i| Rating { u: (i * 7) % 13, v: (i * 5) % 11, r: (i % 5) as f32 + 1.0 }).collect();
+        let step = Step { lr: 0.1, lambda_p: 0.05, lambda_q: 0.02 };
+        for k in [1, 5, 16, 128, 131] {
+            let init =
+                |n: usize| (0..n * k).map(|i| ((i * 37 % 101) as f32) / 101.0 / (k as f32).sqrt()).collect::<Vec<_>>();
+            let (mut p, mut q) = (init(13), init(11));
+            let (mut pg, mut qg) = (vec![1f32; 13], vec![1f32; 11]);
+            let (mut p2, mut q2, mut pg2, mut qg2) = (p.clone(), q.clone(), pg.clone(), qg.clone());
+            block_adaptive(&mut p, &mut q, &mut pg, &mut qg, &ratings, k, step);
+            reference(&mut p2, &mut q2, &mut pg2, &mut qg2, &ratings, k, step);
+            for (x, y) in p.iter().chain(&q).chain(&pg).chain(&qg).zip(p2.iter().chain(&q2).chain(&pg2).chain(&qg2)) {
+                assert!((x - y).abs() <= 1e-4 * x.abs().max(1.0), "k {k}: {x} vs {y}");
+            }
+        }
+    }
+}

@@ -106,7 +106,8 @@ fn data() -> &'static Data {
 }
 
 /// Rank 16 on the rank-4 planted model; γ falls as γ / (1 + t^1.5) (CuMF_SGD's schedule).
-const PARAMS: Params = Params { rank: 16, epochs: 20, lambda_p: 0.01, lambda_q: 0.01, lr: 0.02, decay: 1.0, seed: 1 };
+const PARAMS: Params =
+    Params { rank: 16, epochs: 20, lambda_p: 0.01, lambda_q: 0.01, lr: 0.02, decay: 1.0, seed: 1, adaptive: false };
 
 /// A training run of `options` on [`data`], printed as `label`: the run and its final test RMSE.
 fn run(label: &str, params: &Params, options: &Options) -> (Trained, Plan, f64) {

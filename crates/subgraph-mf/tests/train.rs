@@ -97,7 +97,8 @@ fn train(
 /// end 0.45% to 0.53% above the planted RMSE on 1 and on 2 threads, with the model's seed 1, 2
 /// or 3 (the bound is crossed at epoch 5 to 7; 20 epochs gain 0.01%; a constant γ stalls 3%
 /// above, λ = 0.03 2.4% above). γ falls as γ / (1 + t^1.5), CuMF_SGD's schedule.
-const DENSE: Params = Params { rank: 4, epochs: 12, lambda_p: 0.002, lambda_q: 0.002, lr: 0.02, decay: 1.0, seed: 1 };
+const DENSE: Params =
+    Params { rank: 4, epochs: 12, lambda_p: 0.002, lambda_q: 0.002, lr: 0.02, decay: 1.0, seed: 1, adaptive: false };
 
 #[test]
 fn fpsgd_reaches_the_planted_rmse_within_one_percent() {
@@ -143,7 +144,8 @@ fn fpsgd_reaches_the_planted_rmse_within_one_percent() {
 fn one_thread_follows_the_reference_loop_through_the_engine() {
     let p = small();
     let ratings = &p.data.ratings;
-    let params = Params { rank: 12, epochs: 3, lambda_p: 0.03, lambda_q: 0.01, lr: 0.02, decay: 0.5, seed: 5 };
+    let params =
+        Params { rank: 12, epochs: 3, lambda_p: 0.03, lambda_q: 0.01, lr: 0.02, decay: 0.5, seed: 5, adaptive: false };
     let options = Options { bins: Some(1), ..cpu(1) };
     let (trained, _) = train(ratings, None, &params, &options, None).unwrap();
     // One thread on a grid of threads + 1 = 2 blocks a side (bins below that are raised): the
@@ -189,7 +191,8 @@ fn one_thread_follows_the_reference_loop_through_the_engine() {
 #[test]
 fn a_target_rmse_stops_at_the_first_epoch_that_reaches_it() {
     let p = small();
-    let params = Params { rank: 4, epochs: 8, lambda_p: 0.01, lambda_q: 0.01, lr: 0.01, decay: 0.0, seed: 2 };
+    let params =
+        Params { rank: 4, epochs: 8, lambda_p: 0.01, lambda_q: 0.01, lr: 0.01, decay: 0.0, seed: 2, adaptive: false };
     // One thread runs the same epochs every time.
     let (full, _) = train(&p.data.ratings, Some(&p.test), &params, &cpu(1), None).unwrap();
     let rmse: Vec<f64> = full.history.iter().map(|s| s.test_rmse.unwrap()).collect();
@@ -362,7 +365,7 @@ proptest! {
         lambda in 0.0f32..0.1,
         seed in 0u64..1000,
     ) {
-        let params = Params { rank, epochs: 5, lambda_p: lambda, lambda_q: lambda, lr, decay: 0.1, seed };
+        let params = Params { rank, epochs: 5, lambda_p: lambda, lambda_q: lambda, lr, decay: 0.1, seed, adaptive: false };
         let start = Model::start(&ratings, &params).rmse(&ratings.entries);
         for threads in [1, 3] {
             let (trained, _) = train(&ratings, None, &params, &cpu(threads), None).unwrap();

@@ -21,7 +21,7 @@ use crate::ratings::Ratings;
 
 /// The smallest prefix timed, and the most ratings profiled (prefixes double up to it).
 const SMALLEST: usize = 1 << 12;
-const LARGEST: usize = 1 << 24;
+const LARGEST: usize = 1 << 22;
 /// Runs averaged per prefix.
 const REPEATS: usize = 3;
 
