@@ -1,22 +1,23 @@
 //! `subgraph mf`: matrix factorisation by SGD (thesis ch. 3): `train` a model on ratings (on
-//! the CPU, the GPU or both, HSGD*), `predict` ratings of user–item pairs, `recommend` a user's
-//! top items, and `profile` the machine for HSGD*'s cost model.
+//! the CPU, the GPU or both, HSGD*, whose cost model `train` fits on a setting's first run and
+//! again with `--refit`), `predict` ratings of user–item pairs, `recommend` a user's top items.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::json;
+use subgraph::CudaError;
 use subgraph_ann::{brute::brute_force, Metric, Vectors};
 use subgraph_mf::engine::{self, Device, Options};
 use subgraph_mf::file::{self, SavedModel};
 use subgraph_mf::formats::{read_ratings, write_libmf, Format};
 use subgraph_mf::gen::{self, GenSpec};
 use subgraph_mf::hybrid::division::Schedule;
-use subgraph_mf::{Dataset, EpochStats, Params};
+use subgraph_mf::{Dataset, EpochStats, MfError, Params};
 
 #[derive(Args, Debug)]
 #[command(after_help = concat!(
@@ -139,7 +140,7 @@ pub struct PredictArgs {
     /// Pairs `user item [rating]`, whitespace- or comma-separated, one a line, in the training
     /// file's ids.
     pub pairs: PathBuf,
-    /// Write `user item prediction` lines here instead of standard output.
+    /// Write `user item prediction` lines here instead of standard output (`-`: standard output).
     #[arg(long, short)]
     pub output: Option<PathBuf>,
 }
@@ -231,8 +232,10 @@ fn train(a: TrainArgs) -> Result<()> {
         refit: a.refit,
     };
     let json = a.format == Report::Json;
-    if !json {
-        eprintln!(
+    // The table's head waits for the first epoch, so that a run that cannot start (no GPU, a bad
+    // setting) prints its error alone.
+    let mut head = (!json).then(|| {
+        format!(
             "{}: {} users × {} items, {} ratings{} (read in {:.0} ms)",
             a.ratings.display(),
             r.users,
@@ -240,10 +243,13 @@ fn train(a: TrainArgs) -> Result<()> {
             r.len(),
             test.as_ref().map_or(String::new(), |t| format!("; test {} ({} unseen)", t.len(), t.unseen.len())),
             read_ms
-        );
-        println!("{:>5} {:>11} {:>11} {:>11} {:>9}", "epoch", "train_rmse", "test_rmse", "elapsed_ms", "cpu_share");
-    }
+        )
+    });
     let mut print = |s: &EpochStats| {
+        if let Some(head) = head.take() {
+            eprintln!("{head}");
+            println!("{:>5} {:>11} {:>11} {:>11} {:>9}", "epoch", "train_rmse", "test_rmse", "elapsed_ms", "cpu_share");
+        }
         if json {
             println!(
                 "{}",
@@ -256,7 +262,15 @@ fn train(a: TrainArgs) -> Result<()> {
         }
         true
     };
-    let (trained, plan) = engine::train(r, test.as_ref(), &params, &options, a.target_rmse, &mut print)?;
+    let (trained, plan) =
+        engine::train(r, test.as_ref(), &params, &options, a.target_rmse, &mut print).map_err(|e| match e {
+            // As `match --device gpu` says it.
+            MfError::Gpu(e @ CudaError::Unavailable(_)) => anyhow!("--device {}: {e}", a.device),
+            e => e.into(),
+        })?;
+    if let Some(head) = head.take() {
+        eprintln!("{head}");
+    }
     let last = trained.history.last();
     let to_target = trained.reached.and_then(|e| trained.history.get(e - 1)).map(|s| s.elapsed_ms);
     let summary = json!({
@@ -314,20 +328,24 @@ fn read_pairs(path: &Path) -> Result<Vec<(u64, u64, Option<f32>)>> {
         if fields.len() < 2 {
             bail!("{}: expected `user item [rating]`, found {line:?}", at());
         }
+        // In the words of the rating files' readers.
         let id = |f: &str, what: &str| -> Result<u64> {
-            f.parse::<u64>().with_context(|| format!("{}: {what} {f:?} is not an unsigned integer", at()))
-        };
-        let rating = match fields.get(2) {
-            Some(f) => {
-                let r: f32 = f.parse().with_context(|| format!("{}: rating {f:?} is not a number", at()))?;
-                if !r.is_finite() {
-                    bail!("{}: rating {f:?} is not a finite number", at());
-                }
-                Some(r)
+            if f.strip_prefix('-').is_some_and(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit())) {
+                bail!("{}: {what} id {f} is negative: ids are unsigned integers", at());
             }
+            f.parse::<u64>()
+                .map_err(|_| anyhow!("{}: {what} id '{}' is not an unsigned integer", at(), f.escape_debug()))
+        };
+        let (user, item) = (id(fields[0], "user")?, id(fields[1], "item")?);
+        let rating = match fields.get(2) {
+            Some(f) => match f.parse::<f32>() {
+                Ok(r) if r.is_finite() => Some(r),
+                Ok(_) => bail!("{}: rating '{}' is not a finite number", at(), f.escape_debug()),
+                Err(_) => bail!("{}: rating '{}' is not a number", at(), f.escape_debug()),
+            },
             None => None,
         };
-        out.push((id(fields[0], "user")?, id(fields[1], "item")?, rating));
+        out.push((user, item, rating));
     }
     Ok(out)
 }
@@ -335,7 +353,7 @@ fn read_pairs(path: &Path) -> Result<Vec<(u64, u64, Option<f32>)>> {
 fn predict(a: PredictArgs) -> Result<()> {
     let saved = file::load(&a.model)?;
     let pairs = read_pairs(&a.pairs)?;
-    let mut out: Box<dyn Write> = match &a.output {
+    let mut out: Box<dyn Write> = match a.output.as_ref().filter(|p| p.as_os_str() != "-") {
         Some(p) => Box::new(BufWriter::new(File::create(p).with_context(|| p.display().to_string())?)),
         None => Box::new(BufWriter::new(std::io::stdout().lock())),
     };
