@@ -3,13 +3,15 @@
 //! pattern's text run by `subgraph::patterns`, as `match --pattern`) matched on the device
 //! asked for (`subgraph::Engine`, as the command line's `--device`: the CPU pipeline, the GPU
 //! engine, or per query by estimated cost) with the GIL released, stopped by a timeout, a limit
-//! or Ctrl-C (KeyboardInterrupt). Errors are `subgraph.SubgraphError` with the command line's
-//! one-line messages, worded with the package's arguments where those name the command line's
-//! options.
+//! or Ctrl-C (KeyboardInterrupt); vector indexes (`ann`, for `subgraph.ann`) and matrix
+//! factorisation models (`mf`, for `subgraph.mf`). Errors are `subgraph.SubgraphError` with the
+//! command line's one-line messages, worded with the package's arguments where those name the
+//! command line's options.
 
 mod ann;
 mod errors;
 mod graph;
+mod mf;
 mod options;
 mod query;
 mod result;
@@ -25,6 +27,7 @@ use result::Result;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Graph>()?;
     m.add_class::<ann::AnnIndex>()?;
+    m.add_class::<mf::MfModel>()?;
     m.add_class::<Result>()?;
     m.add_class::<MatchBatches>()?;
     m.add_class::<QueryArgs>()?;
