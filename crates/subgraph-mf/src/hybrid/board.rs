@@ -69,7 +69,8 @@ struct State {
     busy_col: Vec<bool>,
     /// The GPU holding each row's P, if one does.
     device: Vec<Option<usize>>,
-    /// Rows a CPU thread wants written back.
+    /// Rows a CPU thread asked for: written back by their GPU, and the CPU's for the rest of
+    /// the epoch (so that no row goes back and forth).
     wanted: Vec<bool>,
     dynamic: bool,
     aborted: bool,
@@ -191,7 +192,8 @@ impl<'d> Board<'d> {
                     Home::Gpu(g) => self.cpu_may_take(s, r, c, g),
                     Home::Cpu => true,
                 };
-                if let Some((r, c)) = self.find(&mut s, &theirs, |s, r, c| s.device[r].is_none() && may(s, r, c)) {
+                let ok = |s: &State, r: usize, c: usize| s.device[r].is_none() && (s.wanted[r] || may(s, r, c));
+                if let Some((r, c)) = self.find(&mut s, &theirs, ok) {
                     return Some(self.hold(&mut s, r, c));
                 }
                 // Ask for the GPUs' rows that hold a block worth taking: a GPU writes them back
@@ -338,7 +340,6 @@ impl<'d> Board<'d> {
         for &r in written {
             debug_assert_eq!(s.device[r], Some(g));
             s.device[r] = None;
-            s.wanted[r] = false;
             s.busy_row[r] = false;
         }
         self.changed.notify_all();

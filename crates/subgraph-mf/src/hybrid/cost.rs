@@ -114,9 +114,13 @@ pub struct CostModel {
 }
 
 impl CostModel {
-    /// Fits the model to timings of the CPU's threads, the GPU's transfers and its kernel.
+    /// Fits the model to timings of the CPU's threads, the GPU's transfers and its kernel. The
+    /// CPU's line is fitted to the prefixes of at least an eighth of the largest: below that an
+    /// epoch's fixed cost (threads started, the grid's blocks handed out) hides the slope.
     pub fn fit(cpu: &[Sample], transfer: &[Sample], kernel: &[Sample]) -> CostModel {
-        let cpu: Vec<(f64, f64)> = cpu.iter().map(|s| (s.size, s.seconds)).collect();
+        let largest = cpu.iter().map(|s| s.size).fold(0.0, f64::max);
+        let cpu: Vec<(f64, f64)> =
+            cpu.iter().filter(|s| s.size >= largest / 8.0).map(|s| (s.size, s.seconds)).collect();
         CostModel {
             cpu: Linear::fit(&cpu),
             transfer: Piecewise::fit(Rise::SqrtLog, transfer),

@@ -132,8 +132,8 @@ pub fn load(path: &Path, setting: &Setting) -> Result<Option<Profile>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(MfError::io(path, e)),
     };
-    let all: Vec<Profile> =
-        serde_json::from_str(&text).map_err(|e| MfError::file(path, format!("not a file of cost profiles: {e}")))?;
+    let all: Vec<Profile> = serde_json::from_str(&text)
+        .map_err(|e| MfError::file(path, format!("not a file of cost profiles ({e}); --refit writes a new one")))?;
     Ok(all.into_iter().find(|p| &p.setting == setting))
 }
 

@@ -48,6 +48,7 @@ pub struct Hybrid<'g> {
 impl<'g> Hybrid<'g> {
     /// A run over `ratings` from LIBMF's start, divided by `schedule` with the GPUs' share
     /// `alpha`, on `cpu_threads` threads and the given GPU engines (one or more).
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         ratings: &Ratings,
         params: &Params,
