@@ -160,6 +160,16 @@ impl<'d> Board<'d> {
         self.rates.as_ref().is_none_or(|k| self.size(r, c) / k.cpu_thread < s.ratings_gpu[g] as f64 / k.gpu[g])
     }
 
+    /// Whether one CPU thread finishes what is left of GPU row `r` before its GPU finishes the
+    /// rest of its rows.
+    fn cpu_may_cede(&self, s: &State, r: usize) -> bool {
+        let Home::Gpu(g) = self.division.home[r] else { return false };
+        let cols = self.cols();
+        let left: f64 = (0..cols).filter(|&c| !s.done[r * cols + c]).map(|c| self.size(r, c)).sum();
+        left > 0.0
+            && self.rates.as_ref().is_none_or(|k| left / k.cpu_thread < (s.ratings_gpu[g] as f64 - left) / k.gpu[g])
+    }
+
     /// Whether GPU `g` finishes the CPU's block (`r`, `c`) before the CPU's threads finish theirs.
     fn gpu_may_take(&self, s: &State, r: usize, c: usize, g: usize) -> bool {
         self.rates.as_ref().is_none_or(|k| {
@@ -196,15 +206,13 @@ impl<'d> Board<'d> {
                 if let Some((r, c)) = self.find(&mut s, &theirs, ok) {
                     return Some(self.hold(&mut s, r, c));
                 }
-                // Ask for the GPUs' rows that hold a block worth taking: a GPU writes them back
-                // when it lets them go, and leaves them to the CPU.
-                let cols = self.cols();
+                // Ask for the GPUs' rows worth taking: a GPU writes them back when it lets them
+                // go and leaves them to the CPU for the rest of the epoch, where one thread at a
+                // time works on a row, so the whole row must be done before its GPU finishes the
+                // rest.
                 let mut asked = false;
                 for &r in &theirs {
-                    if s.device[r].is_some()
-                        && !s.wanted[r]
-                        && (0..cols).any(|c| !s.done[r * cols + c] && may(&s, r, c))
-                    {
+                    if s.device[r].is_some() && !s.wanted[r] && self.cpu_may_cede(&s, r) {
                         s.wanted[r] = true;
                         asked = true;
                     }
