@@ -113,7 +113,12 @@ pub struct TrainArgs {
     /// The GPUs' share of the ratings in a hybrid run (default: the cost model's).
     #[arg(long)]
     pub split: Option<f64>,
-    /// Turn off HSGD*'s dynamic phase (work stealing at the end of each epoch).
+    /// HSGD*'s dynamic phase: work stealing at the end of each epoch, where a side takes the
+    /// other's blocks that it finishes sooner. Off by default: on the H200 every hybrid run
+    /// measured was fastest without it (bench/results/2026-11-29-mf.md).
+    #[arg(long, conflicts_with = "no_stealing")]
+    pub stealing: bool,
+    /// No dynamic phase (the default).
     #[arg(long)]
     pub no_stealing: bool,
     /// The file of saved cost profiles (default: SUBGRAPH_MF_COST, else the user's cache).
@@ -227,7 +232,7 @@ fn train(a: TrainArgs) -> Result<()> {
         half: a.half,
         bins: a.bins,
         split: a.split,
-        stealing: !a.no_stealing,
+        stealing: a.stealing,
         cost_model: a.cost_model.clone(),
         refit: a.refit,
     };
