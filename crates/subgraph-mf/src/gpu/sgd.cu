@@ -4,13 +4,21 @@
 // sgd_update: the ratings [start, end) of a device array of (u, v, r) triples (r as float bits)
 // are cut into chunks of CHUNK; worker w (warp w of the launch, w < workers) takes chunks w,
 // w + workers, w + 2 workers, ... in order, so `workers` bounds the warps at work and one worker
-// updates every rating in order. Per rating the warp loads rows p_u and q_v coalesced, lane l
-// holding columns j*SPAN + l*VEC .. + VEC (VEC consecutive factors, one vector load each), sums
-// p_u·q_v by butterfly shuffles (every lane ends with the same sum), and each lane updates its
-// columns of both rows from their old values:
+// updates every rating in order. The warp reads its ratings 32 at a time, one a lane, the next
+// 32 while it updates these, and hands each round by shuffles. Per rating it loads rows p_u and
+// q_v coalesced, lane l holding columns j*SPAN + l*VEC .. + VEC (VEC consecutive factors, one
+// vector load each), sums p_u·q_v by butterfly shuffles (every lane ends with the same sum), and
+// each lane updates its columns of both rows from their old values:
 //     e = r - p·q;  p += lr (e q - lambda_p p);  q += lr (e p - lambda_q q)
 // and stores them. Workers race on shared rows as Hogwild! does; a lane always reads back the
-// columns it wrote itself. Rows are read through L2 (__ldcg), never a possibly stale L1.
+// columns it wrote itself (its own load after its own store of the same address).
+//
+// The rows are read by plain (weak) loads, as CuMF_SGD's are: they may be served by this
+// multiprocessor's L1, so a row another worker updated meanwhile can be read stale until its
+// line leaves L1 (Hogwild! tolerates it; the test RMSE after 20 epochs on a Netflix-shaped set
+// is unchanged). Loads through L2 only (__ldcg) are strong loads on sm_70 and later
+// (LDG.E.STRONG.GPU), and each one waited for the warp's stores before it: an epoch took twice
+// as long (bench/results/2026-11-29-mf-kernel.md).
 //
 // to_half, from_half (HALF only): factors between float rows and the half matrix, from element
 // `at` of the matrix, one thread an element.
@@ -61,25 +69,25 @@ typedef float factor_word;
 // x[0 .. VEC) = the factors at `at` (VEC-aligned).
 __device__ __forceinline__ void load_vec(const factor* at, float* x) {
 #if HALF && VEC == 8
-    const uint4 w = __ldcg((const uint4*)at);
+    const uint4 w = *(const uint4*)at;
     x[0] = lo(w.x); x[1] = hi(w.x); x[2] = lo(w.y); x[3] = hi(w.y);
     x[4] = lo(w.z); x[5] = hi(w.z); x[6] = lo(w.w); x[7] = hi(w.w);
 #elif HALF && VEC == 4
-    const uint2 w = __ldcg((const uint2*)at);
+    const uint2 w = *(const uint2*)at;
     x[0] = lo(w.x); x[1] = hi(w.x); x[2] = lo(w.y); x[3] = hi(w.y);
 #elif HALF && VEC == 2
-    const unsigned w = __ldcg((const unsigned*)at);
+    const unsigned w = *(const unsigned*)at;
     x[0] = lo(w); x[1] = hi(w);
 #elif HALF
-    x[0] = h2f(__ldcg(at));
+    x[0] = h2f(*at);
 #elif VEC == 4
-    const float4 w = __ldcg((const float4*)at);
+    const float4 w = *(const float4*)at;
     x[0] = w.x; x[1] = w.y; x[2] = w.z; x[3] = w.w;
 #elif VEC == 2
-    const float2 w = __ldcg((const float2*)at);
+    const float2 w = *(const float2*)at;
     x[0] = w.x; x[1] = w.y;
 #else
-    x[0] = __ldcg(at);
+    x[0] = *at;
 #endif
 }
 
@@ -165,20 +173,33 @@ extern "C" __global__ void __launch_bounds__(WPB * 32)
     const unsigned worker = blockIdx.x * WPB + (threadIdx.x >> 5);
     if (worker >= workers) return;
     const unsigned long long stride = (unsigned long long)workers * CHUNK;
+    const unsigned long long first = start + (unsigned long long)worker * CHUNK;
     float loss = 0.0f;
-    for (unsigned long long c = start + (unsigned long long)worker * CHUNK; c < end; c += stride) {
-        const unsigned long long c_end = end - c < CHUNK ? end : c + CHUNK;
-        for (unsigned long long b = c; b < c_end; b += 32) {
-            // 32 ratings at once, one a lane, then handed round by shuffles.
-            const unsigned long long i = b + lane;
-            unsigned u = 0, v = 0, r = 0;
-            if (i < c_end) {
-                u = __ldg(ratings + 3 * i);
-                v = __ldg(ratings + 3 * i + 1);
-                r = __ldg(ratings + 3 * i + 2);
+    if (first < end) {
+        // The worker's ratings, n of them: chunk after chunk, the last one maybe partial; the
+        // one at place s of this sequence is ratings[first + s / CHUNK * stride + s % CHUNK].
+        const unsigned long long chunks = (end - first - 1) / stride + 1;
+        const unsigned long long last = first + (chunks - 1) * stride;
+        const unsigned long long n = (chunks - 1) * CHUNK + (end - last < CHUNK ? end - last : CHUNK);
+        // 32 ratings at a time, one a lane (32 never cross a chunk's end).
+        unsigned u = 0, v = 0, r = 0;
+        if (lane < n) {
+            u = __ldg(ratings + 3 * (first + lane));
+            v = __ldg(ratings + 3 * (first + lane) + 1);
+            r = __ldg(ratings + 3 * (first + lane) + 2);
+        }
+        for (unsigned long long s = 0; s < n; s += 32) {
+            // The next 32, read while these are updated.
+            unsigned nu = 0, nv = 0, nr = 0;
+            const unsigned long long sn = s + 32 + lane;
+            if (sn < n) {
+                const unsigned long long i = first + sn / CHUNK * stride + sn % CHUNK;
+                nu = __ldg(ratings + 3 * i);
+                nv = __ldg(ratings + 3 * i + 1);
+                nr = __ldg(ratings + 3 * i + 2);
             }
-            const unsigned n = c_end - b < 32 ? (unsigned)(c_end - b) : 32u;
-            for (unsigned t = 0; t < n; ++t) {
+            const unsigned m = n - s < 32 ? (unsigned)(n - s) : 32u;
+            for (unsigned t = 0; t < m; ++t) {
                 const unsigned ut = __shfl_sync(FULL, u, t);
                 const unsigned vt = __shfl_sync(FULL, v, t);
                 const float rt = __uint_as_float(__shfl_sync(FULL, r, t));
@@ -186,6 +207,9 @@ extern "C" __global__ void __launch_bounds__(WPB * 32)
                                           lr, lambda_p, lambda_q);
                 loss += err * err;
             }
+            u = nu;
+            v = nv;
+            r = nr;
         }
     }
     // Each worker's sum of squared errors (LIBMF's training loss), added to its own slot: the
