@@ -155,24 +155,32 @@ impl Space<'_> {
             return current;
         }
         let mut best = self.distance(q, current);
+        let mut batch = Batch::new();
         for layer in upper.iter().rev() {
             let rows = Rows { adjacency: &layer.adjacency, degree: layer.degree, offset: 0 };
             loop {
+                let row = rows.row(current);
                 let mut moved = false;
-                for &u in rows.row(current) {
+                let mut step = |batch: &mut Batch| {
+                    self.distances(q, batch);
+                    for (&u, &d) in batch.ids().iter().zip(batch.distances()) {
+                        if d < best {
+                            best = d;
+                            current = u;
+                            moved = true;
+                        }
+                    }
+                    batch.clear();
+                };
+                for &u in row {
                     if u == NONE {
                         break;
                     }
-                    if u >= limit {
-                        continue;
-                    }
-                    let d = self.distance(q, u);
-                    if d < best {
-                        best = d;
-                        current = u;
-                        moved = true;
+                    if u < limit && batch.push(u) {
+                        step(&mut batch);
                     }
                 }
+                step(&mut batch);
                 if !moved {
                     break;
                 }
@@ -181,24 +189,103 @@ impl Space<'_> {
         current
     }
 
-    /// The best-first walk from `entry` over `rows`, bound `ef`, into `best`.
+    /// The distances of the batch's vertices, one after another with nothing between them but
+    /// the loop: their rows' loads are independent, so the processor overlaps the cache misses
+    /// of several rows (what hnswlib's prefetch instructions do, without them).
+    #[inline]
+    fn distances(&self, q: &[f32], batch: &mut Batch) {
+        let Batch { ids, distances, len } = batch;
+        for (d, &u) in distances[..*len].iter_mut().zip(&ids[..*len]) {
+            *d = self.distance(q, u);
+        }
+    }
+
+    /// The best-first walk from `entry` over `rows`, bound `ef`, into `best`, whose capacity is
+    /// [`list_capacity`]`(ef)`.
     pub fn walk(&self, q: &[f32], rows: Rows<'_>, entry: u32, ef: usize, limit: u32, best: &mut Best) {
+        self.walk_within(q, rows, entry, ef, list_capacity(ef), limit, best)
+    }
+
+    /// [`Space::walk`] with a best list of `capacity` (at least `ef`). Only the first `ef`
+    /// entries are ever explored and an entry never moves up, so the walk and the first `ef`
+    /// entries are the same for every capacity of at least `ef`; more only keeps more of the
+    /// vertices seen (a filter's passing ones, a builder's candidates).
+    #[allow(clippy::too_many_arguments)]
+    pub fn walk_within(
+        &self,
+        q: &[f32],
+        rows: Rows<'_>,
+        entry: u32,
+        ef: usize,
+        capacity: usize,
+        limit: u32,
+        best: &mut Best,
+    ) {
+        debug_assert!(capacity >= ef);
         VISITED.with_borrow_mut(|visited| {
             visited.start(self.base.len());
-            best.clear(list_capacity(ef));
+            best.clear(capacity);
             visited.first_visit(entry);
             best.offer(self.distance(q, entry), entry);
+            let mut batch = Batch::new();
+            let offer = |batch: &mut Batch, best: &mut Best| {
+                self.distances(q, batch);
+                for (&u, &d) in batch.ids().iter().zip(batch.distances()) {
+                    best.offer(d, u);
+                }
+                batch.clear();
+            };
             while let Some(v) = best.next(ef) {
+                // The unseen neighbours first, then their distances, then the offers: the same
+                // offers in the same order as one neighbour at a time.
                 for &u in rows.row(v) {
                     if u == NONE {
                         break;
                     }
-                    if u < limit && visited.first_visit(u) {
-                        best.offer(self.distance(q, u), u);
+                    if u < limit && visited.first_visit(u) && batch.push(u) {
+                        offer(&mut batch, best);
                     }
                 }
+                offer(&mut batch, best);
             }
         })
+    }
+}
+
+/// Vertices of one row whose distances are computed together (up to [`BATCH`] at a time),
+/// with their distances.
+struct Batch {
+    ids: [u32; BATCH],
+    distances: [f32; BATCH],
+    len: usize,
+}
+
+/// Rows are taken in batches of at most this many vertices.
+const BATCH: usize = 64;
+
+impl Batch {
+    fn new() -> Self {
+        Batch { ids: [0; BATCH], distances: [0.0; BATCH], len: 0 }
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// Adds `u`; whether the batch is now full.
+    #[inline]
+    fn push(&mut self, u: u32) -> bool {
+        self.ids[self.len] = u;
+        self.len += 1;
+        self.len == BATCH
+    }
+
+    fn ids(&self) -> &[u32] {
+        &self.ids[..self.len]
+    }
+
+    fn distances(&self) -> &[f32] {
+        &self.distances[..self.len]
     }
 }
 
@@ -223,13 +310,16 @@ pub fn search(
     let layer = graph.base();
     let rows = Rows { adjacency: &layer.adjacency, degree: layer.degree, offset: 0 };
     let limit = graph.len() as u32;
+    // Unfiltered, the first `k` of the first `ef` entries are the answer, so the list need hold
+    // no more (the same answers as the GPU's longer list); a filter keeps every entry it can.
+    let capacity = if allowed.is_some() { list_capacity(ef) } else { ef };
     let mut out = Neighbours::empty(queries.len(), k);
     out.ids.par_chunks_mut(k).zip(out.distances.par_chunks_mut(k)).enumerate().for_each_init(
-        || Best::new(list_capacity(ef)),
+        || Best::new(capacity),
         |best, (q, (ids, distances))| {
             let query = queries.row(q);
             let entry = space.descend(query, &graph.layers[1..], limit);
-            space.walk(query, rows, entry, ef, limit, best);
+            space.walk_within(query, rows, entry, ef, capacity, limit, best);
             let passing = best.entries.iter().filter(|e| allowed.is_none_or(|a| a.contains(e.id)));
             for (slot, e) in passing.take(k).enumerate() {
                 ids[slot] = e.id;
