@@ -11,6 +11,7 @@
 
 use std::cell::RefCell;
 
+use multiversion::multiversion;
 use rayon::prelude::*;
 
 use crate::brute::brute_force;
@@ -18,7 +19,7 @@ use crate::error::Result;
 use crate::filter::{route, Allowed, Route};
 use crate::graph::{Layer, ProximityGraph, NONE};
 use crate::neighbours::{Neighbours, SearchParams};
-use crate::vectors::{check_dim, Metric, Vectors};
+use crate::vectors::{check_dim, dot_sums, l2sq_sums, Metric, Vectors};
 
 /// Capacity of the best list for bound `ef`: the GPU's length, a power of two of at least 32.
 pub fn list_capacity(ef: usize) -> usize {
@@ -81,10 +82,12 @@ impl Best {
     }
 }
 
-/// Vertices seen by the current walk, by epoch so that a new walk costs nothing to start.
+/// Vertices seen by the current walk, by epoch so that a new walk costs nothing to start:
+/// 16-bit tags, as hnswlib's, so that the table takes half the cache of 32-bit ones (cleared
+/// once every 65,535 walks).
 pub(crate) struct Visited {
-    tags: Vec<u32>,
-    epoch: u32,
+    tags: Vec<u16>,
+    epoch: u16,
 }
 
 impl Visited {
@@ -104,7 +107,7 @@ impl Visited {
     }
 
     /// Whether `v` is new to this walk; marks it seen.
-    #[inline]
+    #[inline(always)]
     fn first_visit(&mut self, v: u32) -> bool {
         let tag = &mut self.tags[v as usize];
         let new = *tag != self.epoch;
@@ -113,8 +116,17 @@ impl Visited {
     }
 }
 
+/// A thread's scratch for its walks: the visited table and the row being measured.
+struct Scratch {
+    visited: Visited,
+    /// Vertices of one row whose distances are computed together, and those distances.
+    ids: Vec<u32>,
+    distances: Vec<f32>,
+}
+
 thread_local! {
-    static VISITED: RefCell<Visited> = RefCell::new(Visited::new());
+    static SCRATCH: RefCell<Scratch> =
+        RefCell::new(Scratch { visited: Visited::new(), ids: Vec::new(), distances: Vec::new() });
 }
 
 /// Rows of fixed width over a slice of an adjacency array whose first row is vertex `offset`.
@@ -126,10 +138,40 @@ pub(crate) struct Rows<'a> {
 }
 
 impl Rows<'_> {
-    #[inline]
+    #[inline(always)]
     fn row(&self, v: u32) -> &[u32] {
         let at = (v - self.offset) as usize * self.degree;
         &self.adjacency[at..at + self.degree]
+    }
+}
+
+/// A metric's distance as a walk computes it: a type per metric, so that the walk is compiled
+/// once per metric and per instruction set with its distance inlined (no call through a
+/// pointer per distance). The sums are those of [`Metric::distance`], in the same order: the
+/// same distances to the bit.
+pub(crate) trait Kernel: Copy {
+    fn distance(self, a: &[f32], b: &[f32]) -> f32;
+}
+
+/// [`Metric::L2`]'s distance.
+#[derive(Clone, Copy)]
+pub(crate) struct L2Kernel;
+
+impl Kernel for L2Kernel {
+    #[inline(always)]
+    fn distance(self, a: &[f32], b: &[f32]) -> f32 {
+        l2sq_sums(a, b)
+    }
+}
+
+/// [`Metric::Ip`]'s and [`Metric::Cos`]'s distance (over prepared rows).
+#[derive(Clone, Copy)]
+pub(crate) struct DotKernel;
+
+impl Kernel for DotKernel {
+    #[inline(always)]
+    fn distance(self, a: &[f32], b: &[f32]) -> f32 {
+        1.0 - dot_sums(a, b)
     }
 }
 
@@ -141,63 +183,17 @@ pub(crate) struct Space<'a> {
 }
 
 impl Space<'_> {
-    #[inline]
-    fn distance(&self, q: &[f32], v: u32) -> f32 {
-        self.metric.distance(q, self.base.row(v as usize))
-    }
-
     /// Greedy descent through the `upper` layers (bottom first, as [`ProximityGraph`] holds
     /// them) from vertex 0 of the top one, each step to the strictly nearest out-neighbour
     /// below `limit`: the entry of the layer under them (vertex 0 when there are none).
     pub fn descend(&self, q: &[f32], upper: &[Layer], limit: u32) -> u32 {
-        let mut current = 0u32;
         if upper.is_empty() {
-            return current;
+            return 0;
         }
-        let mut best = self.distance(q, current);
-        let mut batch = Batch::new();
-        for layer in upper.iter().rev() {
-            let rows = Rows { adjacency: &layer.adjacency, degree: layer.degree, offset: 0 };
-            loop {
-                let row = rows.row(current);
-                let mut moved = false;
-                let mut step = |batch: &mut Batch| {
-                    self.distances(q, batch);
-                    for (&u, &d) in batch.ids().iter().zip(batch.distances()) {
-                        if d < best {
-                            best = d;
-                            current = u;
-                            moved = true;
-                        }
-                    }
-                    batch.clear();
-                };
-                for &u in row {
-                    if u == NONE {
-                        break;
-                    }
-                    if u < limit && batch.push(u) {
-                        step(&mut batch);
-                    }
-                }
-                step(&mut batch);
-                if !moved {
-                    break;
-                }
-            }
-        }
-        current
-    }
-
-    /// The distances of the batch's vertices, one after another with nothing between them but
-    /// the loop: their rows' loads are independent, so the processor overlaps the cache misses
-    /// of several rows (what hnswlib's prefetch instructions do, without them).
-    #[inline]
-    fn distances(&self, q: &[f32], batch: &mut Batch) {
-        let Batch { ids, distances, len } = batch;
-        for (d, &u) in distances[..*len].iter_mut().zip(&ids[..*len]) {
-            *d = self.distance(q, u);
-        }
+        SCRATCH.with_borrow_mut(|scratch| match self.metric {
+            Metric::L2 => descend_simd(L2Kernel, self.base, q, upper, limit, scratch),
+            Metric::Ip | Metric::Cos => descend_simd(DotKernel, self.base, q, upper, limit, scratch),
+        })
     }
 
     /// The best-first walk from `entry` over `rows`, bound `ef`, into `best`, whose capacity is
@@ -222,70 +218,112 @@ impl Space<'_> {
         best: &mut Best,
     ) {
         debug_assert!(capacity >= ef);
-        VISITED.with_borrow_mut(|visited| {
-            visited.start(self.base.len());
-            best.clear(capacity);
-            visited.first_visit(entry);
-            best.offer(self.distance(q, entry), entry);
-            let mut batch = Batch::new();
-            let offer = |batch: &mut Batch, best: &mut Best| {
-                self.distances(q, batch);
-                for (&u, &d) in batch.ids().iter().zip(batch.distances()) {
-                    best.offer(d, u);
-                }
-                batch.clear();
-            };
-            while let Some(v) = best.next(ef) {
-                // The unseen neighbours first, then their distances, then the offers: the same
-                // offers in the same order as one neighbour at a time.
-                for &u in rows.row(v) {
-                    if u == NONE {
-                        break;
-                    }
-                    if u < limit && visited.first_visit(u) && batch.push(u) {
-                        offer(&mut batch, best);
-                    }
-                }
-                offer(&mut batch, best);
-            }
+        let bounds = Bounds { entry, ef, capacity, limit };
+        SCRATCH.with_borrow_mut(|scratch| match self.metric {
+            Metric::L2 => walk_simd(L2Kernel, self.base, q, rows, bounds, best, scratch),
+            Metric::Ip | Metric::Cos => walk_simd(DotKernel, self.base, q, rows, bounds, best, scratch),
         })
     }
 }
 
-/// Vertices of one row whose distances are computed together (up to [`BATCH`] at a time),
-/// with their distances.
-struct Batch {
-    ids: [u32; BATCH],
-    distances: [f32; BATCH],
-    len: usize,
+/// Where a walk starts and what bounds it.
+#[derive(Clone, Copy)]
+struct Bounds {
+    entry: u32,
+    ef: usize,
+    capacity: usize,
+    limit: u32,
 }
 
-/// Rows are taken in batches of at most this many vertices.
-const BATCH: usize = 64;
-
-impl Batch {
-    fn new() -> Self {
-        Batch { ids: [0; BATCH], distances: [0.0; BATCH], len: 0 }
+/// The distances of `ids` into the first of `distances`, one after another with nothing between them but
+/// the loop: their rows' loads are independent, so the processor overlaps the cache misses of
+/// several rows (what hnswlib's prefetch instructions do, without them).
+#[inline(always)]
+fn measure<K: Kernel>(kernel: K, base: &Vectors, q: &[f32], ids: &[u32], distances: &mut Vec<f32>) {
+    if distances.len() < ids.len() {
+        distances.resize(ids.len(), 0.0);
     }
-
-    fn clear(&mut self) {
-        self.len = 0;
+    for (d, &u) in distances.iter_mut().zip(ids) {
+        *d = kernel.distance(q, base.row(u as usize));
     }
+}
 
-    /// Adds `u`; whether the batch is now full.
-    #[inline]
-    fn push(&mut self, u: u32) -> bool {
-        self.ids[self.len] = u;
-        self.len += 1;
-        self.len == BATCH
+/// [`Space::descend`], compiled for each instruction set (the widest this processor has runs).
+#[multiversion(targets = "simd")]
+fn descend_simd<K: Kernel>(
+    kernel: K,
+    base: &Vectors,
+    q: &[f32],
+    upper: &[Layer],
+    limit: u32,
+    scratch: &mut Scratch,
+) -> u32 {
+    let Scratch { ids, distances, .. } = scratch;
+    let mut current = 0u32;
+    let mut best = kernel.distance(q, base.row(0));
+    for layer in upper.iter().rev() {
+        let rows = Rows { adjacency: &layer.adjacency, degree: layer.degree, offset: 0 };
+        loop {
+            ids.clear();
+            for &u in rows.row(current) {
+                if u == NONE {
+                    break;
+                }
+                if u < limit {
+                    ids.push(u);
+                }
+            }
+            measure(kernel, base, q, ids, distances);
+            let mut moved = false;
+            for (&u, &d) in ids.iter().zip(distances.iter()) {
+                if d < best {
+                    best = d;
+                    current = u;
+                    moved = true;
+                }
+            }
+            if !moved {
+                break;
+            }
+        }
     }
+    current
+}
 
-    fn ids(&self) -> &[u32] {
-        &self.ids[..self.len]
-    }
-
-    fn distances(&self) -> &[f32] {
-        &self.distances[..self.len]
+/// [`Space::walk_within`], compiled for each instruction set (the widest this processor has
+/// runs).
+#[multiversion(targets = "simd")]
+fn walk_simd<K: Kernel>(
+    kernel: K,
+    base: &Vectors,
+    q: &[f32],
+    rows: Rows<'_>,
+    bounds: Bounds,
+    best: &mut Best,
+    scratch: &mut Scratch,
+) {
+    let Scratch { visited, ids, distances } = scratch;
+    let Bounds { entry, ef, capacity, limit } = bounds;
+    visited.start(base.len());
+    best.clear(capacity);
+    visited.first_visit(entry);
+    best.offer(kernel.distance(q, base.row(entry as usize)), entry);
+    while let Some(v) = best.next(ef) {
+        // The unseen neighbours first, then their distances, then the offers: the same offers
+        // in the same order as one neighbour at a time.
+        ids.clear();
+        for &u in rows.row(v) {
+            if u == NONE {
+                break;
+            }
+            if u < limit && visited.first_visit(u) {
+                ids.push(u);
+            }
+        }
+        measure(kernel, base, q, ids, distances);
+        for (&u, &d) in ids.iter().zip(distances.iter()) {
+            best.offer(d, u);
+        }
     }
 }
 
