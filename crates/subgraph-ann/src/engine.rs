@@ -108,7 +108,8 @@ impl Engine {
     }
 
     /// Builds an index over `vectors` (the GPU's GGraphCon where the engine has a GPU and the
-    /// graph is NSW or HNSW; the CPU builder otherwise), with where the time went.
+    /// graph is NSW or HNSW; the CPU builder otherwise, its HNSW graph then renumbered for the
+    /// CPU search's locality), with where the time went.
     pub fn build(
         &self,
         vectors: Vectors,
@@ -120,7 +121,7 @@ impl Engine {
         let prepared = metric.prepare(vectors)?;
         let mut built = match self.gpus.first() {
             Some(gpu) if params.kind != GraphKind::Knn => gpu::build(gpu, &prepared, metric, params)?,
-            _ => cpu::build(&prepared, metric, params)?,
+            _ => cpu::localize(cpu::build(&prepared, metric, params)?),
         };
         let phases = std::mem::take(&mut built.phases);
         Ok((Index::assemble(metric, *params, built, labels), phases))

@@ -46,12 +46,12 @@ pub(crate) fn check_labels(labels: Option<&[u32]>, rows: usize) -> Result<()> {
 }
 
 impl Index {
-    /// Builds the graph of `params` over `vectors` on every core. `labels`, where given, holds
-    /// one label per vector.
+    /// Builds the graph of `params` over `vectors` on every core (an HNSW graph renumbered for
+    /// locality; see `cpu::build`). `labels`, where given, holds one label per vector.
     pub fn build(vectors: Vectors, metric: Metric, params: &BuildParams, labels: Option<Vec<u32>>) -> Result<Index> {
         check_labels(labels.as_deref(), vectors.len())?;
         let prepared = metric.prepare(vectors)?;
-        let built = cpu::build(&prepared, metric, params)?;
+        let built = cpu::localize(cpu::build(&prepared, metric, params)?);
         Ok(Index::assemble(metric, *params, built, labels))
     }
 

@@ -177,24 +177,50 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
 /// Sixteen independent partial sums, so that the compiler keeps them in vector registers.
 const LANES: usize = 16;
 
+/// The squared Euclidean distance as sixteen independent partial sums, summed in order at the
+/// end, for a caller compiled for an instruction set to inline (the CPU search's walk); what
+/// [`l2sq`] computes, to the bit.
+#[inline(always)]
+pub(crate) fn l2sq_sums(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0f32; LANES];
+    let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for l in 0..LANES {
+            let d = x[l] - y[l];
+            acc[l] += d * d;
+        }
+    }
+    let mut sum: f32 = acc.iter().sum();
+    for (x, y) in ra.iter().zip(rb) {
+        sum += (x - y) * (x - y);
+    }
+    sum
+}
+
+/// The dot product as [`l2sq_sums`] computes its sums: what [`dot`] computes, to the bit.
+#[inline(always)]
+pub(crate) fn dot_sums(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0f32; LANES];
+    let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for l in 0..LANES {
+            acc[l] += x[l] * y[l];
+        }
+    }
+    let mut sum: f32 = acc.iter().sum();
+    for (x, y) in ra.iter().zip(rb) {
+        sum += x * y;
+    }
+    sum
+}
+
 #[multiversion(targets = "simd")]
 fn select_l2sq() -> Kernel {
     #[inherit_target]
     fn l2sq(a: &[f32], b: &[f32]) -> f32 {
-        let mut acc = [0f32; LANES];
-        let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
-        let (ra, rb) = (ca.remainder(), cb.remainder());
-        for (x, y) in ca.zip(cb) {
-            for l in 0..LANES {
-                let d = x[l] - y[l];
-                acc[l] += d * d;
-            }
-        }
-        let mut sum: f32 = acc.iter().sum();
-        for (x, y) in ra.iter().zip(rb) {
-            sum += (x - y) * (x - y);
-        }
-        sum
+        l2sq_sums(a, b)
     }
     l2sq
 }
@@ -203,19 +229,7 @@ fn select_l2sq() -> Kernel {
 fn select_dot() -> Kernel {
     #[inherit_target]
     fn dot(a: &[f32], b: &[f32]) -> f32 {
-        let mut acc = [0f32; LANES];
-        let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
-        let (ra, rb) = (ca.remainder(), cb.remainder());
-        for (x, y) in ca.zip(cb) {
-            for l in 0..LANES {
-                acc[l] += x[l] * y[l];
-            }
-        }
-        let mut sum: f32 = acc.iter().sum();
-        for (x, y) in ra.iter().zip(rb) {
-            sum += x * y;
-        }
-        sum
+        dot_sums(a, b)
     }
     dot
 }
@@ -233,6 +247,23 @@ mod tests {
         assert!((l2sq(&a, &b) - l2).abs() <= 1e-3 * l2.abs());
         assert!((dot(&a, &b) - d).abs() <= 1e-3 * d.abs().max(1.0));
         assert_eq!(Metric::L2.distance(&a, &a), 0.0);
+    }
+
+    #[test]
+    fn the_inlined_sums_are_the_dispatched_kernels_to_the_bit() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 40) as f32 / (1u64 << 20) as f32 - 8.0
+        };
+        for dim in (1..70).chain([128, 960]) {
+            let a: Vec<f32> = (0..dim).map(|_| next()).collect();
+            let b: Vec<f32> = (0..dim).map(|_| next()).collect();
+            assert_eq!(l2sq_sums(&a, &b).to_bits(), l2sq(&a, &b).to_bits(), "dim {dim}");
+            assert_eq!(dot_sums(&a, &b).to_bits(), dot(&a, &b).to_bits(), "dim {dim}");
+        }
     }
 
     #[test]

@@ -5,6 +5,6 @@
 pub mod build;
 pub mod search;
 
-pub(crate) use build::{backward_edges, connect, lap};
+pub(crate) use build::{backward_edges, connect, lap, localize};
 pub use build::{build, extend, layer_lengths, shuffled, BuildParams, Built, Prune, MAX_DEGREE};
 pub use search::search;

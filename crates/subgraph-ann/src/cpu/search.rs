@@ -11,6 +11,7 @@
 
 use std::cell::RefCell;
 
+use multiversion::multiversion;
 use rayon::prelude::*;
 
 use crate::brute::brute_force;
@@ -18,7 +19,7 @@ use crate::error::Result;
 use crate::filter::{route, Allowed, Route};
 use crate::graph::{Layer, ProximityGraph, NONE};
 use crate::neighbours::{Neighbours, SearchParams};
-use crate::vectors::{check_dim, Metric, Vectors};
+use crate::vectors::{check_dim, dot_sums, l2sq_sums, Metric, Vectors};
 
 /// Capacity of the best list for bound `ef`: the GPU's length, a power of two of at least 32.
 pub fn list_capacity(ef: usize) -> usize {
@@ -66,6 +67,13 @@ impl Best {
         self.cursor = self.cursor.min(at);
     }
 
+    /// The first unexplored entry among the first `bound`, left unexplored.
+    #[inline]
+    fn peek(&self, bound: usize) -> Option<u32> {
+        let end = bound.min(self.entries.len());
+        self.entries[self.cursor.min(end)..end].iter().find(|e| !e.explored).map(|e| e.id)
+    }
+
     /// The first unexplored entry among the first `bound`, marked explored.
     fn next(&mut self, bound: usize) -> Option<u32> {
         let end = bound.min(self.entries.len());
@@ -81,10 +89,12 @@ impl Best {
     }
 }
 
-/// Vertices seen by the current walk, by epoch so that a new walk costs nothing to start.
+/// Vertices seen by the current walk, by epoch so that a new walk costs nothing to start:
+/// 16-bit tags, as hnswlib's, so that the table takes half the cache of 32-bit ones (cleared
+/// once every 65,535 walks).
 pub(crate) struct Visited {
-    tags: Vec<u32>,
-    epoch: u32,
+    tags: Vec<u16>,
+    epoch: u16,
 }
 
 impl Visited {
@@ -104,7 +114,7 @@ impl Visited {
     }
 
     /// Whether `v` is new to this walk; marks it seen.
-    #[inline]
+    #[inline(always)]
     fn first_visit(&mut self, v: u32) -> bool {
         let tag = &mut self.tags[v as usize];
         let new = *tag != self.epoch;
@@ -113,8 +123,17 @@ impl Visited {
     }
 }
 
+/// A thread's scratch for its walks: the visited table and the row being measured.
+struct Scratch {
+    visited: Visited,
+    /// Vertices of one row whose distances are computed together, and those distances.
+    ids: Vec<u32>,
+    distances: Vec<f32>,
+}
+
 thread_local! {
-    static VISITED: RefCell<Visited> = RefCell::new(Visited::new());
+    static SCRATCH: RefCell<Scratch> =
+        RefCell::new(Scratch { visited: Visited::new(), ids: Vec::new(), distances: Vec::new() });
 }
 
 /// Rows of fixed width over a slice of an adjacency array whose first row is vertex `offset`.
@@ -126,10 +145,40 @@ pub(crate) struct Rows<'a> {
 }
 
 impl Rows<'_> {
-    #[inline]
+    #[inline(always)]
     fn row(&self, v: u32) -> &[u32] {
         let at = (v - self.offset) as usize * self.degree;
         &self.adjacency[at..at + self.degree]
+    }
+}
+
+/// A metric's distance as a walk computes it: a type per metric, so that the walk is compiled
+/// once per metric and per instruction set with its distance inlined (no call through a
+/// pointer per distance). The sums are those of [`Metric::distance`], in the same order: the
+/// same distances to the bit.
+pub(crate) trait Kernel: Copy {
+    fn distance(self, a: &[f32], b: &[f32]) -> f32;
+}
+
+/// [`Metric::L2`]'s distance.
+#[derive(Clone, Copy)]
+pub(crate) struct L2Kernel;
+
+impl Kernel for L2Kernel {
+    #[inline(always)]
+    fn distance(self, a: &[f32], b: &[f32]) -> f32 {
+        l2sq_sums(a, b)
+    }
+}
+
+/// [`Metric::Ip`]'s and [`Metric::Cos`]'s distance (over prepared rows).
+#[derive(Clone, Copy)]
+pub(crate) struct DotKernel;
+
+impl Kernel for DotKernel {
+    #[inline(always)]
+    fn distance(self, a: &[f32], b: &[f32]) -> f32 {
+        1.0 - dot_sums(a, b)
     }
 }
 
@@ -141,64 +190,166 @@ pub(crate) struct Space<'a> {
 }
 
 impl Space<'_> {
-    #[inline]
-    fn distance(&self, q: &[f32], v: u32) -> f32 {
-        self.metric.distance(q, self.base.row(v as usize))
-    }
-
     /// Greedy descent through the `upper` layers (bottom first, as [`ProximityGraph`] holds
     /// them) from vertex 0 of the top one, each step to the strictly nearest out-neighbour
     /// below `limit`: the entry of the layer under them (vertex 0 when there are none).
     pub fn descend(&self, q: &[f32], upper: &[Layer], limit: u32) -> u32 {
-        let mut current = 0u32;
         if upper.is_empty() {
-            return current;
+            return 0;
         }
-        let mut best = self.distance(q, current);
-        for layer in upper.iter().rev() {
-            let rows = Rows { adjacency: &layer.adjacency, degree: layer.degree, offset: 0 };
-            loop {
-                let mut moved = false;
-                for &u in rows.row(current) {
-                    if u == NONE {
-                        break;
-                    }
-                    if u >= limit {
-                        continue;
-                    }
-                    let d = self.distance(q, u);
-                    if d < best {
-                        best = d;
-                        current = u;
-                        moved = true;
-                    }
-                }
-                if !moved {
-                    break;
-                }
-            }
-        }
-        current
+        SCRATCH.with_borrow_mut(|scratch| match self.metric {
+            Metric::L2 => descend_simd(L2Kernel, self.base, q, upper, limit, scratch),
+            Metric::Ip | Metric::Cos => descend_simd(DotKernel, self.base, q, upper, limit, scratch),
+        })
     }
 
-    /// The best-first walk from `entry` over `rows`, bound `ef`, into `best`.
+    /// The best-first walk from `entry` over `rows`, bound `ef`, into `best`, whose capacity is
+    /// [`list_capacity`]`(ef)`.
     pub fn walk(&self, q: &[f32], rows: Rows<'_>, entry: u32, ef: usize, limit: u32, best: &mut Best) {
-        VISITED.with_borrow_mut(|visited| {
-            visited.start(self.base.len());
-            best.clear(list_capacity(ef));
-            visited.first_visit(entry);
-            best.offer(self.distance(q, entry), entry);
-            while let Some(v) = best.next(ef) {
-                for &u in rows.row(v) {
-                    if u == NONE {
-                        break;
-                    }
-                    if u < limit && visited.first_visit(u) {
-                        best.offer(self.distance(q, u), u);
-                    }
+        self.walk_within(q, rows, entry, ef, list_capacity(ef), limit, best)
+    }
+
+    /// [`Space::walk`] with a best list of `capacity` (at least `ef`). Only the first `ef`
+    /// entries are ever explored and an entry never moves up, so the walk and the first `ef`
+    /// entries are the same for every capacity of at least `ef`; more only keeps more of the
+    /// vertices seen (a filter's passing ones, a builder's candidates).
+    #[allow(clippy::too_many_arguments)]
+    pub fn walk_within(
+        &self,
+        q: &[f32],
+        rows: Rows<'_>,
+        entry: u32,
+        ef: usize,
+        capacity: usize,
+        limit: u32,
+        best: &mut Best,
+    ) {
+        debug_assert!(capacity >= ef);
+        let bounds = Bounds { entry, ef, capacity, limit };
+        SCRATCH.with_borrow_mut(|scratch| match self.metric {
+            Metric::L2 => walk_simd(L2Kernel, self.base, q, rows, bounds, best, scratch),
+            Metric::Ip | Metric::Cos => walk_simd(DotKernel, self.base, q, rows, bounds, best, scratch),
+        })
+    }
+}
+
+/// Where a walk starts and what bounds it.
+#[derive(Clone, Copy)]
+struct Bounds {
+    entry: u32,
+    ef: usize,
+    capacity: usize,
+    limit: u32,
+}
+
+/// Floats in a 64-byte cache line.
+const LINE: usize = 16;
+
+/// The distances of `ids` into the first of `distances`. First every cache line of their rows
+/// is read, in a loop of one load a line (their XOR is kept, so that the loads stay): the
+/// processor then has the misses of all the rows in flight at once, where the distance loop,
+/// long for each row, would reach only a row or two ahead. This is what hnswlib's prefetch
+/// instructions do (a row ahead), without them and for the whole batch: on 200k × 128 on 2
+/// cores, 1.2× the queries a second at the same recall (bench/results/2026-11-29-ann-cpu.md).
+/// The distances are then the same as without it.
+#[inline(always)]
+fn measure<K: Kernel>(kernel: K, base: &Vectors, q: &[f32], ids: &[u32], distances: &mut Vec<f32>) {
+    if distances.len() < ids.len() {
+        distances.resize(ids.len(), 0.0);
+    }
+    let mut touched = 0u32;
+    for &u in ids {
+        for x in base.row(u as usize).iter().step_by(LINE) {
+            touched ^= x.to_bits();
+        }
+    }
+    std::hint::black_box(touched);
+    for (d, &u) in distances.iter_mut().zip(ids) {
+        *d = kernel.distance(q, base.row(u as usize));
+    }
+}
+
+/// [`Space::descend`], compiled for each instruction set (the widest this processor has runs).
+#[multiversion(targets = "simd")]
+fn descend_simd<K: Kernel>(
+    kernel: K,
+    base: &Vectors,
+    q: &[f32],
+    upper: &[Layer],
+    limit: u32,
+    scratch: &mut Scratch,
+) -> u32 {
+    let Scratch { ids, distances, .. } = scratch;
+    let mut current = 0u32;
+    let mut best = kernel.distance(q, base.row(0));
+    for layer in upper.iter().rev() {
+        let rows = Rows { adjacency: &layer.adjacency, degree: layer.degree, offset: 0 };
+        loop {
+            ids.clear();
+            for &u in rows.row(current) {
+                if u == NONE {
+                    break;
+                }
+                if u < limit {
+                    ids.push(u);
                 }
             }
-        })
+            measure(kernel, base, q, ids, distances);
+            let mut moved = false;
+            for (&u, &d) in ids.iter().zip(distances.iter()) {
+                if d < best {
+                    best = d;
+                    current = u;
+                    moved = true;
+                }
+            }
+            if !moved {
+                break;
+            }
+        }
+    }
+    current
+}
+
+/// [`Space::walk_within`], compiled for each instruction set (the widest this processor has
+/// runs).
+#[multiversion(targets = "simd")]
+fn walk_simd<K: Kernel>(
+    kernel: K,
+    base: &Vectors,
+    q: &[f32],
+    rows: Rows<'_>,
+    bounds: Bounds,
+    best: &mut Best,
+    scratch: &mut Scratch,
+) {
+    let Scratch { visited, ids, distances } = scratch;
+    let Bounds { entry, ef, capacity, limit } = bounds;
+    visited.start(base.len());
+    best.clear(capacity);
+    visited.first_visit(entry);
+    best.offer(kernel.distance(q, base.row(entry as usize)), entry);
+    while let Some(v) = best.next(ef) {
+        // The unseen neighbours first, then their distances, then the offers: the same offers
+        // in the same order as one neighbour at a time.
+        ids.clear();
+        for &u in rows.row(v) {
+            if u == NONE {
+                break;
+            }
+            if u < limit && visited.first_visit(u) {
+                ids.push(u);
+            }
+        }
+        // The row most likely explored next (unless a nearer vertex comes in now), read now so
+        // that its cache miss overlaps these.
+        if let Some(w) = best.peek(ef) {
+            std::hint::black_box(rows.row(w)[0]);
+        }
+        measure(kernel, base, q, ids, distances);
+        for (&u, &d) in ids.iter().zip(distances.iter()) {
+            best.offer(d, u);
+        }
     }
 }
 
@@ -223,13 +374,16 @@ pub fn search(
     let layer = graph.base();
     let rows = Rows { adjacency: &layer.adjacency, degree: layer.degree, offset: 0 };
     let limit = graph.len() as u32;
+    // Unfiltered, the first `k` of the first `ef` entries are the answer, so the list need hold
+    // no more (the same answers as the GPU's longer list); a filter keeps every entry it can.
+    let capacity = if allowed.is_some() { list_capacity(ef) } else { ef };
     let mut out = Neighbours::empty(queries.len(), k);
     out.ids.par_chunks_mut(k).zip(out.distances.par_chunks_mut(k)).enumerate().for_each_init(
-        || Best::new(list_capacity(ef)),
+        || Best::new(capacity),
         |best, (q, (ids, distances))| {
             let query = queries.row(q);
             let entry = space.descend(query, &graph.layers[1..], limit);
-            space.walk(query, rows, entry, ef, limit, best);
+            space.walk_within(query, rows, entry, ef, capacity, limit, best);
             let passing = best.entries.iter().filter(|e| allowed.is_none_or(|a| a.contains(e.id)));
             for (slot, e) in passing.take(k).enumerate() {
                 ids[slot] = e.id;
