@@ -32,7 +32,16 @@ fn netflix_shaped_epochs() {
     let test = data.map(&test).unwrap();
     drop(train);
     let r = &data.ratings;
-    let base = Params { rank: 128, epochs: 20, lambda_p: 0.05, lambda_q: 0.05, lr: 0.08, decay: 0.3, seed: 1 };
+    let base = Params {
+        rank: 128,
+        epochs: 20,
+        lambda_p: 0.05,
+        lambda_q: 0.05,
+        lr: 0.08,
+        decay: 0.3,
+        seed: 1,
+        adaptive: false,
+    };
     let start = Model::start(r, &base);
     let mut shuffled = r.entries.clone();
     shuffled.shuffle(&mut Xoshiro256PlusPlus::seed_from_u64(base.seed ^ 0x2545_f491_4f6c_dd1d));
