@@ -20,19 +20,22 @@
 #           random_seed 100, built on THREADS threads (bench/ann/hnsw_saved.py build).
 #
 # Environment: THREADS [16], N [1000000], ROUNDS [3], RUNS [3],
-# EFS [16,24,32,40,48,64,96,128,192,256], BASE_SUBGRAPH and BASE_PROBE (optional: the same two
-# built at an earlier commit; their index is built too and measured as "main").
+# EFS [16,24,32,40,48,64,96,128,192,256], GEN_DEVICE [gpu] (the ground truth's device),
+# BASE_SUBGRAPH and BASE_PROBE (optional: the same two built at an earlier commit, e.g. main's
+# ae43274; their index is built too and measured as "main").
 #
 # Device call (carry the two binaries and hnswlib's sdist, well under the 64 MiB):
 #   mkdir -p .device-bin && strip -o .device-bin/subgraph target/release/subgraph \
 #     && strip -o .device-bin/ann_probe target/release/examples/ann_probe
 #   run: kind nvidia-h200, carry [".device-bin", ".whl/hnswlib-0.8.0.tar.gz"], timeout_s 600,
 #     command: bench/ann/cpu16.sh .device-bin/subgraph .device-bin/ann_probe $OUT
+#   (with BASE_SUBGRAPH=.device-bin/base-subgraph BASE_PROBE=.device-bin/base-ann_probe in front,
+#   main's binaries stripped there too, about a minute more.)
 # It takes about 4 minutes (data 10 s, hnswlib's build from source about 1 min, its index about
 # 40 s, ours about 25 s, the alternation 1-2 min). Outputs: $OUT/cpu16.log (everything),
 # $OUT/alternate/summary.md and raw.jsonl, $OUT/build-*.json, $OUT/count.txt (distances a query).
 set -uo pipefail
-[ $# -ge 3 ] || { sed -n 2,37p "$0"; exit 2; }
+[ $# -ge 3 ] || { sed -n 2,41p "$0"; exit 2; }
 S=$1 PROBE=$2 OUT=$3 D=${4:-/tmp/ann/g128} SITE=${5:-/tmp/annsite}
 THREADS=${THREADS:-16} N=${N:-1000000} ROUNDS=${ROUNDS:-3} RUNS=${RUNS:-3}
 EFS=${EFS:-16,24,32,40,48,64,96,128,192,256}
