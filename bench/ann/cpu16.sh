@@ -35,7 +35,7 @@
 # 40 s, ours about 25 s, the alternation 1-2 min). Outputs: $OUT/cpu16.log (everything),
 # $OUT/alternate/summary.md and raw.jsonl, $OUT/build-*.json, $OUT/count.txt (distances a query).
 set -uo pipefail
-[ $# -ge 3 ] || { sed -n 2,41p "$0"; exit 2; }
+[ $# -ge 3 ] || { sed -n 2,36p "$0"; exit 2; }
 S=$1 PROBE=$2 OUT=$3 D=${4:-/tmp/ann/g128} SITE=${5:-/tmp/annsite}
 THREADS=${THREADS:-16} N=${N:-1000000} ROUNDS=${ROUNDS:-3} RUNS=${RUNS:-3}
 EFS=${EFS:-16,24,32,40,48,64,96,128,192,256}
