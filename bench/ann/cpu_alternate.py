@@ -4,6 +4,7 @@
     python3 bench/ann/cpu_alternate.py --out DIR [--rounds 5] [--runs 3] [--warm 256]
         [--efs 16,24,32,40,48,64,96,128,192] [--quiet 0.9] [--max-starved 0.1] [--tries 10]
         --system NAME=COMMAND [--system NAME=COMMAND ...]
+    python3 bench/ann/cpu_alternate.py --summarise DIR      # DIR/summary.md from DIR/raw.jsonl
 
 Each COMMAND (a shell command line) starts a server that loads its index and queries, prints one
 JSON line with "ready", then answers each line `EF RUNS WARM` with one JSON line: "ef", "recall",
@@ -108,6 +109,9 @@ class Server:
 
 
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--summarise":
+        from_raw(sys.argv[2])
+        return
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True)
     ap.add_argument("--rounds", type=int, default=5)
@@ -154,6 +158,11 @@ def main():
     for s in servers:
         s.close()
 
+    summarise(a.out, head, res)
+
+
+def summarise(out, head, res):
+    """Writes OUT/summary.md from res: name -> ef -> [(round, recall, wall QPS, CPU QPS, starved)]."""
     lines = [head, ""]
     for name, by_ef in res.items():
         lines += [f"### {name}", "", "| ef | recall@10 | wall QPS, median (min–max) | CPU QPS | starved |", "|---|---|---|---|---|"]
@@ -192,8 +201,26 @@ def main():
             lines.append("")
     text = "\n".join(lines)
     print("\n" + text)
-    with open(os.path.join(a.out, "summary.md"), "w") as f:
+    with open(os.path.join(out, "summary.md"), "w") as f:
         f.write(text + "\n")
+
+
+def from_raw(out):
+    """The summary of OUT/raw.jsonl as it stands (a run cut short, or one to summarise again):
+    the last answer of each (system, round, ef)."""
+    last = {}
+    with open(os.path.join(out, "raw.jsonl")) as f:
+        for line in f:
+            ans = json.loads(line)
+            last[(ans["system"], ans["round"], ans["ef"])] = ans
+    res = {}
+    for (name, rnd, ef), ans in sorted(last.items(), key=lambda kv: kv[0][1]):
+        i = min(range(len(ans["wall"])), key=lambda j: ans["wall"][j])
+        wall, cpu, m, th = ans["wall"][i], ans["cpu"][i], ans["queries"], ans["threads"]
+        res.setdefault(name, {}).setdefault(ef, []).append(
+            (rnd, ans["recall"], m / wall, m / max(cpu / th, 1e-12), 1 - cpu / (th * wall)))
+    rounds = max(r for _, r, _ in last)
+    summarise(out, f"cpu_alternate: summary of {out}/raw.jsonl ({rounds} rounds, complete or not)", res)
 
 
 if __name__ == "__main__":

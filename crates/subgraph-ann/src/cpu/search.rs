@@ -332,15 +332,23 @@ fn walk_simd<K: Kernel>(
     while let Some(v) = best.next(ef) {
         // The unseen neighbours first, then their distances, then the offers: the same offers
         // in the same order as one neighbour at a time.
-        ids.clear();
-        for &u in rows.row(v) {
+        // Without a branch on the table's answer, so that the row's lookups, which miss the
+        // cache as often as not, are all in flight at once.
+        let row = rows.row(v);
+        if ids.len() < row.len() {
+            ids.resize(row.len(), 0);
+        }
+        let mut fresh = 0;
+        for &u in row {
             if u == NONE {
                 break;
             }
-            if u < limit && visited.first_visit(u) {
-                ids.push(u);
+            if u < limit {
+                ids[fresh] = u;
+                fresh += visited.first_visit(u) as usize;
             }
         }
+        let ids = &ids[..fresh];
         // The row most likely explored next (unless a nearer vertex comes in now), read now so
         // that its cache miss overlaps these.
         if let Some(w) = best.peek(ef) {
