@@ -225,10 +225,7 @@ fn open_gpus(options: &Options) -> Result<Vec<Gpu>> {
     }
     let count = match Gpu::count() {
         Ok(n) => n,
-        Err(e) if options.device == Device::Auto => {
-            let _ = e;
-            return Ok(Vec::new());
-        }
+        Err(_) if options.device == Device::Auto => return Ok(Vec::new()),
         Err(e) => return Err(e.into()),
     };
     let want = match options.gpus {

@@ -19,6 +19,13 @@ pub struct Step {
 /// a · b, over lanes of 16 summed pairwise (the same order on every machine).
 #[multiversion(targets = "simd")]
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    lanes_dot(a, b)
+}
+
+/// The dot product of [`dot`], inlined into each caller so that it is compiled with the
+/// caller's instruction set (a function called, not inlined, from a multiversioned one is not).
+#[inline(always)]
+fn lanes_dot(a: &[f32], b: &[f32]) -> f32 {
     let mut acc = [0f32; LANES];
     let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
     let (ra, rb) = (ca.remainder(), cb.remainder());
@@ -51,25 +58,7 @@ pub fn block(p: &mut [f32], q: &mut [f32], ratings: &[Rating], k: usize, step: S
     for e in ratings {
         let pu = &mut p[e.u as usize * k..(e.u as usize + 1) * k];
         let qv = &mut q[e.v as usize * k..(e.v as usize + 1) * k];
-        let mut acc = [0f32; LANES];
-        let (ca, cb) = (pu.chunks_exact(LANES), qv.chunks_exact(LANES));
-        let (ra, rb) = (ca.remainder(), cb.remainder());
-        for (x, y) in ca.zip(cb) {
-            for l in 0..LANES {
-                acc[l] += x[l] * y[l];
-            }
-        }
-        for (l, (x, y)) in ra.iter().zip(rb).enumerate() {
-            acc[l] += x * y;
-        }
-        let mut width = LANES / 2;
-        while width > 0 {
-            for l in 0..width {
-                acc[l] += acc[l + width];
-            }
-            width /= 2;
-        }
-        let err = e.r - acc[0];
+        let err = e.r - lanes_dot(pu, qv);
         loss += (err * err) as f64;
         for (pd, qd) in pu.iter_mut().zip(qv.iter_mut()) {
             let (a, b) = (*pd, *qd);
@@ -101,25 +90,7 @@ pub fn block_adaptive(
     for e in ratings {
         let pu = &mut p[e.u as usize * k..(e.u as usize + 1) * k];
         let qv = &mut q[e.v as usize * k..(e.v as usize + 1) * k];
-        let mut acc = [0f32; LANES];
-        let (ca, cb) = (pu.chunks_exact(LANES), qv.chunks_exact(LANES));
-        let (ra, rb) = (ca.remainder(), cb.remainder());
-        for (x, y) in ca.zip(cb) {
-            for l in 0..LANES {
-                acc[l] += x[l] * y[l];
-            }
-        }
-        for (l, (x, y)) in ra.iter().zip(rb).enumerate() {
-            acc[l] += x * y;
-        }
-        let mut width = LANES / 2;
-        while width > 0 {
-            for l in 0..width {
-                acc[l] += acc[l + width];
-            }
-            width /= 2;
-        }
-        let err = e.r - acc[0];
+        let err = e.r - lanes_dot(pu, qv);
         loss += (err * err) as f64;
         let (gu, gv) = (&mut pg[e.u as usize], &mut qg[e.v as usize]);
         let (eta_p, eta_q) = (lr / gu.sqrt(), lr / gv.sqrt());
