@@ -91,9 +91,11 @@ pub struct TrainArgs {
     /// where it does not, the CPU without a GPU), cpu, gpu or hybrid.
     #[arg(long, default_value = "auto")]
     pub device: Device,
-    /// The hybrid schedule: hsgd-star (the cost model's split, GPU rows resident, stealing) or
-    /// hsgd (the GPU as one more FPSGD worker).
-    #[arg(long, default_value = "hsgd-star")]
+    /// The hybrid schedule: auto (halves on one GPU, hsgd-star on several), halves (epochs in
+    /// two phases over halves of the items, the split following the measured speeds; one GPU),
+    /// hsgd-star (the cost model's split, GPU rows resident, stealing) or hsgd (the GPU as one
+    /// more FPSGD worker).
+    #[arg(long, default_value = "auto")]
     pub schedule: Schedule,
     /// CPU threads (default: every core).
     #[arg(long)]

@@ -14,6 +14,7 @@ use crate::error::{MfError, Result};
 use crate::gpu::{GpuOnly, GpuOptions, GpuSgd};
 use crate::hybrid::board::Rates;
 use crate::hybrid::division::Schedule;
+use crate::hybrid::halves::Halves;
 use crate::hybrid::profile::{self, Profile, Setting};
 use crate::hybrid::run::Hybrid;
 use crate::model::Params;
@@ -60,7 +61,9 @@ impl FromStr for Schedule {
         match s {
             "hsgd-star" | "hsgd*" => Ok(Schedule::HsgdStar),
             "hsgd" => Ok(Schedule::Hsgd),
-            _ => Err(MfError::Parameter(format!("schedule {s:?}: expected hsgd-star or hsgd"))),
+            "halves" => Ok(Schedule::Halves),
+            "auto" => Ok(Schedule::Auto),
+            _ => Err(MfError::Parameter(format!("schedule {s:?}: expected auto, halves, hsgd-star or hsgd"))),
         }
     }
 }
@@ -70,6 +73,8 @@ impl fmt::Display for Schedule {
         f.write_str(match self {
             Schedule::HsgdStar => "hsgd-star",
             Schedule::Hsgd => "hsgd",
+            Schedule::Halves => "halves",
+            Schedule::Auto => "auto",
         })
     }
 }
@@ -103,7 +108,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             device: Device::Auto,
-            schedule: Schedule::HsgdStar,
+            schedule: Schedule::Auto,
             threads: None,
             gpus: None,
             workers: None,
@@ -196,7 +201,12 @@ pub fn train(
         }
         Device::Hybrid | Device::Auto => {
             plan.gpus = gpus.len();
-            plan.schedule = Some(options.schedule);
+            let schedule = match options.schedule {
+                Schedule::Auto if gpus.len() == 1 => Schedule::Halves,
+                Schedule::Auto => Schedule::HsgdStar,
+                s => s,
+            };
+            plan.schedule = Some(schedule);
             let split = match (options.split, plan.split) {
                 (Some(s), _) | (None, Some(s)) => s,
                 (None, None) => {
@@ -208,8 +218,27 @@ pub fn train(
             };
             plan.split = Some(split);
             let stealing = options.stealing;
-            let engines = engines(gpus.len())?;
-            Box::new(Hybrid::new(ratings, params, options.schedule, split, stealing, threads, engines, rates)?)
+            match schedule {
+                Schedule::Halves if stealing => {
+                    return Err(MfError::Parameter(
+                        "stealing is HSGD*'s: use --schedule hsgd-star with --stealing".into(),
+                    ))
+                }
+                Schedule::Halves if gpus.len() > 1 => {
+                    return Err(MfError::Parameter(format!(
+                        "schedule halves runs on one GPU, {} asked for: use --schedule hsgd-star",
+                        gpus.len()
+                    )))
+                }
+                Schedule::Halves => {
+                    let sgd = engines(1)?.pop().expect("one engine");
+                    Box::new(Halves::new(ratings, params, split, options.split.is_none(), threads, sgd)?)
+                }
+                _ => {
+                    let engines = engines(gpus.len())?;
+                    Box::new(Hybrid::new(ratings, params, schedule, split, stealing, threads, engines, rates)?)
+                }
+            }
         }
     };
     plan.threads = if device == Device::Gpu { 0 } else { threads };

@@ -196,6 +196,7 @@ fn hsgd_star_and_hsgd_reach_the_planted_rmse_within_one_percent() {
         ("HSGD*, split 0.5, stealing", Schedule::HsgdStar, true),
         ("HSGD*, split 0.5, no stealing", Schedule::HsgdStar, false),
         ("HSGD", Schedule::Hsgd, true),
+        ("halves, split 0.5", Schedule::Halves, false),
     ];
     let mut failures = Vec::new();
     for (label, schedule, stealing) in runs {
@@ -215,12 +216,52 @@ fn hsgd_star_and_hsgd_reach_the_planted_rmse_within_one_percent() {
             if !(s.cpu_share > 0.0 && s.cpu_share < 1.0) {
                 failures.push(format!("{label}, epoch {}: CPU share {}", s.epoch, s.cpu_share));
             }
-            if schedule == Schedule::HsgdStar && !stealing && (s.cpu_share - 0.5).abs() > 0.05 {
+            if schedule != Schedule::Hsgd && !stealing && (s.cpu_share - 0.5).abs() > 0.05 {
                 failures.push(format!("{label}, epoch {}: CPU share {}, not 1 − 0.5 ± 0.05", s.epoch, s.cpu_share));
             }
         }
         assert!(close(trained.model.rmse_mapped(&data().test), rmse), "{label}: the model last evaluated");
         failures.extend(within_one_percent(label, rmse).err());
+    }
+    report(failures);
+}
+
+#[test]
+fn halves_follow_the_measured_speeds_and_reach_the_planted_rmse() {
+    if gpus().is_none() {
+        return;
+    }
+    let _one = one_at_a_time();
+    let mut failures = Vec::new();
+    // A GPU slowed to 32 workers (near the CPU's speed) and a full one; the split from the cost
+    // model, then from the speeds measured.
+    for w in [32, 0] {
+        let label = format!("halves, {} workers", if w == 0 { "all".to_string() } else { w.to_string() });
+        let options = Options {
+            device: Device::Hybrid,
+            schedule: Schedule::Halves,
+            gpus: Some(1),
+            workers: Some(w),
+            ..Options::default()
+        };
+        let d = data();
+        let mut line = Vec::new();
+        let t = Instant::now();
+        let (trained, plan) = engine::train(&d.data.ratings, Some(&d.test), &PARAMS, &options, None, &mut |s| {
+            line.push(format!("{:.0}/{:.3}", s.elapsed_ms, s.cpu_share));
+            true
+        })
+        .unwrap_or_else(|e| panic!("{label}: {e}"));
+        let rmse = trained.history.last().unwrap().test_rmse.unwrap();
+        eprintln!(
+            "{label}: {:?}, {:.2} s; elapsed ms / CPU share by epoch: {}",
+            plan.split,
+            t.elapsed().as_secs_f64(),
+            line.join(" ")
+        );
+        assert_eq!(plan.schedule, Some(Schedule::Halves));
+        assert!(trained.history.iter().all(|s| (0.0..=1.0).contains(&s.cpu_share)));
+        failures.extend(within_one_percent(&label, rmse).err());
     }
     report(failures);
 }
@@ -268,7 +309,7 @@ fn auto_fits_the_cost_model_once_and_reuses_it() {
     assert!([c, g, b].iter().all(|t| t.is_finite() && *t >= 0.0), "{:?}", first.predicted_ms);
     assert!(first.split.is_some_and(|s| (0.0..=1.0).contains(&s)), "{first:?}");
     match first.device {
-        Device::Hybrid => assert_eq!((first.gpus, first.schedule), (1, Some(Schedule::HsgdStar))),
+        Device::Hybrid => assert_eq!((first.gpus, first.schedule), (1, Some(Schedule::Halves))),
         Device::Gpu => assert_eq!((first.gpus, first.threads), (1, 0)),
         _ => assert_eq!(first.gpus, 0),
     }

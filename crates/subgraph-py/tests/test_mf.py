@@ -191,7 +191,7 @@ def test_bad_input_is_one_clear_error():
         subgraph.mf.train(u, i, r, lr=-1)
     with pytest.raises(ValueError, match=r"^device \"tpu\": expected auto, cpu, gpu or hybrid"):
         subgraph.mf.train(u, i, r, device="tpu")
-    with pytest.raises(ValueError, match=r"^schedule \"fast\": expected hsgd-star or hsgd"):
+    with pytest.raises(ValueError, match=r"^schedule \"fast\": expected auto, halves, hsgd-star or hsgd"):
         subgraph.mf.train(u, i, r, schedule="fast")
     with pytest.raises(ValueError, match=r"^threads 0: must be"):
         subgraph.mf.train(u, i, r, threads=0)

@@ -2,9 +2,12 @@
 // Xie et al., HPDC 2017): batch-Hogwild!, one warp a parallel worker.
 //
 // sgd_update: the ratings [start, end) of a device array of (u, v, r) triples (r as float bits)
-// are cut into chunks of CHUNK; worker w (warp w of the launch, w < workers) takes chunks w,
-// w + workers, w + 2 workers, ... in order, so `workers` bounds the warps at work and one worker
-// updates every rating in order. The warp reads its ratings 32 at a time, one a lane, the next
+// are cut into chunks of CHUNK; worker w (warp w of the launch, w < workers) takes the w-th of
+// `workers` even runs of consecutive chunks, in order, so `workers` bounds the warps at work
+// and one worker updates every rating in order. (CuMF_SGD deals chunks w, w + workers, ...
+// instead; on a range ordered by groups of users, a hybrid phase's, that would crowd the
+// warps at work onto one group's rows at a time, while runs spread them over the whole range.)
+// The warp reads its ratings 32 at a time, one a lane, the next
 // 32 while it updates these, and hands each round by shuffles. Per rating it loads rows p_u and
 // q_v coalesced, lane l holding columns j*SPAN + l*VEC .. + VEC (VEC consecutive factors, one
 // vector load each), sums p_u·q_v by butterfly shuffles (every lane ends with the same sum), and
@@ -172,16 +175,15 @@ extern "C" __global__ void __launch_bounds__(WPB * 32)
     const unsigned lane = threadIdx.x & 31u;
     const unsigned worker = blockIdx.x * WPB + (threadIdx.x >> 5);
     if (worker >= workers) return;
-    const unsigned long long stride = (unsigned long long)workers * CHUNK;
-    const unsigned long long first = start + (unsigned long long)worker * CHUNK;
+    // The worker's share: chunks [worker·C/workers, (worker + 1)·C/workers) of the range's C
+    // chunks, so its ratings are one stretch, first .. first + n (the last chunk maybe partial).
+    const unsigned long long chunks = (end - start + CHUNK - 1) / CHUNK;
+    const unsigned long long first = start + worker * chunks / workers * CHUNK;
+    const unsigned long long stop = start + (worker + 1ull) * chunks / workers * CHUNK;
     float loss = 0.0f;
     if (first < end) {
-        // The worker's ratings, n of them: chunk after chunk, the last one maybe partial; the
-        // one at place s of this sequence is ratings[first + s / CHUNK * stride + s % CHUNK].
-        const unsigned long long chunks = (end - first - 1) / stride + 1;
-        const unsigned long long last = first + (chunks - 1) * stride;
-        const unsigned long long n = (chunks - 1) * CHUNK + (end - last < CHUNK ? end - last : CHUNK);
-        // 32 ratings at a time, one a lane (32 never cross a chunk's end).
+        const unsigned long long n = (stop < end ? stop : end) - first;
+        // 32 ratings at a time, one a lane.
         unsigned u = 0, v = 0, r = 0;
         if (lane < n) {
             u = __ldg(ratings + 3 * (first + lane));
@@ -193,7 +195,7 @@ extern "C" __global__ void __launch_bounds__(WPB * 32)
             unsigned nu = 0, nv = 0, nr = 0;
             const unsigned long long sn = s + 32 + lane;
             if (sn < n) {
-                const unsigned long long i = first + sn / CHUNK * stride + sn % CHUNK;
+                const unsigned long long i = first + sn;
                 nu = __ldg(ratings + 3 * i);
                 nv = __ldg(ratings + 3 * i + 1);
                 nr = __ldg(ratings + 3 * i + 2);

@@ -336,6 +336,18 @@ impl<'g> GpuSgd<'g> {
         Ok(())
     }
 
+    /// Waits for the runs enqueued so far without keeping a core busy: polls their end, sleeping
+    /// 5 to 50 µs between polls (a hybrid run's CPU threads want every core).
+    pub fn wait_idle(&mut self) -> Result<()> {
+        let done = self.gpu.record(Lane::Now)?;
+        let mut pause = std::time::Duration::from_micros(5);
+        while !done.is_done()? {
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(std::time::Duration::from_micros(50));
+        }
+        Ok(())
+    }
+
     /// Refuses ratings whose ids pass this engine's P or Q.
     fn fits(&self, users: usize, items: usize) -> Result<()> {
         if users > self.users || items > self.items {

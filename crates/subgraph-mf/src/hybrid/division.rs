@@ -35,6 +35,11 @@ pub enum Schedule {
     HsgdStar,
     /// HSGD: a uniform grid, the GPU one more FPSGD worker.
     Hsgd,
+    /// HSGD*'s split with wide GPU jobs: an epoch in two phases over halves of the items, the
+    /// split following the measured speeds (`hybrid::halves`; one GPU).
+    Halves,
+    /// Halves on one GPU, HSGD* on several.
+    Auto,
 }
 
 /// The division: the grid (rows: the GPUs' sub-rows first, then the CPU's rows), each row's
@@ -66,31 +71,29 @@ impl Division {
             user_mass[e.u as usize] += 1;
             item_mass[e.v as usize] += 1;
         }
-        let (users, items, home, sub_rows) = match schedule {
-            Schedule::Hsgd => {
-                let rows = nc + ng + 1;
-                let users = cut(&user_mass, &even(1.0, rows, 0.0), &mut rng);
-                let items = cut(&item_mass, &even(1.0, (nc + ng).max(1), 0.0), &mut rng);
-                (users, items, vec![Home::Cpu; rows], 0)
-            }
-            Schedule::HsgdStar => {
-                let alpha = if ng == 0 {
-                    0.0
-                } else if nc == 0 {
-                    1.0
-                } else {
-                    alpha.clamp(0.0, 1.0)
-                };
-                let s = if ng == 0 { 0 } else { (ng + nc).div_ceil(ng) };
-                let cpu_rows = if nc == 0 { 0 } else { nc + ng };
-                let mut bounds = even(alpha, ng * s, 0.0);
-                bounds.extend(even(1.0 - alpha, cpu_rows, alpha));
-                let users = cut(&user_mass, &bounds, &mut rng);
-                let items = cut(&item_mass, &even(1.0, nc + 2 * ng + 1, 0.0), &mut rng);
-                let mut home: Vec<Home> = (0..ng * s).map(|r| Home::Gpu(r / s)).collect();
-                home.extend(std::iter::repeat_n(Home::Cpu, cpu_rows));
-                (users, items, home, s)
-            }
+        // HSGD's uniform grid, or HSGD*'s division (the hybrid runs of every other schedule).
+        let (users, items, home, sub_rows) = if schedule == Schedule::Hsgd {
+            let rows = nc + ng + 1;
+            let users = cut(&user_mass, &even(1.0, rows, 0.0), &mut rng);
+            let items = cut(&item_mass, &even(1.0, (nc + ng).max(1), 0.0), &mut rng);
+            (users, items, vec![Home::Cpu; rows], 0)
+        } else {
+            let alpha = if ng == 0 {
+                0.0
+            } else if nc == 0 {
+                1.0
+            } else {
+                alpha.clamp(0.0, 1.0)
+            };
+            let s = if ng == 0 { 0 } else { (ng + nc).div_ceil(ng) };
+            let cpu_rows = if nc == 0 { 0 } else { nc + ng };
+            let mut bounds = even(alpha, ng * s, 0.0);
+            bounds.extend(even(1.0 - alpha, cpu_rows, alpha));
+            let users = cut(&user_mass, &bounds, &mut rng);
+            let items = cut(&item_mass, &even(1.0, nc + 2 * ng + 1, 0.0), &mut rng);
+            let mut home: Vec<Home> = (0..ng * s).map(|r| Home::Gpu(r / s)).collect();
+            home.extend(std::iter::repeat_n(Home::Cpu, cpu_rows));
+            (users, items, home, s)
         };
         Division { grid: Grid::with_cuts(ratings, users, items), home, sub_rows, gpus: ng }
     }
@@ -102,13 +105,13 @@ impl Division {
 }
 
 /// `parts` boundaries splitting a share `width` of the mass evenly, starting at `from`.
-fn even(width: f64, parts: usize, from: f64) -> Vec<f64> {
+pub(crate) fn even(width: f64, parts: usize, from: f64) -> Vec<f64> {
     (1..=parts).map(|i| from + width * i as f64 / parts as f64).collect()
 }
 
 /// A random renumbering of ids with `mass`, cut where the cumulative mass crosses each of
 /// `bounds` (fractions of the total, rising; the last is 1).
-fn cut(mass: &[u64], bounds: &[f64], rng: &mut Xoshiro256PlusPlus) -> Cut {
+pub(crate) fn cut(mass: &[u64], bounds: &[f64], rng: &mut Xoshiro256PlusPlus) -> Cut {
     let mut order: Vec<u32> = (0..mass.len() as u32).collect();
     order.shuffle(rng);
     let mut new = vec![0u32; mass.len()];

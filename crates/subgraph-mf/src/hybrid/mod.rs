@@ -6,6 +6,7 @@
 pub mod board;
 pub mod cost;
 pub mod division;
+pub mod halves;
 pub mod profile;
 pub mod run;
 

@@ -97,7 +97,7 @@ def train(
     seed=1,
     threads=None,
     half=False,
-    schedule="hsgd-star",
+    schedule="auto",
     target_rmse=None,
     gpus=None,
     adaptive=False,
@@ -114,7 +114,7 @@ def train(
     the training mean and counted). target_rmse: stop at the first epoch whose test RMSE is at
     most this (needs test). device: "auto" (both devices where a GPU is present and the cost
     model predicts a gain, the GPU alone where it does not, the CPU without a GPU), "cpu",
-    "gpu" or "hybrid"; schedule: "hsgd-star" or "hsgd" (the hybrid's); threads: CPU threads
+    "gpu" or "hybrid"; schedule: "auto", "halves", "hsgd-star" or "hsgd" (the hybrid's); threads: CPU threads
     (default: every core); gpus: GPUs (default 1; 0: all); half: factors in half precision on
     the GPU. The GIL is released while training; Ctrl-C stops it after the current epoch
     (KeyboardInterrupt)."""
