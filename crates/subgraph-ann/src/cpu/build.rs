@@ -18,6 +18,8 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use crate::cpu::backward::BackwardEdges;
+use crate::cpu::connect::connect;
 use crate::cpu::search::{list_capacity, Best, Rows, Space};
 use crate::error::{AnnError, Result};
 use crate::graph::{GraphKind, Layer, ProximityGraph, NONE};
@@ -418,9 +420,10 @@ fn grow(space: Space<'_>, spec: LayerSpec, draft: &mut Draft, from: usize, upper
             local_nsw(space, spec, (from + g * group) as u32, adjacency, distances)
         });
     let mut segment_of = vec![NONE; len];
+    let mut backward = BackwardEdges::default();
     let first_merge = if from == 0 { group } else { from };
     for start in (first_merge..len).step_by(group) {
-        merge_group(space, spec, draft, start..(start + group).min(len), upper, &mut segment_of);
+        merge_group(space, spec, draft, start..(start + group).min(len), upper, &mut segment_of, &mut backward);
     }
 }
 
@@ -494,21 +497,6 @@ fn local_nsw(space: Space<'_>, spec: LayerSpec, first: u32, adjacency: &mut [u32
     }
 }
 
-/// Step 2 of a merge (both builders'): the backward edges (source, distance, vertex) of the
-/// forward lists `found` (`link` slots a vertex, padded with `NONE`; the first vertex is
-/// `start`), sorted by (source, distance, vertex).
-pub(crate) fn backward_edges(found: &[(u32, f32)], link: usize, start: usize) -> Vec<(u32, f32, u32)> {
-    let mut backward: Vec<(u32, f32, u32)> = found
-        .par_chunks(link)
-        .enumerate()
-        .flat_map_iter(|(i, mine)| {
-            mine.iter().filter(|(u, _)| *u != NONE).map(move |&(u, d)| (u, d, (start + i) as u32))
-        })
-        .collect();
-    backward.par_sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
-    backward
-}
-
 /// Merges the group `range` into the graph of the vertices before it (Algorithm 5, steps 1–3).
 fn merge_group(
     space: Space<'_>,
@@ -517,31 +505,26 @@ fn merge_group(
     range: Range<usize>,
     upper: &[Layer],
     segment_of: &mut [u32],
+    backward: &mut BackwardEdges,
 ) {
     let (degree, link) = (draft.degree, spec.link);
     let start = range.start;
     let limit = start as u32;
     // Step 1: each vertex of the group finds its nearest in the merged prefix.
-    let found: Vec<(u32, f32)> = {
+    let mut found = vec![(NONE, f32::INFINITY); range.len() * link];
+    {
         let rows = Rows { adjacency: &draft.adjacency, degree, offset: 0 };
-        range
-            .clone()
-            .into_par_iter()
-            .map_init(
-                || (Best::new(list_capacity(spec.ef)), Scratch::default()),
-                |(best, scratch), v| {
-                    let q = space.base.row(v);
-                    let entry = space.descend(q, upper, limit);
-                    space.walk(q, rows, entry, spec.ef, limit, best);
-                    forward(space, spec, best, scratch);
-                    let mut mine = vec![(NONE, f32::INFINITY); link];
-                    mine[..scratch.kept.len()].copy_from_slice(&scratch.kept);
-                    mine
-                },
-            )
-            .flatten_iter()
-            .collect()
-    };
+        found.par_chunks_mut(link).zip(range.clone()).for_each_init(
+            || (Best::new(list_capacity(spec.ef)), Scratch::default()),
+            |(best, scratch), (mine, v)| {
+                let q = space.base.row(v);
+                let entry = space.descend(q, upper, limit);
+                space.walk(q, rows, entry, spec.ef, limit, best);
+                forward(space, spec, best, scratch);
+                mine[..scratch.kept.len()].copy_from_slice(&scratch.kept);
+            },
+        );
+    }
     // Forward edges into the group's own rows.
     draft.adjacency[start * degree..range.end * degree]
         .par_chunks_mut(degree)
@@ -551,149 +534,23 @@ fn merge_group(
             merge_row(space, spec.prune, row, distances, mine, scratch)
         });
     // Step 2: backward edges sorted by (source, distance), cut into one segment per source.
-    let backward = backward_edges(&found, link, start);
-    let (sources, segments): (Vec<u32>, Vec<Vec<(u32, f32)>>) = backward
-        .chunk_by(|a, b| a.0 == b.0)
-        .map(|run| (run[0].0, run.iter().map(|&(_, d, v)| (v, d)).collect()))
-        .unzip();
-    for (i, &u) in sources.iter().enumerate() {
+    backward.sort(&found, link, start);
+    for (i, &u) in backward.sources.iter().enumerate() {
         segment_of[u as usize] = i as u32;
     }
     // Step 3: each source merges its segment into its row.
+    let segments = &*backward;
     draft.adjacency[..start * degree]
         .par_chunks_mut(degree)
         .zip(draft.distances[..start * degree].par_chunks_mut(degree))
         .zip(&segment_of[..start])
         .for_each_init(Scratch::default, |scratch, ((row, distances), &segment)| {
             if segment != NONE {
-                merge_row(space, spec.prune, row, distances, &segments[segment as usize], scratch);
+                merge_row(space, spec.prune, row, distances, segments.segment(segment as usize), scratch);
             }
         });
-    for &u in &sources {
+    for &u in &backward.sources {
         segment_of[u as usize] = NONE;
-    }
-}
-
-/// Where a walk from vertex 0 along `next(v)` (a row, or the reverse lists) gets: the reached
-/// vertices marked in `seen`, which the walk extends.
-fn walk_from<'a>(seen: &mut [bool], starts: &[u32], next: impl Fn(u32) -> &'a [u32]) {
-    let mut stack: Vec<u32> =
-        starts.iter().copied().filter(|&v| !std::mem::replace(&mut seen[v as usize], true)).collect();
-    while let Some(v) = stack.pop() {
-        for &u in next(v) {
-            if u != NONE && !seen[u as usize] {
-                seen[u as usize] = true;
-                stack.push(u);
-            }
-        }
-    }
-}
-
-/// For each vertex, the vertices whose rows hold it, as offsets into one list.
-struct Reverse {
-    offsets: Vec<u32>,
-    sources: Vec<u32>,
-}
-
-impl Reverse {
-    fn of(layer: &Layer) -> Reverse {
-        let n = layer.len();
-        let mut offsets = vec![0u32; n + 1];
-        for &u in layer.adjacency.iter().filter(|&&u| u != NONE) {
-            offsets[u as usize + 1] += 1;
-        }
-        for i in 0..n {
-            offsets[i + 1] += offsets[i];
-        }
-        let mut fill = offsets.clone();
-        let mut sources = vec![0u32; offsets[n] as usize];
-        for v in 0..n as u32 {
-            for u in layer.neighbours(v) {
-                sources[fill[u as usize] as usize] = v;
-                fill[u as usize] += 1;
-            }
-        }
-        Reverse { offsets, sources }
-    }
-
-    fn of_vertex(&self, v: u32) -> &[u32] {
-        &self.sources[self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize]
-    }
-}
-
-/// Vertices with the smallest ids (the top layers' and the earliest) that a fix may link to.
-const FIX_CANDIDATES: usize = 1024;
-
-/// Makes the layer strongly connected, so that a search whose bound covers the whole set is
-/// exact from any entry: an unreached vertex gets an in-edge from its nearest reached
-/// out-neighbour (or vertex 0), and a vertex that cannot reach vertex 0 an out-edge to the
-/// nearest of the first ids that can; each takes a free slot or the farthest whose vertex has
-/// another in-edge from a reached vertex. Rounds until both hold (divide-and-conquer NSW rarely
-/// needs one; a KNN graph of separate clusters a few).
-pub(crate) fn connect(space: Space<'_>, layer: &mut Layer) {
-    let n = layer.len();
-    for _ in 0..64 {
-        let mut forward = vec![false; n];
-        walk_from(&mut forward, &[0], |v| layer.row(v));
-        let back = Reverse::of(layer);
-        let mut reaches = vec![false; n];
-        walk_from(&mut reaches, &[0], |v| back.of_vertex(v));
-        if forward.iter().chain(&reaches).all(|&s| s) {
-            return;
-        }
-        // In-edges from reached vertices only: a slot is given up only where its vertex keeps
-        // another in-edge from a reached one (an in-edge from an unreached vertex keeps nothing).
-        let mut in_degree: Vec<u32> =
-            (0..n as u32).map(|v| back.of_vertex(v).iter().filter(|&&s| forward[s as usize]).count() as u32).collect();
-        let link = |layer: &mut Layer, from: u32, to: u32, in_degree: &mut [u32]| -> bool {
-            let row = layer.row_mut(from);
-            if row.contains(&to) {
-                return true;
-            }
-            let free = row.iter().position(|&x| x == NONE);
-            let slot = free.or_else(|| (0..row.len()).rev().find(|&i| in_degree[row[i] as usize] > 1));
-            let Some(slot) = slot else { return false };
-            if row[slot] != NONE {
-                in_degree[row[slot] as usize] -= 1;
-            }
-            row[slot] = to;
-            in_degree[to as usize] += 1;
-            true
-        };
-        // Each distance computed once (not once per comparison of a sort).
-        let nearest_first = |q: &[f32], ids: Vec<u32>| {
-            let mut scored: Vec<(f32, u32)> =
-                ids.into_iter().map(|u| (space.metric.distance(q, space.base.row(u as usize)), u)).collect();
-            scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            scored.into_iter().map(|(_, u)| u).collect::<Vec<u32>>()
-        };
-        let first: Vec<u32> = (0..n.min(FIX_CANDIDATES) as u32).collect();
-        for v in 0..n as u32 {
-            if forward[v as usize] {
-                continue;
-            }
-            let q = space.base.row(v as usize);
-            let hosts: Vec<u32> =
-                layer.neighbours(v).chain(first.iter().copied()).filter(|&u| forward[u as usize]).collect();
-            if nearest_first(q, hosts).into_iter().any(|u| link(layer, u, v, &mut in_degree)) {
-                // Everyone v reaches is now reached.
-                walk_from(&mut forward, &[v], |x| layer.row(x));
-            }
-        }
-        let targets: Vec<u32> = first.iter().copied().filter(|&t| reaches[t as usize]).collect();
-        for v in 0..n as u32 {
-            if reaches[v as usize] {
-                continue;
-            }
-            let q = space.base.row(v as usize);
-            let nearest = nearest_first(q, targets.iter().copied().filter(|&t| t != v).collect()).first().copied();
-            if let Some(t) = nearest {
-                if link(layer, v, t, &mut in_degree) {
-                    // Everyone that reaches v now reaches vertex 0.
-                    walk_from(&mut reaches, &[v], |x| back.of_vertex(x));
-                }
-            }
-        }
     }
 }
 

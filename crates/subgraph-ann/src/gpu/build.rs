@@ -13,7 +13,7 @@ use subgraph_cuda::{Arg, DeviceBuffer, Gpu};
 use std::time::Instant;
 
 use crate::cpu::search::Space;
-use crate::cpu::{backward_edges, connect, lap, layer_lengths, shuffled, BuildParams, Built};
+use crate::cpu::{connect, lap, layer_lengths, shuffled, BackwardEdges, BuildParams, Built};
 use crate::error::{AnnError, Result};
 use crate::gpu::resident::{to_u32, DeviceVectors};
 use crate::gpu::search::MAX_VERTICES;
@@ -142,6 +142,8 @@ fn build_layer(
     let local_seconds = lap(&mut clock);
     let (mut searching, mut sorting, mut merging) = (0.0, 0.0, 0.0);
     let mut merges = 0usize;
+    let mut backward_edges = BackwardEdges::default();
+    let (mut found, mut segments, mut vertices, mut edge_distances) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for start in (group..len).step_by(group) {
         let count = group.min(len - start);
         merges += 1;
@@ -168,19 +170,20 @@ fn build_layer(
         let ids = gpu.download_range(&found_ids, 0..count * link)?;
         let dists = gpu.download_range(&found_distances, 0..count * link)?;
         searching += lap(&mut clock);
-        let found: Vec<(u32, f32)> = ids.into_iter().zip(dists).collect();
-        let edges = backward_edges(&found, link, start);
-        if edges.is_empty() {
+        found.clear();
+        found.extend(ids.into_iter().zip(dists));
+        backward_edges.sort(&found, link, start);
+        if backward_edges.is_empty() {
             continue;
         }
-        let mut segments = Vec::new();
-        let mut at = 0u32;
-        for run in edges.chunk_by(|a, b| a.0 == b.0) {
-            segments.extend([run[0].0, at, at + run.len() as u32]);
-            at += run.len() as u32;
+        segments.clear();
+        for (&u, ends) in backward_edges.sources.iter().zip(backward_edges.bounds.windows(2)) {
+            segments.extend([u, ends[0], ends[1]]);
         }
-        let vertices: Vec<u32> = edges.iter().map(|e| e.2).collect();
-        let edge_distances: Vec<f32> = edges.iter().map(|e| e.1).collect();
+        vertices.clear();
+        vertices.extend(backward_edges.edges.iter().map(|e| e.0));
+        edge_distances.clear();
+        edge_distances.extend(backward_edges.edges.iter().map(|e| e.1));
         gpu.write(&mut segs, 0, &segments)?;
         gpu.write(&mut e_v, 0, &vertices)?;
         gpu.write(&mut e_d, 0, &edge_distances)?;
