@@ -19,5 +19,5 @@ pub use build::build;
 pub use resident::{DeviceVectors, BATCH_BYTES, MAX_BATCH};
 pub use search::{GpuIndex, MAX_VERTICES};
 pub use source::{
-    check_shapes, compile_check, BruteShape, BuildLoads, BuildShape, Formula, SearchShape, MAX_DEGREE, MAX_EF, MAX_K,
+    check_shapes, compile_check, BruteShape, BuildShape, Formula, SearchShape, MAX_DEGREE, MAX_EF, MAX_K,
 };

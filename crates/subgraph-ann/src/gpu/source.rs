@@ -52,40 +52,6 @@ fn min_blocks() -> u32 {
     })
 }
 
-/// How the construction kernels read adjacency rows in their searches
-/// (`SUBGRAPH_ANN_BUILD_LOADS`, for timing both in one process's environment).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum BuildLoads {
-    /// `__ldcg`: through L2 only (the default). On sm_70 and later a strong load, which waits
-    /// for the warp's earlier stores.
-    Strong,
-    /// `__ldca`: a weak load, cached in L1. Safe here because no row a search reads is written
-    /// by another warp in the same launch: a local graph's rows are read and written by its
-    /// own warp only (the lanes' stores ordered before the next search by `__syncwarp`, in
-    /// one multiprocessor's L1), and a merge's searches read the rows of vertices before the
-    /// group, which only the next launch (the backward edges) writes, while each writes its
-    /// own row. So no load can be stale, and the graph is the same as with [`BuildLoads::Strong`].
-    Weak,
-}
-
-impl BuildLoads {
-    /// `SUBGRAPH_ANN_BUILD_LOADS`: `weak`, else `strong`.
-    pub fn from_env() -> Self {
-        static LOADS: OnceLock<BuildLoads> = OnceLock::new();
-        *LOADS.get_or_init(|| match std::env::var("SUBGRAPH_ANN_BUILD_LOADS").as_deref() {
-            Ok("weak") => BuildLoads::Weak,
-            _ => BuildLoads::Strong,
-        })
-    }
-
-    fn intrinsic(self) -> &'static str {
-        match self {
-            BuildLoads::Strong => "__ldcg",
-            BuildLoads::Weak => "__ldca",
-        }
-    }
-}
-
 /// The distance formula a kernel is compiled for: cosine rows are normalised beforehand, so
 /// `ip` and `cos` share one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -207,13 +173,11 @@ pub const MERGE_EXTRA: usize = 32;
 pub struct BuildShape {
     pub search: SearchShape,
     pub prune: Prune,
-    pub loads: BuildLoads,
 }
 
 impl BuildShape {
-    /// The shape with the loads of [`BuildLoads::from_env`].
     pub fn new(dim: usize, metric: Metric, ef: usize, degree: usize, prune: Prune) -> Result<Self> {
-        Ok(BuildShape { search: SearchShape::new(dim, metric, ef, degree)?, prune, loads: BuildLoads::from_env() })
+        Ok(BuildShape { search: SearchShape::new(dim, metric, ef, degree)?, prune })
     }
 
     /// The row width of the layer built.
@@ -228,16 +192,14 @@ impl BuildShape {
 
     fn name(&self) -> String {
         let s = &self.search;
-        let weak = if self.loads == BuildLoads::Weak { "_weak" } else { "" };
-        format!("ggc_build_d{}_{}_ln{}_deg{}_{}{weak}.cu", s.dim, s.formula.name(), s.ln, s.degree, self.prune.name())
+        format!("ggc_build_d{}_{}_ln{}_deg{}_{}.cu", s.dim, s.formula.name(), s.ln, s.degree, self.prune.name())
     }
 
     fn code(&self) -> String {
-        // Rows are written and read again within one launch: never the read-only cache (which
-        // is not coherent with the launch's own writes).
+        // Rows are written and read again within one launch: loads through L2, never the
+        // read-only cache (which is not coherent with the launch's own writes).
         format!(
-            "#define ADJ_LOAD(p) {}(p)\n#define PRUNE {}\n#define XMAX {MERGE_EXTRA}\n#define CL {}\n{}{BUILD}",
-            self.loads.intrinsic(),
+            "#define ADJ_LOAD(p) __ldcg(p)\n#define PRUNE {}\n#define XMAX {MERGE_EXTRA}\n#define CL {}\n{}{BUILD}",
             matches!(self.prune, Prune::Diverse) as u32,
             self.cl(),
             self.search.ganns_prelude()
