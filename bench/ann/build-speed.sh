@@ -1,11 +1,8 @@
 #!/usr/bin/env bash
 # Issue 40's build target on one GPU: `ann build --device gpu` (the defaults: hnsw, degree 32,
-# ef_construction 64, diverse pruning) on 1M x 128, with the construction kernels' row loads
-# strong (`__ldcg`, the default) and weak (`__ldca`, SUBGRAPH_ANN_BUILD_LOADS=weak), each first
-# built once cold (NVRTC), then 3 warm builds each, alternated; per-phase times as in call E of
-# bench/results/2026-11-29-ann.md (5.5 s warm there). The two variants' index files are
-# compared (the same graph is expected), and `ann bench` checks recall against call E's at the
-# same ef. Every step is bounded by `timeout`; the whole takes about 2 minutes.
+# ef_construction 64, diverse pruning) on 1M x 128, built once cold (NVRTC), then 3 warm
+# builds; per-phase times as in call E of bench/results/2026-11-29-ann.md (5.5 s warm
+# there); `ann bench` checks recall against call E's at the same ef. Every step is bounded by `timeout`; the whole takes about 2 minutes.
 #
 #   bench/ann/build-speed.sh SUBGRAPH OUT [DATA]        # from the repository root
 #
@@ -14,7 +11,7 @@
 #           summary.txt.
 # DATA      [/tmp/ann/g128] base.fvecs, query.fvecs, gt.ivecs; made where missing with call E's
 #           command: `SUBGRAPH gen vectors --count 1000000 --dim 128 --queries 10000 --gt-k 100
-#           --device gpu`. The indexes are written there too (about 640 MB each).
+#           --device gpu`. The index is written there too (about 640 MB).
 #
 # Device call:
 #   mkdir -p .device-bin && strip -o .device-bin/subgraph target/release/subgraph
@@ -37,35 +34,22 @@ if [ ! -s "$D/gt.ivecs" ]; then
 fi
 echo "data ready after $(($(date +%s) - start)) s"
 
-build() { # variant run
-    local loads=$1 run=$2
-    SUBGRAPH_ANN_BUILD_LOADS=$loads timeout 60 "$S" ann build "$D/base.fvecs" --output "$D/h-$loads.sgi" \
-        --device gpu > "$OUT/build-$loads-$run.json" 2> "$OUT/build-$loads-$run.err" ||
-        echo "build $loads $run failed (rc $?): $(tail -2 "$OUT/build-$loads-$run.err")"
-    echo "$loads $run: $(grep -o '"build_seconds":[0-9.]*' "$OUT/build-$loads-$run.json")"
+build() { # run
+    local run=$1
+    timeout 60 "$S" ann build "$D/base.fvecs" --output "$D/h.sgi" --device gpu \
+        > "$OUT/build-$run.json" 2> "$OUT/build-$run.err" ||
+        echo "build $run failed (rc $?): $(tail -2 "$OUT/build-$run.err")"
+    echo "$run: $(grep -o '"build_seconds":[0-9.]*' "$OUT/build-$run.json")"
 }
-for loads in strong weak; do build $loads cold; done
-for run in 1 2 3; do
-    for loads in strong weak; do build $loads $run; done
-done
-if cmp -s "$D/h-strong.sgi" "$D/h-weak.sgi"; then
-    same="identical"
-else
-    same="DIFFERENT"
-fi
-echo "index files, strong against weak loads: $same"
+for run in cold 1 2 3; do build $run; done
 
-timeout 90 "$S" ann bench "$D/h-strong.sgi" "$D/query.fvecs" --ground-truth "$D/gt.ivecs" --device gpu \
+timeout 90 "$S" ann bench "$D/h.sgi" "$D/query.fvecs" --ground-truth "$D/gt.ivecs" --device gpu \
     --out "$OUT/bench" --efs 48,64,96 > "$OUT/bench.log" 2>&1 || echo "bench failed: $(tail -3 "$OUT/bench.log")"
-if [ "$same" != identical ]; then
-    timeout 90 "$S" ann bench "$D/h-weak.sgi" "$D/query.fvecs" --ground-truth "$D/gt.ivecs" --device gpu \
-        --out "$OUT/bench-weak" --efs 48,64,96 > "$OUT/bench-weak.log" 2>&1 || echo "bench (weak) failed"
-fi
 
-python3 - "$OUT" "$same" "$CALL_E" > "$OUT/summary.txt" <<'EOF'
+python3 - "$OUT" "$CALL_E" > "$OUT/summary.txt" <<'EOF'
 import csv, json, os, sys
 
-out, same, call_e = sys.argv[1], sys.argv[2], dict(p.split(":") for p in sys.argv[3].split())
+out, call_e = sys.argv[1], dict(p.split(":") for p in sys.argv[2].split())
 groups = ["upload", "upper layers", "local graphs", "merges' searches", "edge sorting",
           "backward merges", "download", "connectivity"]
 
@@ -96,29 +80,25 @@ def phases(path):
     return d["build_seconds"], t
 
 rows = []
-for loads in ["strong", "weak"]:
-    for run in ["cold", "1", "2", "3"]:
-        path = os.path.join(out, f"build-{loads}-{run}.json")
-        try:
-            rows.append((loads, run) + phases(path))
-        except (OSError, ValueError, KeyError):
-            rows.append((loads, run, None, None))
+for run in ["cold", "1", "2", "3"]:
+    try:
+        rows.append((run,) + phases(os.path.join(out, f"build-{run}.json")))
+    except (OSError, ValueError, KeyError):
+        rows.append((run, None, None))
 print("build of 1M x 128 on the GPU, seconds (call E: 5.54 warm; upload 0.33, upper layers 0.4,")
 print("local graphs 0.77, merges' searches 1.75, edge sorting 0.49, backward 0.14, connectivity 1.38)")
 print("upload includes the bottom layer's compile and allocate")
-head = ["loads", "run", "total"] + groups
+head = ["run", "total"] + groups
 print(" | ".join(head))
-for loads, run, total, t in rows:
+for run, total, t in rows:
     if total is None:
-        print(f"{loads} | {run} | failed")
+        print(f"{run} | failed")
         continue
-    print(" | ".join([loads, run, f"{total:.2f}"] + [f"{t[g]:.3f}" for g in groups]))
-for loads in ["strong", "weak"]:
-    warm = sorted(r[2] for r in rows if r[0] == loads and r[1] != "cold" and r[2] is not None)
-    if warm:
-        print(f"{loads}: warm median {warm[len(warm) // 2]:.2f} s, best {warm[0]:.2f} s (target 3.6 s)")
-print(f"index files, strong against weak loads: {same}")
-for name in ["bench", "bench-weak"]:
+    print(" | ".join([run, f"{total:.2f}"] + [f"{t[g]:.3f}" for g in groups]))
+warm = sorted(r[1] for r in rows if r[0] != "cold" and r[1] is not None)
+if warm:
+    print(f"warm median {warm[len(warm) // 2]:.2f} s, best {warm[0]:.2f} s (target 3.6 s)")
+for name in ["bench"]:
     path = os.path.join(out, name, "ann.csv")
     if os.path.exists(path):
         for r in csv.DictReader(open(path)):
