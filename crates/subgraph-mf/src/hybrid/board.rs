@@ -379,7 +379,12 @@ mod tests {
 
     /// Every block done exactly once, no row or column held twice at once, rows written back
     /// before a CPU thread takes them: CPU threads and GPU drivers doing pretend work.
-    fn epoch(schedule: Schedule, stealing: bool, gpu_micros: u64, rates: Option<Rates>) -> (usize, usize) {
+    fn epoch(
+        schedule: Schedule,
+        stealing: bool,
+        (cpu_micros, gpu_micros): (u64, u64),
+        rates: Option<Rates>,
+    ) -> (usize, usize) {
         let entries = (0..20_000u32).map(|i| Rating { u: (i * 7919) % 800, v: (i * 613) % 300, r: 1.0 }).collect();
         let ratings = Ratings::new(800, 300, entries).unwrap();
         let d = Division::new(&ratings, schedule, 0.5, 3, 2, 1);
@@ -420,7 +425,7 @@ mod tests {
                         while let Some((r, c)) = board.take_cpu() {
                             assert!(board.lock().device[r].is_none(), "row {r} taken by the CPU while on a GPU");
                             hold(&[r], c);
-                            std::thread::sleep(std::time::Duration::from_micros(200));
+                            std::thread::sleep(std::time::Duration::from_micros(cpu_micros));
                             free(&[r], c);
                             by_cpu.fetch_add(1, Ordering::SeqCst);
                             board.done_cpu(r, c);
@@ -464,7 +469,7 @@ mod tests {
         for schedule in [Schedule::HsgdStar, Schedule::Hsgd] {
             for stealing in [true, false] {
                 for micros in [10, 200, 2000] {
-                    epoch(schedule, stealing, micros, None);
+                    epoch(schedule, stealing, (200, micros), None);
                 }
             }
         }
@@ -472,11 +477,13 @@ mod tests {
 
     #[test]
     fn a_fast_gpu_steals_the_cpus_blocks_and_a_slow_one_has_its_blocks_stolen() {
-        let (cpu, own) = epoch(Schedule::HsgdStar, true, 10, None);
+        // Sides 200 times apart in speed, so that a loaded host's late wake-ups from short
+        // sleeps (CI's two cores, busy compiling) still leave one clearly the faster.
+        let (cpu, own) = epoch(Schedule::HsgdStar, true, (2000, 10), None);
         assert!(cpu < own, "a fast GPU takes some of the CPU's {own} blocks: the CPU did {cpu}");
-        let (cpu, own) = epoch(Schedule::HsgdStar, true, 4000, None);
+        let (cpu, own) = epoch(Schedule::HsgdStar, true, (20, 4000), None);
         assert!(cpu > own, "the CPU takes some of a slow GPU's blocks: it did {cpu}, its own {own}");
-        let (cpu, own) = epoch(Schedule::HsgdStar, false, 10, None);
+        let (cpu, own) = epoch(Schedule::HsgdStar, false, (200, 10), None);
         assert_eq!(cpu, own, "no stealing: the CPU does its own rows");
     }
 
@@ -485,11 +492,11 @@ mod tests {
         // The GPUs a thousand times faster than a thread: no CPU thread takes a GPU's block,
         // even when the GPU is slowed down in fact (the rates are what the board believes).
         let fast_gpu = Rates { cpu_thread: 1.0, gpu: vec![1000.0, 1000.0] };
-        let (cpu, own) = epoch(Schedule::HsgdStar, true, 2000, Some(fast_gpu));
+        let (cpu, own) = epoch(Schedule::HsgdStar, true, (200, 2000), Some(fast_gpu));
         assert!(cpu <= own, "the CPU did {cpu}, its own {own}");
         // A GPU a thousand times slower takes none of the CPU's blocks.
         let slow_gpu = Rates { cpu_thread: 1000.0, gpu: vec![1.0, 1.0] };
-        let (cpu, own) = epoch(Schedule::HsgdStar, true, 10, Some(slow_gpu));
+        let (cpu, own) = epoch(Schedule::HsgdStar, true, (200, 10), Some(slow_gpu));
         assert!(cpu >= own, "the CPU did {cpu}, its own {own}");
     }
 }
