@@ -87,8 +87,8 @@ pub struct TrainArgs {
     /// squared gradient (γ is then a base rate; LIBMF's default is 0.1). CPU engine only.
     #[arg(long)]
     pub adaptive: bool,
-    /// auto (HSGD* where a GPU is present and the cost model predicts a gain, the GPU alone
-    /// where it does not, the CPU without a GPU), cpu, gpu or hybrid.
+    /// auto (both, by --schedule, where a GPU is present and the cost model predicts a gain;
+    /// the GPU alone where it does not; the CPU without a GPU), cpu, gpu or hybrid.
     #[arg(long, default_value = "auto")]
     pub device: Device,
     /// The hybrid schedule: auto (halves on one GPU, hsgd-star on several), halves (epochs in

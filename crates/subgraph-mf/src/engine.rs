@@ -327,9 +327,10 @@ fn choose(ratings: &Ratings, params: &Params, options: &Options, threads: usize,
     let cpu = model.cpu(n);
     let gpu = model.gpu(n / gpus.len() as f64);
     let (split, both) = model.split(n, gpus.len(), threads);
-    // Hybrid only where the model predicts a clear gain: it does not see the GPU's slowdown on
-    // a hybrid job (one column's items, so more Hogwild! conflicts), measured at full
-    // occupancy on the H200 (bench/results/2026-11-29-mf.md).
+    // Hybrid only where the model predicts a clear gain: it does not see what a hybrid epoch
+    // costs beyond the work (HSGD*'s GPU slowed on one column's items, bench/results/
+    // 2026-11-29-mf.md; halves' transfers of Q), and its CPU line errs slow (it gave the GPU
+    // 0.14–0.18 too much of the ratings, bench/results/2026-11-29-mf-halves.md).
     let device = if both < 0.8 * cpu.min(gpu) {
         Device::Hybrid
     } else if gpu <= cpu {
