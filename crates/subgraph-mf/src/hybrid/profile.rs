@@ -19,9 +19,14 @@ use crate::hybrid::cost::{CostModel, Sample};
 use crate::model::{Model, Params, Step};
 use crate::ratings::Ratings;
 
-/// The smallest prefix timed, and the most ratings profiled (prefixes double up to it).
+/// The smallest prefix timed, and the most ratings profiled (prefixes double up to it). A
+/// rating costs the CPU less the more often a prefix reuses its rows and columns, so the line
+/// must be fitted near the sizes it predicts: on the Netflix shape at 2.5·10^7 ratings (rank
+/// 128, 2 threads), prefixes up to 2^22 predicted 1.55 s for an epoch that takes 0.73 s, and
+/// up to 2^24, 0.76 s (on the H200's 16 threads, 2^22 predicted 224–355 ms for 119–132 ms,
+/// bench/results/2026-11-29-mf-halves.md).
 const SMALLEST: usize = 1 << 12;
-const LARGEST: usize = 1 << 22;
+const LARGEST: usize = 1 << 24;
 /// Runs averaged per prefix.
 const REPEATS: usize = 3;
 
