@@ -175,7 +175,6 @@ fn in_degrees(layer: &Layer, forward: &[bool]) -> Vec<u32> {
 /// has another in-edge from a reached vertex. Rounds until both hold (divide-and-conquer NSW
 /// rarely needs one; a KNN graph of separate clusters a few).
 pub(crate) fn connect(space: Space<'_>, layer: &mut Layer) {
-    let n = layer.len();
     for _ in 0..64 {
         let mut forward = reached_from_zero(layer);
         let (mut reaches, back) = reaching_zero(layer);
@@ -185,54 +184,70 @@ pub(crate) fn connect(space: Space<'_>, layer: &mut Layer) {
         // In-edges from reached vertices only: a slot is given up only where its vertex keeps
         // another in-edge from a reached one (an in-edge from an unreached vertex keeps nothing).
         let mut in_degree = in_degrees(layer, &forward);
-        let link = |layer: &mut Layer, from: u32, to: u32, in_degree: &mut [u32]| -> bool {
-            let row = layer.row_mut(from);
-            if row.contains(&to) {
-                return true;
-            }
-            let free = row.iter().position(|&x| x == NONE);
-            let slot = free.or_else(|| (0..row.len()).rev().find(|&i| in_degree[row[i] as usize] > 1));
-            let Some(slot) = slot else { return false };
-            if row[slot] != NONE {
-                in_degree[row[slot] as usize] -= 1;
-            }
-            row[slot] = to;
-            in_degree[to as usize] += 1;
-            true
-        };
-        // Each distance computed once (not once per comparison of a sort).
-        let nearest_first = |q: &[f32], ids: Vec<u32>| {
-            let mut scored: Vec<(f32, u32)> =
-                ids.into_iter().map(|u| (space.metric.distance(q, space.base.row(u as usize)), u)).collect();
-            scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            scored.into_iter().map(|(_, u)| u).collect::<Vec<u32>>()
-        };
-        let first: Vec<u32> = (0..n.min(FIX_CANDIDATES) as u32).collect();
-        for v in 0..n as u32 {
-            if forward[v as usize] {
-                continue;
-            }
-            let q = space.base.row(v as usize);
-            let hosts: Vec<u32> =
-                layer.neighbours(v).chain(first.iter().copied()).filter(|&u| forward[u as usize]).collect();
-            if nearest_first(q, hosts).into_iter().any(|u| link(layer, u, v, &mut in_degree)) {
-                // Everyone v reaches is now reached.
-                walk_from(&mut forward, &[v], |x| layer.row(x));
-            }
+        fix_round(space, layer, (&mut forward, &mut reaches), &mut in_degree, |x| back.of_vertex(x));
+    }
+}
+
+/// One round's fixes, given what vertex 0 reaches (`forward`), what reaches it (`reaches`; both
+/// grown as links are made), each vertex's in-degree from reached vertices, and `in_of`, the
+/// in-lists of the round's start: an unreached vertex gets an in-edge from its nearest reached
+/// out-neighbour or first id, and a vertex that cannot reach vertex 0 an out-edge to the nearest
+/// of the first ids that can.
+fn fix_round<'b>(
+    space: Space<'_>,
+    layer: &mut Layer,
+    (forward, reaches): (&mut [bool], &mut [bool]),
+    in_degree: &mut [u32],
+    in_of: impl Fn(u32) -> &'b [u32] + Copy,
+) {
+    let n = layer.len();
+    let link = |layer: &mut Layer, from: u32, to: u32, in_degree: &mut [u32]| -> bool {
+        let row = layer.row_mut(from);
+        if row.contains(&to) {
+            return true;
         }
-        let targets: Vec<u32> = first.iter().copied().filter(|&t| reaches[t as usize]).collect();
-        for v in 0..n as u32 {
-            if reaches[v as usize] {
-                continue;
-            }
-            let q = space.base.row(v as usize);
-            let nearest = nearest_first(q, targets.iter().copied().filter(|&t| t != v).collect()).first().copied();
-            if let Some(t) = nearest {
-                if link(layer, v, t, &mut in_degree) {
-                    // Everyone that reaches v now reaches vertex 0 (by the in-lists of the
-                    // round's start, as the walk before the fixes found them).
-                    walk_from(&mut reaches, &[v], |x| back.of_vertex(x));
-                }
+        let free = row.iter().position(|&x| x == NONE);
+        let slot = free.or_else(|| (0..row.len()).rev().find(|&i| in_degree[row[i] as usize] > 1));
+        let Some(slot) = slot else { return false };
+        if row[slot] != NONE {
+            in_degree[row[slot] as usize] -= 1;
+        }
+        row[slot] = to;
+        in_degree[to as usize] += 1;
+        true
+    };
+    // Each distance computed once (not once per comparison of a sort).
+    let nearest_first = |q: &[f32], ids: Vec<u32>| {
+        let mut scored: Vec<(f32, u32)> =
+            ids.into_iter().map(|u| (space.metric.distance(q, space.base.row(u as usize)), u)).collect();
+        scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        scored.into_iter().map(|(_, u)| u).collect::<Vec<u32>>()
+    };
+    let first: Vec<u32> = (0..n.min(FIX_CANDIDATES) as u32).collect();
+    for v in 0..n as u32 {
+        if forward[v as usize] {
+            continue;
+        }
+        let q = space.base.row(v as usize);
+        let hosts: Vec<u32> =
+            layer.neighbours(v).chain(first.iter().copied()).filter(|&u| forward[u as usize]).collect();
+        if nearest_first(q, hosts).into_iter().any(|u| link(layer, u, v, in_degree)) {
+            // Everyone v reaches is now reached.
+            walk_from(forward, &[v], |x| layer.row(x));
+        }
+    }
+    let targets: Vec<u32> = first.iter().copied().filter(|&t| reaches[t as usize]).collect();
+    for v in 0..n as u32 {
+        if reaches[v as usize] {
+            continue;
+        }
+        let q = space.base.row(v as usize);
+        let nearest = nearest_first(q, targets.iter().copied().filter(|&t| t != v).collect()).first().copied();
+        if let Some(t) = nearest {
+            if link(layer, v, t, in_degree) {
+                // Everyone that reaches v now reaches vertex 0 (by the in-lists of the round's
+                // start, as the walk before the fixes found them).
+                walk_from(reaches, &[v], in_of);
             }
         }
     }
@@ -247,7 +262,7 @@ mod tests {
     use crate::vectors::{Metric, Vectors};
     use proptest::prelude::*;
 
-    // The implementation this one replaced, kept as the oracle: depth-first walks (`walk_from`)
+    // The reachability this one replaced, kept as the oracle: depth-first walks (`walk_from`)
     // on one thread over every vertex, along the reverse lists of the whole layer.
     /// For each vertex, the vertices whose rows hold it, as offsets into one list.
     struct Reverse {
@@ -281,12 +296,9 @@ mod tests {
         }
     }
 
-    /// Makes the layer strongly connected, so that a search whose bound covers the whole set is
-    /// exact from any entry: an unreached vertex gets an in-edge from its nearest reached
-    /// out-neighbour (or vertex 0), and a vertex that cannot reach vertex 0 an out-edge to the
-    /// nearest of the first ids that can; each takes a free slot or the farthest whose vertex has
-    /// another in-edge from a reached vertex. Rounds until both hold (divide-and-conquer NSW rarely
-    /// needs one; a KNN graph of separate clusters a few).
+    /// [`connect`] with the old pass's reachability: the sets vertex 0 reaches and that reach
+    /// it, and the in-degrees, from one-thread walks over the whole layer's reverse lists; the
+    /// round's fixes (`fix_round`, unchanged by the new pass) are shared.
     fn oracle(space: Space<'_>, layer: &mut Layer) {
         let n = layer.len();
         for _ in 0..64 {
@@ -298,60 +310,11 @@ mod tests {
             if forward.iter().chain(&reaches).all(|&s| s) {
                 return;
             }
-            // In-edges from reached vertices only: a slot is given up only where its vertex keeps
-            // another in-edge from a reached one (an in-edge from an unreached vertex keeps nothing).
+            // In-edges from reached vertices only; the round's fixes are the pass's own.
             let mut in_degree: Vec<u32> = (0..n as u32)
                 .map(|v| back.of_vertex(v).iter().filter(|&&s| forward[s as usize]).count() as u32)
                 .collect();
-            let link = |layer: &mut Layer, from: u32, to: u32, in_degree: &mut [u32]| -> bool {
-                let row = layer.row_mut(from);
-                if row.contains(&to) {
-                    return true;
-                }
-                let free = row.iter().position(|&x| x == NONE);
-                let slot = free.or_else(|| (0..row.len()).rev().find(|&i| in_degree[row[i] as usize] > 1));
-                let Some(slot) = slot else { return false };
-                if row[slot] != NONE {
-                    in_degree[row[slot] as usize] -= 1;
-                }
-                row[slot] = to;
-                in_degree[to as usize] += 1;
-                true
-            };
-            // Each distance computed once (not once per comparison of a sort).
-            let nearest_first = |q: &[f32], ids: Vec<u32>| {
-                let mut scored: Vec<(f32, u32)> =
-                    ids.into_iter().map(|u| (space.metric.distance(q, space.base.row(u as usize)), u)).collect();
-                scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-                scored.into_iter().map(|(_, u)| u).collect::<Vec<u32>>()
-            };
-            let first: Vec<u32> = (0..n.min(FIX_CANDIDATES) as u32).collect();
-            for v in 0..n as u32 {
-                if forward[v as usize] {
-                    continue;
-                }
-                let q = space.base.row(v as usize);
-                let hosts: Vec<u32> =
-                    layer.neighbours(v).chain(first.iter().copied()).filter(|&u| forward[u as usize]).collect();
-                if nearest_first(q, hosts).into_iter().any(|u| link(layer, u, v, &mut in_degree)) {
-                    // Everyone v reaches is now reached.
-                    walk_from(&mut forward, &[v], |x| layer.row(x));
-                }
-            }
-            let targets: Vec<u32> = first.iter().copied().filter(|&t| reaches[t as usize]).collect();
-            for v in 0..n as u32 {
-                if reaches[v as usize] {
-                    continue;
-                }
-                let q = space.base.row(v as usize);
-                let nearest = nearest_first(q, targets.iter().copied().filter(|&t| t != v).collect()).first().copied();
-                if let Some(t) = nearest {
-                    if link(layer, v, t, &mut in_degree) {
-                        // Everyone that reaches v now reaches vertex 0.
-                        walk_from(&mut reaches, &[v], |x| back.of_vertex(x));
-                    }
-                }
-            }
+            fix_round(space, layer, (&mut forward, &mut reaches), &mut in_degree, |x| back.of_vertex(x));
         }
     }
 
