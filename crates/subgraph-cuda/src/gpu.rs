@@ -380,15 +380,21 @@ impl Gpu {
 
     /// Waits for all launched work, calling `poll` about every millisecond meanwhile (to
     /// raise a [`HostFlag`](crate::HostFlag) that running kernels read, say).
-    pub fn wait_polling(&self, mut poll: impl FnMut()) -> Result<()> {
+    pub fn wait_polling(&self, poll: impl FnMut()) -> Result<()> {
+        // A quarter of a millisecond: the most a finished kernel waits to be seen.
+        self.wait_polling_every(std::time::Duration::from_micros(250), poll)
+    }
+
+    /// [`Gpu::wait_polling`] with the pause between polls growing from 10 µs to at most `most`;
+    /// the host thread sleeps meanwhile, leaving its core to other threads.
+    pub fn wait_polling_every(&self, most: std::time::Duration, mut poll: impl FnMut()) -> Result<()> {
         let done = self.stream.record_event(None)?;
-        // Short kernels end within microseconds: the pause grows from 10 µs to a quarter of a
-        // millisecond, the most a finished kernel waits to be seen.
-        let mut pause = std::time::Duration::from_micros(10);
+        // Short kernels end within microseconds: the pause starts short and doubles.
+        let mut pause = std::time::Duration::from_micros(10).min(most);
         while !done.try_is_complete()? {
             poll();
             std::thread::sleep(pause);
-            pause = (pause * 2).min(std::time::Duration::from_micros(250));
+            pause = (pause * 2).min(most);
         }
         Ok(())
     }

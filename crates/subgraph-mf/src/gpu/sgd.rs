@@ -337,15 +337,9 @@ impl<'g> GpuSgd<'g> {
     }
 
     /// Waits for the runs enqueued so far without keeping a core busy: polls their end, sleeping
-    /// 5 to 50 µs between polls (a hybrid run's CPU threads want every core).
+    /// up to 50 µs between polls (a hybrid run's CPU threads want every core).
     pub fn wait_idle(&mut self) -> Result<()> {
-        let done = self.gpu.record(Lane::Now)?;
-        let mut pause = std::time::Duration::from_micros(5);
-        while !done.is_done()? {
-            std::thread::sleep(pause);
-            pause = (pause * 2).min(std::time::Duration::from_micros(50));
-        }
-        Ok(())
+        Ok(self.gpu.wait_polling_every(std::time::Duration::from_micros(50), || {})?)
     }
 
     /// Refuses ratings whose ids pass this engine's P or Q.
