@@ -66,11 +66,7 @@ impl Division {
     ) -> Division {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5851_f42d_4c95_7f2d);
         let (nc, ng) = (cpu_threads, gpus);
-        let (mut user_mass, mut item_mass) = (vec![0u64; ratings.users], vec![0u64; ratings.items]);
-        for e in &ratings.entries {
-            user_mass[e.u as usize] += 1;
-            item_mass[e.v as usize] += 1;
-        }
+        let (user_mass, item_mass) = masses(ratings);
         // HSGD's uniform grid, or HSGD*'s division (the hybrid runs of every other schedule).
         let (users, items, home, sub_rows) = if schedule == Schedule::Hsgd {
             let rows = nc + ng + 1;
@@ -102,6 +98,16 @@ impl Division {
     pub fn gpu_rows(&self, g: usize) -> std::ops::Range<usize> {
         g * self.sub_rows..(g + 1) * self.sub_rows
     }
+}
+
+/// The ratings of each user and of each item.
+pub(crate) fn masses(ratings: &Ratings) -> (Vec<u64>, Vec<u64>) {
+    let (mut users, mut items) = (vec![0u64; ratings.users], vec![0u64; ratings.items]);
+    for e in &ratings.entries {
+        users[e.u as usize] += 1;
+        items[e.v as usize] += 1;
+    }
+    (users, items)
 }
 
 /// `parts` boundaries splitting a share `width` of the mass evenly, starting at `from`.

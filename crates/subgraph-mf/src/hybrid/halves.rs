@@ -28,7 +28,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::blocks::{segments, Cut, Grid};
 use crate::error::Result;
 use crate::gpu::{DeviceRatings, GpuSgd};
-use crate::hybrid::division::{cut, even};
+use crate::hybrid::division::{cut, even, masses};
 use crate::model::{Model, Params, Step};
 use crate::ratings::{Rating, Ratings};
 use crate::train::{Engine, Epoch};
@@ -52,11 +52,7 @@ impl Layout {
     /// The layout of `ratings` for `threads` CPU threads; also the device array.
     pub fn new(ratings: &Ratings, threads: usize, seed: u64) -> (Layout, Vec<Rating>) {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5851_f42d_4c95_7f2d);
-        let (mut user_mass, mut item_mass) = (vec![0u64; ratings.users], vec![0u64; ratings.items]);
-        for e in &ratings.entries {
-            user_mass[e.u as usize] += 1;
-            item_mass[e.v as usize] += 1;
-        }
+        let (user_mass, item_mass) = masses(ratings);
         let slabs = (SLABS_PER_THREAD * (threads + 1)).clamp(1, ratings.users.max(1));
         let per_half = (threads + 1).clamp(1, (ratings.items / 2).max(1));
         let users = cut(&user_mass, &even(1.0, slabs, 0.0), &mut rng);
