@@ -25,6 +25,8 @@ use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use subgraph_cuda::PinnedBuffer;
+
 use crate::blocks::{segments, Cut, Grid};
 use crate::error::Result;
 use crate::gpu::{DeviceRatings, GpuSgd};
@@ -201,9 +203,13 @@ impl PhaseBoard {
 /// A hybrid run in two phases an epoch, on one GPU.
 pub struct Halves<'g> {
     layout: Layout,
-    /// The factors in the grid's ids: P of slabs `gpu_slabs..` and Q where `q_host` says are
-    /// current here; the GPU holds P of slabs `..gpu_slabs`.
+    /// The factors in the grid's ids: P of slabs `gpu_slabs..` is current here (the GPU holds
+    /// P of slabs `..gpu_slabs`); Q is in `q` (`model.q` is empty).
     model: Model,
+    /// Q in page-locked memory, where `q_host` says it is current: the CPU's threads update it
+    /// in place and the halves cross the bus at the link's speed (from pageable memory the
+    /// driver stages every copy).
+    q: PinnedBuffer<f32>,
     sgd: GpuSgd<'g>,
     ratings: DeviceRatings,
     threads: usize,
@@ -231,16 +237,20 @@ impl<'g> Halves<'g> {
     ) -> Result<Halves<'g>> {
         let threads = threads.max(1);
         let (layout, flat) = Layout::new(ratings, threads, params.seed);
-        let model = layout.grid.permute(&Model::start(ratings, params));
+        let mut model = layout.grid.permute(&Model::start(ratings, params));
         let gpu_slabs = layout.slabs_for(alpha);
         let k = model.rank;
         let on_gpu = layout.grid.users.starts[gpu_slabs];
         sgd.put_p(0..on_gpu, &model.p[..on_gpu * k])?;
-        sgd.put_q(0..model.items, &model.q)?;
+        let mut q = sgd.gpu().pinned_buffer::<f32>(model.q.len())?;
+        q.as_mut_slice()?.copy_from_slice(&model.q);
+        model.q = Vec::new();
+        sgd.put_q(0..model.items, q.as_slice()?)?;
         let ratings = sgd.load_ratings(&flat)?;
         Ok(Halves {
             layout,
             model,
+            q,
             sgd,
             ratings,
             threads,
@@ -281,10 +291,10 @@ impl<'g> Halves<'g> {
         let (k, items) = (self.model.rank, self.layout.items(h));
         let rows = items.start * k..items.end * k;
         if device && !self.q_device[h] {
-            self.sgd.put_q(items, &self.model.q[rows])?;
+            self.sgd.put_q(items, &self.q.as_slice()?[rows])?;
             self.q_device[h] = true;
         } else if !device && !self.q_host[h] {
-            self.sgd.get_q(items, &mut self.model.q[rows])?;
+            self.sgd.get_q(items, &mut self.q.as_mut_slice()?[rows])?;
             self.q_host[h] = true;
         }
         Ok(())
@@ -317,7 +327,7 @@ impl Halves<'_> {
         let grid = &self.layout.grid;
         let cols = self.layout.columns(ch);
         let split_q = grid.items.starts[self.layout.per_half] * k;
-        let (q0, q1) = self.model.q.split_at_mut(split_q);
+        let (q0, q1) = self.q.as_mut_slice()?.split_at_mut(split_q);
         let (gpu_q, cpu_q) = if gh == 0 { (q0, q1) } else { (q1, q0) };
         let p_cpu = &mut self.model.p[grid.users.starts[g] * k..];
         let p_rows = segments(p_cpu, &mut [], &sub_cut(&grid.users, g..slabs), k);
@@ -444,7 +454,7 @@ impl Engine for Halves<'_> {
     }
 
     fn model(&mut self) -> Result<Model> {
-        let mut model = self.model.clone();
+        let mut model = Model { q: self.q.as_slice()?.to_vec(), ..self.model.clone() };
         let k = model.rank;
         let on_gpu = self.layout.grid.users.starts[self.gpu_slabs];
         self.sgd.get_p(0..on_gpu, &mut model.p[..on_gpu * k])?;
