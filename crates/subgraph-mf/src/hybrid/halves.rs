@@ -15,7 +15,10 @@
 //! The split follows the measured speeds: the users are cut into many slabs of equal mass, the
 //! GPU's rows are a prefix of slabs, and after each epoch the prefix moves to α from the
 //! speeds just measured (moving a slab moves only its rows of P). Where one side alone would be
-//! faster than both with the phases' fixed cost (measured), the other side gets nothing.
+//! faster than both with the phases' fixed cost (measured), the other side gets nothing. Where
+//! the gain predicted is small, one epoch of the GPU alone is timed, and the run keeps both
+//! sides only while an epoch of both is faster than that ([`Follow`]): the GPU's speed inside
+//! the phases is not its speed alone.
 
 use std::ops::Range;
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -120,15 +123,73 @@ impl Speeds {
     /// The GPU's share for the next epoch of `n` ratings: the balance v_g / (v_g + v_c), or all
     /// to one side where that side alone is predicted faster than both with the fixed cost.
     pub fn share(&self, n: f64) -> f64 {
-        let both = self.gpu / (self.gpu + self.cpu);
-        let together = (both * n / self.gpu).max((1.0 - both) * n / self.cpu) + self.fixed;
+        let together = self.together(n);
         let (gpu_alone, cpu_alone) = (n / self.gpu, n / self.cpu);
         if gpu_alone <= together.min(cpu_alone) {
             1.0
         } else if cpu_alone <= together {
             0.0
         } else {
-            both
+            self.balance()
+        }
+    }
+
+    /// The GPU's share where both sides finish together, v_g / (v_g + v_c).
+    pub fn balance(&self) -> f64 {
+        self.gpu / (self.gpu + self.cpu)
+    }
+
+    /// Seconds of an epoch of `n` ratings on both sides at the balance, with the fixed cost.
+    pub fn together(&self, n: f64) -> f64 {
+        n / (self.gpu + self.cpu) + self.fixed
+    }
+}
+
+/// Where the speeds predict less than this gain (both sides' epoch over the GPU's alone, the
+/// GPU's speed taken from the phases), one epoch of the GPU alone is timed before the run
+/// settles on both. On the H200 the GPU ran 11 % slower per rating inside the phases than
+/// alone (the full Netflix shape at full occupancy, `bench/results/2026-11-29-mf-halves.md`).
+const PROBE_BELOW: f64 = 0.9;
+
+/// The GPU's share after each epoch, from what the epochs measured: the balance of the speeds,
+/// checked against a timed epoch of the GPU alone where the gain is in doubt.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Follow {
+    /// Seconds of the last epoch of the GPU alone.
+    alone: Option<f64>,
+    /// Seconds of the last epoch of both sides.
+    both: Option<f64>,
+    /// The share to return to after an epoch of the GPU alone, if both are faster.
+    resume: Option<f64>,
+}
+
+impl Follow {
+    /// The share after epoch `epoch` (from 1) of both sides, which took `wall` seconds at
+    /// `speeds`, `n` ratings an epoch. The first epoch's speeds include first-touch costs:
+    /// they set the balance, but only a later epoch may hand everything to one side.
+    pub fn after_both(&mut self, epoch: u64, speeds: Speeds, n: f64, wall: f64) -> f64 {
+        self.both = Some(wall);
+        if epoch == 1 {
+            return speeds.balance();
+        }
+        if self.alone.is_some_and(|alone| wall >= alone) {
+            return 1.0;
+        }
+        let share = speeds.share(n);
+        if share > 0.0 && share < 1.0 && self.alone.is_none() && speeds.together(n) > PROBE_BELOW * n / speeds.gpu {
+            self.resume = Some(share);
+            return 1.0;
+        }
+        share
+    }
+
+    /// The share after an epoch of the GPU alone that took `wall` seconds: back to both where
+    /// this epoch was a probe and both were faster, else the GPU alone still.
+    pub fn after_alone(&mut self, wall: f64) -> f64 {
+        self.alone = Some(wall);
+        match (self.resume.take(), self.both) {
+            (Some(share), Some(both)) if both < wall => share,
+            _ => 1.0,
         }
     }
 }
@@ -220,6 +281,7 @@ pub struct Halves<'g> {
     /// A share fixed by the caller, or None to follow the measured speeds.
     fixed: Option<f64>,
     speeds: Option<Speeds>,
+    follow: Follow,
     seed: u64,
     epoch: u64,
 }
@@ -259,6 +321,7 @@ impl<'g> Halves<'g> {
             q_device: [true; 2],
             fixed: (!adapt).then_some(alpha),
             speeds: None,
+            follow: Follow::default(),
             seed: params.seed,
             epoch: 0,
         })
@@ -415,10 +478,15 @@ fn sub_cut(cut: &Cut, parts: Range<usize>) -> Cut {
 impl Engine for Halves<'_> {
     fn epoch(&mut self, step: Step) -> Result<Epoch> {
         self.epoch += 1;
-        if self.gpu_slabs == self.layout.slabs() {
-            return self.gpu_alone(step);
-        }
         let started = Instant::now();
+        if self.gpu_slabs == self.layout.slabs() {
+            let epoch = self.gpu_alone(step)?;
+            if self.fixed.is_none() {
+                let share = self.follow.after_alone(started.elapsed().as_secs_f64());
+                self.move_to(self.layout.slabs_for(share))?;
+            }
+            return Ok(epoch);
+        }
         let a = self.phase(0, step)?;
         let b = self.phase(1, step)?;
         let wall = started.elapsed().as_secs_f64();
@@ -440,14 +508,8 @@ impl Engine for Halves<'_> {
         if let (Some(gpu), Some(cpu), Some(fixed)) = (gpu, cpu, fixed) {
             self.speeds = Some(Speeds { gpu, cpu, fixed });
         }
-        // The first epoch's speeds include first-touch costs: they set α, but only a later
-        // epoch may hand everything to one side.
         if let (None, Some(s)) = (self.fixed, self.speeds) {
-            let n = self.ratings.len() as f64;
-            let mut share = s.share(n);
-            if self.epoch == 1 {
-                share = s.gpu / (s.gpu + s.cpu);
-            }
+            let share = self.follow.after_both(self.epoch, s, self.ratings.len() as f64, wall);
             self.move_to(self.layout.slabs_for(share))?;
         }
         Ok(Epoch { loss: a.cpu_loss + b.cpu_loss + gpu_loss, updates: gpu_updates + cpu_updates, cpu_updates })
@@ -524,6 +586,31 @@ mod tests {
         // With a fixed cost above what the CPU saves, the GPU alone.
         assert_eq!(Speeds { fixed: 1e-4, ..s }.share(n), 1.0);
         assert_eq!(Speeds { gpu: 1e9, cpu: 3e9, fixed: 1e-4 }.share(n), 0.0);
+    }
+
+    #[test]
+    fn a_small_gain_is_checked_against_an_epoch_of_the_gpu_alone() {
+        let n = 1e6;
+        // Speeds 3:1: both take 0.75 of the GPU's time alone, no probe.
+        let clear = Speeds { gpu: 3e9, cpu: 1e9, fixed: 0.0 };
+        let mut f = Follow::default();
+        assert_eq!(f.after_both(1, clear, n, 3e-4), 0.75);
+        assert_eq!(f.after_both(2, clear, n, 2.5e-4), 0.75);
+        // Speeds 19:1: both would take 0.95 of it, so one epoch of the GPU alone is timed.
+        let small = Speeds { gpu: 19e9, cpu: 1e9, fixed: 0.0 };
+        let mut f = Follow::default();
+        assert_eq!(f.after_both(1, small, n, 6e-5), 0.95, "the first epoch only balances");
+        assert_eq!(f.after_both(2, small, n, 5e-5), 1.0, "the probe");
+        assert_eq!(f.after_alone(5.5e-5), 0.95, "both were faster: back to both");
+        assert_eq!(f.after_both(4, small, n, 5e-5), 0.95, "no second probe");
+        assert_eq!(f.after_both(5, small, n, 5.6e-5), 1.0, "both slower than the GPU alone");
+        assert_eq!(f.after_alone(5.5e-5), 1.0, "and the GPU alone from then on");
+        // The GPU alone faster than both at the probe: it stays alone.
+        let mut f = Follow::default();
+        f.after_both(1, small, n, 6e-5);
+        assert_eq!(f.after_both(2, small, n, 5e-5), 1.0);
+        assert_eq!(f.after_alone(4.5e-5), 1.0);
+        assert_eq!(f.after_alone(4.5e-5), 1.0);
     }
 
     #[test]
