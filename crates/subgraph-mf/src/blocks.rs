@@ -168,6 +168,42 @@ pub fn segments<'a>(data: &'a mut [f32], g: &'a mut [f32], cut: &Cut, k: usize) 
     out
 }
 
+/// What one CPU worker's blocks came to: Σ e² (LIBMF's training loss), updates, and seconds
+/// spent updating (waits for a free block excluded).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Tally {
+    pub loss: f64,
+    pub updates: u64,
+    pub busy: f64,
+}
+
+/// One CPU worker's loop, whatever hands the blocks out: takes block (r, c) from `take` until
+/// it gives none, updates `block(r, c)` under row segment r's and column segment c's locks, and
+/// hands it back through `done`.
+pub fn work_blocks<'r>(
+    mut take: impl FnMut() -> Option<(usize, usize)>,
+    mut done: impl FnMut(usize, usize),
+    rows: &[Mutex<Segment<'_>>],
+    cols: &[Mutex<Segment<'_>>],
+    block: impl Fn(usize, usize) -> &'r [Rating],
+    k: usize,
+    step: Step,
+) -> Tally {
+    let mut tally = Tally::default();
+    while let Some((r, c)) = take() {
+        let t = std::time::Instant::now();
+        let ratings = block(r, c);
+        let mut p = rows[r].lock().unwrap_or_else(|e| e.into_inner());
+        let mut q = cols[c].lock().unwrap_or_else(|e| e.into_inner());
+        tally.loss += p.update(&mut q, ratings, k, step);
+        tally.updates += ratings.len() as u64;
+        drop((p, q));
+        tally.busy += t.elapsed().as_secs_f64();
+        done(r, c);
+    }
+    tally
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,7 @@
 //! loop over it and gives it back, until the epoch has handed out as many blocks as the grid
 //! has.
 
-use crate::blocks::{segments, Grid};
+use crate::blocks::{segments, work_blocks, Grid};
 use crate::cpu::schedule::Scheduler;
 use crate::error::Result;
 use crate::model::{Model, Params, Step};
@@ -51,24 +51,16 @@ impl Fpsgd {
             let workers: Vec<_> = (0..self.threads)
                 .map(|_| {
                     scope.spawn(|| {
-                        let (mut loss, mut updates) = (0f64, 0u64);
-                        while let Some((i, j)) = scheduler.take() {
-                            let mut p = rows[i].lock().unwrap_or_else(|e| e.into_inner());
-                            let mut q = cols[j].lock().unwrap_or_else(|e| e.into_inner());
-                            loss += p.update(&mut q, grid.block(i, j), k, step);
-                            updates += grid.block(i, j).len() as u64;
-                            drop((p, q));
-                            scheduler.give_back(i, j);
-                        }
-                        (loss, updates)
+                        let (take, done) = (|| scheduler.take(), |i, j| scheduler.give_back(i, j));
+                        work_blocks(take, done, &rows, &cols, |i, j| grid.block(i, j), k, step)
                     })
                 })
                 .collect();
             let mut done = Epoch::default();
             for w in workers {
-                let (loss, updates) = w.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-                done.loss += loss;
-                done.updates += updates;
+                let tally = w.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+                done.loss += tally.loss;
+                done.updates += tally.updates;
             }
             done.cpu_updates = done.updates;
             done

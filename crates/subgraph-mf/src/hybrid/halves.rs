@@ -30,7 +30,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use subgraph_cuda::PinnedBuffer;
 
-use crate::blocks::{segments, Cut, Grid};
+use crate::blocks::{segments, work_blocks, Cut, Grid};
 use crate::error::Result;
 use crate::gpu::{DeviceRatings, GpuSgd};
 use crate::hybrid::division::{cut, even, masses};
@@ -406,17 +406,10 @@ impl Halves<'_> {
                 .map(|_| {
                     let (board, p_rows, q_cols, cols) = (&board, &p_rows, &q_cols, cols.clone());
                     scope.spawn(move || {
-                        let (mut loss, mut updates) = (0f64, 0u64);
-                        while let Some((r, c)) = board.take() {
-                            let block = grid.block(g + r, cols.start + c);
-                            let mut p = p_rows[r].lock().unwrap_or_else(|e| e.into_inner());
-                            let mut q = q_cols[c].lock().unwrap_or_else(|e| e.into_inner());
-                            loss += p.update(&mut q, block, k, step);
-                            updates += block.len() as u64;
-                            drop((p, q));
-                            board.give_back(r, c);
-                        }
-                        (loss, updates, started.elapsed().as_secs_f64())
+                        let (take, done) = (|| board.take(), |r, c| board.give_back(r, c));
+                        let block = |r, c| grid.block(g + r, cols.start + c);
+                        let tally = work_blocks(take, done, p_rows, q_cols, block, k, step);
+                        (tally.loss, tally.updates, started.elapsed().as_secs_f64())
                     })
                 })
                 .collect();

@@ -12,7 +12,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::blocks::{segments, Grid, Segment};
+use crate::blocks::{segments, work_blocks, Grid, Segment, Tally};
 use crate::error::Result;
 use crate::gpu::{DeviceRatings, GpuSgd};
 use crate::hybrid::board::{Board, Job, Rates, Take};
@@ -135,9 +135,6 @@ fn merged(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
     out
 }
 
-/// What a thread did: its loss, updates and busy seconds.
-type Tally = (f64, u64, f64);
-
 /// What every thread of an epoch shares.
 struct Shared<'a, 'm> {
     board: &'a Board<'a>,
@@ -173,18 +170,8 @@ impl Engine for Hybrid<'_> {
             let cpu: Vec<_> = (0..self.cpu_threads)
                 .map(|_| {
                     scope.spawn(move || {
-                        let (mut loss, mut updates, mut busy) = (0f64, 0u64, 0f64);
-                        while let Some((r, c)) = board.take_cpu() {
-                            let t = Instant::now();
-                            let mut p = p_rows[r].lock().unwrap_or_else(|e| e.into_inner());
-                            let mut q = q_cols[c].lock().unwrap_or_else(|e| e.into_inner());
-                            loss += p.update(&mut q, grid.block(r, c), k, step);
-                            updates += grid.block(r, c).len() as u64;
-                            drop((p, q));
-                            busy += t.elapsed().as_secs_f64();
-                            board.done_cpu(r, c);
-                        }
-                        (loss, updates, busy)
+                        let (take, done) = (|| board.take_cpu(), |r, c| board.done_cpu(r, c));
+                        work_blocks(take, done, p_rows, q_cols, |r, c| grid.block(r, c), k, step)
                     })
                 })
                 .collect();
@@ -209,15 +196,15 @@ impl Engine for Hybrid<'_> {
         self.device = board.device();
         let mut done = Epoch::default();
         let mut cpu_busy = 0f64;
-        for (loss, updates, busy) in cpu {
-            done.loss += loss;
-            done.updates += updates;
-            done.cpu_updates += updates;
-            cpu_busy += busy;
+        for tally in cpu {
+            done.loss += tally.loss;
+            done.updates += tally.updates;
+            done.cpu_updates += tally.updates;
+            cpu_busy += tally.busy;
         }
         let mut gpu_rates = Vec::with_capacity(gpu.len());
         for tally in gpu {
-            let (loss, updates, busy) = tally?;
+            let Tally { loss, updates, busy } = tally?;
             done.loss += loss;
             done.updates += updates;
             gpu_rates.push((updates, busy));
@@ -297,7 +284,7 @@ fn drive(g: usize, side: &mut Side<'_>, sh: &Shared<'_, '_>) -> Result<Tally> {
         busy += t.elapsed().as_secs_f64();
     }
     let loss = side.sgd.take_loss()?;
-    Ok((loss, updates, busy))
+    Ok(Tally { loss, updates, busy })
 }
 
 /// Rows `rows` of P copied from the GPU into the host's segments.
