@@ -91,29 +91,82 @@ impl RawRatings {
 }
 
 /// Original ids ↔ dense ids, dense in order of first appearance.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct IdMap {
     ids: Vec<u64>,
-    index: HashMap<u64, u32>,
+    index: Index,
+}
+
+/// The dense id of each original id: a table over the ids where they are small (most rating
+/// files number their users and items from 0 or 1), else a hash map.
+#[derive(Debug, Clone)]
+enum Index {
+    /// Entry `id`: its dense id, or `NONE`.
+    Table(Vec<u32>),
+    Hash(HashMap<u64, u32>),
+}
+
+impl Default for Index {
+    fn default() -> Self {
+        Index::Hash(HashMap::new())
+    }
+}
+
+/// A table entry of an id not seen yet (dense ids stop below `u32::MAX`).
+const NONE: u32 = u32::MAX;
+
+/// A table serves ids below this many entries per rating, plus [`TABLE_SLACK`]: at most 16
+/// bytes of table a rating, where the rating itself takes 20 as read.
+const TABLE_PER_ID: u64 = 4;
+const TABLE_SLACK: u64 = 1 << 16;
+
+/// Two maps are equal where they map the same ids in the same order, however they index them.
+impl PartialEq for IdMap {
+    fn eq(&self, other: &Self) -> bool {
+        self.ids == other.ids
+    }
 }
 
 impl IdMap {
+    /// An empty map for the ids of `count` ratings, none larger than `largest`: a table where
+    /// that costs at most [`TABLE_PER_ID`] entries a rating (plus [`TABLE_SLACK`]).
+    pub fn for_ids(largest: u64, count: usize) -> IdMap {
+        let index = match largest.checked_add(1) {
+            Some(len) if len <= TABLE_PER_ID * count as u64 + TABLE_SLACK => Index::Table(vec![NONE; len as usize]),
+            _ => Index::default(),
+        };
+        IdMap { ids: Vec::new(), index }
+    }
+
     /// The dense id of `id`, given the next one when it is new.
     pub fn insert(&mut self, id: u64) -> Result<u32> {
-        if let Some(&d) = self.index.get(&id) {
+        if let Some(d) = self.get(id) {
             return Ok(d);
         }
         let d = u32::try_from(self.ids.len())
             .ok()
-            .filter(|&d| d < u32::MAX)
+            .filter(|&d| d < NONE)
             .ok_or_else(|| MfError::Ratings("more than 2^32 - 1 distinct ids".into()))?;
+        if let Index::Table(table) = &self.index {
+            if id >= table.len() as u64 {
+                self.index = Index::Hash(self.ids.iter().zip(0u32..).map(|(&id, d)| (id, d)).collect());
+            }
+        }
+        match &mut self.index {
+            Index::Table(table) => table[id as usize] = d,
+            Index::Hash(map) => {
+                map.insert(id, d);
+            }
+        }
         self.ids.push(id);
-        self.index.insert(id, d);
         Ok(d)
     }
 
     pub fn get(&self, id: u64) -> Option<u32> {
-        self.index.get(&id).copied()
+        match &self.index {
+            Index::Table(table) => table.get(usize::try_from(id).ok()?).copied().filter(|&d| d != NONE),
+            Index::Hash(map) => map.get(&id).copied(),
+        }
     }
 
     /// The original id of dense id `d`.
@@ -160,7 +213,9 @@ impl Dataset {
         if raw.is_empty() {
             return Err(MfError::Ratings("no ratings".into()));
         }
-        let (mut users, mut items) = (IdMap::default(), IdMap::default());
+        let largest = |ids: &[u64]| ids.iter().copied().max().unwrap_or(0);
+        let mut users = IdMap::for_ids(largest(&raw.users), raw.len());
+        let mut items = IdMap::for_ids(largest(&raw.items), raw.len());
         let mut entries = Vec::with_capacity(raw.len());
         for i in 0..raw.len() {
             let r = raw.values[i];
@@ -220,6 +275,26 @@ impl Mapped {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_table_and_a_hash_map_give_the_same_dense_ids() {
+        let ids = [7u64, 3, 7, 0, 65_000, 3, 9];
+        let mut table = IdMap::for_ids(65_000, ids.len());
+        let mut hash = IdMap::default();
+        assert!(matches!(table.index, Index::Table(_)) && matches!(hash.index, Index::Hash(_)));
+        for id in ids {
+            assert_eq!(table.insert(id).unwrap(), hash.insert(id).unwrap());
+        }
+        assert_eq!(table, hash);
+        assert_eq!((table.get(9), table.get(8), table.get(1 << 40)), (Some(4), None, None));
+        // An id beyond the table moves the map to a hash map, keeping every dense id.
+        assert_eq!(table.insert(1 << 40).unwrap(), 5);
+        assert!(matches!(table.index, Index::Hash(_)));
+        assert_eq!((table.get(65_000), table.get(1 << 40), table.original(5)), (Some(3), Some(5), 1 << 40));
+        // Ids far larger than the ratings call for a hash map from the start.
+        assert!(matches!(IdMap::for_ids(1 << 40, 10).index, Index::Hash(_)));
+        assert!(matches!(IdMap::for_ids(u64::MAX, 10).index, Index::Hash(_)));
+    }
 
     #[test]
     fn compaction_is_by_first_appearance_and_test_sets_map_through_it() {
