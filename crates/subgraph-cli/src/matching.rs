@@ -118,6 +118,12 @@ struct Row {
     order_ms: f64,
     space_ms: f64,
     enumerate_ms: f64,
+    /// CPU planning beyond the order, each also inside a phase above: trials of the default
+    /// plan before plans are compared and the probe between two plans (in `enumerate_ms`), and
+    /// the comparison's estimates.
+    trial_ms: f64,
+    compare_ms: f64,
+    probe_ms: f64,
     candidates: u64,
     /// Candidate edges made (CPU; a lazy space makes only those the search reads).
     candidate_edges: u64,
@@ -465,6 +471,9 @@ fn match_all(
             order_ms: report.order_ms,
             space_ms: report.space_ms,
             enumerate_ms: report.enumerate_ms,
+            trial_ms: report.trial_ms,
+            compare_ms: report.compare_ms,
+            probe_ms: report.probe_ms,
             candidates: report.candidates,
             candidate_edges: report.candidate_edges,
             space_bytes: report.space_bytes,

@@ -80,6 +80,26 @@ fn json_report_per_query() {
     }
 }
 
+/// A query heavy enough to compare plans reports where its planning went, each stage inside
+/// its phase; a small one, run at once with the default plan, reports none.
+#[test]
+fn json_report_times_the_planning_stages() {
+    let d = data("yeast/yeast.graph");
+    let heavy = data("yeast/queries/query_dense_16_107.graph");
+    let small = data("yeast/queries/query_dense_16_10.graph");
+    let o = run(&["match", "-q", "--format", "json", "--threads", "1", d.to_str().unwrap(), heavy.to_str().unwrap()]);
+    let r = &json_lines(&o)[0];
+    let ms = |k: &str| r[k].as_f64().unwrap_or_else(|| panic!("{k} in {r}"));
+    assert!(ms("trial_ms") > 0.0 && ms("compare_ms") > 0.0, "{r}");
+    assert!(ms("trial_ms") + ms("probe_ms") <= ms("enumerate_ms") + 1e-9, "{r}");
+    assert!(ms("compare_ms") < ms("elapsed_ms"), "{r}");
+    let o = run(&["match", "-q", "--format", "json", "--threads", "1", d.to_str().unwrap(), small.to_str().unwrap()]);
+    let r = &json_lines(&o)[0];
+    for k in ["trial_ms", "compare_ms", "probe_ms"] {
+        assert_eq!(r[k].as_f64(), Some(0.0), "{k} in {r}");
+    }
+}
+
 /// A sampled query reports its estimated work and that work priced for the device its plan
 /// was made for: the same on the CPU, whose weights the estimate's cost uses; at least as much
 /// on the GPU, where rows weigh more.

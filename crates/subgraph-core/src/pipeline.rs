@@ -329,6 +329,8 @@ impl Prepared {
         let filter_ms = plan.filter_ms;
         let mut considered = Vec::new();
         let mut probe = None;
+        // Planning's stages: trials, the comparison, the probe (`Report::trial_ms` …).
+        let mut stages = Stages { trial_ms, ..Stages::default() };
         if let Some((gate, per_particle)) = gate {
             let threads = rayon::current_num_threads();
             let particles =
@@ -346,11 +348,12 @@ impl Prepared {
                 let out = cpu::enumerate(data, &plan, &space, engine, &trial, None);
                 if out.stopped != Some(Stopped::Timeout) || control.should_stop() {
                     let enumerate_ms = trial_ms + t.elapsed().as_secs_f64() * 1e3;
-                    let report = report(start, filter, &plan, &space, space_ms, enumerate_ms, &out);
+                    let report = stages.on(report(start, filter, &plan, &space, space_ms, enumerate_ms, &out));
                     plan.estimate = Some(gate);
                     return Ok(Explained { report, levels: out.levels, plan, considered, probe: None });
                 }
                 trial_ms += t.elapsed().as_secs_f64() * 1e3;
+                stages.trial_ms += t.elapsed().as_secs_f64() * 1e3;
             }
             match particles {
                 None => {
@@ -360,7 +363,9 @@ impl Prepared {
                 Some(particles) => {
                     let (vertices, tail) = (plan.vertices.clone(), plan.tail);
                     let cands = plan.candidates_by_vertex();
+                    let t = Instant::now();
                     let (best, c) = planner::compare(data, &query, options, cands, filter_ms, particles, control);
+                    stages.compare_ms = t.elapsed().as_secs_f64() * 1e3;
                     considered = c;
                     if best.vertices != vertices || best.tail != tail {
                         let t = Instant::now();
@@ -386,6 +391,7 @@ impl Prepared {
                         // plan that runs as its space.
                         let p = probe_prefers(data, (&best, &best_space), (&plan, &space), engine, control, budget);
                         trial_ms += t.elapsed().as_secs_f64() * 1e3;
+                        stages.probe_ms = t.elapsed().as_secs_f64() * 1e3;
                         let switch = p.switched;
                         probe = Some(p);
                         if switch {
@@ -402,8 +408,22 @@ impl Prepared {
         let out = cpu::enumerate(data, &plan, &space, engine, control, output);
         // A trial that did not finish is enumeration too.
         let enumerate_ms = trial_ms + t.elapsed().as_secs_f64() * 1e3;
-        let report = report(start, filter, &plan, &space, space_ms, enumerate_ms, &out);
+        let report = stages.on(report(start, filter, &plan, &space, space_ms, enumerate_ms, &out));
         Ok(Explained { report, levels: out.levels, plan, considered, probe })
+    }
+}
+
+/// Milliseconds of planning's stages after the default plan is made ([`Report::trial_ms`]).
+#[derive(Debug, Default, Clone, Copy)]
+struct Stages {
+    trial_ms: f64,
+    compare_ms: f64,
+    probe_ms: f64,
+}
+
+impl Stages {
+    fn on(self, report: Report) -> Report {
+        Report { trial_ms: self.trial_ms, compare_ms: self.compare_ms, probe_ms: self.probe_ms, ..report }
     }
 }
 

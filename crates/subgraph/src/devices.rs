@@ -483,6 +483,9 @@ fn merge(a: &Report, b: &Report) -> Report {
         estimated_embeddings: a.estimated_embeddings.zip(b.estimated_embeddings).map(|(x, y)| x + y),
         estimated_cost: a.estimated_cost.zip(b.estimated_cost).map(|(x, y)| x + y),
         priced_cost: a.priced_cost.zip(b.priced_cost).map(|(x, y)| x + y),
+        trial_ms: a.trial_ms + b.trial_ms,
+        compare_ms: a.compare_ms + b.compare_ms,
+        probe_ms: a.probe_ms + b.probe_ms,
         ..*a
     }
 }

@@ -51,6 +51,14 @@ pub struct Report {
     pub spasm_terms: usize,
     /// How the CPU's candidate space was made (`eager`, `lazy`), when one was.
     pub space: Option<&'static str>,
+    /// Where the planning went beyond ordering, each also inside a phase above: trials of the
+    /// default plan run before plans are compared (in `enumerate_ms`), the comparison's
+    /// estimates (in `order_ms` where the plan it chose ran, else only in `elapsed_ms`), and the
+    /// probe that settles between the default plan and the one the estimates chose (in
+    /// `enumerate_ms`).
+    pub trial_ms: f64,
+    pub compare_ms: f64,
+    pub probe_ms: f64,
 }
 
 impl Report {
@@ -81,6 +89,9 @@ impl Report {
             priced_cost: None,
             spasm_terms: 0,
             space: None,
+            trial_ms: 0.0,
+            compare_ms: 0.0,
+            probe_ms: 0.0,
         }
     }
 

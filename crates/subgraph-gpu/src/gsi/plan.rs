@@ -155,6 +155,9 @@ impl Planned {
             priced_cost: None,
             spasm_terms: 0,
             space: None,
+            trial_ms: 0.0,
+            compare_ms: 0.0,
+            probe_ms: 0.0,
         }
         .with_plan(plan);
         GpuReport {
