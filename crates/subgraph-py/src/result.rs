@@ -20,6 +20,11 @@ pub(crate) struct Result {
     order_ms: f64,
     space_ms: f64,
     enumerate_ms: f64,
+    /// CPU planning beyond the order, each also inside a phase above: the default plan's
+    /// trials and the probe between two plans (in `enumerate_ms`), the comparison's estimates.
+    trial_ms: f64,
+    compare_ms: f64,
+    probe_ms: f64,
     /// The filter the candidates had and the plan's order.
     filter: &'static str,
     order: &'static str,
@@ -65,6 +70,9 @@ impl From<Ran> for Result {
             order_ms: r.order_ms,
             space_ms: r.space_ms,
             enumerate_ms: r.enumerate_ms,
+            trial_ms: r.trial_ms,
+            compare_ms: r.compare_ms,
+            probe_ms: r.probe_ms,
             filter: r.filter,
             order: r.order,
             automorphisms: None,

@@ -106,6 +106,7 @@ def test_limit_timeout_and_result_fields():
     assert timed.stopped == "timeout" and not timed.complete
     assert time.monotonic() - start < 5
     assert timed.elapsed_ms >= timed.enumerate_ms and timed.filter in ("nlf", "gql")
+    assert timed.enumerate_ms >= timed.trial_ms + timed.probe_ms
 
 
 def test_ctrl_c_stops_a_query():

@@ -74,6 +74,9 @@ class Result:
     order_ms: float
     space_ms: float
     enumerate_ms: float
+    trial_ms: float
+    compare_ms: float
+    probe_ms: float
     filter: str
     order: str
     automorphisms: Optional[int]
