@@ -318,7 +318,7 @@ impl Prepared {
         opts: &MatchOptions,
         control: &Control,
         output: Option<(&Output, &str)>,
-        mut trial_ms: f64,
+        trial_ms: f64,
     ) -> Result<Explained, Error> {
         let filter = self.filter();
         let Prepared { start, query, options, mut plan, space, mut space_ms, gate, .. } = self;
@@ -329,7 +329,8 @@ impl Prepared {
         let filter_ms = plan.filter_ms;
         let mut considered = Vec::new();
         let mut probe = None;
-        // Planning's stages: trials, the comparison, the probe (`Report::trial_ms` …).
+        // Planning's stages: trials, the comparison, the probe (`Report::trial_ms` …); the
+        // trials and the probe count as enumeration.
         let mut stages = Stages { trial_ms, ..Stages::default() };
         if let Some((gate, per_particle)) = gate {
             let threads = rayon::current_num_threads();
@@ -347,12 +348,11 @@ impl Prepared {
                 let trial = control.trial(budget);
                 let out = cpu::enumerate(data, &plan, &space, engine, &trial, None);
                 if out.stopped != Some(Stopped::Timeout) || control.should_stop() {
-                    let enumerate_ms = trial_ms + t.elapsed().as_secs_f64() * 1e3;
+                    let enumerate_ms = stages.trial_ms + t.elapsed().as_secs_f64() * 1e3;
                     let report = stages.on(report(start, filter, &plan, &space, space_ms, enumerate_ms, &out));
                     plan.estimate = Some(gate);
                     return Ok(Explained { report, levels: out.levels, plan, considered, probe: None });
                 }
-                trial_ms += t.elapsed().as_secs_f64() * 1e3;
                 stages.trial_ms += t.elapsed().as_secs_f64() * 1e3;
             }
             match particles {
@@ -376,7 +376,7 @@ impl Prepared {
                                 filter,
                                 best,
                                 best_space_ms,
-                                trial_ms,
+                                stages.trial_ms,
                                 control,
                                 considered,
                             ));
@@ -390,13 +390,12 @@ impl Prepared {
                         // The probes count as enumeration, as trials do; the space of the
                         // plan that runs as its space.
                         let p = probe_prefers(data, (&best, &best_space), (&plan, &space), engine, control, budget);
-                        trial_ms += t.elapsed().as_secs_f64() * 1e3;
                         stages.probe_ms = t.elapsed().as_secs_f64() * 1e3;
                         let switch = p.switched;
                         probe = Some(p);
                         if switch {
                             (plan, space, space_ms) = (best, best_space, best_space_ms);
-                            trial_ms -= best_space_ms;
+                            stages.probe_ms -= best_space_ms;
                         }
                     } else {
                         plan = best;
@@ -407,7 +406,7 @@ impl Prepared {
         let t = Instant::now();
         let out = cpu::enumerate(data, &plan, &space, engine, control, output);
         // A trial that did not finish is enumeration too.
-        let enumerate_ms = trial_ms + t.elapsed().as_secs_f64() * 1e3;
+        let enumerate_ms = stages.trial_ms + stages.probe_ms + t.elapsed().as_secs_f64() * 1e3;
         let report = stages.on(report(start, filter, &plan, &space, space_ms, enumerate_ms, &out));
         Ok(Explained { report, levels: out.levels, plan, considered, probe })
     }

@@ -54,8 +54,8 @@ pub struct Report {
     /// Where the planning went beyond ordering, each also inside a phase above: trials of the
     /// default plan run before plans are compared (in `enumerate_ms`), the comparison's
     /// estimates (in `order_ms` where the plan it chose ran, else only in `elapsed_ms`), and the
-    /// probe that settles between the default plan and the one the estimates chose (in
-    /// `enumerate_ms`).
+    /// probe that settles between the default plan and the one the estimates chose, with the
+    /// challenger's candidate space where the default plan stays (in `enumerate_ms`).
     pub trial_ms: f64,
     pub compare_ms: f64,
     pub probe_ms: f64,
