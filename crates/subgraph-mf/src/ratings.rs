@@ -117,7 +117,7 @@ const NONE: u32 = u32::MAX;
 
 /// A table serves ids below this many entries per rating, plus [`TABLE_SLACK`]: at most 16
 /// bytes of table a rating, where the rating itself takes 20 as read.
-const TABLE_PER_ID: u64 = 4;
+const TABLE_PER_RATING: u64 = 4;
 const TABLE_SLACK: u64 = 1 << 16;
 
 /// Two maps are equal where they map the same ids in the same order, however they index them.
@@ -129,10 +129,10 @@ impl PartialEq for IdMap {
 
 impl IdMap {
     /// An empty map for the ids of `count` ratings, none larger than `largest`: a table where
-    /// that costs at most [`TABLE_PER_ID`] entries a rating (plus [`TABLE_SLACK`]).
+    /// that costs at most [`TABLE_PER_RATING`] entries a rating (plus [`TABLE_SLACK`]).
     pub fn for_ids(largest: u64, count: usize) -> IdMap {
         let index = match largest.checked_add(1) {
-            Some(len) if len <= TABLE_PER_ID * count as u64 + TABLE_SLACK => Index::Table(vec![NONE; len as usize]),
+            Some(len) if len <= TABLE_PER_RATING * count as u64 + TABLE_SLACK => Index::Table(vec![NONE; len as usize]),
             _ => Index::default(),
         };
         IdMap { ids: Vec::new(), index }
