@@ -126,9 +126,20 @@ fn search_kernels_follow_ganns_on_an_emulated_warp() {
         case(7, Metric::L2, 300, 100, 400, 1, 100, 40, 0, false),
         case(12, Metric::Ip, 1000, 8, 700, 2, 100, 0, 4, false),
     ];
-    on_two_threads(&cases, |i, c| {
+    // The first four also with the smallest visited set (four rows' worth), emptied every few
+    // vertices: with N no longer than a quarter of it (no lazy check), and longer.
+    let runs: Vec<(usize, bool)> =
+        (0..cases.len()).flat_map(|i| [(i, false), (i, true)]).filter(|r| r.0 < 4 || !r.1).collect();
+    on_two_threads(&runs, |_, &(i, smallest)| {
+        let c = &cases[i];
         let shape = SearchShape::new(c.dim, c.metric, c.ef, c.degree).unwrap();
-        let exe = build(cxx, &dir.path().join(format!("search{i}")), "search.cpp", source::search_source(shape).code);
+        let mut code = source::search_source(shape).code.to_string();
+        if smallest {
+            let line = format!("#define HS_LOG2 {}\n", shape.visited().max(1).trailing_zeros());
+            assert!(code.contains(&line));
+            code = code.replace(&line, &format!("#define HS_LOG2 {}\n", (4 * shape.tl()).trailing_zeros()));
+        }
+        let exe = build(cxx, &dir.path().join(format!("search{i}_{smallest}")), "search.cpp", &code);
         let args = [c.n, c.queries, c.ef, c.k, c.upper, 17 + i, c.filter, usize::from(c.untidy)];
         eprint!("{}", run(&exe, &args));
     });

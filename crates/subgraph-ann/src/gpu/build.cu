@@ -25,6 +25,7 @@ struct GgcShared {
     ann_key n[LN];
     ann_key t[TL];
     unsigned tid[TL];
+    unsigned h[HS];
     ann_key c[CL];
     unsigned kid[DEG];
     float kd[DEG];
@@ -143,7 +144,7 @@ extern "C" __global__ void __launch_bounds__(32)
     const unsigned end = min(n, start + group);
     for (unsigned v = start + 1u; v < end; ++v) {
         ggc_load_row(base, v, s.q);
-        ganns_search_warp(s.q, base, v, adj, start, ef, s.n, s.t, s.tid);
+        ganns_search_warp(s.q, base, v, adj, start, ef, s.n, s.t, s.tid, s.h);
         const unsigned kept = ggc_forward(base, link, &s);
         ggc_merge_row(base, adj, dist, v, s.fid, s.fd, kept, &s);
         for (unsigned j = 0u; j < kept; ++j) {
@@ -168,22 +169,7 @@ __device__ unsigned ggc_entry(const float* q, const float* __restrict__ base, co
     float dcur = warp_distance(q, base);
     for (unsigned l = layers; l-- > 0u;) {
         const unsigned* adj = upper + meta[3u * l];
-        const unsigned deg = meta[3u * l + 1u], len = meta[3u * l + 2u];
-        for (;;) {
-            ann_key best = EMPTY_KEY;
-            const unsigned* row = adj + (size_t)cur * deg;
-            for (unsigned t = 0u; t < deg; ++t) {
-                const unsigned u = row[t];
-                if (u >= len || u >= limit) continue;
-                const ann_key key = ((ann_key)ord_bits(warp_distance(q, base + (size_t)u * DIM)) << 32) | u;
-                if (key < best) best = key;
-            }
-            if (best == EMPTY_KEY) break;
-            const float dbest = ord_float((unsigned)(best >> 32));
-            if (!(dbest < dcur)) break;
-            cur = (unsigned)(best & 0xFFFFFFFFull);
-            dcur = dbest;
-        }
+        cur = ganns_greedy(q, base, adj, meta[3u * l + 1u], min(meta[3u * l + 2u], limit), cur, dcur);
     }
     return cur;
 }
@@ -201,7 +187,7 @@ extern "C" __global__ void __launch_bounds__(32)
     const unsigned v = start + blockIdx.x;
     ggc_load_row(base, v, s.q);
     const unsigned entry = ggc_entry(s.q, base, upper, meta, layers, start);
-    ganns_search_warp(s.q, base, start, adj, entry, ef, s.n, s.t, s.tid);
+    ganns_search_warp(s.q, base, start, adj, entry, ef, s.n, s.t, s.tid, s.h);
     const unsigned kept = ggc_forward(base, link, &s);
     for (unsigned t = lane; t < link; t += 32u) {
         out_ids[(size_t)blockIdx.x * link + t] = t < kept ? s.fid[t] : NONE_ID;

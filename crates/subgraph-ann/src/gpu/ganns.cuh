@@ -5,7 +5,9 @@
 // Compile-time constants, besides common.cuh's:
 //   LN   length of N, a power of two, 32 to 1024: the best vertices found so far, sorted;
 //   DEG  slots of an adjacency row (the out-degree bound of the searched layer);
-//   TL   length of T, the power of two at least max(DEG, 32): the explored vertex's neighbours.
+//   TL   length of T, the power of two at least max(DEG, 32): the explored vertex's neighbours;
+//   HS_LOG2  log2 of HS, the slots of the visited set (a power of two, at least 4 TL), or 0 for
+//            none (GANNS as published: every neighbour's distance computed).
 //
 // An entry of N and T is a key: the distance's ordered bits (high word), then id << 1, then the
 // explored flag (bit 0). Sorted keys are sorted by (distance, id); ids are below 2^31 - 1.
@@ -22,6 +24,13 @@
 #endif
 #if DEG < 1 || TL < DEG || TL < 32 || (TL & (TL - 1)) != 0
 #error "TL must be the power of two at least max(DEG, 32)"
+#endif
+#if HS_LOG2 == 0
+#define HS 1u
+#elif HS_LOG2 < 7 || HS_LOG2 > 16 || (1 << HS_LOG2) < 4 * TL
+#error "HS must be a power of two, at least 4 TL"
+#else
+#define HS (1u << HS_LOG2)
 #endif
 
 __device__ __forceinline__ ann_key ganns_key(float d, unsigned id) {
@@ -40,6 +49,39 @@ __device__ __forceinline__ bool ganns_in_list(const ann_key* nn, ann_key key) {
     const unsigned at = count_below(nn, LN, x, false);
     return at < LN && (nn[at] >> 1) == (x >> 1);
 }
+
+#if HS_LOG2 != 0
+// The visited set: the ids whose distance the search has computed since the set was last
+// emptied, in HS slots (NONE_ID: empty) by open addressing, never more than half full. Lanes add
+// ids concurrently: of two lanes adding one id, exactly one is told it is new.
+__device__ __forceinline__ bool ganns_visit(unsigned* hs, unsigned id) {
+    unsigned s = (id * 2654435761u) >> (32 - HS_LOG2);
+    for (;;) {
+        const unsigned old = atomicCAS(hs + s, NONE_ID, id);
+        if (old == NONE_ID) return true;
+        if (old == id) return false;
+        s = (s + 1u) & (HS - 1u);
+    }
+}
+
+// Empties the visited set, then adds the ids of nn's first min(LN, HS / 4) entries; returns how
+// many ids it holds. Every lane must call it.
+__device__ unsigned ganns_reset(unsigned* hs, const ann_key* nn) {
+    const unsigned lane = threadIdx.x & 31u;
+    constexpr unsigned R = LN < HS / 4u ? LN : HS / 4u;
+    __syncwarp();
+    for (unsigned i = lane; i < HS; i += 32u) hs[i] = NONE_ID;
+    __syncwarp();
+    unsigned held = 0u;
+    for (unsigned c = 0u; c < R; c += 32u) {
+        const ann_key key = nn[c + lane];
+        const bool added = key != EMPTY_KEY && ganns_visit(hs, ganns_id(key));
+        held += (unsigned)__popc(__ballot_sync(FULL_MASK, added));
+    }
+    __syncwarp();
+    return held;
+}
+#endif
 
 // nn := the LN smallest of nn ∪ tk (both sorted ascending): the smaller of nn[i] and
 // tk[LN - 1 - i] at each i makes a bitonic sequence holding them, which a bitonic merge sorts.
@@ -67,24 +109,57 @@ __device__ __forceinline__ void ganns_merge(ann_key* nn, const ann_key* tk) {
     }
 }
 
-// The distances from q to DEG vertices tid[0..DEG) (NONE_ID: an empty slot) as keys in
-// tk[0..DEG), four rows at a time so that their loads overlap. Every lane must call it.
+// The distances from q to the `count` vertices tid[0..count) as keys in tk[0..count), four
+// rows at a time so that their loads overlap. Every lane must call it.
 __device__ __forceinline__ void ganns_distances(const float* q, const float* __restrict__ base,
-                                                const unsigned* tid, ann_key* tk) {
+                                                const unsigned* tid, unsigned count, ann_key* tk) {
     const unsigned lane = threadIdx.x & 31u;
-    for (unsigned t0 = 0u; t0 < DEG; t0 += 4u) {
+    for (unsigned t0 = 0u; t0 < count; t0 += 4u) {
         unsigned id[4];
         float part[4];
 #pragma unroll
         for (unsigned u = 0u; u < 4u; ++u) {
-            id[u] = t0 + u < DEG ? tid[t0 + u] : NONE_ID;
+            id[u] = t0 + u < count ? tid[t0 + u] : NONE_ID;
             part[u] = id[u] != NONE_ID ? lane_partial(q, base + (size_t)id[u] * DIM) : 0.0f;
         }
 #pragma unroll
         for (unsigned u = 0u; u < 4u; ++u) {
             const float d = warp_total(part[u]);
-            if (lane == 0u && t0 + u < DEG) tk[t0 + u] = id[u] != NONE_ID ? ganns_key(d, id[u]) : EMPTY_KEY;
+            if (lane == 0u && t0 + u < count) tk[t0 + u] = ganns_key(d, id[u]);
         }
+    }
+}
+
+// Greedy descent in one layer from `cur` (dcur its distance to q): while the nearest
+// out-neighbour (by (distance, id); ids of `len` and above are not of the layer) is strictly
+// nearer, move to it. Returns where it stops, its distance in dcur. Rows of `deg` slots are
+// read four at a time so that their loads overlap. Every lane must call it.
+__device__ unsigned ganns_greedy(const float* q, const float* __restrict__ base, const unsigned* adj, unsigned deg,
+                                 unsigned len, unsigned cur, float& dcur) {
+    for (;;) {
+        ann_key best = EMPTY_KEY;
+        const unsigned* row = adj + (size_t)cur * deg;
+        for (unsigned t0 = 0u; t0 < deg; t0 += 4u) {
+            unsigned id[4];
+            float part[4];
+#pragma unroll
+            for (unsigned u = 0u; u < 4u; ++u) {
+                const unsigned x = t0 + u < deg ? ADJ_LOAD(row + t0 + u) : NONE_ID;
+                id[u] = x < len ? x : NONE_ID;
+                part[u] = id[u] != NONE_ID ? lane_partial(q, base + (size_t)id[u] * DIM) : 0.0f;
+            }
+#pragma unroll
+            for (unsigned u = 0u; u < 4u; ++u) {
+                const float d = warp_total(part[u]);
+                const ann_key key = ((ann_key)ord_bits(d) << 32) | id[u];
+                if (id[u] != NONE_ID && key < best) best = key;
+            }
+        }
+        if (best == EMPTY_KEY) return cur;
+        const float dbest = ord_float((unsigned)(best >> 32));
+        if (!(dbest < dcur)) return cur;
+        cur = (unsigned)(best & 0xFFFFFFFFull);
+        dcur = dbest;
     }
 }
 
@@ -92,20 +167,31 @@ __device__ __forceinline__ void ganns_distances(const float* q, const float* __r
 // vertex `entry`, exploring the first e entries of N (e is clamped to 1..LN). On return nn[0..LN)
 // holds the best vertices found, sorted by (distance, id), EMPTY_KEY after them; the answer is
 // its first entries. nn, tk and tid are this warp's arrays in shared memory (LN, TL and TL
-// long); q is the query (in shared memory, 16-byte aligned where DIM % 4 == 0). Every lane of
-// the warp must call it with the same arguments.
+// long), hs its visited set (HS slots); q is the query (in shared memory, 16-byte aligned where
+// DIM % 4 == 0). Every lane of the warp must call it with the same arguments.
+//
+// GANNS computes the distance of every neighbour and drops those already in N by the lazy
+// check. With a visited set, a neighbour already in it is dropped before its distance is
+// computed, and N is the same at every step: the set holds N's ids (all of them where
+// LN <= HS / 4; else the lazy check still runs, on the new neighbours alone), and an id it holds
+// that is not in N was computed and left out of N earlier, so it is farther than N's last
+// entry, which only moves nearer, and the merge would leave it out again.
 __device__ void ganns_search_warp(const float* q, const float* __restrict__ base, unsigned n,
                                   const unsigned* __restrict__ adj, unsigned entry, unsigned e, ann_key* nn,
-                                  ann_key* tk, unsigned* tid) {
+                                  ann_key* tk, unsigned* tid, unsigned* hs) {
     const unsigned lane = threadIdx.x & 31u;
     if (e > LN) e = LN;
     if (e == 0u) e = 1u;
     if (entry >= n) entry = 0u;
     for (unsigned i = lane; i < LN; i += 32u) nn[i] = EMPTY_KEY;
+#if HS_LOG2 != 0
+    unsigned held = ganns_reset(hs, nn) + 1u;
+    if (lane == 0u) ganns_visit(hs, entry);
+#endif
     // The entry's distance, by the same code as every other vertex's.
-    for (unsigned t = lane; t < TL; t += 32u) tid[t] = t == 0u ? entry : NONE_ID;
+    if (lane == 0u) tid[0] = entry;
     __syncwarp();
-    ganns_distances(q, base, tid, tk);
+    ganns_distances(q, base, tid, 1u, tk);
     __syncwarp();
     if (lane == 0u) nn[0] = tk[0];
     __syncwarp();
@@ -126,27 +212,46 @@ __device__ void ganns_search_warp(const float* q, const float* __restrict__ base
         const unsigned v = ganns_id(cur);
         __syncwarp();
         if (lane == 0u) nn[pos] = cur | 1ull;
-        // 2. Neighbourhood exploration: v's row into T (ids out of range read as empty).
+#if HS_LOG2 != 0
+        if (held + DEG > HS / 2u) held = ganns_reset(hs, nn);
+#endif
+        // 2. Neighbourhood exploration: v's neighbours (not yet visited, where there is a
+        // visited set, which takes a repeated id once) into tid[0..fresh); ids out of range
+        // are empty slots.
         const unsigned* row = adj + (size_t)v * DEG;
-        for (unsigned t = lane; t < TL; t += 32u) {
-            unsigned u = t < DEG ? ADJ_LOAD(row + t) : NONE_ID;
-            if (u >= n) u = NONE_ID;
-            tid[t] = u;
+        unsigned fresh = 0u;
+        for (unsigned c = 0u; c < DEG; c += 32u) {
+            const unsigned t = c + lane;
+            const unsigned u = t < DEG ? ADJ_LOAD(row + t) : NONE_ID;
+#if HS_LOG2 != 0
+            const bool add = u < n && ganns_visit(hs, u);
+#else
+            const bool add = u < n;
+#endif
+            const unsigned b = __ballot_sync(FULL_MASK, add);
+            if (add) tid[fresh + (unsigned)__popc(b & ((1u << lane) - 1u))] = u;
+            fresh += (unsigned)__popc(b);
         }
+#if HS_LOG2 != 0
+        held += fresh;
+#endif
         __syncwarp();
+        if (fresh == 0u) continue;
         // 3. Bulk distance computation.
-        ganns_distances(q, base, tid, tk);
-        for (unsigned t = DEG + lane; t < TL; t += 32u) tk[t] = EMPTY_KEY;
+        ganns_distances(q, base, tid, fresh, tk);
+        for (unsigned t = fresh + lane; t < TL; t += 32u) tk[t] = EMPTY_KEY;
         __syncwarp();
-        // 4. Lazy check: a neighbour already in N (or repeated earlier in the row) is dropped.
-        for (unsigned t = lane; t < DEG; t += 32u) {
-            const ann_key key = tk[t];
-            if (key == EMPTY_KEY) continue;
-            bool drop = ganns_in_list(nn, key);
-            const unsigned u = tid[t];
-            for (unsigned j = 0u; j < t && !drop; ++j) drop = tid[j] == u;
+#if LN > HS / 4
+        // 4. Lazy check: a neighbour already in N (where there is a visited set, one left out
+        // of it when it was last emptied) is dropped, as is (without one) a repeat in the row.
+        for (unsigned t = lane; t < fresh; t += 32u) {
+            bool drop = ganns_in_list(nn, tk[t]);
+#if HS_LOG2 == 0
+            for (unsigned j = 0u; j < t && !drop; ++j) drop = tid[j] == tid[t];
+#endif
             if (drop) tk[t] = EMPTY_KEY;
         }
+#endif
         // 5. Sort T by (distance, id); 6. merge it into N, keeping the LN best.
         warp_sort<TL>(tk);
         ganns_merge(nn, tk);

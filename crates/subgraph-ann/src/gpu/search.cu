@@ -10,7 +10,7 @@
 #error "WPB must be 1 to 32"
 #endif
 
-static_assert(sizeof(ann_key) * WPB * (LN + TL) + sizeof(unsigned) * WPB * TL + sizeof(float) * WPB * QLEN <=
+static_assert(sizeof(ann_key) * WPB * (LN + TL) + sizeof(unsigned) * WPB * (TL + HS) + sizeof(float) * WPB * QLEN <=
                   49152u,
               "static shared memory of ganns_search over 48 KiB");
 
@@ -38,21 +38,7 @@ extern "C" __global__ void __launch_bounds__(WPB * 32) ganns_descend(const float
     unsigned cur = entries[q];
     if (cur >= len) cur = 0u;
     float dcur = warp_distance(s_q[w], base + (size_t)cur * DIM);
-    for (;;) {
-        ann_key best = EMPTY_KEY;  // (distance, id) of the nearest out-neighbour
-        const unsigned* row = adj + (size_t)cur * deg;
-        for (unsigned t = 0u; t < deg; ++t) {
-            const unsigned u = __ldg(row + t);
-            if (u >= len) continue;  // NONE_ID, or not of this layer
-            const ann_key key = ((ann_key)ord_bits(warp_distance(s_q[w], base + (size_t)u * DIM)) << 32) | u;
-            if (key < best) best = key;
-        }
-        if (best == EMPTY_KEY) break;
-        const float dbest = ord_float((unsigned)(best >> 32));
-        if (!(dbest < dcur)) break;
-        cur = (unsigned)(best & 0xFFFFFFFFull);
-        dcur = dbest;
-    }
+    cur = ganns_greedy(s_q[w], base, adj, deg, len, cur, dcur);
     if (lane == 0u) entries[q] = cur;
 }
 
@@ -68,12 +54,13 @@ extern "C" __global__ void __launch_bounds__(WPB * 32, MINB)
     __shared__ ann_key s_n[WPB][LN];
     __shared__ ann_key s_t[WPB][TL];
     __shared__ unsigned s_id[WPB][TL];
+    __shared__ unsigned s_h[WPB][HS];
     __shared__ __align__(16) float s_q[WPB][QLEN];
     const unsigned w = threadIdx.x >> 5, lane = threadIdx.x & 31u;
     const unsigned q = blockIdx.x * WPB + w;
     if (q >= nq) return;
     load_query(queries, q, s_q[w]);
-    ganns_search_warp(s_q[w], base, n, adj, entries[q], ef, s_n[w], s_t[w], s_id[w]);
+    ganns_search_warp(s_q[w], base, n, adj, entries[q], ef, s_n[w], s_t[w], s_id[w], s_h[w]);
     const ann_key* nn = s_n[w];
     const unsigned e = ef < 1u ? 1u : (ef > LN ? LN : ef);
     unsigned found = 0u;

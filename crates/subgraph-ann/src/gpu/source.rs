@@ -39,6 +39,26 @@ const SHARED_BYTES: usize = 48 * 1024;
 /// (`bench/results/2026-11-29-ann.md`).
 pub const DEFAULT_MIN_BLOCKS: u32 = 8;
 
+/// The most slots of a search's visited set (`HS` of `ganns.cuh`): 4 KiB a warp.
+pub const MAX_VISITED: usize = 1024;
+
+/// Shared memory a warp of the search may hold with a visited set: ten blocks of four warps a
+/// multiprocessor (228 KiB on the H200). On the H200, 1M × 128, a set of 1,024 slots searched
+/// 10–15 % faster at ef 48–64, one larger than this (or than N) slower at every ef, and a set
+/// of 512 slots beside N of 512 slower than none (`bench/results/2026-11-29-ann-visited.md`).
+const VISITED_WARP_BYTES: usize = 5632;
+
+/// Slots of the visited set when `SUBGRAPH_ANN_VISITED` sets them (0: none), for tuning.
+fn visited_override() -> Option<usize> {
+    static SLOTS: OnceLock<Option<usize>> = OnceLock::new();
+    *SLOTS.get_or_init(|| {
+        std::env::var("SUBGRAPH_ANN_VISITED")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|v: &usize| *v == 0 || (v.is_power_of_two() && (128..=4096).contains(v)))
+    })
+}
+
 /// The search kernel's launch bound: `SUBGRAPH_ANN_MIN_BLOCKS` (1 to 32), for tuning, else
 /// [`DEFAULT_MIN_BLOCKS`].
 fn min_blocks() -> u32 {
@@ -123,10 +143,35 @@ impl SearchShape {
         self.degree.max(32).next_power_of_two()
     }
 
-    /// Static shared memory one warp (query) of `ganns_search` holds: N, T (keys and ids) and
-    /// the query.
-    pub fn shared_bytes_per_warp(&self) -> usize {
+    /// Shared memory of one warp's N, T (keys and ids) and query.
+    fn lists_bytes(&self) -> usize {
         8 * (self.ln + self.tl()) + 4 * self.tl() + 4 * self.dim.div_ceil(4) * 4
+    }
+
+    /// The fewest slots of a visited set: four rows' worth (`ganns.cuh` empties it once half
+    /// full, keeping at most a quarter).
+    fn visited_min(&self) -> usize {
+        4 * self.tl()
+    }
+
+    /// Slots of a warp's visited set, 0 for none: the most, a power of two up to
+    /// [`MAX_VISITED`], that keeps the warp's shared memory within [`VISITED_WARP_BYTES`],
+    /// where that is at least twice N's length and eight rows' worth (a set emptied more often
+    /// costs more than it saves). `SUBGRAPH_ANN_VISITED` overrides it where at least four
+    /// rows' worth.
+    pub fn visited(&self) -> usize {
+        if let Some(slots) = visited_override() {
+            return if slots >= self.visited_min() { slots } else { 0 };
+        }
+        let mut hs = MAX_VISITED;
+        while hs > 1 && self.lists_bytes() + 4 * hs > VISITED_WARP_BYTES {
+            hs /= 2;
+        }
+        if hs >= 2 * self.ln.max(self.visited_min()) && self.lists_bytes() + 4 * hs <= VISITED_WARP_BYTES {
+            hs
+        } else {
+            0
+        }
     }
 
     /// Warps (queries) a block: 4, 2 or 1, the most whose shared memory fits in 48 KiB.
@@ -134,26 +179,43 @@ impl SearchShape {
         [4, 2, 1].into_iter().find(|w| w * self.shared_bytes_per_warp() <= SHARED_BYTES).unwrap_or(1)
     }
 
+    /// Static shared memory one warp (query) of `ganns_search` holds: N, T (keys and ids), the
+    /// visited set (one slot where there is none) and the query.
+    pub fn shared_bytes_per_warp(&self) -> usize {
+        self.lists_bytes() + 4 * self.visited().max(1)
+    }
+
     fn name(&self) -> String {
         let bound = match min_blocks() {
             DEFAULT_MIN_BLOCKS => String::new(),
             b => format!("_mb{b}"),
         };
-        format!("ganns_search_d{}_{}_ln{}_deg{}{bound}.cu", self.dim, self.formula.name(), self.ln, self.degree)
+        let visited = match visited_override() {
+            None => String::new(),
+            Some(v) => format!("_hs{v}"),
+        };
+        format!(
+            "ganns_search_d{}_{}_ln{}_deg{}{bound}{visited}.cu",
+            self.dim,
+            self.formula.name(),
+            self.ln,
+            self.degree
+        )
     }
 
-    /// The `#define`s of this shape (`DIM`, `METRIC`, `LN`, `DEG`, `TL`, `WPB`), then
+    /// The `#define`s of this shape (`DIM`, `METRIC`, `LN`, `DEG`, `TL`, `HS_LOG2`, `WPB`), then
     /// `common.cuh` and `ganns.cuh`: the device code a kernel that calls `ganns_search_warp`
     /// (a graph builder's, say) is appended to.
     pub fn ganns_prelude(&self) -> String {
         format!(
-            "#define DIM {}\n#define METRIC {}\n#define LN {}\n#define DEG {}\n#define TL {}\n#define WPB {}\n\
-             {COMMON}\n{GANNS}\n",
+            "#define DIM {}\n#define METRIC {}\n#define LN {}\n#define DEG {}\n#define TL {}\n#define HS_LOG2 {}\n\
+             #define WPB {}\n{COMMON}\n{GANNS}\n",
             self.dim,
             self.formula.define(),
             self.ln,
             self.degree,
             self.tl(),
+            self.visited().max(1).trailing_zeros(),
             self.warps_per_block()
         )
     }
@@ -495,12 +557,24 @@ mod tests {
                 for degree in [1, 16, 32, 64, 100, MAX_DEGREE] {
                     let s = SearchShape::new(dim, Metric::L2, ln, degree).unwrap();
                     assert!(s.warps_per_block() * s.shared_bytes_per_warp() <= SHARED_BYTES, "{s:?}");
+                    let hs = s.visited();
+                    let fits = hs.is_power_of_two() && hs >= 8 * s.tl() && hs >= 2 * s.ln && hs <= MAX_VISITED;
+                    assert!(hs == 0 || fits, "{s:?}");
                 }
             }
         }
         let big = SearchShape::new(MAX_DIM, Metric::L2, 1024, MAX_DEGREE).unwrap();
         assert_eq!(big.warps_per_block(), 1);
-        assert_eq!(SearchShape::new(128, Metric::L2, 64, 32).unwrap().warps_per_block(), 4);
+        let visited = |dim, ef, degree| {
+            let s = SearchShape::new(dim, Metric::L2, ef, degree).unwrap();
+            (s.warps_per_block(), s.visited())
+        };
+        assert_eq!(visited(128, 64, 32), (4, MAX_VISITED));
+        assert_eq!(visited(128, 32, 32), (4, MAX_VISITED));
+        assert_eq!(visited(128, 128, 32), (4, 512));
+        assert_eq!(visited(128, 256, 32), (4, 512));
+        assert_eq!(visited(128, 512, 32), (4, 0), "a set smaller than N");
+        assert_eq!(visited(960, 64, 32), (4, 0), "rows too long for a set");
         for k in CHECK_K {
             let b = BruteShape::new(MAX_DIM, Metric::L2, k).unwrap();
             let (qt, warps, dk, kp) = (b.queries_per_block(), b.warps(), 32, b.kp);
@@ -516,7 +590,9 @@ mod tests {
         let b = search_source(SearchShape::new(96, Metric::Cos, 60, 32).unwrap());
         assert!(std::ptr::eq(a, b), "ip and cos at the same N share a source");
         assert_eq!(a.name, "ganns_search_d96_dot_ln64_deg32.cu");
-        assert!(a.code.starts_with("#define DIM 96\n#define METRIC 1\n#define LN 64\n#define DEG 32\n#define TL 32\n"));
+        assert!(a.code.starts_with(
+            "#define DIM 96\n#define METRIC 1\n#define LN 64\n#define DEG 32\n#define TL 32\n#define HS_LOG2 10\n"
+        ));
         let c = brute_source(BruteShape::new(96, Metric::L2, 100).unwrap());
         assert_eq!(c.name, "ann_brute_d96_l2_k128.cu");
         assert!(c.code.contains("#define QT 16\n#define WARPS 8\n#define QPW 2\n"));

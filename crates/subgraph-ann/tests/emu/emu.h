@@ -58,6 +58,12 @@ inline float __fadd_rn(float a, float b) { volatile float r = a + b; return r; }
 inline float __fmaf_rn(float a, float b, float c) { return std::fmaf(a, b, c); }
 inline int __ffs(unsigned x) { return __builtin_ffs((int)x); }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
+// Fibers switch only at barriers, so a compare-and-swap is one uninterrupted step.
+inline unsigned atomicCAS(unsigned* p, unsigned cmp, unsigned val) {
+    const unsigned old = *p;
+    if (old == cmp) *p = val;
+    return old;
+}
 
 inline void emu_yield(int state) {
     Fiber* me = emu->cur;

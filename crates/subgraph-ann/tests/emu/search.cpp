@@ -140,8 +140,8 @@ int main(int argc, char** argv) {
             }
         }
     }
-    printf("search DIM %d METRIC %d LN %d DEG %d WPB %d, n %u, %u queries, ef %u, k %u, upper %u, filter %d, untidy %d: "
+    printf("search DIM %d METRIC %d LN %d DEG %d HS %u WPB %d, n %u, %u queries, ef %u, k %u, upper %u, filter %d, untidy %d: "
            "%llu warp barriers, %u mismatches\n",
-           DIM, METRIC, LN, DEG, WPB, n, nq, ef, k, upper_len, filter_mod, untidy, emu->warp_barriers, bad);
+           DIM, METRIC, LN, DEG, HS, WPB, n, nq, ef, k, upper_len, filter_mod, untidy, emu->warp_barriers, bad);
     return bad != 0;
 }
