@@ -4,22 +4,17 @@
 //! is run on the CPU engine); with `--all`, every compared plan is run and timed. A pattern
 //! (`--pattern`, `.cypher` files) is explained as the query graphs of its label expansions.
 
-use crate::matching::{items, parse_threads, parse_timeout, stdin_once, InputArgs, Item, PartsArgs};
-use anyhow::{bail, Context, Result};
+use crate::matching::{items, parse_threads, parse_timeout, stdin_once, InputArgs, PartsArgs};
+use anyhow::{Context, Result};
 use clap::Args;
-use serde::Serialize;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
-use subgraph::derived::needs_expansion;
-use subgraph::devices::INDUCED_ON_VIEW;
-use subgraph::patterns::{check, tree_query, Derived, NOWHERE_NOTE, VIEW_NOTE};
+use std::time::Duration;
+use subgraph::explanation::{explain_item, ExplainAsked, Explanation};
+use subgraph::patterns::Derived;
+use subgraph::record::Asked;
 use subgraph::MatchOptions;
 use subgraph_core::cpu::FailingSets;
-use subgraph_core::estimate::GPU_WEIGHTS;
 use subgraph_core::io::ReadOptions;
-use subgraph_core::pipeline::{explain_query, Explained, Probe};
-use subgraph_core::sink::Control;
-use subgraph_core::{Graph, Semantics};
 use subgraph_pattern::Pattern;
 
 #[derive(Args)]
@@ -60,157 +55,6 @@ pub struct ExplainArgs {
     /// A readable report, or one JSON object per query per line.
     #[arg(long, default_value = "text", value_parser = ["text", "json"])]
     format: String,
-}
-
-/// One position of the chosen plan.
-#[derive(Serialize)]
-struct Position {
-    vertex: u32,
-    label: u32,
-    candidates: usize,
-    /// Earlier positions linked to it by query edges.
-    links: Vec<usize>,
-    /// Earlier positions whose data vertex it must exceed (symmetry breaking).
-    greater_than: Vec<usize>,
-    /// Counted rather than enumerated (the last position, or the tail).
-    counted: bool,
-    estimated: Option<f64>,
-    actual: u64,
-}
-
-/// One run plan: what the planner expected and what happened.
-#[derive(Serialize)]
-struct Run {
-    order: &'static str,
-    tail: usize,
-    vertices: Vec<u32>,
-    estimated_embeddings: Option<f64>,
-    estimated_cost: Option<f64>,
-    /// The same estimate priced for the GPU engine (`estimate::GPU_WEIGHTS`).
-    estimated_gpu_cost: Option<f64>,
-    embeddings: u128,
-    complete: bool,
-    elapsed_ms: f64,
-}
-
-#[derive(Serialize)]
-struct Explanation {
-    query: String,
-    semantics: &'static str,
-    automorphisms: Option<u128>,
-    multiplier: u128,
-    restrictions: Vec<(u32, u32)>,
-    chosen: Run,
-    /// Why this plan: the rule that picked it.
-    reason: String,
-    /// The probe of the default plan and the plan of least estimated cost, when they differed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    probe: Option<Probe>,
-    considered: Vec<Run>,
-    positions: Vec<Position>,
-    filter_ms: f64,
-    order_ms: f64,
-    space_ms: f64,
-    enumerate_ms: f64,
-    /// When `--spasm` counted the query instead of enumerating it: the quotients counted.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    spasm_terms: Option<usize>,
-    /// With --all, the other compared plans as run.
-    others: Vec<Run>,
-    /// Expansions of a pattern only: the pattern's text.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pattern: Option<String>,
-}
-
-fn run_of(e: &Explained) -> Run {
-    let p = &e.plan;
-    Run {
-        order: p.order.name(),
-        tail: p.tail,
-        vertices: p.vertices.clone(),
-        estimated_embeddings: p.estimate.as_ref().map(|x| x.matches * p.multiplier as f64),
-        estimated_cost: p.estimate.as_ref().map(|x| x.cost),
-        estimated_gpu_cost: p.estimate.as_ref().map(|x| x.cost_with(&GPU_WEIGHTS)),
-        embeddings: e.report.embeddings,
-        complete: e.report.complete,
-        elapsed_ms: e.report.elapsed_ms,
-    }
-}
-
-fn explanation(
-    name: String,
-    query: &Graph,
-    runs: &[Explained],
-    semantics: &'static str,
-    pattern: Option<&str>,
-) -> Explanation {
-    let chosen = &runs[0];
-    let plan = &chosen.plan;
-    let n = plan.len();
-    let start = plan.tail_start();
-    let considered: Vec<Run> = chosen
-        .considered
-        .iter()
-        .map(|c| Run {
-            order: c.order,
-            tail: c.tail,
-            vertices: c.vertices.clone(),
-            estimated_embeddings: Some(c.estimate.matches * plan.multiplier as f64),
-            estimated_cost: Some(c.estimate.cost),
-            estimated_gpu_cost: Some(c.estimate.cost_with(&GPU_WEIGHTS)),
-            embeddings: 0,
-            complete: false,
-            elapsed_ms: 0.0,
-        })
-        .collect();
-    let least = |k| {
-        format!("least estimated cost of {k} plans (orders gql, ri, gsi, card, each with and without a counted tail)")
-    };
-    let reason = match (considered.len(), &chosen.probe) {
-        (0, _) => "the order was given and there was nothing to compare".to_string(),
-        (1, _) => "the only plan the options allow".to_string(),
-        (k, Some(p)) if p.switched => format!("{}, not refuted by the probe", least(k)),
-        (_, Some(p)) => format!(
-            "the default plan: the probe of the first level found it faster than the plan of least estimated cost ({}{})",
-            p.challenger,
-            if p.challenger_tail > 0 { format!(" with a tail of {}", p.challenger_tail) } else { String::new() }
-        ),
-        (k, None) => least(k),
-    };
-    let estimate = plan.estimate.as_ref();
-    let positions = (0..n)
-        .map(|i| Position {
-            vertex: plan.vertices[i],
-            label: query.label(plan.vertices[i]),
-            candidates: plan.sizes[i],
-            links: plan.backward[i].iter().map(|l| l.from).collect(),
-            greater_than: plan.greater_than[i].clone(),
-            counted: i >= start,
-            estimated: estimate.and_then(|e| e.levels.get(i.min(start)).copied()),
-            actual: chosen.levels[i],
-        })
-        .collect();
-    let restrictions =
-        (0..n).flat_map(|i| plan.greater_than[i].iter().map(move |&p| (plan.vertices[p], plan.vertices[i]))).collect();
-    Explanation {
-        query: name,
-        semantics,
-        automorphisms: plan.symmetry.as_ref().and_then(|a| a.order()),
-        multiplier: plan.multiplier,
-        restrictions,
-        chosen: run_of(chosen),
-        reason,
-        probe: chosen.probe.clone(),
-        considered,
-        positions,
-        filter_ms: chosen.report.filter_ms,
-        order_ms: chosen.report.order_ms,
-        space_ms: chosen.report.space_ms,
-        enumerate_ms: chosen.report.enumerate_ms,
-        spasm_terms: (chosen.report.spasm_terms > 0).then_some(chosen.report.spasm_terms),
-        others: runs[1..].iter().map(run_of).collect(),
-        pattern: pattern.map(str::to_string),
-    }
 }
 
 fn sci(x: Option<f64>) -> String {
@@ -326,79 +170,30 @@ pub fn run(a: ExplainArgs) -> Result<()> {
     let data = a.input.read_one(&a.data)?.graph;
     let qopts = ReadOptions { directed: data.is_directed(), ids: a.input.ids.mode(), ..ReadOptions::default() };
     let opts = MatchOptions { max_memory: a.input.max_memory, ..parts.options(a.limit, FailingSets::Auto) };
-    let pattern_opts = MatchOptions { semantics: parts.pattern_semantics, ..opts };
+    let asked = Asked {
+        opts,
+        pattern_opts: MatchOptions { semantics: parts.pattern_semantics, ..opts },
+        unique: false,
+        trees: true,
+    };
+    let how =
+        ExplainAsked { timeout: a.timeout.map(Duration::from_secs_f64), all: a.all, interrupt: Default::default() };
     let derived = Derived::default();
     for (name, item) in items(&a.queries, patterns, &qopts)? {
-        match item {
-            // A query over the data's label sets: each query it expands into, as a pattern's.
-            Item::Graph(q) if needs_expansion(&q, &data) => {
-                let deadline = a.timeout.map(|t| Instant::now() + Duration::from_secs_f64(t));
-                let control = Control::new(deadline, Default::default());
-                let e = derived.expand(&q, &data, &control).with_context(|| name.clone())?;
-                if e.some_edges && opts.semantics == Semantics::Induced {
-                    bail!("{name}: {INDUCED_ON_VIEW}");
-                }
-                let n = e.queries.len();
-                if a.format == "text" {
-                    println!(
-                        "query {name}: {n} expansion {} over the data's sets of labels",
-                        if n == 1 { "query" } else { "queries" }
-                    );
-                }
-                for (i, q) in e.queries.iter().enumerate() {
-                    let label = if n == 1 { name.clone() } else { format!("{name} (expansion {} of {n})", i + 1) };
-                    explain_one(&a, e.view.as_deref().unwrap_or(&data), label, q, &opts, None)?;
-                }
-            }
-            Item::Graph(q) => explain_one(&a, &data, name, &q, &opts, None)?,
-            Item::Pattern(pattern) => {
-                // Compiled under --timeout too (from before its label expansion).
-                let deadline = a.timeout.map(|t| Instant::now() + Duration::from_secs_f64(t));
-                let control = Control::new(deadline, Default::default());
-                let (compiled, view) = derived.compile(&pattern, &data, &control).with_context(|| name.clone())?;
-                check(&compiled, pattern_opts.semantics, false).with_context(|| name.clone())?;
-                let n = compiled.queries.len();
-                if tree_query(&pattern, &data, pattern_opts.semantics, false).with_context(|| name.clone())?.is_some() {
-                    eprintln!(
-                        "note: {name}: match counts this tree pattern by GGQ's tree passes, without these plans \
-                         (unless its rows are written, or --tree-count off)"
-                    );
-                }
-                if view.is_some() || n == 0 {
-                    eprintln!("note: {name}: {}", if n == 0 { NOWHERE_NOTE } else { VIEW_NOTE });
-                }
-                if a.format == "text" {
-                    println!("pattern {name}: {n} expansion {}", if n == 1 { "query" } else { "queries" });
-                }
-                for (i, q) in compiled.queries.iter().enumerate() {
-                    let label = if n == 1 { name.clone() } else { format!("{name} (expansion {} of {n})", i + 1) };
-                    let on = view.as_deref().unwrap_or(&data);
-                    explain_one(&a, on, label, q, &pattern_opts, Some(&pattern.text))?;
-                }
+        let explained = explain_item(&data, &derived, name, item, &asked, &how)?;
+        for note in &explained.notes {
+            eprintln!("note: {note}");
+        }
+        if let (Some(heading), "text") = (&explained.heading, a.format.as_str()) {
+            println!("{heading}");
+        }
+        for e in &explained.explanations {
+            if a.format == "json" {
+                println!("{}", serde_json::to_string(e)?);
+            } else {
+                print_text(e);
             }
         }
-    }
-    Ok(())
-}
-
-/// Explains `query` (named `name`; an expansion of the pattern `pattern`) on `data` and prints
-/// the explanation.
-fn explain_one(
-    a: &ExplainArgs,
-    data: &Graph,
-    name: String,
-    query: &Graph,
-    opts: &MatchOptions,
-    pattern: Option<&str>,
-) -> Result<()> {
-    let timeout = a.timeout.map(Duration::from_secs_f64);
-    let control = || Control::new(timeout.map(|t| Instant::now() + t), Default::default());
-    let runs = explain_query(data, query.clone(), opts, a.all, control).with_context(|| format!("query {name}"))?;
-    let e = explanation(name, query, &runs, opts.semantics.name(), pattern);
-    if a.format == "json" {
-        println!("{}", serde_json::to_string(&e)?);
-    } else {
-        print_text(&e);
     }
     Ok(())
 }

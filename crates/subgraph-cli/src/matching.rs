@@ -18,10 +18,10 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use subgraph::patterns::{run_pattern, Derived};
-use subgraph::{Engine, MatchOptions, Ran};
+use subgraph::patterns::Derived;
+use subgraph::record::{run_one, Asked};
+use subgraph::{Engine, Item, MatchOptions, Record};
 use subgraph_bench::runner::collect_queries;
-use subgraph_core::automorphism::Automorphisms;
 use subgraph_core::cpu::FailingSets;
 use subgraph_core::io::{read_graphs, source, MapMode, ReadOptions};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
@@ -98,141 +98,6 @@ pub struct MatchArgs {
     /// No progress display.
     #[arg(long, short)]
     quiet: bool,
-}
-
-/// One query's line of the report.
-#[derive(Serialize)]
-struct Row {
-    query: String,
-    semantics: &'static str,
-    embeddings: u128,
-    /// Distinct subgraphs (with --unique, when complete).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    unique: Option<u128>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    automorphisms: Option<u128>,
-    complete: bool,
-    stopped: Option<Stopped>,
-    elapsed_ms: f64,
-    filter_ms: f64,
-    order_ms: f64,
-    space_ms: f64,
-    enumerate_ms: f64,
-    /// CPU planning beyond the order, each also inside a phase above: trials of the default
-    /// plan before plans are compared and the probe between two plans (in `enumerate_ms`), and
-    /// the comparison's estimates.
-    trial_ms: f64,
-    compare_ms: f64,
-    probe_ms: f64,
-    candidates: u64,
-    /// Candidate edges made (CPU; a lazy space makes only those the search reads).
-    candidate_edges: u64,
-    /// Bytes of the candidate space (CPU) or of this query's device data (GPU).
-    space_bytes: u64,
-    /// CPU only: how the candidate space was made (`eager`: before the search, `lazy`: as the
-    /// search read it).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    space: Option<&'static str>,
-    device: &'static str,
-    threads: usize,
-    /// GPU only: this query's host-to-device copies, join time and device memory peak.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    upload_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    join_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    peak_device_bytes: Option<u64>,
-    /// GPU only, with `--gpu-memory SIZE`: the cap the peak stayed within.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gpu_memory_budget: Option<u64>,
-    /// GPU only: the matcher (`gsi`, `gpsm`, `ggq`) and what its join read (`pcsr`, `csr`,
-    /// `aux`, `edge-tables`, `tree`, `none`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gpu_strategy: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gpu_structure: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gpu_buffer_elements: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gpu_joined_rows: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gpu_block_tasks: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gpu_grid_tasks: Option<u64>,
-    /// GPU only: frontier rows counted depth first, the depth-first launches, the frontier
-    /// table's columns (0: no depth-first counting) and the depth-first kernel's time.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gpu_dfs_rows: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gpu_dfs_launches: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gpu_dfs_columns: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gpu_dfs_ms: Option<f64>,
-    /// GPU only, where the depth-first kernel ran: ranges of candidates its warps stole from
-    /// busy ones (`--gpu-dfs-steal`), and the fraction of its warps' time spent on partial
-    /// matches.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gpu_dfs_stolen: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gpu_dfs_busy: Option<f64>,
-    /// GPU only: FSIG's host spill (`--gpu-park`): tables parked in host memory (of them, made
-    /// and parked column by column), blocks brought back, bytes moved both ways; and join
-    /// chunks run again because the measured α undershot their rows.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gpu_parked_tables: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gpu_parked_columnar: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gpu_parked_blocks: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gpu_parked_bytes: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gpu_alpha_retries: Option<u64>,
-    /// GPU only: the GPUs that joined the query (`--gpus`), and the milliseconds they waited
-    /// for the last to finish, summed (0 on one GPU).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gpus: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gpu_idle_ms: Option<f64>,
-    /// GPU only, on a partitioned data graph: the segments copied to the device for the query
-    /// (those not resident) and their bytes.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gpu_streamed_segments: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gpu_streamed_bytes: Option<u64>,
-    filter: &'static str,
-    /// The order the plan matched in (the planner's choice under `--order auto`).
-    order: &'static str,
-    /// Last query vertices counted together (0: none), symmetry-breaking restrictions, and
-    /// the embeddings each enumerated match stood for.
-    tail: usize,
-    restrictions: usize,
-    multiplier: u128,
-    /// The distinct quotients whose homomorphisms made the count, when `--spasm` counted the
-    /// query instead of enumerating it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    spasm_terms: Option<usize>,
-    /// The planner's estimate of the embeddings, when it sampled the query.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    estimated_embeddings: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    estimated_cost: Option<f64>,
-    /// That work priced for the device the plan was made for, up to the limit.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    priced_cost: Option<f64>,
-    /// Under `--device auto`: the device chosen and the predicted times that chose it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    device_choice: Option<String>,
-    /// Patterns only: the result rows (after RETURN, DISTINCT and LIMIT; 1 for `count(*)`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    rows: Option<u128>,
-    /// Patterns only: the pattern's text.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pattern: Option<String>,
-    /// A `count(*)` pattern, whose one row is the count (the table does not show it).
-    #[serde(skip)]
-    count_star: bool,
 }
 
 pub fn run(mut a: MatchArgs) -> Result<ExitCode> {
@@ -348,12 +213,6 @@ pub fn run(mut a: MatchArgs) -> Result<ExitCode> {
 /// What a directory of queries holds: query graphs (Sun & Luo's, GSI's) and patterns.
 const QUERY_FILES: &[&str] = &["graph", "g", "cypher"];
 
-/// One query to run: a query graph read from a file, or a pattern's text.
-pub enum Item {
-    Graph(Box<Graph>),
-    Pattern(Pattern),
-}
-
 /// The queries the arguments name, each with its name: query files' graphs (`FILE#i` where a
 /// file holds several), `.cypher` files' patterns (a directory: its `.graph`, `.g` and
 /// `.cypher` files in natural order), then `--pattern` texts (`pattern#i`).
@@ -411,114 +270,28 @@ fn match_all(
     let derived = Derived::default();
     // A query that cannot run is reported and the others run; the exit status says so.
     let mut failed = false;
+    let asked = Asked { opts: *opts, pattern_opts: *pattern_opts, unique: a.unique, trees: a.tree_count == "auto" };
     for (name, item) in items {
         let deadline = a.timeout.map(|s| Instant::now() + Duration::from_secs_f64(s));
         let control = Arc::new(Control::new(deadline, interrupt.clone()));
-        let ran = match item {
-            Item::Graph(q) => {
-                let auts = a.unique.then(|| Automorphisms::of(&q).order()).flatten();
-                with_progress(&name, &control, a.quiet, || {
-                    engine.run(data, *q, &derived, opts, &control, output.map(|o| (&**o, name.as_str())))
-                })
-                .with_context(|| format!("query {name}"))
-                .map(|ran| {
-                    let unique = ran.report.unique(auts);
-                    (opts, ran, unique, auts, None, None)
-                })
-            }
-            Item::Pattern(pattern) => with_progress(&name, &control, a.quiet, || {
-                run_pattern(
-                    &pattern,
-                    &name,
-                    data,
-                    engine,
-                    pattern_opts,
-                    &control,
-                    output,
-                    a.unique,
-                    a.tree_count == "auto",
-                    &derived,
-                )
-            })
-            .with_context(|| name.clone())
-            .map(|run| {
-                let rows = Some((run.rows, run.count_star));
-                (pattern_opts, run.ran, run.unique, None, rows, Some(pattern.text))
-            }),
-        };
-        let (opts, ran, unique, automorphisms, rows, pattern) = match ran {
-            Ok(ran) => ran,
+        let is_graph = matches!(item, Item::Graph(_));
+        let outcome = with_progress(&name, &control, a.quiet, || {
+            run_one(engine, data, &derived, &name, item, &asked, &control, output)
+        })
+        .with_context(|| if is_graph { format!("query {name}") } else { name.clone() });
+        let outcome = match outcome {
+            Ok(outcome) => outcome,
             Err(e) => {
                 failed = true;
                 printer.error(&name, &e)?;
                 continue;
             }
         };
-        let Ran { report, gpu, choice, note } = ran;
-        if let Some(note) = note {
+        if let Some(note) = &outcome.ran.note {
             eprintln!("note: {note}");
         }
-        let row = Row {
-            query: name.clone(),
-            semantics: opts.semantics.name(),
-            embeddings: report.embeddings,
-            unique,
-            automorphisms,
-            complete: report.complete,
-            stopped: report.stopped,
-            elapsed_ms: report.elapsed_ms,
-            filter_ms: report.filter_ms,
-            order_ms: report.order_ms,
-            space_ms: report.space_ms,
-            enumerate_ms: report.enumerate_ms,
-            trial_ms: report.trial_ms,
-            compare_ms: report.compare_ms,
-            probe_ms: report.probe_ms,
-            candidates: report.candidates,
-            candidate_edges: report.candidate_edges,
-            space_bytes: report.space_bytes,
-            space: report.space,
-            device: if gpu.is_some() { "gpu" } else { "cpu" },
-            threads,
-            upload_ms: gpu.map(|g| g.upload_ms),
-            join_ms: gpu.map(|g| g.join_ms),
-            peak_device_bytes: gpu.map(|g| g.peak_device_bytes),
-            gpu_memory_budget: gpu.and(a.gpu.gpu_memory.0),
-            gpu_strategy: gpu.map(|g| g.strategy),
-            gpu_structure: gpu.map(|g| g.structure),
-            gpu_buffer_elements: gpu.map(|g| g.buffer_elements),
-            gpu_joined_rows: gpu.map(|g| g.joined_rows),
-            gpu_block_tasks: gpu.map(|g| g.block_tasks),
-            gpu_grid_tasks: gpu.map(|g| g.grid_tasks),
-            gpu_dfs_rows: gpu.map(|g| g.dfs.rows),
-            gpu_dfs_launches: gpu.map(|g| g.dfs.launches),
-            gpu_dfs_columns: gpu.map(|g| g.dfs.columns),
-            gpu_dfs_ms: gpu.map(|g| g.dfs.ms),
-            gpu_dfs_stolen: gpu.and_then(|g| (g.dfs.launches > 0).then_some(g.dfs.stolen)),
-            gpu_dfs_busy: gpu.and_then(|g| g.dfs.busy()),
-            gpu_parked_tables: gpu.map(|g| g.spill.tables),
-            gpu_parked_columnar: gpu.map(|g| g.spill.columnar),
-            gpu_parked_blocks: gpu.map(|g| g.spill.blocks),
-            gpu_parked_bytes: gpu.map(|g| g.spill.bytes),
-            gpu_alpha_retries: gpu.map(|g| g.alpha_retries),
-            gpus: gpu.map(|g| g.devices),
-            gpu_idle_ms: gpu.map(|g| g.idle_ms),
-            gpu_streamed_segments: gpu.filter(|g| g.partitioned).map(|g| g.streamed.segments),
-            gpu_streamed_bytes: gpu.filter(|g| g.partitioned).map(|g| g.streamed.bytes),
-            filter: report.filter,
-            order: report.order,
-            tail: report.tail,
-            restrictions: report.restrictions,
-            multiplier: report.multiplier,
-            spasm_terms: (report.spasm_terms > 0).then_some(report.spasm_terms),
-            estimated_embeddings: report.estimated_embeddings,
-            estimated_cost: report.estimated_cost,
-            priced_cost: report.priced_cost,
-            device_choice: choice.map(|c| c.to_string()),
-            rows: rows.map(|r| r.0),
-            count_star: rows.is_some_and(|r| r.1),
-            pattern,
-        };
+        let (report, choice) = (&outcome.ran.report, outcome.ran.choice);
+        let row = Record::of(name.clone(), &outcome, threads, a.gpu.gpu_memory.0);
         if let (Some(c), false) = (choice, a.quiet) {
             eprintln!("device: {name}: {c}");
         }
@@ -566,7 +339,7 @@ impl Printer {
         }
     }
 
-    fn row(&self, r: &Row) -> Result<()> {
+    fn row(&self, r: &Record) -> Result<()> {
         if self.json {
             self.line(serde_json::to_string(r)?);
         } else {

@@ -10,15 +10,25 @@
 //! - [`patterns`]: a pattern compiled onto the data graph (subgraph-pattern) and run through the
 //!   [`Engine`]: its label expansions, its rows, and tree patterns counted or enumerated by
 //!   GGQ's passes.
+//! - [`record`]: one query of a run ([`Item`]: a query graph or a pattern) run through the
+//!   [`Engine`], and its [`Record`], the JSON record `match --format json` writes and the server
+//!   answers.
+//! - [`parts`]: the parts a query is matched with, by name ([`parts::Parts`]).
+//! - [`explanation`]: how a query is planned, as `explain` reports it ([`Explanation`]).
 //! - The options and results: [`MatchOptions`] and [`Report`] (both engines'), [`GpuOptions`]
 //!   and its switches, [`GpuReport`], and the errors ([`GpuError`], [`CudaError`]).
 
 pub mod derived;
 pub mod devices;
+pub mod explanation;
+pub mod parts;
 pub mod patterns;
+pub mod record;
 
 pub use derived::Derived;
 pub use devices::{Engine, GpuSlot, Ran, TreeRan};
+pub use explanation::Explanation;
+pub use record::{Item, Record};
 pub use subgraph_core::pipeline::{MatchOptions, Report};
 pub use subgraph_cuda::{CudaError, GpuUnavailable};
 pub use subgraph_gpu::gpsm::options as gpsm;

@@ -8,19 +8,14 @@ use clap::Args;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use subgraph::gpsm::{self, GpsmOptions};
+use subgraph::parts::{PartNames, Parts};
 use subgraph::{
-    CandidateFilter, DepthFirst, Engine, GpuCount, GpuOptions, LoadBalance, MatchOptions, OutputScheme, Park,
-    ParkLayout, Partitions, Strategy, Structure, DFS_FRONTIER_ROWS, SHARED_QUERY_COST,
+    CandidateFilter, DepthFirst, Engine, GpuCount, GpuOptions, LoadBalance, OutputScheme, Park, ParkLayout, Partitions,
+    Strategy, Structure, DFS_FRONTIER_ROWS, SHARED_QUERY_COST,
 };
-use subgraph_core::cpu::FailingSets;
-use subgraph_core::filter::Filter;
 use subgraph_core::io::{read_graphs, read_neo4j, source, Format, IdMode, Loaded, MapMode, ReadOptions};
-use subgraph_core::order::Order;
 use subgraph_core::pipeline::bytes;
-use subgraph_core::plan::{Symmetry, Tail};
-use subgraph_core::space::SpaceBuild;
-use subgraph_core::spasm;
-use subgraph_core::{Graph, Semantics};
+use subgraph_core::Graph;
 
 /// How to read an input graph.
 #[derive(Args, Clone, Default)]
@@ -292,45 +287,6 @@ pub struct PartsArgs {
     space: String,
 }
 
-/// What [`PartsArgs`] names.
-#[derive(Debug, Clone, Copy)]
-pub struct Parts {
-    pub semantics: Semantics,
-    /// The semantics of patterns (`--pattern`, `.cypher` files): homomorphism unless
-    /// `--semantics` says otherwise, as in SPARQL and GGQ.
-    pub pattern_semantics: Semantics,
-    pub filter: Filter,
-    /// None: chosen by estimated cost.
-    pub order: Option<Order>,
-    pub symmetry: Symmetry,
-    pub tail: Tail,
-    pub spasm: spasm::Mode,
-    pub space: SpaceBuild,
-}
-
-impl Parts {
-    /// The match options of these parts.
-    pub fn options(&self, limit: Option<u64>, failing_sets: FailingSets) -> MatchOptions {
-        MatchOptions {
-            semantics: self.semantics,
-            filter: self.filter,
-            order: self.order,
-            symmetry: self.symmetry,
-            tail: self.tail,
-            limit,
-            failing_sets,
-            max_memory: None,
-            spasm: self.spasm,
-            space: self.space,
-        }
-    }
-
-    /// The name of the order as asked for (`auto` when the planner chooses).
-    pub fn order_name(&self) -> &'static str {
-        self.order.map_or("auto", Order::name)
-    }
-}
-
 impl PartsArgs {
     pub fn symmetry_name(&self) -> &str {
         &self.symmetry
@@ -341,45 +297,15 @@ impl PartsArgs {
     }
 
     pub fn parse(&self) -> Result<Parts> {
-        let given = self
-            .semantics
-            .as_deref()
-            .map(|name| {
-                Semantics::from_name(name)
-                    .with_context(|| format!("unknown semantics '{name}' (one of {})", Semantics::NAMES.join(", ")))
-            })
-            .transpose()?;
-        let s = given.unwrap_or(Semantics::Embed);
-        let filter = self.filter.as_str();
-        let f = Filter::from_name(filter)
-            .with_context(|| format!("unknown filter '{filter}' (one of {})", Filter::NAMES.join(", ")))?;
-        let o = match self.order.as_str() {
-            "auto" => None,
-            o => Some(
-                Order::from_name(o)
-                    .with_context(|| format!("unknown order '{o}' (one of auto, {})", Order::NAMES.join(", ")))?,
-            ),
-        };
-        let symmetry = Symmetry::from_name(&self.symmetry).expect("clap checked the value");
-        if symmetry == Symmetry::On && !s.injective() {
-            bail!(
-                "--symmetry on needs injective matches (embed or induced): homomorphisms may map \
-                 automorphic query vertices to one data vertex"
-            );
-        }
-        let tail = Tail::from_name(&self.tail).expect("clap checked the value");
-        let spasm = spasm::Mode::from_name(&self.spasm).expect("clap checked the value");
-        let space = SpaceBuild::from_name(&self.space).expect("clap checked the value");
-        Ok(Parts {
-            semantics: s,
-            pattern_semantics: given.unwrap_or(Semantics::Homomorphism),
-            filter: f,
-            order: o,
-            symmetry,
-            tail,
-            spasm,
-            space,
-        })
+        Ok(Parts::from_names(&PartNames {
+            semantics: self.semantics.as_deref(),
+            filter: Some(&self.filter),
+            order: Some(&self.order),
+            symmetry: Some(&self.symmetry),
+            tail: Some(&self.tail),
+            spasm: Some(&self.spasm),
+            space: Some(&self.space),
+        })?)
     }
 }
 
