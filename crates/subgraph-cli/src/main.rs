@@ -13,6 +13,7 @@ mod info;
 mod matching;
 mod mf;
 mod progress;
+mod serve;
 mod signal;
 
 use clap::{Parser, Subcommand};
@@ -50,6 +51,8 @@ enum Command {
     Ann(ann::AnnArgs),
     /// Matrix factorisation by SGD on the CPU, the GPU or both: train, predict, recommend.
     Mf(mf::MfArgs),
+    /// Serve named graphs over HTTP: match, explain and reload, with tokens and metrics.
+    Serve(serve::ServeArgs),
 }
 
 #[cfg(unix)]
@@ -68,6 +71,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench::run(a).map(|()| ExitCode::SUCCESS),
         Command::Ann(a) => ann::run(a).map(|()| ExitCode::SUCCESS),
         Command::Mf(a) => mf::run(a).map(|()| ExitCode::SUCCESS),
+        Command::Serve(a) => serve::run(a).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

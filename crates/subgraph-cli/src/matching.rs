@@ -4,8 +4,8 @@
 mod args;
 
 pub use args::{
-    note_labels_beside, open_engine, parse_threads, parse_timeout, stdin_once, GpuArgs, IdArgs, InputArgs, Neo4jArgs,
-    PartsArgs,
+    note_labels_beside, open_engine, parse_bytes, parse_threads, parse_timeout, stdin_once, GpuArgs, IdArgs, InputArgs,
+    Neo4jArgs, PartsArgs,
 };
 
 use crate::progress::with_progress;

@@ -1,0 +1,176 @@
+//! `subgraph serve`: the query server (subgraph-server) over the graphs the flags name, on a
+//! tokio runtime, until SIGTERM or Ctrl-C; the flags' parsers are here, the server there.
+
+use crate::matching::{parse_threads, parse_timeout};
+use anyhow::{Context, Result};
+use clap::Args;
+use std::path::PathBuf;
+use std::time::Duration;
+use subgraph_core::io::{Format, IdMode, ReadOptions};
+use subgraph_server::{serve, App, Config, GraphSpec, ServerError};
+
+#[derive(Args)]
+#[command(after_help = concat!(
+    "Examples (from the repository root, on the shipped test data):\n",
+    "  subgraph serve --graph hprd=tests/data/hprd/HPRD.graph\n",
+    "  curl -s localhost:7878/v1/graphs/hprd/match -d '{\"pattern\": \"MATCH (a:1)--(b:1) RETURN count(*)\"}'\n",
+    "  subgraph serve --graph people=tests/data/named/people.nt.gz --token-file tokens.txt --max-concurrent 2",
+))]
+pub struct ServeArgs {
+    /// A graph to serve, named for the routes: NAME=PATH, then load options as `match` takes
+    /// them, each after a comma: format=FORMAT, directed, labels=FILE (--vertex-labels),
+    /// props=FILE.csv (--vertex-props), ids=keep|names (--keep-ids, --string-ids). May be given
+    /// several times; a request names the graph, never a path.
+    #[arg(long = "graph", value_name = "NAME=PATH[,OPTION]…", required = true, value_parser = parse_graph)]
+    graphs: Vec<GraphSpec>,
+    /// Address and port to listen on (loopback unless told otherwise).
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:7878")]
+    listen: String,
+    /// Where queries run: auto (the GPU when one is usable, else the CPU), cpu, gpu.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "cpu", "gpu"])]
+    device: String,
+    /// Queries that run at once; more wait in the queue.
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..))]
+    max_concurrent: u64,
+    /// Queries that may wait for a turn; beyond them a request is answered 503 with Retry-After.
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    max_queue: usize,
+    /// The longest a query may run, in seconds: a request's timeout is capped by it, and a
+    /// request without one gets it.
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = parse_timeout)]
+    query_timeout: f64,
+    /// Bearer tokens, one a line: `NAME TOKEN [GRAPH,GRAPH…] [admin]` (the graphs it may query,
+    /// all when absent; admin tokens may reload graphs); `#` starts a comment. Without it, any
+    /// client that reaches the server may ask anything.
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<PathBuf>,
+    /// Largest request body, in bytes (K, M suffixes: powers of 1024); larger is answered 413.
+    #[arg(long, value_name = "BYTES", default_value = "1M", value_parser = crate::matching::parse_bytes)]
+    max_body: u64,
+    /// On SIGTERM or Ctrl-C, seconds running queries may take to finish before they are stopped.
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = parse_timeout)]
+    shutdown_grace: f64,
+    /// Worker threads of the engine (default: all cores; at most 4 per core, or 64).
+    #[arg(long, value_parser = parse_threads)]
+    threads: Option<usize>,
+}
+
+/// Parses `--graph NAME=PATH[,OPTION]…`.
+fn parse_graph(s: &str) -> Result<GraphSpec, String> {
+    let (name, rest) = s.split_once('=').ok_or_else(|| format!("expected NAME=PATH, got '{s}'"))?;
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c)) {
+        return Err(format!("a graph's name is letters, digits, '_', '-' and '.', got '{name}'"));
+    }
+    let mut parts = rest.split(',');
+    let path = PathBuf::from(parts.next().filter(|p| !p.is_empty()).ok_or("no PATH after NAME=")?);
+    let mut spec = GraphSpec { name: name.to_string(), path, read: ReadOptions::default(), vertex_props: None };
+    for option in parts {
+        match option.split_once('=') {
+            None if option == "directed" => spec.read.directed = true,
+            Some(("format", f)) => {
+                let format = Format::from_name(f)
+                    .ok_or_else(|| format!("unknown format '{f}' (one of {})", Format::NAMES.join(", ")))?;
+                spec.read.format = Some(format);
+            }
+            Some(("labels", file)) => spec.read.vertex_labels = Some(file.into()),
+            Some(("props", file)) => spec.vertex_props = Some(file.into()),
+            Some(("ids", "keep")) => spec.read.ids = IdMode::Keep,
+            Some(("ids", "names")) => spec.read.ids = IdMode::Names,
+            _ => {
+                return Err(format!(
+                    "unknown option '{option}' (one of format=FORMAT, directed, labels=FILE, props=FILE, \
+                     ids=keep|names)"
+                ))
+            }
+        }
+    }
+    Ok(spec)
+}
+
+pub fn run(a: ServeArgs) -> Result<()> {
+    if let Some(n) = a.threads {
+        rayon::ThreadPoolBuilder::new().num_threads(n).build_global().context("starting the thread pool")?;
+    }
+    let config = Config {
+        graphs: a.graphs,
+        device: a.device,
+        max_concurrent: a.max_concurrent as usize,
+        max_queue: a.max_queue,
+        query_timeout: Duration::from_secs_f64(a.query_timeout),
+        token_file: a.token_file,
+        max_body: usize::try_from(a.max_body).context("--max-body")?,
+        grace: Duration::from_secs_f64(a.shutdown_grace),
+    };
+    let open = config.token_file.is_none();
+    let app = App::load(config)?;
+    for g in app.graphs.all() {
+        let info = g.info();
+        eprintln!(
+            "graph {}: {} vertices, {} edges{}, loaded in {:.0} ms; {}",
+            info.name,
+            info.vertices,
+            info.edges,
+            if info.directed { " (directed)" } else { "" },
+            info.load_ms,
+            info.engine
+        );
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(&a.listen)
+            .await
+            .map_err(|source| ServerError::Listen { addr: a.listen.clone(), source })?;
+        let addr = listener.local_addr().context("the listening address")?;
+        if open && !addr.ip().is_loopback() {
+            eprintln!("note: listening beyond loopback without --token-file: anyone who reaches {addr} may query");
+        }
+        eprintln!("subgraph serve: listening on http://{addr}");
+        serve(listener, app, signalled()).await?;
+        eprintln!("subgraph serve: stopped");
+        Ok(())
+    })
+}
+
+/// Completes on SIGTERM or Ctrl-C (SIGINT).
+async fn signalled() {
+    #[cfg(unix)]
+    {
+        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(term) => term,
+            Err(e) => {
+                eprintln!("subgraph serve: SIGTERM cannot be caught ({e}); Ctrl-C still stops the server");
+                let _ = tokio::signal::ctrl_c().await;
+                return;
+            }
+        };
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = tokio::signal::ctrl_c() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+    eprintln!("subgraph serve: shutting down (new requests refused; running queries stopped after the grace period)");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn graph_flags() {
+        let g = parse_graph("web=web.txt,format=edges,directed,labels=web.labels,ids=names").unwrap();
+        assert_eq!((g.name.as_str(), g.path.to_str().unwrap()), ("web", "web.txt"));
+        assert!(g.read.directed && g.read.format == Some(Format::EdgeList) && g.read.ids == IdMode::Names);
+        assert_eq!(g.read.vertex_labels.unwrap().to_str().unwrap(), "web.labels");
+        for bad in ["web", "=web.txt", "w b=x", "web=", "web=x,format=nope", "web=x,fast"] {
+            assert!(parse_graph(bad).is_err(), "{bad}");
+        }
+    }
+}
