@@ -11,10 +11,12 @@ use subgraph_server::{serve, App, Config, GraphSpec, ServerError};
 
 #[derive(Args)]
 #[command(after_help = concat!(
-    "Examples (from the repository root, on the shipped test data):\n",
-    "  subgraph serve --graph hprd=tests/data/hprd/HPRD.graph\n",
-    "  curl -s localhost:7878/v1/graphs/hprd/match -d '{\"pattern\": \"MATCH (a:1)--(b:1) RETURN count(*)\"}'\n",
-    "  subgraph serve --graph people=tests/data/named/people.nt.gz --token-file tokens.txt --max-concurrent 2",
+    "Serves until SIGTERM or Ctrl-C; the routes are in the manual's chapter \"The query server\" and in\n",
+    "docs/openapi.yaml. Then, for one: curl -s localhost:7878/v1/graphs/hprd/match \\\n",
+    "  -d '{\"pattern\": \"MATCH (a:1)--(b:1) RETURN count(*)\"}'\n\n",
+    "Examples (from the repository root, on the shipped test data; --check loads and exits):\n",
+    "  subgraph serve --check --graph hprd=tests/data/hprd/HPRD.graph\n",
+    "  subgraph serve --check --device cpu --graph hprd=tests/data/hprd/HPRD.graph --graph people=tests/data/named/people.nt.gz",
 ))]
 pub struct ServeArgs {
     /// A graph to serve, named for the routes: NAME=PATH, then load options as `match` takes
@@ -53,6 +55,9 @@ pub struct ServeArgs {
     /// Worker threads of the engine (default: all cores; at most 4 per core, or 64).
     #[arg(long, value_parser = parse_threads)]
     threads: Option<usize>,
+    /// Load the graphs and the token file, print what would be served, and exit.
+    #[arg(long)]
+    check: bool,
 }
 
 /// Parses `--graph NAME=PATH[,OPTION]…`.
@@ -105,7 +110,7 @@ pub fn run(a: ServeArgs) -> Result<()> {
     let app = App::load(config)?;
     for g in app.graphs.all() {
         let info = g.info();
-        eprintln!(
+        let line = format!(
             "graph {}: {} vertices, {} edges{}, loaded in {:.0} ms; {}",
             info.name,
             info.vertices,
@@ -114,6 +119,13 @@ pub fn run(a: ServeArgs) -> Result<()> {
             info.load_ms,
             info.engine
         );
+        match a.check {
+            true => println!("{line}"),
+            false => eprintln!("{line}"),
+        }
+    }
+    if a.check {
+        return Ok(());
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -6,6 +6,7 @@
 //! `--output-format jsonl` writes them with the record last. `subgraph serve` is the command
 //! line's front to [`App::load`] and [`serve`]; `docs/openapi.yaml` documents the routes.
 //!
+//! - [`app`]: the server's configuration and state.
 //! - [`routes`]: the routes and the order of their checks.
 //! - [`request`]: a request's body, decoded and parsed.
 //! - [`run`]: queries on blocking threads, and the streamed rows' writer.
@@ -16,6 +17,7 @@
 //! - [`error`]: the errors' codes and statuses.
 
 pub mod admission;
+pub mod app;
 pub mod error;
 pub mod graphs;
 pub mod metrics;
@@ -24,65 +26,15 @@ pub mod routes;
 pub mod run;
 pub mod tokens;
 
+pub use app::{App, Config};
 pub use error::{ApiError, ServerError};
 pub use graphs::GraphSpec;
 
 use std::future::Future;
 use std::net::SocketAddr;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
-
-/// How to serve: the graphs and the limits.
-#[derive(Debug, Clone)]
-pub struct Config {
-    pub graphs: Vec<GraphSpec>,
-    /// `auto`, `cpu` or `gpu`, as `match --device` takes it.
-    pub device: String,
-    pub max_concurrent: usize,
-    pub max_queue: usize,
-    /// The longest a query may run; a request asking longer gets this.
-    pub query_timeout: Duration,
-    pub token_file: Option<PathBuf>,
-    /// Bytes a request's body may hold.
-    pub max_body: usize,
-    /// How long shutdown lets running queries finish before it stops them.
-    pub grace: Duration,
-}
-
-/// The server's state: the graphs, who may ask, the turns, the counters.
-pub struct App {
-    pub graphs: graphs::Graphs,
-    pub tokens: Option<tokens::Tokens>,
-    pub admission: admission::Admission,
-    pub metrics: metrics::Metrics,
-    pub device: String,
-    pub query_timeout: Duration,
-    pub max_body: usize,
-    pub grace: Duration,
-    pub shutting_down: AtomicBool,
-}
-
-impl App {
-    /// Loads every graph of `config` and its token file.
-    pub fn load(config: Config) -> Result<Arc<App>, ServerError> {
-        let graphs = graphs::Graphs::load(&config.graphs, &config.device)?;
-        let names: Vec<&str> = graphs.names().iter().map(String::as_str).collect();
-        let tokens = config.token_file.as_deref().map(|p| tokens::Tokens::read(p, &names)).transpose()?;
-        Ok(Arc::new(App {
-            graphs,
-            tokens,
-            admission: admission::Admission::new(config.max_concurrent, config.max_queue),
-            metrics: metrics::Metrics::default(),
-            device: config.device,
-            query_timeout: config.query_timeout,
-            max_body: config.max_body,
-            grace: config.grace,
-            shutting_down: AtomicBool::new(false),
-        }))
-    }
-}
 
 /// Time shutdown waits, after the grace period, for stopped queries' answers to go out.
 const AFTER_GRACE: Duration = Duration::from_secs(5);

@@ -2,12 +2,12 @@
 //! scope (403), the body (413, 400), a turn (503), then the query on a blocking thread; every
 //! answer counted in the metrics by route, status and error code.
 
+use crate::app::App;
 use crate::error::{ApiError, ErrorCode};
 use crate::metrics::Gauges;
 use crate::request::{decode, Prepared};
 use crate::run::{run_explain, run_match, Sent, CHANNEL_CHUNKS};
 use crate::tokens::Holder;
-use crate::App;
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{ConnectInfo, DefaultBodyLimit, MatchedPath, Path, RawQuery, Request, State};

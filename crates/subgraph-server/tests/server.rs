@@ -281,3 +281,16 @@ fn shutdown_refuses_the_queue_and_stops_what_runs_after_the_grace() {
     let took = start.elapsed();
     assert!(took >= Duration::from_millis(900), "stopped before the grace of 1 s: {took:?}");
 }
+
+#[test]
+fn the_openapi_file_documents_every_route_and_code() {
+    let spec = std::fs::read_to_string(data("../../docs/openapi.yaml")).unwrap();
+    for route in ["/v1/health:", "/v1/graphs:", "/v1/graphs/{name}/match:", "/v1/graphs/{name}/explain:"] {
+        assert!(spec.contains(&format!("  {route}\n")), "{route} undocumented");
+    }
+    assert!(spec.contains("  /v1/graphs/{name}/reload:\n") && spec.contains("  /metrics:\n"));
+    for (code, status) in subgraph_server::error::CODES {
+        assert!(spec.contains(&format!("        - {code}\n")), "{code} not in ErrorCode's enum");
+        assert!(spec.contains(&format!("{code} ({status}")), "{code}'s status {status} undocumented");
+    }
+}

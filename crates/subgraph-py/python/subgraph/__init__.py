@@ -11,7 +11,8 @@ Semantics are the command line's (README, "Semantics"): embeddings (injective,
 label-preserving, non-induced) by default for query graphs, homomorphisms for patterns (as
 `match --pattern`), "embed", "induced" and "homomorphism" on request. Matching runs on every
 CPU core with the GIL released; Ctrl-C stops it (KeyboardInterrupt). `subgraph.nx` holds
-drop-in replacements for networkx's subgraph matchers.
+drop-in replacements for networkx's subgraph matchers; `subgraph.Client` asks a server
+(`subgraph serve`) instead.
 """
 
 from importlib.metadata import version as _version
@@ -20,9 +21,11 @@ import numpy as _np
 
 from . import _native
 from ._native import Graph, Result, SubgraphError, explain
+from .client import Client
 
 # `nx` is left out, so that `from subgraph import *` does not take the name networkx goes by.
 __all__ = [
+    "Client",
     "Graph",
     "Result",
     "SubgraphError",
