@@ -78,7 +78,7 @@ fn graph_for(
     app: &App,
     holder: Option<&Holder>,
     name: &str,
-    peer: SocketAddr,
+    (peer, what): (SocketAddr, &str),
     admin: bool,
 ) -> Result<Arc<crate::graphs::Resident>, ApiError> {
     let resident = app
@@ -94,7 +94,7 @@ fn graph_for(
             None
         };
         if let Some(why) = why {
-            eprintln!("subgraph serve: {peer}: refused (403, {why})");
+            eprintln!("subgraph serve: {peer}: {what}: refused (403, {why})");
             return Err(ApiError::new("forbidden", why));
         }
     }
@@ -176,7 +176,7 @@ async fn match_graph(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let holder = holder(&app, &headers, peer, "match")?;
-    let resident = graph_for(&app, holder, &name, peer, false)?;
+    let resident = graph_for(&app, holder, &name, (peer, "match"), false)?;
     let stream = streamed(query.as_deref())?;
     let prepared = prepared(&app, body, &resident)?;
     let turn = app.admission.admit().await?;
@@ -256,7 +256,7 @@ async fn explain(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let holder = holder(&app, &headers, peer, "explain")?;
-    let resident = graph_for(&app, holder, &name, peer, false)?;
+    let resident = graph_for(&app, holder, &name, (peer, "explain"), false)?;
     let prepared = prepared(&app, body, &resident)?;
     let turn = app.admission.admit().await?;
     let stop = StopOnDrop(Some(turn.stop.clone()));
@@ -273,7 +273,7 @@ async fn reload(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let holder = holder(&app, &headers, peer, "reload")?;
-    let resident = graph_for(&app, holder, &name, peer, true)?;
+    let resident = graph_for(&app, holder, &name, (peer, "reload"), true)?;
     if !app.graphs.begin_reload(&name) {
         return Err(ApiError::new("reload_in_progress", format!("graph `{name}` is being reloaded")));
     }

@@ -121,6 +121,11 @@ fn a_client_that_leaves_mid_stream_stops_its_query() {
     drop(stream);
     // Its timeout is 20 s away: only the departure can stop it this soon.
     assert!(s.wait_metric("subgraph_queries_in_flight ", 0.0, Duration::from_secs(8)), "the query still runs");
+    // So too without a stream: the abandoned request stops its query.
+    let waiting = send(s.addr, "POST", "/v1/graphs/hprd/match", None, Some(body.as_bytes()));
+    assert!(s.wait_metric("subgraph_queries_in_flight ", 1.0, Duration::from_secs(8)));
+    drop(waiting);
+    assert!(s.wait_metric("subgraph_queries_in_flight ", 0.0, Duration::from_secs(8)), "the query still runs");
 }
 
 #[test]
