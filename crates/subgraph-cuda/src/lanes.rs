@@ -4,7 +4,7 @@
 //! their downloads are done.
 //!
 //! Copies and launches on a lane ([`Gpu::write_on`], [`Gpu::read_on`], [`Gpu::launch_on`],
-//! [`Gpu::download_async`]) are in order with that lane's work only; the caller orders lanes
+//! [`Gpu::download_async`], [`Gpu::upload_async`]) are in order with that lane's work only; the caller orders lanes
 //! with [`Gpu::record`] and [`Gpu::wait_for`]. Buffers take care of themselves: a lane waits for
 //! a buffer's allocation before its first use there, and a buffer's free waits for every lane
 //! that used it.
@@ -48,7 +48,7 @@ impl Gpu {
     }
 
     /// A zeroed page-locked host buffer of `len` elements (at least one), for
-    /// [`Gpu::download_async`].
+    /// [`Gpu::download_async`] and [`Gpu::upload_async`].
     pub fn pinned_buffer<T: DeviceScalar>(&self, len: usize) -> Result<PinnedBuffer<T>> {
         // SAFETY: the memory is zeroed right below, before anything reads it; no copy uses it
         // yet (its own event is never recorded with tracking off, so `as_mut_slice` does not
@@ -103,8 +103,53 @@ impl Gpu {
     }
 }
 
-/// Page-locked host memory that downloads fill asynchronously ([`Gpu::download_async`]): its
-/// contents are read only after every download into it is done.
+impl Gpu {
+    /// Copies `host[range]` into `dst[at..]` on `lane`'s stream and returns at once: the copy
+    /// runs by DMA, in order with `lane`'s work, and `host` is written again
+    /// ([`PinnedBuffer::as_mut_slice`]) only after it.
+    pub fn upload_async<T: DeviceScalar>(
+        &self,
+        lane: Lane,
+        host: &mut PinnedBuffer<T>,
+        range: Range<usize>,
+        dst: &mut DeviceBuffer<T>,
+        at: usize,
+    ) -> Result<()> {
+        if range.start > range.end || range.end > host.len || at.checked_add(range.len()).is_none_or(|e| e > dst.len) {
+            return Err(CudaError::Mismatch(format!(
+                "upload of {range:?} from {} page-locked elements into {at}.. of a buffer of {} elements",
+                host.len, dst.len
+            )));
+        }
+        if range.is_empty() {
+            return Ok(());
+        }
+        let stream = self.stream_of(lane);
+        dst.used_on(stream)?;
+        if let Some(before) = &host.pending {
+            stream.wait(before)?;
+        }
+        let src = &host.slice.as_slice()?[range.clone()];
+        // As in `download_async`: the source is page-locked, so the copy runs after this call
+        // returns; `host`'s writers and drop wait for `pending`, recorded right after it.
+        stream.memcpy_htod(src, &mut dst.slice.slice_mut(at..at + range.len()))?;
+        match stream.record_event(None) {
+            Ok(done) => {
+                host.pending = Some(done);
+                Ok(())
+            }
+            Err(e) => {
+                host.pending = None;
+                stream.synchronize()?;
+                Err(e.into())
+            }
+        }
+    }
+}
+
+/// Page-locked host memory that downloads fill, and uploads read, asynchronously
+/// ([`Gpu::download_async`], [`Gpu::upload_async`]): its contents are read or written only
+/// after every copy into or out of it is done.
 pub struct PinnedBuffer<T> {
     slice: PinnedHostSlice<T>,
     len: usize,

@@ -3,7 +3,10 @@
 //! searched batch after batch, one warp per query (`search.cu`), or answered by brute force
 //! where a filter passes too few vectors for the graph (`filter::route`).
 
-use subgraph_cuda::{Arg, DeviceBuffer, Gpu};
+use std::sync::{Mutex, MutexGuard};
+
+use rayon::prelude::*;
+use subgraph_cuda::{Arg, DeviceBuffer, Gpu, Lane, PinnedBuffer};
 
 use crate::error::{AnnError, Result};
 use crate::filter::{route, Allowed, Route};
@@ -42,7 +45,22 @@ pub struct GpuIndex<'g> {
     layers: Vec<DeviceLayer>,
     /// Queries a launch, where fixed.
     batch: Option<usize>,
+    /// Page-locked copies of a launch's queries and answers, made at the first search and
+    /// grown as needed: copies from and to them run at the bus's speed, where pageable memory
+    /// goes through the driver's own staging.
+    staging: Mutex<Option<Staging>>,
 }
+
+/// The page-locked buffers a graph search's launches go through (see [`GpuIndex`]).
+struct Staging {
+    queries: PinnedBuffer<f32>,
+    ids: PinnedBuffer<u32>,
+    distances: PinnedBuffer<f32>,
+}
+
+/// The most bytes of queries one launch stages in page-locked memory: a launch takes at most
+/// this many bytes of queries (65,536 queries of 256 dimensions; 4,096 of 4,096).
+const STAGING_BYTES: usize = 64 << 20;
 
 impl<'g> GpuIndex<'g> {
     /// Uploads `base` (already prepared for `metric`, see [`Metric::prepare`]) and every layer
@@ -57,7 +75,7 @@ impl<'g> GpuIndex<'g> {
             let adjacency = gpu.upload("ann adjacency", &layer.adjacency)?;
             layers.push(DeviceLayer { adjacency, degree: layer.degree, len: layer.len() });
         }
-        Ok(GpuIndex { gpu, base: vectors, metric, layers, batch: None })
+        Ok(GpuIndex { gpu, base: vectors, metric, layers, batch: None, staging: Mutex::new(None) })
     }
 
     /// Vectors.
@@ -135,6 +153,26 @@ impl<'g> GpuIndex<'g> {
         check_allowed(allowed, self.len())
     }
 
+    /// The staging buffers, holding at least `queries` floats and `answers` answers, made or
+    /// grown here.
+    fn staging(&self, queries: usize, answers: usize) -> Result<MutexGuard<'_, Option<Staging>>> {
+        let mut staging = self.staging.lock().unwrap_or_else(|e| e.into_inner());
+        let fits = staging.as_ref().is_some_and(|s| s.queries.len() >= queries && s.ids.len() >= answers);
+        if !fits {
+            let (queries, answers) = match staging.as_ref() {
+                Some(s) => (queries.max(s.queries.len()), answers.max(s.ids.len())),
+                None => (queries, answers),
+            };
+            *staging = None;
+            *staging = Some(Staging {
+                queries: self.gpu.pinned_buffer(queries)?,
+                ids: self.gpu.pinned_buffer(answers)?,
+                distances: self.gpu.pinned_buffer(answers)?,
+            });
+        }
+        Ok(staging)
+    }
+
     fn graph_search(&self, queries: &Vectors, k: usize, ef: usize, allowed: Option<&Allowed>) -> Result<Neighbours> {
         let gpu = self.gpu;
         let (n, dim) = (self.len(), self.dim());
@@ -146,13 +184,22 @@ impl<'g> GpuIndex<'g> {
         let (words, filtered) = upload_allowed(gpu, allowed, n)?;
         let (n32, k32, ef32) = (to_u32("vectors", n)?, to_u32("k", k)?, to_u32("ef", ef)?);
         let nq = queries.len();
-        let batch = batch_queries(dim, k, self.batch);
+        let batch = batch_queries(dim, k, self.batch).min(STAGING_BYTES / (4 * dim)).max(1);
+        let mut staging = self.staging(batch.min(nq) * dim, batch.min(nq) * k)?;
+        let staging = staging.as_mut().expect("made by GpuIndex::staging");
         let mut out = Neighbours { k, ids: Vec::with_capacity(nq * k), distances: Vec::with_capacity(nq * k) };
         for start in (0..nq).step_by(batch) {
             let m = batch.min(nq - start);
             let m32 = to_u32("queries", m)?;
             let (grid, block) = (to_u32("blocks", m.div_ceil(wpb))?, to_u32("threads", 32 * wpb)?);
-            let rows = gpu.upload("ann queries", &queries.as_slice()[start * dim..(start + m) * dim])?;
+            let src = &queries.as_slice()[start * dim..(start + m) * dim];
+            // Into page-locked memory on every core, then to the device by DMA.
+            staging.queries.as_mut_slice()?[..m * dim]
+                .par_chunks_mut(1 << 14)
+                .zip(src.par_chunks(1 << 14))
+                .for_each(|(to, from)| to.copy_from_slice(from));
+            let mut rows = gpu.alloc_zeros::<f32>("ann queries", m * dim)?;
+            gpu.upload_async(Lane::Now, &mut staging.queries, 0..m * dim, &mut rows, 0)?;
             // Every query enters at vertex 0 of the top layer.
             let mut entries = gpu.alloc_zeros::<u32>("ann entries", m)?;
             for layer in self.layers[1..].iter().rev() {
@@ -193,8 +240,10 @@ impl<'g> GpuIndex<'g> {
                     Arg::OutF32(&mut distances),
                 ],
             )?;
-            out.ids.extend(gpu.download(&ids)?);
-            out.distances.extend(gpu.download(&distances)?);
+            gpu.download_async(Lane::Now, &ids, 0..m * k, &mut staging.ids, 0)?;
+            gpu.download_async(Lane::Now, &distances, 0..m * k, &mut staging.distances, 0)?;
+            out.ids.extend_from_slice(&staging.ids.as_slice()?[..m * k]);
+            out.distances.extend_from_slice(&staging.distances.as_slice()?[..m * k]);
         }
         Ok(out)
     }
