@@ -13,7 +13,7 @@ import threading
 import pytest
 
 import subgraph
-from subgraph.client import ServerError
+from subgraph import ServerError
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 HPRD = ROOT / "tests" / "data" / "hprd"

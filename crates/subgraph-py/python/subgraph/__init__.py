@@ -21,13 +21,14 @@ import numpy as _np
 
 from . import _native
 from ._native import Graph, Result, SubgraphError, explain
-from .client import Client
+from ._client import Client, ServerError
 
 # `nx` is left out, so that `from subgraph import *` does not take the name networkx goes by.
 __all__ = [
     "Client",
     "Graph",
     "Result",
+    "ServerError",
     "SubgraphError",
     "count",
     "match",
