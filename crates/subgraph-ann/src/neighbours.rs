@@ -7,6 +7,9 @@ use crate::error::{AnnError, Result};
 use crate::graph::NONE;
 use rayon::prelude::*;
 
+/// Ids a task of [`Neighbours::map_ids`] maps.
+const MAP_CHUNK: usize = 1 << 12;
+
 /// What one search may be asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SearchParams {
@@ -68,17 +71,22 @@ impl Neighbours {
     }
 
     /// Replaces every id by `map[id]` (internal ids to the caller's), keeping [`NONE`]. The
-    /// reads of `map` land at random, each a cache and TLB miss on a large set (0.6–1.1 ms for
-    /// 10,000 × 10 ids over 1M on one core of the H200's host), so they are spread over every
-    /// core.
+    /// reads of `map` land at random, each a cache and TLB miss on a large set, so a large
+    /// answer (a batch's) is mapped on every core; a small one (a single query's) in place,
+    /// without waking the pool.
     pub fn map_ids(&mut self, map: &[u32]) {
-        self.ids.par_chunks_mut(1 << 12).for_each(|ids| {
+        let one = |ids: &mut [u32]| {
             for id in ids {
                 if *id != NONE {
                     *id = map[*id as usize];
                 }
             }
-        });
+        };
+        if self.ids.len() < MAP_CHUNK {
+            one(&mut self.ids);
+        } else {
+            self.ids.par_chunks_mut(MAP_CHUNK).for_each(one);
+        }
     }
 }
 
@@ -118,5 +126,17 @@ mod tests {
         assert!(recall(&found, &[2, 1], 2, 2).is_err());
         assert!(SearchParams::new(10, Some(5)).is_err());
         assert!(SearchParams::new(10, None).unwrap().check_against(9).is_err());
+    }
+
+    #[test]
+    fn ids_are_mapped_in_place_and_on_every_core_alike() {
+        let map: Vec<u32> = (0..50_000u32).map(|i| (i * 7_919) % 50_000).collect();
+        for len in [10, MAP_CHUNK - 1, MAP_CHUNK, 3 * MAP_CHUNK + 5] {
+            let ids: Vec<u32> = (0..len as u32).map(|i| if i % 13 == 5 { NONE } else { (i * 31) % 50_000 }).collect();
+            let want: Vec<u32> = ids.iter().map(|&i| if i == NONE { NONE } else { map[i as usize] }).collect();
+            let mut found = Neighbours { k: 1, distances: vec![0.0; len], ids };
+            found.map_ids(&map);
+            assert_eq!(found.ids, want, "{len} ids");
+        }
     }
 }
