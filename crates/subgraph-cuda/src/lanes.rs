@@ -11,7 +11,7 @@
 
 use std::ops::Range;
 
-use cudarc::driver::{CudaEvent, PinnedHostSlice};
+use cudarc::driver::{CudaEvent, CudaStream, PinnedHostSlice};
 
 use crate::buffer::{DeviceBuffer, DeviceScalar, Lane};
 use crate::error::{CudaError, Result};
@@ -80,30 +80,15 @@ impl Gpu {
         }
         let stream = self.stream_of(lane);
         buf.used_on(stream)?;
-        if let Some(before) = &host.pending {
-            stream.wait(before)?;
-        }
+        host.order_after(stream)?;
         let dst = &mut host.slice.as_mut_slice()?[at..at + range.len()];
         // The destination is page-locked, so the driver copies asynchronously, after this call
         // returns. No reference to it outlives the call: `host`'s accessors and drop wait for
-        // `pending`, recorded right after the copy; where recording fails, the stream is waited
-        // for here instead, so no copy is left running unseen.
+        // the event `copied` records.
         stream.memcpy_dtoh(&buf.slice.slice(range), dst)?;
-        match stream.record_event(None) {
-            Ok(done) => {
-                host.pending = Some(done);
-                Ok(())
-            }
-            Err(e) => {
-                host.pending = None;
-                stream.synchronize()?;
-                Err(e.into())
-            }
-        }
+        host.copied(stream)
     }
-}
 
-impl Gpu {
     /// Copies `host[range]` into `dst[at..]` on `lane`'s stream and returns at once: the copy
     /// runs by DMA, in order with `lane`'s work, and `host` is written again
     /// ([`PinnedBuffer::as_mut_slice`]) only after it.
@@ -126,24 +111,12 @@ impl Gpu {
         }
         let stream = self.stream_of(lane);
         dst.used_on(stream)?;
-        if let Some(before) = &host.pending {
-            stream.wait(before)?;
-        }
+        host.order_after(stream)?;
         let src = &host.slice.as_slice()?[range.clone()];
         // As in `download_async`: the source is page-locked, so the copy runs after this call
-        // returns; `host`'s writers and drop wait for `pending`, recorded right after it.
+        // returns, and `host`'s writers and drop wait for the event `copied` records.
         stream.memcpy_htod(src, &mut dst.slice.slice_mut(at..at + range.len()))?;
-        match stream.record_event(None) {
-            Ok(done) => {
-                host.pending = Some(done);
-                Ok(())
-            }
-            Err(e) => {
-                host.pending = None;
-                stream.synchronize()?;
-                Err(e.into())
-            }
-        }
+        host.copied(stream)
     }
 }
 
@@ -155,6 +128,33 @@ pub struct PinnedBuffer<T> {
     len: usize,
     /// The event after the last download into it, until seen done.
     pending: Option<CudaEvent>,
+}
+
+impl<T> PinnedBuffer<T> {
+    /// Makes `stream`'s later work wait for the copies into or out of this buffer so far.
+    fn order_after(&self, stream: &CudaStream) -> Result<()> {
+        if let Some(before) = &self.pending {
+            stream.wait(before)?;
+        }
+        Ok(())
+    }
+
+    /// After a copy into or out of this buffer was just enqueued on `stream`: records the
+    /// event its accessors and drop wait for, or, where recording fails, waits for the stream
+    /// here, so that no copy is left running unseen.
+    fn copied(&mut self, stream: &CudaStream) -> Result<()> {
+        match stream.record_event(None) {
+            Ok(done) => {
+                self.pending = Some(done);
+                Ok(())
+            }
+            Err(e) => {
+                self.pending = None;
+                stream.synchronize()?;
+                Err(e.into())
+            }
+        }
+    }
 }
 
 impl<T: DeviceScalar> PinnedBuffer<T> {
