@@ -17,6 +17,8 @@ use subgraph_core::io::{read_graphs, read_neo4j, source, Format, IdMode, Loaded,
 use subgraph_core::pipeline::bytes;
 use subgraph_core::Graph;
 
+pub use subgraph_core::host::parse_bytes;
+
 /// How to read an input graph.
 #[derive(Args, Clone, Default)]
 pub struct InputArgs {
@@ -54,25 +56,6 @@ pub struct InputArgs {
 /// Parses a `--mmap` setting for clap.
 pub fn parse_map_mode(s: &str) -> Result<MapMode, String> {
     MapMode::from_name(s).ok_or_else(|| format!("unknown setting '{s}' (one of {})", MapMode::NAMES.join(", ")))
-}
-
-/// Parses `123`, `64K`, `1.5G`, `2GiB`, `512MB` (powers of 1024).
-pub fn parse_bytes(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let digits = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
-    let (num, unit) = t.split_at(digits);
-    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "k" | "kb" | "kib" => 1 << 10,
-        "m" | "mb" | "mib" => 1 << 20,
-        "g" | "gb" | "gib" => 1 << 30,
-        "t" | "tb" | "tib" => 1 << 40,
-        u => return Err(format!("unknown unit '{u}' (use K, M, G or T)")),
-    };
-    match num.parse::<f64>() {
-        Ok(x) if x > 0.0 && (x * scale as f64) < u64::MAX as f64 => Ok((x * scale as f64) as u64),
-        _ => Err(format!("expected a positive size such as 512M or 4G, got '{s}'")),
-    }
 }
 
 impl InputArgs {
