@@ -57,6 +57,13 @@ fn bad(message: impl Into<String>) -> ApiError {
     ApiError::new("bad_request", message)
 }
 
+/// Decodes and prepares `body` for a data graph directed or not, the timeout at most
+/// `ceiling`: what the routes do with a match or explain body once the caller may ask it, every
+/// failure a `400` of its own code ([`decode`], then [`MatchRequest::prepare`]).
+pub fn check(body: &[u8], directed: bool, ceiling: Duration) -> Result<Prepared, ApiError> {
+    decode(body)?.prepare(directed, ceiling)
+}
+
 /// Decodes `body` as a [`MatchRequest`]: `bad_json` where it is not JSON, `bad_request`
 /// where it is JSON of another shape.
 pub fn decode(body: &[u8]) -> Result<MatchRequest, ApiError> {
@@ -67,9 +74,10 @@ pub fn decode(body: &[u8]) -> Result<MatchRequest, ApiError> {
 }
 
 impl MatchRequest {
-    /// Parses the query and the options for `data`, the timeout at most `ceiling` (and
-    /// `ceiling` where none is asked).
-    pub fn prepare(self, data: &Graph, ceiling: Duration) -> Result<Prepared, ApiError> {
+    /// Parses the query and the options for a data graph directed or not (a query graph's
+    /// edges are read as the data's), the timeout at most `ceiling` (and `ceiling` where none is
+    /// asked).
+    pub fn prepare(self, directed: bool, ceiling: Duration) -> Result<Prepared, ApiError> {
         let parts = Parts::from_names(&PartNames {
             semantics: self.semantics.as_deref(),
             filter: self.filter.as_deref(),
@@ -107,7 +115,7 @@ impl MatchRequest {
                          or induced",
                     ));
                 }
-                Item::Graph(Box::new(query_graph(&text, self.query_format.as_deref(), data)?))
+                Item::Graph(Box::new(query_graph(&text, self.query_format.as_deref(), directed)?))
             }
             (Some(_), Some(_)) => return Err(bad("give one of pattern and query, not both")),
             (None, None) => return Err(bad("no query: give pattern (a MATCH text) or query (a query graph's text)")),
@@ -123,7 +131,7 @@ impl MatchRequest {
 
 /// The one query graph of `text`, read as `match` reads a query file (edges directed as the
 /// data's); `bad_query` where it does not parse or holds another number of graphs.
-fn query_graph(text: &str, format: Option<&str>, data: &Graph) -> Result<Graph, ApiError> {
+fn query_graph(text: &str, format: Option<&str>, directed: bool) -> Result<Graph, ApiError> {
     let fail = |message: String| ApiError::new("bad_query", message);
     let format = match format.map(|f| (f, Format::from_name(f))) {
         None => None,
@@ -135,7 +143,7 @@ fn query_graph(text: &str, format: Option<&str>, data: &Graph) -> Result<Graph, 
             return Err(bad(format!("unknown query_format '{name}' (one of {})", Format::NAMES.join(", "))))
         }
     };
-    let opts = ReadOptions { format, directed: data.is_directed(), ..ReadOptions::default() };
+    let opts = ReadOptions { format, directed, ..ReadOptions::default() };
     let mut graphs = parse_graphs(Path::new("query"), text.as_bytes(), None, &opts).map_err(|e| fail(e.to_string()))?;
     match graphs.len() {
         1 => Ok(graphs.pop().expect("one graph").graph),
@@ -147,15 +155,9 @@ fn query_graph(text: &str, format: Option<&str>, data: &Graph) -> Result<Graph, 
 mod tests {
     use super::*;
 
-    fn triangle_data() -> Graph {
-        let opts = ReadOptions::default();
-        let text = "t 3 3\nv 0 1 2\nv 1 1 2\nv 2 1 2\ne 0 1\ne 1 2\ne 0 2\n";
-        parse_graphs(Path::new("data"), text.as_bytes(), None, &opts).unwrap().pop().unwrap().graph
-    }
-
     fn code(body: &str) -> &'static str {
         let ceiling = Duration::from_secs(10);
-        match decode(body.as_bytes()).and_then(|r| r.prepare(&triangle_data(), ceiling)) {
+        match check(body.as_bytes(), false, ceiling) {
             Ok(_) => "ok",
             Err(e) => e.code,
         }
@@ -184,14 +186,23 @@ mod tests {
 
     #[test]
     fn the_timeout_is_capped_and_defaults_to_the_ceiling() {
-        let data = triangle_data();
         let ceiling = Duration::from_secs(2);
-        let asked = |body: &str| decode(body.as_bytes()).unwrap().prepare(&data, ceiling).unwrap();
+        let asked = |body: &str| check(body.as_bytes(), false, ceiling).unwrap();
         assert_eq!(asked(r#"{"pattern": "MATCH (a)"}"#).timeout, ceiling);
         assert_eq!(asked(r#"{"pattern": "MATCH (a)", "timeout": 100}"#).timeout, ceiling);
         assert_eq!(asked(r#"{"pattern": "MATCH (a)", "timeout": 0.5}"#).timeout, Duration::from_millis(500));
         let p = asked(r#"{"query": "t 1 0\nv 0 1 0\n", "name": "one"}"#);
         assert_eq!((p.name.as_str(), p.asked.opts.semantics), ("one", Semantics::Embed));
         assert_eq!(asked(r#"{"pattern": "MATCH (a)"}"#).asked.pattern_opts.semantics, Semantics::Homomorphism);
+    }
+
+    #[test]
+    fn a_query_graph_is_read_as_directed_as_the_data() {
+        // `.graph` files are undirected whatever is asked; an edge list is read as the data is.
+        let body = br#"{"query": "0 1\n1 2\n", "query_format": "edges"}"#;
+        for directed in [false, true] {
+            let Item::Graph(q) = check(body, directed, Duration::from_secs(1)).unwrap().item else { panic!("a graph") };
+            assert_eq!(q.is_directed(), directed);
+        }
     }
 }

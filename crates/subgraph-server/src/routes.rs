@@ -5,7 +5,7 @@
 use crate::app::App;
 use crate::error::{ApiError, ErrorCode};
 use crate::metrics::Gauges;
-use crate::request::{decode, Prepared};
+use crate::request::{check, Prepared};
 use crate::run::{run_explain, run_match, Sent, CHANNEL_CHUNKS};
 use crate::tokens::Holder;
 use axum::body::{Body, Bytes};
@@ -155,7 +155,7 @@ fn prepared(
         }
         _ => ApiError::new("bad_request", format!("the body could not be read: {e}")),
     })?;
-    decode(&body)?.prepare(&resident.data, app.query_timeout)
+    check(&body, resident.data.is_directed(), app.query_timeout)
 }
 
 /// Whether `?stream=jsonl` was asked for; any other query string is `bad_request`.
