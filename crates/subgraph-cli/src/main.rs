@@ -51,7 +51,7 @@ enum Command {
     Ann(ann::AnnArgs),
     /// Matrix factorisation by SGD on the CPU, the GPU or both: train, predict, recommend.
     Mf(mf::MfArgs),
-    /// Serve named graphs over HTTP: match, explain and reload, with tokens and metrics.
+    /// Serve named graphs over HTTP or HTTPS: match, explain and reload, with tokens and metrics.
     Serve(serve::ServeArgs),
 }
 

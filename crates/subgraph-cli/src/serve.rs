@@ -1,13 +1,16 @@
-//! `subgraph serve`: the query server (subgraph-server) over the graphs the flags name, on a
-//! tokio runtime, until SIGTERM or Ctrl-C; the flags' parsers are here, the server there.
+//! `subgraph serve`: the query server (subgraph-server) over the graphs the flags or a
+//! `--config` file name, over HTTP or HTTPS, on a tokio runtime, until SIGTERM or Ctrl-C; the
+//! flags' parsers are here, the settings' merging and the server there.
 
 use crate::matching::{parse_threads, parse_timeout};
 use anyhow::{Context, Result};
 use clap::Args;
+use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::time::Duration;
 use subgraph_core::io::{Format, IdMode, ReadOptions};
-use subgraph_server::{serve, App, Config, GraphSpec, ServerError};
+use subgraph_server::graphs::check_name;
+use subgraph_server::{serve, serve_tls, App, GraphSpec, ServerError, Settings};
 
 #[derive(Args)]
 #[command(after_help = concat!(
@@ -23,39 +26,54 @@ pub struct ServeArgs {
     /// them, each after a comma: format=FORMAT, directed, labels=FILE (--vertex-labels),
     /// props=FILE.csv (--vertex-props), ids=keep|names (--keep-ids, --string-ids). May be given
     /// several times; a request names the graph, never a path.
-    #[arg(long = "graph", value_name = "NAME=PATH[,OPTION]…", required = true, value_parser = parse_graph)]
+    #[arg(long = "graph", value_name = "NAME=PATH[,OPTION]…", required_unless_present = "config", value_parser = parse_graph)]
     graphs: Vec<GraphSpec>,
-    /// Address and port to listen on (loopback unless told otherwise).
-    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:7878")]
-    listen: String,
-    /// Where queries run: auto (the GPU when one is usable, else the CPU), cpu, gpu.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "cpu", "gpu"])]
-    device: String,
-    /// Queries that run at once; more wait in the queue.
-    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..))]
-    max_concurrent: u64,
-    /// Queries that may wait for a turn; beyond them a request is answered 503 with Retry-After.
-    #[arg(long, value_name = "N", default_value_t = 64)]
-    max_queue: usize,
+    /// A TOML file of the settings below (their names with `_` for `-`) and [[graph]] tables
+    /// (name, path, format, directed, labels, props, ids); flags given here override it, and a
+    /// --graph replaces the file's graph of its name. Relative paths in it are from its folder.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Address and port to listen on [default: 127.0.0.1:7878, loopback].
+    #[arg(long, value_name = "ADDR:PORT")]
+    listen: Option<String>,
+    /// Where queries run: auto (the GPU when one is usable, else the CPU), cpu, gpu [default: auto].
+    #[arg(long, value_parser = ["auto", "cpu", "gpu"])]
+    device: Option<String>,
+    /// Queries that run at once; more wait in the queue [default: 4].
+    #[arg(long, value_name = "N")]
+    max_concurrent: Option<NonZeroUsize>,
+    /// Queries that may wait for a turn; beyond them a request is answered 503 with Retry-After
+    /// [default: 64].
+    #[arg(long, value_name = "N")]
+    max_queue: Option<usize>,
     /// The longest a query may run, in seconds: a request's timeout is capped by it, and a
-    /// request without one gets it.
-    #[arg(long, value_name = "SECS", default_value = "60", value_parser = parse_timeout)]
-    query_timeout: f64,
+    /// request without one gets it [default: 60].
+    #[arg(long, value_name = "SECS", value_parser = parse_timeout)]
+    query_timeout: Option<f64>,
     /// Bearer tokens, one a line: `NAME TOKEN [GRAPH,GRAPH…] [admin]` (the graphs it may query,
     /// all when absent; admin tokens may reload graphs); `#` starts a comment. Without it, any
     /// client that reaches the server may ask anything.
     #[arg(long, value_name = "FILE")]
     token_file: Option<PathBuf>,
-    /// Largest request body, in bytes (K, M suffixes: powers of 1024); larger is answered 413.
-    #[arg(long, value_name = "BYTES", default_value = "1M", value_parser = crate::matching::parse_bytes)]
-    max_body: u64,
-    /// On SIGTERM or Ctrl-C, seconds running queries may take to finish before they are stopped.
-    #[arg(long, value_name = "SECS", default_value = "5", value_parser = parse_timeout)]
-    shutdown_grace: f64,
+    /// Largest request body, in bytes (K, M suffixes: powers of 1024); larger is answered 413
+    /// [default: 1M].
+    #[arg(long, value_name = "BYTES", value_parser = crate::matching::parse_bytes)]
+    max_body: Option<u64>,
+    /// On SIGTERM or Ctrl-C, seconds running queries may take to finish before they are stopped
+    /// [default: 5].
+    #[arg(long, value_name = "SECS", value_parser = parse_timeout)]
+    shutdown_grace: Option<f64>,
+    /// Serve HTTPS with this certificate chain (PEM, the server's certificate first); needs
+    /// --tls-key.
+    #[arg(long, value_name = "FILE")]
+    tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM: PKCS #8, PKCS #1 or SEC1).
+    #[arg(long, value_name = "FILE")]
+    tls_key: Option<PathBuf>,
     /// Worker threads of the engine (default: all cores; at most 4 per core, or 64).
     #[arg(long, value_parser = parse_threads)]
     threads: Option<usize>,
-    /// Load the graphs and the token file, print what would be served, and exit.
+    /// Load the graphs, the token file and the TLS files, print what would be served, and exit.
     #[arg(long)]
     check: bool,
 }
@@ -63,9 +81,7 @@ pub struct ServeArgs {
 /// Parses `--graph NAME=PATH[,OPTION]…`.
 fn parse_graph(s: &str) -> Result<GraphSpec, String> {
     let (name, rest) = s.split_once('=').ok_or_else(|| format!("expected NAME=PATH, got '{s}'"))?;
-    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c)) {
-        return Err(format!("a graph's name is letters, digits, '_', '-' and '.', got '{name}'"));
-    }
+    check_name(name)?;
     let mut parts = rest.split(',');
     let path = PathBuf::from(parts.next().filter(|p| !p.is_empty()).ok_or("no PATH after NAME=")?);
     let mut spec = GraphSpec { name: name.to_string(), path, read: ReadOptions::default(), vertex_props: None };
@@ -92,20 +108,33 @@ fn parse_graph(s: &str) -> Result<GraphSpec, String> {
     Ok(spec)
 }
 
+impl ServeArgs {
+    /// The settings the flags give, the `--config` file's under them.
+    fn settings(&self) -> Result<Settings> {
+        let flags = Settings {
+            listen: self.listen.clone(),
+            device: self.device.clone(),
+            max_concurrent: self.max_concurrent,
+            max_queue: self.max_queue,
+            query_timeout: self.query_timeout.map(Duration::from_secs_f64),
+            token_file: self.token_file.clone(),
+            max_body: self.max_body.map(usize::try_from).transpose().context("--max-body")?,
+            shutdown_grace: self.shutdown_grace.map(Duration::from_secs_f64),
+            tls_cert: self.tls_cert.clone(),
+            tls_key: self.tls_key.clone(),
+            graphs: self.graphs.clone(),
+        };
+        let file = self.config.as_deref().map(Settings::read).transpose()?;
+        Ok(flags.over(file.unwrap_or_default()))
+    }
+}
+
 pub fn run(a: ServeArgs) -> Result<()> {
     if let Some(n) = a.threads {
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global().context("starting the thread pool")?;
     }
-    let config = Config {
-        graphs: a.graphs,
-        device: a.device,
-        max_concurrent: a.max_concurrent as usize,
-        max_queue: a.max_queue,
-        query_timeout: Duration::from_secs_f64(a.query_timeout),
-        token_file: a.token_file,
-        max_body: usize::try_from(a.max_body).context("--max-body")?,
-        grace: Duration::from_secs_f64(a.shutdown_grace),
-    };
+    let (config, listen) = a.settings()?.finish()?;
+    let acceptor = listen.tls.as_ref().map(|(cert, key)| subgraph_server::tls::acceptor(cert, key)).transpose()?;
     let open = config.token_file.is_none();
     let app = App::load(config)?;
     for g in app.graphs.all() {
@@ -133,15 +162,23 @@ pub fn run(a: ServeArgs) -> Result<()> {
         .build()
         .context("starting the async runtime")?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(&a.listen)
+        let listener = tokio::net::TcpListener::bind(&listen.addr)
             .await
-            .map_err(|source| ServerError::Listen { addr: a.listen.clone(), source })?;
+            .map_err(|source| ServerError::Listen { addr: listen.addr.clone(), source })?;
         let addr = listener.local_addr().context("the listening address")?;
         if open && !addr.ip().is_loopback() {
             eprintln!("note: listening beyond loopback without --token-file: anyone who reaches {addr} may query");
         }
-        eprintln!("subgraph serve: listening on http://{addr}");
-        serve(listener, app, signalled()).await?;
+        match acceptor {
+            None => {
+                eprintln!("subgraph serve: listening on http://{addr}");
+                serve(listener, app, signalled()).await?;
+            }
+            Some(acceptor) => {
+                eprintln!("subgraph serve: listening on https://{addr}");
+                serve_tls(listener, acceptor, app, signalled()).await?;
+            }
+        }
         eprintln!("subgraph serve: stopped");
         Ok(())
     })

@@ -1,6 +1,8 @@
 //! `subgraph serve` as a process: it loads the graph, listens on an ephemeral loopback port,
 //! answers the same record `match --format json` prints, refuses a malformed token file with
-//! its line, and on SIGTERM, with a query still streaming, stops it and exits 0.
+//! its line, and on SIGTERM, with a query still streaming, stops it and exits 0. A `--config`
+//! file serves its graphs with its settings, the flags over them; one with an unknown key, or
+//! half of TLS, is refused with the file, its line and the key.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -40,22 +42,36 @@ fn serve(args: &[&str]) -> (Child, SocketAddr) {
 
 /// Sends a POST and returns the connection (the answer still to be read).
 fn post(addr: SocketAddr, path: &str, body: &str) -> TcpStream {
+    post_with(addr, path, "", body)
+}
+
+/// Sends a POST with more header lines (each ending in `\r\n`).
+fn post_with(addr: SocketAddr, path: &str, headers: &str, body: &str) -> TcpStream {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    let head =
-        format!("POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n", body.len());
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{headers}Content-Length: {}\r\n\r\n",
+        body.len()
+    );
     s.write_all(head.as_bytes()).unwrap();
     s.write_all(body.as_bytes()).unwrap();
     s
 }
 
 /// The answer's body (a fixed-length answer read to the end).
-fn body_of(mut s: TcpStream) -> String {
+fn body_of(s: TcpStream) -> String {
+    let (status, body) = answer(s);
+    assert_eq!(status, 200, "{body}");
+    body
+}
+
+/// The answer's status and body (a fixed-length answer read to the end).
+fn answer(mut s: TcpStream) -> (u16, String) {
     let mut raw = String::new();
     s.read_to_string(&mut raw).unwrap();
     let (head, body) = raw.split_once("\r\n\r\n").unwrap();
-    assert!(head.starts_with("HTTP/1.1 200"), "{raw}");
-    body.to_string()
+    let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("{raw}"));
+    (status, body.to_string())
 }
 
 fn wait_exit(child: &mut Child, within: Duration) -> std::process::ExitStatus {
@@ -116,4 +132,54 @@ fn a_malformed_token_file_names_its_line() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains(&format!("{}:2: ", tokens.display())), "{err}");
     assert!(!err.contains("secret-a"), "a token shown: {err}");
+}
+
+/// Stops a server started by [`serve`] with SIGTERM and waits for it.
+#[cfg(unix)]
+fn terminate(mut child: Child) {
+    // SAFETY: kill(2) on the child's pid, which has not been reaped (try_wait not yet called).
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) }, 0);
+    assert_eq!(wait_exit(&mut child, Duration::from_secs(15)).code(), Some(0));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_config_file_serves_its_graphs_with_its_settings_and_flags_override_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tokens.txt"), "carol secret-c\n").unwrap();
+    let config = dir.path().join("serve.toml");
+    // `device = "gpu"` (no GPU here, and a GPU-less machine would refuse it) and the smaller
+    // body cap are overridden by `serve`'s --device cpu and --max-body below; the token file is
+    // the file's, found beside it.
+    let text = format!(
+        "device = \"gpu\"\nmax_body = 64\nmax_queue = 8\ntoken_file = \"tokens.txt\"\n\n[[graph]]\nname = \"hprd\"\npath = {:?}\n",
+        data("hprd/HPRD.graph").display().to_string()
+    );
+    std::fs::write(&config, text).unwrap();
+    let (child, addr) = serve(&["--config", config.to_str().unwrap(), "--max-body", "1K"]);
+    let count = r#"{"pattern": "MATCH (a:1)--(b:1) RETURN count(*)", "name": "longer than the file's 64 bytes"}"#;
+    let auth = "Authorization: Bearer secret-c\r\n";
+    let (status, body) = answer(post_with(addr, "/v1/graphs/hprd/match", auth, count));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&body).unwrap()["embeddings"], 590);
+    assert_eq!(answer(post(addr, "/v1/graphs/hprd/match", count)).0, 401, "the file's token file is in use");
+    let big = format!("{{\"pattern\": \"MATCH (a)\", \"name\": \"{}\"}}", "x".repeat(1100));
+    assert_eq!(answer(post_with(addr, "/v1/graphs/hprd/match", auth, &big)).0, 413, "--max-body 1K");
+    terminate(child);
+}
+
+#[test]
+fn a_bad_config_file_names_its_line_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("serve.toml");
+    std::fs::write(&config, "# settings\ndevice = \"cpu\"\nmax_querys = 3\n").unwrap();
+    let graph = format!("hprd={}", data("hprd/HPRD.graph").display());
+    let out = bin().args(["serve", "--graph", &graph, "--config"]).arg(&config).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains(&format!("{}:3: ", config.display())) && err.contains("`max_querys`"), "{err}");
+    assert_eq!(err.lines().count(), 1, "one error: {err}");
+    let out = bin().args(["serve", "--graph", &graph, "--tls-cert", "cert.pem"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("without its key"));
 }

@@ -85,6 +85,12 @@ pub enum ServerError {
     TokenFile { file: PathBuf, line: usize, message: String },
     #[error("{}: {source}", file.display())]
     Read { file: PathBuf, source: std::io::Error },
+    #[error("{file}:{line}: {message}", file = file.display())]
+    Config { file: PathBuf, line: usize, message: String },
+    #[error("{0}")]
+    Settings(String),
+    #[error("TLS: {}: {message}", file.display())]
+    Tls { file: PathBuf, message: String },
     #[error("graph {name}: {message}")]
     Load { name: String, message: String },
     #[error("graph {name} is named twice")]

@@ -23,6 +23,14 @@ pub struct GraphSpec {
     pub vertex_props: Option<PathBuf>,
 }
 
+/// Whether `name` may name a graph in the routes: letters, digits, `_`, `-` and `.`; else why not.
+pub fn check_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c)) {
+        return Err(format!("a graph's name is letters, digits, '_', '-' and '.', got '{name}'"));
+    }
+    Ok(())
+}
+
 /// One graph as it is served: the graph, what its queries derive from it, and its engine.
 pub struct Resident {
     pub spec: GraphSpec,

@@ -4,9 +4,12 @@
 //! their engines, and queried by name: a request never names a path. A match answers the
 //! record `subgraph match --format json` writes ([`subgraph::Record`]), or streams its rows as
 //! `--output-format jsonl` writes them with the record last. `subgraph serve` is the command
-//! line's front to [`App::load`] and [`serve`]; `docs/openapi.yaml` documents the routes.
+//! line's front to [`Settings`], [`App::load`] and [`serve`] (or [`serve_tls`], HTTPS);
+//! `docs/openapi.yaml` documents the routes.
 //!
 //! - [`app`]: the server's configuration and state.
+//! - [`settings`]: the settings as the flags or a TOML file give them.
+//! - [`tls`]: HTTPS: the certificate and key, and the connections' handshakes.
 //! - [`routes`]: the routes and the order of their checks.
 //! - [`request`]: a request's body, decoded and parsed.
 //! - [`run`]: queries on blocking threads, and the streamed rows' writer.
@@ -24,12 +27,16 @@ pub mod metrics;
 pub mod request;
 pub mod routes;
 pub mod run;
+pub mod settings;
+pub mod tls;
 pub mod tokens;
 
 pub use app::{App, Config};
 pub use error::{ApiError, ServerError};
 pub use graphs::GraphSpec;
+pub use settings::{Listen, Settings};
 
+use axum::serve::ListenerExt;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
@@ -39,12 +46,38 @@ use std::time::Duration;
 /// Time shutdown waits, after the grace period, for stopped queries' answers to go out.
 const AFTER_GRACE: Duration = Duration::from_secs(5);
 
-/// Serves `app` on `listener` until `shutdown` completes; then takes no new connections nor
-/// queries, lets running queries finish for the grace period, stops those still running (their
-/// records marked `interrupted`), and returns once their answers are out (or
+/// Serves `app` on `listener` (HTTP) until `shutdown` completes; then takes no new connections
+/// nor queries, lets running queries finish for the grace period, stops those still running
+/// (their records marked `interrupted`), and returns once their answers are out (or
 /// [`AFTER_GRACE`] later).
 pub async fn serve(
     listener: tokio::net::TcpListener,
+    app: Arc<App>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServerError> {
+    serve_on(Incoming::Plain(listener), app, shutdown).await
+}
+
+/// [`serve`] over HTTPS: each connection on `listener` a TLS stream through `acceptor`
+/// ([`tls::acceptor`]).
+pub async fn serve_tls(
+    listener: tokio::net::TcpListener,
+    acceptor: tokio_rustls::TlsAcceptor,
+    app: Arc<App>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServerError> {
+    let listener = tls::TlsListener::new(listener, acceptor).map_err(ServerError::Serve)?;
+    serve_on(Incoming::Tls(listener), app, shutdown).await
+}
+
+/// Where connections come from.
+enum Incoming {
+    Plain(tokio::net::TcpListener),
+    Tls(tls::TlsListener),
+}
+
+async fn serve_on(
+    incoming: Incoming,
     app: Arc<App>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
@@ -65,7 +98,22 @@ pub async fn serve(
     };
     let app_after = app.clone();
     let service = routes::router(app.clone()).into_make_service_with_connect_info::<SocketAddr>();
-    let server = axum::serve(listener, service).with_graceful_shutdown(on_signal);
+    // Small answers and a stream's chunks go out at once (no Nagle delay waiting on the
+    // client's ACK); the TLS listener sets it before the handshake. Tapped, a TLS listener's
+    // connections also give the client's address, as a TCP listener's do.
+    let server = async move {
+        match incoming {
+            Incoming::Plain(listener) => {
+                let listener = listener.tap_io(|tcp| {
+                    let _ = tcp.set_nodelay(true);
+                });
+                axum::serve(listener, service).with_graceful_shutdown(on_signal).await
+            }
+            Incoming::Tls(listener) => {
+                axum::serve(listener.tap_io(|_| ()), service).with_graceful_shutdown(on_signal).await
+            }
+        }
+    };
     let cap = async move {
         let _ = began.wait_for(|b| *b).await;
         tokio::time::sleep(app.grace + AFTER_GRACE).await;

@@ -1,13 +1,20 @@
 //! The server end to end on loopback (an ephemeral port, the shipped HPRD graph): every route,
 //! every error code a request can cause, tokens and scopes, counts equal to the oracle's, the
 //! streamed rows, a client that leaves mid-stream, a full queue, timeouts capped by the server,
-//! a reload, and shutdown stopping what runs. Each test is bounded in time.
+//! a reload, shutdown stopping what runs, and HTTPS (a self-signed certificate made by the
+//! test: a trusting client answered, a plain-HTTP one and an untrusting one not; files that
+//! are not a certificate and its key refused). Each test is bounded in time.
 
 mod common;
 
-use common::{config, data, expected, query_body, send, spec, Server};
+use common::{config, connect, data, expected, parse, query_body, send, spec, write_request, Reply, Server};
 use std::io::Read;
+use std::net::{SocketAddr, TcpStream};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+use subgraph_server::tls::acceptor;
+use tokio_rustls::rustls::pki_types::{CertificateDer, ServerName};
+use tokio_rustls::rustls::{self, ClientConfig, ClientConnection, RootCertStore, StreamOwned};
 
 /// Never finishes within a test: every closed 6-walk of HPRD (about 1.3e9), enumerated.
 const LONG: &str =
@@ -297,5 +304,92 @@ fn the_openapi_file_documents_every_route_and_code() {
     for (code, status) in subgraph_server::error::CODES {
         assert!(spec.contains(&format!("        - {code}\n")), "{code} not in ErrorCode's enum");
         assert!(spec.contains(&format!("{code} ({status}")), "{code}'s status {status} undocumented");
+    }
+}
+
+/// A self-signed certificate for `localhost` and its key, made by the test, in PEM files.
+struct Pki {
+    _dir: tempfile::TempDir,
+    cert: std::path::PathBuf,
+    key: std::path::PathBuf,
+    der: CertificateDer<'static>,
+}
+
+fn self_signed() -> Pki {
+    let made = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (cert, key) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+    std::fs::write(&cert, made.cert.pem()).unwrap();
+    std::fs::write(&key, made.signing_key.serialize_pem()).unwrap();
+    Pki { _dir: dir, cert, key, der: made.cert.der().clone() }
+}
+
+/// A TLS connection to `localhost` at `addr` from a client that trusts `trusted` alone, its
+/// handshake done.
+fn handshake(
+    addr: SocketAddr,
+    trusted: &CertificateDer<'static>,
+) -> std::io::Result<StreamOwned<ClientConnection, TcpStream>> {
+    let mut roots = RootCertStore::empty();
+    roots.add(trusted.clone()).unwrap();
+    let config = ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let name = ServerName::try_from("localhost").unwrap();
+    let mut tls = StreamOwned::new(ClientConnection::new(Arc::new(config), name).unwrap(), connect(addr));
+    tls.conn.complete_io(&mut tls.sock)?;
+    Ok(tls)
+}
+
+/// A request over HTTPS, answered.
+fn https(addr: SocketAddr, trusted: &CertificateDer<'static>, method: &str, path: &str, body: Option<&str>) -> Reply {
+    let mut tls = handshake(addr, trusted).unwrap();
+    write_request(&mut tls, addr, method, path, None, body.map(str::as_bytes));
+    let mut raw = Vec::new();
+    let _ = tls.read_to_end(&mut raw);
+    parse(&raw)
+}
+
+#[test]
+fn https_answers_a_client_that_trusts_the_certificate_and_nothing_else() {
+    let pki = self_signed();
+    let s = Server::start_tls(config(), acceptor(&pki.cert, &pki.key).unwrap());
+    let h = https(s.addr, &pki.der, "GET", "/v1/health", None);
+    assert_eq!((h.status, h.json()["status"].as_str()), (200, Some("ok")));
+    let r = https(s.addr, &pki.der, "POST", "/v1/graphs/hprd/match", Some(&query_body("query_dense_16_2", "")));
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["embeddings"].as_u64().map(u128::from), Some(expected("query_dense_16_2")));
+    // Plain HTTP to the TLS port: the handshake fails, and no HTTP answer comes back.
+    let mut plain = send(s.addr, "GET", "/v1/health", None, None);
+    let mut raw = Vec::new();
+    let _ = plain.read_to_end(&mut raw);
+    assert!(!raw.starts_with(b"HTTP/"), "{}", String::from_utf8_lossy(&raw));
+    // A client that trusts another certificate refuses the server's.
+    let other = self_signed();
+    let refused = handshake(s.addr, &other.der).expect_err("the handshake fails");
+    assert!(refused.to_string().contains("certificate"), "{refused}");
+    // The server serves on.
+    let h = https(s.addr, &pki.der, "GET", "/v1/graphs", None);
+    assert_eq!(h.json()["graphs"][0]["name"], "hprd");
+}
+
+#[test]
+fn tls_files_that_are_not_a_certificate_and_its_key_are_refused_naming_the_file() {
+    let (pki, other) = (self_signed(), self_signed());
+    let dir = tempfile::tempdir().unwrap();
+    let (empty, missing) = (dir.path().join("empty.pem"), dir.path().join("missing.pem"));
+    std::fs::write(&empty, "").unwrap();
+    let err = |cert: &std::path::Path, key: &std::path::Path| acceptor(cert, key).err().expect("refused").to_string();
+    for (cert, key, file, what) in [
+        (&missing, &pki.key, &missing, ""),
+        (&empty, &pki.key, &empty, "no certificate"),
+        (&pki.key, &pki.key, &pki.key, "no certificate"),
+        (&pki.cert, &pki.cert, &pki.cert, "no private key"),
+        (&pki.cert, &other.key, &other.key, "not a usable key for"),
+    ] {
+        let e = err(cert, key);
+        assert!(e.starts_with(&format!("TLS: {}: ", file.display())) && e.contains(what), "{e}");
     }
 }

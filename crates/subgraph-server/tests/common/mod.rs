@@ -1,13 +1,13 @@
 //! What the server's tests share: a server on an ephemeral loopback port over the shipped HPRD
-//! graph, and a small HTTP/1.1 client over `std::net` (fixed-length and chunked answers; every
-//! read bounded in time).
+//! graph (HTTP or HTTPS), and a small HTTP/1.1 client over `std::net` or any stream
+//! (fixed-length and chunked answers; every read bounded in time).
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use subgraph_server::{serve, App, Config, GraphSpec, ServerError};
+use subgraph_server::{serve, serve_tls, App, Config, GraphSpec, ServerError};
 
 pub fn data(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data").join(rel)
@@ -47,6 +47,15 @@ pub struct Server {
 
 impl Server {
     pub fn start(config: Config) -> Server {
+        Server::start_with(config, None)
+    }
+
+    /// A server speaking HTTPS through `acceptor`.
+    pub fn start_tls(config: Config, acceptor: tokio_rustls::TlsAcceptor) -> Server {
+        Server::start_with(config, Some(acceptor))
+    }
+
+    fn start_with(config: Config, tls: Option<tokio_rustls::TlsAcceptor>) -> Server {
         let app = App::load(config).unwrap();
         let (addr_tx, addr_rx) = std::sync::mpsc::channel();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -56,10 +65,13 @@ impl Server {
             rt.block_on(async move {
                 let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
                 addr_tx.send(listener.local_addr().unwrap()).unwrap();
-                serve(listener, served, async move {
+                let stopped = async move {
                     let _ = stopped.await;
-                })
-                .await
+                };
+                match tls {
+                    None => serve(listener, served, stopped).await,
+                    Some(acceptor) => serve_tls(listener, acceptor, served, stopped).await,
+                }
             })
         });
         let addr = addr_rx.recv_timeout(Duration::from_secs(10)).unwrap();
@@ -147,8 +159,27 @@ impl Reply {
 
 /// Writes a request (closing the connection after the answer).
 pub fn send(addr: SocketAddr, method: &str, path: &str, token: Option<&str>, body: Option<&[u8]>) -> TcpStream {
-    let mut s = TcpStream::connect(addr).unwrap();
+    let mut s = connect(addr);
+    write_request(&mut s, addr, method, path, token, body);
+    s
+}
+
+/// A connection, its reads bounded in time.
+pub fn connect(addr: SocketAddr) -> TcpStream {
+    let s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    s
+}
+
+/// Writes a request on `s` (asking the server to close the connection after the answer).
+pub fn write_request(
+    s: &mut impl Write,
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&[u8]>,
+) {
     let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     if let Some(t) = token {
         head.push_str(&format!("Authorization: Bearer {t}\r\n"));
@@ -158,7 +189,7 @@ pub fn send(addr: SocketAddr, method: &str, path: &str, token: Option<&str>, bod
     s.write_all(head.as_bytes()).unwrap();
     // A server that answers before reading the whole body (413) may close the connection.
     let _ = s.write_all(body);
-    s
+    let _ = s.flush();
 }
 
 pub fn request(addr: SocketAddr, method: &str, path: &str, token: Option<&str>, body: Option<&[u8]>) -> Reply {
@@ -168,7 +199,8 @@ pub fn request(addr: SocketAddr, method: &str, path: &str, token: Option<&str>, 
     parse(&raw)
 }
 
-fn parse(raw: &[u8]) -> Reply {
+/// An answer as read from the connection: head, then the body (chunked or not).
+pub fn parse(raw: &[u8]) -> Reply {
     let end = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("a head");
     let head = std::str::from_utf8(&raw[..end]).unwrap();
     let mut lines = head.split("\r\n");
