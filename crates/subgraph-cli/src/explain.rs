@@ -75,11 +75,12 @@ fn print_text(e: &Explanation) {
     );
     if let Some(p) = &e.probe {
         let ms = |x: Option<f64>| x.map_or("did not finish".to_string(), |m| format!("{m:.1} ms predicted"));
+        let default = if p.default_probed { ms(p.default_ms) } else { "not probed".to_string() };
         println!(
-            "probe (heaviest first vertices and a sample of the rest): default plan {}; {} {}",
-            ms(p.default_ms),
+            "probe (heaviest first vertices and a sample of the rest): {} {}; default plan {}",
             p.challenger,
-            if p.default_ms.is_none() { "not probed".to_string() } else { ms(p.challenger_ms) }
+            ms(p.challenger_ms),
+            default
         );
     }
     match e.automorphisms {

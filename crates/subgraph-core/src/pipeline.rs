@@ -16,7 +16,9 @@ mod report;
 pub use crate::host::bytes;
 pub use explain::explain_query;
 pub use options::MatchOptions;
-pub use probe::{probe_prefers, PROBE_HEAVY_ROOTS, PROBE_MIN, PROBE_ROOTS};
+pub use probe::{
+    challenger_budget, probe_prefers, PROBE_FACTOR, PROBE_FLOOR, PROBE_HEAVY_ROOTS, PROBE_MIN, PROBE_ROOTS,
+};
 pub use report::{Explained, Probe, Report};
 
 use crate::cpu::{self, EngineOptions};
@@ -334,16 +336,16 @@ impl Prepared {
         let mut stages = Stages { trial_ms, ..Stages::default() };
         if let Some((gate, per_particle)) = gate {
             let threads = rayon::current_num_threads();
-            let particles =
-                planner::comparison_particles(&options, options.price(&gate, plan.multiplier), per_particle, threads)
-                    .filter(|_| planner::has_alternatives(&options));
+            let cost = options.price(&gate, plan.multiplier);
+            let particles = planner::comparison_particles(&options, cost, per_particle, threads)
+                .filter(|_| planner::has_alternatives(&options));
             if let (Some(p), None) = (particles, output) {
-                // A counting query first runs its default plan for as long as the comparison
-                // would take (at least `TRIAL`): the estimates do not see the failing sets'
-                // pruning, and many queries they call heavy end at once. One that does not
-                // has spent at most twice the comparison's time on planning.
+                // A counting query first runs its default plan for as long as the comparison's
+                // first stage would take (at least `TRIAL`): the estimates do not see the
+                // failing sets' pruning, and many queries they call heavy end at once.
+                let scout = p.min(planner::SCOUT_PARTICLES);
                 let budget =
-                    TRIAL.max(Duration::from_secs_f64(planner::comparison_ms(&options, p, per_particle) * 1e-3));
+                    TRIAL.max(Duration::from_secs_f64(planner::comparison_ms(&options, scout, per_particle) * 1e-3));
                 let t = Instant::now();
                 let trial = control.trial(budget);
                 let out = cpu::enumerate(data, &plan, &space, engine, &trial, None);
@@ -364,7 +366,17 @@ impl Prepared {
                     let (vertices, tail) = (plan.vertices.clone(), plan.tail);
                     let cands = plan.candidates_by_vertex();
                     let t = Instant::now();
-                    let (best, c) = planner::compare(data, &query, options, cands, filter_ms, particles, control);
+                    let (best, c, used) = planner::compare_staged(
+                        data,
+                        &query,
+                        options,
+                        cands,
+                        filter_ms,
+                        particles,
+                        cost,
+                        per_particle,
+                        control,
+                    );
                     stages.compare_ms = t.elapsed().as_secs_f64() * 1e3;
                     considered = c;
                     if best.vertices != vertices || best.tail != tail {
@@ -382,15 +394,40 @@ impl Prepared {
                             ));
                         };
                         // The estimates that chose `best` err on searches whose work sits in
-                        // a few prefixes: both plans run the same sample of their first level
-                        // before the default plan is given up.
-                        let budget = PROBE_MIN.max(Duration::from_secs_f64(
-                            planner::comparison_ms(&options, particles, per_particle) * 1e-3,
-                        ));
-                        // The probes count as enumeration, as trials do; the space of the
-                        // plan that runs as its space.
-                        let p = probe_prefers(data, (&best, &best_space), (&plan, &space), engine, control, budget);
-                        stages.probe_ms = t.elapsed().as_secs_f64() * 1e3;
+                        // a few prefixes: the challenger is probed, then the default plan
+                        // within what the challenger's probe took, before the default plan is
+                        // given up. The probes count as enumeration, as trials do.
+                        let predicted_ms = best
+                            .estimate
+                            .as_ref()
+                            .map_or(0.0, |e| planner::cpu_ms(options.price(e, best.multiplier), threads));
+                        let most = PROBE_MIN
+                            .max(Duration::from_secs_f64(planner::comparison_ms(&options, used, per_particle) * 1e-3));
+                        let budget = challenger_budget(predicted_ms, most);
+                        let (p, answer) = probe_prefers(
+                            data,
+                            (&best, &best_space),
+                            (&plan, &space),
+                            engine,
+                            control,
+                            budget,
+                            output.is_none(),
+                        );
+                        let probe_ms = t.elapsed().as_secs_f64() * 1e3;
+                        if let Some(out) = answer {
+                            // The challenger's probe ran its whole first level: the query's count.
+                            let enumerate_ms = stages.trial_ms + probe_ms - best_space_ms;
+                            let report =
+                                stages.on(report(start, filter, &best, &best_space, best_space_ms, enumerate_ms, &out));
+                            return Ok(Explained {
+                                report,
+                                levels: out.levels,
+                                plan: best,
+                                considered,
+                                probe: Some(p),
+                            });
+                        }
+                        stages.probe_ms = probe_ms;
                         let switch = p.switched;
                         probe = Some(p);
                         if switch {
@@ -572,18 +609,19 @@ mod tests {
         // probe stops and the challenger wins unprobed, as its estimate chose it.
         let (other, other_space) = planned(&data, path(4), crate::order::Order::Ri);
         let roomy = Duration::from_secs(600);
-        let p = probe_prefers(&data, (&other, &other_space), (&plan, &space), engine, &Control::unlimited(), roomy);
-        assert!(p.default_ms.is_some() && p.challenger_ms.is_some(), "{p:?}");
+        let probe = |budget: Duration, answers: bool| {
+            let control = Control::unlimited();
+            probe_prefers(&data, (&other, &other_space), (&plan, &space), engine, &control, budget, answers)
+        };
+        let (p, answer) = probe(roomy, false);
+        assert!(p.default_ms.is_some() && p.challenger_ms.is_some() && p.default_probed, "{p:?}");
         assert_eq!(p.switched, p.challenger_ms < p.default_ms);
         assert_eq!(p.challenger, "ri");
-        let p = probe_prefers(
-            &data,
-            (&other, &other_space),
-            (&plan, &space),
-            engine,
-            &Control::unlimited(),
-            Duration::ZERO,
-        );
-        assert_eq!((p.default_ms, p.challenger_ms, p.switched), (None, None, true));
+        assert!(answer.is_none());
+        // No time for either: the default plan's probe stops too, and the challenger wins, as
+        // its estimate chose it.
+        let (p, answer) = probe(Duration::ZERO, true);
+        assert_eq!((p.default_ms, p.challenger_ms, p.switched, p.default_probed), (None, None, true, true));
+        assert!(answer.is_none());
     }
 }

@@ -54,6 +54,13 @@ pub const PLAN_SHARE: f64 = 0.1;
 /// Plan estimates a comparison costs, in units of one estimate of the default plan: eight
 /// plans (four orders, with and without a tail) and growing the `card` order.
 const COMPARISON_ESTIMATES: f64 = 11.0;
+/// A comparison's time over what its estimates' reads model at the gate's rate: it samples
+/// the data graph through candidate bitsets where the gate samples the candidate space, and
+/// it computes four orders and shapes eight plans besides. Measured on yeast's heavy queries
+/// (23 comparisons, one thread, the 2-core VM, 2026-11-29): 1.4–7.8 times, median 2.7.
+const COMPARISON_OVERHEAD: f64 = 3.0;
+/// Particles per level of a comparison's first stage ([`compare_staged`]).
+pub const SCOUT_PARTICLES: usize = MIN_PARTICLES;
 
 /// One plan the planner estimated.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -180,7 +187,53 @@ pub fn ms_per_particle(read: f64, particles: usize) -> f64 {
 /// [`COMPARISON_ESTIMATES`].
 pub fn comparison_ms(options: &PlanOptions, particles: usize, ms_per_particle: f64) -> f64 {
     let estimates = if options.limit.is_some() { LIMIT_ORDERS.len() as f64 } else { COMPARISON_ESTIMATES };
-    particles as f64 * ms_per_particle * estimates
+    particles as f64 * ms_per_particle * estimates * COMPARISON_OVERHEAD
+}
+
+/// Milliseconds `cost` units of work take the CPU's enumeration on `threads` threads.
+pub fn cpu_ms(cost: f64, threads: usize) -> f64 {
+    cost * NS_PER_UNIT * 1e-6 / threads.max(1) as f64
+}
+
+/// [`compare`] whose cost follows the best plan it can find, not the default plan. First the
+/// default order with and without its counted tail, with at most [`SCOUT_PARTICLES`] per
+/// level (two plans, the same order: the tail is what most often makes the default plan
+/// slow, yeast's dense_10_9 15–25 ms without it and 0.7 ms with it); then every order, where
+/// the cheaper of `default_cost` and that first choice affords a comparison
+/// ([`comparison_particles`]), with as many particles as it affords, up to `particles`. Also
+/// the particles of the stage that chose.
+#[allow(clippy::too_many_arguments)]
+pub fn compare_staged(
+    data: &Graph,
+    query: &Query,
+    options: PlanOptions,
+    cands: Candidates,
+    filter_ms: f64,
+    particles: usize,
+    default_cost: f64,
+    ms_per_particle: f64,
+    control: &Control,
+) -> (Plan, Vec<Considered>, usize) {
+    let t = Instant::now();
+    let scout = particles.min(SCOUT_PARTICLES);
+    let bits = candidate_bits(data, &cands);
+    let own = PlanOptions { order: Some(options.default_order()), ..options };
+    let (first, considered) = compare_sharing(data, query, own, cands, &bits, filter_ms, scout, control);
+    let first_cost = first.estimate.as_ref().map_or(default_cost, |e| options.price(e, first.multiplier));
+    let threads = rayon::current_num_threads();
+    let again = comparison_particles(&options, first_cost.min(default_cost), ms_per_particle, threads)
+        .map(|p| p.min(particles))
+        .filter(|_| options.order.is_none() && !control.should_stop());
+    let (mut best, considered, used) = match again {
+        Some(p) => {
+            let cands = first.candidates_by_vertex();
+            let (best, considered) = compare_sharing(data, query, options, cands, &bits, filter_ms, p, control);
+            (best, considered, p)
+        }
+        None => (first, considered, scout),
+    };
+    best.order_ms = t.elapsed().as_secs_f64() * 1e3;
+    (best, considered, used)
 }
 
 /// The plan over candidate sets `cands` (C(u) sorted by id, per query vertex, each a superset

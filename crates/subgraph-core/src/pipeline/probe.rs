@@ -1,5 +1,6 @@
 //! Probing two plans on a sample of their first levels, where the sampled estimates chose a
-//! plan other than the default: the default plan gives way only when the probe agrees.
+//! plan other than the default: the default plan gives way only when the probe agrees, and a
+//! challenger whose probe ran its whole first level has answered a counting query.
 
 use super::report::Probe;
 use crate::cpu::{self, EngineOptions};
@@ -15,20 +16,52 @@ use std::time::{Duration, Instant};
 pub const PROBE_ROOTS: usize = 64;
 /// The heaviest first-level candidates (by data degree) a probe runs, all counted in full.
 pub const PROBE_HEAVY_ROOTS: usize = 8;
-/// The least time each plan's probe may take.
+/// The most time the challenger's probe is given where the comparison took less, and the
+/// budget of `explain`'s probe.
 pub const PROBE_MIN: Duration = Duration::from_millis(10);
+/// The least time the challenger's probe is given ([`challenger_budget`]).
+pub const PROBE_FLOOR: Duration = Duration::from_millis(1);
+/// The challenger's probe may take this many times the challenger's predicted time.
+pub const PROBE_FACTOR: f64 = 4.0;
+
+/// The challenger's probe budget: [`PROBE_FACTOR`] times its predicted milliseconds, within
+/// [`PROBE_FLOOR`] and `most`. A probe is the price of distrusting the estimates, so it is
+/// priced by the plan they chose: a challenger predicted at 1 ms is not given 10 ms.
+pub fn challenger_budget(predicted_ms: f64, most: Duration) -> Duration {
+    let scaled = Duration::from_secs_f64((PROBE_FACTOR * predicted_ms).clamp(0.0, 3600.0) * 1e-3);
+    scaled.clamp(PROBE_FLOOR, most.max(PROBE_FLOOR))
+}
+
+/// One plan's probe: its predicted milliseconds (the heavy part plus the sample scaled to the
+/// whole level), the milliseconds it took, and the run itself where it covered the whole level.
+struct Probed {
+    predicted_ms: f64,
+    spent: Duration,
+    whole: Option<cpu::Outcome>,
+}
 
 /// Whether `challenger` (a plan and its candidate space) should replace `incumbent` (the
-/// default plan), and the probes' predictions. Each
-/// counts the matches under its first level's [`PROBE_HEAVY_ROOTS`] candidates of highest
-/// degree, then under [`PROBE_ROOTS`] of the others evenly spaced, within `budget` in all; its
-/// predicted time is the first part plus the second scaled to all the others (plans with the
-/// same first vertex run the same candidates). The one predicted faster wins; a challenger
-/// whose probe does not finish loses; when the default plan's does not finish (the
-/// challenger is then not probed), the challenger wins, as the estimates chose it. On wordnet's dense_8_3 the
-/// sampled estimates chose `card` (435 ms) over the default GQL order (94 ms): the work sits
-/// in the subtrees of a few hubs, which uniform resampling misses at any particle count (and
-/// an even sample of 64 first vertices missed too, timing `card` at half of GQL).
+/// default plan), the probes' predictions, and the challenger's run where its probe covered
+/// its whole first level and `answers` (a counting query: that run is the query's answer).
+///
+/// Each probe counts the matches under its first level's [`PROBE_HEAVY_ROOTS`] candidates of
+/// highest degree, then under [`PROBE_ROOTS`] of the others evenly spaced; its predicted time
+/// is the first part plus the second scaled to all the others (plans with the same first
+/// vertex run the same candidates). A level of fewer than `4 · PROBE_ROOTS` is run whole.
+///
+/// The challenger is probed first, within `budget` ([`challenger_budget`]):
+/// - finished over its whole level, with `answers`: it switches, and its run is returned;
+/// - finished otherwise: the default plan is probed within twice the challenger's time and at
+///   least the challenger's prediction up to [`PROBE_MIN`]. A default that does not finish
+///   there would be predicted slower (its prediction is at least its probe's time), so the
+///   choice is the one probing both in full would make; else the one predicted faster wins;
+/// - not finished: the default plan is probed within the same `budget`; it stays where it
+///   finishes, else the challenger wins, as the estimates chose it.
+///
+/// On wordnet's dense_8_3 the sampled estimates chose `card` (435 ms) over the default GQL
+/// order (94 ms): the work sits in the subtrees of a few hubs, which uniform resampling misses
+/// at any particle count (and an even sample of 64 first vertices missed too, timing `card` at
+/// half of GQL).
 pub fn probe_prefers(
     data: &Graph,
     challenger: (&Plan, &CandidateSpace),
@@ -36,19 +69,22 @@ pub fn probe_prefers(
     engine: EngineOptions,
     control: &Control,
     budget: Duration,
-) -> Probe {
-    let probe = |(plan, space): (&Plan, &CandidateSpace)| -> Option<f64> {
+    answers: bool,
+) -> (Probe, Option<cpu::Outcome>) {
+    let probe = |(plan, space): (&Plan, &CandidateSpace), budget: Duration| -> Option<Probed> {
+        let t = Instant::now();
         let trial = control.trial(budget);
-        // Milliseconds to count under `roots`, if that finished within the budget.
+        // Milliseconds to count under `roots`, and the run, if that finished within the budget.
         let run = |roots: Vec<u32>| {
             let t = Instant::now();
             let out = cpu::enumerate_roots(data, plan, space, engine, &trial, roots);
-            out.stopped.is_none().then(|| t.elapsed().as_secs_f64() * 1e3)
+            out.stopped.is_none().then(|| (t.elapsed().as_secs_f64() * 1e3, out))
         };
         let first = &plan.candidates[0];
         let len = first.len();
         if len < 4 * PROBE_ROOTS {
-            return run((0..len as u32).collect());
+            let (ms, out) = run((0..len as u32).collect())?;
+            return Some(Probed { predicted_ms: ms, spent: t.elapsed(), whole: Some(out) });
         }
         let mut by_degree: Vec<u32> = (0..len as u32).collect();
         by_degree.select_nth_unstable_by_key(PROBE_HEAVY_ROOTS, |&i| {
@@ -60,23 +96,33 @@ pub fn probe_prefers(
         rest.sort_unstable();
         let others = rest.len();
         let sample: Vec<u32> = (0..PROBE_ROOTS).map(|i| rest[i * others / PROBE_ROOTS]).collect();
-        let heavy_ms = run(heavy)?;
-        let sample_ms = run(sample)?;
-        Some(heavy_ms + sample_ms * others as f64 / PROBE_ROOTS as f64)
+        let (heavy_ms, _) = run(heavy)?;
+        let (sample_ms, _) = run(sample)?;
+        let predicted_ms = heavy_ms + sample_ms * others as f64 / PROBE_ROOTS as f64;
+        Some(Probed { predicted_ms, spent: t.elapsed(), whole: None })
     };
-    // A default plan whose probe does not finish gives way without the challenger's probe.
-    let default_ms = probe(incumbent);
-    let challenger_ms = default_ms.and_then(|_| probe(challenger));
-    let switched = match (default_ms, challenger_ms) {
-        (Some(d), Some(c)) => c < d,
-        (Some(_), None) => false,
-        (None, _) => true,
+    let c = probe(challenger, budget);
+    let (d, default_probed) = match &c {
+        Some(c) if answers && c.whole.is_some() => (None, false),
+        Some(c) => {
+            let at_least = Duration::from_secs_f64(c.predicted_ms.min(1e7) * 1e-3).min(PROBE_MIN);
+            (probe(incumbent, (2 * c.spent + Duration::from_micros(200)).max(at_least)), true)
+        }
+        None => (probe(incumbent, budget), true),
     };
-    Probe {
+    let switched = match (&c, &d) {
+        (Some(c), Some(d)) => c.predicted_ms < d.predicted_ms,
+        (Some(_), None) => true,
+        (None, d) => d.is_none(),
+    };
+    let probe = Probe {
         challenger: challenger.0.order.name(),
         challenger_tail: challenger.0.tail,
-        default_ms,
-        challenger_ms,
+        default_ms: d.as_ref().map(|d| d.predicted_ms),
+        challenger_ms: c.as_ref().map(|c| c.predicted_ms),
         switched,
-    }
+        default_probed,
+    };
+    let answer = c.and_then(|c| c.whole).filter(|_| answers && !default_probed);
+    (probe, answer)
 }

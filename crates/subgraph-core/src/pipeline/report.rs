@@ -139,8 +139,9 @@ pub struct Explained {
 }
 
 /// A probe of two plans on their first levels ([`probe_prefers`](super::probe_prefers)): each one's predicted
-/// milliseconds (None: its probe did not finish within its time, or was not run), and whether
-/// the challenger, the plan of least estimated cost, replaced the default plan.
+/// milliseconds (None: its probe did not finish within its time, or was not run), whether
+/// the challenger, the plan of least estimated cost, replaced the default plan, and whether
+/// the default plan was probed (not where the challenger's probe ran the whole query).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Probe {
     pub challenger: &'static str,
@@ -148,6 +149,7 @@ pub struct Probe {
     pub default_ms: Option<f64>,
     pub challenger_ms: Option<f64>,
     pub switched: bool,
+    pub default_probed: bool,
 }
 
 /// The report of a query that `control` stopped before its candidate space was built: nothing
