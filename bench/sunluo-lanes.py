@@ -6,9 +6,9 @@
 
 Each query is one task: the framework (`FW -d DATA -q QUERY -filter GQL -order GQL -engine LFTJ
 -num MAX`, its `Total time`, loading excluded), then each `subgraph` binary in turn (`match -q
---format json --threads 1 --timeout S DATA QUERY`, its `elapsed_ms`, loading excluded), on one
+--format json --device cpu --threads 1 --timeout S DATA QUERY`, its `elapsed_ms`, loading excluded), on one
 lane; N lanes (default: cores - 1) run tasks side by side, so that every system of one query
-sees the same moment of the host. OUT.csv gets one line per query: the framework's ms,
+sees the same moment of the host. OUT.csv gets one line per query, in the order they end: the framework's ms,
 embeddings and done (0 on a timeout), then per binary its ms, embeddings, done, and the
 planning stages of its JSON record (order_ms, trial_ms, compare_ms, probe_ms, enumerate_ms).
 Summaries: bench/sunluo-lanes-summary.py OUT.csv...
@@ -39,7 +39,8 @@ def framework(fw, data, query, timeout):
 
 
 def ours(binary, data, query, timeout):
-    cmd = [binary, "match", "-q", "--format", "json", "--threads", "1", "--timeout", str(timeout), data, query]
+    cmd = [binary, "match", "-q", "--format", "json", "--device", "cpu", "--threads", "1", "--timeout", str(timeout),
+           data, query]
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 30).stdout
         r = json.loads(out.strip().splitlines()[0])
@@ -73,8 +74,10 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(a.lanes) as pool, open(a.out, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(header)
-        for row in pool.map(task, a.queries):
-            w.writerow(row)
+        # Rows as their tasks end, each flushed: a run cut short keeps what it finished.
+        for done in concurrent.futures.as_completed([pool.submit(task, q) for q in a.queries]):
+            w.writerow(done.result())
+            f.flush()
     print(f"{len(a.queries)} queries -> {a.out}", file=sys.stderr)
 
 

@@ -16,9 +16,7 @@ mod report;
 pub use crate::host::bytes;
 pub use explain::explain_query;
 pub use options::MatchOptions;
-pub use probe::{
-    challenger_budget, probe_prefers, PROBE_FACTOR, PROBE_FLOOR, PROBE_HEAVY_ROOTS, PROBE_MIN, PROBE_ROOTS,
-};
+pub use probe::{probe_prefers, PROBE_HEAVY_ROOTS, PROBE_MIN, PROBE_ROOTS};
 pub use report::{Explained, Probe, Report};
 
 use crate::cpu::{self, EngineOptions};
@@ -397,13 +395,8 @@ impl Prepared {
                         // a few prefixes: the challenger is probed, then the default plan
                         // within what the challenger's probe took, before the default plan is
                         // given up. The probes count as enumeration, as trials do.
-                        let predicted_ms = best
-                            .estimate
-                            .as_ref()
-                            .map_or(0.0, |e| planner::cpu_ms(options.price(e, best.multiplier), threads));
-                        let most = PROBE_MIN
+                        let budget = PROBE_MIN
                             .max(Duration::from_secs_f64(planner::comparison_ms(&options, used, per_particle) * 1e-3));
-                        let budget = challenger_budget(predicted_ms, most);
                         let (p, answer) = probe_prefers(
                             data,
                             (&best, &best_space),

@@ -190,11 +190,6 @@ pub fn comparison_ms(options: &PlanOptions, particles: usize, ms_per_particle: f
     particles as f64 * ms_per_particle * estimates * COMPARISON_OVERHEAD
 }
 
-/// Milliseconds `cost` units of work take the CPU's enumeration on `threads` threads.
-pub fn cpu_ms(cost: f64, threads: usize) -> f64 {
-    cost * NS_PER_UNIT * 1e-6 / threads.max(1) as f64
-}
-
 /// [`compare`] whose cost follows the best plan it can find, not the default plan. First the
 /// default order with and without its counted tail, with at most [`SCOUT_PARTICLES`] per
 /// level (two plans, the same order: the tail is what most often makes the default plan

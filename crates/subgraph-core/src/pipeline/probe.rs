@@ -16,21 +16,8 @@ use std::time::{Duration, Instant};
 pub const PROBE_ROOTS: usize = 64;
 /// The heaviest first-level candidates (by data degree) a probe runs, all counted in full.
 pub const PROBE_HEAVY_ROOTS: usize = 8;
-/// The most time the challenger's probe is given where the comparison took less, and the
-/// budget of `explain`'s probe.
+/// The least time the challenger's probe is given, and the budget of `explain`'s probe.
 pub const PROBE_MIN: Duration = Duration::from_millis(10);
-/// The least time the challenger's probe is given ([`challenger_budget`]).
-pub const PROBE_FLOOR: Duration = Duration::from_millis(1);
-/// The challenger's probe may take this many times the challenger's predicted time.
-pub const PROBE_FACTOR: f64 = 4.0;
-
-/// The challenger's probe budget: [`PROBE_FACTOR`] times its predicted milliseconds, within
-/// [`PROBE_FLOOR`] and `most`. A probe is the price of distrusting the estimates, so it is
-/// priced by the plan they chose: a challenger predicted at 1 ms is not given 10 ms.
-pub fn challenger_budget(predicted_ms: f64, most: Duration) -> Duration {
-    let scaled = Duration::from_secs_f64((PROBE_FACTOR * predicted_ms).clamp(0.0, 3600.0) * 1e-3);
-    scaled.clamp(PROBE_FLOOR, most.max(PROBE_FLOOR))
-}
 
 /// One plan's probe: its predicted milliseconds (the heavy part plus the sample scaled to the
 /// whole level), the milliseconds it took, and the run itself where it covered the whole level.
@@ -49,7 +36,7 @@ struct Probed {
 /// is the first part plus the second scaled to all the others (plans with the same first
 /// vertex run the same candidates). A level of fewer than `4 · PROBE_ROOTS` is run whole.
 ///
-/// The challenger is probed first, within `budget` ([`challenger_budget`]):
+/// The challenger is probed first, within `budget` (at least [`PROBE_MIN`]):
 /// - finished over its whole level, with `answers`: it switches, and its run is returned;
 /// - finished otherwise: the default plan is probed within twice the challenger's time and at
 ///   least the challenger's prediction up to [`PROBE_MIN`]. A default that does not finish
@@ -101,6 +88,7 @@ pub fn probe_prefers(
         let predicted_ms = heavy_ms + sample_ms * others as f64 / PROBE_ROOTS as f64;
         Some(Probed { predicted_ms, spent: t.elapsed(), whole: None })
     };
+    let budget = budget.max(PROBE_MIN);
     let c = probe(challenger, budget);
     let (d, default_probed) = match &c {
         Some(c) if answers && c.whole.is_some() => (None, false),
