@@ -602,19 +602,34 @@ mod tests {
         // probe stops and the challenger wins unprobed, as its estimate chose it.
         let (other, other_space) = planned(&data, path(4), crate::order::Order::Ri);
         let roomy = Duration::from_secs(600);
-        let probe = |budget: Duration, answers: bool| {
-            let control = Control::unlimited();
-            probe_prefers(&data, (&other, &other_space), (&plan, &space), engine, &control, budget, answers)
+        let probe = |control: &Control, answers: bool| {
+            probe_prefers(&data, (&other, &other_space), (&plan, &space), engine, control, roomy, answers)
         };
-        let (p, answer) = probe(roomy, false);
+        let (p, answer) = probe(&Control::unlimited(), false);
         assert!(p.default_ms.is_some() && p.challenger_ms.is_some() && p.default_probed, "{p:?}");
         assert_eq!(p.switched, p.challenger_ms < p.default_ms);
         assert_eq!(p.challenger, "ri");
         assert!(answer.is_none());
         // No time for either: the default plan's probe stops too, and the challenger wins, as
         // its estimate chose it.
-        let (p, answer) = probe(Duration::ZERO, true);
+        let expired = Control::new(Some(std::time::Instant::now()), Default::default());
+        let (p, answer) = probe(&expired, true);
         assert_eq!((p.default_ms, p.challenger_ms, p.switched, p.default_probed), (None, None, true, true));
         assert!(answer.is_none());
+        // A first level smaller than the probe's sample is run whole: for a counting query the
+        // challenger's probe is the answer, and the default plan is not probed.
+        let small = ring(100);
+        let (plan, space) = planned(&small, path(4), crate::order::Order::Gql);
+        let (other, other_space) = planned(&small, path(4), crate::order::Order::Ri);
+        assert!(other.candidates[0].len() < 4 * PROBE_ROOTS);
+        let all = cpu::enumerate(&small, &other, &other_space, engine, &Control::unlimited(), None).embeddings;
+        let control = Control::unlimited();
+        let (p, answer) = probe_prefers(&small, (&other, &other_space), (&plan, &space), engine, &control, roomy, true);
+        assert!(p.switched && !p.default_probed && p.default_ms.is_none(), "{p:?}");
+        assert_eq!(answer.map(|a| a.embeddings), Some(all));
+        // Not for a query that writes its matches: the default plan is probed as before.
+        let (p, answer) =
+            probe_prefers(&small, (&other, &other_space), (&plan, &space), engine, &control, roomy, false);
+        assert!(p.default_probed && answer.is_none(), "{p:?}");
     }
 }

@@ -667,6 +667,35 @@ mod tests {
     }
 
     #[test]
+    fn a_staged_comparison_compares_every_order_only_where_it_pays() {
+        // A path of five over a complete graph of 40: about 10^8 matches, every order priced
+        // far above SMALL_COST.
+        let edges: Vec<(u32, u32, u32)> = (0..40).flat_map(|a| (a + 1..40).map(move |b| (a, b, 0))).collect();
+        let data = GraphBuilder::from_parts(vec![0; 40], edges, false).build().0;
+        let path = GraphBuilder::from_parts(vec![0; 5], (0..4).map(|i| (i, i + 1, 0)).collect(), false).build().0;
+        let q = Query::new(path, &data, Semantics::Embed).unwrap();
+        let cands = vec![(0..40).collect::<Vec<u32>>(); 5];
+        let options = PlanOptions::default();
+        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let staged = |ms_per_particle: f64| {
+            one.install(|| {
+                let control = Control::unlimited();
+                compare_staged(&data, &q, options, cands.clone(), 0.0, FULL_PARTICLES, 1e12, ms_per_particle, &control)
+            })
+        };
+        // Sampling that costs nothing affords every order, with every particle.
+        let (_, considered, used) = staged(1e-12);
+        assert_eq!(used, FULL_PARTICLES);
+        assert!(considered.iter().any(|c| c.order != "gql"), "{considered:?}");
+        // Dear sampling affords only the first stage: the default order (with and without its
+        // tail, where it has one), with SCOUT_PARTICLES.
+        let (plan, considered, used) = staged(1.0);
+        assert_eq!(used, SCOUT_PARTICLES);
+        assert!(considered.iter().all(|c| c.order == "gql"), "{considered:?}");
+        assert_eq!(plan.order, Order::Gql);
+    }
+
+    #[test]
     fn unreliable_estimates_compete_only_under_a_limit() {
         let estimate = |matches: f64| Estimate {
             levels: Vec::new(),
