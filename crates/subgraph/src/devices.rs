@@ -43,17 +43,40 @@ pub struct GpuSlot {
     data: Arc<Graph>,
     /// Why opening failed, once it has: the queries then stay on the CPU.
     failed: Option<String>,
+    /// Where the engines are borrowed from instead of opened ([`Engine::lent`]).
+    lender: Option<Arc<dyn Lender>>,
+}
+
+/// Where an engine made for one query ([`Engine::lent`]) borrows GPU engines already open (the
+/// query server's pool of devices), when the query goes to the GPU: a query that stays on the
+/// CPU never asks.
+pub trait Lender: Send + Sync {
+    /// Engines for this query, or why none can be had (the query then runs on the CPU).
+    fn lend(&self) -> std::result::Result<Box<GpuSet>, String>;
 }
 
 impl GpuSlot {
-    /// Opens the engines unless they are open: the milliseconds that took (0 when they were
-    /// open), or None where they cannot be opened (the reason kept in `failed`).
+    /// Opens (or borrows) the engines unless they are open: the milliseconds opening took (0
+    /// when they were open or borrowed), or None where they cannot be had (the reason kept in
+    /// `failed`).
     fn ready(&mut self, options: &GpuOptions) -> Option<f64> {
         if self.set.is_some() {
             return Some(0.0);
         }
         if self.failed.is_some() {
             return None;
+        }
+        if let Some(lender) = &self.lender {
+            return match lender.lend() {
+                Ok(set) => {
+                    self.set = Some(set);
+                    Some(0.0)
+                }
+                Err(why) => {
+                    self.failed = Some(why);
+                    None
+                }
+            };
         }
         let t = std::time::Instant::now();
         match GpuSet::open_count(self.data.clone(), options, options.gpus) {
@@ -141,12 +164,33 @@ impl Engine {
         }
         if device == "auto" {
             return Ok(match present(&gpu) {
-                Ok(()) => Engine::Gpu { engine: GpuSlot { set: None, data, failed: None }, options: gpu, auto: true },
+                Ok(()) => Engine::Gpu {
+                    engine: GpuSlot { set: None, data, failed: None, lender: None },
+                    options: gpu,
+                    auto: true,
+                },
                 Err(e) => Engine::Cpu { why: Some(e.to_string()) },
             });
         }
         let set = Some(Box::new(GpuSet::open_count(data.clone(), &gpu, gpu.gpus)?));
-        Ok(Engine::Gpu { engine: GpuSlot { set, data, failed: None }, options: gpu, auto: false })
+        Ok(Engine::Gpu { engine: GpuSlot { set, data, failed: None, lender: None }, options: gpu, auto: false })
+    }
+
+    /// An engine for one query on `data` whose GPU engines, where the query goes to the GPU
+    /// (under `auto`, where its estimated cost is lower there, the same choice
+    /// [`Engine::open`]'s engine makes), are borrowed from `lender`; [`Engine::take_lent`]
+    /// takes them back after the query.
+    pub fn lent(data: Arc<Graph>, options: GpuOptions, auto: bool, lender: Arc<dyn Lender>) -> Engine {
+        Engine::Gpu { engine: GpuSlot { set: None, data, failed: None, lender: Some(lender) }, options, auto }
+    }
+
+    /// The GPU engines this engine borrowed ([`Engine::lent`]), taken out of it: None where
+    /// its queries never went to the GPU (or it opened its own).
+    pub fn take_lent(&mut self) -> Option<Box<GpuSet>> {
+        match self {
+            Engine::Gpu { engine: GpuSlot { set, lender: Some(_), .. }, .. } => set.take(),
+            _ => None,
+        }
     }
 
     /// One line on what runs the queries: the GPU's name and upload time, or the CPU and why.

@@ -26,13 +26,13 @@ pub mod patterns;
 pub mod record;
 
 pub use derived::Derived;
-pub use devices::{Engine, GpuSlot, Ran, TreeRan};
+pub use devices::{Engine, GpuSlot, Lender, Ran, TreeRan};
 pub use explanation::Explanation;
 pub use record::{Item, Record};
 pub use subgraph_core::pipeline::{MatchOptions, Report};
 pub use subgraph_cuda::{CudaError, GpuUnavailable};
 pub use subgraph_gpu::gpsm::options as gpsm;
 pub use subgraph_gpu::{
-    CandidateFilter, DepthFirst, GpuCount, GpuError, GpuOptions, GpuReport, LoadBalance, OutputScheme, Park,
+    CandidateFilter, DepthFirst, GpuCount, GpuError, GpuOptions, GpuReport, GpuSet, LoadBalance, OutputScheme, Park,
     ParkLayout, Partitions, Spill, Strategy, Streamed, Structure, DFS_FRONTIER_ROWS, SHARED_QUERY_COST,
 };

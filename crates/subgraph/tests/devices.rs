@@ -1,10 +1,12 @@
 //! `--device auto` (`subgraph::devices`): the GPU is opened only by the first query that
 //! goes there, and every query's answer is the CPU engine's. Skips when no GPU is usable,
-//! unless SUBGRAPH_REQUIRE_GPU=1.
+//! unless SUBGRAPH_REQUIRE_GPU=1; an engine that borrows its GPU ([`Engine::lent`]) is tested
+//! without one.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use subgraph::{Derived, Engine, GpuOptions};
+use subgraph::{Derived, Engine, GpuOptions, GpuSet, Lender};
 use subgraph_core::pipeline::{run_query, MatchOptions};
 use subgraph_core::sink::Control;
 use subgraph_core::{Graph, GraphBuilder};
@@ -64,4 +66,48 @@ fn auto_opens_the_gpu_only_for_a_query_that_goes_there() {
         assert_eq!(ran.note.as_ref().is_some_and(|n| n.contains("opened for this query")), first, "{:?}", ran.note);
     }
     assert!(engine.describe().contains("data graph uploaded in"), "{}", engine.describe());
+}
+
+/// A lender with no GPU to lend, counting the queries that asked.
+#[derive(Default)]
+struct Counting(AtomicUsize);
+
+impl Lender for Counting {
+    fn lend(&self) -> Result<Box<GpuSet>, String> {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        Err("no GPU to lend in this test".into())
+    }
+}
+
+#[test]
+fn a_lent_engine_borrows_only_for_a_query_auto_sends_to_the_gpu() {
+    let control = Control::unlimited;
+    // A small graph under a limit: `auto` keeps every query on the CPU, and never asks.
+    let small = graph(200);
+    let lender = Arc::new(Counting::default());
+    let limited = MatchOptions { limit: Some(7), ..MatchOptions::default() };
+    for _ in 0..3 {
+        let mut engine = Engine::lent(small.clone(), GpuOptions::default(), true, lender.clone());
+        let ran = engine.run(&small, triangle(), &Derived::default(), &limited, &control(), None).unwrap();
+        assert!(ran.gpu.is_none() && ran.note.is_none(), "{:?}", ran.note);
+        assert_eq!(ran.report.embeddings, 7);
+        assert!(engine.take_lent().is_none());
+    }
+    assert_eq!(lender.0.load(Ordering::SeqCst), 0);
+
+    // A graph of 2^20 vertices: `auto` sends every query to the GPU, which asks the lender;
+    // refused, the query runs on the CPU, saying why, with the CPU's answer.
+    let big = graph(1 << 20);
+    let opts = MatchOptions::default();
+    let mut engine = Engine::lent(big.clone(), GpuOptions::default(), true, lender.clone());
+    let ran = engine.run(&big, triangle(), &Derived::default(), &opts, &control(), None).unwrap();
+    assert!(ran.gpu.is_none());
+    assert_eq!(ran.report.embeddings, 120);
+    assert!(ran.note.as_ref().is_some_and(|n| n.contains("no GPU to lend")), "{:?}", ran.note);
+    assert_eq!(lender.0.load(Ordering::SeqCst), 1);
+
+    // Under `gpu` every query asks, even on the small graph.
+    let mut engine = Engine::lent(small.clone(), GpuOptions::default(), false, lender.clone());
+    let ran = engine.run(&small, triangle(), &Derived::default(), &limited, &control(), None).unwrap();
+    assert_eq!((ran.report.embeddings, lender.0.load(Ordering::SeqCst)), (7, 2));
 }
