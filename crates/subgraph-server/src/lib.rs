@@ -16,14 +16,18 @@
 //! - [`admission`]: how many queries run and wait; stopping them at shutdown.
 //! - [`tokens`]: the token file and the bearer tokens.
 //! - [`graphs`]: the served graphs, loaded and reloaded.
+//! - [`pool`]: a graph's GPU engines, one a device, lent to queries; faults and reopenings.
+//! - [`fault`]: what a query's failure on a GPU says of the device.
 //! - [`metrics`]: `GET /metrics`.
 //! - [`error`]: the errors' codes and statuses.
 
 pub mod admission;
 pub mod app;
 pub mod error;
+pub mod fault;
 pub mod graphs;
 pub mod metrics;
+pub mod pool;
 pub mod request;
 pub mod routes;
 pub mod run;
