@@ -39,6 +39,11 @@ pub struct ServeArgs {
     /// Where queries run: auto (the GPU when one is usable, else the CPU), cpu, gpu [default: auto].
     #[arg(long, value_parser = ["auto", "cpu", "gpu"])]
     device: Option<String>,
+    /// GPUs each graph is uploaded to, one engine a device: a query takes any free one (under
+    /// auto, only a query that goes to the GPU); a device that faults is reopened while the
+    /// others and the CPU serve [default: 1].
+    #[arg(long, value_name = "N")]
+    gpus: Option<NonZeroUsize>,
     /// Queries that run at once; more wait in the queue [default: 4].
     #[arg(long, value_name = "N")]
     max_concurrent: Option<NonZeroUsize>,
@@ -114,6 +119,7 @@ impl ServeArgs {
         let flags = Settings {
             listen: self.listen.clone(),
             device: self.device.clone(),
+            gpus: self.gpus,
             max_concurrent: self.max_concurrent,
             max_queue: self.max_queue,
             query_timeout: self.query_timeout.map(Duration::from_secs_f64),

@@ -3,6 +3,7 @@
 
 use crate::error::ServerError;
 use crate::graphs::{GraphSpec, Graphs};
+use crate::pool::Fleet;
 use crate::tokens::Tokens;
 use crate::{admission, metrics};
 use std::path::PathBuf;
@@ -10,12 +11,18 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The pause before a device is reopened after a fault, and the longest between attempts.
+const REOPEN_FIRST: Duration = Duration::from_millis(100);
+const REOPEN_MOST: Duration = Duration::from_secs(10);
+
 /// How to serve: the graphs and the limits.
 #[derive(Debug, Clone)]
 pub struct Config {
     pub graphs: Vec<GraphSpec>,
     /// `auto`, `cpu` or `gpu`, as `match --device` takes it.
     pub device: String,
+    /// GPUs each graph is uploaded to (`--gpus`), one engine a device, where a GPU runs queries.
+    pub gpus: usize,
     pub max_concurrent: usize,
     pub max_queue: usize,
     /// The longest a query may run; a request asking longer gets this.
@@ -34,6 +41,9 @@ pub struct App {
     pub admission: admission::Admission,
     pub metrics: metrics::Metrics,
     pub device: String,
+    pub gpus: usize,
+    /// Every graph's GPU engines, by device: a fault reaches all on its device.
+    pub fleet: Arc<Fleet>,
     pub query_timeout: Duration,
     pub max_body: usize,
     pub grace: Duration,
@@ -43,7 +53,8 @@ pub struct App {
 impl App {
     /// Loads every graph of `config` and its token file.
     pub fn load(config: Config) -> Result<Arc<App>, ServerError> {
-        let graphs = Graphs::load(&config.graphs, &config.device)?;
+        let fleet = Fleet::new(REOPEN_FIRST, REOPEN_MOST);
+        let graphs = Graphs::load(&config.graphs, &config.device, config.gpus, &fleet)?;
         let names: Vec<&str> = graphs.names().iter().map(String::as_str).collect();
         let tokens = config.token_file.as_deref().map(|p| Tokens::read(p, &names)).transpose()?;
         Ok(Arc::new(App {
@@ -52,6 +63,8 @@ impl App {
             admission: admission::Admission::new(config.max_concurrent, config.max_queue),
             metrics: metrics::Metrics::default(),
             device: config.device,
+            gpus: config.gpus,
+            fleet,
             query_timeout: config.query_timeout,
             max_body: config.max_body,
             grace: config.grace,

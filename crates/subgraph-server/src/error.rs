@@ -26,10 +26,11 @@ pub const CODES: &[(&str, u16)] = &[
     ("internal", 500),
     ("busy", 503),
     ("shutting_down", 503),
+    ("device_fault", 503),
 ];
 
-/// A failed request: its status, stable code and message, and for `busy` the seconds after
-/// which to try again.
+/// A failed request: its status, stable code and message, and for `busy` and `device_fault`
+/// the seconds after which to try again.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{code}: {message}")]
 pub struct ApiError {

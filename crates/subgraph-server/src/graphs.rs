@@ -1,17 +1,20 @@
 //! The served graphs: each named by the operator with its path and load options
-//! ([`GraphSpec`]), loaded once with its engine ([`Resident`]), and swapped whole on a reload
-//! while queries on the old one finish ([`Graphs`]).
+//! ([`GraphSpec`]), loaded once with its engines ([`Resident`]: the CPU, or one GPU engine a
+//! device, [`Engines`]), and swapped whole on a reload while queries on the old one finish
+//! ([`Graphs`]).
 
 use crate::error::ServerError;
+use crate::pool::{DeviceState, Fleet, Opener, Pool};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Instant;
 use subgraph::patterns::Derived;
-use subgraph::{Engine, GpuOptions};
+use subgraph::{CudaError, Engine, GpuCount, GpuError, GpuOptions, GpuSet};
 use subgraph_core::io::{props, read_graphs, ReadOptions};
 use subgraph_core::Graph;
+use subgraph_cuda::check_nvrtc_library;
 
 /// A graph to serve: its name in the routes, the file it is read from and how.
 #[derive(Debug, Clone)]
@@ -41,14 +44,66 @@ pub struct Resident {
 }
 
 /// Where a graph's queries run: on the CPU each query with an engine of its own (they run side
-/// by side), or through the one GPU engine the graph was uploaded to, one query at a time.
+/// by side), or with GPU engines, one per device (`--gpus N`), each lent to one query at a
+/// time ([`Gpus`]).
 pub enum Engines {
     Cpu { why: Option<String> },
-    Gpu(Mutex<Engine>),
+    Gpu(Gpus),
+}
+
+/// A graph's GPU engines: the pool of devices, how queries run on them, and what was opened.
+pub struct Gpus {
+    pub pool: Arc<Pool<Box<GpuSet>>>,
+    pub options: GpuOptions,
+    /// `--device auto`: each query runs where its estimated cost is lower, and borrows a
+    /// device only where that is the GPU.
+    pub auto: bool,
+    /// The devices' names and the upload, as opened at load.
+    opened: String,
 }
 
 impl Engines {
-    /// `cpu` or `gpu` (the GPU engine, which under `--device auto` runs each query where its
+    /// Opens `data`'s engines on `device` (`auto`, `cpu` or `gpu`): on `gpus` devices, the
+    /// graph uploaded to each, where a GPU runs them. Under `auto`, a host without a usable GPU
+    /// serves from the CPU, saying why; a device that is there but cannot be opened is an error.
+    pub fn open(device: &str, gpus: usize, data: Arc<Graph>, fleet: &Arc<Fleet>) -> Result<Engines, String> {
+        if device == "cpu" {
+            return Ok(Engines::Cpu { why: None });
+        }
+        let ordinals = match present(gpus) {
+            Ok(ordinals) => ordinals,
+            Err(e @ GpuError::Cuda(CudaError::Unavailable(_))) if device == "auto" => {
+                return Ok(Engines::Cpu { why: Some(e.to_string()) })
+            }
+            Err(e) => return Err(format!("--device {device} --gpus {gpus}: {e}")),
+        };
+        let options = GpuOptions { gpus: GpuCount::Count(1), ..GpuOptions::default() };
+        let open = move |data: Arc<Graph>, ordinal: usize| {
+            GpuSet::open(data, &options, &[ordinal]).map(Box::new).map_err(|e| e.to_string())
+        };
+        let engines: Vec<Result<Box<GpuSet>, String>> = std::thread::scope(|s| {
+            let opening: Vec<_> = ordinals
+                .iter()
+                .map(|&i| {
+                    s.spawn({
+                        let data = data.clone();
+                        move || open(data, i)
+                    })
+                })
+                .collect();
+            opening.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+        });
+        let mut opened = Vec::new();
+        for (engine, ordinal) in engines.into_iter().zip(&ordinals) {
+            opened.push(engine.map_err(|e| format!("GPU {ordinal} could not be opened: {e}"))?);
+        }
+        let line = describe(&opened, device == "auto");
+        let reopen: Opener<Box<GpuSet>> = Box::new(move |ordinal| open(data.clone(), ordinal));
+        let pool = Pool::new(ordinals, opened, reopen, fleet);
+        Ok(Engines::Gpu(Gpus { pool, options, auto: device == "auto", opened: line }))
+    }
+
+    /// `cpu` or `gpu` (the GPU engines, which under `--device auto` run each query where its
     /// estimated cost is lower).
     pub fn device(&self) -> &'static str {
         match self {
@@ -57,18 +112,68 @@ impl Engines {
         }
     }
 
-    /// One line on what runs the queries ([`Engine::describe`]).
+    /// One line on what runs the queries ([`Engine::describe`]'s words), with the devices out
+    /// of service now.
     pub fn describe(&self) -> String {
         match self {
             Engines::Cpu { why } => Engine::Cpu { why: why.clone() }.describe(),
-            Engines::Gpu(engine) => engine.lock().unwrap_or_else(|e| e.into_inner()).describe(),
+            Engines::Gpu(gpus) => {
+                let out: Vec<String> = gpus
+                    .pool
+                    .states()
+                    .into_iter()
+                    .filter(|s| s.state == "reopening")
+                    .map(|s| format!("GPU {} out of service after a fault, being reopened", s.device))
+                    .collect();
+                match out.is_empty() {
+                    true => gpus.opened.clone(),
+                    false => format!("{}; {}", gpus.opened, out.join("; ")),
+                }
+            }
+        }
+    }
+
+    /// Each GPU's state (none on the CPU).
+    pub fn devices(&self) -> Vec<DeviceState> {
+        match self {
+            Engines::Cpu { .. } => Vec::new(),
+            Engines::Gpu(gpus) => gpus.pool.states(),
         }
     }
 }
 
+/// The ordinals of the `gpus` first devices, where the driver, that many devices and NVRTC are
+/// there (as `match --device auto` looks, without opening them).
+fn present(gpus: usize) -> Result<Vec<usize>, GpuError> {
+    let ordinals = GpuCount::Count(gpus).present()?;
+    check_nvrtc_library()?;
+    Ok(ordinals)
+}
+
+/// What `engines` (one a device) run on, as [`Engine::describe`] says it.
+fn describe(engines: &[Box<GpuSet>], auto: bool) -> String {
+    let names: Vec<String> =
+        engines.iter().flat_map(|e| e.device_infos()).map(|i| format!("{} {}", i.ordinal, i.name)).collect();
+    let devices = match names.len() {
+        1 => format!("GPU {}", names[0]),
+        n => format!("{n} GPUs ({}), one engine each, a query taking a free one", names.join(", ")),
+    };
+    let upload = engines.iter().map(|e| e.graph_upload_ms()).fold(0.0, f64::max);
+    let layout = match engines[0].first().partitioned() {
+        Some(p) => format!(
+            "data graph partitioned into {} segments, {} resident, in {upload:.0} ms",
+            p.segments().len(),
+            p.resident_segments()
+        ),
+        None => format!("data graph uploaded in {upload:.0} ms"),
+    };
+    format!("{devices} ({layout}){}", if auto { "; each query runs where its estimated cost is lower" } else { "" })
+}
+
 impl Resident {
-    /// Reads `spec`'s graph and opens its engine on `device` (`auto`, `cpu` or `gpu`).
-    pub fn load(spec: &GraphSpec, device: &str) -> Result<Resident, ServerError> {
+    /// Reads `spec`'s graph and opens its engines on `device` (`auto`, `cpu` or `gpu`), on
+    /// `gpus` devices where a GPU runs them ([`Engines::open`]).
+    pub fn load(spec: &GraphSpec, device: &str, gpus: usize, fleet: &Arc<Fleet>) -> Result<Resident, ServerError> {
         let fail = |message: String| ServerError::Load { name: spec.name.clone(), message };
         let start = Instant::now();
         let mut all = read_graphs(&spec.path, &spec.read).map_err(|e| fail(e.to_string()))?;
@@ -81,11 +186,7 @@ impl Resident {
             graph.set_properties(properties);
         }
         let data = Arc::new(graph);
-        let engine = match Engine::open(device, data.clone(), GpuOptions::default()) {
-            Ok(Engine::Cpu { why }) => Engines::Cpu { why },
-            Ok(engine) => Engines::Gpu(Mutex::new(engine)),
-            Err(e) => return Err(fail(format!("--device {device}: {e}"))),
-        };
+        let engine = Engines::open(device, gpus, data.clone(), fleet).map_err(fail)?;
         let load_ms = start.elapsed().as_secs_f64() * 1e3;
         Ok(Resident { spec: spec.clone(), data, derived: Derived::default(), engine, load_ms })
     }
@@ -100,6 +201,7 @@ impl Resident {
             device: self.engine.device(),
             engine: self.engine.describe(),
             load_ms: self.load_ms,
+            devices: self.engine.devices(),
         }
     }
 }
@@ -114,6 +216,8 @@ pub struct GraphInfo {
     pub device: &'static str,
     pub engine: String,
     pub load_ms: f64,
+    /// The GPUs its queries run on, each ready, busy or reopening (none on the CPU).
+    pub devices: Vec<DeviceState>,
 }
 
 /// The served graphs by name; a reload replaces one while queries hold the one they started on.
@@ -126,15 +230,15 @@ pub struct Graphs {
 }
 
 impl Graphs {
-    /// Loads every graph of `specs` on `device`, refusing a name given twice.
-    pub fn load(specs: &[GraphSpec], device: &str) -> Result<Graphs, ServerError> {
+    /// Loads every graph of `specs` on `device` (and `gpus` devices), refusing a name given twice.
+    pub fn load(specs: &[GraphSpec], device: &str, gpus: usize, fleet: &Arc<Fleet>) -> Result<Graphs, ServerError> {
         let mut by_name = HashMap::new();
         let mut order = Vec::new();
         for spec in specs {
             if by_name.contains_key(&spec.name) {
                 return Err(ServerError::DuplicateGraph { name: spec.name.clone() });
             }
-            by_name.insert(spec.name.clone(), Arc::new(Resident::load(spec, device)?));
+            by_name.insert(spec.name.clone(), Arc::new(Resident::load(spec, device, gpus, fleet)?));
             order.push(spec.name.clone());
         }
         Ok(Graphs { by_name: RwLock::new(by_name), order, reloading: Mutex::new(Vec::new()) })

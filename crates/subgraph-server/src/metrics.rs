@@ -1,7 +1,8 @@
 //! `GET /metrics` in Prometheus' text format: requests by route and status, their latency
-//! (a histogram by route, to the response's head), errors by code, and the queries queued and
-//! running now.
+//! (a histogram by route, to the response's head), errors by code, the queries queued and
+//! running now, and by GPU its faults and its engines reopened, with those out of service now.
 
+use crate::pool::DeviceCounts;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::sync::Mutex;
@@ -35,6 +36,10 @@ pub struct Gauges {
     pub queued: usize,
     pub running: usize,
     pub graphs: usize,
+    /// By GPU ordinal: faults, and graphs' engines reopened after them.
+    pub devices: BTreeMap<usize, DeviceCounts>,
+    /// Graphs' GPU engines out of service now (being reopened).
+    pub degraded: usize,
 }
 
 impl Metrics {
@@ -88,10 +93,29 @@ impl Metrics {
             ("subgraph_queue_length", "Queries waiting for a turn.", gauges.queued),
             ("subgraph_queries_in_flight", "Queries running.", gauges.running),
             ("subgraph_graphs", "Graphs served.", gauges.graphs),
+            (
+                "subgraph_devices_degraded",
+                "Graphs' GPU engines out of service, being reopened after a fault.",
+                gauges.degraded,
+            ),
         ] {
             let _ = writeln!(out, "# HELP {name} {help}");
             let _ = writeln!(out, "# TYPE {name} gauge");
             let _ = writeln!(out, "{name} {value}");
+        }
+        for (name, help, count) in [
+            (
+                "subgraph_device_faults_total",
+                "Faults that poisoned a GPU's context, by device.",
+                (|c: &DeviceCounts| c.faults) as fn(&DeviceCounts) -> u64,
+            ),
+            ("subgraph_device_reopens_total", "Graphs' GPU engines reopened after a fault, by device.", |c| c.reopened),
+        ] {
+            let _ = writeln!(out, "# HELP {name} {help}");
+            let _ = writeln!(out, "# TYPE {name} counter");
+            for (device, c) in &gauges.devices {
+                let _ = writeln!(out, "{name}{{device=\"{device}\"}} {}", count(c));
+            }
         }
         out
     }
@@ -107,7 +131,8 @@ mod tests {
         m.record("/v1/health", 200, 0.0005, None);
         m.record("/v1/health", 200, 0.2, None);
         m.record("/v1/graphs/{name}/match", 404, 0.002, Some("unknown_graph"));
-        let text = m.render(&Gauges { queued: 2, running: 1, graphs: 3 });
+        let devices = BTreeMap::from([(0, DeviceCounts { faults: 2, reopened: 1 }), (1, DeviceCounts::default())]);
+        let text = m.render(&Gauges { queued: 2, running: 1, graphs: 3, devices, degraded: 1 });
         for line in [
             "subgraph_requests_total{route=\"/v1/health\",status=\"200\"} 2",
             "subgraph_requests_total{route=\"/v1/graphs/{name}/match\",status=\"404\"} 1",
@@ -119,6 +144,10 @@ mod tests {
             "subgraph_queue_length 2",
             "subgraph_queries_in_flight 1",
             "subgraph_graphs 3",
+            "subgraph_devices_degraded 1",
+            "subgraph_device_faults_total{device=\"0\"} 2",
+            "subgraph_device_reopens_total{device=\"0\"} 1",
+            "subgraph_device_faults_total{device=\"1\"} 0",
         ] {
             assert!(text.lines().any(|l| l == line), "missing {line} in\n{text}");
         }

@@ -110,8 +110,20 @@ async fn health(State(app): State<Arc<App>>) -> Response {
         "graphs": app.graphs.names().len(),
         "running": app.admission.running(),
         "queued": app.admission.queued(),
+        "degraded": degraded(&app),
     });
     Json(body).into_response()
+}
+
+/// The GPUs out of service now, by graph: each being reopened after a fault.
+fn degraded(app: &App) -> Vec<serde_json::Value> {
+    let mut out = Vec::new();
+    for g in app.graphs.all() {
+        for d in g.engine.devices().into_iter().filter(|d| d.state == "reopening") {
+            out.push(json!({ "graph": g.spec.name, "device": d.device, "why": d.why }));
+        }
+    }
+    out
 }
 
 async fn graphs(
@@ -136,8 +148,13 @@ async fn metrics(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     holder(&app, &headers, peer, "/metrics")?;
-    let gauges =
-        Gauges { queued: app.admission.queued(), running: app.admission.running(), graphs: app.graphs.names().len() };
+    let gauges = Gauges {
+        queued: app.admission.queued(),
+        running: app.admission.running(),
+        graphs: app.graphs.names().len(),
+        devices: app.fleet.counts(),
+        degraded: degraded(&app).len(),
+    };
     let text = app.metrics.render(&gauges);
     Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response())
 }
@@ -277,9 +294,9 @@ async fn reload(
     if !app.graphs.begin_reload(&name) {
         return Err(ApiError::new("reload_in_progress", format!("graph `{name}` is being reloaded")));
     }
-    let (spec, device) = (resident.spec.clone(), app.device.clone());
+    let (spec, device, gpus, fleet) = (resident.spec.clone(), app.device.clone(), app.gpus, app.fleet.clone());
     drop(resident);
-    let loaded = tokio::task::spawn_blocking(move || crate::graphs::Resident::load(&spec, &device)).await;
+    let loaded = tokio::task::spawn_blocking(move || crate::graphs::Resident::load(&spec, &device, gpus, &fleet)).await;
     let (answer, loaded) = match loaded {
         Ok(Ok(r)) => (Ok(r.info()), Some(r)),
         Ok(Err(e)) => (Err(ApiError::new("reload_failed", e.to_string())), None),

@@ -2,10 +2,15 @@
 //! threads (the engine's own workers are rayon's), never on the async runtime's; a streamed
 //! match's rows handed to the response through a bounded channel as the engine writes them
 //! ([`ToClient`]), its record last; a client that leaves, shutdown or the deadline stop it.
+//! On GPUs, a query borrows a device only where it runs there ([`Loan`]); one that poisons
+//! its device's context fails with `device_fault`, and the device goes out of service until
+//! it is reopened ([`crate::pool`]).
 
-use crate::admission::Turn;
+use crate::admission::{Turn, RETRY_AFTER_SECS};
 use crate::error::ApiError;
+use crate::fault::{self, Fault};
 use crate::graphs::{Engines, Resident};
+use crate::pool::Loan;
 use crate::request::Prepared;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -47,14 +52,32 @@ pub fn run_match(
     });
     let Prepared { name, item, asked, .. } = prepared;
     let is_pattern = matches!(item, Item::Pattern(_));
-    let run = |engine: &mut Engine| {
+    let run = |engine: &mut Engine, item: Item| {
         run_one(engine, &resident.data, &resident.derived, &name, item, &asked, &control, output.as_ref())
     };
     let outcome = match &resident.engine {
-        Engines::Cpu { why } => run(&mut Engine::Cpu { why: why.clone() }),
-        Engines::Gpu(engine) => run(&mut engine.lock().unwrap_or_else(|e| e.into_inner())),
+        Engines::Cpu { why } => run(&mut Engine::Cpu { why: why.clone() }, item).map_err(|e| classify(e, is_pattern)),
+        Engines::Gpu(gpus) => {
+            // Under `auto`, a query of one answer (not streamed) that lacks device memory runs
+            // again on the CPU.
+            let again = (gpus.auto && stream.is_none()).then(|| copy(&item));
+            let loan = Arc::new(Loan::new(gpus.pool.clone(), control.clone()));
+            let mut engine = Engine::lent(resident.data.clone(), gpus.options, gpus.auto, loan.clone());
+            let outcome = run(&mut engine, item);
+            let fault = outcome.as_ref().err().map_or(Fault::Other, fault::of_run);
+            let device = loan.device();
+            let sticky = outcome.as_ref().err().filter(|_| fault == Fault::Sticky).map(|e| e.to_string());
+            loan.settle(engine.take_lent(), sticky);
+            match (outcome, fault, again) {
+                (Err(e), Fault::Sticky, _) => Err(device_fault(&resident.spec.name, device, &e)),
+                (Err(_), Fault::OutOfMemory, Some(item)) => {
+                    run(&mut Engine::Cpu { why: None }, item).map_err(|e| classify(e, is_pattern))
+                }
+                (outcome, ..) => outcome.map_err(|e| classify(e, is_pattern)),
+            }
+        }
     };
-    let result = outcome.map_err(|e| classify(e, is_pattern)).and_then(|outcome| {
+    let result = outcome.and_then(|outcome| {
         // Rows cut short by a stop are not an error: the record says the query was stopped.
         match output.as_ref().map(|o| o.finish()) {
             Some(Err(e)) if !turn.stop.load(Ordering::SeqCst) => {
@@ -79,6 +102,29 @@ pub fn run_explain(resident: Arc<Resident>, prepared: Prepared, turn: Turn) -> R
     let how = ExplainAsked { timeout: Some(timeout), all, interrupt: turn.stop.clone() };
     explain_item(&resident.data, &resident.derived, name, item, &asked, &how)
         .map_err(|e| ApiError::new(code, e.to_string()))
+}
+
+/// A copy of `item`, to run again.
+fn copy(item: &Item) -> Item {
+    match item {
+        Item::Graph(q) => Item::Graph(q.clone()),
+        Item::Pattern(p) => Item::Pattern(p.clone()),
+    }
+}
+
+/// The error of a query whose GPU `device` faulted, poisoning its context: the device is being
+/// reopened while the CPU (or another GPU) serves; the query may be sent again.
+fn device_fault(graph: &str, device: Option<usize>, e: &RunError) -> ApiError {
+    let gpu = device.map_or("the GPU".to_string(), |d| format!("GPU {d}"));
+    let mut error = ApiError::new(
+        "device_fault",
+        format!(
+            "{gpu} faulted while it ran this query ({e}); it is being reopened and graph `{graph}` uploaded to it \
+             again, while its queries run on the CPU or another GPU; send the query again"
+        ),
+    );
+    error.retry_after = Some(RETRY_AFTER_SECS);
+    error
 }
 
 /// The code of a query that could not run: the request's (`bad_pattern`, `bad_query`) where

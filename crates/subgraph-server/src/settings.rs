@@ -16,6 +16,7 @@ use subgraph_core::io::{Format, IdMode, ReadOptions};
 
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7878";
 pub const DEFAULT_DEVICE: &str = "auto";
+pub const DEFAULT_GPUS: usize = 1;
 pub const DEFAULT_MAX_CONCURRENT: usize = 4;
 pub const DEFAULT_MAX_QUEUE: usize = 64;
 pub const DEFAULT_QUERY_TIMEOUT: Duration = Duration::from_secs(60);
@@ -32,6 +33,8 @@ pub struct Settings {
     /// `auto`, `cpu` or `gpu`.
     #[serde(default, deserialize_with = "device")]
     pub device: Option<String>,
+    /// GPUs each graph is uploaded to, one engine a device.
+    pub gpus: Option<NonZeroUsize>,
     pub max_concurrent: Option<NonZeroUsize>,
     pub max_queue: Option<usize>,
     #[serde(default, deserialize_with = "seconds")]
@@ -113,6 +116,7 @@ impl Settings {
         Settings {
             listen: self.listen.or(base.listen),
             device: self.device.or(base.device),
+            gpus: self.gpus.or(base.gpus),
             max_concurrent: self.max_concurrent.or(base.max_concurrent),
             max_queue: self.max_queue.or(base.max_queue),
             query_timeout: self.query_timeout.or(base.query_timeout),
@@ -144,6 +148,7 @@ impl Settings {
         let config = Config {
             graphs: self.graphs,
             device: self.device.unwrap_or_else(|| DEFAULT_DEVICE.into()),
+            gpus: self.gpus.map_or(DEFAULT_GPUS, NonZeroUsize::get),
             max_concurrent: self.max_concurrent.map_or(DEFAULT_MAX_CONCURRENT, NonZeroUsize::get),
             max_queue: self.max_queue.unwrap_or(DEFAULT_MAX_QUEUE),
             query_timeout: self.query_timeout.unwrap_or(DEFAULT_QUERY_TIMEOUT),
@@ -260,6 +265,7 @@ mod tests {
         let text = r#"
 listen = "127.0.0.1:9000"
 device = "cpu"
+gpus = 2
 max_concurrent = 2
 max_queue = 8
 query_timeout = 30
@@ -288,6 +294,7 @@ ids = "names"
         assert_eq!(listen.addr, "127.0.0.1:9000");
         assert_eq!(listen.tls, Some(("/etc/subgraph/cert.pem".into(), "/srv/key.pem".into())));
         assert_eq!((config.device.as_str(), config.max_concurrent, config.max_queue), ("cpu", 2, 8));
+        assert_eq!(config.gpus, 2);
         assert_eq!((config.query_timeout, config.grace), (Duration::from_secs(30), Duration::from_millis(2500)));
         assert_eq!((config.max_body, config.token_file), (64 << 10, Some("/srv/tokens.txt".into())));
         let web = &config.graphs[1];
@@ -310,6 +317,7 @@ ids = "names"
         for (text, line, what) in [
             ("device = \"tpu\"", 1, "unknown device 'tpu'"),
             ("\nmax_concurrent = 0", 2, "nonzero"),
+            ("gpus = 0", 1, "nonzero"),
             ("query_timeout = -1", 1, "positive"),
             ("max_body = \"1X\"", 1, "unknown unit"),
             ("max_body = 0", 1, "positive"),
@@ -343,7 +351,7 @@ ids = "names"
         assert_eq!((listen.addr.as_str(), config.device.as_str(), config.max_queue), ("127.0.0.1:1", "cpu", 3));
         let graphs: Vec<_> = config.graphs.iter().map(|g| (g.name.as_str(), g.path.to_str().unwrap())).collect();
         assert_eq!(graphs, [("a", "a.graph"), ("b", "other.graph"), ("c", "c.graph")]);
-        assert_eq!(config.max_concurrent, DEFAULT_MAX_CONCURRENT);
+        assert_eq!((config.max_concurrent, config.gpus), (DEFAULT_MAX_CONCURRENT, DEFAULT_GPUS));
     }
 
     #[test]

@@ -25,13 +25,14 @@ fn health_graphs_and_metrics() {
     let s = Server::start(config());
     let h = s.get("/v1/health", None);
     assert_eq!((h.status, h.json()["status"].as_str()), (200, Some("ok")));
+    assert_eq!(h.json()["degraded"], serde_json::json!([]));
     let g = s.get("/v1/graphs", None).json();
     let hprd = &g["graphs"][0];
     assert_eq!(
         (hprd["name"].as_str(), hprd["vertices"].as_u64(), hprd["edges"].as_u64()),
         (Some("hprd"), Some(9460), Some(34998))
     );
-    assert_eq!(hprd["device"], "cpu");
+    assert_eq!((&hprd["device"], &hprd["devices"]), (&serde_json::json!("cpu"), &serde_json::json!([])));
     s.post("/v1/graphs/hprd/match", None, r#"{"pattern": "MATCH (a:1)--(b:1) RETURN count(*)"}"#);
     s.post("/v1/graphs/nope/match", None, "{}");
     let m = s.get("/metrics", None);
@@ -46,6 +47,7 @@ fn health_graphs_and_metrics() {
         "subgraph_request_duration_seconds_count{route=\"/v1/graphs/{name}/match\"} 2",
         "subgraph_queries_in_flight 0",
         "subgraph_queue_length 0",
+        "subgraph_devices_degraded 0",
     ] {
         assert!(text.lines().any(|l| l == line), "no `{line}` in\n{text}");
     }

@@ -28,6 +28,7 @@ pub fn config() -> Config {
     Config {
         graphs: vec![spec("hprd", data("hprd/HPRD.graph"))],
         device: "cpu".into(),
+        gpus: 1,
         max_concurrent: 2,
         max_queue: 4,
         query_timeout: Duration::from_secs(20),
