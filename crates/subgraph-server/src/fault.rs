@@ -1,12 +1,14 @@
 //! What a query's failure on a GPU says of the device ([`of_run`]): a fault that poisons the
 //! device's CUDA context (a sticky error: every later call on that context fails the same way
 //! until the context is destroyed and a new one made), a lack of device memory (the query
-//! alone fails; under `--device auto` it runs again on the CPU), or neither.
+//! alone fails; under `--device auto` it runs again on the CPU), or neither; and, for an
+//! error that says neither, whether the device's context is poisoned all the same ([`probe`]).
 
 use cudarc::driver::sys::CUresult;
 use subgraph::patterns::PatternRunError;
 use subgraph::record::RunError;
 use subgraph::{CudaError, GpuError};
+use subgraph_cuda::Gpu;
 
 /// What a failed query's error says of the device it ran on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,8 +32,16 @@ pub fn of_run(e: &RunError) -> Fault {
 /// What a GPU engine's error says of its device.
 pub fn of_gpu(e: &GpuError) -> Fault {
     match e {
-        GpuError::Cuda(CudaError::OutOfMemory { .. } | CudaError::OverBudget { .. }) => Fault::OutOfMemory,
-        GpuError::Cuda(CudaError::Driver(d)) => of_code(d.0),
+        GpuError::Cuda(e) => of_cuda(e),
+        _ => Fault::Other,
+    }
+}
+
+/// What the GPU runtime's error says of its device.
+pub fn of_cuda(e: &CudaError) -> Fault {
+    match e {
+        CudaError::OutOfMemory { .. } | CudaError::OverBudget { .. } => Fault::OutOfMemory,
+        CudaError::Driver(d) => of_code(d.0),
         _ => Fault::Other,
     }
 }
@@ -54,6 +64,18 @@ pub fn of_code(code: CUresult) -> Fault {
         | CUDA_ERROR_ECC_UNCORRECTABLE
         | CUDA_ERROR_CONTEXT_IS_DESTROYED => Fault::Sticky,
         _ => Fault::Other,
+    }
+}
+
+/// Whether `device`'s context is poisoned, asked of the driver through a handle of its own on
+/// the device's primary context, which the engines share: the sticky error where it is. For an
+/// error that names no code (a message the engine composed), so that a poisoned device is never
+/// left in service.
+pub fn probe(device: usize) -> Option<String> {
+    let gpu = Gpu::open(device).ok()?;
+    match gpu.synchronize() {
+        Err(e) if of_cuda(&e) == Fault::Sticky => Some(e.to_string()),
+        _ => None,
     }
 }
 

@@ -158,9 +158,11 @@ impl<E: Send + 'static> Pool<E> {
     }
 
     /// `engine` back in slot `i` after its query; `fault` where the query poisoned its device,
-    /// which then goes out of service for every graph and is reopened.
+    /// which then goes out of service for every graph and is reopened (a fault counted once:
+    /// not again by a query that met it after another graph's query did).
     pub fn give(&self, i: usize, engine: E, fault: Option<String>) {
-        if let Some(why) = &fault {
+        let known = matches!(lock(&self.slots)[i], Slot::Lent { poisoned: Some(_) });
+        if let (Some(why), false) = (&fault, known) {
             self.fleet.fault(self.devices[i], why);
         }
         let mut slots = lock(&self.slots);
@@ -465,7 +467,8 @@ mod tests {
         a.give(ia, ea, Some("CUDA_ERROR_MISALIGNED_ADDRESS".into()));
         assert_eq!(states(&b), [(0, "busy")]);
         assert_eq!(alive(&live, 0), 1, "b's engine still holds the context");
-        b.give(ib, eb, None);
+        // b's query meets the fault too: the same fault, not counted again.
+        b.give(ib, eb, Some("CUDA_ERROR_MISALIGNED_ADDRESS".into()));
         assert_eq!(states(&b), [(0, "reopening")]);
         until_ready(&a);
         until_ready(&b);

@@ -64,9 +64,18 @@ pub fn run_match(
             let loan = Arc::new(Loan::new(gpus.pool.clone(), control.clone()));
             let mut engine = Engine::lent(resident.data.clone(), gpus.options, gpus.auto, loan.clone());
             let outcome = run(&mut engine, item);
-            let fault = outcome.as_ref().err().map_or(Fault::Other, fault::of_run);
             let device = loan.device();
-            let sticky = outcome.as_ref().err().filter(|_| fault == Fault::Sticky).map(|e| e.to_string());
+            // An error that names no sticky code, on a device the query borrowed, is checked
+            // against the device's context all the same.
+            let (fault, sticky) = match outcome.as_ref().err().map(|e| (e, fault::of_run(e))) {
+                None => (Fault::Other, None),
+                Some((e, Fault::Sticky)) => (Fault::Sticky, Some(e.to_string())),
+                Some((e, Fault::Other)) => match device.and_then(fault::probe) {
+                    Some(why) => (Fault::Sticky, Some(format!("{e} (the device's context: {why})"))),
+                    None => (Fault::Other, None),
+                },
+                Some((_, fault)) => (fault, None),
+            };
             loan.settle(engine.take_lent(), sticky);
             match (outcome, fault, again) {
                 (Err(e), Fault::Sticky, _) => Err(device_fault(&resident.spec.name, device, &e)),

@@ -3,9 +3,11 @@
 //! streamed rows, a client that leaves mid-stream, a full queue, timeouts capped by the server,
 //! a reload, shutdown stopping what runs, and HTTPS (a self-signed certificate made by the
 //! test: a trusting client answered, a plain-HTTP one and an untrusting one not; files that
-//! are not a certificate and its key refused). Each test is bounded in time.
+//! are not a certificate and its key refused). Each test is bounded in time. On a GPU, the
+//! `gpu_` tests ([`gpu`]).
 
 mod common;
+mod gpu;
 
 use common::{config, connect, data, expected, parse, query_body, send, spec, write_request, Reply, Server};
 use std::io::Read;

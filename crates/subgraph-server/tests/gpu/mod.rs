@@ -1,0 +1,171 @@
+//! The server on a real GPU, skipped where none is usable (unless SUBGRAPH_REQUIRE_GPU=1):
+//! under `--device auto`, queries the planner keeps on the CPU are answered while a GPU query
+//! runs; a kernel fault that poisons device 0's context (made by the test: a kernel of its own
+//! that writes to an invalid address, on the device's primary context, which the server's
+//! engines share) is answered `device_fault`, later queries are answered right, and the device
+//! is reopened and serves again, as `/metrics` and `/v1/health` say. The data graph is made by
+//! the test, so that the test binary runs away from the repository.
+
+use crate::common::{config, request, Server};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+use subgraph_core::io::{Format, ReadOptions};
+use subgraph_cuda::{Arg, Gpu, KernelDecl, KernelSource, Param};
+use subgraph_server::{Config, GraphSpec};
+
+/// A kernel that writes to an address no allocation holds: `CUDA_ERROR_ILLEGAL_ADDRESS`, which
+/// poisons the context it ran on.
+static POISON: KernelSource = KernelSource {
+    name: "poison.cu",
+    code: "extern \"C\" __global__ void poison(unsigned long long at) { *(volatile unsigned int*)at = 1u; }\n",
+    kernels: &[KernelDecl { name: "poison", params: &[Param::U64] }],
+};
+
+/// A count of triangles, and one the planner keeps on the CPU (a limit).
+const TRIANGLES: &str = r#"{"pattern": "MATCH (a)--(b)--(c)--(a) RETURN count(*)"}"#;
+const LIMITED: &str = r#"{"pattern": "MATCH (a)--(b)--(c)--(a) RETURN a, b, c", "limit": 5}"#;
+
+/// Whether a GPU is usable here; else the test is skipped (or fails, with SUBGRAPH_REQUIRE_GPU=1).
+fn gpu_here() -> bool {
+    match Gpu::open(0) {
+        Ok(_) => true,
+        Err(e) => {
+            if std::env::var("SUBGRAPH_REQUIRE_GPU").as_deref() == Ok("1") {
+                panic!("SUBGRAPH_REQUIRE_GPU=1 but {e}");
+            }
+            eprintln!("skipped: {e}");
+            false
+        }
+    }
+}
+
+/// An edge list of 20,000 vertices, each joined to 10 others picked by a fixed generator, in
+/// `dir`.
+fn graph_file(dir: &tempfile::TempDir) -> PathBuf {
+    let (n, mut x) = (20_000u64, 0x9e37_79b9_7f4a_7c15u64);
+    let mut text = String::new();
+    for a in 0..n {
+        for _ in 0..10 {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            let b = (x >> 33) % n;
+            if a != b {
+                text.push_str(&format!("{a} {b}\n"));
+            }
+        }
+    }
+    let path = dir.path().join("g.txt");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The graph `g` served on `device` on one GPU.
+fn on(device: &str, path: PathBuf) -> Config {
+    let read = ReadOptions { format: Some(Format::EdgeList), ..ReadOptions::default() };
+    Config {
+        graphs: vec![GraphSpec { name: "g".into(), path, read, vertex_props: None }],
+        device: device.into(),
+        max_concurrent: 8,
+        max_queue: 16,
+        query_timeout: Duration::from_secs(60),
+        ..config()
+    }
+}
+
+/// Poisons `device`'s primary context: the fault's message.
+fn poison(device: usize) -> String {
+    let gpu = Gpu::open(device).unwrap();
+    let kernel = gpu.kernel(&POISON, "poison").unwrap();
+    let launched = gpu.launch(&kernel, 1, 1, &mut [Arg::U64(8)]);
+    let synced = gpu.synchronize();
+    launched.and(synced).expect_err("a write to address 8 faults").to_string()
+}
+
+/// Waits (at most `within`) for `ok`.
+fn until(within: Duration, mut ok: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < within {
+        if ok() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+#[test]
+fn gpu_auto_answers_cpu_queries_while_a_gpu_query_runs() {
+    if !gpu_here() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let s = Server::start(on("auto", graph_file(&dir)));
+    let g = s.get("/v1/graphs", None).json();
+    assert_eq!(g["graphs"][0]["devices"], serde_json::json!([{"device": 0, "state": "ready"}]), "{g}");
+    // Closed 8-walks, counted one by one: far more than 8 s of work on any device.
+    let heavy = r#"{"pattern": "MATCH (a)--(b)--(c)--(d)--(e)--(f)--(g)--(h)--(a) RETURN count(*)", "spasm": "off", "tail": "off", "timeout": 8}"#;
+    let addr = s.addr;
+    let running = std::thread::spawn(move || {
+        let reply = request(addr, "POST", "/v1/graphs/g/match", None, Some(heavy.as_bytes()));
+        (reply, Instant::now())
+    });
+    let busy = until(Duration::from_secs(8), || {
+        s.get("/v1/graphs", None).json()["graphs"][0]["devices"][0]["state"] == "busy"
+    });
+    assert!(busy, "the heavy query never took the GPU");
+    let start = Instant::now();
+    for _ in 0..20 {
+        let r = s.post("/v1/graphs/g/match", None, LIMITED);
+        let record = r.json();
+        assert_eq!((r.status, record["device"].as_str(), record["embeddings"].as_u64()), (200, Some("cpu"), Some(5)));
+    }
+    let cpu_done = Instant::now();
+    let (reply, gpu_done) = running.join().unwrap();
+    let record = reply.json();
+    assert_eq!((reply.status, record["device"].as_str()), (200, Some("gpu")), "{record}");
+    assert!(cpu_done < gpu_done, "the CPU queries waited for the GPU query");
+    eprintln!(
+        "20 CPU queries in {:.0} ms while the GPU query ran ({:.0} ms, stopped: {})",
+        (cpu_done - start).as_secs_f64() * 1e3,
+        record["elapsed_ms"],
+        record["stopped"]
+    );
+}
+
+#[test]
+fn gpu_fault_answers_device_fault_and_the_device_is_reopened() {
+    if !gpu_here() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = graph_file(&dir);
+    let want = Server::start(on("cpu", path.clone())).post("/v1/graphs/g/match", None, TRIANGLES).json()["embeddings"]
+        .as_u64()
+        .unwrap();
+    let s = Server::start(on("gpu", path));
+    let count = |device: &str| {
+        let r = s.post("/v1/graphs/g/match", None, TRIANGLES);
+        let record = r.json();
+        assert_eq!(r.status, 200, "{record}");
+        assert_eq!(record["embeddings"].as_u64(), Some(want), "{record}");
+        if !device.is_empty() {
+            assert_eq!(record["device"].as_str(), Some(device), "{record}");
+        }
+    };
+    count("gpu");
+    let fault = poison(0);
+    eprintln!("poisoned GPU 0: {fault}");
+    let r = s.post("/v1/graphs/g/match", None, TRIANGLES);
+    assert_eq!((r.status, r.json()["code"].as_str()), (503, Some("device_fault")), "{}", r.text());
+    assert_eq!(r.header("retry-after"), Some("1"));
+    assert_eq!(s.metric("subgraph_device_faults_total{device=\"0\"}"), 1.0);
+    // Out of service until reopened: said by /v1/health (unless reopened already).
+    let health = s.get("/v1/health", None).json();
+    let reopened = |s: &Server| s.metric("subgraph_device_reopens_total{device=\"0\"}") == 1.0;
+    assert!(health["degraded"][0]["device"] == 0 || reopened(&s), "{health}");
+    // Meanwhile, queries answered right (on the CPU, or on the device once it is back).
+    count("");
+    assert!(until(Duration::from_secs(60), || reopened(&s)), "GPU 0 was not reopened in 60 s");
+    assert_eq!(s.get("/v1/health", None).json()["degraded"], serde_json::json!([]));
+    assert_eq!(s.metric("subgraph_devices_degraded"), 0.0);
+    count("gpu");
+}
