@@ -75,7 +75,7 @@ impl Engines {
             Err(e @ GpuError::Cuda(CudaError::Unavailable(_))) if device == "auto" => {
                 return Ok(Engines::Cpu { why: Some(e.to_string()) })
             }
-            Err(e) => return Err(format!("--device {device} --gpus {gpus}: {e}")),
+            Err(e) => return Err(format!("--device {device}: {e}")),
         };
         let options = GpuOptions { gpus: GpuCount::Count(1), ..GpuOptions::default() };
         let open = move |data: Arc<Graph>, ordinal: usize| {
