@@ -3,8 +3,10 @@
 //! runs; a kernel fault that poisons device 0's context (made by the test: a kernel of its own
 //! that writes to an invalid address, on the device's primary context, which the server's
 //! engines share) is answered `device_fault`, later queries are answered right, and the device
-//! is reopened and serves again, as `/metrics` and `/v1/health` say. The data graph is made by
-//! the test, so that the test binary runs away from the repository.
+//! is reopened and serves again, as `/metrics` and `/v1/health` say; a query that finds the
+//! device's memory taken (by a buffer of the test's own) is answered all the same (under
+//! `auto`, on the CPU where the GPU lacked the memory) and the device stays in service. The
+//! data graph is made by the test, so that the test binary runs away from the repository.
 
 use crate::common::{config, request, Server};
 use std::path::PathBuf;
@@ -24,6 +26,14 @@ static POISON: KernelSource = KernelSource {
 /// A count of triangles, and one the planner keeps on the CPU (a limit).
 const TRIANGLES: &str = r#"{"pattern": "MATCH (a)--(b)--(c)--(a) RETURN count(*)"}"#;
 const LIMITED: &str = r#"{"pattern": "MATCH (a)--(b)--(c)--(a) RETURN a, b, c", "limit": 5}"#;
+
+/// Closed 8-walks, counted one by one, stopped after `secs`: far more work than that on any
+/// device, which `auto` sends to the GPU.
+fn heavy(secs: u32) -> String {
+    format!(
+        r#"{{"pattern": "MATCH (a)--(b)--(c)--(d)--(e)--(f)--(g)--(h)--(a) RETURN count(*)", "spasm": "off", "tail": "off", "timeout": {secs}}}"#
+    )
+}
 
 /// Whether a GPU is usable here; else the test is skipped (or fails, with SUBGRAPH_REQUIRE_GPU=1).
 fn gpu_here() -> bool {
@@ -101,11 +111,9 @@ fn gpu_auto_answers_cpu_queries_while_a_gpu_query_runs() {
     let s = Server::start(on("auto", graph_file(&dir)));
     let g = s.get("/v1/graphs", None).json();
     assert_eq!(g["graphs"][0]["devices"], serde_json::json!([{"device": 0, "state": "ready"}]), "{g}");
-    // Closed 8-walks, counted one by one: far more than 8 s of work on any device.
-    let heavy = r#"{"pattern": "MATCH (a)--(b)--(c)--(d)--(e)--(f)--(g)--(h)--(a) RETURN count(*)", "spasm": "off", "tail": "off", "timeout": 8}"#;
     let addr = s.addr;
     let running = std::thread::spawn(move || {
-        let reply = request(addr, "POST", "/v1/graphs/g/match", None, Some(heavy.as_bytes()));
+        let reply = request(addr, "POST", "/v1/graphs/g/match", None, Some(heavy(8).as_bytes()));
         (reply, Instant::now())
     });
     let busy = until(Duration::from_secs(8), || {
@@ -168,4 +176,28 @@ fn gpu_fault_answers_device_fault_and_the_device_is_reopened() {
     assert_eq!(s.get("/v1/health", None).json()["degraded"], serde_json::json!([]));
     assert_eq!(s.metric("subgraph_devices_degraded"), 0.0);
     count("gpu");
+}
+
+#[test]
+fn gpu_out_of_memory_fails_alone_and_the_device_serves_on() {
+    if !gpu_here() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let s = Server::start(on("auto", graph_file(&dir)));
+    // The device's memory taken, but for 4 MiB, by a buffer of the test's own.
+    let gpu = Gpu::open(0).unwrap();
+    let (free, _) = gpu.memory().unwrap();
+    let hog = gpu.alloc_zeros::<u32>("the test's hog", (free.saturating_sub(4 << 20) / 4) as usize).unwrap();
+    let r = s.post("/v1/graphs/g/match", None, &heavy(3));
+    let record = r.json();
+    assert_eq!(r.status, 200, "{record}");
+    eprintln!("with the device's memory taken, the query ran on the {}: {record}", record["device"]);
+    assert_eq!(s.metric("subgraph_device_faults_total{device=\"0\"}"), 0.0);
+    drop(hog);
+    drop(gpu);
+    let g = s.get("/v1/graphs", None).json();
+    assert_eq!(g["graphs"][0]["devices"], serde_json::json!([{"device": 0, "state": "ready"}]), "{g}");
+    let r = s.post("/v1/graphs/g/match", None, &heavy(3));
+    assert_eq!((r.status, r.json()["device"].as_str()), (200, Some("gpu")), "{}", r.text());
 }
