@@ -125,11 +125,6 @@ impl<E: Send + 'static> Pool<E> {
         pool
     }
 
-    /// The devices' ordinals, in the pool's order.
-    pub fn devices(&self) -> &[usize] {
-        &self.devices
-    }
-
     /// A free engine and its slot: at once where one is idle, else once one is given back;
     /// why none, where every device is out of service or `stop` says the query need not wait.
     pub fn take(&self, stop: &dyn Fn() -> bool) -> Result<(usize, E), String> {
