@@ -1,0 +1,208 @@
+//! One query on one timely worker, after BiGJoin (Ammar, McSherry, Salihoglu and Joglekar,
+//! VLDB 2018 §3–4): a partial match (a prefix of data vertices in the plan's order) is
+//! extended one position at a time. For each position the prefix is routed (timely's
+//! `Exchange` pact) to the owner of the data vertex of its first backward neighbour, which
+//! proposes the candidates from its adjacency list (label-filtered by the list's grouping,
+//! injective, within the symmetry-breaking restrictions); the prefix with its candidates is
+//! then routed to the owner of each further backward neighbour, which intersects them with its
+//! list. The last position is counted, not materialised.
+//!
+//! What bounds memory: roots (the first position's data vertices) enter in batches of
+//! [`BATCH_ROOTS`] per worker, one timely epoch each, and a worker starts a batch only when at
+//! most [`IN_FLIGHT`] earlier batches are unfinished (its probe's frontier): the prefixes
+//! alive at once are those descending from at most (`IN_FLIGHT` + 1) × `BATCH_ROOTS` roots
+//! per worker, and of the last position only a count.
+
+use crate::load::Local;
+use crate::plan::{Back, ClusterPlan, Step};
+use std::cell::Cell;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use subgraph_core::sink::Control;
+use timely::communication::Allocate;
+use timely::container::CapacityContainerBuilder;
+use timely::dataflow::channels::pact::Exchange;
+use timely::dataflow::operators::generic::Operator;
+use timely::dataflow::operators::{Input, Probe};
+use timely::dataflow::{InputHandle, ProbeHandle, Stream};
+use timely::worker::Worker;
+
+/// Roots a worker starts per epoch.
+pub const BATCH_ROOTS: usize = 256;
+/// Unfinished epochs a worker allows before it starts another.
+pub const IN_FLIGHT: u64 = 2;
+/// How long an idle worker parks before it looks at the deadline again.
+const PARK: Duration = Duration::from_millis(5);
+
+/// A prefix of data vertices, and the candidates for the next position proposed so far
+/// (empty before the proposal).
+pub type Partial = (Vec<u32>, Vec<u32>);
+
+/// What one worker did for one query.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Tally {
+    /// Matches counted (before the plan's multiplier).
+    pub matches: u128,
+    /// Time in the operators' logic and in starting roots.
+    pub busy: Duration,
+    /// Bytes of the partial matches this worker sent to other workers (4 per vertex id).
+    pub bytes_sent: u64,
+    /// Whether the control stopped the worker before the search was done.
+    pub stopped: bool,
+}
+
+/// Shared by one worker's operators.
+struct Counters {
+    matches: Cell<u128>,
+    busy: Cell<Duration>,
+    stopped: Cell<bool>,
+}
+
+/// Counts the matches of `plan` whose root this worker owns, with the other workers
+/// extending what they own; `control` stops it (the deadline, Ctrl-C).
+pub fn count<A: Allocate>(
+    worker: &mut Worker<A>,
+    local: &Arc<Local>,
+    plan: &Arc<ClusterPlan>,
+    control: &Arc<Control>,
+) -> Tally {
+    let me = worker.index();
+    let counters =
+        Rc::new(Counters { matches: Cell::new(0), busy: Cell::new(Duration::ZERO), stopped: Cell::new(false) });
+    let bytes = Arc::new(AtomicU64::new(0));
+    let first = &plan.steps[0];
+    let directed = local.graph.is_directed();
+    let roots: Vec<u32> = local
+        .graph
+        .vertices_with_label(first.label)
+        .iter()
+        .copied()
+        .filter(|&v| local.owner(v) == me && (directed || local.graph.total_degree(v) >= first.degree))
+        .collect();
+    if plan.steps.len() == 1 {
+        return Tally { matches: roots.len() as u128, ..Tally::default() };
+    }
+    let mut input: InputHandle<u64, Partial> = InputHandle::new();
+    let probe = ProbeHandle::new();
+    worker.dataflow::<u64, _, _>(|scope| {
+        let mut stream: Stream<_, Partial> = scope.input_from(&mut input);
+        for k in 1..plan.steps.len() {
+            let links = plan.steps[k].back.len().max(1);
+            for j in 0..links {
+                let stage = Stage { local: local.clone(), plan: plan.clone(), k, j, control: control.clone() };
+                let counters = counters.clone();
+                // A position without backward neighbours takes its candidates from the label
+                // table, which every worker holds: its prefixes stay where they are.
+                let (from, local, bytes) = (plan.steps[k].back.get(j).map(|b| b.from), local.clone(), bytes.clone());
+                let pact = Exchange::new(move |(prefix, cands): &Partial| {
+                    let to = from.map_or(me, |f| local.owner(prefix[f]));
+                    if to != me {
+                        bytes.fetch_add(4 * (prefix.len() + cands.len()) as u64, Ordering::Relaxed);
+                    }
+                    to as u64
+                });
+                let name = format!("extend {k}.{j}");
+                stream = stream.unary::<CapacityContainerBuilder<Vec<Partial>>, _, _, _>(pact, &name, |_, _| {
+                    move |input, output| {
+                        let t = Instant::now();
+                        input.for_each(|time, data| {
+                            if stage.control.should_stop() {
+                                counters.stopped.set(true);
+                                data.clear();
+                                return;
+                            }
+                            let mut session = output.session(&time);
+                            for (prefix, cands) in data.drain(..) {
+                                stage.advance(prefix, cands, &counters.matches, |p| session.give(p));
+                            }
+                        });
+                        counters.busy.set(counters.busy.get() + t.elapsed());
+                    }
+                });
+            }
+        }
+        stream.probe_with(&probe);
+    });
+    let mut epoch = 0u64;
+    for batch in roots.chunks(BATCH_ROOTS) {
+        if control.should_stop() {
+            counters.stopped.set(true);
+            break;
+        }
+        let t = Instant::now();
+        batch.iter().for_each(|&r| input.send((vec![r], Vec::new())));
+        epoch += 1;
+        input.advance_to(epoch);
+        counters.busy.set(counters.busy.get() + t.elapsed());
+        while probe.less_than(&epoch.saturating_sub(IN_FLIGHT)) {
+            worker.step_or_park(Some(PARK));
+        }
+    }
+    input.close();
+    while !probe.done() {
+        worker.step_or_park(Some(PARK));
+    }
+    Tally {
+        matches: counters.matches.get(),
+        busy: counters.busy.get(),
+        bytes_sent: bytes.load(Ordering::Relaxed),
+        stopped: counters.stopped.get(),
+    }
+}
+
+/// One operator: position `k`'s `j`-th backward neighbour (or, without any, the label table).
+struct Stage {
+    local: Arc<Local>,
+    plan: Arc<ClusterPlan>,
+    k: usize,
+    j: usize,
+    control: Arc<Control>,
+}
+
+impl Stage {
+    /// Proposes (j = 0) or intersects (j > 0) the candidates of `prefix` for position `k`, and
+    /// after the last backward neighbour gives the extended prefixes to `give`, or, at the last
+    /// position, adds their number to `matches`.
+    fn advance(&self, prefix: Vec<u32>, mut cands: Vec<u32>, matches: &Cell<u128>, mut give: impl FnMut(Partial)) {
+        let step: &Step = &self.plan.steps[self.k];
+        let graph = &self.local.graph;
+        let list = |b: &Back| graph.neighbors_labelled(prefix[b.from], b.dir, b.edge_label, step.label);
+        match (self.j, step.back.get(self.j)) {
+            (0, first) => {
+                let source = first.map_or_else(|| graph.vertices_with_label(step.label), list);
+                let fits = |c: &u32| !prefix.contains(c) && step.greater_than.iter().all(|&p| *c > prefix[p]);
+                cands = source.iter().copied().filter(fits).collect();
+            }
+            (_, Some(b)) => intersect(&mut cands, list(b)),
+            (_, None) => unreachable!("one stage per backward neighbour"),
+        }
+        if cands.is_empty() {
+            return;
+        }
+        if self.j + 1 < step.back.len() {
+            give((prefix, cands));
+        } else if self.k + 1 == self.plan.steps.len() {
+            matches.set(matches.get() + cands.len() as u128);
+        } else {
+            for c in cands {
+                let mut next = Vec::with_capacity(prefix.len() + 1);
+                next.extend_from_slice(&prefix);
+                next.push(c);
+                give((next, Vec::new()));
+            }
+        }
+    }
+}
+
+/// Keeps the elements of `cands` (sorted) that are in `list` (sorted).
+fn intersect(cands: &mut Vec<u32>, list: &[u32]) {
+    let mut i = 0;
+    cands.retain(|&c| {
+        while i < list.len() && list[i] < c {
+            i += 1;
+        }
+        i < list.len() && list[i] == c
+    });
+}

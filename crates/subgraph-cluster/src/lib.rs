@@ -1,0 +1,24 @@
+//! subgraph-cluster: counting a query's embeddings across processes on timely dataflow, over a
+//! data graph partitioned into `.sgb` parts, after BiGJoin (Ammar, McSherry, Salihoglu and
+//! Joglekar, VLDB 2018): partial matches are routed to the owner of the adjacency list they
+//! are extended or intersected by.
+//!
+//! The flow runs one way: [`manifest`] (what a partition is, validated) → [`partition`]
+//! (writing one) → [`load`] (a process's parts) → [`plan`] (the matching order, from
+//! subgraph-core's planner) → [`dataflow`] (one query on one worker) → [`run`] (the processes
+//! connected, every query run, the counts summed on process 0).
+
+pub mod dataflow;
+pub mod error;
+pub mod load;
+pub mod manifest;
+pub mod partition;
+pub mod plan;
+pub mod run;
+
+pub use error::{Error, Result};
+pub use load::Local;
+pub use manifest::{Assignment, Manifest};
+pub use partition::{partition, Rule};
+pub use plan::ClusterPlan;
+pub use run::{read_hosts, Cluster, QueryCount};

@@ -1,0 +1,229 @@
+//! The processes of a cluster run together: each loads its parts, plans every query alike,
+//! connects to the others over TCP (timely's `Config::Cluster`, one worker per process), runs
+//! each query's dataflow (`dataflow`) and sends its tally to process 0, which sums the counts
+//! exactly (BiGJoin's deployment on timely, Ammar et al., VLDB 2018 §5). Set-up that does
+//! not finish within the connection timeout, and a connection that breaks mid-query, end the
+//! process with one line on standard error rather than a hang: timely retries its
+//! connections forever and reports a broken one by panicking in its network thread.
+
+use crate::dataflow::{count, Tally};
+use crate::error::{Error, Result};
+use crate::load::Local;
+use crate::plan::ClusterPlan;
+use std::cell::RefCell;
+use std::path::Path;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use subgraph_core::sink::{Control, Stopped};
+use subgraph_core::{Graph, Semantics};
+use timely::communication::Allocate;
+use timely::container::CapacityContainerBuilder;
+use timely::dataflow::channels::pact::Exchange;
+use timely::dataflow::operators::generic::Operator;
+use timely::dataflow::operators::{Input, Probe};
+use timely::dataflow::{InputHandle, ProbeHandle};
+use timely::worker::Worker;
+
+/// Where this process stands among the others.
+#[derive(Debug, Clone)]
+pub struct Cluster {
+    /// Every process's `host:port`, in process order.
+    pub addresses: Vec<String>,
+    pub process: usize,
+    /// How long connecting to every other process may take.
+    pub connect_timeout: Duration,
+}
+
+/// One query's result over the whole cluster, as process 0 reports it.
+#[derive(Debug, Clone)]
+pub struct QueryCount {
+    pub embeddings: u128,
+    pub complete: bool,
+    pub stopped: Option<Stopped>,
+    /// Planning, and the query from the start of its dataflow to the last tally.
+    pub order_ms: f64,
+    pub enumerate_ms: f64,
+    pub candidates: u64,
+    pub restrictions: usize,
+    pub multiplier: u128,
+    pub processes: usize,
+    /// Bytes of partial matches sent between processes, all processes together.
+    pub bytes_sent: u64,
+    /// Each process's busy time in the query's operators, in process order.
+    pub busy_ms: Vec<f64>,
+}
+
+/// Reads a hosts file: one `host:port` a line (timely's format); blank lines are skipped.
+pub fn read_hosts(path: &Path) -> Result<Vec<String>> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::Cluster(format!("{}: {e}", path.display())))?;
+    let mut hosts = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let port = line.rsplit_once(':').map(|(h, p)| (h, p.parse::<u16>()));
+        if !matches!(port, Some((h, Ok(_))) if !h.is_empty()) {
+            return Err(Error::Cluster(format!("{}:{}: '{line}' is not host:port", path.display(), i + 1)));
+        }
+        hosts.push(line.to_string());
+    }
+    if hosts.is_empty() {
+        return Err(Error::Cluster(format!("{}: no host:port lines", path.display())));
+    }
+    Ok(hosts)
+}
+
+/// What process 0 gets back for each query: its count, or why it could not run.
+pub type Counts = Vec<Result<QueryCount, Error>>;
+
+/// Runs `queries` (name, graph) as process `cluster.process` over `local` under `semantics`
+/// (with symmetry breaking when `symmetry`), each query stopped by a control from
+/// `control`; returns the counts on process 0 and None on the others. A query that cannot be
+/// planned is refused alike on every process and not run.
+pub fn run(
+    cluster: &Cluster,
+    local: Local,
+    queries: Vec<Graph>,
+    semantics: Semantics,
+    symmetry: bool,
+    control: Arc<dyn Fn() -> Control + Send + Sync>,
+) -> Result<Option<Counts>> {
+    let local = Arc::new(local);
+    let plans: Vec<Result<(ClusterPlan, f64)>> =
+        queries.into_iter().map(|q| ClusterPlan::new(&local.graph, q, semantics, symmetry)).collect();
+    let (runnable, mut refused): (Vec<_>, Vec<_>) = plans.into_iter().enumerate().partition(|(_, p)| p.is_ok());
+    let runnable: Arc<Vec<(usize, Arc<ClusterPlan>, f64)>> =
+        Arc::new(runnable.into_iter().map(|(i, p)| p.map(|(p, ms)| (i, Arc::new(p), ms))).collect::<Result<_>>()?);
+    let indices: Vec<usize> = runnable.iter().map(|(i, ..)| *i).collect();
+    let started = Arc::new(AtomicBool::new(false));
+    watch(cluster, started.clone());
+    let config = timely::Config {
+        communication: timely::CommunicationConfig::Cluster {
+            threads: 1,
+            process: cluster.process,
+            addresses: cluster.addresses.clone(),
+            report: false,
+            zerocopy: false,
+            log_fn: Arc::new(|_| None),
+        },
+        worker: timely::WorkerConfig::default(),
+    };
+    let guards = timely::execute(config, move |worker| {
+        started.store(true, Ordering::SeqCst);
+        runnable.iter().map(|(_, plan, ms)| one_query(worker, &local, plan, *ms, &Arc::new(control()))).collect()
+    })
+    .map_err(|e| Error::Cluster(format!("process {}: {e}", cluster.process)))?;
+    let ran: Vec<Option<QueryCount>> = guards
+        .join()
+        .pop()
+        .expect("one worker")
+        .map_err(|e| Error::Cluster(format!("process {}: the worker failed: {e}", cluster.process)))?;
+    if cluster.process != 0 {
+        return Ok(None);
+    }
+    let mut out: Vec<(usize, Result<QueryCount>)> =
+        indices.into_iter().zip(ran).map(|(i, r)| (i, Ok(r.expect("process 0 gathers every tally")))).collect();
+    out.extend(refused.drain(..).map(|(i, p)| (i, Err(p.err().expect("refused")))));
+    out.sort_by_key(|(i, _)| *i);
+    Ok(Some(out.into_iter().map(|(_, r)| r).collect()))
+}
+
+/// One query on this worker: its dataflow, then every worker's tally to worker 0, which
+/// returns the sum (the others return None).
+fn one_query<A: Allocate>(
+    worker: &mut Worker<A>,
+    local: &Arc<Local>,
+    plan: &Arc<ClusterPlan>,
+    order_ms: f64,
+    control: &Arc<Control>,
+) -> Option<QueryCount> {
+    let t = Instant::now();
+    let tally = count(worker, local, plan, control);
+    let me = worker.index() as u64;
+    // (process, matches high and low 64 bits, busy nanoseconds, bytes sent, stopped)
+    type Sent = (u64, u64, u64, u64, u64, bool);
+    let gathered: Rc<RefCell<Vec<Sent>>> = Rc::default();
+    let mut input: InputHandle<u64, Sent> = InputHandle::new();
+    let probe = ProbeHandle::new();
+    worker.dataflow::<u64, _, _>(|scope| {
+        let into = gathered.clone();
+        scope
+            .input_from(&mut input)
+            .unary::<CapacityContainerBuilder<Vec<Sent>>, _, _, _>(Exchange::new(|_: &Sent| 0), "tally", |_, _| {
+                move |input, _output| input.for_each(|_, data| into.borrow_mut().append(data))
+            })
+            .probe_with(&probe);
+    });
+    let Tally { matches, busy, bytes_sent, stopped } = tally;
+    input.send((me, (matches >> 64) as u64, matches as u64, busy.as_nanos() as u64, bytes_sent, stopped));
+    input.close();
+    while !probe.done() {
+        worker.step_or_park(Some(Duration::from_millis(5)));
+    }
+    if me != 0 {
+        return None;
+    }
+    let mut tallies = gathered.take();
+    tallies.sort_by_key(|t| t.0);
+    let matches: u128 = tallies.iter().map(|t| ((t.1 as u128) << 64) | t.2 as u128).sum();
+    let stopped = tallies.iter().any(|t| t.5);
+    Some(QueryCount {
+        embeddings: matches * plan.multiplier,
+        complete: !stopped,
+        stopped: stopped.then(|| control.stopped().unwrap_or(Stopped::Timeout)),
+        order_ms,
+        enumerate_ms: t.elapsed().as_secs_f64() * 1e3,
+        candidates: plan.candidates,
+        restrictions: plan.restrictions,
+        multiplier: plan.multiplier,
+        processes: tallies.len(),
+        bytes_sent: tallies.iter().map(|t| t.4).sum(),
+        busy_ms: tallies.iter().map(|t| t.3 as f64 * 1e-6).collect(),
+    })
+}
+
+/// Ends this process with one line on standard error when connecting to the others takes
+/// longer than `cluster.connect_timeout` (`started` not set by then), or when timely's network
+/// threads report a broken connection (a panic whose message starts "timely communication
+/// error"): the other processes see this one's connections close and end the same way.
+fn watch(cluster: &Cluster, started: Arc<AtomicBool>) {
+    let process = cluster.process;
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("timely communication error") {
+            eprintln!(
+                "subgraph: error: process {process}: a connection to another process broke ({message}); the query \
+                 is abandoned on every process"
+            );
+            std::process::exit(1);
+        }
+        previous(info);
+    }));
+    let (timeout, others) = (cluster.connect_timeout, cluster.addresses.clone());
+    std::thread::spawn(move || {
+        let until = Instant::now() + timeout;
+        while Instant::now() < until {
+            if started.load(Ordering::SeqCst) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        if !started.load(Ordering::SeqCst) {
+            eprintln!(
+                "subgraph: error: process {process}: could not connect to every process ({}) within {:.0} s",
+                others.join(", "),
+                timeout.as_secs_f64()
+            );
+            std::process::exit(1);
+        }
+    });
+}

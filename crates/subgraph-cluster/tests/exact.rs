@@ -1,0 +1,84 @@
+//! Counts over a partitioned graph against the known ones: HPRD's oracle queries and yeast
+//! queries, in 2, 3 and 8 parts, by hash and by ranges, with 1, 2 and 3 processes (threads of
+//! this test, connected over loopback as separate processes would be).
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+use subgraph_cluster::{partition, run, Cluster, Local, Rule};
+use subgraph_core::io::{read_graph, ReadOptions};
+use subgraph_core::sink::Control;
+use subgraph_core::{Graph, Semantics};
+
+fn data_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data")
+}
+
+fn graph(path: &Path) -> Graph {
+    read_graph(path, &ReadOptions::default()).unwrap().graph
+}
+
+/// Loopback addresses with ports free a moment ago, one per process.
+fn addresses(n: usize) -> Vec<String> {
+    let listeners: Vec<TcpListener> = (0..n).map(|_| TcpListener::bind("127.0.0.1:0").unwrap()).collect();
+    listeners.iter().map(|l| l.local_addr().unwrap().to_string()).collect()
+}
+
+/// Process 0's counts of `queries` over the partition at `manifest` with `n` processes.
+pub fn cluster_counts(manifest: &Path, n: usize, queries: &[Graph], symmetry: bool) -> Vec<u128> {
+    let addresses = addresses(n);
+    let handles: Vec<_> = (0..n)
+        .map(|process| {
+            let cluster = Cluster { addresses: addresses.clone(), process, connect_timeout: Duration::from_secs(20) };
+            let (manifest, queries) = (manifest.to_path_buf(), queries.to_vec());
+            std::thread::spawn(move || {
+                let local = Local::load(&manifest, process, n).unwrap();
+                run::run(&cluster, local, queries, Semantics::Embed, symmetry, Arc::new(Control::unlimited)).unwrap()
+            })
+        })
+        .collect();
+    let mut results: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    assert!(results[1..].iter().all(Option::is_none));
+    results.swap_remove(0).unwrap().into_iter().map(|r| r.unwrap().embeddings).collect()
+}
+
+fn known(dir: &str, answers: &str, names: &[&str]) -> (Graph, Vec<Graph>, Vec<u128>) {
+    let dir = data_dir().join(dir);
+    let text = std::fs::read_to_string(dir.join(answers)).unwrap();
+    let count = |name: &str| -> u128 {
+        let line = text.lines().find(|l| l.split([' ', ':']).next().unwrap().trim_end_matches(".graph") == name);
+        line.unwrap().split([' ', ':']).nth(1).unwrap().trim().parse().unwrap()
+    };
+    let queries = names.iter().map(|n| graph(&dir.join("queries").join(format!("{n}.graph")))).collect();
+    (graph(&dir.join(data_file(&dir))), queries, names.iter().map(|n| count(n)).collect())
+}
+
+fn data_file(dir: &Path) -> String {
+    let name = dir.file_name().unwrap().to_str().unwrap();
+    if name == "hprd" {
+        "HPRD.graph".into()
+    } else {
+        format!("{name}.graph")
+    }
+}
+
+const HPRD: &[&str] =
+    &["query_dense_16_1", "query_dense_16_2", "query_dense_16_6", "query_dense_16_8", "query_dense_16_11"];
+const YEAST: &[&str] = &["query_dense_16_101", "query_dense_16_102", "query_dense_16_10"];
+
+#[test]
+fn hprd_and_yeast_counts_match_the_known_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (set, answers, names) in [("hprd", "expected_output.res", HPRD), ("yeast", "expected.txt", YEAST)] {
+        let (data, queries, expected) = known(set, answers, names);
+        for (parts, rule, processes) in
+            [(2, Rule::Hash, 1), (2, Rule::Range, 2), (3, Rule::Hash, 3), (8, Rule::Hash, 2), (8, Rule::Range, 3)]
+        {
+            let dir = tmp.path().join(format!("{set}-{parts}-{rule:?}"));
+            partition(&data, parts, rule, &dir).unwrap();
+            let got = cluster_counts(&dir.join("manifest.json"), processes, &queries, true);
+            assert_eq!(got, expected, "{set}: {parts} parts by {rule:?}, {processes} processes");
+        }
+    }
+}
