@@ -12,6 +12,7 @@ mod gen;
 mod info;
 mod matching;
 mod mf;
+mod partition;
 mod progress;
 mod serve;
 mod signal;
@@ -51,6 +52,9 @@ enum Command {
     Ann(ann::AnnArgs),
     /// Matrix factorisation by SGD on the CPU, the GPU or both: train, predict, recommend.
     Mf(mf::MfArgs),
+    /// Split a data graph into .sgb parts and a manifest, for `match --cluster` and
+    /// `--local-processes`.
+    Partition(partition::PartitionArgs),
     /// Serve named graphs over HTTP or HTTPS: match, explain and reload, with tokens and metrics.
     Serve(serve::ServeArgs),
 }
@@ -71,6 +75,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench::run(a).map(|()| ExitCode::SUCCESS),
         Command::Ann(a) => ann::run(a).map(|()| ExitCode::SUCCESS),
         Command::Mf(a) => mf::run(a).map(|()| ExitCode::SUCCESS),
+        Command::Partition(a) => partition::run(a).map(|()| ExitCode::SUCCESS),
         Command::Serve(a) => serve::run(a).map(|()| ExitCode::SUCCESS),
     };
     match result {

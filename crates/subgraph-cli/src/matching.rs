@@ -2,6 +2,7 @@
 //! argument groups it shares with the other commands are in `args`.
 
 mod args;
+mod cluster;
 
 pub use args::{
     note_labels_beside, open_engine, parse_bytes, parse_threads, parse_timeout, stdin_once, GpuArgs, IdArgs, InputArgs,
@@ -64,6 +65,8 @@ pub struct MatchArgs {
     device: String,
     #[command(flatten)]
     gpu: GpuArgs,
+    #[command(flatten)]
+    cluster: cluster::ClusterArgs,
     /// Failing-set pruning: auto (queries of 4+ vertices), on, off.
     #[arg(long, default_value = "auto", value_parser = ["auto", "on", "off"])]
     failing_sets: String,
@@ -139,6 +142,12 @@ pub fn run(mut a: MatchArgs) -> Result<ExitCode> {
     // Patterns are read before the data graph, so that a mistake in one shows at once.
     let patterns: Vec<Pattern> = a.pattern.iter().map(|t| subgraph_pattern::parse(t)).collect::<Result<_, _>>()?;
     let interrupt = crate::signal::interrupt_flag()?;
+    if a.cluster.local_processes.is_some() {
+        return a.cluster.spawn_local();
+    }
+    if a.cluster.given() {
+        return match_cluster(&a, parts.semantics, parts.options(a.limit, failing_sets).symmetry, patterns, interrupt);
+    }
 
     let t = Instant::now();
     let (data, data_name) = match &a.data {
@@ -208,6 +217,51 @@ pub fn run(mut a: MatchArgs) -> Result<ExitCode> {
             threads,
         )
     })
+}
+
+/// `match` on a partitioned graph as one process of a cluster: DATA is the manifest, and
+/// what the cluster matcher does not do yet is refused at once.
+fn match_cluster(
+    a: &MatchArgs,
+    semantics: Semantics,
+    symmetry: subgraph_core::plan::Symmetry,
+    patterns: Vec<Pattern>,
+    interrupt: Arc<AtomicBool>,
+) -> Result<ExitCode> {
+    let refused = [
+        (a.output.is_some(), "--output"),
+        (a.limit.is_some(), "--limit"),
+        (a.unique, "--unique"),
+        (!patterns.is_empty(), "--pattern"),
+        (a.neo4j.given(), "--nodes"),
+    ];
+    if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
+        bail!("{flag} is not supported with --cluster or --local-processes yet");
+    }
+    let manifest = a.data.as_ref().context("no manifest: give the partition's manifest.json as DATA")?;
+    let qopts = ReadOptions {
+        format: format(&a.query_format)?,
+        directed: subgraph_cluster::Manifest::load(manifest)?.directed,
+        vertex_labels: None,
+        ids: a.input.ids.mode(),
+        map: MapMode::Off,
+        max_bytes: a.input.max_memory,
+    };
+    let mut queries = Vec::new();
+    for (name, item) in items(&a.queries, Vec::new(), &qopts)? {
+        match item {
+            Item::Graph(g) => queries.push((name, *g)),
+            Item::Pattern(_) => bail!("{name}: patterns are not supported with --cluster or --local-processes yet"),
+        }
+    }
+    let asked = cluster::Asked {
+        semantics,
+        symmetry: symmetry != subgraph_core::plan::Symmetry::Off,
+        timeout: a.timeout,
+        json: a.format == "json",
+        interrupt,
+    };
+    a.cluster.run_process(manifest, queries, &asked)
 }
 
 /// What a directory of queries holds: query graphs (Sun & Luo's, GSI's) and patterns.

@@ -1,0 +1,46 @@
+//! `subgraph partition`: a data graph into P `.sgb` parts and a manifest, for `match
+//! --cluster` and `--local-processes` (subgraph-cluster).
+
+use crate::matching::InputArgs;
+use anyhow::{Context, Result};
+use clap::Args;
+use std::path::PathBuf;
+use subgraph_cluster::{partition, Rule};
+
+#[derive(Args)]
+#[command(after_help = concat!(
+    "Example (from the repository root):\n",
+    "  subgraph partition tests/data/hprd/HPRD.graph --parts 4 --output /tmp/hprd-4\n",
+    "  subgraph match /tmp/hprd-4/manifest.json tests/data/hprd/queries/query_dense_16_2.graph --local-processes 2",
+))]
+pub struct PartitionArgs {
+    /// Data graph file, in any format `match` reads.
+    data: PathBuf,
+    /// Number of parts (at least the number of processes that will load them).
+    #[arg(long)]
+    parts: usize,
+    /// Folder for the parts (part-0.sgb, …) and manifest.json; created if needed.
+    #[arg(long, value_name = "DIR")]
+    output: PathBuf,
+    /// How vertices are assigned: hash (of the id) or range (ranges of ids balanced by
+    /// adjacency size).
+    #[arg(long, default_value = "hash", value_parser = ["hash", "range"])]
+    by: String,
+    #[command(flatten)]
+    input: InputArgs,
+}
+
+pub fn run(a: PartitionArgs) -> Result<()> {
+    let rule = Rule::from_name(&a.by).expect("clap checked --by");
+    let data = a.input.read_one(&a.data)?.graph;
+    let m = partition(&data, a.parts, rule, &a.output).with_context(|| format!("partitioning {}", a.data.display()))?;
+    eprintln!(
+        "{} parts by {} in {}: {} vertices, {} edges",
+        m.parts,
+        m.assignment.name(),
+        a.output.join("manifest.json").display(),
+        m.vertices,
+        m.edges
+    );
+    Ok(())
+}
