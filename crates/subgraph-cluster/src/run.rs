@@ -126,7 +126,7 @@ pub fn run(
     }
     let mut out: Vec<(usize, Result<QueryCount>)> =
         indices.into_iter().zip(ran).map(|(i, r)| (i, Ok(r.expect("process 0 gathers every tally")))).collect();
-    out.extend(refused.drain(..).map(|(i, p)| (i, Err(p.err().expect("refused")))));
+    out.extend(refused.drain(..).map(|(i, p)| (i, Err(p.expect_err("refused")))));
     out.sort_by_key(|(i, _)| *i);
     Ok(Some(out.into_iter().map(|(_, r)| r).collect()))
 }

@@ -2,14 +2,13 @@
 //! queries, in 2, 3 and 8 parts, by hash and by ranges, with 1, 2 and 3 processes (threads of
 //! this test, connected over loopback as separate processes would be).
 
-use std::net::TcpListener;
+mod common;
+
+use common::cluster_counts;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::time::Duration;
-use subgraph_cluster::{partition, run, Cluster, Local, Rule};
+use subgraph_cluster::{partition, Rule};
 use subgraph_core::io::{read_graph, ReadOptions};
-use subgraph_core::sink::Control;
-use subgraph_core::{Graph, Semantics};
+use subgraph_core::Graph;
 
 fn data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data")
@@ -17,30 +16,6 @@ fn data_dir() -> PathBuf {
 
 fn graph(path: &Path) -> Graph {
     read_graph(path, &ReadOptions::default()).unwrap().graph
-}
-
-/// Loopback addresses with ports free a moment ago, one per process.
-fn addresses(n: usize) -> Vec<String> {
-    let listeners: Vec<TcpListener> = (0..n).map(|_| TcpListener::bind("127.0.0.1:0").unwrap()).collect();
-    listeners.iter().map(|l| l.local_addr().unwrap().to_string()).collect()
-}
-
-/// Process 0's counts of `queries` over the partition at `manifest` with `n` processes.
-pub fn cluster_counts(manifest: &Path, n: usize, queries: &[Graph], symmetry: bool) -> Vec<u128> {
-    let addresses = addresses(n);
-    let handles: Vec<_> = (0..n)
-        .map(|process| {
-            let cluster = Cluster { addresses: addresses.clone(), process, connect_timeout: Duration::from_secs(20) };
-            let (manifest, queries) = (manifest.to_path_buf(), queries.to_vec());
-            std::thread::spawn(move || {
-                let local = Local::load(&manifest, process, n).unwrap();
-                run::run(&cluster, local, queries, Semantics::Embed, symmetry, Arc::new(Control::unlimited)).unwrap()
-            })
-        })
-        .collect();
-    let mut results: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
-    assert!(results[1..].iter().all(Option::is_none));
-    results.swap_remove(0).unwrap().into_iter().map(|r| r.unwrap().embeddings).collect()
 }
 
 fn known(dir: &str, answers: &str, names: &[&str]) -> (Graph, Vec<Graph>, Vec<u128>) {

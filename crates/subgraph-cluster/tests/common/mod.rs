@@ -1,0 +1,34 @@
+//! The helper the tests share: a query counted by n processes, threads of the test connected
+//! over loopback as processes would be.
+
+use std::net::TcpListener;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+use subgraph_cluster::{run, Cluster, Local};
+use subgraph_core::sink::Control;
+use subgraph_core::{Graph, Semantics};
+
+/// Loopback addresses with ports free a moment ago, one per process.
+fn addresses(n: usize) -> Vec<String> {
+    let listeners: Vec<TcpListener> = (0..n).map(|_| TcpListener::bind("127.0.0.1:0").unwrap()).collect();
+    listeners.iter().map(|l| l.local_addr().unwrap().to_string()).collect()
+}
+
+/// Process 0's counts of `queries` over the partition at `manifest` with `n` processes.
+pub fn cluster_counts(manifest: &Path, n: usize, queries: &[Graph], symmetry: bool) -> Vec<u128> {
+    let addresses = addresses(n);
+    let handles: Vec<_> = (0..n)
+        .map(|process| {
+            let cluster = Cluster { addresses: addresses.clone(), process, connect_timeout: Duration::from_secs(20) };
+            let (manifest, queries) = (manifest.to_path_buf(), queries.to_vec());
+            std::thread::spawn(move || {
+                let local = Local::load(&manifest, process, n).unwrap();
+                run::run(&cluster, local, queries, Semantics::Embed, symmetry, Arc::new(Control::unlimited)).unwrap()
+            })
+        })
+        .collect();
+    let mut results: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    assert!(results[1..].iter().all(Option::is_none));
+    results.swap_remove(0).unwrap().into_iter().map(|r| r.unwrap().embeddings).collect()
+}
