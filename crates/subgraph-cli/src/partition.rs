@@ -9,9 +9,9 @@ use subgraph_cluster::{partition, Rule};
 
 #[derive(Args)]
 #[command(after_help = concat!(
-    "Example (from the repository root):\n",
-    "  subgraph partition tests/data/hprd/HPRD.graph --parts 4 --output /tmp/hprd-4\n",
-    "  subgraph match /tmp/hprd-4/manifest.json tests/data/hprd/queries/query_dense_16_2.graph --local-processes 2",
+    "Examples (from the repository root, on the shipped test data):\n",
+    "  subgraph partition tests/data/hprd/HPRD.graph --parts 4 --output hprd-4\n",
+    "  subgraph partition tests/data/yeast/yeast.graph --parts 3 --by range --output yeast-3",
 ))]
 pub struct PartitionArgs {
     /// Data graph file, in any format `match` reads.

@@ -80,3 +80,44 @@ fn a_missing_process_ends_the_run_with_an_error_not_a_hang() {
         assert!(t.elapsed() < Duration::from_secs(15), "{:?}", t.elapsed());
     }
 }
+
+#[test]
+fn a_process_killed_mid_query_ends_the_others_with_an_error_within_seconds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let yeast = data("yeast/yeast.graph");
+    let out = tmp.path().display().to_string();
+    let o = run(&["partition", yeast.to_str().unwrap(), "--parts", "2", "--output", &out]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let manifest = tmp.path().join("manifest.json").display().to_string();
+    let ports: Vec<TcpListener> = (0..2).map(|_| TcpListener::bind("127.0.0.1:0").unwrap()).collect();
+    let hosts: Vec<String> = ports.iter().map(|l| l.local_addr().unwrap().to_string()).collect();
+    drop(ports);
+    let hostfile = tmp.path().join("hosts.txt");
+    std::fs::write(&hostfile, hosts.join("\n")).unwrap();
+    // A query of millions of matches, several seconds on two processes: the run is cut short.
+    let query = data("yeast/queries/query_sparse_16_101.graph");
+    let start = |process: &str| {
+        bin()
+            .args(["match", &manifest, query.to_str().unwrap(), "--cluster", hostfile.to_str().unwrap()])
+            .args(["--process", process, "--timeout", "60", "-q"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (zero, mut one) = (start("0"), start("1"));
+    std::thread::sleep(Duration::from_millis(1500));
+    one.kill().unwrap();
+    one.wait().unwrap();
+    let t = Instant::now();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let pid = zero.id().to_string();
+    std::thread::spawn(move || tx.send(zero.wait_with_output().unwrap()));
+    let o = rx.recv_timeout(Duration::from_secs(15)).unwrap_or_else(|_| {
+        let _ = Command::new("kill").args(["-9", &pid]).status();
+        panic!("process 0 still running 15 s after process 1 was killed");
+    });
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("connection to another process broke"), "{err}");
+    assert!(t.elapsed() < Duration::from_secs(15));
+}

@@ -63,7 +63,11 @@ fn has_placeholder(cmd: &str) -> bool {
 fn every_help_ends_with_examples_that_run() {
     let top = help(&[]);
     let subs = subcommands(&top);
-    assert_eq!(subs, ["match", "explain", "info", "gen", "convert", "bench", "ann", "mf", "serve"], "{top}");
+    assert_eq!(
+        subs,
+        ["match", "explain", "info", "gen", "convert", "bench", "ann", "mf", "partition", "serve"],
+        "{top}"
+    );
     let scratch = tempfile::tempdir().unwrap();
     std::fs::create_dir(scratch.path().join("tests")).unwrap();
     #[cfg(unix)]
