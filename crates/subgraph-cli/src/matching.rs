@@ -146,7 +146,8 @@ pub fn run(mut a: MatchArgs) -> Result<ExitCode> {
         return a.cluster.spawn_local();
     }
     if a.cluster.given() {
-        return match_cluster(&a, parts.semantics, parts.options(a.limit, failing_sets).symmetry, patterns, interrupt);
+        let opts = parts.options(a.limit, failing_sets);
+        return match_cluster(&a, (parts.semantics, opts.symmetry, opts.order), patterns, interrupt);
     }
 
     let t = Instant::now();
@@ -223,8 +224,7 @@ pub fn run(mut a: MatchArgs) -> Result<ExitCode> {
 /// what the cluster matcher does not do yet is refused at once.
 fn match_cluster(
     a: &MatchArgs,
-    semantics: Semantics,
-    symmetry: subgraph_core::plan::Symmetry,
+    (semantics, symmetry, order): (Semantics, subgraph_core::plan::Symmetry, Option<subgraph_core::order::Order>),
     patterns: Vec<Pattern>,
     interrupt: Arc<AtomicBool>,
 ) -> Result<ExitCode> {
@@ -257,6 +257,7 @@ fn match_cluster(
     let asked = cluster::Asked {
         semantics,
         symmetry: symmetry != subgraph_core::plan::Symmetry::Off,
+        order: order.unwrap_or(subgraph_cluster::plan::DEFAULT_ORDER),
         timeout: a.timeout,
         json: a.format == "json",
         interrupt,

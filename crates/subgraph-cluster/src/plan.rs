@@ -13,6 +13,12 @@ use subgraph_core::planner::GATE_PARTICLES;
 use subgraph_core::sink::Control;
 use subgraph_core::{Dir, Graph, Query, Semantics};
 
+/// The orders every process computes alike from the query and the label table.
+pub const ORDERS: [Order; 2] = [Order::Gql, Order::Ri];
+
+/// The order without `--order`.
+pub const DEFAULT_ORDER: Order = Order::Gql;
+
 /// An earlier position whose data vertex's adjacency list the candidates must be in: the
 /// data edge goes from that vertex in direction `dir` to the candidate with label `edge_label`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,13 +50,27 @@ pub struct ClusterPlan {
     pub restrictions: usize,
     /// Candidates by label, summed over the query vertices.
     pub candidates: u64,
+    pub order: Order,
 }
 
 impl ClusterPlan {
     /// Plans `query` over `data` (a process's graph: its label table is whole) under
-    /// `semantics`, which must be `embed`; symmetry breaking when `symmetry`. Returns the plan
-    /// and the milliseconds it took.
-    pub fn new(data: &Graph, query: Graph, semantics: Semantics, symmetry: bool) -> Result<(ClusterPlan, f64)> {
+    /// `semantics`, which must be `embed`, in `order` (GQL or RI: the orders that read no
+    /// adjacency, so every process computes the same); symmetry breaking when `symmetry`.
+    /// Returns the plan and the milliseconds it took.
+    pub fn new(
+        data: &Graph,
+        query: Graph,
+        semantics: Semantics,
+        symmetry: bool,
+        order: Order,
+    ) -> Result<(ClusterPlan, f64)> {
+        if !ORDERS.contains(&order) {
+            return Err(Error::Unsupported(format!(
+                "the cluster matcher orders queries by gql or ri only, not {}",
+                order.name()
+            )));
+        }
         if semantics != Semantics::Embed {
             return Err(Error::Unsupported(format!(
                 "the cluster matcher counts embeddings (--semantics embed) only, not {}",
@@ -65,14 +85,14 @@ impl ClusterPlan {
         let n = q.num_vertices();
         let cands: Vec<Vec<u32>> = (0..n as u32).map(|u| data.vertices_with_label(q.label(u)).to_vec()).collect();
         let sizes: Vec<usize> = cands.iter().map(Vec::len).collect();
-        let vertices = Order::Gql.compute(data, &q, &mut Sampler::new(data, &q, &cands, true, GATE_PARTICLES, 0));
+        let vertices = order.compute(data, &q, &mut Sampler::new(data, &q, &cands, true, GATE_PARTICLES, 0));
         let options = PlanOptions {
             semantics,
             tail: Tail::Off,
             symmetry: if symmetry { subgraph_core::plan::Symmetry::Auto } else { subgraph_core::plan::Symmetry::Off },
             ..PlanOptions::default()
         };
-        let shaped = Plan::shaped(data, &q, options, Order::Gql, vertices.clone(), 0, &sizes, &Control::unlimited());
+        let shaped = Plan::shaped(data, &q, options, order, vertices.clone(), 0, &sizes, &Control::unlimited());
         let mut position = vec![usize::MAX; n];
         let mut steps = Vec::with_capacity(n);
         for (i, &u) in vertices.iter().enumerate() {
@@ -96,6 +116,7 @@ impl ClusterPlan {
             multiplier: shaped.multiplier,
             restrictions: shaped.restriction_count(),
             candidates: sizes.iter().map(|&s| s as u64).sum(),
+            order,
         };
         Ok((plan, t.elapsed().as_secs_f64() * 1e3))
     }

@@ -16,6 +16,7 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use subgraph_core::order::Order;
 use subgraph_core::sink::{Control, Stopped};
 use subgraph_core::{Graph, Semantics};
 use timely::communication::Allocate;
@@ -48,6 +49,8 @@ pub struct QueryCount {
     pub candidates: u64,
     pub restrictions: usize,
     pub multiplier: u128,
+    /// The order's name.
+    pub order: &'static str,
     pub processes: usize,
     /// Bytes of partial matches sent between processes, all processes together.
     pub bytes_sent: u64,
@@ -80,7 +83,7 @@ pub fn read_hosts(path: &Path) -> Result<Vec<String>> {
 pub type Counts = Vec<Result<QueryCount, Error>>;
 
 /// Runs `queries` (name, graph) as process `cluster.process` over `local` under `semantics`
-/// (with symmetry breaking when `symmetry`), each query stopped by a control from
+/// in `order` (with symmetry breaking when `symmetry`), each query stopped by a control from
 /// `control`; returns the counts on process 0 and None on the others. A query that cannot be
 /// planned is refused alike on every process and not run.
 pub fn run(
@@ -89,11 +92,12 @@ pub fn run(
     queries: Vec<Graph>,
     semantics: Semantics,
     symmetry: bool,
+    order: Order,
     control: Arc<dyn Fn() -> Control + Send + Sync>,
 ) -> Result<Option<Counts>> {
     let local = Arc::new(local);
     let plans: Vec<Result<(ClusterPlan, f64)>> =
-        queries.into_iter().map(|q| ClusterPlan::new(&local.graph, q, semantics, symmetry)).collect();
+        queries.into_iter().map(|q| ClusterPlan::new(&local.graph, q, semantics, symmetry, order)).collect();
     let (runnable, mut refused): (Vec<_>, Vec<_>) = plans.into_iter().enumerate().partition(|(_, p)| p.is_ok());
     let runnable: Arc<Vec<(usize, Arc<ClusterPlan>, f64)>> =
         Arc::new(runnable.into_iter().map(|(i, p)| p.map(|(p, ms)| (i, Arc::new(p), ms))).collect::<Result<_>>()?);
@@ -179,6 +183,7 @@ fn one_query<A: Allocate>(
         candidates: plan.candidates,
         restrictions: plan.restrictions,
         multiplier: plan.multiplier,
+        order: plan.order.name(),
         processes: tallies.len(),
         bytes_sent: tallies.iter().map(|t| t.4).sum(),
         busy_ms: tallies.iter().map(|t| t.3 as f64 * 1e-6).collect(),

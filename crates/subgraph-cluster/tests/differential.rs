@@ -1,12 +1,13 @@
 //! The cluster's counts against subgraph-core's brute-force oracle on small random graphs and
-//! queries (connected or not), partitioned by hash and by ranges, with 1 to 3 processes and
-//! symmetry breaking on and off.
+//! queries (connected or not), partitioned by hash and by ranges, with 1 to 3 processes, GQL's and RI's
+//! orders, and symmetry breaking on and off.
 
 mod common;
 
 use common::cluster_counts;
 use proptest::prelude::*;
 use subgraph_cluster::{partition, Rule};
+use subgraph_core::order::Order;
 use subgraph_core::{oracle, Graph, GraphBuilder, Query, Semantics};
 
 fn graph(n: u32, labels: &[u32], edges: &[(u32, u32)]) -> Graph {
@@ -28,6 +29,7 @@ proptest! {
         parts in 1usize..5,
         range in any::<bool>(),
         symmetry in any::<bool>(),
+        ri in any::<bool>(),
     ) {
         let data = graph(14, &labels, &edges);
         let query = graph(qn, &qlabels, &qedges);
@@ -35,7 +37,7 @@ proptest! {
         let tmp = tempfile::tempdir().unwrap();
         partition(&data, parts, if range { Rule::Range } else { Rule::Hash }, tmp.path()).unwrap();
         let processes = parts.min(3);
-        let got = cluster_counts(&tmp.path().join("manifest.json"), processes, &[query], symmetry);
+        let got = cluster_counts(&tmp.path().join("manifest.json"), processes, &[query], symmetry, if ri { Order::Ri } else { Order::Gql });
         prop_assert_eq!(got, vec![expected]);
     }
 }

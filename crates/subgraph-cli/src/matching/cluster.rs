@@ -18,6 +18,7 @@ use subgraph::{Record, Report};
 use subgraph_cluster::run::QueryCount;
 use subgraph_cluster::{read_hosts, Cluster, Local};
 use subgraph_core::filter::Filter;
+use subgraph_core::order::Order;
 use subgraph_core::sink::Control;
 use subgraph_core::{Graph, Semantics};
 
@@ -43,6 +44,7 @@ pub struct ClusterArgs {
 pub struct Asked {
     pub semantics: Semantics,
     pub symmetry: bool,
+    pub order: Order,
     pub timeout: Option<f64>,
     pub json: bool,
     pub interrupt: Arc<AtomicBool>,
@@ -127,7 +129,7 @@ impl ClusterArgs {
         });
         let (names, graphs): (Vec<String>, Vec<Graph>) = queries.into_iter().unzip();
         let Some(counts) =
-            subgraph_cluster::run::run(&cluster, local, graphs, asked.semantics, asked.symmetry, control)?
+            subgraph_cluster::run::run(&cluster, local, graphs, asked.semantics, asked.symmetry, asked.order, control)?
         else {
             return Ok(ExitCode::SUCCESS);
         };
@@ -165,7 +167,7 @@ fn print(name: String, c: QueryCount, asked: &Asked) -> Result<()> {
         enumerate_ms: c.enumerate_ms,
         elapsed_ms,
         candidates: c.candidates,
-        order: "gql",
+        order: c.order,
         restrictions: c.restrictions,
         multiplier: c.multiplier,
         ..Report::nothing(Filter::Ldf, c.stopped)

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 use subgraph_cluster::{run, Cluster, Local};
+use subgraph_core::order::Order;
 use subgraph_core::sink::Control;
 use subgraph_core::{Graph, Semantics};
 
@@ -16,7 +17,7 @@ fn addresses(n: usize) -> Vec<String> {
 }
 
 /// Process 0's counts of `queries` over the partition at `manifest` with `n` processes.
-pub fn cluster_counts(manifest: &Path, n: usize, queries: &[Graph], symmetry: bool) -> Vec<u128> {
+pub fn cluster_counts(manifest: &Path, n: usize, queries: &[Graph], symmetry: bool, order: Order) -> Vec<u128> {
     let addresses = addresses(n);
     let handles: Vec<_> = (0..n)
         .map(|process| {
@@ -24,7 +25,8 @@ pub fn cluster_counts(manifest: &Path, n: usize, queries: &[Graph], symmetry: bo
             let (manifest, queries) = (manifest.to_path_buf(), queries.to_vec());
             std::thread::spawn(move || {
                 let local = Local::load(&manifest, process, n).unwrap();
-                run::run(&cluster, local, queries, Semantics::Embed, symmetry, Arc::new(Control::unlimited)).unwrap()
+                run::run(&cluster, local, queries, Semantics::Embed, symmetry, order, Arc::new(Control::unlimited))
+                    .unwrap()
             })
         })
         .collect();
