@@ -34,7 +34,7 @@ pub fn run(a: PartitionArgs) -> Result<()> {
     let rule = Rule::from_name(&a.by).expect("clap checked --by");
     let data = a.input.read_one(&a.data)?.graph;
     let m = partition(&data, a.parts, rule, &a.output).with_context(|| format!("partitioning {}", a.data.display()))?;
-    eprintln!(
+    println!(
         "{} parts by {} in {}: {} vertices, {} edges",
         m.parts,
         m.assignment.name(),
