@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""`subgraph serve` on a GPU host, through the binary (issue 43): `--device auto --gpus 1` over
-HPRD lists its device; queries the planner keeps on the CPU (a limit) are answered while a GPU
-query runs (they do not wait for it); the new health and metrics fields are there; `--gpus`
+"""`subgraph serve` on a GPU host, through the binary (issue 43): `--device auto --gpus 1` lists
+its device; over a random graph of 20,000 vertices of degree 10 (written here, as the server's
+GPU tests make theirs), queries the planner keeps on the CPU (a limit) are answered while a GPU
+query (closed 8-walks, which `auto` sends to the GPU there; not on HPRD) runs, without waiting
+for it; the new health and metrics fields are there; `--gpus`
 beyond the host's devices fails at start with one line; with two GPUs or more, `--gpus 2` runs
 two GPU queries at once. Without a GPU (nvidia-smi lists none), `--device auto --gpus 2` serves
 from the CPU, saying why. Standard library only; prints `N passed, N failed` last and exits 1 on
@@ -11,11 +13,13 @@ a failure.
 """
 
 import json
+import os
 import re
 import subprocess
 import sys
 import threading
 import time
+import tempfile
 import urllib.error
 import urllib.request
 
@@ -47,8 +51,8 @@ def call(base, path, body=None):
 class Serve:
     """`subgraph serve` on a free loopback port, with `flags`."""
 
-    def __init__(self, *flags):
-        cmd = [BIN, "serve", "--listen", "127.0.0.1:0", "--graph", f"hprd={GRAPH}", *flags]
+    def __init__(self, *flags, graph=GRAPH):
+        cmd = [BIN, "serve", "--listen", "127.0.0.1:0", "--graph", f"hprd={graph}", *flags]
         self.p = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
         self.log = []
         while True:
@@ -82,8 +86,23 @@ def until(seconds, ok):
     return False
 
 
+def walk_graph():
+    """An edge list of 20,000 vertices, each linked to 10 drawn by a fixed generator."""
+    n, x, lines = 20000, 0x9E3779B97F4A7C15, []
+    for a in range(n):
+        for _ in range(10):
+            x = (x * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+            b = (x >> 33) % n
+            if a != b:
+                lines.append(f"{a} {b}\n")
+    path = os.path.join(tempfile.mkdtemp(), "walks.txt")
+    with open(path, "w") as f:
+        f.writelines(lines)
+    return path
+
+
 def auto_one_gpu():
-    with Serve("--device", "auto", "--gpus", "1", "--max-concurrent", "8") as s:
+    with Serve("--device", "auto", "--gpus", "1", "--max-concurrent", "8", graph=walk_graph()) as s:
         g = call(s.base, "/v1/graphs")[1]["graphs"][0]
         print("engine:", g["engine"])
         check(g["device"] == "gpu" and g["devices"] == [{"device": 0, "state": "ready"}], f"devices {g['devices']}")

@@ -2,11 +2,13 @@
 //! under `--device auto`, queries the planner keeps on the CPU are answered while a GPU query
 //! runs; a kernel fault that poisons device 0's context (made by the test: a kernel of its own
 //! that writes to an invalid address, on the device's primary context, which the server's
-//! engines share) is answered `device_fault`, later queries are answered right, and the device
-//! is reopened and serves again, as `/metrics` and `/v1/health` say; a query that finds the
+//! engines share) is answered `device_fault`, later queries are answered right on the CPU while
+//! the device is out of service, as `/metrics` and `/v1/health` say; a query that finds the
 //! device's memory taken (by a buffer of the test's own) is answered all the same (under
 //! `auto`, on the CPU where the GPU lacked the memory) and the device stays in service. The
-//! data graph is made by the test, so that the test binary runs away from the repository.
+//! fault poisons the device for the whole test process (the CUDA driver keeps a sticky error
+//! until the process ends), so its test sorts last. The data graph is made by the test, so that
+//! the test binary runs away from the repository.
 
 use crate::common::{config, request, Server};
 use std::path::PathBuf;
@@ -140,7 +142,35 @@ fn gpu_auto_answers_cpu_queries_while_a_gpu_query_runs() {
 }
 
 #[test]
-fn gpu_fault_answers_device_fault_and_the_device_is_reopened() {
+fn gpu_out_of_memory_fails_alone_and_the_device_serves_on() {
+    if !gpu_here() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let s = Server::start(on("auto", graph_file(&dir)));
+    // The device's memory taken, but for a few MiB, by a buffer of the test's own (the driver
+    // refused all but 4 MiB of an H200's: the largest buffer it grants is a little less).
+    let gpu = Gpu::open(0).unwrap();
+    let (free, _) = gpu.memory().unwrap();
+    let hog = [4u64, 16, 64, 256]
+        .iter()
+        .find_map(|mib| gpu.alloc_zeros::<u32>("the test's hog", (free.saturating_sub(mib << 20) / 4) as usize).ok())
+        .expect("all but 256 MiB of the device's free memory");
+    let r = s.post("/v1/graphs/g/match", None, &heavy(3));
+    let record = r.json();
+    assert_eq!(r.status, 200, "{record}");
+    eprintln!("with the device's memory taken, the query ran on the {}: {record}", record["device"]);
+    assert_eq!(s.metric("subgraph_device_faults_total{device=\"0\"}"), 0.0);
+    drop(hog);
+    drop(gpu);
+    let g = s.get("/v1/graphs", None).json();
+    assert_eq!(g["graphs"][0]["devices"], serde_json::json!([{"device": 0, "state": "ready"}]), "{g}");
+    let r = s.post("/v1/graphs/g/match", None, &heavy(3));
+    assert_eq!((r.status, r.json()["device"].as_str()), (200, Some("gpu")), "{}", r.text());
+}
+
+#[test]
+fn gpu_sticky_fault_answers_device_fault_and_the_cpu_serves_on() {
     if !gpu_here() {
         return;
     }
@@ -155,9 +185,7 @@ fn gpu_fault_answers_device_fault_and_the_device_is_reopened() {
         let record = r.json();
         assert_eq!(r.status, 200, "{record}");
         assert_eq!(record["embeddings"].as_u64(), Some(want), "{record}");
-        if !device.is_empty() {
-            assert_eq!(record["device"].as_str(), Some(device), "{record}");
-        }
+        assert_eq!(record["device"].as_str(), Some(device), "{record}");
     };
     count("gpu");
     let fault = poison(0);
@@ -166,38 +194,14 @@ fn gpu_fault_answers_device_fault_and_the_device_is_reopened() {
     assert_eq!((r.status, r.json()["code"].as_str()), (503, Some("device_fault")), "{}", r.text());
     assert_eq!(r.header("retry-after"), Some("1"));
     assert_eq!(s.metric("subgraph_device_faults_total{device=\"0\"}"), 1.0);
-    // Out of service until reopened: said by /v1/health (unless reopened already).
+    // Out of service: said by /v1/health and /metrics, and queries answered right meanwhile
+    // (on the CPU). The driver keeps the process's context on the device poisoned (measured on
+    // an H200, driver 580: reopening and a primary-context reset both fail with the fault), so
+    // the device stays out until the server is restarted; the reopening goes on trying.
     let health = s.get("/v1/health", None).json();
-    let reopened = |s: &Server| s.metric("subgraph_device_reopens_total{device=\"0\"}") == 1.0;
-    assert!(health["degraded"][0]["device"] == 0 || reopened(&s), "{health}");
-    // Meanwhile, queries answered right (on the CPU, or on the device once it is back).
-    count("");
-    assert!(until(Duration::from_secs(60), || reopened(&s)), "GPU 0 was not reopened in 60 s");
-    assert_eq!(s.get("/v1/health", None).json()["degraded"], serde_json::json!([]));
-    assert_eq!(s.metric("subgraph_devices_degraded"), 0.0);
-    count("gpu");
-}
-
-#[test]
-fn gpu_out_of_memory_fails_alone_and_the_device_serves_on() {
-    if !gpu_here() {
-        return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let s = Server::start(on("auto", graph_file(&dir)));
-    // The device's memory taken, but for 4 MiB, by a buffer of the test's own.
-    let gpu = Gpu::open(0).unwrap();
-    let (free, _) = gpu.memory().unwrap();
-    let hog = gpu.alloc_zeros::<u32>("the test's hog", (free.saturating_sub(4 << 20) / 4) as usize).unwrap();
-    let r = s.post("/v1/graphs/g/match", None, &heavy(3));
-    let record = r.json();
-    assert_eq!(r.status, 200, "{record}");
-    eprintln!("with the device's memory taken, the query ran on the {}: {record}", record["device"]);
-    assert_eq!(s.metric("subgraph_device_faults_total{device=\"0\"}"), 0.0);
-    drop(hog);
-    drop(gpu);
-    let g = s.get("/v1/graphs", None).json();
-    assert_eq!(g["graphs"][0]["devices"], serde_json::json!([{"device": 0, "state": "ready"}]), "{g}");
-    let r = s.post("/v1/graphs/g/match", None, &heavy(3));
-    assert_eq!((r.status, r.json()["device"].as_str()), (200, Some("gpu")), "{}", r.text());
+    assert_eq!(health["degraded"][0]["device"], 0, "{health}");
+    assert_eq!(s.metric("subgraph_devices_degraded"), 1.0);
+    count("cpu");
+    count("cpu");
+    assert_eq!(s.metric("subgraph_device_faults_total{device=\"0\"}"), 1.0);
 }
