@@ -35,8 +35,8 @@ def main():
                 m = re.search(r"(dense|sparse)_(\d+)", os.path.basename(r["query"]))
                 r["set"], r["class"] = s, (m.group(0) if m else "other")
                 rows.append(r)
-    names = [k[: -len("_ms")] for k in rows[0] if k.endswith("_ms") and not k.startswith("framework")
-             and not any(k.endswith(x) for x in ("order_ms", "trial_ms", "compare_ms", "probe_ms", "enumerate_ms"))]
+    # The binaries, by their `NAME_done` columns.
+    names = [k[: -len("_done")] for k in rows[0] if k.endswith("_done") and k != "framework_done"]
     f = lambda r, k: float(r[k]) if r[k] not in ("", None) else float("nan")
     for name in names:
         print(f"## {name}\n")

@@ -395,8 +395,9 @@ impl Prepared {
                         // a few prefixes: the challenger is probed, then the default plan
                         // within what the challenger's probe took, before the default plan is
                         // given up. The probes count as enumeration, as trials do.
-                        let budget = PROBE_MIN
-                            .max(Duration::from_secs_f64(planner::comparison_ms(&options, used, per_particle) * 1e-3));
+                        // As long as the comparison took; `probe_prefers` gives at least PROBE_MIN.
+                        let budget =
+                            Duration::from_secs_f64(planner::comparison_ms(&options, used, per_particle) * 1e-3);
                         let (p, answer) = probe_prefers(
                             data,
                             (&best, &best_space),
