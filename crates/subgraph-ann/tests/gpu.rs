@@ -681,3 +681,40 @@ fn brute_force_at_gist_scale() {
     assert_close(&part, &want, &base, &sample, Metric::L2, "1M x 960");
     assert!(seconds < 120.0, "{seconds} s");
 }
+
+/// (g) `--gpus 2`: the engine splits a batch over two GPUs, each with its copy of the index;
+/// the answers (search, filtered search and brute force) are those of one GPU, in the queries'
+/// order. Skipped on a host with one GPU, unless SUBGRAPH_REQUIRE_GPUS=2.
+#[test]
+fn two_gpus_give_the_answers_of_one() {
+    use subgraph_ann::{BuildParams, Device, Engine, Filter};
+    let Some(_) = gpu() else { return };
+    let count = Gpu::count().unwrap();
+    if count < 2 {
+        if std::env::var("SUBGRAPH_REQUIRE_GPUS").as_deref() == Ok("2") {
+            panic!("SUBGRAPH_REQUIRE_GPUS=2 but the driver reports {count} GPU");
+        }
+        eprintln!("skipped: {count} GPU");
+        return;
+    }
+    let mut rng = Rng::new(11);
+    let (n, dim, metric) = (5000, 64, Metric::L2);
+    let base = vectors(&mut rng, n, dim, true, metric);
+    let queries = vectors(&mut rng, 4001, dim, true, metric);
+    let (index, _) = Engine::new(Device::Cpu, 1)
+        .unwrap()
+        .build(base, metric, &BuildParams::new(GraphKind::Hnsw, 32).unwrap(), None)
+        .unwrap();
+    let (one, two) = (Engine::new(Device::Gpu, 1).unwrap(), Engine::new(Device::Gpu, 2).unwrap());
+    assert_eq!(two.name(), "gpu x 2");
+    let (one, two) = (one.resident(&index).unwrap(), two.resident(&index).unwrap());
+    let p = params(10, 64);
+    let filter = Filter::Mask((0..n).map(|i| i % 3 != 0).collect());
+    for (what, filter) in [("search", None), ("filtered search", Some(&filter))] {
+        let want = one.search(&index, queries.clone(), p, filter).unwrap();
+        let got = two.search(&index, queries.clone(), p, filter).unwrap();
+        assert_exact(&got, &want, &format!("{what} on two GPUs"));
+    }
+    let want = one.brute_force(&index, queries.clone(), 10, None).unwrap();
+    assert_exact(&two.brute_force(&index, queries, 10, None).unwrap(), &want, "brute force on two GPUs");
+}

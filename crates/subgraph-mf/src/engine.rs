@@ -1,5 +1,5 @@
 //! The device a training run uses and the engine it builds (thesis §3.2's comparison as a
-//! flag): the CPU alone (FPSGD), the GPU alone (CuMF_SGD), or both (HSGD* or HSGD), chosen by
+//! flag): the CPU alone (FPSGD), the GPU alone (CuMF_SGD; on several, the rotation), or both (HSGD* or HSGD), chosen by
 //! `auto` from the cost model: hybrid where a GPU is present and the model predicts a gain, the
 //! GPU alone where it does not, the CPU where there is no GPU.
 
@@ -16,6 +16,7 @@ use crate::hybrid::board::Rates;
 use crate::hybrid::division::Schedule;
 use crate::hybrid::halves::Halves;
 use crate::hybrid::profile::{self, Profile, Setting};
+use crate::hybrid::rotation::Rotation;
 use crate::hybrid::run::Hybrid;
 use crate::model::Params;
 use crate::ratings::{Mapped, Ratings};
@@ -196,8 +197,7 @@ pub fn train(
         }
         Device::Gpu => {
             plan.gpus = gpus.len();
-            plan.schedule = Some(Schedule::HsgdStar);
-            Box::new(Hybrid::new(ratings, params, Schedule::HsgdStar, 1.0, true, 0, engines(gpus.len())?, None)?)
+            Box::new(Rotation::new(engines(gpus.len())?, ratings, params)?)
         }
         Device::Hybrid | Device::Auto => {
             plan.gpus = gpus.len();

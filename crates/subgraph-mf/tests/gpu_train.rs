@@ -15,7 +15,9 @@
 //! - `auto` picks a device by the cost model, fits it once into the file `Options::cost_model`
 //!   names, reuses it on a second run (the file unchanged, the same predictions) and fits it
 //!   again with `refit`;
-//! - more GPUs than the driver reports is one clear error.
+//! - more GPUs than the driver reports is one clear error;
+//! - on a host with two GPUs or more, `gpus: Some(2)` ends within 1% too: the GPUs alone (the
+//!   rotation) and HSGD\* beside the CPU (skipped on one GPU, unless SUBGRAPH_REQUIRE_GPUS=2).
 //!
 //! Tests run one at a time (a lock), so that the timings they print are the device's alone.
 //! Each skips when no GPU is usable, unless SUBGRAPH_REQUIRE_GPU=1. Run with `--nocapture` to
@@ -294,6 +296,43 @@ fn half_precision_ends_within_two_percent_of_float() {
     let (float, half) = (finals[0], finals[1]);
     eprintln!("half against float: {:.4}", half / float);
     assert!((half - float).abs() <= 0.02 * float, "half {half} against float {float}");
+}
+
+#[test]
+fn two_gpus_reach_the_planted_rmse_within_one_percent() {
+    let Some(count) = gpus() else { return };
+    if count < 2 {
+        if std::env::var("SUBGRAPH_REQUIRE_GPUS").as_deref() == Ok("2") {
+            panic!("SUBGRAPH_REQUIRE_GPUS=2 but the driver reports {count} GPU");
+        }
+        eprintln!("skipped: {count} GPU");
+        return;
+    }
+    let _one = one_at_a_time();
+    let mut failures = Vec::new();
+    for (label, device, schedule, split, cpu_share) in [
+        ("two GPUs alone (the rotation)", Device::Gpu, None, None, 0.0),
+        ("HSGD* on two GPUs, split 0.5", Device::Hybrid, Some(Schedule::HsgdStar), Some(0.5), 0.5),
+    ] {
+        let options = Options {
+            device,
+            schedule: schedule.unwrap_or(Schedule::Auto),
+            gpus: Some(2),
+            workers: Some(workers()),
+            split,
+            stealing: false,
+            ..Options::default()
+        };
+        let (trained, plan, rmse) = run(label, &PARAMS, &options);
+        assert_eq!((plan.device, plan.gpus, plan.schedule), (device, 2, schedule), "{label}");
+        for s in &trained.history {
+            if (s.cpu_share - cpu_share).abs() > 0.05 {
+                failures.push(format!("{label}, epoch {}: CPU share {}, not {cpu_share} ± 0.05", s.epoch, s.cpu_share));
+            }
+        }
+        failures.extend(within_one_percent(label, rmse).err());
+    }
+    report(failures);
 }
 
 /// The file's text and time of change.

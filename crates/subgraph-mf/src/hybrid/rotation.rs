@@ -1,0 +1,222 @@
+//! Several GPUs alone (`--device gpu --gpus N`): FPSGD's rule (thesis §3.1; Zhuang et al.,
+//! RecSys 2013) at the grain of devices. The users are cut into N slabs and the items into N
+//! blocks of equal rating mass; GPU g keeps slab g's rows of P resident, and an epoch runs in N
+//! phases: in phase p, GPU g updates its slab over item block (g + p) mod N in one kernel run
+//! (CuMF_SGD's batch-Hogwild! within the block). No two GPUs touch one row or column at once and
+//! every rating is updated once an epoch. After each phase each block of Q goes from the GPU
+//! that updated it to the one that updates it next, through the host, which so holds the whole
+//! of Q between epochs.
+//!
+//! Why: HSGD*'s division (`run`) hands each GPU one column of n_c + 2n_g + 1 at a time, which on
+//! an H200 neither fills the device nor leaves its warps enough rows of Q: two GPUs alone ran
+//! no faster than one and ended 1.4 % above the planted RMSE where one GPU ends within 1 %
+//! (bench/results/2026-11-29-two-gpus.md). `halves` does the same for one GPU and the CPU.
+
+use std::ops::Range;
+
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::blocks::Grid;
+use crate::error::{MfError, Result};
+use crate::gpu::{DeviceRatings, GpuSgd};
+use crate::hybrid::division::{cut, even, masses};
+use crate::model::{Model, Params, Step};
+use crate::ratings::{Rating, Ratings};
+use crate::train::{Engine, Epoch};
+
+/// The ratings' layout over `n` devices: users and items renumbered and cut into `n` slabs and
+/// `n` blocks of equal mass; for each slab, its ratings block by block in global (renumbered)
+/// ids, each block's run shuffled.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    pub grid: Grid,
+    /// `runs[g]`: slab g's ratings; block c's are `runs[g][offsets[g][c]..offsets[g][c + 1]]`.
+    pub runs: Vec<Vec<Rating>>,
+    pub offsets: Vec<Vec<usize>>,
+}
+
+impl Layout {
+    pub fn new(ratings: &Ratings, n: usize, seed: u64) -> Layout {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x7f4a_7c15_9e37_79b9);
+        let (user_mass, item_mass) = masses(ratings);
+        let n = n.clamp(1, ratings.users.min(ratings.items).max(1));
+        let users = cut(&user_mass, &even(1.0, n, 0.0), &mut rng);
+        let items = cut(&item_mass, &even(1.0, n, 0.0), &mut rng);
+        let grid = Grid::with_cuts(ratings, users, items);
+        let (mut runs, mut offsets) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for s in 0..n {
+            let u0 = grid.users.starts[s] as u32;
+            let mut run = Vec::new();
+            let mut at = Vec::with_capacity(n + 1);
+            for c in 0..n {
+                at.push(run.len());
+                let start = run.len();
+                let v0 = grid.items.starts[c] as u32;
+                run.extend(grid.block(s, c).iter().map(|e| Rating { u: e.u + u0, v: e.v + v0, r: e.r }));
+                run[start..].shuffle(&mut rng);
+            }
+            at.push(run.len());
+            runs.push(run);
+            offsets.push(at);
+        }
+        Layout { grid, runs, offsets }
+    }
+
+    /// Devices (slabs, blocks).
+    pub fn parts(&self) -> usize {
+        self.runs.len()
+    }
+
+    /// The block GPU g updates in phase p.
+    pub fn block(&self, g: usize, phase: usize) -> usize {
+        (g + phase) % self.parts()
+    }
+
+    /// Block c's items (renumbered ids).
+    pub fn items(&self, c: usize) -> Range<usize> {
+        self.grid.items.range(c)
+    }
+}
+
+/// A run on several GPUs (see the module).
+pub struct Rotation<'g> {
+    sgds: Vec<GpuSgd<'g>>,
+    layout: Layout,
+    ratings: Vec<DeviceRatings>,
+    /// The start, renumbered; its shape is the model's.
+    start: Model,
+    /// Q between phases (renumbered ids): each block as its last GPU left it.
+    q: Vec<f32>,
+}
+
+impl<'g> Rotation<'g> {
+    /// A run over `ratings` on the GPUs of `sgds` (one engine a GPU, two or more) from LIBMF's
+    /// start (the same as the CPU's for the same seed).
+    pub fn new(mut sgds: Vec<GpuSgd<'g>>, ratings: &Ratings, params: &Params) -> Result<Rotation<'g>> {
+        if sgds.len() < 2 {
+            return Err(MfError::Parameter(format!("{} GPU: the rotation runs on two or more", sgds.len())));
+        }
+        let layout = Layout::new(ratings, sgds.len(), params.seed);
+        // With fewer users or items than GPUs, the GPUs past the cut's parts stay idle.
+        sgds.truncate(layout.parts());
+        let start = layout.grid.permute(&Model::start(ratings, params));
+        let k = start.rank;
+        let mut loaded = Vec::with_capacity(sgds.len());
+        for (g, sgd) in sgds.iter_mut().enumerate() {
+            let rows = layout.grid.users.range(g);
+            sgd.put_p(rows.clone(), &start.p[rows.start * k..rows.end * k])?;
+            let items = layout.items(layout.block(g, 0));
+            sgd.put_q(items.clone(), &start.q[items.start * k..items.end * k])?;
+            loaded.push(sgd.load_ratings(&layout.runs[g])?);
+        }
+        let q = start.q.clone();
+        Ok(Rotation { sgds, layout, ratings: loaded, start, q })
+    }
+}
+
+impl Engine for Rotation<'_> {
+    fn epoch(&mut self, step: Step) -> Result<Epoch> {
+        let (n, k) = (self.sgds.len(), self.start.rank);
+        for phase in 0..n {
+            for (g, sgd) in self.sgds.iter_mut().enumerate() {
+                let c = self.layout.block(g, phase);
+                sgd.run(&self.ratings[g], self.layout.offsets[g][c]..self.layout.offsets[g][c + 1], step)?;
+            }
+            // Each block to the host as its GPU finishes, then on to the GPU whose next block
+            // it is: g - 1's, since block (g + phase) mod n is block ((g - 1) + phase + 1) mod n.
+            for (g, sgd) in self.sgds.iter_mut().enumerate() {
+                let items = self.layout.items(self.layout.block(g, phase));
+                sgd.get_q(items.clone(), &mut self.q[items.start * k..items.end * k])?;
+            }
+            for g in 0..n {
+                let items = self.layout.items(self.layout.block(g, phase));
+                self.sgds[(g + n - 1) % n].put_q(items.clone(), &self.q[items.start * k..items.end * k])?;
+            }
+        }
+        let mut loss = 0.0;
+        for sgd in &mut self.sgds {
+            loss += sgd.take_loss()?;
+        }
+        let updates = self.ratings.iter().map(|r| r.len() as u64).sum();
+        Ok(Epoch { loss, updates, cpu_updates: 0 })
+    }
+
+    fn model(&mut self) -> Result<Model> {
+        let mut model = self.start.clone();
+        let k = model.rank;
+        for (g, sgd) in self.sgds.iter_mut().enumerate() {
+            let rows = self.layout.grid.users.range(g);
+            sgd.get_p(rows.clone(), &mut model.p[rows.start * k..rows.end * k])?;
+        }
+        model.q.copy_from_slice(&self.q);
+        Ok(self.layout.grid.unpermute(&model))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ratings() -> Ratings {
+        let mut entries = Vec::new();
+        for u in 0..40u32 {
+            for v in 0..30u32 {
+                if (u * 7 + v * 3) % 5 != 0 {
+                    entries.push(Rating { u, v, r: ((u + v) % 5) as f32 + 1.0 });
+                }
+            }
+        }
+        Ratings::new(40, 30, entries).unwrap()
+    }
+
+    #[test]
+    fn every_rating_lies_once_in_its_slab_and_block() {
+        let r = ratings();
+        for n in [2, 3, 4] {
+            let layout = Layout::new(&r, n, 1);
+            assert_eq!(layout.parts(), n);
+            let mut seen: Vec<(u32, u32)> = Vec::new();
+            for g in 0..n {
+                let users = layout.grid.users.range(g);
+                for c in 0..n {
+                    let items = layout.items(c);
+                    for e in &layout.runs[g][layout.offsets[g][c]..layout.offsets[g][c + 1]] {
+                        assert!(users.contains(&(e.u as usize)) && items.contains(&(e.v as usize)));
+                        seen.push((e.u, e.v));
+                    }
+                }
+            }
+            // Back in the original ids, exactly the ratings given.
+            let mut old_user = vec![0u32; r.users];
+            layout.grid.users.new.iter().enumerate().for_each(|(old, &new)| old_user[new as usize] = old as u32);
+            let mut old_item = vec![0u32; r.items];
+            layout.grid.items.new.iter().enumerate().for_each(|(old, &new)| old_item[new as usize] = old as u32);
+            let mut got: Vec<(u32, u32)> = seen.iter().map(|&(u, v)| (old_user[u as usize], old_item[v as usize])).collect();
+            let mut want: Vec<(u32, u32)> = r.entries.iter().map(|e| (e.u, e.v)).collect();
+            got.sort_unstable();
+            want.sort_unstable();
+            assert_eq!(got, want, "{n} parts");
+        }
+    }
+
+    #[test]
+    fn each_phase_gives_every_gpu_its_own_block_and_every_block_is_visited_once() {
+        let layout = Layout::new(&ratings(), 3, 1);
+        for phase in 0..3 {
+            let mut blocks: Vec<usize> = (0..3).map(|g| layout.block(g, phase)).collect();
+            blocks.sort_unstable();
+            assert_eq!(blocks, [0, 1, 2]);
+        }
+        for g in 0..3 {
+            let mut blocks: Vec<usize> = (0..3).map(|p| layout.block(g, p)).collect();
+            blocks.sort_unstable();
+            assert_eq!(blocks, [0, 1, 2]);
+            // The block g updates next is the one g + 1 updates now.
+            for p in 0..3 {
+                assert_eq!(layout.block(g, p + 1), layout.block((g + 1) % 3, p));
+            }
+        }
+    }
+}
