@@ -485,6 +485,16 @@ mod tests {
     }
 
     #[test]
+    fn the_cpu_engine_counts_the_roots_it_begins() {
+        let control = Control::unlimited();
+        let r = run_query(&ring(2000), path(4), &MatchOptions::default(), &control, None).unwrap();
+        assert!(r.complete && r.embeddings > 0);
+        use std::sync::atomic::Ordering::Relaxed;
+        let (begun, total) = (control.roots.load(Relaxed), control.roots_total.load(Relaxed));
+        assert!(total > 0 && begun == total, "{begun} of {total} roots");
+    }
+
+    #[test]
     fn a_query_stopped_while_prepared_builds_no_space() {
         let data = ring(20_000);
         let expired = Control::new(Some(Instant::now()), Default::default());

@@ -41,17 +41,22 @@ pub struct Control {
     reason: AtomicU8,
     /// Embeddings found so far (updated in batches; for progress display).
     pub found: AtomicU64,
+    /// The first position's candidates (roots) the CPU engine has begun, of `roots_total`
+    /// (updated in batches; a trial's progress where no limit is set).
+    pub roots: AtomicU64,
+    pub roots_total: AtomicU64,
 }
 
-/// The end of a trial that heads for a limit: when it comes, the trial goes on (once) as long
-/// as the rate at which it has found embeddings says it will reach the limit, with a quarter
+/// The end of a trial that heads for its end (the limit, or else its last root): when it
+/// comes, the trial goes on (once) as long as its progress so far (the share of the limit
+/// found, or of the roots begun, whichever is larger) projects it finishing, with a quarter
 /// to spare, before the control's deadline.
 #[derive(Debug)]
 struct Budget {
     start: Instant,
     /// Nanoseconds after `start`.
     end: AtomicU64,
-    limit: u64,
+    limit: Option<u64>,
     /// Whether the budget was extended; held while a thread decides.
     extended: Mutex<bool>,
 }
@@ -59,7 +64,7 @@ struct Budget {
 impl Budget {
     /// Whether the budget has run out at `now`, after extending it once where the progress
     /// allows, up to `hard`.
-    fn spent(&self, now: Instant, found: u64, hard: Option<Instant>) -> bool {
+    fn spent(&self, now: Instant, control: &Control, hard: Option<Instant>) -> bool {
         let elapsed = now.duration_since(self.start);
         let before = |end: &AtomicU64| elapsed.as_nanos() < end.load(Ordering::Acquire) as u128;
         if before(&self.end) {
@@ -70,16 +75,24 @@ impl Budget {
         if before(&self.end) {
             return false;
         }
-        if 2 * found < self.limit || *extended {
+        let done = self.progress(control);
+        if done < 0.5 || *extended {
             return true;
         }
         *extended = true;
-        let projected = elapsed.mul_f64(1.25 * self.limit as f64 / found as f64);
+        let projected = elapsed.mul_f64(1.25 / done);
         if hard.is_some_and(|h| self.start + projected > h) {
             return true;
         }
         self.end.store(projected.as_nanos().min(u64::MAX as u128) as u64, Ordering::Release);
         false
+    }
+
+    /// The share of the trial done, 0 to 1: of the limit found, or of the roots begun.
+    fn progress(&self, control: &Control) -> f64 {
+        let share = |part: u64, whole: u64| if whole == 0 { 0.0 } else { (part as f64 / whole as f64).min(1.0) };
+        let found = self.limit.map_or(0.0, |l| share(control.found.load(Ordering::Relaxed), l));
+        found.max(share(control.roots.load(Ordering::Relaxed), control.roots_total.load(Ordering::Relaxed)))
     }
 }
 
@@ -93,6 +106,8 @@ impl Control {
             stop: AtomicBool::new(false),
             reason: AtomicU8::new(0),
             found: AtomicU64::new(0),
+            roots: AtomicU64::new(0),
+            roots_total: AtomicU64::new(0),
         }
     }
 
@@ -108,13 +123,10 @@ impl Control {
         Control::new(Some(self.deadline.map_or(end, |d| d.min(end))), self.interrupt.clone())
     }
 
-    /// A trial of `budget` that heads for `limit` embeddings: when the budget runs out, it
-    /// goes on if the embeddings found so far project reaching the limit within `reach` of
-    /// its start (and within this control's deadline). Without a limit, [`Control::trial`].
+    /// A trial of `budget` that heads for its end, `limit` embeddings or its last root: when
+    /// the budget runs out, it goes on if its progress so far projects finishing within `reach`
+    /// of its start (and within this control's deadline).
     pub fn trial_toward(&self, budget: std::time::Duration, limit: Option<u64>, reach: std::time::Duration) -> Control {
-        let Some(limit) = limit else {
-            return self.trial(budget);
-        };
         let start = Instant::now();
         let mut c = self.trial(reach.max(budget));
         let end = budget.as_nanos().min(u64::MAX as u128) as u64;
@@ -147,7 +159,7 @@ impl Control {
         }
         let now = Instant::now();
         let over = self.deadline.is_some_and(|d| now >= d)
-            || self.budget.as_ref().is_some_and(|b| b.spent(now, self.found.load(Ordering::Relaxed), self.deadline));
+            || self.budget.as_ref().is_some_and(|b| b.spent(now, self, self.deadline));
         if over {
             self.stop(Stopped::Timeout);
         }
@@ -589,11 +601,45 @@ mod tests {
         t.found.store(60, Ordering::Relaxed);
         std::thread::sleep(ms(22));
         assert!(t.should_stop());
-        // Without a limit, a plain trial.
+        // Without a limit, matches found do not extend it.
         let t = parent.trial_toward(ms(20), None, Duration::from_secs(3600));
         t.found.store(1000, Ordering::Relaxed);
         std::thread::sleep(ms(25));
         assert!(t.should_stop());
+    }
+
+    #[test]
+    fn a_trial_past_half_its_roots_goes_on_once() {
+        use std::time::Duration;
+        let parent = Control::unlimited();
+        let ms = Duration::from_millis;
+        // Most roots begun: extended, then stopped when the extension runs out.
+        let t = parent.trial_toward(ms(20), None, Duration::from_secs(3600));
+        t.roots_total.store(1000, Ordering::Relaxed);
+        t.roots.store(900, Ordering::Relaxed);
+        std::thread::sleep(ms(25));
+        assert!(!t.should_stop());
+        let start = Instant::now();
+        while !t.should_stop() {
+            assert!(start.elapsed() < Duration::from_secs(60), "the extension never ended");
+            std::thread::sleep(ms(2));
+        }
+        assert_eq!(t.stopped(), Some(Stopped::Timeout));
+        // Fewer than half begun, or no roots counted: stopped at the budget.
+        for (begun, total) in [(400, 1000), (0, 0)] {
+            let t = parent.trial_toward(ms(20), None, Duration::from_secs(3600));
+            t.roots_total.store(total, Ordering::Relaxed);
+            t.roots.store(begun, Ordering::Relaxed);
+            std::thread::sleep(ms(25));
+            assert!(t.should_stop(), "{begun} of {total}");
+        }
+        // Under a limit, whichever share is larger: the roots here.
+        let t = parent.trial_toward(ms(20), Some(100), Duration::from_secs(3600));
+        t.found.store(10, Ordering::Relaxed);
+        t.roots_total.store(10, Ordering::Relaxed);
+        t.roots.store(8, Ordering::Relaxed);
+        std::thread::sleep(ms(25));
+        assert!(!t.should_stop());
     }
 
     #[test]

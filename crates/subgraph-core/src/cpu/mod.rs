@@ -215,6 +215,12 @@ fn run<const W: usize>(
             Some(r) => TaskCands::Owned(r),
             None => TaskCands::Range(0, plan.candidates[0].len() as u32),
         };
+        let total = match &cands {
+            TaskCands::Owned(r) => r.len(),
+            _ => plan.candidates[0].len(),
+        };
+        control.roots.store(0, Ordering::Relaxed);
+        control.roots_total.store(total as u64, Ordering::Relaxed);
         let first = Task { prefix: Vec::new(), depth: 0, cands };
         rayon::scope(|s| s.spawn(|s| run_task(&shared, first, s)));
     }
@@ -316,6 +322,8 @@ struct Worker<'a, 's, const W: usize> {
     root: usize,
     count: u128,
     reported: u128,
+    /// Roots (first-position candidates) bound so far that `Control::roots` counts.
+    roots_reported: u64,
     nodes: u64,
     ticks: u32,
     stopped: bool,
@@ -364,6 +372,7 @@ where
         root: task.depth,
         count: 0,
         reported: 0,
+        roots_reported: 0,
         nodes: 0,
         ticks: 0,
         stopped: false,
@@ -643,6 +652,7 @@ where
             sh.control.found.fetch_add(delta.min(u64::MAX as u128) as u64, Ordering::Relaxed);
             self.reported = self.count;
         }
+        self.report_roots();
         if sh.control.should_stop() {
             self.stopped = true;
             return;
@@ -671,7 +681,20 @@ where
         scope.spawn(move |s| run_task(sh, task, s));
     }
 
+    /// Adds the roots this worker has bound since it last reported to `Control::roots` (a
+    /// task of the first position binds roots; deeper tasks bind none).
+    fn report_roots(&mut self) {
+        if self.root == 0 {
+            let begun = self.slots.first().map_or(0, |s| s.bound);
+            if begun > self.roots_reported {
+                self.sh.control.roots.fetch_add(begun - self.roots_reported, Ordering::Relaxed);
+                self.roots_reported = begun;
+            }
+        }
+    }
+
     fn finish(&mut self) {
+        self.report_roots();
         let sh = self.sh;
         if let Some((out, _)) = sh.output {
             out.write_batch(&self.out);
