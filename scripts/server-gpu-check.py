@@ -148,16 +148,34 @@ def too_many(n):
 
 
 def two_gpus():
-    with Serve("--device", "gpu", "--gpus", "2", "--max-concurrent", "8") as s:
+    with Serve("--device", "gpu", "--gpus", "2", "--max-concurrent", "8", graph=walk_graph()) as s:
         g = call(s.base, "/v1/graphs")[1]["graphs"][0]
         print("engine:", g["engine"])
         check([d["device"] for d in g["devices"]] == [0, 1], f"devices {g['devices']}")
-        ts = [threading.Thread(target=call, args=(s.base, "/v1/graphs/hprd/match", HEAVY)) for _ in range(2)]
+        answers, seen = [], []
+
+        def ask():
+            answers.append(call(s.base, "/v1/graphs/hprd/match", HEAVY))
+
+        def both_busy():
+            states = [d.get("state") for d in s.state()]
+            if not seen or seen[-1] != states:
+                seen.append(states)
+            return states == ["busy", "busy"]
+
+        ts = [threading.Thread(target=ask) for _ in range(2)]
         for t in ts:
             t.start()
-        check(until(10, lambda: [d.get("state") for d in s.state()] == ["busy", "busy"]), "two GPU queries at once")
+        ok = until(10, both_busy)
         for t in ts:
             t.join()
+        for status, record in answers:
+            print("answer:", status, {k: record.get(k) for k in ("device", "gpus", "elapsed_ms", "stopped", "code", "message")})
+        check(ok, f"two GPU queries at once (device states seen: {seen})")
+        check(len(answers) == 2 and all(st == 200 and r.get("device") == "gpu" for st, r in answers),
+              "both answered on a GPU")
+        if not ok:
+            print("".join(s.log[-20:]))
 
 
 def no_gpu():
