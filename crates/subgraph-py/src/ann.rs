@@ -128,7 +128,7 @@ impl AnnIndex {
         Ok(AnnIndex { index, engine, resident: None })
     }
 
-    #[pyo3(signature = (q, k, ef, labels, mask, brute_force, threads))]
+    #[pyo3(signature = (q, k, ef, labels, mask, brute_force, threads, half=false))]
     #[allow(clippy::too_many_arguments)]
     fn search<'py>(
         &mut self,
@@ -140,6 +140,7 @@ impl AnnIndex {
         mask: Option<PyReadonlyArray1<'_, bool>>,
         brute_force: bool,
         threads: Option<usize>,
+        half: bool,
     ) -> PyResult<Answer<'py>> {
         let queries = vectors(&q, "q")?;
         let filter = match (labels_of(labels)?, mask) {
@@ -148,7 +149,7 @@ impl AnnIndex {
             (None, None) => None,
             (Some(_), Some(_)) => return Err(error("filter: labels or a mask, not both")),
         };
-        let params = SearchParams::new(k, ef).map_err(error)?;
+        let params = SearchParams::new(k, ef).map_err(error)?.with_half(half);
         let pool = pool(threads)?;
         self.resident()?;
         let (index, resident) = (&self.index, self.resident.as_ref().expect("made above"));
