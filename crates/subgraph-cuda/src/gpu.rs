@@ -276,7 +276,34 @@ impl Gpu {
         self.alloc(what, host.len(), Some(host))
     }
 
-    /// Copies `len` elements of `src` from `src_at` into `dst` at `dst_at`, on the device.
+    /// Lets this GPU's context reach `peer`'s memory directly (NVLink or PCIe peer to peer), so
+    /// that [`Gpu::copy`] from a buffer of `peer` moves device to device: true where the two
+    /// devices can (now, or already), false where they cannot (such copies then go through the
+    /// host, by the driver).
+    pub fn enable_peer_access(&self, peer: &Gpu) -> Result<bool> {
+        use cudarc::driver::sys;
+        if self.info.ordinal == peer.info.ordinal {
+            return Ok(true);
+        }
+        let mut can = 0;
+        // SAFETY: a query about two devices of this driver, into a local.
+        unsafe { sys::cuDeviceCanAccessPeer(&mut can, self.ctx.cu_device(), peer.ctx.cu_device()) }.result()?;
+        if can == 0 {
+            return Ok(false);
+        }
+        self.ctx.bind_to_thread()?;
+        // SAFETY: `peer`'s context outlives this call (borrowed); the flag is set on this
+        // thread's current context, bound just above.
+        match unsafe { sys::cuCtxEnablePeerAccess(peer.ctx.cu_ctx(), 0) }.result() {
+            Ok(()) => Ok(true),
+            Err(e) if e.0 == sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(true),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Copies `len` elements of `src` from `src_at` into `dst` at `dst_at`, on the device, on
+    /// this GPU's default stream. `src` may be another GPU's buffer (a peer copy, after the
+    /// work its own default stream has enqueued; see [`Gpu::enable_peer_access`]).
     pub fn copy<T: DeviceScalar>(
         &self,
         src: &DeviceBuffer<T>,

@@ -267,6 +267,40 @@ impl<'g> GpuSgd<'g> {
         self.get_async(Side::Q, rows, host, at)
     }
 
+    /// Copies rows `rows` of Q, as they are (in this engine's precision), from this engine's
+    /// device to `to`'s, device to device, after this engine's runs and before `to`'s next
+    /// (over NVLink where [`Gpu::enable_peer_access`] allowed it). Both engines must share one
+    /// shape; under half precision, `rows.start · rank` and `rows.end · rank` must be even (a
+    /// word holds two halves).
+    pub fn pass_q(&mut self, rows: Range<usize>, to: &mut GpuSgd<'_>) -> Result<()> {
+        let range = self.elements(Side::Q, &rows, None)?;
+        if (to.shape, to.items) != (self.shape, self.items) {
+            return Err(MfError::Parameter("Q passed between engines of different shapes".into()));
+        }
+        if range.is_empty() {
+            return Ok(());
+        }
+        // The copy runs on `to`'s default stream after the work this engine's default stream
+        // has enqueued (its runs); puts and gets run on the other lanes: wait for them.
+        self.synchronize()?;
+        to.synchronize()?;
+        match (&self.q, &mut to.q) {
+            (Factors::Float(from), Factors::Float(into)) => {
+                to.gpu.copy(from, range.start, into, range.start, range.len())?
+            }
+            (Factors::Half(from), Factors::Half(into)) if range.start % 2 == 0 && range.end % 2 == 0 => {
+                to.gpu.copy(from, range.start / 2, into, range.start / 2, range.len() / 2)?
+            }
+            _ => {
+                return Err(MfError::Parameter(format!(
+                    "rows {rows:?} of half-precision Q of rank {} do not start and end on a word",
+                    self.shape.rank
+                )))
+            }
+        }
+        Ok(())
+    }
+
     /// `ratings` on the device, kept there, copied on the copy stream (later runs wait for the
     /// copy; the host returns once it is staged). Every id must fit this engine's P and Q.
     pub fn load_ratings(&self, ratings: &[Rating]) -> Result<DeviceRatings> {

@@ -4,8 +4,8 @@
 //! phases: in phase p, GPU g updates its slab over item block (g + p) mod N in one kernel run
 //! (CuMF_SGD's batch-Hogwild! within the block). No two GPUs touch one row or column at once and
 //! every rating is updated once an epoch. After each phase each block of Q goes from the GPU
-//! that updated it to the one that updates it next, through the host, which so holds the whole
-//! of Q between epochs.
+//! that updated it to the one that updates it next, device to device (over NVLink where the
+//! GPUs reach each other), in the factors' own precision.
 //!
 //! Why: HSGD*'s division (`run`) hands each GPU one column of n_c + 2n_g + 1 at a time, which on
 //! an H200 neither fills the device nor leaves its warps enough rows of Q: two GPUs alone ran
@@ -43,7 +43,12 @@ impl Layout {
         let (user_mass, item_mass) = masses(ratings);
         let n = n.clamp(1, ratings.users.min(ratings.items).max(1));
         let users = cut(&user_mass, &even(1.0, n, 0.0), &mut rng);
-        let items = cut(&item_mass, &even(1.0, n, 0.0), &mut rng);
+        let mut items = cut(&item_mass, &even(1.0, n, 0.0), &mut rng);
+        // Blocks start on even items, so that a block of half-precision Q (two halves a word)
+        // is whole words whatever the rank.
+        for s in &mut items.starts[1..n] {
+            *s -= *s % 2;
+        }
         let grid = Grid::with_cuts(ratings, users, items);
         let (mut runs, mut offsets) = (Vec::with_capacity(n), Vec::with_capacity(n));
         for s in 0..n {
@@ -87,8 +92,6 @@ pub struct Rotation<'g> {
     ratings: Vec<DeviceRatings>,
     /// The start, renumbered; its shape is the model's.
     start: Model,
-    /// Q between phases (renumbered ids): each block as its last GPU left it.
-    q: Vec<f32>,
 }
 
 impl<'g> Rotation<'g> {
@@ -111,28 +114,30 @@ impl<'g> Rotation<'g> {
             sgd.put_q(items.clone(), &start.q[items.start * k..items.end * k])?;
             loaded.push(sgd.load_ratings(&layout.runs[g])?);
         }
-        let q = start.q.clone();
-        Ok(Rotation { sgds, layout, ratings: loaded, start, q })
+        // Direct copies between the GPUs that pass blocks on, where the devices allow them.
+        for g in 0..sgds.len() {
+            for h in 0..sgds.len() {
+                sgds[g].gpu().enable_peer_access(sgds[h].gpu())?;
+            }
+        }
+        Ok(Rotation { sgds, layout, ratings: loaded, start })
     }
 }
 
 impl Engine for Rotation<'_> {
     fn epoch(&mut self, step: Step) -> Result<Epoch> {
-        let (n, k) = (self.sgds.len(), self.start.rank);
+        let n = self.sgds.len();
         for phase in 0..n {
             for (g, sgd) in self.sgds.iter_mut().enumerate() {
                 let c = self.layout.block(g, phase);
                 sgd.run(&self.ratings[g], self.layout.offsets[g][c]..self.layout.offsets[g][c + 1], step)?;
             }
-            // Each block to the host as its GPU finishes, then on to the GPU whose next block
-            // it is: g - 1's, since block (g + phase) mod n is block ((g - 1) + phase + 1) mod n.
-            for (g, sgd) in self.sgds.iter_mut().enumerate() {
-                let items = self.layout.items(self.layout.block(g, phase));
-                sgd.get_q(items.clone(), &mut self.q[items.start * k..items.end * k])?;
-            }
+            // Each block on to the GPU whose next block it is: g - 1's, since block
+            // (g + phase) mod n is block ((g - 1) + phase + 1) mod n.
             for g in 0..n {
                 let items = self.layout.items(self.layout.block(g, phase));
-                self.sgds[(g + n - 1) % n].put_q(items.clone(), &self.q[items.start * k..items.end * k])?;
+                let (from, to) = pair(&mut self.sgds, g, (g + n - 1) % n);
+                from.pass_q(items, to)?;
             }
         }
         let mut loss = 0.0;
@@ -146,12 +151,26 @@ impl Engine for Rotation<'_> {
     fn model(&mut self) -> Result<Model> {
         let mut model = self.start.clone();
         let k = model.rank;
+        // Between epochs GPU g holds its rows of P and block g of Q as last updated.
         for (g, sgd) in self.sgds.iter_mut().enumerate() {
             let rows = self.layout.grid.users.range(g);
             sgd.get_p(rows.clone(), &mut model.p[rows.start * k..rows.end * k])?;
+            let items = self.layout.items(self.layout.block(g, 0));
+            sgd.get_q(items.clone(), &mut model.q[items.start * k..items.end * k])?;
         }
-        model.q.copy_from_slice(&self.q);
         Ok(self.layout.grid.unpermute(&model))
+    }
+}
+
+/// Two distinct elements of `v`, mutably.
+fn pair<T>(v: &mut [T], a: usize, b: usize) -> (&mut T, &mut T) {
+    assert_ne!(a, b, "a block passes between two GPUs");
+    if a < b {
+        let (lo, hi) = v.split_at_mut(b);
+        (&mut lo[a], &mut hi[0])
+    } else {
+        let (lo, hi) = v.split_at_mut(a);
+        (&mut hi[0], &mut lo[b])
     }
 }
 
@@ -198,6 +217,15 @@ mod tests {
             got.sort_unstable();
             want.sort_unstable();
             assert_eq!(got, want, "{n} parts");
+        }
+    }
+
+    #[test]
+    fn blocks_start_on_even_items() {
+        for n in [2, 3, 5] {
+            let layout = Layout::new(&ratings(), n, 7);
+            assert!((0..n).all(|c| layout.items(c).start % 2 == 0), "{n} parts");
+            assert_eq!(layout.items(n - 1).end, 30);
         }
     }
 
