@@ -164,9 +164,7 @@ pub struct Resident<'g> {
 
 impl Resident<'_> {
     /// The `params.k` nearest vectors of each query (the caller's ids), by GANNS on the GPUs
-    /// (queries split evenly) or best-first search on every core. A half-precision search
-    /// ([`SearchParams::half`]) is the GPUs' only: refused on the CPU, and where a base value is
-    /// beyond half's range (naming it by the caller's id).
+    /// (queries split evenly) or best-first search on every core.
     pub fn search(
         &self,
         index: &Index,
@@ -181,12 +179,6 @@ impl Resident<'_> {
             |gpu, q, allowed| gpu.search(q, params, allowed),
             |q, allowed| cpu::search(index.internal_vectors(), index.metric(), index.graph(), q, params, allowed),
         )
-        .map_err(|e| match e {
-            AnnError::HalfRange { row, dim, value } => {
-                AnnError::HalfRange { row: index.order()[row] as usize, dim, value }
-            }
-            e => e,
-        })
     }
 
     /// The exact `k` nearest of each query by brute force, on the GPUs or every core.

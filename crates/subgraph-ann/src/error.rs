@@ -17,13 +17,6 @@ pub enum AnnError {
     File { path: PathBuf, message: String },
     #[error("{}: {source}", path.display())]
     Io { path: PathBuf, source: std::io::Error },
-    /// A value the half-precision search cannot hold: it would round beyond half's largest,
-    /// 65,504. `row` is the vector's id (internal, until the engine maps it to the caller's).
-    #[error(
-        "vector {row}, dimension {dim}: {value} is beyond half precision's range (largest 65504), so the \
-         half-precision search (--half, half=True) is refused: search in float"
-    )]
-    HalfRange { row: usize, dim: usize, value: f32 },
     #[error("GPU: {0}")]
     Gpu(#[from] subgraph_cuda::CudaError),
 }

@@ -7,9 +7,9 @@
 //! optional filter (`filter`), into `neighbours`.
 //!
 //! Modules import in one direction only: `error` → `vectors` → `gen`, `graph`, `filter`,
-//! `half` (the GPU search's half-precision copy), `neighbours` → `formats`, `brute` → `cpu` →
-//! `gpu` (whose builder shares the CPU's shuffle, layers and connectivity pass) → `index` →
-//! `file`, `engine` (which chooses the device).
+//! `neighbours` → `formats`, `brute` → `cpu` → `gpu` (whose builder shares the CPU's
+//! shuffle, layers and connectivity pass) → `index` → `file`, `engine` (which chooses the
+//! device).
 
 pub mod brute;
 pub mod cpu;
@@ -21,7 +21,6 @@ pub mod formats;
 pub mod gen;
 pub mod gpu;
 pub mod graph;
-pub mod half;
 pub mod index;
 pub mod neighbours;
 pub mod vectors;

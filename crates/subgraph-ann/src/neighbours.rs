@@ -18,17 +18,7 @@ pub struct SearchParams {
     /// The exploration bound (the thesis' `e`, hnswlib's `ef`): how many of the best found so
     /// far are explored; at least `k`.
     pub ef: usize,
-    /// The GPU search computes its distances from the base's copy in IEEE half precision (made
-    /// and uploaded at the first such search), then re-ranks N's first `ef` entries by their
-    /// exact float distances: every distance returned is the float one. The CPU has no such
-    /// search and refuses it ([`SearchParams::check_on_cpu`]). Off by default.
-    pub half: bool,
 }
-
-/// Why a half-precision search is refused on the CPU.
-pub const HALF_ON_CPU: &str =
-    "the half-precision search (--half, half=True) runs on the GPU only, and this one would run on the CPU: \
-     search on a GPU, or in float";
 
 impl SearchParams {
     /// `ef` defaults to the larger of `k` and 64.
@@ -40,20 +30,7 @@ impl SearchParams {
         if ef < k {
             return Err(AnnError::Parameter(format!("ef {ef} is smaller than k {k}")));
         }
-        Ok(SearchParams { k, ef, half: false })
-    }
-
-    /// The same search, in half precision on the GPU where `half` (see [`SearchParams::half`]).
-    pub fn with_half(self, half: bool) -> Self {
-        SearchParams { half, ..self }
-    }
-
-    /// Refuses a half-precision search, for a search that runs on the CPU.
-    pub fn check_on_cpu(&self) -> Result<()> {
-        if self.half {
-            return Err(AnnError::Parameter(HALF_ON_CPU.into()));
-        }
-        Ok(())
+        Ok(SearchParams { k, ef })
     }
 
     /// Refuses `k` beyond the `n` vectors of the index.

@@ -2,10 +2,8 @@
 //! text NVRTC compiles), compiled by the host's C++ compiler against a small emulator
 //! (`tests/emu/emu.h`: each thread a fiber, lanes in a random order between barriers, divergent
 //! warp barriers fatal) and run against their definitions on small integer vectors, where the
-//! answers must be the same bit for bit (`tests/emu/search.cpp`, `tests/emu/brute.cpp`); the
-//! half-precision search also on float vectors, where every distance it returns must be the float
-//! search's of that id and, at an exploration bound over every vertex, its answer brute force's.
-//! Skips off Linux or where no C++ compiler runs, unless SUBGRAPH_REQUIRE_EMU=1.
+//! answers must be the same bit for bit (`tests/emu/search.cpp`, `tests/emu/brute.cpp`). Skips
+//! off Linux or where no C++ compiler runs, unless SUBGRAPH_REQUIRE_EMU=1.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -144,50 +142,6 @@ fn search_kernels_follow_ganns_on_an_emulated_warp() {
         let exe = build(cxx, &dir.path().join(format!("search{i}_{smallest}")), "search.cpp", &code);
         let args = [c.n, c.queries, c.ef, c.k, c.upper, 17 + i, c.filter, usize::from(c.untidy)];
         eprint!("{}", run(&exe, &args));
-    });
-}
-
-#[test]
-fn half_precision_search_is_the_float_one_on_halves_and_exact_after_reranking() {
-    let Some(cxx) = compiler() else { return };
-    let dir = tempfile::tempdir().unwrap();
-    let case = |dim, metric, ef, degree, n, queries, k, upper, filter, untidy| SearchCase {
-        dim,
-        metric,
-        ef,
-        degree,
-        n,
-        queries,
-        k,
-        upper,
-        filter,
-        untidy,
-    };
-    // (case, half, float vectors). Small integers (exact halves): the definition, bit for bit, as
-    // for the float search: the scalar rows and the 8-byte ones, a descent, filters, untidy rows,
-    // N re-ranked in one round of T and in 32. Floats: exact distances, and brute force's answer
-    // where ef covers every vertex (the first two, one filtered); the float search on floats
-    // too, which the same checks hold for.
-    let runs = [
-        (case(3, Metric::L2, 1, 16, 300, 8, 1, 0, 0, false), true, false),
-        (case(16, Metric::Ip, 33, 20, 500, 8, 10, 50, 3, true), true, false),
-        (case(100, Metric::L2, 64, 32, 500, 6, 16, 50, 5, false), true, false),
-        (case(12, Metric::Ip, 1000, 8, 700, 2, 100, 0, 4, false), true, false),
-        (case(16, Metric::L2, 600, 16, 500, 3, 10, 40, 0, false), true, true),
-        (case(7, Metric::Ip, 300, 24, 250, 3, 20, 30, 3, false), true, true),
-        (case(32, Metric::L2, 48, 32, 600, 6, 10, 50, 5, false), true, true),
-        (case(130, Metric::Ip, 100, 64, 600, 3, 50, 60, 0, true), true, true),
-        (case(32, Metric::L2, 48, 32, 600, 6, 10, 50, 5, false), false, true),
-    ];
-    on_two_threads(&runs, |i, (c, half, floats)| {
-        let shape = SearchShape::new(c.dim, c.metric, c.ef, c.degree).unwrap().with_half(*half);
-        let code = source::search_source(shape).code;
-        assert_eq!(code.starts_with("#define HALF 1\n"), *half);
-        let exe = build(cxx, &dir.path().join(format!("half{i}")), "search.cpp", code);
-        let args = [c.n, c.queries, c.ef, c.k, c.upper, 41 + i, c.filter, usize::from(c.untidy), usize::from(*floats)];
-        let text = run(&exe, &args);
-        assert!(text.contains(&format!("HALF {}", u8::from(*half))), "{text}");
-        eprint!("{text}");
     });
 }
 

@@ -297,7 +297,7 @@ fn assert_passing(got: &Neighbours, allowed: &Allowed, what: &str) {
 }
 
 fn params(k: usize, ef: usize) -> SearchParams {
-    SearchParams { k, ef, half: false }
+    SearchParams { k, ef }
 }
 
 /// The CPU references agree with each other (no GPU needed): the test graphs keep every vertex
@@ -565,78 +565,6 @@ fn bad_inputs_are_errors() {
     let none = Vectors::new(8, vec![]).unwrap();
     assert_eq!(index.search(&none, params(5, 10), None).unwrap().ids.len(), 0);
     assert_eq!(index.brute(&none, 5, None).unwrap().ids.len(), 0);
-}
-
-/// The half-precision search (distances from the base in IEEE half, N's first ef re-ranked by
-/// their float distances). On small integers, whose halves are exact, it is the float search bit
-/// for bit, filtered or not. On floats: at ef ≥ n (N holds every vertex, re-ranked by the float
-/// distances) the float search's answer bit for bit; at smaller ef every distance it returns is
-/// the float search's distance of that id, bit for bit, rows in (distance, id) order without
-/// repeats, and its recall (measured against the float search's exact answer) within 0.02 of
-/// the float search's at the same ef.
-#[test]
-fn half_precision_search_returns_float_distances() {
-    let Some(gpu) = gpu() else { return };
-    let mut rng = Rng::new(12);
-    for (dim, n, degree) in [(3, 1000, 16), (100, 1000, 32), (128, 1000, 20)] {
-        for metric in Metric::ALL {
-            for integer in [true, false] {
-                if integer && metric == Metric::Cos {
-                    continue;
-                }
-                let base = vectors(&mut rng, n, dim, integer, metric);
-                let queries = vectors(&mut rng, 200, dim, integer, metric);
-                let graph = test_graph(&base, metric, degree, Some((n / 10, 6)));
-                let index = GpuIndex::new(gpu, &base, metric, &graph).unwrap();
-                // Every vertex in (float distance, id) order, by the float search at full ef.
-                let all = index.search(&queries, params(n, 1024), None).unwrap();
-                assert!(all.ids.iter().all(|&id| id != NONE), "every vertex reached");
-                let allowed = Allowed::from_fn(n, |i| i % 3 != 1);
-                for (k, ef) in [(1, 1), (10, 16), (10, 64), (50, 100), (100, 1024)] {
-                    let what = format!("{metric} d{dim} integers {integer} k{k} ef{ef}");
-                    let float = index.search(&queries, params(k, ef), None).unwrap();
-                    let half = index.search(&queries, params(k, ef).with_half(true), None).unwrap();
-                    if integer || ef >= n {
-                        assert_exact(&half, &float, &what);
-                        let f = index.search_graph(&queries, params(k, ef), Some(&allowed)).unwrap();
-                        let h = index.search_graph(&queries, params(k, ef).with_half(true), Some(&allowed)).unwrap();
-                        assert_passing(&h, &allowed, &what);
-                        assert_exact(&h, &f, &format!("{what} filtered"));
-                        continue;
-                    }
-                    for q in 0..queries.len() {
-                        let exact: std::collections::HashMap<u32, f32> =
-                            all.ids_of(q).iter().copied().zip(all.distances_of(q).iter().copied()).collect();
-                        let row: Vec<(f32, u32)> =
-                            half.distances_of(q).iter().copied().zip(half.ids_of(q).iter().copied()).collect();
-                        for (r, &(d, id)) in row.iter().enumerate() {
-                            assert!(id != NONE, "{what}, query {q}, rank {r}: none");
-                            assert_eq!(d.to_bits(), exact[&id].to_bits(), "{what}, query {q}, rank {r}: id {id}");
-                            if r > 0 {
-                                assert_eq!(order(&row[r - 1], &(d, id)), std::cmp::Ordering::Less, "{what}, query {q}");
-                            }
-                        }
-                    }
-                    let truth: Vec<u32> = (0..queries.len()).flat_map(|q| all.ids_of(q)[..k].to_vec()).collect();
-                    let rf = subgraph_ann::recall(&float, &truth, k, k).unwrap();
-                    let rh = subgraph_ann::recall(&half, &truth, k, k).unwrap();
-                    eprintln!("{what}: recall@{k} float {rf:.4}, half {rh:.4}");
-                    assert!(rh >= rf - 0.02, "{what}: recall@{k} float {rf:.4}, half {rh:.4}");
-                }
-            }
-        }
-    }
-    // A value beyond half's range refuses the half-precision search, naming it; the float
-    // search is unaffected.
-    let mut data = vec![0.5f32; 20 * 4];
-    data[7 * 4 + 2] = -70000.0;
-    let base = Vectors::new(4, data).unwrap();
-    let graph = test_graph(&base, Metric::L2, 4, None);
-    let index = GpuIndex::new(gpu, &base, Metric::L2, &graph).unwrap();
-    let queries = Vectors::new(4, vec![0.0; 4]).unwrap();
-    let e = index.search(&queries, params(1, 4).with_half(true), None).unwrap_err();
-    assert!(matches!(e, subgraph_ann::AnnError::HalfRange { row: 7, dim: 2, .. }), "{e}");
-    assert!(index.search(&queries, params(1, 4), None).is_ok());
 }
 
 /// Rows with repeats, empty slots between neighbours and a vertex with no neighbours at all

@@ -1,7 +1,6 @@
 //! `subgraph ann`: vector search over proximity graphs (thesis ch. 4): `build` an index from a
 //! vector file, `search` it (recall reported against ground truth when given), `add` vectors,
 //! and `bench`, which sweeps the exploration bound and writes the recall–QPS table and plot.
-//! `search` and `bench` take `--half`, the GPU's half-precision search.
 
 use std::fs::File;
 use std::io::{BufWriter, IsTerminal, Write};
@@ -129,13 +128,6 @@ pub struct SearchArgs {
     /// Exact answers by brute force instead of the graph.
     #[arg(long)]
     pub brute_force: bool,
-    /// Search in half precision on the GPU: distances computed from a copy of the base vectors
-    /// in IEEE half (made and uploaded at the first such search; half the bytes a distance
-    /// reads), then the best ef re-ranked by their exact float distances, so every distance
-    /// returned is the float one (recall is measured, as ever). Refused on the CPU, and where a
-    /// base value is beyond half's range (±65504).
-    #[arg(long, conflicts_with = "brute_force")]
-    pub half: bool,
     /// Queries searched one at a time (latency) instead of in one batch.
     #[arg(long)]
     pub one_at_a_time: bool,
@@ -172,13 +164,6 @@ pub struct BenchArgs {
     /// Output directory for ann.csv and ann.svg.
     #[arg(long)]
     pub out: PathBuf,
-    /// Search in half precision on the GPU: distances computed from a copy of the base vectors
-    /// in IEEE half (made and uploaded at the first such search; half the bytes a distance
-    /// reads), then the best ef re-ranked by their exact float distances, so every distance
-    /// returned is the float one (recall is measured, as ever). Refused on the CPU, and where a
-    /// base value is beyond half's range (±65504).
-    #[arg(long)]
-    pub half: bool,
 }
 
 /// What a search reports, one JSON object.
@@ -190,9 +175,6 @@ struct Report {
     k: usize,
     ef: Option<usize>,
     method: &'static str,
-    /// The half-precision search (only where asked for).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    half: bool,
     device: String,
     seconds: f64,
     qps: f64,
@@ -261,25 +243,6 @@ fn engine(d: &DeviceArgs) -> Result<Engine> {
     Ok(engine)
 }
 
-/// The engine of a graph search: with `--half`, one on a GPU, else one line saying why not.
-fn search_engine(d: &DeviceArgs, half: bool) -> Result<Engine> {
-    if !half {
-        return engine(d);
-    }
-    let engine = Engine::new(d.device, d.gpus)?;
-    if engine.on_gpu() {
-        return Ok(engine);
-    }
-    match engine.fallback() {
-        Some(why) => {
-            bail!("--half searches on the GPU only, and --device auto found none usable ({why}): search without --half")
-        }
-        None => {
-            bail!("--half searches on the GPU only, not with --device cpu: search without --half, or with --device gpu")
-        }
-    }
-}
-
 fn build(a: BuildArgs) -> Result<()> {
     let engine = engine(&a.device)?;
     let vectors = read_vectors(&a.base, a.max_rows)?;
@@ -343,10 +306,10 @@ fn load(q: &QueryArgs) -> Result<Loaded> {
 }
 
 fn search(a: SearchArgs) -> Result<()> {
-    let engine = search_engine(&a.query.device, a.half)?;
+    let engine = engine(&a.query.device)?;
     let Loaded { index, queries, truth, filter } = load(&a.query)?;
     let m = queries.len();
-    let params = SearchParams::new(a.query.k, a.ef)?.with_half(a.half);
+    let params = SearchParams::new(a.query.k, a.ef)?;
     let resident = engine.resident(&index)?;
     // Untimed: the first search compiles its kernel (once per machine) and warms the caches.
     let first = subgraph_ann::Vectors::new(queries.dim(), queries.row(0).to_vec())?;
@@ -395,7 +358,6 @@ fn search(a: SearchArgs) -> Result<()> {
         k: a.query.k,
         ef: (!a.brute_force).then_some(params.ef),
         method: if a.brute_force { "brute-force" } else { "graph" },
-        half: a.half,
         device: engine.name(),
         seconds,
         qps: m as f64 / seconds.max(1e-12),
@@ -471,7 +433,7 @@ fn add(a: AddArgs) -> Result<()> {
 }
 
 fn bench(a: BenchArgs) -> Result<()> {
-    let engine = search_engine(&a.query.device, a.half)?;
+    let engine = engine(&a.query.device)?;
     let Loaded { index, queries, truth, filter } = load(&a.query)?;
     let Some((tk, truth)) = truth else { bail!("ann bench needs --ground-truth: recall is measured, never assumed") };
     if a.runs == 0 {
@@ -481,10 +443,9 @@ fn bench(a: BenchArgs) -> Result<()> {
     let resident = engine.resident(&index)?;
     let m = queries.len();
     let mut csv = String::from("system,device,vectors,dim,queries,k,ef,recall,qps,seconds\n");
-    let system = if a.half { "subgraph-half" } else { "subgraph" };
     let mut points = Vec::new();
     for &ef in &a.efs {
-        let params = SearchParams::new(a.query.k, Some(ef.max(a.query.k)))?.with_half(a.half);
+        let params = SearchParams::new(a.query.k, Some(ef.max(a.query.k)))?;
         // Untimed: the first search of a bound compiles its kernel (once per machine).
         let warm =
             subgraph_ann::Vectors::new(queries.dim(), queries.as_slice()[..queries.dim() * m.min(256)].to_vec())?;
@@ -502,7 +463,7 @@ fn bench(a: BenchArgs) -> Result<()> {
         let r = recall(&found.expect("one run"), &truth, tk, a.query.k)?;
         let qps = m as f64 / best.max(1e-12);
         csv.push_str(&format!(
-            "{system},{},{},{},{m},{},{},{r:.5},{qps:.1},{best:.6}\n",
+            "subgraph,{},{},{},{m},{},{},{r:.5},{qps:.1},{best:.6}\n",
             engine.name(),
             index.len(),
             index.dim(),
@@ -520,8 +481,7 @@ fn bench(a: BenchArgs) -> Result<()> {
         index.dim(),
         a.query.k
     );
-    let half = if a.half { ", half" } else { "" };
-    let curves = [Curve { name: format!("subgraph ({}{half})", engine.name()), points }];
+    let curves = [Curve { name: format!("subgraph ({})", engine.name()), points }];
     std::fs::write(a.out.join("ann.svg"), render_recall_svg(&title, &format!("recall@{}", a.query.k), &curves))
         .context("ann.svg")?;
     eprintln!("wrote {}", a.out.join("{ann.csv,ann.svg}").display());

@@ -1,8 +1,7 @@
 //! `subgraph ann` and `subgraph gen vectors` end to end on the shipped vectors
 //! (tests/data/vectors: 2,000 × 32, 100 queries, their exact 100 nearest, labels 0..9): recall
 //! reported against ground truth, the graph search exact at a bound over the whole set, filters,
-//! additions, the recall–QPS table, and one line and a non-zero exit for every bad input (and
-//! for the GPU's half-precision search asked of the CPU).
+//! additions, the recall–QPS table, and one line and a non-zero exit for every bad input.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -195,28 +194,4 @@ fn bad_input_is_one_line_and_a_failure() {
     assert!(e.contains("empty.fvecs"), "{e}");
     let e = error(&run(&["ann", "search", idx, &data("queries.fvecs"), "--ground-truth", &data("labels.txt")]));
     assert!(e.contains("labels.txt"), "{e}");
-}
-
-#[test]
-fn half_precision_on_the_cpu_is_one_line_and_a_failure() {
-    let dir = tempfile::tempdir().unwrap();
-    let idx = index(dir.path());
-    let idx = idx.to_str().unwrap();
-    let q = data("queries.fvecs");
-    let e = error(&run(&["ann", "search", idx, &q, "-k", "10", "--half"]));
-    assert!(e.contains("--half searches on the GPU only, not with --device cpu"), "{e}");
-    let out = dir.path().join("bench-half");
-    let e = error(&run(&[
-        "ann",
-        "bench",
-        idx,
-        &q,
-        "--ground-truth",
-        &data("gt.ivecs"),
-        "--half",
-        "--out",
-        out.to_str().unwrap(),
-    ]));
-    assert!(e.contains("--half searches on the GPU only"), "{e}");
-    assert!(!out.exists(), "nothing written");
 }

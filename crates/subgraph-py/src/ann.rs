@@ -128,7 +128,7 @@ impl AnnIndex {
         Ok(AnnIndex { index, engine, resident: None })
     }
 
-    #[pyo3(signature = (q, k, ef, labels, mask, brute_force, threads, half=false))]
+    #[pyo3(signature = (q, k, ef, labels, mask, brute_force, threads))]
     #[allow(clippy::too_many_arguments)]
     fn search<'py>(
         &mut self,
@@ -140,7 +140,6 @@ impl AnnIndex {
         mask: Option<PyReadonlyArray1<'_, bool>>,
         brute_force: bool,
         threads: Option<usize>,
-        half: bool,
     ) -> PyResult<Answer<'py>> {
         let queries = vectors(&q, "q")?;
         let filter = match (labels_of(labels)?, mask) {
@@ -149,7 +148,7 @@ impl AnnIndex {
             (None, None) => None,
             (Some(_), Some(_)) => return Err(error("filter: labels or a mask, not both")),
         };
-        let params = SearchParams::new(k, ef).map_err(error)?.with_half(half);
+        let params = SearchParams::new(k, ef).map_err(error)?;
         let pool = pool(threads)?;
         self.resident()?;
         let (index, resident) = (&self.index, self.resident.as_ref().expect("made above"));

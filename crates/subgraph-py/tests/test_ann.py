@@ -89,8 +89,6 @@ def test_bad_input_is_one_clear_error(data):
         Index.build(bad)
     with pytest.raises(SubgraphError, match="empty"):
         Index.build(np.zeros((0, 4), dtype=np.float32))
-    with pytest.raises(SubgraphError, match="half-precision search .* runs on the GPU only"):
-        index.search(x[:2], k=3, half=True)
     with pytest.raises(SubgraphError, match="device"):
         Index.build(x[:10], device="tpu")
     with pytest.raises(SubgraphError, match="without labels"):

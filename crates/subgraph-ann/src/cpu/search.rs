@@ -362,8 +362,7 @@ fn walk_simd<K: Kernel>(
 }
 
 /// The `k` nearest of `base` (prepared; see [`Metric::prepare`]) to each query, by searching
-/// `graph`; internal ids. Under a filter, only passing ids are returned (see `filter`). A
-/// half-precision search ([`SearchParams::half`]) is refused: it is the GPU's.
+/// `graph`; internal ids. Under a filter, only passing ids are returned (see `filter`).
 pub fn search(
     base: &Vectors,
     metric: Metric,
@@ -374,7 +373,6 @@ pub fn search(
 ) -> Result<Neighbours> {
     check_dim(base.dim(), queries.dim(), "the queries")?;
     params.check_against(base.len())?;
-    params.check_on_cpu()?;
     let ef = match route(allowed, params.k, params.ef, graph.base().degree) {
         Route::Brute => return Ok(brute_force(base, metric, queries, params.k, allowed)),
         Route::Graph { ef } => ef,

@@ -5,9 +5,7 @@
 // Compile-time constants (#defines put before this text by gpu/source.rs):
 //   DIM     the dimension of the vectors;
 //   METRIC  0: squared Euclidean distance; 1: 1 - a.b (inner product, and cosine over rows
-//           normalised beforehand);
-//   HALF    defined (only) for the half-precision search: rows may also be read as IEEE half,
-//           two a word (element c at the low half of word c / 2), widened to float exactly.
+//           normalised beforehand).
 //
 // Distances are computed with explicit __fsub_rn/__fmaf_rn, in a fixed order, so that the same
 // pair of rows always gives the same bits wherever the code is inlined (the search's lazy check
@@ -87,61 +85,6 @@ __device__ __forceinline__ float lane_partial(const float* q, const float* __res
 #endif
     return acc;
 }
-
-#ifdef HALF
-#ifdef __CUDA_ARCH__
-// IEEE half to float, exact (NVRTC has no cuda_fp16.h without the toolkit's headers). A host
-// emulator (no __CUDA_ARCH__) defines it itself.
-__device__ __forceinline__ float h2f(unsigned short h) {
-    float f;
-    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
-    return f;
-}
-#endif
-
-// This lane's share of the distance between q and the half row x: lane_partial's dimensions,
-// order and arithmetic, each half widened to float (four halves, one 8-byte load, where
-// DIM % 4 == 0), so that a row of halves gives the bits its floats would.
-__device__ __forceinline__ float lane_partial(const float* q, const unsigned short* __restrict__ x) {
-    const unsigned lane = threadIdx.x & 31u;
-    float acc = 0.0f;
-#if DIM % 4 == 0
-    const float4* q4 = reinterpret_cast<const float4*>(q);
-    const uint2* x4 = reinterpret_cast<const uint2*>(x);
-    for (unsigned i = lane; i < DIM / 4; i += 32u) {
-        const float4 a = q4[i];
-        const uint2 w = __ldg(x4 + i);
-        const float b0 = h2f((unsigned short)(w.x & 0xFFFFu)), b1 = h2f((unsigned short)(w.x >> 16));
-        const float b2 = h2f((unsigned short)(w.y & 0xFFFFu)), b3 = h2f((unsigned short)(w.y >> 16));
-#if METRIC == 0
-        const float d0 = __fsub_rn(a.x, b0), d1 = __fsub_rn(a.y, b1);
-        const float d2 = __fsub_rn(a.z, b2), d3 = __fsub_rn(a.w, b3);
-        acc = __fmaf_rn(d0, d0, acc);
-        acc = __fmaf_rn(d1, d1, acc);
-        acc = __fmaf_rn(d2, d2, acc);
-        acc = __fmaf_rn(d3, d3, acc);
-#else
-        acc = __fmaf_rn(a.x, b0, acc);
-        acc = __fmaf_rn(a.y, b1, acc);
-        acc = __fmaf_rn(a.z, b2, acc);
-        acc = __fmaf_rn(a.w, b3, acc);
-#endif
-    }
-#else
-    for (unsigned i = lane; i < DIM; i += 32u) {
-        const float a = q[i];
-        const float b = h2f(__ldg(x + i));
-#if METRIC == 0
-        const float d = __fsub_rn(a, b);
-        acc = __fmaf_rn(d, d, acc);
-#else
-        acc = __fmaf_rn(a, b, acc);
-#endif
-    }
-#endif
-    return acc;
-}
-#endif
 
 // The distance from the lanes' shares, in every lane (lane 0's sum, broadcast).
 __device__ __forceinline__ float warp_total(float part) {

@@ -110,10 +110,8 @@ __device__ __forceinline__ void ganns_merge(ann_key* nn, const ann_key* tk) {
 }
 
 // The distances from q to the `count` vertices tid[0..count) as keys in tk[0..count), four
-// rows at a time so that their loads overlap. The base's rows are of floats or (where HALF is
-// defined) of halves: lane_partial's overloads. Every lane must call it.
-template <class Row>
-__device__ __forceinline__ void ganns_distances(const float* q, const Row* __restrict__ base,
+// rows at a time so that their loads overlap. Every lane must call it.
+__device__ __forceinline__ void ganns_distances(const float* q, const float* __restrict__ base,
                                                 const unsigned* tid, unsigned count, ann_key* tk) {
     const unsigned lane = threadIdx.x & 31u;
     for (unsigned t0 = 0u; t0 < count; t0 += 4u) {
@@ -136,8 +134,7 @@ __device__ __forceinline__ void ganns_distances(const float* q, const Row* __res
 // out-neighbour (by (distance, id); ids of `len` and above are not of the layer) is strictly
 // nearer, move to it. Returns where it stops, its distance in dcur. Rows of `deg` slots are
 // read four at a time so that their loads overlap. Every lane must call it.
-template <class Row>
-__device__ unsigned ganns_greedy(const float* q, const Row* __restrict__ base, const unsigned* adj, unsigned deg,
+__device__ unsigned ganns_greedy(const float* q, const float* __restrict__ base, const unsigned* adj, unsigned deg,
                                  unsigned len, unsigned cur, float& dcur) {
     for (;;) {
         ann_key best = EMPTY_KEY;
@@ -179,11 +176,7 @@ __device__ unsigned ganns_greedy(const float* q, const Row* __restrict__ base, c
 // LN <= HS / 4; else the lazy check still runs, on the new neighbours alone), and an id it holds
 // that is not in N was computed and left out of N earlier, so it is farther than N's last
 // entry, which only moves nearer, and the merge would leave it out again.
-//
-// The base's rows are floats, or (where HALF is defined) halves: every distance of the search
-// is then computed from them.
-template <class Row>
-__device__ void ganns_search_warp(const float* q, const Row* __restrict__ base, unsigned n,
+__device__ void ganns_search_warp(const float* q, const float* __restrict__ base, unsigned n,
                                   const unsigned* __restrict__ adj, unsigned entry, unsigned e, ann_key* nn,
                                   ann_key* tk, unsigned* tid, unsigned* hs) {
     const unsigned lane = threadIdx.x & 31u;

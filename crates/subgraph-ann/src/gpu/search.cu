@@ -4,12 +4,6 @@
 // layer 0 (ganns.cuh) and the answer: the first k entries of N among its first ef that pass
 // the filter, padded with NONE_ID and infinity.
 //
-// Where HALF is defined (the half-precision search), both kernels compute the search's
-// distances from `halves`, the base's copy in IEEE half (two a word), which halves the bytes a
-// distance reads; ganns_search then re-ranks N's first min(ef, LN) entries by their exact
-// distances from the float rows (ganns_rerank) before it answers, so every distance it returns
-// is the float search's distance of that id, bit for bit.
-//
 // Compile-time constants, besides common.cuh's and ganns.cuh's: WPB, warps (queries) a block.
 
 #if WPB < 1 || WPB > 32
@@ -19,13 +13,6 @@
 static_assert(sizeof(ann_key) * WPB * (LN + TL) + sizeof(unsigned) * WPB * (TL + HS) + sizeof(float) * WPB * QLEN <=
                   49152u,
               "static shared memory of ganns_search over 48 KiB");
-
-#ifdef HALF
-// The rows the search reads: the half copy, as halves.
-#define SEARCHED_ROWS reinterpret_cast<const unsigned short*>(halves)
-#else
-#define SEARCHED_ROWS base
-#endif
 
 // Copies query row q into this warp's shared row s (QLEN floats, the tail zero).
 __device__ __forceinline__ void load_query(const float* __restrict__ queries, unsigned q, float* s) {
@@ -39,14 +26,9 @@ __device__ __forceinline__ void load_query(const float* __restrict__ queries, un
 // (by (distance, id)) while it is strictly nearer than the current vertex; entries[q] := the
 // vertex where it stops, the entry of the layer below.
 extern "C" __global__ void __launch_bounds__(WPB * 32) ganns_descend(const float* __restrict__ queries, unsigned nq,
-#ifdef HALF
-                                                                     const unsigned* __restrict__ halves,
-#else
-                                                                     const float* __restrict__ base,
-#endif
-                                                                     unsigned n, const unsigned* __restrict__ adj,
-                                                                     unsigned deg, unsigned len,
-                                                                     unsigned* __restrict__ entries) {
+                                                                     const float* __restrict__ base, unsigned n,
+                                                                     const unsigned* __restrict__ adj, unsigned deg,
+                                                                     unsigned len, unsigned* __restrict__ entries) {
     __shared__ __align__(16) float s_q[WPB][QLEN];
     const unsigned w = threadIdx.x >> 5, lane = threadIdx.x & 31u;
     const unsigned q = blockIdx.x * WPB + w;
@@ -55,47 +37,18 @@ extern "C" __global__ void __launch_bounds__(WPB * 32) ganns_descend(const float
     if (len > n) len = n;
     unsigned cur = entries[q];
     if (cur >= len) cur = 0u;
-    float dcur = warp_total(lane_partial(s_q[w], SEARCHED_ROWS + (size_t)cur * DIM));
-    cur = ganns_greedy(s_q[w], SEARCHED_ROWS, adj, deg, len, cur, dcur);
+    float dcur = warp_distance(s_q[w], base + (size_t)cur * DIM);
+    cur = ganns_greedy(s_q[w], base, adj, deg, len, cur, dcur);
     if (lane == 0u) entries[q] = cur;
 }
 
-#ifdef HALF
-// The re-ranking of a half-precision search: N's first e entries get their exact distances,
-// computed from the float rows `base` by the float search's code (ganns_distances, so the same
-// bits as that search's distances), as keys without the explored flag; N's other entries are
-// emptied and N is sorted again by (distance, id). tk and tid (TL long) are scratch. Every lane
-// must call it.
-__device__ void ganns_rerank(const float* q, const float* __restrict__ base, ann_key* nn, unsigned e, ann_key* tk,
-                             unsigned* tid) {
-    const unsigned lane = threadIdx.x & 31u;
-    for (unsigned c = 0u; c < e; c += TL) {
-        const unsigned m = e - c < TL ? e - c : TL;
-        __syncwarp();
-        for (unsigned j = lane; j < m; j += 32u) {
-            const ann_key key = nn[c + j];
-            tid[j] = key == EMPTY_KEY ? NONE_ID : ganns_id(key);
-        }
-        __syncwarp();
-        ganns_distances(q, base, tid, m, tk);
-        __syncwarp();
-        for (unsigned j = lane; j < m; j += 32u) nn[c + j] = tid[j] == NONE_ID ? EMPTY_KEY : tk[j];
-    }
-    for (unsigned i = e + lane; i < LN; i += 32u) nn[i] = EMPTY_KEY;
-    warp_sort<LN>(nn);
-}
-#endif
-
 // GANNS search of layer 0 (n vertices, DEG slots a row) for each query from entries[q], with
-// exploration bound ef (with HALF: over the half rows, then re-ranked); writes the first k entries of N among its first min(ef, LN) whose id
+// exploration bound ef; writes the first k entries of N among its first min(ef, LN) whose id
 // passes `allowed` (every id when filtered == 0) to out_ids/out_dist[q * k ..], then NONE_ID
 // and infinity.
 extern "C" __global__ void __launch_bounds__(WPB * 32, MINB)
-    ganns_search(const float* __restrict__ queries, unsigned nq, const float* __restrict__ base,
-#ifdef HALF
-                 const unsigned* __restrict__ halves,
-#endif
-                 unsigned n, const unsigned* __restrict__ adj, const unsigned* __restrict__ entries, unsigned ef, unsigned k,
+    ganns_search(const float* __restrict__ queries, unsigned nq, const float* __restrict__ base, unsigned n,
+                 const unsigned* __restrict__ adj, const unsigned* __restrict__ entries, unsigned ef, unsigned k,
                  const unsigned* __restrict__ allowed, unsigned filtered, unsigned* __restrict__ out_ids,
                  float* __restrict__ out_dist) {
     __shared__ ann_key s_n[WPB][LN];
@@ -107,12 +60,9 @@ extern "C" __global__ void __launch_bounds__(WPB * 32, MINB)
     const unsigned q = blockIdx.x * WPB + w;
     if (q >= nq) return;
     load_query(queries, q, s_q[w]);
-    ganns_search_warp(s_q[w], SEARCHED_ROWS, n, adj, entries[q], ef, s_n[w], s_t[w], s_id[w], s_h[w]);
-    const unsigned e = ef < 1u ? 1u : (ef > LN ? LN : ef);
-#ifdef HALF
-    ganns_rerank(s_q[w], base, s_n[w], e, s_t[w], s_id[w]);
-#endif
+    ganns_search_warp(s_q[w], base, n, adj, entries[q], ef, s_n[w], s_t[w], s_id[w], s_h[w]);
     const ann_key* nn = s_n[w];
+    const unsigned e = ef < 1u ? 1u : (ef > LN ? LN : ef);
     unsigned found = 0u;
     for (unsigned c = 0u; c < e && found < k; c += 32u) {
         const unsigned i = c + lane;

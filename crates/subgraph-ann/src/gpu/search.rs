@@ -1,10 +1,9 @@
 //! The index held on the GPU and its GANNS search (thesis §2.2; the greedy descent of HNSW's
 //! upper layers, §4.3's extension): base vectors and every layer's adjacency uploaded once, then
 //! searched batch after batch, one warp per query (`search.cu`), or answered by brute force
-//! where a filter passes too few vectors for the graph (`filter::route`). A half-precision
-//! search reads a second copy of the base in IEEE half (`half`), made at the first such search.
+//! where a filter passes too few vectors for the graph (`filter::route`).
 
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::{Mutex, MutexGuard};
 
 use rayon::prelude::*;
 use subgraph_cuda::{Arg, DeviceBuffer, Gpu, Lane, PinnedBuffer};
@@ -15,7 +14,6 @@ use crate::gpu::brute::brute_batched;
 use crate::gpu::resident::{batch_queries, check_allowed, to_u32, upload_allowed, DeviceVectors};
 use crate::gpu::source::{search_source, SearchShape, DESCEND, MAX_DEGREE, MAX_EF, SEARCH_KERNEL};
 use crate::graph::{ProximityGraph, NONE};
-use crate::half::half_words;
 use crate::neighbours::{Neighbours, SearchParams};
 use crate::vectors::{check_dim, Metric, Vectors};
 
@@ -39,17 +37,9 @@ struct DeviceLayer {
 /// out-neighbours not yet in N and keeping N's length (a vertex that falls out never returns),
 /// until N's first ef are all explored. The answer is the first k of N's first ef entries that
 /// pass the filter (all of them without one), padded with [`NONE`] and infinity.
-///
-/// A half-precision search ([`SearchParams::half`]) is that search with every distance computed
-/// from the base rounded to IEEE half (the query kept in float), after which N's first ef
-/// entries are re-ranked by their float distances (the same bits as the float search's): the
-/// answer is the first k of those that pass the filter.
 pub struct GpuIndex<'g> {
     gpu: &'g Gpu,
     base: DeviceVectors,
-    /// The base in IEEE half, two a word ([`half_words`]), uploaded at the first half-precision
-    /// search: a float-only index holds none.
-    halves: OnceLock<DeviceBuffer<u32>>,
     metric: Metric,
     /// Layer 0 first.
     layers: Vec<DeviceLayer>,
@@ -85,15 +75,7 @@ impl<'g> GpuIndex<'g> {
             let adjacency = gpu.upload("ann adjacency", &layer.adjacency)?;
             layers.push(DeviceLayer { adjacency, degree: layer.degree, len: layer.len() });
         }
-        Ok(GpuIndex {
-            gpu,
-            base: vectors,
-            halves: OnceLock::new(),
-            metric,
-            layers,
-            batch: None,
-            staging: Mutex::new(None),
-        })
+        Ok(GpuIndex { gpu, base: vectors, metric, layers, batch: None, staging: Mutex::new(None) })
     }
 
     /// Vectors.
@@ -134,7 +116,7 @@ impl<'g> GpuIndex<'g> {
         self.check(queries, params, allowed)?;
         match route(allowed, params.k, params.ef, self.layers[0].degree) {
             Route::Brute => self.brute(queries, params.k, allowed),
-            Route::Graph { ef } => self.graph_search(queries, params.k, ef, params.half, allowed),
+            Route::Graph { ef } => self.graph_search(queries, params.k, ef, allowed),
         }
     }
 
@@ -148,7 +130,7 @@ impl<'g> GpuIndex<'g> {
         allowed: Option<&Allowed>,
     ) -> Result<Neighbours> {
         self.check(queries, params, allowed)?;
-        self.graph_search(queries, params.k, params.ef, params.half, allowed)
+        self.graph_search(queries, params.k, params.ef, allowed)
     }
 
     /// The exact `k` nearest vectors of each query (among those `allowed` passes).
@@ -191,30 +173,10 @@ impl<'g> GpuIndex<'g> {
         Ok(staging)
     }
 
-    /// The base's half-precision copy, made from the float rows on the device (downloaded,
-    /// converted on every core, uploaded) at the first call; a value beyond half's range is
-    /// refused ([`AnnError::HalfRange`], its row an internal id). The caller holds the staging
-    /// lock, so that two searches never make it twice.
-    fn halves(&self) -> Result<&DeviceBuffer<u32>> {
-        if let Some(h) = self.halves.get() {
-            return Ok(h);
-        }
-        let rows = Vectors::new(self.dim(), self.gpu.download(self.base.buffer())?)?;
-        let words = self.gpu.upload("ann base vectors (half)", &half_words(&rows)?)?;
-        Ok(self.halves.get_or_init(|| words))
-    }
-
-    fn graph_search(
-        &self,
-        queries: &Vectors,
-        k: usize,
-        ef: usize,
-        half: bool,
-        allowed: Option<&Allowed>,
-    ) -> Result<Neighbours> {
+    fn graph_search(&self, queries: &Vectors, k: usize, ef: usize, allowed: Option<&Allowed>) -> Result<Neighbours> {
         let gpu = self.gpu;
         let (n, dim) = (self.len(), self.dim());
-        let shape = SearchShape::new(dim, self.metric, ef, self.layers[0].degree)?.with_half(half);
+        let shape = SearchShape::new(dim, self.metric, ef, self.layers[0].degree)?;
         let source = search_source(shape);
         let descend = gpu.kernel(source, DESCEND)?;
         let search = gpu.kernel(source, SEARCH_KERNEL)?;
@@ -225,7 +187,6 @@ impl<'g> GpuIndex<'g> {
         let batch = batch_queries(dim, k, self.batch).min(STAGING_BYTES / (4 * dim)).max(1);
         let mut staging = self.staging(batch.min(nq) * dim, batch.min(nq) * k)?;
         let staging = staging.as_mut().expect("made by GpuIndex::staging");
-        let halves = if half { Some(self.halves()?) } else { None };
         let mut out = Neighbours { k, ids: Vec::with_capacity(nq * k), distances: Vec::with_capacity(nq * k) };
         for start in (0..nq).step_by(batch) {
             let m = batch.min(nq - start);
@@ -242,11 +203,6 @@ impl<'g> GpuIndex<'g> {
             // Every query enters at vertex 0 of the top layer.
             let mut entries = gpu.alloc_zeros::<u32>("ann entries", m)?;
             for layer in self.layers[1..].iter().rev() {
-                // The half-precision descent reads the half rows instead of the float ones.
-                let searched = match halves {
-                    Some(h) => Arg::In32(h),
-                    None => Arg::InF32(self.base.buffer()),
-                };
                 gpu.launch(
                     &descend,
                     grid,
@@ -254,7 +210,7 @@ impl<'g> GpuIndex<'g> {
                     &mut [
                         Arg::InF32(&rows),
                         Arg::U32(m32),
-                        searched,
+                        Arg::InF32(self.base.buffer()),
                         Arg::U32(n32),
                         Arg::In32(&layer.adjacency),
                         Arg::U32(to_u32("degree", layer.degree)?),
@@ -265,21 +221,25 @@ impl<'g> GpuIndex<'g> {
             }
             let mut ids = gpu.alloc_zeros::<u32>("ann answer ids", m * k)?;
             let mut distances = gpu.alloc_zeros::<f32>("ann answer distances", m * k)?;
-            // The half-precision search reads the half rows beside the float ones (its re-ranking).
-            let mut args = vec![Arg::InF32(&rows), Arg::U32(m32), Arg::InF32(self.base.buffer())];
-            args.extend(halves.map(Arg::In32));
-            args.extend([
-                Arg::U32(n32),
-                Arg::In32(&self.layers[0].adjacency),
-                Arg::In32(&entries),
-                Arg::U32(ef32),
-                Arg::U32(k32),
-                Arg::In32(&words),
-                Arg::U32(filtered),
-                Arg::Out32(&mut ids),
-                Arg::OutF32(&mut distances),
-            ]);
-            gpu.launch(&search, grid, block, &mut args)?;
+            gpu.launch(
+                &search,
+                grid,
+                block,
+                &mut [
+                    Arg::InF32(&rows),
+                    Arg::U32(m32),
+                    Arg::InF32(self.base.buffer()),
+                    Arg::U32(n32),
+                    Arg::In32(&self.layers[0].adjacency),
+                    Arg::In32(&entries),
+                    Arg::U32(ef32),
+                    Arg::U32(k32),
+                    Arg::In32(&words),
+                    Arg::U32(filtered),
+                    Arg::Out32(&mut ids),
+                    Arg::OutF32(&mut distances),
+                ],
+            )?;
             gpu.download_async(Lane::Now, &ids, 0..m * k, &mut staging.ids, 0)?;
             gpu.download_async(Lane::Now, &distances, 0..m * k, &mut staging.distances, 0)?;
             out.ids.extend_from_slice(&staging.ids.as_slice()?[..m * k]);

@@ -1,9 +1,7 @@
 //! The kernel sources of the GPU search, specialised per configuration (thesis §2.2: GANNS'
-//! kernels are instantiated per dimension and metric; here also per length of N, degree,
-//! precision of the searched rows and, for brute force, per bound on k): the `.cu` text is the
-//! `#define`s of one configuration followed by the shared device code (`common.cuh`,
-//! `ganns.cuh`) and the kernels. A half-precision search's source is the float one's text
-//! after `#define HALF 1`.
+//! kernels are instantiated per dimension and metric; here also per length of N, degree and,
+//! for brute force, per bound on k): the `.cu` text is the `#define`s of one configuration
+//! followed by the shared device code (`common.cuh`, `ganns.cuh`) and the kernels.
 //!
 //! [`subgraph_cuda::Gpu::kernel`] wants a `&'static KernelSource` and caches compiled modules by
 //! its name, so each distinct configuration gets one leaked source (name and text), kept in a
@@ -123,9 +121,6 @@ pub struct SearchShape {
     pub ln: usize,
     /// The degree of layer 0 (its row width).
     pub degree: usize,
-    /// Distances from the base's half-precision copy, then N re-ranked by exact float
-    /// distances (`HALF` in `search.cu`).
-    pub half: bool,
 }
 
 impl SearchShape {
@@ -140,12 +135,7 @@ impl SearchShape {
                 "degree {degree}: the GPU search takes graphs of degree 1 to {MAX_DEGREE}"
             )));
         }
-        Ok(SearchShape { dim, formula: Formula::of(metric), ln: ef.max(32).next_power_of_two(), degree, half: false })
-    }
-
-    /// The same shape, searching the half-precision rows where `half`.
-    pub fn with_half(self, half: bool) -> Self {
-        SearchShape { half, ..self }
+        Ok(SearchShape { dim, formula: Formula::of(metric), ln: ef.max(32).next_power_of_two(), degree })
     }
 
     /// The length of T: the power of two at least max(degree, 32).
@@ -205,12 +195,11 @@ impl SearchShape {
             Some(v) => format!("_hs{v}"),
         };
         format!(
-            "ganns_search_d{}_{}_ln{}_deg{}{}{bound}{visited}.cu",
+            "ganns_search_d{}_{}_ln{}_deg{}{bound}{visited}.cu",
             self.dim,
             self.formula.name(),
             self.ln,
-            self.degree,
-            if self.half { "_half" } else { "" }
+            self.degree
         )
     }
 
@@ -232,8 +221,7 @@ impl SearchShape {
     }
 
     fn code(&self) -> String {
-        let half = if self.half { "#define HALF 1\n" } else { "" };
-        format!("{half}{}#define MINB {}\n{SEARCH}", self.ganns_prelude(), min_blocks())
+        format!("{}#define MINB {}\n{SEARCH}", self.ganns_prelude(), min_blocks())
     }
 }
 
@@ -376,42 +364,6 @@ static SEARCH_KERNELS: [KernelDecl; 2] = [
     },
 ];
 
-/// The kernels of a half-precision search source: the descent reads the half rows (two a word)
-/// instead of the float ones; the search reads both.
-static HALF_SEARCH_KERNELS: [KernelDecl; 2] = [
-    KernelDecl {
-        name: DESCEND,
-        params: &[
-            Param::BufF32,
-            Param::U32,
-            Param::BufU32,
-            Param::U32,
-            Param::BufU32,
-            Param::U32,
-            Param::U32,
-            Param::BufU32,
-        ],
-    },
-    KernelDecl {
-        name: SEARCH_KERNEL,
-        params: &[
-            Param::BufF32,
-            Param::U32,
-            Param::BufF32,
-            Param::BufU32,
-            Param::U32,
-            Param::BufU32,
-            Param::BufU32,
-            Param::U32,
-            Param::U32,
-            Param::BufU32,
-            Param::U32,
-            Param::BufU32,
-            Param::BufF32,
-        ],
-    },
-];
-
 static BRUTE_KERNELS: [KernelDecl; 2] = [
     KernelDecl {
         name: BRUTE_TOPK,
@@ -484,7 +436,6 @@ fn source(shape: Shape) -> &'static KernelSource {
     let mut sources = SOURCES.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
     sources.entry(shape).or_insert_with(|| {
         let (name, code, kernels) = match shape {
-            Shape::Search(s) if s.half => (s.name(), s.code(), &HALF_SEARCH_KERNELS[..]),
             Shape::Search(s) => (s.name(), s.code(), &SEARCH_KERNELS[..]),
             Shape::Brute(b) => (b.name(), b.code(), &BRUTE_KERNELS[..]),
             Shape::Build(b) => (b.name(), b.code(), &BUILD_KERNELS[..]),
@@ -519,16 +470,12 @@ pub const CHECK_DIMS: [usize; 7] = [1, 3, 96, 128, 960, 1024, MAX_DIM];
 /// degree of 16, 32 and 64 twice (T shorter than, as long as and longer than a warp; N shorter
 /// than T at 32 and 64).
 pub const CHECK_LN_DEGREE: [(usize, usize); 6] = [(32, 16), (64, 32), (128, 64), (256, 16), (512, 32), (1024, 64)];
-/// (length of N, degree) pairs of [`check_shapes`]' half-precision searches: N no longer than
-/// T, and N of many T's (its re-ranking in several rounds).
-pub const CHECK_HALF_LN_DEGREE: [(usize, usize); 2] = [(32, 64), (1024, 64)];
 /// Bounds on k of [`check_shapes`]: every room of a brute-force list.
 pub const CHECK_K: [usize; 6] = [32, 64, 128, 256, 512, 1024];
 
 /// A representative set of configurations: for every dimension of [`CHECK_DIMS`] and every
 /// metric (ip and cos share their sources), the search at every pair of
-/// [`CHECK_LN_DEGREE`], the half-precision search at every pair of [`CHECK_HALF_LN_DEGREE`],
-/// and brute force at every bound of [`CHECK_K`].
+/// [`CHECK_LN_DEGREE`] and brute force at every bound of [`CHECK_K`].
 pub fn check_shapes() -> (Vec<SearchShape>, Vec<BruteShape>) {
     let mut search = Vec::new();
     let mut brute = Vec::new();
@@ -536,9 +483,6 @@ pub fn check_shapes() -> (Vec<SearchShape>, Vec<BruteShape>) {
         for metric in Metric::ALL {
             for (ln, degree) in CHECK_LN_DEGREE {
                 search.extend(SearchShape::new(dim, metric, ln, degree));
-            }
-            for (ln, degree) in CHECK_HALF_LN_DEGREE {
-                search.extend(SearchShape::new(dim, metric, ln, degree).map(|s| s.with_half(true)));
             }
             for k in CHECK_K {
                 brute.extend(BruteShape::new(dim, metric, k));
@@ -649,10 +593,6 @@ mod tests {
         assert!(a.code.starts_with(
             "#define DIM 96\n#define METRIC 1\n#define LN 64\n#define DEG 32\n#define TL 32\n#define HS_LOG2 10\n"
         ));
-        let h = search_source(SearchShape::new(96, Metric::Ip, 64, 32).unwrap().with_half(true));
-        assert_eq!(h.name, "ganns_search_d96_dot_ln64_deg32_half.cu");
-        assert_eq!(h.code.strip_prefix("#define HALF 1\n"), Some(a.code), "the float text after HALF");
-        assert_eq!(h.kernels[1].params.len(), a.kernels[1].params.len() + 1, "the half rows beside the float ones");
         let c = brute_source(BruteShape::new(96, Metric::L2, 100).unwrap());
         assert_eq!(c.name, "ann_brute_d96_l2_k128.cu");
         assert!(c.code.contains("#define QT 16\n#define WARPS 8\n#define QPW 2\n"));

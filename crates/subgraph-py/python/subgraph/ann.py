@@ -90,15 +90,13 @@ class Index:
             return None, _np.ascontiguousarray(array)
         return _labels(array, "filter"), None
 
-    def search(self, q, k=10, ef=None, threads=None, filter=None, half=False):
+    def search(self, q, k=10, ef=None, threads=None, filter=None):
         """The k nearest vectors of each row of `q`: (ids, distances), two (m, k) arrays (int64
         and float32), nearest first. ef: the exploration bound (default max(k, 64)), the
         recall/speed knob. filter: a boolean array (one per vector: True passes) or the labels
-        that pass. half: the GPU's half-precision search (distances from a copy of the vectors
-        in IEEE half, the best ef re-ranked by their exact float distances, which are the ones
-        returned); refused on the CPU and where a value is beyond half's range (65504)."""
+        that pass."""
         labels, mask = self._filter(filter)
-        return self._native.search(_rows(q, "q"), k, ef, labels, mask, False, threads, bool(half))
+        return self._native.search(_rows(q, "q"), k, ef, labels, mask, False, threads)
 
     def brute_force(self, q, k=10, threads=None, filter=None):
         """The exact k nearest vectors of each row of `q`, as `search` returns them."""
