@@ -48,6 +48,13 @@ impl Vectors {
         self.dim
     }
 
+    /// The rows in runs of `per` (the last may be shorter), each copied on its own thread; the
+    /// rows are not checked again.
+    pub(crate) fn split(&self, per: usize) -> Vec<Vectors> {
+        use rayon::prelude::*;
+        self.data.par_chunks(per.max(1) * self.dim).map(|rows| Vectors { dim: self.dim, data: rows.to_vec() }).collect()
+    }
+
     /// Number of rows.
     pub fn len(&self) -> usize {
         self.data.len() / self.dim
@@ -237,6 +244,17 @@ fn select_dot() -> Kernel {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_split_keeps_every_row_in_order() {
+        let v = Vectors::new(3, (0..21).map(|i| i as f32).collect()).unwrap();
+        for per in [1, 2, 3, 7, 8] {
+            let parts = v.split(per);
+            assert_eq!(parts.len(), 7usize.div_ceil(per), "per {per}");
+            assert!(parts.iter().all(|p| p.dim() == 3 && p.len() <= per));
+            assert_eq!(parts.iter().flat_map(|p| p.as_slice().to_vec()).collect::<Vec<_>>(), v.as_slice());
+        }
+    }
 
     #[test]
     fn distances_match_the_plain_sums() {
