@@ -81,6 +81,21 @@ impl Filter {
     /// restrictions only here). The data vertices of a label are read once for all the query
     /// vertices of that label ([`LabelPass`]).
     pub fn local(self, data: &Graph, query: &Query, semantics: Semantics, control: &Control) -> Candidates {
+        emptied_if_any_empty(self.local_within(data, query, semantics, None, control))
+    }
+
+    /// [`Filter::local`] over the data vertices `within` accepts (all when None), each query vertex's set
+    /// left as it is when another's is empty: for a graph whose adjacency lists are whole at
+    /// those vertices only, a cluster process's part (subgraph-cluster), whose sets are united
+    /// with the other processes' before any is known to be empty.
+    pub fn local_within(
+        self,
+        data: &Graph,
+        query: &Query,
+        semantics: Semantics,
+        within: Option<&(dyn Fn(u32) -> bool + Sync)>,
+        control: &Control,
+    ) -> Candidates {
         let n = query.num_vertices() as u32;
         let profiles: Vec<Option<Profile>> = (0..n).map(|u| Profile::new(data, query, u, semantics)).collect();
         let mut labels: Vec<u32> = (0..n).filter(|&u| profiles[u as usize].is_some()).map(|u| query.label(u)).collect();
@@ -93,14 +108,19 @@ impl Filter {
                 .filter_map(|u| profiles[u as usize].as_ref().map(|p| (u, p)))
                 .collect();
             let pass = LabelPass::new(data, &of_label, self == Filter::Ldf);
-            for ((u, _), mut c) in of_label.iter().zip(pass.run(data.vertices_with_label(label), control)) {
+            let all = data.vertices_with_label(label);
+            let items: std::borrow::Cow<[u32]> = match within {
+                None => all.into(),
+                Some(within) => all.iter().copied().filter(|&v| within(v)).collect::<Vec<u32>>().into(),
+            };
+            for ((u, _), mut c) in of_label.iter().zip(pass.run(&items, control)) {
                 if query.graph().allowed(*u).is_some() {
                     c.retain(|&v| query.allows(*u, v));
                 }
                 cands[*u as usize] = c;
             }
         }
-        emptied_if_any_empty(cands)
+        cands
     }
 
     /// The global refinement of candidates from [`Filter::local`]: GraphQL's for `gql` and
@@ -112,10 +132,29 @@ impl Filter {
         }
         match self {
             Filter::Ldf | Filter::Nlf => {}
-            Filter::Gql | Filter::Auto => refine::graphql(data, query, semantics, cands, control),
+            Filter::Gql | Filter::Auto => refine::graphql(data, query, semantics, cands, None, control),
             Filter::Cs => refine::arc_consistency(data, query, cands, control),
         }
         *cands = emptied_if_any_empty(std::mem::take(cands));
+    }
+
+    /// GraphQL's refinement ([`Filter::Gql`]) of the candidates `within` accepts, the others
+    /// kept as they are, and no set emptied because another is: sound for a graph whose
+    /// adjacency lists are whole at the vertices within, when `cands` are supersets of the
+    /// true sets everywhere else (a cluster process's part, with the candidates the other
+    /// processes found; subgraph-cluster). Where an edge's label pair occurs nowhere in
+    /// `data`, nothing is refined.
+    pub fn refine_gql_within(
+        data: &Graph,
+        query: &Query,
+        semantics: Semantics,
+        cands: &mut Candidates,
+        within: &(dyn Fn(u32) -> bool + Sync),
+        control: &Control,
+    ) {
+        if cands.iter().all(|c| !c.is_empty()) {
+            refine::graphql(data, query, semantics, cands, Some(within), control);
+        }
     }
 
     /// The checks one pass of the global refinement makes over `cands`: a candidate for each

@@ -97,18 +97,33 @@ fn admissible_count<'a>(
     }
 }
 
-/// Repeats `keep(u, v)` over all candidates until nothing changes, `rounds` passes are done or
-/// `control` says stop (the candidates not yet checked are kept).
-fn refine<F>(data: &Graph, query: &Query, cands: &mut Candidates, rounds: usize, control: &Control, keep: F)
-where
+/// The data vertices a refinement checks: all, or those a predicate accepts (the others'
+/// candidacy is kept as it is).
+pub(super) type Within<'a> = Option<&'a (dyn Fn(u32) -> bool + Sync)>;
+
+/// Repeats `keep(u, v)` over all candidates (those `within` accepts) until nothing changes,
+/// `rounds` passes are done or `control` says stop (the candidates not yet checked are kept).
+fn refine<F>(
+    data: &Graph,
+    query: &Query,
+    cands: &mut Candidates,
+    rounds: usize,
+    within: Within,
+    control: &Control,
+    keep: F,
+) where
     F: Fn(&[Link], u32, &[Bitset]) -> bool + Sync,
 {
     let n = data.num_vertices();
     let qn = query.num_vertices();
     let Some(all_links) = (0..qn as u32).map(|u| links(data, query, u)).collect::<Option<Vec<_>>>() else {
-        cands.iter_mut().for_each(Vec::clear);
+        // No vertex checked can host every query vertex; those not checked may.
+        if within.is_none() {
+            cands.iter_mut().for_each(Vec::clear);
+        }
         return;
     };
+    let keep = |links: &[Link], v: u32, sets: &[Bitset]| within.is_some_and(|w| !w(v)) || keep(links, v, sets);
     let mut sets: Vec<Bitset> = cands.iter().map(|c| Bitset::from_sorted(n, c)).collect();
     // A check of (u, v) depends only on the candidate sets of u's neighbours: u needs a new
     // pass only when one of them changed since u's last pass.
@@ -142,16 +157,23 @@ where
 
 /// Keeps v in C(u) only if every query neighbour of u has a candidate adjacent to v.
 pub(super) fn arc_consistency(data: &Graph, query: &Query, cands: &mut Candidates, control: &Control) {
-    refine(data, query, cands, CS_ROUNDS, control, |links, v, sets| {
+    refine(data, query, cands, CS_ROUNDS, None, control, |links, v, sets| {
         let mut last = LastSlice::default();
         links.iter().all(|l| admissible_count(data, v, l, sets, 1, &mut last) > 0)
     });
 }
 
-/// Keeps v in C(u) only if u's neighbours can be matched to distinct admissible neighbours of v
-/// (for homomorphisms: each to some admissible neighbour).
-pub(super) fn graphql(data: &Graph, query: &Query, semantics: Semantics, cands: &mut Candidates, control: &Control) {
-    refine(data, query, cands, GQL_ROUNDS, control, |links, v, sets| {
+/// Keeps v in C(u) (of the vertices `within` accepts) only if u's neighbours can be matched to
+/// distinct admissible neighbours of v (for homomorphisms: each to some admissible neighbour).
+pub(super) fn graphql(
+    data: &Graph,
+    query: &Query,
+    semantics: Semantics,
+    cands: &mut Candidates,
+    within: Within,
+    control: &Control,
+) {
+    refine(data, query, cands, GQL_ROUNDS, within, control, |links, v, sets| {
         // Collect admissible neighbours up to k = the number of links. A link with none fails
         // at once. A link with k or more can always be matched last, whatever the others took
         // (fewer than k), so only the links with fewer than k need a matching among
