@@ -70,7 +70,8 @@ pub struct MatchArgs {
     /// Failing-set pruning: auto (queries of 4+ vertices), on, off.
     #[arg(long, default_value = "auto", value_parser = ["auto", "on", "off"])]
     failing_sets: String,
-    /// Worker threads (default: all cores; at most 4 per core, or 64).
+    /// Worker threads (default: all cores; at most 4 per core, or 64). With --cluster or
+    /// --local-processes: timely workers in each process (default 1).
     #[arg(long, value_parser = parse_threads)]
     threads: Option<usize>,
     /// Stop each query after N matches.
@@ -258,6 +259,9 @@ fn match_cluster(
         semantics,
         symmetry: symmetry != subgraph_core::plan::Symmetry::Off,
         order: order.unwrap_or(subgraph_cluster::plan::DEFAULT_ORDER),
+        // One timely worker per process without --threads, as before --threads was taken:
+        // processes started together on one machine share its cores.
+        threads: a.threads.unwrap_or(1),
         timeout: a.timeout,
         json: a.format == "json",
         interrupt,

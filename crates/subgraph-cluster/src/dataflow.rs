@@ -1,11 +1,12 @@
 //! One query on one timely worker, after BiGJoin (Ammar, McSherry, Salihoglu and Joglekar,
 //! VLDB 2018 §3–4): a partial match (a prefix of data vertices in the plan's order) is
 //! extended one position at a time. For each position the prefix is routed (timely's
-//! `Exchange` pact) to the owner of the data vertex of its first backward neighbour, which
-//! proposes the candidates from its adjacency list (label-filtered by the list's grouping,
-//! injective, within the symmetry-breaking restrictions); the prefix with its candidates is
-//! then routed to the owner of each further backward neighbour, which intersects them with its
-//! list. The last position is counted, not materialised.
+//! `Exchange` pact) to a worker of the process owning the data vertex of its first backward
+//! neighbour (which of its workers, by a hash of the prefix), which proposes the candidates
+//! from its adjacency list (label-filtered by the list's grouping, in the position's global
+//! candidate set, injective, within the symmetry-breaking restrictions); the prefix with its
+//! candidates is then routed to the owner of each further backward neighbour, which
+//! intersects them with its list. The last position is counted, not materialised.
 //!
 //! What bounds memory: roots (the first position's data vertices) enter in batches of
 //! [`BATCH_ROOTS`] per worker, one timely epoch each, and a worker starts a batch only when at
@@ -47,7 +48,8 @@ pub struct Tally {
     pub matches: u128,
     /// Time in the operators' logic and in starting roots.
     pub busy: Duration,
-    /// Bytes of the partial matches this worker sent to other workers (4 per vertex id).
+    /// Bytes of the partial matches this worker sent to other processes' workers (4 per vertex
+    /// id).
     pub bytes_sent: u64,
     /// Whether the control stopped the worker before the search was done.
     pub stopped: bool,
@@ -60,8 +62,9 @@ struct Counters {
     stopped: Cell<bool>,
 }
 
-/// Counts the matches of `plan` whose root this worker owns, with the other workers
-/// extending what they own; `control` stops it (the deadline, Ctrl-C).
+/// Counts the matches of `plan` whose root this worker owns ([`Local::worker`]), with the
+/// other workers extending what their processes own; `control` stops it (the deadline,
+/// Ctrl-C).
 pub fn count<A: Allocate>(
     worker: &mut Worker<A>,
     local: &Arc<Local>,
@@ -72,15 +75,9 @@ pub fn count<A: Allocate>(
     let counters =
         Rc::new(Counters { matches: Cell::new(0), busy: Cell::new(Duration::ZERO), stopped: Cell::new(false) });
     let bytes = Arc::new(AtomicU64::new(0));
-    let first = &plan.steps[0];
-    let directed = local.graph.is_directed();
-    let roots: Vec<u32> = local
-        .graph
-        .vertices_with_label(first.label)
-        .iter()
-        .copied()
-        .filter(|&v| local.owner(v) == me && (directed || local.graph.total_degree(v) >= first.degree))
-        .collect();
+    let threads = worker.peers() / local.processes;
+    let roots: Vec<u32> =
+        plan.steps[0].candidates.iter().copied().filter(|&v| local.worker(v, threads) == me).collect();
     if plan.steps.len() == 1 {
         return Tally { matches: roots.len() as u128, ..Tally::default() };
     }
@@ -93,12 +90,12 @@ pub fn count<A: Allocate>(
             for j in 0..links {
                 let stage = Stage { local: local.clone(), plan: plan.clone(), k, j, control: control.clone() };
                 let counters = counters.clone();
-                // A position without backward neighbours takes its candidates from the label
-                // table, which every worker holds: its prefixes stay where they are.
+                // A position without backward neighbours takes its candidates from its global
+                // set, which every worker holds: its prefixes stay where they are.
                 let (from, local, bytes) = (plan.steps[k].back.get(j).map(|b| b.from), local.clone(), bytes.clone());
                 let pact = Exchange::new(move |(prefix, cands): &Partial| {
-                    let to = from.map_or(me, |f| local.owner(prefix[f]));
-                    if to != me {
+                    let to = from.map_or(me, |f| local.owner(prefix[f]) * threads + spread(prefix) % threads);
+                    if to / threads != me / threads {
                         bytes.fetch_add(4 * (prefix.len() + cands.len()) as u64, Ordering::Relaxed);
                     }
                     to as u64
@@ -171,8 +168,10 @@ impl Stage {
         let list = |b: &Back| graph.neighbors_labelled(prefix[b.from], b.dir, b.edge_label, step.label);
         match (self.j, step.back.get(self.j)) {
             (0, first) => {
-                let source = first.map_or_else(|| graph.vertices_with_label(step.label), list);
-                let fits = |c: &u32| !prefix.contains(c) && step.greater_than.iter().all(|&p| *c > prefix[p]);
+                let source = first.map_or(&step.candidates[..], list);
+                let fits = |c: &u32| {
+                    step.bits.contains(*c) && !prefix.contains(c) && step.greater_than.iter().all(|&p| *c > prefix[p])
+                };
                 cands = source.iter().copied().filter(fits).collect();
             }
             (_, Some(b)) => intersect(&mut cands, list(b)),
@@ -194,6 +193,12 @@ impl Stage {
             }
         }
     }
+}
+
+/// A hash of `prefix`: which of its owning process's workers a prefix goes to.
+fn spread(prefix: &[u32]) -> usize {
+    let h = prefix.iter().fold(0u64, |h, &v| (h ^ v as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29));
+    (h >> 32) as usize
 }
 
 /// Keeps the elements of `cands` (sorted) that are in `list` (sorted).

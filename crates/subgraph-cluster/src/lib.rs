@@ -4,12 +4,14 @@
 //! are extended or intersected by.
 //!
 //! The flow runs one way: [`manifest`] (what a partition is, validated) → [`partition`]
-//! (writing one) → [`load`] (a process's parts) → [`plan`] (the matching order, from
-//! subgraph-core's planner) → [`dataflow`] (one query on one worker) → [`run`] (the processes
-//! connected, every query run, the counts summed on process 0).
+//! (writing one) → [`load`] (a process's parts) → [`filter`] (each worker's candidates, made
+//! global) → [`plan`] (the matching order, from subgraph-core's planner) → [`dataflow`] (one
+//! query on one worker) → [`run`] (the processes connected, every query run, the counts summed
+//! on process 0).
 
 pub mod dataflow;
 pub mod error;
+pub mod filter;
 pub mod load;
 pub mod manifest;
 pub mod partition;

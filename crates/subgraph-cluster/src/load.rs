@@ -5,7 +5,7 @@
 //! of each relation, VLDB 2018 §4).
 
 use crate::error::{Error, Result};
-use crate::manifest::{checksum, Manifest};
+use crate::manifest::{checksum, splitmix64, Manifest};
 use crate::partition::check_supported;
 use std::path::Path;
 use subgraph_core::io::binary;
@@ -27,6 +27,13 @@ impl Local {
     /// The process that owns vertex `v`.
     pub fn owner(&self, v: u32) -> usize {
         self.manifest.part(v) % self.processes
+    }
+
+    /// The worker that owns vertex `v` when each process runs `threads` timely workers
+    /// (timely numbers process p's workers p × threads, …): one of its process's, by a hash of
+    /// `v`. It filters `v` and starts the matches rooted at `v`.
+    pub fn worker(&self, v: u32, threads: usize) -> usize {
+        self.owner(v) * threads + (splitmix64(v) >> 32) as usize % threads
     }
 
     /// Reads the parts of process `process` of `processes` of the partition at `manifest`.

@@ -1,19 +1,21 @@
 //! The plan every process makes alike: subgraph-core's planner orders the query by GQL's rule
-//! (Sun & Luo, SIGMOD 2020) over candidate sets from the label table alone, which every process
-//! holds whole, so the order and the symmetry-breaking restrictions (`Plan::shaped`) are the
-//! same everywhere; each position then lists the earlier positions whose adjacency lists
-//! extend it, the relations BiGJoin intersects (Ammar et al., VLDB 2018 §3).
+//! (Sun & Luo, SIGMOD 2020) over the global candidate sets (`filter`), which every worker holds
+//! alike after their exchange, so the order and the symmetry-breaking restrictions
+//! (`Plan::shaped`) are the same everywhere; each position then lists the earlier positions
+//! whose adjacency lists extend it, the relations BiGJoin intersects (Ammar et al., VLDB 2018
+//! §3), and the bitset its candidates are checked against.
 
 use crate::error::{Error, Result};
-use std::time::Instant;
+use subgraph_core::bitset::Bitset;
 use subgraph_core::estimate::sampling::Sampler;
+use subgraph_core::filter::Candidates;
 use subgraph_core::order::Order;
-use subgraph_core::plan::{Plan, PlanOptions, Tail};
+use subgraph_core::plan::{Plan, PlanOptions, Symmetry, Tail};
 use subgraph_core::planner::GATE_PARTICLES;
 use subgraph_core::sink::Control;
 use subgraph_core::{Dir, Graph, Query, Semantics};
 
-/// The orders every process computes alike from the query and the label table.
+/// The orders every process computes alike from the query and the global candidate sets.
 pub const ORDERS: [Order; 2] = [Order::Gql, Order::Ri];
 
 /// The order without `--order`.
@@ -29,42 +31,39 @@ pub struct Back {
 }
 
 /// One position of the matching order.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Step {
     pub vertex: u32,
     pub label: u32,
-    /// Query degree: a root's data vertex needs at least as many neighbours (undirected).
-    pub degree: u32,
     /// Sorted by position; empty for the first vertex of a connected component.
     pub back: Vec<Back>,
     /// Earlier positions whose data vertex must be smaller than this one's.
     pub greater_than: Vec<usize>,
+    /// The query vertex's global candidates, sorted: where a component's first position (and
+    /// the roots) take theirs from.
+    pub candidates: Vec<u32>,
+    /// The same candidates as a bitset over the data vertices: what a proposed vertex is
+    /// checked against.
+    pub bits: Bitset,
 }
 
 /// The distributed plan of one query.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct ClusterPlan {
     pub steps: Vec<Step>,
     /// Embeddings each counted match stands for (symmetry breaking).
     pub multiplier: u128,
     pub restrictions: usize,
-    /// Candidates by label, summed over the query vertices.
+    /// The global candidates, summed over the query vertices.
     pub candidates: u64,
     pub order: Order,
 }
 
 impl ClusterPlan {
-    /// Plans `query` over `data` (a process's graph: its label table is whole) under
-    /// `semantics`, which must be `embed`, in `order` (GQL or RI: the orders that read no
-    /// adjacency, so every process computes the same); symmetry breaking when `symmetry`.
-    /// Returns the plan and the milliseconds it took.
-    pub fn new(
-        data: &Graph,
-        query: Graph,
-        semantics: Semantics,
-        symmetry: bool,
-        order: Order,
-    ) -> Result<(ClusterPlan, f64)> {
+    /// Checks that `query` can be planned over `data` (a process's graph: its label table is
+    /// whole) under `semantics`, which must be `embed`, in `order` (GQL or RI: the orders that
+    /// read no adjacency, so every process computes the same), and returns it as a query.
+    pub fn check(data: &Graph, query: Graph, semantics: Semantics, order: Order) -> Result<Query> {
         if !ORDERS.contains(&order) {
             return Err(Error::Unsupported(format!(
                 "the cluster matcher orders queries by gql or ri only, not {}",
@@ -80,19 +79,23 @@ impl ClusterPlan {
         if query.is_restricted() {
             return Err(Error::Unsupported("the cluster matcher does not take property tests yet".into()));
         }
-        let t = Instant::now();
-        let q = Query::new(query, data, semantics)?;
+        Ok(Query::new(query, data, semantics)?)
+    }
+
+    /// Plans `q` (from [`ClusterPlan::check`]) over `data` and the global candidate sets
+    /// `cands` (by query vertex, sorted, none empty) in `order`, with symmetry breaking when
+    /// `symmetry`.
+    pub fn new(data: &Graph, q: &Query, cands: &Candidates, symmetry: bool, order: Order) -> ClusterPlan {
         let n = q.num_vertices();
-        let cands: Vec<Vec<u32>> = (0..n as u32).map(|u| data.vertices_with_label(q.label(u)).to_vec()).collect();
         let sizes: Vec<usize> = cands.iter().map(Vec::len).collect();
-        let vertices = order.compute(data, &q, &mut Sampler::new(data, &q, &cands, true, GATE_PARTICLES, 0));
+        let vertices = order.compute(data, q, &mut Sampler::new(data, q, cands, true, GATE_PARTICLES, 0));
         let options = PlanOptions {
-            semantics,
+            semantics: Semantics::Embed,
             tail: Tail::Off,
-            symmetry: if symmetry { subgraph_core::plan::Symmetry::Auto } else { subgraph_core::plan::Symmetry::Off },
+            symmetry: if symmetry { Symmetry::Auto } else { Symmetry::Off },
             ..PlanOptions::default()
         };
-        let shaped = Plan::shaped(data, &q, options, order, vertices.clone(), 0, &sizes, &Control::unlimited());
+        let shaped = Plan::shaped(data, q, options, order, vertices.clone(), 0, &sizes, &Control::unlimited());
         let mut position = vec![usize::MAX; n];
         let mut steps = Vec::with_capacity(n);
         for (i, &u) in vertices.iter().enumerate() {
@@ -108,17 +111,18 @@ impl ClusterPlan {
                 .collect();
             back.sort_by_key(|b| (b.from, b.dir == Dir::In, b.edge_label));
             position[u as usize] = i;
+            let candidates = cands[u as usize].clone();
+            let bits = Bitset::from_sorted(data.num_vertices(), &candidates);
             let greater_than = shaped.greater_than[i].clone();
-            steps.push(Step { vertex: u, label: q.label(u), degree: q.degree(u) as u32, back, greater_than });
+            steps.push(Step { vertex: u, label: q.label(u), back, greater_than, candidates, bits });
         }
-        let plan = ClusterPlan {
+        ClusterPlan {
             steps,
             multiplier: shaped.multiplier,
             restrictions: shaped.restriction_count(),
             candidates: sizes.iter().map(|&s| s as u64).sum(),
             order,
-        };
-        Ok((plan, t.elapsed().as_secs_f64() * 1e3))
+        }
     }
 }
 

@@ -1,13 +1,15 @@
-//! The processes of a cluster run together: each loads its parts, plans every query alike,
-//! connects to the others over TCP (timely's `Config::Cluster`, one worker per process), runs
-//! each query's dataflow (`dataflow`) and sends its tally to process 0, which sums the counts
-//! exactly (BiGJoin's deployment on timely, Ammar et al., VLDB 2018 §5). Set-up that does
+//! The processes of a cluster run together: each loads its parts, checks every query alike,
+//! connects to the others over TCP (timely's `Config::Cluster`, `threads` workers per
+//! process), and for each query filters the candidates its workers own and gathers the global
+//! sets (`filter`), plans alike (`plan`), runs the query's dataflow (`dataflow`) and sends its
+//! workers' tallies to process 0, which sums the counts exactly (BiGJoin's deployment on timely, Ammar et al., VLDB 2018 §5). Set-up that does
 //! not finish within the connection timeout, and a connection that breaks mid-query, end the
 //! process with one line on standard error rather than a hang: timely retries its
 //! connections forever and reports a broken one by panicking in its network thread.
 
 use crate::dataflow::{count, Tally};
 use crate::error::{Error, Result};
+use crate::filter;
 use crate::load::Local;
 use crate::plan::ClusterPlan;
 use std::cell::RefCell;
@@ -18,7 +20,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use subgraph_core::order::Order;
 use subgraph_core::sink::{Control, Stopped};
-use subgraph_core::{Graph, Semantics};
+use subgraph_core::{Graph, Query, Semantics};
 use timely::communication::Allocate;
 use timely::container::CapacityContainerBuilder;
 use timely::dataflow::channels::pact::Exchange;
@@ -33,6 +35,8 @@ pub struct Cluster {
     /// Every process's `host:port`, in process order.
     pub addresses: Vec<String>,
     pub process: usize,
+    /// Timely workers in each process (the same in every process).
+    pub threads: usize,
     /// How long connecting to every other process may take.
     pub connect_timeout: Duration,
 }
@@ -43,7 +47,9 @@ pub struct QueryCount {
     pub embeddings: u128,
     pub complete: bool,
     pub stopped: Option<Stopped>,
-    /// Planning, and the query from the start of its dataflow to the last tally.
+    /// On worker 0: filtering its vertices and gathering the global candidates, planning, and
+    /// the query from the start of its dataflow to the last tally.
+    pub filter_ms: f64,
     pub order_ms: f64,
     pub enumerate_ms: f64,
     pub candidates: u64,
@@ -52,9 +58,11 @@ pub struct QueryCount {
     /// The order's name.
     pub order: &'static str,
     pub processes: usize,
-    /// Bytes of partial matches sent between processes, all processes together.
+    /// Bytes of candidate sets and partial matches sent between processes, all processes
+    /// together.
     pub bytes_sent: u64,
-    /// Each process's busy time in the query's operators, in process order.
+    /// Each process's busy time in the query's operators (its workers' summed), in process
+    /// order.
     pub busy_ms: Vec<f64>,
 }
 
@@ -95,18 +103,21 @@ pub fn run(
     order: Order,
     control: Arc<dyn Fn() -> Control + Send + Sync>,
 ) -> Result<Option<Counts>> {
+    if cluster.threads == 0 {
+        return Err(Error::Cluster("0 threads: each process needs at least one worker".into()));
+    }
     let local = Arc::new(local);
-    let plans: Vec<Result<(ClusterPlan, f64)>> =
-        queries.into_iter().map(|q| ClusterPlan::new(&local.graph, q, semantics, symmetry, order)).collect();
-    let (runnable, mut refused): (Vec<_>, Vec<_>) = plans.into_iter().enumerate().partition(|(_, p)| p.is_ok());
-    let runnable: Arc<Vec<(usize, Arc<ClusterPlan>, f64)>> =
-        Arc::new(runnable.into_iter().map(|(i, p)| p.map(|(p, ms)| (i, Arc::new(p), ms))).collect::<Result<_>>()?);
+    let checked: Vec<Result<Query>> =
+        queries.into_iter().map(|q| ClusterPlan::check(&local.graph, q, semantics, order)).collect();
+    let (runnable, mut refused): (Vec<_>, Vec<_>) = checked.into_iter().enumerate().partition(|(_, q)| q.is_ok());
+    let runnable: Arc<Vec<(usize, Query)>> =
+        Arc::new(runnable.into_iter().map(|(i, q)| q.map(|q| (i, q))).collect::<Result<_>>()?);
     let indices: Vec<usize> = runnable.iter().map(|(i, ..)| *i).collect();
     let started = Arc::new(AtomicBool::new(false));
     watch(cluster, started.clone());
     let config = timely::Config {
         communication: timely::CommunicationConfig::Cluster {
-            threads: 1,
+            threads: cluster.threads,
             process: cluster.process,
             addresses: cluster.addresses.clone(),
             report: false,
@@ -117,14 +128,17 @@ pub fn run(
     };
     let guards = timely::execute(config, move |worker| {
         started.store(true, Ordering::SeqCst);
-        runnable.iter().map(|(_, plan, ms)| one_query(worker, &local, plan, *ms, &Arc::new(control()))).collect()
+        let control = Arc::new(control());
+        runnable.iter().map(|(_, q)| one_query(worker, &local, q, symmetry, order, &control)).collect()
     })
     .map_err(|e| Error::Cluster(format!("process {}: {e}", cluster.process)))?;
+    // The workers in thread order: process 0's first is worker 0, which gathered the tallies.
     let ran: Vec<Option<QueryCount>> = guards
         .join()
-        .pop()
-        .expect("one worker")
-        .map_err(|e| Error::Cluster(format!("process {}: the worker failed: {e}", cluster.process)))?;
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| Error::Cluster(format!("process {}: a worker failed: {e}", cluster.process)))?
+        .swap_remove(0);
     if cluster.process != 0 {
         return Ok(None);
     }
@@ -135,19 +149,31 @@ pub fn run(
     Ok(Some(out.into_iter().map(|(_, r)| r).collect()))
 }
 
-/// One query on this worker: its dataflow, then every worker's tally to worker 0, which
-/// returns the sum (the others return None).
+/// One query on this worker: its candidates filtered and gathered, its plan, its dataflow,
+/// then every worker's tally to worker 0, which returns the sum (the others return None).
 fn one_query<A: Allocate>(
     worker: &mut Worker<A>,
     local: &Arc<Local>,
-    plan: &Arc<ClusterPlan>,
-    order_ms: f64,
+    query: &Query,
+    symmetry: bool,
+    order: Order,
     control: &Arc<Control>,
 ) -> Option<QueryCount> {
+    let threads = worker.peers() / local.processes;
+    let me = worker.index();
     let t = Instant::now();
-    let tally = count(worker, local, plan, control);
-    let me = worker.index() as u64;
-    // (process, matches high and low 64 bits, busy nanoseconds, bytes sent, stopped)
+    let (cands, gathered_bytes) = filter::candidates(worker, local, query, control);
+    let filter_ms = t.elapsed().as_secs_f64() * 1e3;
+    let t = Instant::now();
+    let plan = Arc::new(ClusterPlan::new(&local.graph, query, &cands, symmetry, order));
+    let order_ms = t.elapsed().as_secs_f64() * 1e3;
+    let t = Instant::now();
+    // Every worker holds the same sets, so all skip the search alike when one is empty.
+    let tally = match cands.iter().any(Vec::is_empty) {
+        true => Tally::default(),
+        false => count(worker, local, &plan, control),
+    };
+    // (worker, matches high and low 64 bits, busy nanoseconds, bytes sent, stopped)
     type Sent = (u64, u64, u64, u64, u64, bool);
     let gathered: Rc<RefCell<Vec<Sent>>> = Rc::default();
     let mut input: InputHandle<u64, Sent> = InputHandle::new();
@@ -162,7 +188,8 @@ fn one_query<A: Allocate>(
             .probe_with(&probe);
     });
     let Tally { matches, busy, bytes_sent, stopped } = tally;
-    input.send((me, (matches >> 64) as u64, matches as u64, busy.as_nanos() as u64, bytes_sent, stopped));
+    let bytes_sent = bytes_sent + gathered_bytes;
+    input.send((me as u64, (matches >> 64) as u64, matches as u64, busy.as_nanos() as u64, bytes_sent, stopped));
     input.close();
     while !probe.done() {
         worker.step_or_park(Some(Duration::from_millis(5)));
@@ -170,23 +197,25 @@ fn one_query<A: Allocate>(
     if me != 0 {
         return None;
     }
-    let mut tallies = gathered.take();
-    tallies.sort_by_key(|t| t.0);
+    let tallies = gathered.take();
     let matches: u128 = tallies.iter().map(|t| ((t.1 as u128) << 64) | t.2 as u128).sum();
     let stopped = tallies.iter().any(|t| t.5);
+    let mut busy_ms = vec![0.0; local.processes];
+    tallies.iter().for_each(|t| busy_ms[t.0 as usize / threads] += t.3 as f64 * 1e-6);
     Some(QueryCount {
         embeddings: matches * plan.multiplier,
         complete: !stopped,
         stopped: stopped.then(|| control.stopped().unwrap_or(Stopped::Timeout)),
+        filter_ms,
         order_ms,
         enumerate_ms: t.elapsed().as_secs_f64() * 1e3,
         candidates: plan.candidates,
         restrictions: plan.restrictions,
         multiplier: plan.multiplier,
         order: plan.order.name(),
-        processes: tallies.len(),
+        processes: local.processes,
         bytes_sent: tallies.iter().map(|t| t.4).sum(),
-        busy_ms: tallies.iter().map(|t| t.3 as f64 * 1e-6).collect(),
+        busy_ms,
     })
 }
 

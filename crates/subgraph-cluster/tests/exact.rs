@@ -1,6 +1,7 @@
 //! Counts over a partitioned graph against the known ones: HPRD's oracle queries and yeast
 //! queries, in 2, 3 and 8 parts, by hash and by ranges, with 1, 2 and 3 processes (threads of
-//! this test, connected over loopback as separate processes would be).
+//! this test, connected over loopback as separate processes would be) of 1 and 2 workers, over
+//! the filtered candidates.
 
 mod common;
 
@@ -54,8 +55,27 @@ fn hprd_and_yeast_counts_match_the_known_ones() {
             let dir = tmp.path().join(format!("{set}-{parts}-{rule:?}"));
             partition(&data, parts, rule, &dir).unwrap();
             let order = if processes == 2 { Order::Ri } else { Order::Gql };
-            let got = cluster_counts(&dir.join("manifest.json"), processes, &queries, true, order);
+            let got = cluster_counts(&dir.join("manifest.json"), processes, 1, &queries, true, order);
             assert_eq!(got, expected, "{set}: {parts} parts by {rule:?}, {processes} processes, {order:?}");
+        }
+    }
+}
+
+#[test]
+fn filtered_candidates_give_the_known_counts_with_two_workers_a_process() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hprd: &[&str] = &["query_dense_16_2", "query_dense_16_8"];
+    let yeast: &[&str] = &["query_dense_16_101", "query_dense_16_10"];
+    for (set, answers, names) in [("hprd", "expected_output.res", hprd), ("yeast", "expected.txt", yeast)] {
+        let (data, queries, expected) = known(set, answers, names);
+        for (parts, rule, processes, order) in [(2, Rule::Hash, 2, Order::Gql), (6, Rule::Range, 3, Order::Ri)] {
+            let dir = tmp.path().join(format!("{set}-{parts}-{rule:?}"));
+            partition(&data, parts, rule, &dir).unwrap();
+            let got = cluster_counts(&dir.join("manifest.json"), processes, 2, &queries, true, order);
+            assert_eq!(
+                got, expected,
+                "{set}: {parts} parts by {rule:?}, {processes} processes of 2 workers, {order:?}"
+            );
         }
     }
 }

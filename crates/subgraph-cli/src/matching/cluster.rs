@@ -17,7 +17,6 @@ use subgraph::record::Outcome;
 use subgraph::{Record, Report};
 use subgraph_cluster::run::QueryCount;
 use subgraph_cluster::{read_hosts, Cluster, Local};
-use subgraph_core::filter::Filter;
 use subgraph_core::order::Order;
 use subgraph_core::sink::Control;
 use subgraph_core::{Graph, Semantics};
@@ -45,6 +44,8 @@ pub struct Asked {
     pub semantics: Semantics,
     pub symmetry: bool,
     pub order: Order,
+    /// Timely workers per process.
+    pub threads: usize,
     pub timeout: Option<f64>,
     pub json: bool,
     pub interrupt: Arc<AtomicBool>,
@@ -122,7 +123,8 @@ impl ClusterArgs {
             bail!("--connect-timeout {}: a positive number of seconds", self.connect_timeout);
         }
         let local = Local::load(manifest, process, addresses.len())?;
-        let cluster = Cluster { addresses, process, connect_timeout: Duration::from_secs_f64(self.connect_timeout) };
+        let connect_timeout = Duration::from_secs_f64(self.connect_timeout);
+        let cluster = Cluster { addresses, process, threads: asked.threads, connect_timeout };
         let (timeout, interrupt) = (asked.timeout, asked.interrupt.clone());
         let control = Arc::new(move || {
             Control::new(timeout.map(|s| Instant::now() + Duration::from_secs_f64(s)), interrupt.clone())
@@ -158,11 +160,12 @@ impl ClusterArgs {
 
 /// Prints one query's count as a record (`--format json`) or a table row.
 fn print(name: String, c: QueryCount, asked: &Asked) -> Result<()> {
-    let elapsed_ms = c.order_ms + c.enumerate_ms;
+    let elapsed_ms = c.filter_ms + c.order_ms + c.enumerate_ms;
     let report = Report {
         embeddings: c.embeddings,
         complete: c.complete,
         stopped: c.stopped,
+        filter_ms: c.filter_ms,
         order_ms: c.order_ms,
         enumerate_ms: c.enumerate_ms,
         elapsed_ms,
@@ -170,7 +173,7 @@ fn print(name: String, c: QueryCount, asked: &Asked) -> Result<()> {
         order: c.order,
         restrictions: c.restrictions,
         multiplier: c.multiplier,
-        ..Report::nothing(Filter::Ldf, c.stopped)
+        ..Report::nothing(subgraph_cluster::filter::FILTER, c.stopped)
     };
     let ran = Ran { report, gpu: None, choice: None, note: None };
     let outcome =

@@ -16,12 +16,21 @@ fn addresses(n: usize) -> Vec<String> {
     listeners.iter().map(|l| l.local_addr().unwrap().to_string()).collect()
 }
 
-/// Process 0's counts of `queries` over the partition at `manifest` with `n` processes.
-pub fn cluster_counts(manifest: &Path, n: usize, queries: &[Graph], symmetry: bool, order: Order) -> Vec<u128> {
+/// Process 0's counts of `queries` over the partition at `manifest` with `n` processes of
+/// `threads` workers each.
+pub fn cluster_counts(
+    manifest: &Path,
+    n: usize,
+    threads: usize,
+    queries: &[Graph],
+    symmetry: bool,
+    order: Order,
+) -> Vec<u128> {
     let addresses = addresses(n);
     let handles: Vec<_> = (0..n)
         .map(|process| {
-            let cluster = Cluster { addresses: addresses.clone(), process, connect_timeout: Duration::from_secs(20) };
+            let connect_timeout = Duration::from_secs(20);
+            let cluster = Cluster { addresses: addresses.clone(), process, threads, connect_timeout };
             let (manifest, queries) = (manifest.to_path_buf(), queries.to_vec());
             std::thread::spawn(move || {
                 let local = Local::load(&manifest, process, n).unwrap();
