@@ -84,18 +84,27 @@ fn a_missing_process_ends_the_run_with_an_error_not_a_hang() {
 #[test]
 fn a_process_killed_mid_query_ends_the_others_with_an_error_within_seconds() {
     let tmp = tempfile::tempdir().unwrap();
-    let yeast = data("yeast/yeast.graph");
-    let out = tmp.path().display().to_string();
-    let o = run(&["partition", yeast.to_str().unwrap(), "--parts", "2", "--output", &out]);
+    // One label on a generated graph, and a path of 7 vertices: far more matches than the
+    // run can count before process 1 is killed.
+    let graph = tmp.path().join("rmat.graph");
+    let o = run(&["gen", "graph", "--model", "rmat", "--vertices", "2000", "--edges", "20000"]
+        .into_iter()
+        .chain(["--vertex-labels", "1", "--seed", "1", "--output", graph.to_str().unwrap()])
+        .collect::<Vec<_>>());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let manifest = tmp.path().join("manifest.json").display().to_string();
+    let out = tmp.path().join("parts").display().to_string();
+    let o = run(&["partition", graph.to_str().unwrap(), "--parts", "2", "--output", &out]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let manifest = tmp.path().join("parts/manifest.json").display().to_string();
+    let query = tmp.path().join("path.graph");
+    let path: String = (0..7).map(|v| format!("v {v} 0 {}\n", if v == 0 || v == 6 { 1 } else { 2 })).collect();
+    let edges: String = (0..6).map(|v| format!("e {v} {}\n", v + 1)).collect();
+    std::fs::write(&query, format!("t 7 6\n{path}{edges}")).unwrap();
     let ports: Vec<TcpListener> = (0..2).map(|_| TcpListener::bind("127.0.0.1:0").unwrap()).collect();
     let hosts: Vec<String> = ports.iter().map(|l| l.local_addr().unwrap().to_string()).collect();
     drop(ports);
     let hostfile = tmp.path().join("hosts.txt");
     std::fs::write(&hostfile, hosts.join("\n")).unwrap();
-    // A query of millions of matches, several seconds on two processes: the run is cut short.
-    let query = data("yeast/queries/query_sparse_16_101.graph");
     let start = |process: &str| {
         bin()
             .args(["match", &manifest, query.to_str().unwrap(), "--cluster", hostfile.to_str().unwrap()])
