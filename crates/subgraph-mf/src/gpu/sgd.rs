@@ -288,7 +288,9 @@ impl<'g> GpuSgd<'g> {
             (Factors::Float(from), Factors::Float(into)) => {
                 to.gpu.copy(from, range.start, into, range.start, range.len())?
             }
-            (Factors::Half(from), Factors::Half(into)) if range.start % 2 == 0 && range.end % 2 == 0 => {
+            (Factors::Half(from), Factors::Half(into))
+                if range.start.is_multiple_of(2) && range.end.is_multiple_of(2) =>
+            {
                 to.gpu.copy(from, range.start / 2, into, range.start / 2, range.len() / 2)?
             }
             _ => {

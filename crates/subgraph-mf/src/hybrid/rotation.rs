@@ -212,7 +212,8 @@ mod tests {
             layout.grid.users.new.iter().enumerate().for_each(|(old, &new)| old_user[new as usize] = old as u32);
             let mut old_item = vec![0u32; r.items];
             layout.grid.items.new.iter().enumerate().for_each(|(old, &new)| old_item[new as usize] = old as u32);
-            let mut got: Vec<(u32, u32)> = seen.iter().map(|&(u, v)| (old_user[u as usize], old_item[v as usize])).collect();
+            let mut got: Vec<(u32, u32)> =
+                seen.iter().map(|&(u, v)| (old_user[u as usize], old_item[v as usize])).collect();
             let mut want: Vec<(u32, u32)> = r.entries.iter().map(|e| (e.u, e.v)).collect();
             got.sort_unstable();
             want.sort_unstable();
@@ -224,7 +225,7 @@ mod tests {
     fn blocks_start_on_even_items() {
         for n in [2, 3, 5] {
             let layout = Layout::new(&ratings(), n, 7);
-            assert!((0..n).all(|c| layout.items(c).start % 2 == 0), "{n} parts");
+            assert!((0..n).all(|c| layout.items(c).start.is_multiple_of(2)), "{n} parts");
             assert_eq!(layout.items(n - 1).end, 30);
         }
     }
