@@ -234,6 +234,12 @@ pub fn train(
                     let sgd = engines(1)?.pop().expect("one engine");
                     Box::new(Halves::new(ratings, params, split, options.split.is_none(), threads, sgd)?)
                 }
+                // Several GPUs given every rating: the GPUs alone, by the rotation (HSGD*'s
+                // one-column jobs starve them: bench/results/2026-11-29-two-gpus.md).
+                _ if options.schedule == Schedule::Auto && gpus.len() > 1 && split >= 1.0 => {
+                    (plan.device, plan.schedule) = (Device::Gpu, None);
+                    Box::new(Rotation::new(engines(gpus.len())?, ratings, params)?)
+                }
                 _ => {
                     let engines = engines(gpus.len())?;
                     Box::new(Hybrid::new(ratings, params, schedule, split, stealing, threads, engines, rates)?)
@@ -241,7 +247,7 @@ pub fn train(
             }
         }
     };
-    plan.threads = if device == Device::Gpu { 0 } else { threads };
+    plan.threads = if plan.device == Device::Gpu { 0 } else { threads };
     plan.setup_ms = started.elapsed().as_secs_f64() * 1e3;
     let trained = train::run(engine.as_mut(), params, test, target_rmse, on_epoch)?;
     Ok((trained, plan))

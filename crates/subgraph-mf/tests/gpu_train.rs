@@ -17,7 +17,8 @@
 //!   again with `refit`;
 //! - more GPUs than the driver reports is one clear error;
 //! - on a host with two GPUs or more, `gpus: Some(2)` ends within 1% too: the GPUs alone (the
-//!   rotation) and HSGD\* beside the CPU (skipped on one GPU, unless SUBGRAPH_REQUIRE_GPUS=2).
+//!   rotation, also what a hybrid whose split gives the GPUs every rating runs) and HSGD\*
+//!   beside the CPU (skipped on one GPU, unless SUBGRAPH_REQUIRE_GPUS=2).
 //!
 //! Tests run one at a time (a lock), so that the timings they print are the device's alone.
 //! Each skips when no GPU is usable, unless SUBGRAPH_REQUIRE_GPU=1. Run with `--nocapture` to
@@ -310,9 +311,10 @@ fn two_gpus_reach_the_planted_rmse_within_one_percent() {
     }
     let _one = one_at_a_time();
     let mut failures = Vec::new();
-    for (label, device, schedule, split, cpu_share) in [
-        ("two GPUs alone (the rotation)", Device::Gpu, None, None, 0.0),
-        ("HSGD* on two GPUs, split 0.5", Device::Hybrid, Some(Schedule::HsgdStar), Some(0.5), 0.5),
+    for (label, device, ran, schedule, split, cpu_share) in [
+        ("two GPUs alone (the rotation)", Device::Gpu, Device::Gpu, None, None, 0.0),
+        ("HSGD* on two GPUs, split 0.5", Device::Hybrid, Device::Hybrid, Some(Schedule::HsgdStar), Some(0.5), 0.5),
+        ("hybrid on two GPUs, split 1: the rotation", Device::Hybrid, Device::Gpu, None, Some(1.0), 0.0),
     ] {
         let options = Options {
             device,
@@ -324,7 +326,7 @@ fn two_gpus_reach_the_planted_rmse_within_one_percent() {
             ..Options::default()
         };
         let (trained, plan, rmse) = run(label, &PARAMS, &options);
-        assert_eq!((plan.device, plan.gpus, plan.schedule), (device, 2, schedule), "{label}");
+        assert_eq!((plan.device, plan.gpus, plan.schedule), (ran, 2, schedule), "{label}");
         for s in &trained.history {
             if (s.cpu_share - cpu_share).abs() > 0.05 {
                 failures.push(format!("{label}, epoch {}: CPU share {}, not {cpu_share} ± 0.05", s.epoch, s.cpu_share));
