@@ -574,6 +574,18 @@ pub fn read_binary(mut data: &[u8]) -> Result<Vec<BinarySection>, String> {
 mod tests {
     use super::*;
 
+    /// Checks that trial `t`, past its budget, was extended, and that the extension ends.
+    fn extended_then_stopped(t: &Control) {
+        use std::time::Duration;
+        assert!(!t.should_stop());
+        let start = Instant::now();
+        while !t.should_stop() {
+            assert!(start.elapsed() < Duration::from_secs(60), "the extension never ended");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        assert_eq!(t.stopped(), Some(Stopped::Timeout));
+    }
+
     #[test]
     fn a_trial_heading_for_its_limit_goes_on_once() {
         use std::time::Duration;
@@ -584,13 +596,7 @@ mod tests {
         let t = parent.trial_toward(ms(20), Some(100), Duration::from_secs(3600));
         t.found.store(80, Ordering::Relaxed);
         std::thread::sleep(ms(25));
-        assert!(!t.should_stop());
-        let start = Instant::now();
-        while !t.should_stop() {
-            assert!(start.elapsed() < Duration::from_secs(60), "the extension never ended");
-            std::thread::sleep(ms(2));
-        }
-        assert_eq!(t.stopped(), Some(Stopped::Timeout));
+        extended_then_stopped(&t);
         // Less than half the limit found: stopped at the budget.
         let t = parent.trial_toward(ms(20), Some(100), Duration::from_secs(3600));
         t.found.store(40, Ordering::Relaxed);
@@ -618,13 +624,7 @@ mod tests {
         t.roots_total.store(1000, Ordering::Relaxed);
         t.roots.store(900, Ordering::Relaxed);
         std::thread::sleep(ms(25));
-        assert!(!t.should_stop());
-        let start = Instant::now();
-        while !t.should_stop() {
-            assert!(start.elapsed() < Duration::from_secs(60), "the extension never ended");
-            std::thread::sleep(ms(2));
-        }
-        assert_eq!(t.stopped(), Some(Stopped::Timeout));
+        extended_then_stopped(&t);
         // Fewer than half begun, or no roots counted: stopped at the budget.
         for (begun, total) in [(400, 1000), (0, 0)] {
             let t = parent.trial_toward(ms(20), None, Duration::from_secs(3600));
