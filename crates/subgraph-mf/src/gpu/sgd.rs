@@ -269,7 +269,8 @@ impl<'g> GpuSgd<'g> {
 
     /// Copies rows `rows` of Q, as they are (in this engine's precision), from this engine's
     /// device to `to`'s, device to device, after this engine's runs and before `to`'s next
-    /// (over NVLink where [`Gpu::enable_peer_access`] allowed it). Both engines must share one
+    /// runs, puts and gets (over NVLink where [`Gpu::enable_peer_access`] allowed it); this
+    /// engine's rows must not be written until the copy is done. Both engines must share one
     /// shape; under half precision, `rows.start · rank` and `rows.end · rank` must be even (a
     /// word holds two halves).
     pub fn pass_q(&mut self, rows: Range<usize>, to: &mut GpuSgd<'_>) -> Result<()> {
@@ -300,6 +301,8 @@ impl<'g> GpuSgd<'g> {
                 )))
             }
         }
+        // `to`'s gets and puts wait for its runs' event: the copy is one more of them.
+        to.last_run = Some(to.gpu.record(Lane::Now)?);
         Ok(())
     }
 
