@@ -27,18 +27,20 @@ use crate::ratings::{Rating, Ratings};
 use crate::train::{Engine, Epoch};
 
 /// The ratings' layout over `n` devices: users and items renumbered and cut into `n` slabs and
-/// `n` blocks of equal mass; for each slab, its ratings block by block in global (renumbered)
-/// ids, each block's run shuffled.
+/// `n` blocks of equal mass, and where each block lies in its slab's run of ratings.
 #[derive(Debug, Clone)]
 pub struct Layout {
+    /// The cuts; its blocks are emptied once the runs are made (only the cuts are read after).
     pub grid: Grid,
-    /// `runs[g]`: slab g's ratings; block c's are `runs[g][offsets[g][c]..offsets[g][c + 1]]`.
-    pub runs: Vec<Vec<Rating>>,
+    /// Block c of slab g is `offsets[g][c]..offsets[g][c + 1]` of slab g's run.
     pub offsets: Vec<Vec<usize>>,
 }
 
 impl Layout {
-    pub fn new(ratings: &Ratings, n: usize, seed: u64) -> Layout {
+    /// The layout of `ratings` over `n` devices, and each slab's run: its ratings block by
+    /// block in global (renumbered) ids, each block's run shuffled (for the device; the host
+    /// keeps no copy).
+    pub fn new(ratings: &Ratings, n: usize, seed: u64) -> (Layout, Vec<Vec<Rating>>) {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x7f4a_7c15_9e37_79b9);
         let (user_mass, item_mass) = masses(ratings);
         let n = n.clamp(1, ratings.users.min(ratings.items).max(1));
@@ -49,29 +51,30 @@ impl Layout {
         for s in &mut items.starts[1..n] {
             *s -= *s % 2;
         }
-        let grid = Grid::with_cuts(ratings, users, items);
+        let mut grid = Grid::with_cuts(ratings, users, items);
+        let blocks = std::mem::take(&mut grid.blocks);
         let (mut runs, mut offsets) = (Vec::with_capacity(n), Vec::with_capacity(n));
-        for s in 0..n {
+        for (s, row) in blocks.chunks(n).enumerate() {
             let u0 = grid.users.starts[s] as u32;
             let mut run = Vec::new();
             let mut at = Vec::with_capacity(n + 1);
-            for c in 0..n {
+            for (c, block) in row.iter().enumerate() {
                 at.push(run.len());
                 let start = run.len();
                 let v0 = grid.items.starts[c] as u32;
-                run.extend(grid.block(s, c).iter().map(|e| Rating { u: e.u + u0, v: e.v + v0, r: e.r }));
+                run.extend(block.iter().map(|e| Rating { u: e.u + u0, v: e.v + v0, r: e.r }));
                 run[start..].shuffle(&mut rng);
             }
             at.push(run.len());
             runs.push(run);
             offsets.push(at);
         }
-        Layout { grid, runs, offsets }
+        (Layout { grid, offsets }, runs)
     }
 
     /// Devices (slabs, blocks).
     pub fn parts(&self) -> usize {
-        self.runs.len()
+        self.offsets.len()
     }
 
     /// The block GPU g updates in phase p.
@@ -101,7 +104,7 @@ impl<'g> Rotation<'g> {
         if sgds.len() < 2 {
             return Err(MfError::Parameter(format!("{} GPU: the rotation runs on two or more", sgds.len())));
         }
-        let layout = Layout::new(ratings, sgds.len(), params.seed);
+        let (layout, runs) = Layout::new(ratings, sgds.len(), params.seed);
         // With fewer users or items than GPUs, the GPUs past the cut's parts stay idle.
         sgds.truncate(layout.parts());
         let start = layout.grid.permute(&Model::start(ratings, params));
@@ -112,7 +115,7 @@ impl<'g> Rotation<'g> {
             sgd.put_p(rows.clone(), &start.p[rows.start * k..rows.end * k])?;
             let items = layout.items(layout.block(g, 0));
             sgd.put_q(items.clone(), &start.q[items.start * k..items.end * k])?;
-            loaded.push(sgd.load_ratings(&layout.runs[g])?);
+            loaded.push(sgd.load_ratings(&runs[g])?);
         }
         // Direct copies between the GPUs that pass blocks on, where the devices allow them.
         for g in 0..sgds.len() {
@@ -194,14 +197,14 @@ mod tests {
     fn every_rating_lies_once_in_its_slab_and_block() {
         let r = ratings();
         for n in [2, 3, 4] {
-            let layout = Layout::new(&r, n, 1);
-            assert_eq!(layout.parts(), n);
+            let (layout, runs) = Layout::new(&r, n, 1);
+            assert_eq!((layout.parts(), runs.len()), (n, n));
             let mut seen: Vec<(u32, u32)> = Vec::new();
             for g in 0..n {
                 let users = layout.grid.users.range(g);
                 for c in 0..n {
                     let items = layout.items(c);
-                    for e in &layout.runs[g][layout.offsets[g][c]..layout.offsets[g][c + 1]] {
+                    for e in &runs[g][layout.offsets[g][c]..layout.offsets[g][c + 1]] {
                         assert!(users.contains(&(e.u as usize)) && items.contains(&(e.v as usize)));
                         seen.push((e.u, e.v));
                     }
@@ -224,7 +227,7 @@ mod tests {
     #[test]
     fn blocks_start_on_even_items() {
         for n in [2, 3, 5] {
-            let layout = Layout::new(&ratings(), n, 7);
+            let (layout, _) = Layout::new(&ratings(), n, 7);
             assert!((0..n).all(|c| layout.items(c).start.is_multiple_of(2)), "{n} parts");
             assert_eq!(layout.items(n - 1).end, 30);
         }
@@ -232,7 +235,7 @@ mod tests {
 
     #[test]
     fn each_phase_gives_every_gpu_its_own_block_and_every_block_is_visited_once() {
-        let layout = Layout::new(&ratings(), 3, 1);
+        let (layout, _) = Layout::new(&ratings(), 3, 1);
         for phase in 0..3 {
             let mut blocks: Vec<usize> = (0..3).map(|g| layout.block(g, phase)).collect();
             blocks.sort_unstable();
