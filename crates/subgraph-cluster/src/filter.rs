@@ -8,16 +8,12 @@
 //! (`Filter::refine_gql_within`), and another all-gather unites the refined sets, for up to
 //! [`REFINE_ROUNDS`] rounds.
 
+use crate::gather::all_gather;
 use crate::load::Local;
-use std::cell::RefCell;
-use std::rc::Rc;
-use std::time::Duration;
 use subgraph_core::filter::{Candidates, Filter};
 use subgraph_core::sink::Control;
 use subgraph_core::{Query, Semantics};
 use timely::communication::Allocate;
-use timely::dataflow::operators::{Broadcast, Input, Inspect, Probe};
-use timely::dataflow::{InputHandle, ProbeHandle};
 use timely::worker::Worker;
 
 /// The filter whose rules the workers apply, its local pass and then its refinement.
@@ -69,25 +65,11 @@ fn gather<A: Allocate>(worker: &mut Worker<A>, mine: Candidates, threads: usize)
     let n = mine.len();
     let others = (worker.peers() - threads) as u64;
     let bytes = others * mine.iter().map(|c| 4 * (c.len() as u64 + 1)).sum::<u64>();
-    let got: Rc<RefCell<Candidates>> = Rc::new(RefCell::new(vec![Vec::new(); n]));
-    let mut input: InputHandle<u64, (u32, Vec<u32>)> = InputHandle::new();
-    let probe = ProbeHandle::new();
-    worker.dataflow::<u64, _, _>(|scope| {
-        let into = got.clone();
-        scope
-            .input_from(&mut input)
-            .broadcast()
-            .inspect(move |(u, c): &(u32, Vec<u32>)| into.borrow_mut()[*u as usize].extend_from_slice(c))
-            .probe_with(&probe);
-    });
-    for (u, c) in mine.into_iter().enumerate() {
-        input.send((u as u32, c));
+    let mut all: Candidates = vec![Vec::new(); n];
+    let sets = mine.into_iter().enumerate().map(|(u, c)| (u as u32, c)).collect();
+    for (u, c) in all_gather(worker, sets) {
+        all[u as usize].extend(c);
     }
-    input.close();
-    while !probe.done() {
-        worker.step_or_park(Some(Duration::from_millis(5)));
-    }
-    let mut all = got.take();
     all.iter_mut().for_each(|c| c.sort_unstable());
     (all, bytes)
 }

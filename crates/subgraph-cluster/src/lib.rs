@@ -5,13 +5,14 @@
 //!
 //! The flow runs one way: [`manifest`] (what a partition is, validated) → [`partition`]
 //! (writing one) → [`load`] (a process's parts) → [`filter`] (each worker's candidates, made
-//! global) → [`plan`] (the matching order, from subgraph-core's planner) → [`dataflow`] (one
-//! query on one worker) → [`run`] (the processes connected, every query run, the counts summed
-//! on process 0).
+//! global, by [`gather`]'s all-gather) → [`plan`] (the matching order, from subgraph-core's
+//! planner) → [`dataflow`] (one query on one worker) → [`run`] (the processes connected, every
+//! query run, the counts gathered and summed on process 0).
 
 pub mod dataflow;
 pub mod error;
 pub mod filter;
+pub mod gather;
 pub mod load;
 pub mod manifest;
 pub mod partition;

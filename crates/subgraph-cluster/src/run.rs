@@ -1,20 +1,20 @@
 //! The processes of a cluster run together: each loads its parts, checks every query alike,
 //! connects to the others over TCP (timely's `Config::Cluster`, `threads` workers per
 //! process), and for each query filters the candidates its workers own and gathers the global
-//! sets (`filter`), plans alike (`plan`), runs the query's dataflow (`dataflow`) and sends its
-//! workers' tallies to process 0, which sums the counts exactly (BiGJoin's deployment on timely, Ammar et al., VLDB 2018 §5). Set-up that does
-//! not finish within the connection timeout, and a connection that breaks mid-query, end the
-//! process with one line on standard error rather than a hang: timely retries its
-//! connections forever and reports a broken one by panicking in its network thread.
+//! sets (`filter`), plans alike (`plan`), runs the query's dataflow (`dataflow`) and gathers
+//! its workers' tallies (`gather`), which process 0 sums exactly (BiGJoin's deployment on
+//! timely, Ammar et al., VLDB 2018 §5). Set-up that does not finish within the connection
+//! timeout, and a connection that breaks mid-query, end the process with one line on standard
+//! error rather than a hang: timely retries its connections forever and reports a broken one
+//! by panicking in its network thread.
 
 use crate::dataflow::{count, Tally};
 use crate::error::{Error, Result};
 use crate::filter;
+use crate::gather::all_gather;
 use crate::load::Local;
 use crate::plan::ClusterPlan;
-use std::cell::RefCell;
 use std::path::Path;
-use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -22,11 +22,6 @@ use subgraph_core::order::Order;
 use subgraph_core::sink::{Control, Stopped};
 use subgraph_core::{Graph, Query, Semantics};
 use timely::communication::Allocate;
-use timely::container::CapacityContainerBuilder;
-use timely::dataflow::channels::pact::Exchange;
-use timely::dataflow::operators::generic::Operator;
-use timely::dataflow::operators::{Input, Probe};
-use timely::dataflow::{InputHandle, ProbeHandle};
 use timely::worker::Worker;
 
 /// Where this process stands among the others.
@@ -173,31 +168,15 @@ fn one_query<A: Allocate>(
         true => Tally::default(),
         false => count(worker, local, &plan, control),
     };
-    // (worker, matches high and low 64 bits, busy nanoseconds, bytes sent, stopped)
-    type Sent = (u64, u64, u64, u64, u64, bool);
-    let gathered: Rc<RefCell<Vec<Sent>>> = Rc::default();
-    let mut input: InputHandle<u64, Sent> = InputHandle::new();
-    let probe = ProbeHandle::new();
-    worker.dataflow::<u64, _, _>(|scope| {
-        let into = gathered.clone();
-        scope
-            .input_from(&mut input)
-            .unary::<CapacityContainerBuilder<Vec<Sent>>, _, _, _>(Exchange::new(|_: &Sent| 0), "tally", |_, _| {
-                move |input, _output| input.for_each(|_, data| into.borrow_mut().append(data))
-            })
-            .probe_with(&probe);
-    });
+    // (worker, matches high and low 64 bits, busy nanoseconds, bytes sent, stopped), every
+    // worker's to every worker.
     let Tally { matches, busy, bytes_sent, stopped } = tally;
     let bytes_sent = bytes_sent + gathered_bytes;
-    input.send((me as u64, (matches >> 64) as u64, matches as u64, busy.as_nanos() as u64, bytes_sent, stopped));
-    input.close();
-    while !probe.done() {
-        worker.step_or_park(Some(Duration::from_millis(5)));
-    }
+    let mine = (me as u64, (matches >> 64) as u64, matches as u64, busy.as_nanos() as u64, bytes_sent, stopped);
+    let tallies = all_gather(worker, vec![mine]);
     if me != 0 {
         return None;
     }
-    let tallies = gathered.take();
     let matches: u128 = tallies.iter().map(|t| ((t.1 as u128) << 64) | t.2 as u128).sum();
     let stopped = tallies.iter().any(|t| t.5);
     let mut busy_ms = vec![0.0; local.processes];
