@@ -213,8 +213,9 @@ impl Resident<'_> {
             0 => on_cpu(&queries, allowed.as_ref())?,
             g if g == 1 || queries.len() < g => on_gpu(&self.gpus[0], &queries, allowed.as_ref())?,
             g => {
-                // Copied at once on two threads a part, unchecked (the rows were checked): the
-                // checked copy took 4-5 of a two-GPU search's 8 ms at 10,000 × 128 (X3).
+                // Each part copied on its own thread, unchecked (the rows were checked): the
+                // checked copy on one thread took 4-5 of a two-GPU search's 8 ms at
+                // 10,000 × 128 (bench/results/2026-11-29-two-gpus.md).
                 let parts = queries.split(queries.len().div_ceil(g).max(1));
                 let answers: Vec<Result<Neighbours>> = std::thread::scope(|s| {
                     let handles: Vec<_> = parts

@@ -1,7 +1,7 @@
 //! The device a training run uses and the engine it builds (thesis §3.2's comparison as a
-//! flag): the CPU alone (FPSGD), the GPU alone (CuMF_SGD; on several, the rotation), or both (HSGD* or HSGD), chosen by
-//! `auto` from the cost model: hybrid where a GPU is present and the model predicts a gain, the
-//! GPU alone where it does not, the CPU where there is no GPU.
+//! flag): the CPU alone (FPSGD), the GPU alone (CuMF_SGD; on several, the rotation), or both
+//! (HSGD* or HSGD), chosen by `auto` from the cost model: hybrid where a GPU is present and
+//! the model predicts a gain, the GPU alone where it does not, the CPU where there is no GPU.
 
 use std::fmt;
 use std::path::PathBuf;
