@@ -127,21 +127,47 @@ fn search_kernels_follow_ganns_on_an_emulated_warp() {
         case(12, Metric::Ip, 1000, 8, 700, 2, 100, 0, 4, false),
     ];
     // The first four also with the smallest visited set (four rows' worth), emptied every few
-    // vertices: with N no longer than a quarter of it (no lazy check), and longer.
-    let runs: Vec<(usize, bool)> =
-        (0..cases.len()).flat_map(|i| [(i, false), (i, true)]).filter(|r| r.0 < 4 || !r.1).collect();
-    on_two_threads(&runs, |_, &(i, smallest)| {
+    // vertices: with N no longer than a quarter of it (no lazy check), and longer. Each case
+    // with the default rows a warp computes at once, and the first three with one row, two and
+    // 32 (a row's slots split over the rounds, a round past the row's end).
+    let runs: Vec<(usize, bool, Option<usize>)> = (0..cases.len())
+        .flat_map(|i| [(i, false, None), (i, true, None), (i, false, Some([1, 2, 32][i % 3]))])
+        .filter(|r| match r {
+            (i, true, _) => *i < 4,
+            (i, _, Some(_)) => *i < 3,
+            _ => true,
+        })
+        .collect();
+    on_two_threads(&runs, |_, &(i, smallest, rows)| {
         let c = &cases[i];
         let shape = SearchShape::new(c.dim, c.metric, c.ef, c.degree).unwrap();
         let mut code = source::search_source(shape).code.to_string();
+        let replace = |code: &mut String, name: &str, value: usize| {
+            let at = code.find(&format!("#define {name} ")).expect(name);
+            let end = at + code[at..].find('\n').unwrap();
+            code.replace_range(at..end, &format!("#define {name} {value}"));
+        };
         if smallest {
-            let line = format!("#define HS_LOG2 {}\n", shape.visited().max(1).trailing_zeros());
-            assert!(code.contains(&line));
-            code = code.replace(&line, &format!("#define HS_LOG2 {}\n", (4 * shape.tl()).trailing_zeros()));
+            replace(&mut code, "HS_LOG2", (4 * shape.tl()).trailing_zeros() as usize);
         }
-        let exe = build(cxx, &dir.path().join(format!("search{i}_{smallest}")), "search.cpp", &code);
+        if let Some(rows) = rows {
+            replace(&mut code, "ROWS", rows);
+        }
+        let name = format!("search{i}_{smallest}_{rows:?}");
+        let exe = build(cxx, &dir.path().join(name), "search.cpp", &code);
         let args = [c.n, c.queries, c.ef, c.k, c.upper, 17 + i, c.filter, usize::from(c.untidy)];
         eprint!("{}", run(&exe, &args));
+    });
+}
+
+#[test]
+fn warp_totals_have_the_bits_of_one_total_at_a_time() {
+    let Some(cxx) = compiler() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    on_two_threads(&[Metric::L2, Metric::Ip], |i, &metric| {
+        let shape = SearchShape::new(128, metric, 64, 32).unwrap();
+        let exe = build(cxx, &dir.path().join(format!("totals{i}")), "totals.cpp", source::search_source(shape).code);
+        eprint!("{}", run(&exe, &[40, 7 + i]));
     });
 }
 

@@ -96,6 +96,34 @@ __device__ __forceinline__ float warp_total(float part) {
     return part;
 }
 
+// The totals of R values across the warp (R a power of two, 1 to 32), each lane holding its
+// share of all R in v (overwritten): lane l gets the total of v[l / (32 / R)], computed, like
+// warp_total, over the pairs of lanes l ^ 16, then l ^ 8, ..., l ^ 1, so that each total has
+// warp_total's bits (an IEEE sum of two is commutative). Each level sends half of what a lane
+// still holds: R - 1 + log2(32 / R) shuffles for R totals, where warp_total takes 5 for one.
+template <unsigned R>
+__device__ __forceinline__ float warp_totals(float (&v)[R]) {
+    static_assert(R >= 1u && R <= 32u && (R & (R - 1u)) == 0u, "R must be a power of two, 1 to 32");
+    const unsigned lane = threadIdx.x & 31u;
+#pragma unroll
+    for (unsigned h = R / 2u, o = 16u; h > 0u; h >>= 1, o >>= 1) {
+        const bool upper = (lane & o) != 0u;
+#pragma unroll
+        for (unsigned j = 0u; j < h; ++j) {
+            const float keep = upper ? v[j + h] : v[j];
+            const float send = upper ? v[j] : v[j + h];
+            v[j] = __fadd_rn(keep, __shfl_xor_sync(FULL_MASK, send, o));
+        }
+    }
+    float part = v[0];
+#pragma unroll
+    for (unsigned o = 16u / R; o > 0u; o >>= 1) part = __fadd_rn(part, __shfl_xor_sync(FULL_MASK, part, o));
+#if METRIC == 1
+    part = __fsub_rn(1.0f, part);
+#endif
+    return part;
+}
+
 // The distance between q and the base row x, computed by the whole warp (every lane must call
 // it, with the same arguments), returned in every lane.
 __device__ __forceinline__ float warp_distance(const float* q, const float* __restrict__ x) {

@@ -7,7 +7,9 @@
 //   DEG  slots of an adjacency row (the out-degree bound of the searched layer);
 //   TL   length of T, the power of two at least max(DEG, 32): the explored vertex's neighbours;
 //   HS_LOG2  log2 of HS, the slots of the visited set (a power of two, at least 4 TL), or 0 for
-//            none (GANNS as published: every neighbour's distance computed).
+//            none (GANNS as published: every neighbour's distance computed);
+//   ROWS  the rows whose distances the warp computes at once (their loads in flight together),
+//         a power of two, 1 to 32.
 //
 // An entry of N and T is a key: the distance's ordered bits (high word), then id << 1, then the
 // explored flag (bit 0). Sorted keys are sorted by (distance, id); ids are below 2^31 - 1.
@@ -21,6 +23,9 @@
 
 #if LN < 32 || LN > 1024 || (LN & (LN - 1)) != 0
 #error "LN must be a power of two, 32 to 1024"
+#endif
+#if ROWS < 1 || ROWS > 32 || (ROWS & (ROWS - 1)) != 0
+#error "ROWS must be a power of two, 1 to 32"
 #endif
 #if DEG < 1 || TL < DEG || TL < 32 || (TL & (TL - 1)) != 0
 #error "TL must be the power of two at least max(DEG, 32)"
@@ -109,51 +114,52 @@ __device__ __forceinline__ void ganns_merge(ann_key* nn, const ann_key* tk) {
     }
 }
 
-// The distances from q to the `count` vertices tid[0..count) as keys in tk[0..count), four
-// rows at a time so that their loads overlap. Every lane must call it.
+// The distances from q to the `count` vertices tid[0..count) as keys in tk[0..count), ROWS
+// rows at a time so that their loads overlap, totalled together (warp_totals). Every lane
+// must call it.
 __device__ __forceinline__ void ganns_distances(const float* q, const float* __restrict__ base,
                                                 const unsigned* tid, unsigned count, ann_key* tk) {
     const unsigned lane = threadIdx.x & 31u;
-    for (unsigned t0 = 0u; t0 < count; t0 += 4u) {
-        unsigned id[4];
-        float part[4];
+    constexpr unsigned SPAN = 32u / ROWS;
+    for (unsigned t0 = 0u; t0 < count; t0 += ROWS) {
+        float part[ROWS];
 #pragma unroll
-        for (unsigned u = 0u; u < 4u; ++u) {
-            id[u] = t0 + u < count ? tid[t0 + u] : NONE_ID;
-            part[u] = id[u] != NONE_ID ? lane_partial(q, base + (size_t)id[u] * DIM) : 0.0f;
-        }
-#pragma unroll
-        for (unsigned u = 0u; u < 4u; ++u) {
-            const float d = warp_total(part[u]);
-            if (lane == 0u && t0 + u < count) tk[t0 + u] = ganns_key(d, id[u]);
-        }
+        for (unsigned u = 0u; u < ROWS; ++u)
+            part[u] = t0 + u < count ? lane_partial(q, base + (size_t)tid[t0 + u] * DIM) : 0.0f;
+        const float d = warp_totals<ROWS>(part);
+        const unsigned t = t0 + lane / SPAN;
+        if (lane % SPAN == 0u && t < count) tk[t] = ganns_key(d, tid[t]);
     }
 }
 
 // Greedy descent in one layer from `cur` (dcur its distance to q): while the nearest
 // out-neighbour (by (distance, id); ids of `len` and above are not of the layer) is strictly
 // nearer, move to it. Returns where it stops, its distance in dcur. Rows of `deg` slots are
-// read four at a time so that their loads overlap. Every lane must call it.
+// read ROWS at a time so that their loads overlap. Every lane must call it.
 __device__ unsigned ganns_greedy(const float* q, const float* __restrict__ base, const unsigned* adj, unsigned deg,
                                  unsigned len, unsigned cur, float& dcur) {
+    const unsigned lane = threadIdx.x & 31u;
+    constexpr unsigned SPAN = 32u / ROWS;
     for (;;) {
         ann_key best = EMPTY_KEY;
         const unsigned* row = adj + (size_t)cur * deg;
-        for (unsigned t0 = 0u; t0 < deg; t0 += 4u) {
-            unsigned id[4];
-            float part[4];
+        for (unsigned t0 = 0u; t0 < deg; t0 += ROWS) {
+            // One read of the slots: lane l holds slot t0 + l / SPAN, whose total it gets.
+            const unsigned t = t0 + lane / SPAN;
+            const unsigned x = t < deg ? ADJ_LOAD(row + t) : NONE_ID;
+            float part[ROWS];
 #pragma unroll
-            for (unsigned u = 0u; u < 4u; ++u) {
-                const unsigned x = t0 + u < deg ? ADJ_LOAD(row + t0 + u) : NONE_ID;
-                id[u] = x < len ? x : NONE_ID;
-                part[u] = id[u] != NONE_ID ? lane_partial(q, base + (size_t)id[u] * DIM) : 0.0f;
+            for (unsigned u = 0u; u < ROWS; ++u) {
+                const unsigned y = __shfl_sync(FULL_MASK, x, u * SPAN);
+                part[u] = y < len ? lane_partial(q, base + (size_t)y * DIM) : 0.0f;
             }
-#pragma unroll
-            for (unsigned u = 0u; u < 4u; ++u) {
-                const float d = warp_total(part[u]);
-                const ann_key key = ((ann_key)ord_bits(d) << 32) | id[u];
-                if (id[u] != NONE_ID && key < best) best = key;
-            }
+            const float d = warp_totals<ROWS>(part);
+            const ann_key key = ((ann_key)ord_bits(d) << 32) | x;
+            if (x < len && key < best) best = key;
+        }
+        for (unsigned o = 16u; o > 0u; o >>= 1) {
+            const ann_key other = __shfl_xor_sync(FULL_MASK, best, o);
+            if (other < best) best = other;
         }
         if (best == EMPTY_KEY) return cur;
         const float dbest = ord_float((unsigned)(best >> 32));

@@ -1,7 +1,7 @@
-// GANNS search kernels (thesis §2.2) over a proximity graph held on the device, one warp per
-// query and WPB queries per block: ganns_descend, the greedy descent of an HNSW graph's upper
-// layers (§4.3's extension) to the entry of layer 0, then ganns_search, the GANNS search of
-// layer 0 (ganns.cuh) and the answer: the first k entries of N among its first ef that pass
+// GANNS search kernels (thesis §2.2) over a proximity graph held on the device, one warp a
+// query at a time, WPB warps a block: ganns_descend, the greedy descent of an HNSW graph's
+// upper layers (§4.3's extension) to the entry of layer 0, then ganns_search, the GANNS search
+// of layer 0 (ganns.cuh) and the answer: the first k entries of N among its first ef that pass
 // the filter, padded with NONE_ID and infinity.
 //
 // Compile-time constants, besides common.cuh's and ganns.cuh's: WPB, warps (queries) a block.
@@ -45,40 +45,49 @@ extern "C" __global__ void __launch_bounds__(WPB * 32) ganns_descend(const float
 // GANNS search of layer 0 (n vertices, DEG slots a row) for each query from entries[q], with
 // exploration bound ef; writes the first k entries of N among its first min(ef, LN) whose id
 // passes `allowed` (every id when filtered == 0) to out_ids/out_dist[q * k ..], then NONE_ID
-// and infinity.
+// and infinity. Each warp takes the next query from the counter *next (zero at the launch)
+// until none is left, so that a warp whose query ends early takes another where it would
+// idle until its block's slowest query ended, and a grid of as many blocks as the device holds
+// at once has no last wave: the answer of a query does not depend on which warp searched it.
 extern "C" __global__ void __launch_bounds__(WPB * 32, MINB)
     ganns_search(const float* __restrict__ queries, unsigned nq, const float* __restrict__ base, unsigned n,
                  const unsigned* __restrict__ adj, const unsigned* __restrict__ entries, unsigned ef, unsigned k,
-                 const unsigned* __restrict__ allowed, unsigned filtered, unsigned* __restrict__ out_ids,
-                 float* __restrict__ out_dist) {
+                 const unsigned* __restrict__ allowed, unsigned filtered, unsigned* __restrict__ next,
+                 unsigned* __restrict__ out_ids, float* __restrict__ out_dist) {
     __shared__ ann_key s_n[WPB][LN];
     __shared__ ann_key s_t[WPB][TL];
     __shared__ unsigned s_id[WPB][TL];
     __shared__ unsigned s_h[WPB][HS];
     __shared__ __align__(16) float s_q[WPB][QLEN];
     const unsigned w = threadIdx.x >> 5, lane = threadIdx.x & 31u;
-    const unsigned q = blockIdx.x * WPB + w;
-    if (q >= nq) return;
-    load_query(queries, q, s_q[w]);
-    ganns_search_warp(s_q[w], base, n, adj, entries[q], ef, s_n[w], s_t[w], s_id[w], s_h[w]);
-    const ann_key* nn = s_n[w];
     const unsigned e = ef < 1u ? 1u : (ef > LN ? LN : ef);
-    unsigned found = 0u;
-    for (unsigned c = 0u; c < e && found < k; c += 32u) {
-        const unsigned i = c + lane;
-        const ann_key key = i < e ? nn[i] : EMPTY_KEY;
-        const unsigned id = ganns_id(key);
-        const bool pass = key != EMPTY_KEY && (filtered == 0u || allowed_bit(allowed, id));
-        const unsigned b = __ballot_sync(FULL_MASK, pass);
-        const unsigned r = found + (unsigned)__popc(b & ((1u << lane) - 1u));
-        if (pass && r < k) {
-            out_ids[(size_t)q * k + r] = id;
-            out_dist[(size_t)q * k + r] = ganns_distance(key);
+    for (;;) {
+        unsigned q = 0u;
+        if (lane == 0u) q = atomicAdd(next, 1u);
+        q = __shfl_sync(FULL_MASK, q, 0);
+        if (q >= nq) return;
+        load_query(queries, q, s_q[w]);
+        ganns_search_warp(s_q[w], base, n, adj, entries[q], ef, s_n[w], s_t[w], s_id[w], s_h[w]);
+        const ann_key* nn = s_n[w];
+        unsigned found = 0u;
+        for (unsigned c = 0u; c < e && found < k; c += 32u) {
+            const unsigned i = c + lane;
+            const ann_key key = i < e ? nn[i] : EMPTY_KEY;
+            const unsigned id = ganns_id(key);
+            const bool pass = key != EMPTY_KEY && (filtered == 0u || allowed_bit(allowed, id));
+            const unsigned b = __ballot_sync(FULL_MASK, pass);
+            const unsigned r = found + (unsigned)__popc(b & ((1u << lane) - 1u));
+            if (pass && r < k) {
+                out_ids[(size_t)q * k + r] = id;
+                out_dist[(size_t)q * k + r] = ganns_distance(key);
+            }
+            found += (unsigned)__popc(b);
         }
-        found += (unsigned)__popc(b);
-    }
-    for (unsigned r = found + lane; r < k; r += 32u) {
-        out_ids[(size_t)q * k + r] = NONE_ID;
-        out_dist[(size_t)q * k + r] = infinity_f32();
+        for (unsigned r = found + lane; r < k; r += 32u) {
+            out_ids[(size_t)q * k + r] = NONE_ID;
+            out_dist[(size_t)q * k + r] = infinity_f32();
+        }
+        // The query row and N are read by every lane above: none is overwritten before.
+        __syncwarp();
     }
 }

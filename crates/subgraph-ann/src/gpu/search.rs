@@ -1,6 +1,6 @@
 //! The index held on the GPU and its GANNS search (thesis §2.2; the greedy descent of HNSW's
 //! upper layers, §4.3's extension): base vectors and every layer's adjacency uploaded once, then
-//! searched batch after batch, one warp per query (`search.cu`), or answered by brute force
+//! searched batch after batch, one warp a query at a time (`search.cu`), or answered by brute force
 //! where a filter passes too few vectors for the graph (`filter::route`).
 
 use std::sync::{Mutex, MutexGuard};
@@ -181,6 +181,10 @@ impl<'g> GpuIndex<'g> {
         let descend = gpu.kernel(source, DESCEND)?;
         let search = gpu.kernel(source, SEARCH_KERNEL)?;
         let wpb = shape.warps_per_block();
+        // The search's warps take queries until none is left: as many blocks as the device
+        // holds at once, or fewer where the queries need fewer.
+        let resident = gpu.resident_blocks(&search, to_u32("threads", 32 * wpb)?)?.max(1);
+        let at_once = resident as usize * gpu.info().multiprocessors.max(1) as usize;
         let (words, filtered) = upload_allowed(gpu, allowed, n)?;
         let (n32, k32, ef32) = (to_u32("vectors", n)?, to_u32("k", k)?, to_u32("ef", ef)?);
         let nq = queries.len();
@@ -219,11 +223,12 @@ impl<'g> GpuIndex<'g> {
                     ],
                 )?;
             }
+            let mut next = gpu.alloc_zeros::<u32>("ann next query", 1)?;
             let mut ids = gpu.alloc_zeros::<u32>("ann answer ids", m * k)?;
             let mut distances = gpu.alloc_zeros::<f32>("ann answer distances", m * k)?;
             gpu.launch(
                 &search,
-                grid,
+                to_u32("blocks", m.div_ceil(wpb).min(at_once))?,
                 block,
                 &mut [
                     Arg::InF32(&rows),
@@ -236,6 +241,7 @@ impl<'g> GpuIndex<'g> {
                     Arg::U32(k32),
                     Arg::In32(&words),
                     Arg::U32(filtered),
+                    Arg::Out32(&mut next),
                     Arg::Out32(&mut ids),
                     Arg::OutF32(&mut distances),
                 ],

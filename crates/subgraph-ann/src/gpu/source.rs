@@ -72,6 +72,20 @@ fn min_blocks() -> u32 {
     })
 }
 
+/// Rows whose distances a warp of the search computes at once (`ROWS` of `ganns.cuh`):
+/// `SUBGRAPH_ANN_ROWS` (a power of two, 1 to 32), for tuning, else 8 up to 128 dimensions
+/// (a float4 of each row a lane, 32 registers of loads in flight) and 4 above.
+fn rows(dim: usize) -> usize {
+    static ROWS: OnceLock<Option<usize>> = OnceLock::new();
+    let set = *ROWS.get_or_init(|| {
+        std::env::var("SUBGRAPH_ANN_ROWS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|v: &usize| v.is_power_of_two() && *v <= 32)
+    });
+    set.unwrap_or(if dim <= 128 { 8 } else { 4 })
+}
+
 /// The distance formula a kernel is compiled for: cosine rows are normalised beforehand, so
 /// `ip` and `cos` share one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -195,27 +209,29 @@ impl SearchShape {
             Some(v) => format!("_hs{v}"),
         };
         format!(
-            "ganns_search_d{}_{}_ln{}_deg{}{bound}{visited}.cu",
+            "ganns_search_d{}_{}_ln{}_deg{}_r{}{bound}{visited}.cu",
             self.dim,
             self.formula.name(),
             self.ln,
-            self.degree
+            self.degree,
+            rows(self.dim)
         )
     }
 
-    /// The `#define`s of this shape (`DIM`, `METRIC`, `LN`, `DEG`, `TL`, `HS_LOG2`, `WPB`), then
-    /// `common.cuh` and `ganns.cuh`: the device code a kernel that calls `ganns_search_warp`
-    /// (a graph builder's, say) is appended to.
+    /// The `#define`s of this shape (`DIM`, `METRIC`, `LN`, `DEG`, `TL`, `HS_LOG2`, `ROWS`,
+    /// `WPB`), then `common.cuh` and `ganns.cuh`: the device code a kernel that calls
+    /// `ganns_search_warp` (a graph builder's, say) is appended to.
     pub fn ganns_prelude(&self) -> String {
         format!(
             "#define DIM {}\n#define METRIC {}\n#define LN {}\n#define DEG {}\n#define TL {}\n#define HS_LOG2 {}\n\
-             #define WPB {}\n{COMMON}\n{GANNS}\n",
+             #define ROWS {}\n#define WPB {}\n{COMMON}\n{GANNS}\n",
             self.dim,
             self.formula.define(),
             self.ln,
             self.degree,
             self.tl(),
             self.visited().max(1).trailing_zeros(),
+            rows(self.dim),
             self.warps_per_block()
         )
     }
@@ -358,6 +374,7 @@ static SEARCH_KERNELS: [KernelDecl; 2] = [
             Param::U32,
             Param::BufU32,
             Param::U32,
+            Param::BufU32,
             Param::BufU32,
             Param::BufF32,
         ],

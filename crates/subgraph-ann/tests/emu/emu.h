@@ -58,10 +58,16 @@ inline float __fadd_rn(float a, float b) { volatile float r = a + b; return r; }
 inline float __fmaf_rn(float a, float b, float c) { return std::fmaf(a, b, c); }
 inline int __ffs(unsigned x) { return __builtin_ffs((int)x); }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
-// Fibers switch only at barriers, so a compare-and-swap is one uninterrupted step.
+// Fibers switch only at barriers, so an atomic is one uninterrupted step.
 inline unsigned atomicCAS(unsigned* p, unsigned cmp, unsigned val) {
     const unsigned old = *p;
     if (old == cmp) *p = val;
+    return old;
+}
+
+inline unsigned atomicAdd(unsigned* p, unsigned val) {
+    const unsigned old = *p;
+    *p = old + val;
     return old;
 }
 
@@ -88,6 +94,10 @@ template <class T> inline T emu_exchange(T v, unsigned src_lane) {
 }
 inline float __shfl_xor_sync(unsigned, float v, int o) { return emu_exchange(v, (threadIdx.x & 31u) ^ (unsigned)o); }
 inline float __shfl_sync(unsigned, float v, int src) { return emu_exchange(v, (unsigned)src); }
+inline unsigned long long __shfl_xor_sync(unsigned, unsigned long long v, int o) {
+    return emu_exchange(v, (threadIdx.x & 31u) ^ (unsigned)o);
+}
+inline unsigned __shfl_sync(unsigned, unsigned v, int src) { return emu_exchange(v, (unsigned)src); }
 inline unsigned __ballot_sync(unsigned, int p) {
     Fiber* me = emu->cur;
     me->slot = p ? 1 : 0;
