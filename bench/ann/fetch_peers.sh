@@ -5,6 +5,7 @@
 #
 #   bench/ann/fetch_peers.sh wheels              # -> .whl/  (about 21 MB)
 #   bench/ann/fetch_peers.sh ganns GANNS_GIT     # -> .peers/ganns/  (about 100 KB)
+#   bench/ann/fetch_peers.sh ggnn GGNN_GIT GLOG_GIT GFLAGS_GIT   # -> .peers/ggnn/src/  (a few MB)
 #
 # GANNS_GIT: a clone or bare git directory of github.com/yuyuanhang/GANNS (in this workplace, the
 # search tool's `fetch github:yuyuanhang/GANNS` gives one under /work/.mirror/); the pinned
@@ -38,5 +39,23 @@ case "${1:-}" in
     echo "yuyuanhang/GANNS $GANNS_COMMIT" > .peers/ganns/COMMIT
     du -sh .peers/ganns
     ;;
-  *) die "usage: fetch_peers.sh wheels | fetch_peers.sh ganns GANNS_GIT" ;;
+  ggnn)
+    # GGNN and the glog and gflags its CMake would download (pinned in its CMakeLists.txt), for
+    # bench/ann/ggnn/build.sh; each argument a clone or bare git directory (the search tool's
+    # fetch of cgtuebingen/ggnn, google/glog and gflags/gflags).
+    [ $# -eq 4 ] || die "usage: fetch_peers.sh ggnn GGNN_GIT GLOG_GIT GFLAGS_GIT"
+    rm -rf .peers/ggnn && mkdir -p .peers/ggnn/src
+    for spec in "ggnn $2 4f8088f10747c827b3051336da6541317e2dc9bf" "glog $3 7b134a5c82c0c0b5698bb6bf7a835b230c5638e4" \
+                "gflags $4 e171aa2d15ed9eb17054558e0b3a6a413bb01067"; do
+      set -- $spec
+      GD=$(git -C "$2" rev-parse --git-dir 2>/dev/null) || GD=$2
+      case "$GD" in /*) ;; *) GD="$2/$GD" ;; esac
+      git --git-dir="$GD" cat-file -e "$3^{commit}" 2>/dev/null || die "$2 has no commit $3"
+      mkdir -p ".peers/ggnn/src/$1"
+      git --git-dir="$GD" archive "$3" | tar -x -C ".peers/ggnn/src/$1"
+      echo "$1 $3" >> .peers/ggnn/COMMITS
+    done
+    du -sh .peers/ggnn
+    ;;
+  *) die "usage: fetch_peers.sh wheels | ganns GANNS_GIT | ggnn GGNN_GIT GLOG_GIT GFLAGS_GIT" ;;
 esac

@@ -606,7 +606,7 @@ mod tests {
         let a = search_source(SearchShape::new(96, Metric::Ip, 64, 32).unwrap());
         let b = search_source(SearchShape::new(96, Metric::Cos, 60, 32).unwrap());
         assert!(std::ptr::eq(a, b), "ip and cos at the same N share a source");
-        assert_eq!(a.name, "ganns_search_d96_dot_ln64_deg32.cu");
+        assert_eq!(a.name, "ganns_search_d96_dot_ln64_deg32_r8.cu");
         assert!(a.code.starts_with(
             "#define DIM 96\n#define METRIC 1\n#define LN 64\n#define DEG 32\n#define TL 32\n#define HS_LOG2 10\n"
         ));
