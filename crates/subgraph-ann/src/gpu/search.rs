@@ -45,10 +45,10 @@ pub struct GpuIndex<'g> {
     layers: Vec<DeviceLayer>,
     /// Queries a launch, where fixed.
     batch: Option<usize>,
-    /// Page-locked copies of a launch's queries and answers, made at the first search and
-    /// grown as needed: copies from and to them run at the bus's speed, where pageable memory
-    /// goes through the driver's own staging.
-    staging: Mutex<Option<Staging>>,
+    /// Page-locked copies of a launch's queries and answers, one set a side of the search's
+    /// pipeline, made at the first search and grown as needed: copies from and to them run at
+    /// the bus's speed, where pageable memory goes through the driver's own staging.
+    staging: Mutex<Option<[Staging; 2]>>,
 }
 
 /// The page-locked buffers a graph search's launches go through (see [`GpuIndex`]).
@@ -57,6 +57,16 @@ struct Staging {
     ids: PinnedBuffer<u32>,
     distances: PinnedBuffer<f32>,
 }
+
+/// The lanes of the two sides of a graph search's pipeline: chunks of queries alternate
+/// between them, so that one chunk's kernels run while the host stages the next chunk's
+/// queries and reads the last one's answers, and the next chunk's kernel fills the
+/// multiprocessors as the last one's queries end. Answers come back on the download lane.
+const SIDES: [Lane; 2] = [Lane::Now, Lane::Ahead];
+
+/// The fewest queries a chunk holds where a batch is cut in two (each chunk fills the device
+/// with its warps; below this, one chunk).
+const MIN_CHUNK: usize = 2048;
 
 /// The most bytes of queries one launch stages in page-locked memory: a launch takes at most
 /// this many bytes of queries (65,536 queries of 256 dimensions; 4,096 of 4,096).
@@ -70,9 +80,12 @@ impl<'g> GpuIndex<'g> {
     pub fn new(gpu: &'g Gpu, base: &Vectors, metric: Metric, graph: &ProximityGraph) -> Result<Self> {
         check_graph(base.len(), graph)?;
         let vectors = DeviceVectors::upload(gpu, base)?;
+        // Readied for the pipeline's second lane now, while nothing runs (see SIDES).
+        gpu.use_on(SIDES[1], vectors.buffer())?;
         let mut layers = Vec::with_capacity(graph.layers.len());
         for layer in &graph.layers {
             let adjacency = gpu.upload("ann adjacency", &layer.adjacency)?;
+            gpu.use_on(SIDES[1], &adjacency)?;
             layers.push(DeviceLayer { adjacency, degree: layer.degree, len: layer.len() });
         }
         Ok(GpuIndex { gpu, base: vectors, metric, layers, batch: None, staging: Mutex::new(None) })
@@ -153,22 +166,25 @@ impl<'g> GpuIndex<'g> {
         check_allowed(allowed, self.len())
     }
 
-    /// The staging buffers, holding at least `queries` floats and `answers` answers, made or
-    /// grown here.
-    fn staging(&self, queries: usize, answers: usize) -> Result<MutexGuard<'_, Option<Staging>>> {
+    /// The staging buffers of both sides, each holding at least `queries` floats and
+    /// `answers` answers, made or grown here.
+    fn staging(&self, queries: usize, answers: usize) -> Result<MutexGuard<'_, Option<[Staging; 2]>>> {
         let mut staging = self.staging.lock().unwrap_or_else(|e| e.into_inner());
-        let fits = staging.as_ref().is_some_and(|s| s.queries.len() >= queries && s.ids.len() >= answers);
+        let fits = staging.as_ref().is_some_and(|s| s[0].queries.len() >= queries && s[0].ids.len() >= answers);
         if !fits {
             let (queries, answers) = match staging.as_ref() {
-                Some(s) => (queries.max(s.queries.len()), answers.max(s.ids.len())),
+                Some(s) => (queries.max(s[0].queries.len()), answers.max(s[0].ids.len())),
                 None => (queries, answers),
             };
             *staging = None;
-            *staging = Some(Staging {
-                queries: self.gpu.pinned_buffer(queries)?,
-                ids: self.gpu.pinned_buffer(answers)?,
-                distances: self.gpu.pinned_buffer(answers)?,
-            });
+            let side = || -> Result<Staging> {
+                Ok(Staging {
+                    queries: self.gpu.pinned_buffer(queries)?,
+                    ids: self.gpu.pinned_buffer(answers)?,
+                    distances: self.gpu.pinned_buffer(answers)?,
+                })
+            };
+            *staging = Some([side()?, side()?]);
         }
         Ok(staging)
     }
@@ -181,35 +197,44 @@ impl<'g> GpuIndex<'g> {
         let descend = gpu.kernel(source, DESCEND)?;
         let search = gpu.kernel(source, SEARCH_KERNEL)?;
         let wpb = shape.warps_per_block();
+        let block = to_u32("threads", 32 * wpb)?;
         // The search's warps take queries until none is left: as many blocks as the device
         // holds at once, or fewer where the queries need fewer.
-        let resident = gpu.resident_blocks(&search, to_u32("threads", 32 * wpb)?)?.max(1);
+        let resident = gpu.resident_blocks(&search, block)?.max(1);
         let at_once = resident as usize * gpu.info().multiprocessors.max(1) as usize;
         let (words, filtered) = upload_allowed(gpu, allowed, n)?;
+        gpu.use_on(SIDES[1], &words)?;
         let (n32, k32, ef32) = (to_u32("vectors", n)?, to_u32("k", k)?, to_u32("ef", ef)?);
         let nq = queries.len();
         let batch = batch_queries(dim, k, self.batch).min(STAGING_BYTES / (4 * dim)).max(1);
-        let mut staging = self.staging(batch.min(nq) * dim, batch.min(nq) * k)?;
+        // Two chunks (or more, of a launch each, for a batch beyond one launch) where each
+        // fills the device; else one.
+        let chunk = if nq >= 2 * MIN_CHUNK { batch.min(nq.div_ceil(2)) } else { batch.min(nq).max(1) };
+        let mut staging = self.staging(chunk * dim, chunk * k)?;
         let staging = staging.as_mut().expect("made by GpuIndex::staging");
         let mut out = Neighbours { k, ids: Vec::with_capacity(nq * k), distances: Vec::with_capacity(nq * k) };
-        for start in (0..nq).step_by(batch) {
-            let m = batch.min(nq - start);
+        // The chunk enqueued before the current one: its side and queries, answers not read.
+        let mut unread: Option<(usize, usize)> = None;
+        for (i, start) in (0..nq).step_by(chunk).enumerate() {
+            let (side, lane) = (i % 2, SIDES[i % 2]);
+            let part = &mut staging[side];
+            let m = chunk.min(nq - start);
             let m32 = to_u32("queries", m)?;
-            let (grid, block) = (to_u32("blocks", m.div_ceil(wpb))?, to_u32("threads", 32 * wpb)?);
             let src = &queries.as_slice()[start * dim..(start + m) * dim];
             // Into page-locked memory on every core, then to the device by DMA.
-            staging.queries.as_mut_slice()?[..m * dim]
+            part.queries.as_mut_slice()?[..m * dim]
                 .par_chunks_mut(1 << 14)
                 .zip(src.par_chunks(1 << 14))
                 .for_each(|(to, from)| to.copy_from_slice(from));
-            let mut rows = gpu.alloc_zeros::<f32>("ann queries", m * dim)?;
-            gpu.upload_async(Lane::Now, &mut staging.queries, 0..m * dim, &mut rows, 0)?;
+            let mut rows = gpu.alloc_zeros_on::<f32>(lane, "ann queries", m * dim)?;
+            gpu.upload_async(lane, &mut part.queries, 0..m * dim, &mut rows, 0)?;
             // Every query enters at vertex 0 of the top layer.
-            let mut entries = gpu.alloc_zeros::<u32>("ann entries", m)?;
+            let mut entries = gpu.alloc_zeros_on::<u32>(lane, "ann entries", m)?;
             for layer in self.layers[1..].iter().rev() {
-                gpu.launch(
+                gpu.launch_on(
+                    lane,
                     &descend,
-                    grid,
+                    to_u32("blocks", m.div_ceil(wpb))?,
                     block,
                     &mut [
                         Arg::InF32(&rows),
@@ -223,10 +248,11 @@ impl<'g> GpuIndex<'g> {
                     ],
                 )?;
             }
-            let mut next = gpu.alloc_zeros::<u32>("ann next query", 1)?;
-            let mut ids = gpu.alloc_zeros::<u32>("ann answer ids", m * k)?;
-            let mut distances = gpu.alloc_zeros::<f32>("ann answer distances", m * k)?;
-            gpu.launch(
+            let mut next = gpu.alloc_zeros_on::<u32>(lane, "ann next query", 1)?;
+            let mut ids = gpu.alloc_zeros_on::<u32>(lane, "ann answer ids", m * k)?;
+            let mut distances = gpu.alloc_zeros_on::<f32>(lane, "ann answer distances", m * k)?;
+            gpu.launch_on(
+                lane,
                 &search,
                 to_u32("blocks", m.div_ceil(wpb).min(at_once))?,
                 block,
@@ -246,13 +272,26 @@ impl<'g> GpuIndex<'g> {
                     Arg::OutF32(&mut distances),
                 ],
             )?;
-            gpu.download_async(Lane::Now, &ids, 0..m * k, &mut staging.ids, 0)?;
-            gpu.download_async(Lane::Now, &distances, 0..m * k, &mut staging.distances, 0)?;
-            out.ids.extend_from_slice(&staging.ids.as_slice()?[..m * k]);
-            out.distances.extend_from_slice(&staging.distances.as_slice()?[..m * k]);
+            gpu.wait_for(Lane::Back, &gpu.record(lane)?)?;
+            gpu.download_async(Lane::Back, &ids, 0..m * k, &mut part.ids, 0)?;
+            gpu.download_async(Lane::Back, &distances, 0..m * k, &mut part.distances, 0)?;
+            // While this chunk runs, the last one's answers (they wait for its downloads).
+            if let Some((side, m)) = unread.replace((side, m)) {
+                read_answers(&staging[side], m * k, &mut out)?;
+            }
+        }
+        if let Some((side, m)) = unread {
+            read_answers(&staging[side], m * k, &mut out)?;
         }
         Ok(out)
     }
+}
+
+/// Appends the first `len` answers of `part` to `out`, once their downloads are done.
+fn read_answers(part: &Staging, len: usize, out: &mut Neighbours) -> Result<()> {
+    out.ids.extend_from_slice(&part.ids.as_slice()?[..len]);
+    out.distances.extend_from_slice(&part.distances.as_slice()?[..len]);
+    Ok(())
 }
 
 /// The graph's shape against `n` base vectors, in one line: layer 0 holds `n` vertices (1 to
