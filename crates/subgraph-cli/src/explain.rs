@@ -142,6 +142,9 @@ fn print_text(e: &Explanation) {
         e.space_ms,
         e.enumerate_ms
     );
+    if e.compare_ms + e.probe_ms > 0.0 {
+        println!("planning: plans compared in {:.2} ms, the probe {:.2} ms", e.compare_ms, e.probe_ms);
+    }
     if let Some(k) = e.spasm_terms {
         println!(
             "counted without enumerating (--spasm): the homomorphisms of {k} quotients of the query, \

@@ -98,6 +98,20 @@ fn json_report_times_the_planning_stages() {
     for k in ["trial_ms", "compare_ms", "probe_ms"] {
         assert_eq!(r[k].as_f64(), Some(0.0), "{k} in {r}");
     }
+    // explain, which compares every plan and runs no trial, shows its stages: the comparison
+    // (its `order_ms` and the candidate bitsets it samples with) and the probe, in its JSON
+    // and as a line of its text.
+    let (d, heavy) = (d.to_str().unwrap(), heavy.to_str().unwrap());
+    let o = run(&["explain", "--format", "json", "--threads", "1", d, heavy]);
+    let e = &json_lines(&o)[0];
+    let ms = |k: &str| e[k].as_f64().unwrap_or_else(|| panic!("{k} in {e}"));
+    assert!(ms("compare_ms") >= ms("order_ms") && ms("order_ms") > 0.0, "{e}");
+    assert!(ms("probe_ms") > 0.0 && e["probe"].is_object(), "{e}");
+    assert_eq!(ms("trial_ms"), 0.0, "{e}");
+    let stages = ms("filter_ms") + ms("compare_ms") + ms("probe_ms") + ms("space_ms") + ms("enumerate_ms");
+    assert!(stages <= e["chosen"]["elapsed_ms"].as_f64().unwrap() + 1e-6, "{e}");
+    let text = stdout(&run(&["explain", "--threads", "1", d, heavy]));
+    assert!(text.contains("\nplanning: plans compared in "), "{text}");
 }
 
 /// A sampled query reports its estimated work and that work priced for the device its plan

@@ -70,6 +70,14 @@ pub struct Explanation {
     pub order_ms: f64,
     pub space_ms: f64,
     pub enumerate_ms: f64,
+    /// Planning beyond the filter: explain compares every plan (`compare_ms`: `order_ms` and
+    /// the candidate bitsets the sampling reads), probes the chosen one against the default
+    /// plan with the candidate spaces the probe builds (`probe_ms`), and runs no trial
+    /// (`trial_ms`, 0; `match` runs its default plan's trials first). Both are in the chosen
+    /// run's `elapsed_ms`.
+    pub trial_ms: f64,
+    pub compare_ms: f64,
+    pub probe_ms: f64,
     /// When `--spasm` counted the query instead of enumerating it: the quotients counted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spasm_terms: Option<usize>,
@@ -165,6 +173,9 @@ fn explanation(
         order_ms: chosen.report.order_ms,
         space_ms: chosen.report.space_ms,
         enumerate_ms: chosen.report.enumerate_ms,
+        trial_ms: chosen.report.trial_ms,
+        compare_ms: chosen.report.compare_ms,
+        probe_ms: chosen.report.probe_ms,
         spasm_terms: (chosen.report.spasm_terms > 0).then_some(chosen.report.spasm_terms),
         others: runs[1..].iter().map(run_of).collect(),
         pattern: pattern.map(str::to_string),
