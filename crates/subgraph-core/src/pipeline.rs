@@ -170,11 +170,11 @@ impl Prepared {
         self.query.graph()
     }
 
-    /// Runs a deferred refinement's trial when it may pay (and refines when it does not
-    /// finish the query), then compares plans when that pays (and the options leave a
-    /// choice), then enumerates.
+    /// Counts by the spasm where it applies and calls for it; else runs a deferred
+    /// refinement's trial when it may pay (and refines when it does not finish the query),
+    /// then compares plans when that pays (and the options leave a choice), then enumerates.
     pub fn run(
-        mut self,
+        self,
         data: &Graph,
         opts: &MatchOptions,
         control: &Control,
@@ -183,6 +183,7 @@ impl Prepared {
         let threads = rayon::current_num_threads().max(1) as f64;
         let predicted_ms = self.cost * planner::NS_PER_UNIT * 1e-6 / threads;
         let attempt = opts.spasm(output.is_none(), predicted_ms);
+        let t = Instant::now();
         if let Some(c) = self.space.as_ref().and_then(|_| spasm::attempt(data, &self.query, attempt, control)) {
             let filter = self.filter();
             let Prepared { start, mut plan, space, space_ms, gate, .. } = self;
@@ -192,6 +193,22 @@ impl Prepared {
             plan.estimate = gate.map(|g| g.0);
             return Ok(Explained { report, levels: out.levels, plan, considered: Vec::new(), probe: None });
         }
+        let spasm_ms = t.elapsed().as_secs_f64() * 1e3;
+        let mut done = self.plan_and_run(data, opts, control, output)?;
+        done.report.spasm_ms = spasm_ms;
+        Ok(done)
+    }
+
+    /// [`Prepared::run`] past the spasm's attempt: the deferred refinement's trial, the
+    /// comparison and the run.
+    fn plan_and_run(
+        mut self,
+        data: &Graph,
+        opts: &MatchOptions,
+        control: &Control,
+        output: Option<(&Output, &str)>,
+    ) -> Result<Explained, Error> {
+        let threads = rayon::current_num_threads().max(1) as f64;
         let mut trial_ms = 0.0;
         if let Some(refine_ms) = self.deferred.filter(|_| self.space.is_some()) {
             if opts.limit.is_some() {

@@ -25,6 +25,8 @@ pub(crate) struct Result {
     trial_ms: f64,
     compare_ms: f64,
     probe_ms: f64,
+    /// The spasm's attempt where it did not count the query: outside every phase.
+    spasm_ms: f64,
     /// The filter the candidates had and the plan's order.
     filter: &'static str,
     order: &'static str,
@@ -73,6 +75,7 @@ impl From<Ran> for Result {
             trial_ms: r.trial_ms,
             compare_ms: r.compare_ms,
             probe_ms: r.probe_ms,
+            spasm_ms: r.spasm_ms,
             filter: r.filter,
             order: r.order,
             automorphisms: None,

@@ -530,6 +530,7 @@ fn merge(a: &Report, b: &Report) -> Report {
         trial_ms: a.trial_ms + b.trial_ms,
         compare_ms: a.compare_ms + b.compare_ms,
         probe_ms: a.probe_ms + b.probe_ms,
+        spasm_ms: a.spasm_ms + b.spasm_ms,
         ..*a
     }
 }

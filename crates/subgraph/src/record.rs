@@ -117,6 +117,8 @@ pub struct Record {
     pub trial_ms: f64,
     pub compare_ms: f64,
     pub probe_ms: f64,
+    /// The spasm's attempt where it did not count the query: outside every phase.
+    pub spasm_ms: f64,
     pub candidates: u64,
     /// Candidate edges made (CPU; a lazy space makes only those the search reads).
     pub candidate_edges: u64,
@@ -251,6 +253,7 @@ impl Record {
             trial_ms: report.trial_ms,
             compare_ms: report.compare_ms,
             probe_ms: report.probe_ms,
+            spasm_ms: report.spasm_ms,
             candidates: report.candidates,
             candidate_edges: report.candidate_edges,
             space_bytes: report.space_bytes,

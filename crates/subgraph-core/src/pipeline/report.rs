@@ -59,6 +59,10 @@ pub struct Report {
     pub trial_ms: f64,
     pub compare_ms: f64,
     pub probe_ms: f64,
+    /// The spasm's attempt where it did not count the query (`--spasm auto` declined once its
+    /// quotients were made and planned, or was not tried): outside every phase, only in
+    /// `elapsed_ms`. Where it counted, its time is `enumerate_ms`.
+    pub spasm_ms: f64,
 }
 
 impl Report {
@@ -92,6 +96,7 @@ impl Report {
             trial_ms: 0.0,
             compare_ms: 0.0,
             probe_ms: 0.0,
+            spasm_ms: 0.0,
         }
     }
 

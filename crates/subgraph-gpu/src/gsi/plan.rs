@@ -158,6 +158,7 @@ impl Planned {
             trial_ms: 0.0,
             compare_ms: 0.0,
             probe_ms: 0.0,
+            spasm_ms: 0.0,
         }
         .with_plan(plan);
         GpuReport {

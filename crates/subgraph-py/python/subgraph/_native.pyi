@@ -77,6 +77,7 @@ class Result:
     trial_ms: float
     compare_ms: float
     probe_ms: float
+    spasm_ms: float
     filter: str
     order: str
     automorphisms: Optional[int]
