@@ -24,7 +24,8 @@ use std::time::{Duration, Instant};
 pub enum Mode {
     /// Where the engine predicts the enumeration to take at least [`AUTO_FROM_MS`] and the
     /// spasm's plans predict at most [`AUTO_SHARE`] of that ([`NS_PER_READ`]), for at most
-    /// that share of the prediction; else, or where it does not finish, enumerate.
+    /// that share of the prediction, the plans made within [`AUTO_PLAN_SHARE`] of it; else,
+    /// or where it does not finish, enumerate.
     #[default]
     Auto,
     /// Whenever the query is counted (no output, no limit) and not induced.
@@ -50,6 +51,12 @@ pub const AUTO_FROM_MS: f64 = 1000.0;
 /// The share of the predicted enumeration time `auto` gives the spasm before it enumerates
 /// instead: a wrong guess costs at most this much more.
 pub const AUTO_SHARE: f64 = 0.5;
+/// The share of the predicted enumeration time `auto` gives the planning of the quotients'
+/// counts: where the prediction is far above the query's real time, the plans of a 16-vertex
+/// query's quotients took up to 0.46 s before `auto` declined (yeast's sparse_16_86, whose
+/// enumeration takes 0.4 ms; declined attempts were 1.5 of the 4.8 s yeast's 844 queries
+/// took on one thread, 2026-11-29).
+pub const AUTO_PLAN_SHARE: f64 = 0.01;
 
 /// Nanoseconds one read of the plans' estimate takes on one thread: G1's queries on the
 /// 16-core host (2026-11-26, bench/results/2026-11-26-spasm.md) took 150–300 ns for the dense
@@ -91,18 +98,23 @@ pub fn attempt(data: &Graph, query: &Query, a: Attempt, control: &Control) -> Op
         return None;
     }
     let start = Instant::now();
+    // `auto` counts where its own predicted time fits the share of the enumeration's: its
+    // budget, which stops it where the prediction erred. Its terms and their plans are given
+    // up as soon as the work planned passes that share, or their time `AUTO_PLAN_SHARE` of
+    // the prediction.
+    let threads = rayon::current_num_threads().max(1) as f64;
+    let limits = match a.mode {
+        Mode::Auto => Limits {
+            work: a.predicted_ms * AUTO_SHARE * threads / (NS_PER_READ * 1e-6),
+            until: start.checked_add(Duration::from_secs_f64((a.predicted_ms * AUTO_PLAN_SHARE * 1e-3).min(3600.0))),
+        },
+        _ => Limits::NONE,
+    };
     let terms: Vec<Term> = match a.semantics {
         Semantics::Homomorphism => query_term(query).ok()?.into_iter().collect(),
-        _ => terms(query).ok()?,
+        _ => terms_until(query, limits.until).ok()?,
     };
-    let planned = planned(data, &terms).ok()?;
-    // `auto` counts where its own predicted time fits the share of the enumeration's: its
-    // budget, which stops it where the prediction erred.
-    let threads = rayon::current_num_threads().max(1) as f64;
-    let predicted_ms = planned.work * NS_PER_READ * 1e-6 / threads;
-    if a.mode == Mode::Auto && predicted_ms > a.predicted_ms * AUTO_SHARE {
-        return None;
-    }
+    let planned = planned(data, &terms, limits).ok()?;
     // A day at most: a prediction of years is no budget at all.
     let budget = Duration::from_secs_f64((a.predicted_ms * AUTO_SHARE * 1e-3).min(86_400.0));
     let trial = match a.mode {
@@ -137,14 +149,23 @@ pub struct Term {
 /// homomorphism, the data having no self loops); quotients that two differently labelled
 /// edges make empty are left out.
 pub fn terms(query: &Query) -> Result<Vec<Term>, Declined> {
+    terms_until(query, None)
+}
+
+/// [`terms`], given up (`Stopped`) once `until` passes.
+fn terms_until(query: &Query, until: Option<Instant>) -> Result<Vec<Term>, Declined> {
     check_shape(query)?;
+    let late = || until.is_some_and(|u| Instant::now() >= u);
     let mut blocks: Vec<Vec<u32>> = Vec::new();
     let mut all = Vec::new();
-    partitions(query, 0, &mut blocks, &mut all)?;
+    partitions(query, 0, &mut blocks, &mut all, &late)?;
     // Isomorphic quotients have equal counts: one term each, their coefficients summed (a
     // path's {0,2} and {1,3} are one path of three).
     let mut out: Vec<Term> = Vec::new();
     for t in all {
+        if late() {
+            return Err(Declined::Stopped);
+        }
         match out.iter_mut().find(|o| o.quotient.isomorphic(&t.quotient)) {
             Some(o) => o.coefficient += t.coefficient,
             None => out.push(t),
@@ -163,11 +184,20 @@ fn check_shape(query: &Query) -> Result<(), Declined> {
 }
 
 /// Extends the partition of vertices 0..u (`blocks`) in every way, pushing each full one's
-/// term.
-fn partitions(query: &Query, u: usize, blocks: &mut Vec<Vec<u32>>, out: &mut Vec<Term>) -> Result<(), Declined> {
+/// term; `Stopped` once `late` says so.
+fn partitions(
+    query: &Query,
+    u: usize,
+    blocks: &mut Vec<Vec<u32>>,
+    out: &mut Vec<Term>,
+    late: &dyn Fn() -> bool,
+) -> Result<(), Declined> {
     if u == query.num_vertices() {
         if out.len() >= MAX_TERMS {
             return Err(Declined::Shape);
+        }
+        if late() {
+            return Err(Declined::Stopped);
         }
         if let Some(t) = quotient(query, blocks)? {
             out.push(t);
@@ -179,12 +209,12 @@ fn partitions(query: &Query, u: usize, blocks: &mut Vec<Vec<u32>>, out: &mut Vec
         let fits = query.label(blocks[b][0]) == query.label(v) && blocks[b].iter().all(|&w| !query.adjacent(v, w));
         if fits {
             blocks[b].push(v);
-            partitions(query, u + 1, blocks, out)?;
+            partitions(query, u + 1, blocks, out, late)?;
             blocks[b].pop();
         }
     }
     blocks.push(vec![v]);
-    partitions(query, u + 1, blocks, out)?;
+    partitions(query, u + 1, blocks, out, late)?;
     blocks.pop();
     Ok(())
 }
@@ -235,27 +265,44 @@ pub fn count(data: &Graph, query: &Query, control: &Control) -> Result<u128, Dec
     sum(data, &terms(query)?, control)
 }
 
-/// The terms with their counting plans, and the plans' estimated work (reads).
+/// The terms with their counting plans.
 struct Planned<'a> {
     classes: plan::Classes<'a>,
     plans: Vec<plan::Plan>,
-    work: f64,
 }
 
-/// Plans every term; `Block` where one cannot be counted.
-fn planned<'a>(data: &'a Graph, terms: &[Term]) -> Result<Planned<'a>, Declined> {
+/// Where the planning of the terms gives up: past this much work (reads) planned, or this
+/// instant.
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    work: f64,
+    until: Option<Instant>,
+}
+
+impl Limits {
+    const NONE: Limits = Limits { work: f64::INFINITY, until: None };
+}
+
+/// Plans every term; `Block` where one cannot be counted, `Stopped` where `limits` are
+/// passed.
+fn planned<'a>(data: &'a Graph, terms: &[Term], limits: Limits) -> Result<Planned<'a>, Declined> {
     let classes = plan::Classes::new(data);
-    let plans = terms
-        .iter()
-        .map(|t| plan::plan(&t.quotient, &classes).ok_or(Declined::Block))
-        .collect::<Result<Vec<_>, _>>()?;
-    let work = plans.iter().map(|p| p.cost).sum();
-    Ok(Planned { classes, plans, work })
+    let mut plans = Vec::with_capacity(terms.len());
+    let mut work = 0.0;
+    for t in terms {
+        let plan = plan::plan(&t.quotient, &classes).ok_or(Declined::Block)?;
+        work += plan.cost;
+        plans.push(plan);
+        if work > limits.work || limits.until.is_some_and(|u| Instant::now() >= u) {
+            return Err(Declined::Stopped);
+        }
+    }
+    Ok(Planned { classes, plans })
 }
 
 /// Σ μ · #Hom over `terms`.
 fn sum(data: &Graph, terms: &[Term], control: &Control) -> Result<u128, Declined> {
-    sum_planned(&planned(data, terms)?, terms, control)
+    sum_planned(&planned(data, terms, Limits::NONE)?, terms, control)
 }
 
 /// Σ μ · #Hom over `terms`, by their plans.
@@ -280,6 +327,22 @@ mod tests {
 
     fn graph(directed: bool, labels: Vec<u32>, edges: Vec<(u32, u32, u32)>) -> Graph {
         GraphBuilder::from_parts(labels, edges, directed).build().0
+    }
+
+    /// Past `auto`'s limits (an instant gone by, no work allowed) the terms and their plans
+    /// are given up, and the query is enumerated instead; without limits they are made.
+    #[test]
+    fn planning_gives_up_past_its_limits() {
+        let data = graph(false, vec![0; 5], vec![(0, 1, 0), (1, 2, 0), (2, 3, 0), (3, 4, 0)]);
+        let q = Query::new(graph(false, vec![0; 4], vec![(0, 1, 0), (1, 2, 0), (2, 3, 0)]), &data, Semantics::Embed)
+            .unwrap();
+        let past = Some(Instant::now());
+        assert!(matches!(terms_until(&q, past), Err(Declined::Stopped)));
+        let terms = terms_until(&q, None).unwrap();
+        assert_eq!(terms.len(), 4);
+        assert!(matches!(planned(&data, &terms, Limits { work: 0.0, until: None }), Err(Declined::Stopped)));
+        assert!(matches!(planned(&data, &terms, Limits { work: f64::INFINITY, until: past }), Err(Declined::Stopped)));
+        assert!(planned(&data, &terms, Limits::NONE).is_ok());
     }
 
     /// A path of four equally labelled vertices: five partitions have no edge inside a block
