@@ -11,14 +11,13 @@
 //   OUT: P and Q as floats after the run.
 #include "emu.h"
 
-// What emu.h lacks and sgd.cu uses: the vector types, loads through L2, shuffles of words, the
-// launch's dimensions, and the half conversions (x86's _Float16 rounds to nearest even, as
+// What emu.h lacks and sgd.cu uses: the vector types, loads through L2, the launch's
+// dimensions, and the half conversions (x86's _Float16 rounds to nearest even, as
 // cvt.rn.f16.f32 does).
 struct float2 { float x, y; };
 struct uint2 { unsigned x, y; };
 struct uint4 { unsigned x, y, z, w; };
 template <class T> inline T __ldcg(const T* p) { return *p; }
-inline unsigned __shfl_sync(unsigned, unsigned v, int src) { return emu_exchange(v, (unsigned)src); }
 inline Dim3 emu_block_dim, emu_grid_dim;
 #define blockDim emu_block_dim
 #define gridDim emu_grid_dim
