@@ -48,14 +48,17 @@ pub const MAX_VISITED: usize = 1024;
 /// of 512 slots beside N of 512 slower than none (`bench/results/2026-11-29-ann-visited.md`).
 const VISITED_WARP_BYTES: usize = 5632;
 
+/// The value of the environment variable `name`, for tuning, where it parses and `valid`
+/// accepts it.
+fn tuning<T: std::str::FromStr>(name: &str, valid: impl Fn(&T) -> bool) -> Option<T> {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).filter(valid)
+}
+
 /// Slots of the visited set when `SUBGRAPH_ANN_VISITED` sets them (0: none), for tuning.
 fn visited_override() -> Option<usize> {
     static SLOTS: OnceLock<Option<usize>> = OnceLock::new();
     *SLOTS.get_or_init(|| {
-        std::env::var("SUBGRAPH_ANN_VISITED")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .filter(|v: &usize| *v == 0 || (v.is_power_of_two() && (128..=4096).contains(v)))
+        tuning("SUBGRAPH_ANN_VISITED", |v: &usize| *v == 0 || (v.is_power_of_two() && (128..=4096).contains(v)))
     })
 }
 
@@ -63,13 +66,7 @@ fn visited_override() -> Option<usize> {
 /// [`DEFAULT_MIN_BLOCKS`].
 fn min_blocks() -> u32 {
     static MIN: OnceLock<u32> = OnceLock::new();
-    *MIN.get_or_init(|| {
-        std::env::var("SUBGRAPH_ANN_MIN_BLOCKS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .filter(|v: &u32| (1..=32).contains(v))
-            .unwrap_or(DEFAULT_MIN_BLOCKS)
-    })
+    *MIN.get_or_init(|| tuning("SUBGRAPH_ANN_MIN_BLOCKS", |v: &u32| (1..=32).contains(v)).unwrap_or(DEFAULT_MIN_BLOCKS))
 }
 
 /// Rows whose distances a warp of the search computes at once (`ROWS` of `ganns.cuh`):
@@ -77,12 +74,7 @@ fn min_blocks() -> u32 {
 /// (a float4 of each row a lane, 32 registers of loads in flight) and 4 above.
 fn rows(dim: usize) -> usize {
     static ROWS: OnceLock<Option<usize>> = OnceLock::new();
-    let set = *ROWS.get_or_init(|| {
-        std::env::var("SUBGRAPH_ANN_ROWS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .filter(|v: &usize| v.is_power_of_two() && *v <= 32)
-    });
+    let set = *ROWS.get_or_init(|| tuning("SUBGRAPH_ANN_ROWS", |v: &usize| v.is_power_of_two() && *v <= 32));
     set.unwrap_or(if dim <= 128 { 8 } else { 4 })
 }
 
