@@ -4,8 +4,9 @@ its device; over a random graph of 20,000 vertices of degree 10 (written here, a
 GPU tests make theirs), queries the planner keeps on the CPU (a limit) are answered while a GPU
 query (closed 8-walks, which `auto` sends to the GPU there; not on HPRD) runs, without waiting
 for it; the new health and metrics fields are there; `--gpus`
-beyond the host's devices fails at start with one line; with two GPUs or more, `--gpus 2` runs
-two GPU queries at once. Without a GPU (nvidia-smi lists none), `--device auto --gpus 2` serves
+beyond the host's devices fails at start with one line; under `--device gpu`, a restart and a
+killed server process each hand over to a new process that opens the GPU anew and counts there,
+the same count; with two GPUs or more, `--gpus 2` runs two GPU queries at once. Without a GPU (nvidia-smi lists none), `--device auto --gpus 2` serves
 from the CPU, saying why. Standard library only; prints `N passed, N failed` last and exits 1 on
 a failure.
 
@@ -131,6 +132,35 @@ def auto_one_gpu():
             check(line in metrics.splitlines(), f"metrics: {line}")
 
 
+TRIANGLES = {"pattern": "MATCH (a)--(b)--(c)--(a) RETURN count(*)"}
+
+
+def handover_on_gpu():
+    with Serve("--device", "gpu", graph=walk_graph()) as s:
+        status, first = call(s.base, "/v1/graphs/hprd/match", TRIANGLES)
+        check(status == 200 and first.get("device") == "gpu", f"a count on the GPU ({first.get('embeddings')})")
+        process = lambda: call(s.base, "/v1/health")[1]["process"]
+        old = process()
+        check(old["supervised"] and old["generation"] == 0, f"process {old}")
+        for generation, how in [(1, "a restart"), (2, "a killed process")]:
+            start = time.time()
+            if how == "a restart":
+                status, body = call(s.base, "/v1/restart", {})
+                check(status == 202, f"restart answered {status} {body}")
+            else:
+                os.kill(old["pid"], 9)
+            took = until(120, lambda: process()["generation"] == generation)
+            new = process()
+            check(took, f"after {how}, process {generation} serves ({time.time() - start:.1f} s): {new}")
+            status, record = call(s.base, "/v1/graphs/hprd/match", TRIANGLES)
+            check(status == 200 and record.get("device") == "gpu" and record.get("embeddings") == first.get("embeddings"),
+                  f"after {how}, the same count on the GPU ({record.get('device')}, {record.get('embeddings')})")
+            check(until(30, lambda: not os.path.exists(f"/proc/{old['pid']}") or
+                        open(f"/proc/{old['pid']}/stat").read().split(") ")[1].startswith("Z")),
+                  f"process {old['pid']} exited")
+            old = new
+
+
 def gpus_count():
     try:
         out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout
@@ -196,6 +226,7 @@ if n == 0:
 else:
     auto_one_gpu()
     too_many(n)
+    handover_on_gpu()
 if n >= 2:
     two_gpus()
 print(f"{results[0]} passed, {results[1]} failed")

@@ -8,9 +8,11 @@
 #       SUBGRAPH_REQUIRE_GPU=1 (CPU queries under auto answered while a GPU query runs; a real
 #       kernel fault, an illegal address on device 0's context, answered device_fault and the
 #       CPU serving on while the device is degraded, as /metrics and /v1/health say; a query
-#       with the device's memory taken answered, the device kept in service), then server-gpu-check.py against the
-#       binary (`serve --device auto --gpus 1` over HPRD, `--gpus` beyond the host's devices,
-#       `--gpus 2` on a host with two). The last line is `N passed, N failed` of the script;
+#       with the device's memory taken answered, the device kept in service; the faulted
+#       process asks its link for a successor), then server-gpu-check.py against the binary
+#       (`serve --device auto --gpus 1` over HPRD, `--gpus` beyond the host's devices, a
+#       restart and a killed process handed over under `--device gpu`, `--gpus 2` on a host
+#       with two). The last line is `N passed, N failed` of the script;
 #       the exit status is 1 where either step failed.
 set -uo pipefail
 

@@ -1,6 +1,9 @@
 //! `subgraph serve`: the query server (subgraph-server) over the graphs the flags or a
 //! `--config` file name, over HTTP or HTTPS, on a tokio runtime, until SIGTERM or Ctrl-C; the
-//! flags' parsers are here, the settings' merging and the server there.
+//! flags' parsers are here, the settings' merging and the server there. This process holds
+//! the listening socket and supervises the server, which runs in a child process (this
+//! program again, with the same arguments) and is handed over to a new one after a GPU fault,
+//! a restart or a crash; `--single-process` serves here instead.
 
 use crate::matching::{parse_threads, parse_timeout};
 use anyhow::{Context, Result};
@@ -10,7 +13,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 use subgraph_core::io::{Format, IdMode, ReadOptions};
 use subgraph_server::graphs::check_name;
-use subgraph_server::{serve, serve_tls, App, GraphSpec, ServerError, Settings};
+use subgraph_server::link::{Link, Release};
+use subgraph_server::{serve, serve_tls, App, GraphSpec, Listen, ServerError, Settings};
 
 #[derive(Args)]
 #[command(after_help = concat!(
@@ -40,8 +44,8 @@ pub struct ServeArgs {
     #[arg(long, value_parser = ["auto", "cpu", "gpu"])]
     device: Option<String>,
     /// GPUs each graph is uploaded to, one engine a device: a query takes any free one (under
-    /// auto, only a query that goes to the GPU); a device that faults is reopened while the
-    /// others and the CPU serve [default: 1].
+    /// auto, only a query that goes to the GPU); a device that faults is reopened, in a new
+    /// server process, while the others and the CPU serve [default: 1].
     #[arg(long, value_name = "N")]
     gpus: Option<NonZeroUsize>,
     /// Queries that run at once; more wait in the queue [default: 4].
@@ -81,6 +85,11 @@ pub struct ServeArgs {
     /// Load the graphs, the token file and the TLS files, print what would be served, and exit.
     #[arg(long)]
     check: bool,
+    /// Serve in this process alone, without a supervisor: a GPU that faults then stays out of
+    /// service until the server is restarted, a crash ends the service, and POST /v1/restart
+    /// is refused.
+    #[arg(long)]
+    single_process: bool,
 }
 
 /// Parses `--graph NAME=PATH[,OPTION]…`.
@@ -140,9 +149,14 @@ pub fn run(a: ServeArgs) -> Result<()> {
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global().context("starting the thread pool")?;
     }
     let (config, listen) = a.settings()?.finish()?;
+    let linked = if a.check { None } else { Link::from_env()? };
+    if linked.is_none() && !a.check && !a.single_process {
+        return supervise(&listen);
+    }
+    let (link, socket) = linked.unzip();
     let acceptor = listen.tls.as_ref().map(|(cert, key)| subgraph_server::tls::acceptor(cert, key)).transpose()?;
     let open = config.token_file.is_none();
-    let app = App::load(config)?;
+    let app = App::load_with(config, link.clone())?;
     for g in app.graphs.all() {
         let info = g.info();
         let line = format!(
@@ -168,30 +182,89 @@ pub fn run(a: ServeArgs) -> Result<()> {
         .build()
         .context("starting the async runtime")?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(&listen.addr)
-            .await
-            .map_err(|source| ServerError::Listen { addr: listen.addr.clone(), source })?;
+        let listener = match socket {
+            Some(socket) => {
+                socket.set_nonblocking(true).context("the listening socket")?;
+                tokio::net::TcpListener::from_std(socket).context("the listening socket")?
+            }
+            None => tokio::net::TcpListener::bind(&listen.addr)
+                .await
+                .map_err(|source| ServerError::Listen { addr: listen.addr.clone(), source })?,
+        };
         let addr = listener.local_addr().context("the listening address")?;
         if open && !addr.ip().is_loopback() {
             eprintln!("note: listening beyond loopback without --token-file: anyone who reaches {addr} may query");
         }
+        let scheme = if acceptor.is_some() { "https" } else { "http" };
+        eprintln!("subgraph serve: listening on {scheme}://{addr}");
+        let released = app.clone();
+        let stop = async move {
+            match link {
+                None => signalled().await,
+                Some(link) => {
+                    link.ready();
+                    tokio::select! {
+                        () = signalled() => {}
+                        why = link.released() => match why {
+                            Release::TakenOver => {
+                                released.handing_over.send_replace(true);
+                                eprintln!(
+                                    "subgraph serve: process {} taken over: it answers the requests it holds and exits",
+                                    link.generation
+                                );
+                            }
+                            Release::Stop => eprintln!(
+                                "subgraph serve: process {} stopped by the supervisor (new requests refused; running \
+                                 queries stopped after the grace period)",
+                                link.generation
+                            ),
+                        },
+                    }
+                }
+            }
+        };
         match acceptor {
-            None => {
-                eprintln!("subgraph serve: listening on http://{addr}");
-                serve(listener, app, signalled()).await?;
-            }
-            Some(acceptor) => {
-                eprintln!("subgraph serve: listening on https://{addr}");
-                serve_tls(listener, acceptor, app, signalled()).await?;
-            }
+            None => serve(listener, app, stop).await?,
+            Some(acceptor) => serve_tls(listener, acceptor, app, stop).await?,
         }
         eprintln!("subgraph serve: stopped");
         Ok(())
     })
 }
 
-/// Completes on SIGTERM or Ctrl-C (SIGINT).
+/// The supervisor: holds the socket `listen` names and runs the server in child processes
+/// (this program with the same arguments) until SIGTERM or Ctrl-C; exits with the code of the
+/// first process where it could not start.
+fn supervise(listen: &Listen) -> Result<()> {
+    let listener = std::net::TcpListener::bind(&listen.addr)
+        .map_err(|source| ServerError::Listen { addr: listen.addr.clone(), source })?;
+    let program = std::env::current_exe().context("this program's path, to start the server's process")?;
+    let args: Vec<_> = std::env::args_os().skip(1).collect();
+    let runtime =
+        tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting the async runtime")?;
+    let code = runtime.block_on(subgraph_server::supervisor::supervise(
+        listener,
+        || {
+            let mut command = std::process::Command::new(&program);
+            command.args(&args);
+            command
+        },
+        signal(),
+    ))?;
+    if code != 0 {
+        std::process::exit(code);
+    }
+    Ok(())
+}
+
+/// Completes on SIGTERM or Ctrl-C (SIGINT), saying so.
 async fn signalled() {
+    signal().await;
+    eprintln!("subgraph serve: shutting down (new requests refused; running queries stopped after the grace period)");
+}
+
+/// Completes on SIGTERM or Ctrl-C (SIGINT).
+async fn signal() {
     #[cfg(unix)]
     {
         let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
@@ -211,7 +284,6 @@ async fn signalled() {
     {
         let _ = tokio::signal::ctrl_c().await;
     }
-    eprintln!("subgraph serve: shutting down (new requests refused; running queries stopped after the grace period)");
 }
 
 #[cfg(test)]

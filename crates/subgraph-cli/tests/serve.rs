@@ -18,8 +18,34 @@ fn data(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data").join(rel)
 }
 
+/// A server started by [`serve`], killed where a failed test drops it: its serving process
+/// then sees its supervisor gone and stops too.
+struct Served(Child);
+
+impl std::ops::Deref for Served {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Served {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.0
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        if matches!(self.0.try_wait(), Ok(None)) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
 /// Starts `subgraph serve` with `args` and reads its address from standard error.
-fn serve(args: &[&str]) -> (Child, SocketAddr) {
+fn serve(args: &[&str]) -> (Served, SocketAddr) {
     let mut child = bin()
         .arg("serve")
         .args(["--listen", "127.0.0.1:0", "--device", "cpu", "--shutdown-grace", "1"])
@@ -37,7 +63,7 @@ fn serve(args: &[&str]) -> (Child, SocketAddr) {
         }
     });
     let addr = rx.recv_timeout(Duration::from_secs(30)).expect("the server says where it listens");
-    (child, addr)
+    (Served(child), addr)
 }
 
 /// Sends a POST and returns the connection (the answer still to be read).
@@ -136,7 +162,7 @@ fn a_malformed_token_file_names_its_line() {
 
 /// Stops a server started by [`serve`] with SIGTERM and waits for it.
 #[cfg(unix)]
-fn terminate(mut child: Child) {
+fn terminate(mut child: Served) {
     // SAFETY: kill(2) on the child's pid, which has not been reaped (try_wait not yet called).
     assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) }, 0);
     assert_eq!(wait_exit(&mut child, Duration::from_secs(15)).code(), Some(0));
@@ -182,4 +208,144 @@ fn a_bad_config_file_names_its_line_and_key() {
     let out = bin().args(["serve", "--graph", &graph, "--tls-cert", "cert.pem"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8(out.stderr).unwrap().contains("without its key"));
+}
+
+/// Sends a GET and returns the status and body.
+fn get(addr: SocketAddr, path: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+    answer(s)
+}
+
+/// `GET /v1/health`'s `process`: the serving process's id, generation and successor.
+fn process(addr: SocketAddr) -> serde_json::Value {
+    let (status, body) = get(addr, "/v1/health");
+    assert_eq!(status, 200, "{body}");
+    serde_json::from_str::<serde_json::Value>(&body).unwrap()["process"].clone()
+}
+
+/// Waits (at most 60 s) until the serving process is of `generation`.
+fn until_generation(addr: SocketAddr, generation: u64) -> serde_json::Value {
+    let start = Instant::now();
+    loop {
+        let p = process(addr);
+        if p["generation"] == generation {
+            return p;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "generation {generation} never served: {p}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Whether process `pid` is gone (or a zombie no one reaps: the test's own children are reaped).
+#[cfg(unix)]
+fn gone(pid: u64) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat.is_empty() || stat.split(") ").nth(1).is_some_and(|rest| rest.starts_with('Z'))
+}
+
+const COUNT: &str = r#"{"pattern": "MATCH (a:1)--(b:1) RETURN count(*)"}"#;
+
+/// One count through the server: its status and embeddings.
+fn count(addr: SocketAddr, auth: &str) -> (u16, serde_json::Value) {
+    let (status, body) = answer(post_with(addr, "/v1/graphs/hprd/match", auth, COUNT));
+    (status, serde_json::from_str::<serde_json::Value>(&body).map_or(body.into(), |v| v["embeddings"].clone()))
+}
+
+#[cfg(unix)]
+#[test]
+fn a_restart_hands_over_to_a_new_process_without_losing_a_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = dir.path().join("tokens.txt");
+    std::fs::write(&tokens, "ops secret-o admin\nana secret-a\n").unwrap();
+    let graph = format!("hprd={}", data("hprd/HPRD.graph").display());
+    // One query at a time: the others wait in the queue, which the old process answers too.
+    let (child, addr) = serve(&["--graph", &graph, "--token-file", tokens.to_str().unwrap(), "--max-concurrent", "1"]);
+    let (admin, user) = ("Authorization: Bearer secret-o\r\n", "Authorization: Bearer secret-a\r\n");
+    let first = process(addr);
+    assert_eq!((first["supervised"].as_bool(), first["generation"].as_u64()), (Some(true), Some(0)), "{first}");
+    assert_eq!(answer(post_with(addr, "/v1/restart", user, "")).0, 403, "a restart needs an admin token");
+    assert_eq!(answer(post(addr, "/v1/restart", "")).0, 401);
+    // Four clients count without pause while the server hands over.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let clients: Vec<_> = (0..4)
+        .map(|_| {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let mut answers = Vec::new();
+                while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                    answers.push(count(addr, user));
+                }
+                answers
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let (status, body) = answer(post_with(addr, "/v1/restart", admin, ""));
+    assert_eq!(status, 202, "{body}");
+    let next = until_generation(addr, 1);
+    assert_ne!(next["pid"], first["pid"]);
+    std::thread::sleep(Duration::from_millis(300));
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let answers: Vec<_> = clients.into_iter().flat_map(|c| c.join().unwrap()).collect();
+    assert!(answers.len() > 8, "{} answers", answers.len());
+    let wrong: Vec<_> = answers.iter().filter(|a| **a != (200, serde_json::json!(590))).collect();
+    assert!(
+        wrong.is_empty(),
+        "{} of {} answers wrong or refused: {:?}",
+        wrong.len(),
+        answers.len(),
+        &wrong[..wrong.len().min(3)]
+    );
+    let start = Instant::now();
+    while !gone(first["pid"].as_u64().unwrap()) {
+        assert!(start.elapsed() < Duration::from_secs(20), "the old process never exited");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    terminate(child);
+    assert!(gone(next["pid"].as_u64().unwrap()), "the serving process outlived the supervisor");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_crashed_server_process_is_replaced_and_a_failed_successor_leaves_the_old_serving() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("hprd.graph");
+    std::fs::copy(data("hprd/HPRD.graph"), &copy).unwrap();
+    let (child, addr) = serve(&["--graph", &format!("hprd={}", copy.display())]);
+    let first = process(addr);
+    // SAFETY: kill(2) on the serving process's pid, which its supervisor has not reaped.
+    assert_eq!(unsafe { libc::kill(first["pid"].as_i64().unwrap() as libc::pid_t, libc::SIGKILL) }, 0);
+    // Connections wait in the socket's queue until the new process takes them.
+    let second = until_generation(addr, 1);
+    assert_eq!(count(addr, ""), (200, serde_json::json!(590)));
+    // The graph's file gone: the new process cannot load it, and the old one serves on.
+    std::fs::remove_file(&copy).unwrap();
+    assert_eq!(answer(post(addr, "/v1/restart", "")).0, 202);
+    let start = Instant::now();
+    loop {
+        let p = process(addr);
+        assert_eq!(p["pid"], second["pid"], "{p}");
+        if p["successor"]["state"] == "failed" {
+            assert!(p["successor"]["why"].as_str().unwrap().contains("ended before it was ready"), "{p}");
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "the failed successor was never reported: {p}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(count(addr, ""), (200, serde_json::json!(590)));
+    terminate(child);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_single_process_server_refuses_a_restart() {
+    let graph = format!("hprd={}", data("hprd/HPRD.graph").display());
+    let (child, addr) = serve(&["--graph", &graph, "--single-process"]);
+    assert_eq!(process(addr)["supervised"], false);
+    let (status, body) = answer(post(addr, "/v1/restart", ""));
+    assert_eq!(status, 409, "{body}");
+    assert!(body.contains("not_supervised"), "{body}");
+    terminate(child);
 }

@@ -3,6 +3,7 @@
 
 use crate::error::ServerError;
 use crate::graphs::{GraphSpec, Graphs};
+use crate::link::Link;
 use crate::pool::Fleet;
 use crate::tokens::Tokens;
 use crate::{admission, metrics};
@@ -48,12 +49,33 @@ pub struct App {
     pub max_body: usize,
     pub grace: Duration,
     pub shutting_down: AtomicBool,
+    /// Set when a new process has taken over: this one takes no more connections, finishes
+    /// what it holds (its queued requests too) and exits, refusing nothing.
+    pub handing_over: tokio::sync::watch::Sender<bool>,
+    /// The link to the supervisor, where one started this process.
+    pub link: Option<Arc<Link>>,
 }
 
 impl App {
     /// Loads every graph of `config` and its token file.
     pub fn load(config: Config) -> Result<Arc<App>, ServerError> {
+        App::load_with(config, None)
+    }
+
+    /// [`App::load`] for a process a supervisor started: a device fault asks `link` for a new
+    /// process (the driver keeps the poisoned context for this one's life), and the devices'
+    /// counts go on from those of the processes before.
+    pub fn load_with(config: Config, link: Option<Arc<Link>>) -> Result<Arc<App>, ServerError> {
         let fleet = Fleet::new(REOPEN_FIRST, REOPEN_MOST);
+        if let Some(link) = &link {
+            let to = link.clone();
+            fleet.hand_over_faults(
+                link.counts.clone(),
+                Box::new(move |device, why, counts| {
+                    to.hand_over(&format!("GPU {device} faulted ({why})"), vec![device], counts);
+                }),
+            );
+        }
         let graphs = Graphs::load(&config.graphs, &config.device, config.gpus, &fleet)?;
         let names: Vec<&str> = graphs.names().iter().map(String::as_str).collect();
         let tokens = config.token_file.as_deref().map(|p| Tokens::read(p, &names)).transpose()?;
@@ -69,6 +91,17 @@ impl App {
             max_body: config.max_body,
             grace: config.grace,
             shutting_down: AtomicBool::new(false),
+            handing_over: tokio::sync::watch::Sender::new(false),
+            link,
         }))
+    }
+
+    /// How long a stopping server lets its queries run before it stops them: the grace period,
+    /// or, handing over, the longest a query may run.
+    pub fn drain(&self) -> Duration {
+        match *self.handing_over.borrow() {
+            true => self.query_timeout.max(self.grace),
+            false => self.grace,
+        }
     }
 }

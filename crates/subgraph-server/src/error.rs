@@ -20,6 +20,7 @@ pub const CODES: &[(&str, u16)] = &[
     ("not_found", 404),
     ("method_not_allowed", 405),
     ("reload_in_progress", 409),
+    ("not_supervised", 409),
     ("body_too_large", 413),
     ("engine_error", 500),
     ("reload_failed", 500),

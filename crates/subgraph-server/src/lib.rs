@@ -17,6 +17,8 @@
 //! - [`tokens`]: the token file and the bearer tokens.
 //! - [`graphs`]: the served graphs, loaded and reloaded.
 //! - [`pool`]: a graph's GPU engines, one a device, lent to queries; faults and reopenings.
+//! - [`supervisor`]: the server in a child process, handed over to a new one after a device
+//!   fault, a restart or a crash; [`link`]: a process's side of it.
 //! - [`fault`]: what a query's failure on a GPU says of the device.
 //! - [`metrics`]: `GET /metrics`.
 //! - [`error`]: the errors' codes and statuses.
@@ -26,12 +28,14 @@ pub mod app;
 pub mod error;
 pub mod fault;
 pub mod graphs;
+pub mod link;
 pub mod metrics;
 pub mod pool;
 pub mod request;
 pub mod routes;
 pub mod run;
 pub mod settings;
+pub mod supervisor;
 pub mod tls;
 pub mod tokens;
 
@@ -50,10 +54,16 @@ use std::time::Duration;
 /// Time shutdown waits, after the grace period, for stopped queries' answers to go out.
 const AFTER_GRACE: Duration = Duration::from_secs(5);
 
+/// Time a process taken over stops taking connections before it closes those without a
+/// request: a connection just taken has this long for its request to arrive.
+const SETTLE: Duration = Duration::from_millis(500);
+
 /// Serves `app` on `listener` (HTTP) until `shutdown` completes; then takes no new connections
 /// nor queries, lets running queries finish for the grace period, stops those still running
 /// (their records marked `interrupted`), and returns once their answers are out (or
-/// [`AFTER_GRACE`] later).
+/// [`AFTER_GRACE`] later). Where `app` was taken over by a new process
+/// ([`App::handing_over`]), it takes no new connections but answers every request it holds,
+/// queued ones too, each within its own timeout.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     app: Arc<App>,
@@ -90,12 +100,16 @@ async fn serve_on(
         let app = app.clone();
         async move {
             shutdown.await;
-            app.shutting_down.store(true, Ordering::SeqCst);
-            app.admission.close();
+            if *app.handing_over.borrow() {
+                tokio::time::sleep(SETTLE).await;
+            } else {
+                app.shutting_down.store(true, Ordering::SeqCst);
+                app.admission.close();
+            }
             let _ = began_tx.send(true);
             let stopper = app.clone();
             tokio::spawn(async move {
-                tokio::time::sleep(stopper.grace).await;
+                tokio::time::sleep(stopper.drain()).await;
                 stopper.admission.stop_all();
             });
         }
@@ -105,22 +119,24 @@ async fn serve_on(
     // Small answers and a stream's chunks go out at once (no Nagle delay waiting on the
     // client's ACK); the TLS listener sets it before the handshake. Tapped, a TLS listener's
     // connections also give the client's address, as a TCP listener's do.
+    let paused = app.handing_over.subscribe();
     let server = async move {
         match incoming {
             Incoming::Plain(listener) => {
-                let listener = listener.tap_io(|tcp| {
+                let listener = Pausing { inner: listener, paused }.tap_io(|tcp| {
                     let _ = tcp.set_nodelay(true);
                 });
                 axum::serve(listener, service).with_graceful_shutdown(on_signal).await
             }
             Incoming::Tls(listener) => {
-                axum::serve(listener.tap_io(|_| ()), service).with_graceful_shutdown(on_signal).await
+                let listener = Pausing { inner: listener, paused }.tap_io(|_| ());
+                axum::serve(listener, service).with_graceful_shutdown(on_signal).await
             }
         }
     };
     let cap = async move {
         let _ = began.wait_for(|b| *b).await;
-        tokio::time::sleep(app.grace + AFTER_GRACE).await;
+        tokio::time::sleep(app.drain() + AFTER_GRACE).await;
     };
     let served = tokio::select! {
         served = server => served.map_err(ServerError::Serve),
@@ -129,4 +145,32 @@ async fn serve_on(
     // Queries whose clients are gone have no one to answer: stopped before the runtime goes.
     app_after.admission.stop_all();
     served
+}
+
+/// A listener that stops taking connections once its process is taken over (the new process
+/// takes them from the same socket), before the graceful shutdown closes connections without
+/// a request ([`SETTLE`] later).
+struct Pausing<L> {
+    inner: L,
+    paused: tokio::sync::watch::Receiver<bool>,
+}
+
+impl<L: axum::serve::Listener> axum::serve::Listener for Pausing<L> {
+    type Io = L::Io;
+    type Addr = L::Addr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        let Pausing { inner, paused } = self;
+        let pause = async {
+            let _ = paused.wait_for(|p| *p).await;
+        };
+        tokio::select! {
+            accepted = inner.accept() => accepted,
+            () = pause => std::future::pending().await,
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        self.inner.local_addr()
+    }
 }

@@ -40,6 +40,8 @@ pub struct Gauges {
     pub devices: BTreeMap<usize, DeviceCounts>,
     /// Graphs' GPU engines out of service now (being reopened).
     pub degraded: usize,
+    /// This process's generation under the supervisor (0 where it has none).
+    pub generation: u64,
 }
 
 impl Metrics {
@@ -90,13 +92,18 @@ impl Metrics {
             let _ = writeln!(out, "subgraph_errors_total{{code=\"{code}\"}} {n}");
         }
         for (name, help, value) in [
-            ("subgraph_queue_length", "Queries waiting for a turn.", gauges.queued),
-            ("subgraph_queries_in_flight", "Queries running.", gauges.running),
-            ("subgraph_graphs", "Graphs served.", gauges.graphs),
+            ("subgraph_queue_length", "Queries waiting for a turn.", gauges.queued as u64),
+            ("subgraph_queries_in_flight", "Queries running.", gauges.running as u64),
+            ("subgraph_graphs", "Graphs served.", gauges.graphs as u64),
             (
                 "subgraph_devices_degraded",
                 "Graphs' GPU engines out of service, being reopened after a fault.",
-                gauges.degraded,
+                gauges.degraded as u64,
+            ),
+            (
+                "subgraph_server_generation",
+                "The serving process's generation: new processes taken over since the server started.",
+                gauges.generation,
             ),
         ] {
             let _ = writeln!(out, "# HELP {name} {help}");
@@ -109,7 +116,11 @@ impl Metrics {
                 "Faults that poisoned a GPU's context, by device.",
                 (|c: &DeviceCounts| c.faults) as fn(&DeviceCounts) -> u64,
             ),
-            ("subgraph_device_reopens_total", "Graphs' GPU engines reopened after a fault, by device.", |c| c.reopened),
+            (
+                "subgraph_device_reopens_total",
+                "Reopenings after a fault (graphs' engines here, or the device by a new process), by device.",
+                |c| c.reopened,
+            ),
         ] {
             let _ = writeln!(out, "# HELP {name} {help}");
             let _ = writeln!(out, "# TYPE {name} counter");
@@ -132,7 +143,7 @@ mod tests {
         m.record("/v1/health", 200, 0.2, None);
         m.record("/v1/graphs/{name}/match", 404, 0.002, Some("unknown_graph"));
         let devices = BTreeMap::from([(0, DeviceCounts { faults: 2, reopened: 1 }), (1, DeviceCounts::default())]);
-        let text = m.render(&Gauges { queued: 2, running: 1, graphs: 3, devices, degraded: 1 });
+        let text = m.render(&Gauges { queued: 2, running: 1, graphs: 3, devices, degraded: 1, generation: 2 });
         for line in [
             "subgraph_requests_total{route=\"/v1/health\",status=\"200\"} 2",
             "subgraph_requests_total{route=\"/v1/graphs/{name}/match\",status=\"404\"} 1",
@@ -145,6 +156,7 @@ mod tests {
             "subgraph_queries_in_flight 1",
             "subgraph_graphs 3",
             "subgraph_devices_degraded 1",
+            "subgraph_server_generation 2",
             "subgraph_device_faults_total{device=\"0\"} 2",
             "subgraph_device_reopens_total{device=\"0\"} 1",
             "subgraph_device_faults_total{device=\"1\"} 0",

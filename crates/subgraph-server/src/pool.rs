@@ -3,10 +3,13 @@
 //! the device out of service for every graph on it ([`Fleet`]): their engines there are
 //! dropped (a lent one when it comes back), and a background thread reopens each (a new
 //! context, the graph uploaded again), retrying with a growing pause, while the other devices
-//! and the CPU serve. Generic over the engine, so that a test drives it with a fake one.
+//! and the CPU serve. Under a supervisor ([`crate::supervisor`]) a fault is handed over
+//! instead ([`Fleet::hand_over_faults`]): the driver keeps a poisoned context for the life of
+//! the process, so a new server process opens the device while this one serves on without it.
+//! Generic over the engine, so that a test drives it with a fake one.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::Duration;
 use subgraph::{GpuSet, Lender};
 use subgraph_core::sink::Control;
@@ -64,10 +67,17 @@ pub struct Fleet {
     /// The pause before the first reopening, doubled after each failed one up to `most`.
     first: Duration,
     most: Duration,
+    /// Where a fault is handed over to a new process instead of reopened here.
+    handover: OnceLock<Handover>,
 }
 
-/// A device's faults and its engines reopened since the server started.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+/// Told of each fault (the device, why, the counts with it) where a new server process is to
+/// open the device ([`Fleet::hand_over_faults`]).
+pub type Handover = Box<dyn Fn(usize, &str, BTreeMap<usize, DeviceCounts>) + Send + Sync>;
+
+/// A device's faults and its reopenings since the server started: graphs' engines reopened in
+/// this process, or the device opened again by a new server process after a fault.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DeviceCounts {
     pub faults: u64,
     pub reopened: u64,
@@ -77,7 +87,14 @@ impl Fleet {
     /// A fleet whose reopenings wait `first` and then, after each failure, twice as long up
     /// to `most`.
     pub fn new(first: Duration, most: Duration) -> Arc<Fleet> {
-        Arc::new(Fleet { pools: Mutex::default(), counts: Mutex::default(), first, most })
+        Arc::new(Fleet { pools: Mutex::default(), counts: Mutex::default(), first, most, handover: OnceLock::new() })
+    }
+
+    /// Faults from now on go to `handover` (a new process opens the device; this one keeps it
+    /// out of service), counted on from `counts` (those of the processes before this one).
+    pub fn hand_over_faults(&self, counts: BTreeMap<usize, DeviceCounts>, handover: Handover) {
+        lock(&self.counts).extend(counts);
+        let _ = self.handover.set(handover);
     }
 
     /// Faults and reopenings by device, for every device a pool has used.
@@ -85,9 +102,17 @@ impl Fleet {
         lock(&self.counts).clone()
     }
 
-    /// A fault on `device`: counted, and every pool's engine there put out of service.
+    /// A fault on `device`: counted (and handed over, where a new process is to reopen it),
+    /// and every pool's engine there put out of service.
     fn fault(&self, device: usize, why: &str) {
-        lock(&self.counts).entry(device).or_default().faults += 1;
+        let counts = {
+            let mut counts = lock(&self.counts);
+            counts.entry(device).or_default().faults += 1;
+            counts.clone()
+        };
+        if let Some(handover) = self.handover.get() {
+            handover(device, why, counts);
+        }
         let pools: Vec<_> = {
             let mut pools = lock(&self.pools);
             pools.retain(|p| p.strong_count() > 0);
@@ -180,7 +205,7 @@ impl<E: Send + 'static> Pool<E> {
         if let Some(engine) = dropped {
             // Its context released before the new one is made.
             drop(engine);
-            self.reopen(i);
+            self.recover(i);
         }
     }
 
@@ -201,6 +226,17 @@ impl<E: Send + 'static> Pool<E> {
                 Slot::Broken { why } => DeviceState { device, state: "reopening", why: Some(why.clone()) },
             })
             .collect()
+    }
+
+    /// Slot `i` after a fault: reopened here, or, where faults are handed over, left out of
+    /// service for the new process to open the device.
+    fn recover(&self, i: usize) {
+        if self.fleet.handover.get().is_none() {
+            return self.reopen(i);
+        }
+        if let Slot::Broken { why } = &mut lock(&self.slots)[i] {
+            why.push_str("; a new server process is opening the device");
+        }
     }
 
     /// Reopens slot `i` on a thread of its own, until it opens (or the pool is gone: its graph
@@ -257,7 +293,7 @@ impl<E: Send + 'static> Poison for Pool<E> {
         drop(slots);
         for (i, engine) in dropped {
             drop(engine);
-            self.reopen(i);
+            self.recover(i);
         }
     }
 }
@@ -476,6 +512,45 @@ mod tests {
         until_ready(&a);
         until_ready(&b);
         assert_eq!(fleet.counts()[&0], DeviceCounts { faults: 2, reopened: 4 });
+    }
+
+    #[test]
+    fn a_fault_handed_over_is_told_once_and_not_reopened_here() {
+        let (fleet, live) = (fleet(), devices());
+        let told = Arc::new(Mutex::new(Vec::new()));
+        let to = told.clone();
+        let before = BTreeMap::from([(0, DeviceCounts { faults: 2, reopened: 2 })]);
+        fleet.hand_over_faults(
+            before,
+            Box::new(move |device, why, counts| lock(&to).push((device, why.to_string(), counts))),
+        );
+        let (a, b) = (pool(&fleet, &live, vec![0, 1]), pool(&fleet, &live, vec![0]));
+        let (i, e) = a.take(&|| false).unwrap();
+        poison(&live, 0);
+        a.give(i, e, Some("CUDA_ERROR_ILLEGAL_ADDRESS".into()));
+        std::thread::sleep(Duration::from_millis(100));
+        // Both graphs' engines on device 0 out of service, for good in this process; device 1 serves.
+        assert_eq!(states(&a), [(0, "reopening"), (1, "ready")]);
+        assert_eq!(states(&b), [(0, "reopening")]);
+        let why = a.states()[0].why.clone().unwrap();
+        assert!(why.contains("CUDA_ERROR_ILLEGAL_ADDRESS") && why.contains("a new server process"), "{why}");
+        let told = lock(&told).clone();
+        let counts = BTreeMap::from([(0, DeviceCounts { faults: 3, reopened: 2 }), (1, DeviceCounts::default())]);
+        assert_eq!(told, [(0, "CUDA_ERROR_ILLEGAL_ADDRESS".to_string(), counts)]);
+        assert_eq!(alive(&live, 0), 0, "the poisoned context's engines dropped");
+        // A lost engine (a panicked query) is reopened here all the same: its context is sound.
+        let (j, _) = a.take(&|| false).unwrap();
+        a.lost(j);
+        until_ready_device(&a, 1);
+    }
+
+    /// Waits (at most 5 s) until `device` of `pool` is ready.
+    fn until_ready_device(pool: &Pool<Fake>, device: usize) {
+        let start = Instant::now();
+        while !pool.states().iter().any(|s| s.device == device && s.state == "ready") {
+            assert!(start.elapsed() < Duration::from_secs(5), "{:?}", pool.states());
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 
     #[test]

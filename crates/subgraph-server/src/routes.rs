@@ -1,6 +1,7 @@
 //! The HTTP routes and their order of checks: the token (401), the graph (404) and the token's
 //! scope (403), the body (413, 400), a turn (503), then the query on a blocking thread; every
-//! answer counted in the metrics by route, status and error code.
+//! answer counted in the metrics by route, status and error code. `POST /v1/restart` asks the
+//! supervisor for a new process ([`crate::supervisor`]).
 
 use crate::app::App;
 use crate::error::{ApiError, ErrorCode};
@@ -31,6 +32,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/v1/graphs/{name}/match", post(match_graph))
         .route("/v1/graphs/{name}/explain", post(explain))
         .route("/v1/graphs/{name}/reload", post(reload))
+        .route("/v1/restart", post(restart))
         .route("/metrics", get(metrics))
         .route_layer(middleware::from_fn_with_state(app.clone(), count))
         .fallback(not_found)
@@ -111,8 +113,23 @@ async fn health(State(app): State<Arc<App>>) -> Response {
         "running": app.admission.running(),
         "queued": app.admission.queued(),
         "degraded": degraded(&app),
+        "process": process(&app),
     });
     Json(body).into_response()
+}
+
+/// This server process: its id, its generation under the supervisor (0 where it has none),
+/// and where a successor is being started or failed, that.
+fn process(app: &App) -> serde_json::Value {
+    let mut p = json!({
+        "pid": std::process::id(),
+        "supervised": app.link.is_some(),
+        "generation": app.link.as_ref().map_or(0, |l| l.generation),
+    });
+    if let Some(successor) = app.link.as_ref().and_then(|l| l.successor()) {
+        p["successor"] = successor;
+    }
+    p
 }
 
 /// The GPUs out of service now, by graph: each being reopened after a fault.
@@ -154,6 +171,7 @@ async fn metrics(
         graphs: app.graphs.names().len(),
         devices: app.fleet.counts(),
         degraded: degraded(&app).len(),
+        generation: app.link.as_ref().map_or(0, |l| l.generation),
     };
     let text = app.metrics.render(&gauges);
     Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response())
@@ -312,4 +330,30 @@ async fn reload(
         info.load_ms
     );
     Ok(Json(json!({ "reloaded": info })).into_response())
+}
+
+/// `POST /v1/restart` (an admin token): a new server process loads the settings, the token
+/// file and every graph again, and takes over once ready; this one then finishes its queries
+/// and exits. Answered at once: `GET /v1/health` shows the successor until it takes over.
+async fn restart(
+    State(app): State<Arc<App>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let holder = holder(&app, &headers, peer, "restart")?;
+    if let Some(h) = holder.filter(|h| !h.admin) {
+        let why = format!("{}'s token may not restart the server (it is not marked admin)", h.name);
+        eprintln!("subgraph serve: {peer}: restart: refused (403, {why})");
+        return Err(ApiError::new("forbidden", why));
+    }
+    let Some(link) = &app.link else {
+        return Err(ApiError::new(
+            "not_supervised",
+            "this server runs in one process (--single-process, or the library's serve): restart it from outside",
+        ));
+    };
+    let by = holder.map_or("(no token file)", |h| h.name.as_str());
+    let asked = link.hand_over(&format!("a restart asked by {by}"), Vec::new(), app.fleet.counts());
+    let body = json!({ "restarting": true, "generation": link.generation, "already": !asked });
+    Ok((StatusCode::ACCEPTED, Json(body)).into_response())
 }

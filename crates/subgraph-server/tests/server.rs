@@ -305,6 +305,7 @@ fn the_openapi_file_documents_every_route_and_code() {
         assert!(spec.contains(&format!("  {route}\n")), "{route} undocumented");
     }
     assert!(spec.contains("  /v1/graphs/{name}/reload:\n") && spec.contains("  /metrics:\n"));
+    assert!(spec.contains("  /v1/restart:\n"), "/v1/restart undocumented");
     for (code, status) in subgraph_server::error::CODES {
         assert!(spec.contains(&format!("        - {code}\n")), "{code} not in ErrorCode's enum");
         assert!(spec.contains(&format!("{code} ({status}")), "{code}'s status {status} undocumented");

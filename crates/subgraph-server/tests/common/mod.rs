@@ -48,16 +48,21 @@ pub struct Server {
 
 impl Server {
     pub fn start(config: Config) -> Server {
-        Server::start_with(config, None)
+        Server::start_with(App::load(config).unwrap(), None)
+    }
+
+    /// A server of `app`, loaded by the caller.
+    #[allow(dead_code)] // Used by the GPU tests only.
+    pub fn start_app(app: Arc<App>) -> Server {
+        Server::start_with(app, None)
     }
 
     /// A server speaking HTTPS through `acceptor`.
     pub fn start_tls(config: Config, acceptor: tokio_rustls::TlsAcceptor) -> Server {
-        Server::start_with(config, Some(acceptor))
+        Server::start_with(App::load(config).unwrap(), Some(acceptor))
     }
 
-    fn start_with(config: Config, tls: Option<tokio_rustls::TlsAcceptor>) -> Server {
-        let app = App::load(config).unwrap();
+    fn start_with(app: Arc<App>, tls: Option<tokio_rustls::TlsAcceptor>) -> Server {
         let (addr_tx, addr_rx) = std::sync::mpsc::channel();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let served = app.clone();

@@ -7,15 +7,18 @@
 //! device's memory taken (by a buffer of the test's own) is answered all the same (under
 //! `auto`, on the CPU where the GPU lacked the memory) and the device stays in service. The
 //! fault poisons the device for the whole test process (the CUDA driver keeps a sticky error
-//! until the process ends), so its test sorts last. The data graph is made by the test, so that
+//! until the process ends), so its test sorts last; its server is linked as a supervisor's
+//! process would be, and asks the link for a successor to open the device. The data graph is made by the test, so that
 //! the test binary runs away from the repository.
 
 use crate::common::{config, request, Server};
+use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use subgraph_core::io::{Format, ReadOptions};
 use subgraph_cuda::{Arg, Gpu, KernelDecl, KernelSource, Param};
-use subgraph_server::{Config, GraphSpec};
+use subgraph_server::link::{Link, Up};
+use subgraph_server::{App, Config, GraphSpec};
 
 /// A kernel that writes to an address no allocation holds: `CUDA_ERROR_ILLEGAL_ADDRESS`, which
 /// poisons the context it ran on.
@@ -179,7 +182,10 @@ fn gpu_sticky_fault_answers_device_fault_and_the_cpu_serves_on() {
     let want = Server::start(on("cpu", path.clone())).post("/v1/graphs/g/match", None, TRIANGLES).json()["embeddings"]
         .as_u64()
         .unwrap();
-    let s = Server::start(on("gpu", path));
+    // Linked as under the supervisor: the test reads what the process asks of it.
+    let (ours, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+    let link = Link::new(0, Default::default(), ours).unwrap();
+    let s = Server::start_app(App::load_with(on("gpu", path), Some(link)).unwrap());
     let count = |device: &str| {
         let r = s.post("/v1/graphs/g/match", None, TRIANGLES);
         let record = r.json();
@@ -197,9 +203,15 @@ fn gpu_sticky_fault_answers_device_fault_and_the_cpu_serves_on() {
     // Out of service: said by /v1/health and /metrics, and queries answered right meanwhile
     // (on the CPU). The driver keeps the process's context on the device poisoned (measured on
     // an H200, driver 580: reopening and a primary-context reset both fail with the fault), so
-    // the device stays out until the server is restarted; the reopening goes on trying.
+    // the process asks its supervisor for a successor, once.
+    let mut lines = BufReader::new(theirs).lines();
+    let asked: Up = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    let Up::Handover { why, reopen, counts } = asked else { panic!("{asked:?}") };
+    eprintln!("asked for a successor: {why}");
+    assert_eq!((reopen, counts[&0].faults), (vec![0], 1));
     let health = s.get("/v1/health", None).json();
     assert_eq!(health["degraded"][0]["device"], 0, "{health}");
+    assert_eq!(health["process"]["successor"]["state"], "starting", "{health}");
     assert_eq!(s.metric("subgraph_devices_degraded"), 1.0);
     count("cpu");
     count("cpu");
