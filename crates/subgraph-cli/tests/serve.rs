@@ -247,6 +247,26 @@ fn gone(pid: u64) -> bool {
 
 const COUNT: &str = r#"{"pattern": "MATCH (a:1)--(b:1) RETURN count(*)"}"#;
 
+/// A count on a kept-alive connection `s`: the answer's head (lower case) and body.
+fn count_kept_alive(s: &mut TcpStream, auth: &str) -> (String, String) {
+    let head = format!(
+        "POST /v1/graphs/hprd/match HTTP/1.1\r\nHost: x\r\n{auth}Content-Length: {}\r\n\r\n{COUNT}",
+        COUNT.len()
+    );
+    s.write_all(head.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    let mut byte = [0u8; 1];
+    while !raw.ends_with(b"\r\n\r\n") {
+        assert_eq!(s.read(&mut byte).unwrap(), 1, "the connection closed: {}", String::from_utf8_lossy(&raw));
+        raw.push(byte[0]);
+    }
+    let head = String::from_utf8(raw).unwrap().to_lowercase();
+    let len: usize = head.lines().find_map(|l| l.strip_prefix("content-length: ")).unwrap().trim().parse().unwrap();
+    let mut body = vec![0u8; len];
+    s.read_exact(&mut body).unwrap();
+    (head, String::from_utf8(body).unwrap())
+}
+
 /// One count through the server: its status and embeddings.
 fn count(addr: SocketAddr, auth: &str) -> (u16, serde_json::Value) {
     let (status, body) = answer(post_with(addr, "/v1/graphs/hprd/match", auth, COUNT));
@@ -281,11 +301,19 @@ fn a_restart_hands_over_to_a_new_process_without_losing_a_request() {
             })
         })
         .collect();
+    // A client keeping its connection to the old process alive: its next answer closes it.
+    let mut kept = TcpStream::connect(addr).unwrap();
+    kept.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let (head, _) = count_kept_alive(&mut kept, user);
+    assert!(head.starts_with("http/1.1 200") && !head.contains("connection: close"), "{head}");
     std::thread::sleep(Duration::from_millis(300));
     let (status, body) = answer(post_with(addr, "/v1/restart", admin, ""));
     assert_eq!(status, 202, "{body}");
     let next = until_generation(addr, 1);
     assert_ne!(next["pid"], first["pid"]);
+    let (head, body) = count_kept_alive(&mut kept, user);
+    assert!(head.starts_with("http/1.1 200") && head.contains("connection: close"), "{head}");
+    assert!(body.contains("\"embeddings\":590"), "{body}");
     std::thread::sleep(Duration::from_millis(300));
     stop.store(true, std::sync::atomic::Ordering::SeqCst);
     let answers: Vec<_> = clients.into_iter().flat_map(|c| c.join().unwrap()).collect();

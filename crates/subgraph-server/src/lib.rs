@@ -54,9 +54,10 @@ use std::time::Duration;
 /// Time shutdown waits, after the grace period, for stopped queries' answers to go out.
 const AFTER_GRACE: Duration = Duration::from_secs(5);
 
-/// Time a process taken over stops taking connections before it closes those without a
-/// request: a connection just taken has this long for its request to arrive.
-const SETTLE: Duration = Duration::from_millis(500);
+/// Time a process taken over answers on the connections it holds (each answer closing its
+/// connection) before it closes those left idle: a connection just taken, or one a client
+/// keeps alive, has this long for its next request.
+const SETTLE: Duration = Duration::from_secs(1);
 
 /// Serves `app` on `listener` (HTTP) until `shutdown` completes; then takes no new connections
 /// nor queries, lets running queries finish for the grace period, stops those still running
@@ -148,8 +149,8 @@ async fn serve_on(
 }
 
 /// A listener that stops taking connections once its process is taken over (the new process
-/// takes them from the same socket), before the graceful shutdown closes connections without
-/// a request ([`SETTLE`] later).
+/// takes them from the same socket), before the graceful shutdown closes the connections left
+/// idle ([`SETTLE`] later).
 struct Pausing<L> {
     inner: L,
     paused: tokio::sync::watch::Receiver<bool>,

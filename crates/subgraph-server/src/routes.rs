@@ -37,6 +37,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route_layer(middleware::from_fn_with_state(app.clone(), count))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(app.clone(), closing))
         .layer(DefaultBodyLimit::max(app.max_body))
         .with_state(app)
 }
@@ -48,6 +49,17 @@ async fn count(State(app): State<Arc<App>>, request: Request, next: Next) -> Res
     let response = next.run(request).await;
     let code = response.extensions().get::<ErrorCode>().map(|c| c.0);
     app.metrics.record(&route, response.status().as_u16(), start.elapsed().as_secs_f64(), code);
+    response
+}
+
+/// Once a new process has taken over, every answer closes its connection (`Connection:
+/// close`): the client's next request opens one, which the new process takes, instead of
+/// racing this one's close of a kept-alive connection.
+async fn closing(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
+    let mut response = next.run(request).await;
+    if *app.handing_over.borrow() {
+        response.headers_mut().insert(header::CONNECTION, axum::http::HeaderValue::from_static("close"));
+    }
     response
 }
 
