@@ -48,7 +48,8 @@ pub struct ServeArgs {
     /// server process, while the others and the CPU serve [default: 1].
     #[arg(long, value_name = "N")]
     gpus: Option<NonZeroUsize>,
-    /// Queries that run at once; more wait in the queue [default: 4].
+    /// Queries that run at once on the CPU, and that wait for or run on each GPU (for each
+    /// graph); more wait in the queue [default: 4].
     #[arg(long, value_name = "N")]
     max_concurrent: Option<NonZeroUsize>,
     /// Queries that may wait for a turn; beyond them a request is answered 503 with Retry-After

@@ -1,11 +1,14 @@
-//! Admission control: at most `--max-concurrent` queries run at once and `--max-queue` wait
-//! for a turn; a request beyond both is answered `busy` (503, `Retry-After`) at once, never
-//! held. Every running query's stop flag is registered, so that shutdown can stop them all.
+//! Admission control: at most `--max-concurrent` queries run at once on the CPU and
+//! `--max-queue` wait for a turn; a request beyond both is answered `busy` (503, `Retry-After`)
+//! at once, never held. A query that goes to a GPU gives its turn back while it waits for and
+//! runs on the device ([`Turn::yield_cpu`]; the GPUs bound their own, [`crate::pool`]). Every
+//! running query's stop flag is registered, so that shutdown can stop them all.
 
 use crate::error::ApiError;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use tokio::runtime::Handle;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// Seconds a `busy` answer asks the client to wait.
@@ -24,11 +27,37 @@ pub struct Admission {
 /// A query's turn: while held, it counts as running; its `stop` flag is the one shutdown and a
 /// departed client raise. Dropping it (on the query's thread, when the query ends) frees the turn.
 pub struct Turn {
-    _permit: OwnedSemaphorePermit,
+    /// The CPU turn, given back while the query is on a GPU.
+    permit: Mutex<Option<OwnedSemaphorePermit>>,
+    turns: Arc<Semaphore>,
     id: u64,
     pub stop: Arc<AtomicBool>,
     running: Arc<AtomicUsize>,
     flags: Arc<Mutex<HashMap<u64, Arc<AtomicBool>>>>,
+}
+
+impl Turn {
+    /// Gives the CPU turn back while the query waits for and runs on a GPU: a CPU query takes it.
+    pub fn yield_cpu(&self) {
+        self.permit.lock().unwrap_or_else(|e| e.into_inner()).take();
+    }
+
+    /// Takes a CPU turn again where the query comes back to the CPU, waiting for one (on the
+    /// query's blocking thread, through `handle`); without one where the server has closed
+    /// its turns (shutdown then stops the query).
+    pub fn resume_cpu(&self, handle: &Handle) {
+        if self.permit.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
+            return;
+        }
+        if let Ok(permit) = handle.block_on(self.turns.clone().acquire_owned()) {
+            *self.permit.lock().unwrap_or_else(|e| e.into_inner()) = Some(permit);
+        }
+    }
+
+    /// Whether the query holds a CPU turn now.
+    pub fn holds_cpu(&self) -> bool {
+        self.permit.lock().unwrap_or_else(|e| e.into_inner()).is_some()
+    }
 }
 
 impl Drop for Turn {
@@ -89,7 +118,14 @@ impl Admission {
         let stop = Arc::new(AtomicBool::new(false));
         self.flags.lock().unwrap_or_else(|e| e.into_inner()).insert(id, stop.clone());
         self.running.fetch_add(1, Ordering::SeqCst);
-        Ok(Turn { _permit: permit, id, stop, running: self.running.clone(), flags: self.flags.clone() })
+        Ok(Turn {
+            permit: Mutex::new(Some(permit)),
+            turns: self.turns.clone(),
+            id,
+            stop,
+            running: self.running.clone(),
+            flags: self.flags.clone(),
+        })
     }
 
     /// Queries running now.
@@ -142,5 +178,26 @@ mod tests {
         assert_eq!((a.running(), a.queued()), (0, 0));
         a.close();
         assert_eq!(a.admit().await.err().unwrap().code, "shutting_down");
+    }
+
+    #[test]
+    fn a_turn_given_back_for_a_gpu_lets_a_cpu_query_run_and_is_taken_again() {
+        let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+        let a = Arc::new(Admission::new(1, 4));
+        let gpu = rt.block_on(a.admit()).unwrap();
+        gpu.yield_cpu();
+        assert!(!gpu.holds_cpu());
+        let cpu = rt.block_on(a.admit()).unwrap();
+        assert_eq!(a.running(), 2, "both run: one on the CPU, one on a GPU");
+        // Back to the CPU: it waits for the CPU query's turn.
+        let handle = rt.handle().clone();
+        let back = std::thread::spawn(move || {
+            gpu.resume_cpu(&handle);
+            gpu.holds_cpu()
+        });
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(!back.is_finished(), "took a turn that was held");
+        drop(cpu);
+        assert!(back.join().unwrap());
     }
 }

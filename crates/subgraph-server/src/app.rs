@@ -24,6 +24,7 @@ pub struct Config {
     pub device: String,
     /// GPUs each graph is uploaded to (`--gpus`), one engine a device, where a GPU runs queries.
     pub gpus: usize,
+    /// Queries that run at once on the CPU, and that wait for or run on each GPU, for each graph.
     pub max_concurrent: usize,
     pub max_queue: usize,
     /// The longest a query may run; a request asking longer gets this.
@@ -66,7 +67,7 @@ impl App {
     /// process (the driver keeps the poisoned context for this one's life), and the devices'
     /// counts go on from those of the processes before.
     pub fn load_with(config: Config, link: Option<Arc<Link>>) -> Result<Arc<App>, ServerError> {
-        let fleet = Fleet::new(REOPEN_FIRST, REOPEN_MOST);
+        let fleet = Fleet::new(REOPEN_FIRST, REOPEN_MOST, config.max_concurrent);
         if let Some(link) = &link {
             let to = link.clone();
             fleet.hand_over_faults(

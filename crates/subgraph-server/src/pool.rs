@@ -1,5 +1,6 @@
 //! The GPU engines of one graph, one per device (`--gpus N`), each lent to one query at a
-//! time ([`Pool`], a query's borrowing [`Loan`]). A fault that poisons a device's context puts
+//! time ([`Pool`], a query's borrowing [`Loan`]); at most `--max-concurrent` queries a device
+//! wait for or run on them ([`Places`]), each having given back its CPU turn meanwhile. A fault that poisons a device's context puts
 //! the device out of service for every graph on it ([`Fleet`]): their engines there are
 //! dropped (a lent one when it comes back), and a background thread reopens each (a new
 //! context, the graph uploaded again), retrying with a growing pause, while the other devices
@@ -47,6 +48,7 @@ pub struct DeviceState {
 /// A graph's engines, one per device, lent one query at a time.
 pub struct Pool<E> {
     devices: Vec<usize>,
+    places: Places,
     slots: Mutex<Vec<Slot<E>>>,
     freed: Condvar,
     open: Opener<E>,
@@ -69,6 +71,8 @@ pub struct Fleet {
     most: Duration,
     /// Where a fault is handed over to a new process instead of reopened here.
     handover: OnceLock<Handover>,
+    /// Queries that may wait for or run on each device, for each graph.
+    per_device: usize,
 }
 
 /// Told of each fault (the device, why, the counts with it) where a new server process is to
@@ -85,9 +89,16 @@ pub struct DeviceCounts {
 
 impl Fleet {
     /// A fleet whose reopenings wait `first` and then, after each failure, twice as long up
-    /// to `most`.
-    pub fn new(first: Duration, most: Duration) -> Arc<Fleet> {
-        Arc::new(Fleet { pools: Mutex::default(), counts: Mutex::default(), first, most, handover: OnceLock::new() })
+    /// to `most`, and whose pools take `per_device` queries a device (waiting or running).
+    pub fn new(first: Duration, most: Duration, per_device: usize) -> Arc<Fleet> {
+        Arc::new(Fleet {
+            pools: Mutex::default(),
+            counts: Mutex::default(),
+            first,
+            most,
+            handover: OnceLock::new(),
+            per_device: per_device.max(1),
+        })
     }
 
     /// Faults from now on go to `handover` (a new process opens the device; this one keeps it
@@ -135,6 +146,7 @@ impl<E: Send + 'static> Pool<E> {
         let slots = Mutex::new(engines.into_iter().map(Slot::Idle).collect());
         let pool = Arc::new_cyclic(|me| Pool {
             devices: devices.clone(),
+            places: Places::new(fleet.per_device * devices.len()),
             slots,
             freed: Condvar::new(),
             open,
@@ -298,26 +310,97 @@ impl<E: Send + 'static> Poison for Pool<E> {
     }
 }
 
-/// One query's borrowing from a pool: at most one engine, taken when the query goes to the
-/// GPU, given back by [`Loan::settle`] (or, where the query's thread panicked, reopened when
-/// the loan is dropped).
+/// The queries a pool takes at once, waiting for a device or running on one: beyond them a
+/// query waits, holding its CPU turn (so that a full GPU queue holds back the admission).
+struct Places {
+    held: Mutex<usize>,
+    freed: Condvar,
+    most: usize,
+}
+
+impl Places {
+    fn new(most: usize) -> Places {
+        Places { held: Mutex::new(0), freed: Condvar::new(), most }
+    }
+
+    /// A place, once one is free; why none where `stop` says the query need not wait.
+    fn take(&self, stop: &dyn Fn() -> bool) -> Result<(), String> {
+        let mut held = lock(&self.held);
+        while *held >= self.most {
+            if stop() {
+                return Err("the query was stopped while it waited for a GPU".into());
+            }
+            held = self.freed.wait_timeout(held, WAIT_STEP).unwrap_or_else(|e| e.into_inner()).0;
+        }
+        *held += 1;
+        Ok(())
+    }
+
+    fn give(&self) {
+        *lock(&self.held) -= 1;
+        self.freed.notify_one();
+    }
+}
+
+/// What a query does about its CPU turn around a GPU: `away` once it holds a place at the
+/// GPUs (it gives the turn back), `back` where it returns to the CPU without having run there.
+pub struct Turns {
+    pub away: Box<dyn Fn() + Send + Sync>,
+    pub back: Box<dyn Fn() + Send + Sync>,
+}
+
+/// One query's borrowing from a pool: a place at its GPUs ([`Places`]), then at most one
+/// engine, taken when the query goes to the GPU, given back by [`Loan::settle`] (or, where
+/// the query's thread panicked, reopened when the loan is dropped).
 pub struct Loan<E: Send + 'static> {
     pool: Arc<Pool<E>>,
     control: Arc<Control>,
     lent: Mutex<Option<usize>>,
+    placed: std::sync::atomic::AtomicBool,
+    turns: Option<Turns>,
 }
 
 impl<E: Send + 'static> Loan<E> {
     /// A loan for the query `control` stops.
     pub fn new(pool: Arc<Pool<E>>, control: Arc<Control>) -> Loan<E> {
-        Loan { pool, control, lent: Mutex::new(None) }
+        Loan { pool, control, lent: Mutex::new(None), placed: Default::default(), turns: None }
     }
 
-    /// An engine for the query, waiting for a free one until the query is stopped.
+    /// The loan, telling `turns` when the query leaves the CPU for the GPUs and comes back.
+    pub fn with_turns(mut self, turns: Turns) -> Loan<E> {
+        self.turns = Some(turns);
+        self
+    }
+
+    /// An engine for the query: a place at the pool's GPUs, waiting for one (holding its CPU
+    /// turn), then a free engine, waiting for one (without it), until the query is stopped.
     pub fn borrow(&self) -> Result<E, String> {
-        let (i, engine) = self.pool.take(&|| self.control.should_stop())?;
-        *lock(&self.lent) = Some(i);
-        Ok(engine)
+        let stop = || self.control.should_stop();
+        self.pool.places.take(&stop)?;
+        self.placed.store(true, std::sync::atomic::Ordering::SeqCst);
+        if let Some(t) = &self.turns {
+            (t.away)();
+        }
+        match self.pool.take(&stop) {
+            Ok((i, engine)) => {
+                *lock(&self.lent) = Some(i);
+                Ok(engine)
+            }
+            Err(e) => {
+                self.unplace();
+                if let Some(t) = &self.turns {
+                    (t.back)();
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// The loan's place given back, where it holds one.
+    fn unplace(&self) {
+        if self.placed.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            self.pool.places.give();
+        }
     }
 
     /// The device the query borrowed, where it did.
@@ -332,6 +415,7 @@ impl<E: Send + 'static> Loan<E> {
             Some(engine) => self.pool.give(i, engine, fault),
             None => self.pool.lost(i),
         }
+        self.unplace();
     }
 }
 
@@ -340,6 +424,7 @@ impl<E: Send + 'static> Drop for Loan<E> {
         if let Some(i) = lock(&self.lent).take() {
             self.pool.lost(i);
         }
+        self.unplace();
     }
 }
 
@@ -421,7 +506,7 @@ mod tests {
     }
 
     fn fleet() -> Arc<Fleet> {
-        Fleet::new(Duration::from_millis(20), Duration::from_millis(40))
+        Fleet::new(Duration::from_millis(20), Duration::from_millis(40), 2)
     }
 
     fn devices() -> Devices {
@@ -551,6 +636,63 @@ mod tests {
             assert!(start.elapsed() < Duration::from_secs(5), "{:?}", pool.states());
             std::thread::sleep(Duration::from_millis(5));
         }
+    }
+
+    /// A loan counting how often its query left the CPU and came back.
+    fn counted_loan(
+        p: &Arc<Pool<Fake>>,
+        control: Arc<Control>,
+        moves: &Arc<[std::sync::atomic::AtomicUsize; 2]>,
+    ) -> Loan<Fake> {
+        let (away, back) = (moves.clone(), moves.clone());
+        let turns = Turns {
+            away: Box::new(move || _ = away[0].fetch_add(1, std::sync::atomic::Ordering::SeqCst)),
+            back: Box::new(move || _ = back[1].fetch_add(1, std::sync::atomic::Ordering::SeqCst)),
+        };
+        Loan::new(p.clone(), control).with_turns(turns)
+    }
+
+    #[test]
+    fn a_device_takes_its_places_and_a_query_leaves_the_cpu_only_with_one() {
+        use std::sync::atomic::Ordering::SeqCst;
+        let (fleet, live) = (fleet(), devices());
+        // Two places on the one device: one query runs, one waits for the engine.
+        let p = pool(&fleet, &live, vec![0]);
+        let moves: Arc<[std::sync::atomic::AtomicUsize; 2]> = Arc::default();
+        let a = counted_loan(&p, Arc::new(Control::unlimited()), &moves);
+        let ea = a.borrow().unwrap();
+        let waiter = |moves: &Arc<[std::sync::atomic::AtomicUsize; 2]>| {
+            let (p, moves) = (p.clone(), moves.clone());
+            std::thread::spawn(move || {
+                let loan = counted_loan(&p, Arc::new(Control::unlimited()), &moves);
+                let engine = loan.borrow().unwrap();
+                loan.settle(Some(engine), None);
+            })
+        };
+        let b = waiter(&moves);
+        let start = Instant::now();
+        while moves[0].load(SeqCst) < 2 {
+            assert!(start.elapsed() < Duration::from_secs(5));
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        // A third waits for a place, keeping its CPU turn.
+        let c = waiter(&moves);
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(moves[0].load(SeqCst), 2, "the third left the CPU without a place");
+        a.settle(Some(ea), None);
+        b.join().unwrap();
+        c.join().unwrap();
+        assert_eq!((moves[0].load(SeqCst), moves[1].load(SeqCst)), (3, 0));
+        // A query stopped while it waits for the engine comes back to the CPU and frees its place.
+        let held = counted_loan(&p, Arc::new(Control::unlimited()), &moves);
+        let engine = held.borrow().unwrap();
+        let stopped = Control::new(None, Arc::new(std::sync::atomic::AtomicBool::new(true)));
+        let gone = counted_loan(&p, Arc::new(stopped), &moves);
+        assert!(gone.borrow().unwrap_err().contains("stopped"));
+        assert_eq!((moves[0].load(SeqCst), moves[1].load(SeqCst)), (5, 1));
+        held.settle(Some(engine), None);
+        drop(gone);
+        assert_eq!(*lock(&p.places.held), 0, "every place given back");
     }
 
     #[test]

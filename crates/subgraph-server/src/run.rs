@@ -2,15 +2,15 @@
 //! threads (the engine's own workers are rayon's), never on the async runtime's; a streamed
 //! match's rows handed to the response through a bounded channel as the engine writes them
 //! ([`ToClient`]), its record last; a client that leaves, shutdown or the deadline stop it.
-//! On GPUs, a query borrows a device only where it runs there ([`Loan`]); one that poisons
-//! its device's context fails with `device_fault`, and the device goes out of service until
-//! it is reopened ([`crate::pool`]).
+//! On GPUs, a query borrows a device only where it runs there ([`Loan`]), giving its CPU turn
+//! back meanwhile; one that poisons its device's context fails with `device_fault`, and the
+//! device goes out of service until it is reopened ([`crate::pool`]).
 
 use crate::admission::{Turn, RETRY_AFTER_SECS};
 use crate::error::ApiError;
 use crate::fault::{self, Fault};
 use crate::graphs::{Engines, Resident};
-use crate::pool::Loan;
+use crate::pool::{Loan, Turns};
 use crate::request::Prepared;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -44,6 +44,7 @@ pub fn run_match(
     turn: Turn,
     stream: Option<mpsc::Sender<Sent>>,
 ) -> Result<Record, ApiError> {
+    let turn = Arc::new(turn);
     let deadline = Instant::now() + prepared.timeout;
     let control = Arc::new(Control::new(Some(deadline), turn.stop.clone()));
     let output = stream.as_ref().map(|tx| {
@@ -61,7 +62,11 @@ pub fn run_match(
             // Under `auto`, a query of one answer (not streamed) that lacks device memory runs
             // again on the CPU.
             let again = (gpus.auto && stream.is_none()).then(|| copy(&item));
-            let loan = Arc::new(Loan::new(gpus.pool.clone(), control.clone()));
+            let handle = tokio::runtime::Handle::current();
+            let (away, back) = (turn.clone(), turn.clone());
+            let turns =
+                Turns { away: Box::new(move || away.yield_cpu()), back: Box::new(move || back.resume_cpu(&handle)) };
+            let loan = Arc::new(Loan::new(gpus.pool.clone(), control.clone()).with_turns(turns));
             let mut engine = Engine::lent(resident.data.clone(), gpus.options, gpus.auto, loan.clone());
             let outcome = run(&mut engine, item);
             let device = loan.device();
@@ -80,6 +85,7 @@ pub fn run_match(
             match (outcome, fault, again) {
                 (Err(e), Fault::Sticky, _) => Err(device_fault(&resident.spec.name, device, &e)),
                 (Err(_), Fault::OutOfMemory, Some(item)) => {
+                    turn.resume_cpu(&tokio::runtime::Handle::current());
                     run(&mut Engine::Cpu { why: None }, item).map_err(|e| classify(e, is_pattern))
                 }
                 (outcome, ..) => outcome.map_err(|e| classify(e, is_pattern)),

@@ -1,6 +1,6 @@
 //! The server on a real GPU, skipped where none is usable (unless SUBGRAPH_REQUIRE_GPU=1):
 //! under `--device auto`, queries the planner keeps on the CPU are answered while a GPU query
-//! runs; a kernel fault that poisons device 0's context (made by the test: a kernel of its own
+//! runs, with one CPU turn (`--max-concurrent 1`: the GPU query gives its turn back); a kernel fault that poisons device 0's context (made by the test: a kernel of its own
 //! that writes to an invalid address, on the device's primary context, which the server's
 //! engines share) is answered `device_fault`, later queries are answered right on the CPU while
 //! the device is out of service, as `/metrics` and `/v1/health` say; a query that finds the
@@ -113,7 +113,8 @@ fn gpu_auto_answers_cpu_queries_while_a_gpu_query_runs() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let s = Server::start(on("auto", graph_file(&dir)));
+    // One CPU turn: the GPU query gives it back while it runs on the device.
+    let s = Server::start(Config { max_concurrent: 1, ..on("auto", graph_file(&dir)) });
     let g = s.get("/v1/graphs", None).json();
     assert_eq!(g["graphs"][0]["devices"], serde_json::json!([{"device": 0, "state": "ready"}]), "{g}");
     let addr = s.addr;
