@@ -48,6 +48,11 @@ pub struct ServeArgs {
     /// server process, while the others and the CPU serve [default: 1].
     #[arg(long, value_name = "N")]
     gpus: Option<NonZeroUsize>,
+    /// Bytes each graph's engine may hold on a device (K, M, G suffixes: powers of 1024), as
+    /// `match --gpu-memory`: a graph whose layout takes over 3/4 of it stays in host memory in
+    /// segments [default: the device's free memory].
+    #[arg(long, value_name = "BYTES", value_parser = crate::matching::parse_bytes)]
+    gpu_memory: Option<u64>,
     /// Queries that run at once on the CPU, and that wait for or run on each GPU (for each
     /// graph); more wait in the queue [default: 4].
     #[arg(long, value_name = "N")]
@@ -130,6 +135,7 @@ impl ServeArgs {
             listen: self.listen.clone(),
             device: self.device.clone(),
             gpus: self.gpus,
+            gpu_memory: self.gpu_memory.map(usize::try_from).transpose().context("--gpu-memory")?,
             max_concurrent: self.max_concurrent,
             max_queue: self.max_queue,
             query_timeout: self.query_timeout.map(Duration::from_secs_f64),

@@ -2,7 +2,7 @@
 //! the turns queries take, the counters, and whether it is shutting down.
 
 use crate::error::ServerError;
-use crate::graphs::{GraphSpec, Graphs};
+use crate::graphs::{Devices, GraphSpec, Graphs};
 use crate::link::Link;
 use crate::pool::Fleet;
 use crate::tokens::Tokens;
@@ -24,6 +24,8 @@ pub struct Config {
     pub device: String,
     /// GPUs each graph is uploaded to (`--gpus`), one engine a device, where a GPU runs queries.
     pub gpus: usize,
+    /// Bytes each graph's engine may hold on a device (`--gpu-memory`); None: its free memory.
+    pub gpu_memory: Option<u64>,
     /// Queries that run at once on the CPU, and that wait for or run on each GPU, for each graph.
     pub max_concurrent: usize,
     pub max_queue: usize,
@@ -42,8 +44,8 @@ pub struct App {
     pub tokens: Option<Tokens>,
     pub admission: admission::Admission,
     pub metrics: metrics::Metrics,
-    pub device: String,
-    pub gpus: usize,
+    /// Where the graphs' queries run, as a reload opens them again.
+    pub devices: Devices,
     /// Every graph's GPU engines, by device: a fault reaches all on its device.
     pub fleet: Arc<Fleet>,
     pub query_timeout: Duration,
@@ -77,7 +79,8 @@ impl App {
                 }),
             );
         }
-        let graphs = Graphs::load(&config.graphs, &config.device, config.gpus, &fleet)?;
+        let devices = Devices { device: config.device, gpus: config.gpus, gpu_memory: config.gpu_memory };
+        let graphs = Graphs::load(&config.graphs, &devices, &fleet)?;
         let names: Vec<&str> = graphs.names().iter().map(String::as_str).collect();
         let tokens = config.token_file.as_deref().map(|p| Tokens::read(p, &names)).transpose()?;
         Ok(Arc::new(App {
@@ -85,8 +88,7 @@ impl App {
             tokens,
             admission: admission::Admission::new(config.max_concurrent, config.max_queue),
             metrics: metrics::Metrics::default(),
-            device: config.device,
-            gpus: config.gpus,
+            devices,
             fleet,
             query_timeout: config.query_timeout,
             max_body: config.max_body,

@@ -26,6 +26,15 @@ pub struct GraphSpec {
     pub vertex_props: Option<PathBuf>,
 }
 
+/// Where the graphs' queries run: `device` (`auto`, `cpu` or `gpu`), on `gpus` devices, each
+/// graph's engine holding at most `gpu_memory` bytes on each (None: its free memory).
+#[derive(Debug, Clone)]
+pub struct Devices {
+    pub device: String,
+    pub gpus: usize,
+    pub gpu_memory: Option<u64>,
+}
+
 /// Whether `name` may name a graph in the routes: letters, digits, `_`, `-` and `.`; else why not.
 pub fn check_name(name: &str) -> Result<(), String> {
     if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c)) {
@@ -63,21 +72,24 @@ pub struct Gpus {
 }
 
 impl Engines {
-    /// Opens `data`'s engines on `device` (`auto`, `cpu` or `gpu`): on `gpus` devices, the
-    /// graph uploaded to each, where a GPU runs them. Under `auto`, a host without a usable GPU
+    /// Opens `data`'s engines on `devices.device` (`auto`, `cpu` or `gpu`): on `devices.gpus`
+    /// devices, the graph uploaded to each (in segments, where its layout takes over 3/4 of
+    /// `devices.gpu_memory`), where a GPU runs them. Under `auto`, a host without a usable GPU
     /// serves from the CPU, saying why; a device that is there but cannot be opened is an error.
-    pub fn open(device: &str, gpus: usize, data: Arc<Graph>, fleet: &Arc<Fleet>) -> Result<Engines, String> {
+    pub fn open(devices: &Devices, data: Arc<Graph>, fleet: &Arc<Fleet>) -> Result<Engines, String> {
+        let device = devices.device.as_str();
         if device == "cpu" {
             return Ok(Engines::Cpu { why: None });
         }
-        let ordinals = match present(gpus) {
+        let ordinals = match present(devices.gpus) {
             Ok(ordinals) => ordinals,
             Err(e @ GpuError::Cuda(CudaError::Unavailable(_))) if device == "auto" => {
                 return Ok(Engines::Cpu { why: Some(e.to_string()) })
             }
             Err(e) => return Err(format!("--device {device}: {e}")),
         };
-        let options = GpuOptions { gpus: GpuCount::Count(1), ..GpuOptions::default() };
+        let options =
+            GpuOptions { gpus: GpuCount::Count(1), device_memory: devices.gpu_memory, ..GpuOptions::default() };
         let open = move |data: Arc<Graph>, ordinal: usize| {
             GpuSet::open(data, &options, &[ordinal]).map(Box::new).map_err(|e| e.to_string())
         };
@@ -171,9 +183,8 @@ fn describe(engines: &[Box<GpuSet>], auto: bool) -> String {
 }
 
 impl Resident {
-    /// Reads `spec`'s graph and opens its engines on `device` (`auto`, `cpu` or `gpu`), on
-    /// `gpus` devices where a GPU runs them ([`Engines::open`]).
-    pub fn load(spec: &GraphSpec, device: &str, gpus: usize, fleet: &Arc<Fleet>) -> Result<Resident, ServerError> {
+    /// Reads `spec`'s graph and opens its engines on `devices` ([`Engines::open`]).
+    pub fn load(spec: &GraphSpec, devices: &Devices, fleet: &Arc<Fleet>) -> Result<Resident, ServerError> {
         let fail = |message: String| ServerError::Load { name: spec.name.clone(), message };
         let start = Instant::now();
         let mut all = read_graphs(&spec.path, &spec.read).map_err(|e| fail(e.to_string()))?;
@@ -186,7 +197,7 @@ impl Resident {
             graph.set_properties(properties);
         }
         let data = Arc::new(graph);
-        let engine = Engines::open(device, gpus, data.clone(), fleet).map_err(fail)?;
+        let engine = Engines::open(devices, data.clone(), fleet).map_err(fail)?;
         let load_ms = start.elapsed().as_secs_f64() * 1e3;
         Ok(Resident { spec: spec.clone(), data, derived: Derived::default(), engine, load_ms })
     }
@@ -230,15 +241,15 @@ pub struct Graphs {
 }
 
 impl Graphs {
-    /// Loads every graph of `specs` on `device` (and `gpus` devices), refusing a name given twice.
-    pub fn load(specs: &[GraphSpec], device: &str, gpus: usize, fleet: &Arc<Fleet>) -> Result<Graphs, ServerError> {
+    /// Loads every graph of `specs` on `devices`, refusing a name given twice.
+    pub fn load(specs: &[GraphSpec], devices: &Devices, fleet: &Arc<Fleet>) -> Result<Graphs, ServerError> {
         let mut by_name = HashMap::new();
         let mut order = Vec::new();
         for spec in specs {
             if by_name.contains_key(&spec.name) {
                 return Err(ServerError::DuplicateGraph { name: spec.name.clone() });
             }
-            by_name.insert(spec.name.clone(), Arc::new(Resident::load(spec, device, gpus, fleet)?));
+            by_name.insert(spec.name.clone(), Arc::new(Resident::load(spec, devices, fleet)?));
             order.push(spec.name.clone());
         }
         Ok(Graphs { by_name: RwLock::new(by_name), order, reloading: Mutex::new(Vec::new()) })

@@ -324,9 +324,9 @@ async fn reload(
     if !app.graphs.begin_reload(&name) {
         return Err(ApiError::new("reload_in_progress", format!("graph `{name}` is being reloaded")));
     }
-    let (spec, device, gpus, fleet) = (resident.spec.clone(), app.device.clone(), app.gpus, app.fleet.clone());
+    let (spec, devices, fleet) = (resident.spec.clone(), app.devices.clone(), app.fleet.clone());
     drop(resident);
-    let loaded = tokio::task::spawn_blocking(move || crate::graphs::Resident::load(&spec, &device, gpus, &fleet)).await;
+    let loaded = tokio::task::spawn_blocking(move || crate::graphs::Resident::load(&spec, &devices, &fleet)).await;
     let (answer, loaded) = match loaded {
         Ok(Ok(r)) => (Ok(r.info()), Some(r)),
         Ok(Err(e)) => (Err(ApiError::new("reload_failed", e.to_string())), None),

@@ -35,6 +35,10 @@ pub struct Settings {
     pub device: Option<String>,
     /// GPUs each graph is uploaded to, one engine a device.
     pub gpus: Option<NonZeroUsize>,
+    /// Bytes each graph's engine may hold on a device (`--gpu-memory`, as `match` takes it):
+    /// a graph whose layout takes over 3/4 of it stays in host memory in segments (SGSI).
+    #[serde(default, deserialize_with = "size")]
+    pub gpu_memory: Option<usize>,
     pub max_concurrent: Option<NonZeroUsize>,
     pub max_queue: Option<usize>,
     #[serde(default, deserialize_with = "seconds")]
@@ -117,6 +121,7 @@ impl Settings {
             listen: self.listen.or(base.listen),
             device: self.device.or(base.device),
             gpus: self.gpus.or(base.gpus),
+            gpu_memory: self.gpu_memory.or(base.gpu_memory),
             max_concurrent: self.max_concurrent.or(base.max_concurrent),
             max_queue: self.max_queue.or(base.max_queue),
             query_timeout: self.query_timeout.or(base.query_timeout),
@@ -149,6 +154,7 @@ impl Settings {
             graphs: self.graphs,
             device: self.device.unwrap_or_else(|| DEFAULT_DEVICE.into()),
             gpus: self.gpus.map_or(DEFAULT_GPUS, NonZeroUsize::get),
+            gpu_memory: self.gpu_memory.map(|b| b as u64),
             max_concurrent: self.max_concurrent.map_or(DEFAULT_MAX_CONCURRENT, NonZeroUsize::get),
             max_queue: self.max_queue.unwrap_or(DEFAULT_MAX_QUEUE),
             query_timeout: self.query_timeout.unwrap_or(DEFAULT_QUERY_TIMEOUT),
@@ -266,6 +272,7 @@ mod tests {
 listen = "127.0.0.1:9000"
 device = "cpu"
 gpus = 2
+gpu_memory = "8G"
 max_concurrent = 2
 max_queue = 8
 query_timeout = 30
@@ -294,7 +301,7 @@ ids = "names"
         assert_eq!(listen.addr, "127.0.0.1:9000");
         assert_eq!(listen.tls, Some(("/etc/subgraph/cert.pem".into(), "/srv/key.pem".into())));
         assert_eq!((config.device.as_str(), config.max_concurrent, config.max_queue), ("cpu", 2, 8));
-        assert_eq!(config.gpus, 2);
+        assert_eq!((config.gpus, config.gpu_memory), (2, Some(8 << 30)));
         assert_eq!((config.query_timeout, config.grace), (Duration::from_secs(30), Duration::from_millis(2500)));
         assert_eq!((config.max_body, config.token_file), (64 << 10, Some("/srv/tokens.txt".into())));
         let web = &config.graphs[1];

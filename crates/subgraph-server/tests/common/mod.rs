@@ -29,6 +29,7 @@ pub fn config() -> Config {
         graphs: vec![spec("hprd", data("hprd/HPRD.graph"))],
         device: "cpu".into(),
         gpus: 1,
+        gpu_memory: None,
         max_concurrent: 2,
         max_queue: 4,
         query_timeout: Duration::from_secs(20),

@@ -5,7 +5,8 @@
 //! engines share) is answered `device_fault`, later queries are answered right on the CPU while
 //! the device is out of service, as `/metrics` and `/v1/health` say; a query that finds the
 //! device's memory taken (by a buffer of the test's own) is answered all the same (under
-//! `auto`, on the CPU where the GPU lacked the memory) and the device stays in service. The
+//! `auto`, on the CPU where the GPU lacked the memory) and the device stays in service; a graph
+//! whose layout is over `gpu_memory` is served in segments, the CPU's count. The
 //! fault poisons the device for the whole test process (the CUDA driver keeps a sticky error
 //! until the process ends), so its test sorts last; its server is linked as a supervisor's
 //! process would be, and asks the link for a successor to open the device. The data graph is made by the test, so that
@@ -171,6 +172,33 @@ fn gpu_out_of_memory_fails_alone_and_the_device_serves_on() {
     assert_eq!(g["graphs"][0]["devices"], serde_json::json!([{"device": 0, "state": "ready"}]), "{g}");
     let r = s.post("/v1/graphs/g/match", None, &heavy(3));
     assert_eq!((r.status, r.json()["device"].as_str()), (200, Some("gpu")), "{}", r.text());
+}
+
+#[test]
+fn gpu_a_graph_over_its_gpu_memory_is_served_in_segments() {
+    if !gpu_here() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = graph_file(&dir);
+    let want = Server::start(on("cpu", path.clone())).post("/v1/graphs/g/match", None, TRIANGLES).json()["embeddings"]
+        .as_u64()
+        .unwrap();
+    // What the graph holds on the device in core, on an engine of the test's own: a cap a
+    // quarter above it leaves the in-core layout over the 3/4 the engine allows it.
+    let read = ReadOptions { format: Some(Format::EdgeList), ..ReadOptions::default() };
+    let graph = subgraph_core::io::read_graphs(&path, &read).unwrap().pop().unwrap().graph;
+    let held =
+        subgraph::GpuSet::open(std::sync::Arc::new(graph), &Default::default(), &[0]).unwrap().first().device_bytes();
+    let s = Server::start(Config { gpu_memory: Some(held + held / 4), ..on("gpu", path) });
+    let g = s.get("/v1/graphs", None).json();
+    let engine = g["graphs"][0]["engine"].as_str().unwrap().to_string();
+    eprintln!("held in core {held} bytes; under a cap of {}: {engine}", held + held / 4);
+    assert!(engine.contains("partitioned into"), "{engine}");
+    let r = s.post("/v1/graphs/g/match", None, TRIANGLES);
+    let record = r.json();
+    assert_eq!((r.status, record["embeddings"].as_u64()), (200, Some(want)), "{record}");
+    eprintln!("triangles in segments: {} on the {} in {} ms", want, record["device"], record["elapsed_ms"]);
 }
 
 #[test]
