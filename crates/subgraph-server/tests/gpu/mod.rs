@@ -6,7 +6,9 @@
 //! the device is out of service, as `/metrics` and `/v1/health` say; a query that finds the
 //! device's memory taken (by a buffer of the test's own) is answered all the same (under
 //! `auto`, on the CPU where the GPU lacked the memory) and the device stays in service; a graph
-//! whose layout is over `gpu_memory` is served in segments, the CPU's count. The
+//! whose layout is over `gpu_memory` is served in segments with the CPU's count (so tight a cap
+//! leaves the join no room beside the segments: the engine refuses it and the count runs on the
+//! CPU, as `match --gpu-memory` does). The
 //! fault poisons the device for the whole test process (the CUDA driver keeps a sticky error
 //! until the process ends), so its test sorts last; its server is linked as a supervisor's
 //! process would be, and asks the link for a successor to open the device. The data graph is made by the test, so that
@@ -198,7 +200,7 @@ fn gpu_a_graph_over_its_gpu_memory_is_served_in_segments() {
     let r = s.post("/v1/graphs/g/match", None, TRIANGLES);
     let record = r.json();
     assert_eq!((r.status, record["embeddings"].as_u64()), (200, Some(want)), "{record}");
-    eprintln!("triangles in segments: {} on the {} in {} ms", want, record["device"], record["elapsed_ms"]);
+    eprintln!("triangles of the graph in segments: {want} on the {} in {} ms", record["device"], record["elapsed_ms"]);
 }
 
 #[test]
