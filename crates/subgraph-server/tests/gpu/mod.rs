@@ -98,6 +98,12 @@ fn poison(device: usize) -> String {
     launched.and(synced).expect_err("a write to address 8 faults").to_string()
 }
 
+/// The triangles of the graph at `path`, counted by a server on the CPU.
+fn cpu_triangles(path: &std::path::Path) -> u64 {
+    let s = Server::start(on("cpu", path.to_path_buf()));
+    s.post("/v1/graphs/g/match", None, TRIANGLES).json()["embeddings"].as_u64().unwrap()
+}
+
 /// Waits (at most `within`) for `ok`.
 fn until(within: Duration, mut ok: impl FnMut() -> bool) -> bool {
     let start = Instant::now();
@@ -183,9 +189,7 @@ fn gpu_a_graph_over_its_gpu_memory_is_served_in_segments() {
     }
     let dir = tempfile::tempdir().unwrap();
     let path = graph_file(&dir);
-    let want = Server::start(on("cpu", path.clone())).post("/v1/graphs/g/match", None, TRIANGLES).json()["embeddings"]
-        .as_u64()
-        .unwrap();
+    let want = cpu_triangles(&path);
     // What the graph holds on the device in core, on an engine of the test's own: a cap a
     // quarter above it leaves the in-core layout over the 3/4 the engine allows it.
     let read = ReadOptions { format: Some(Format::EdgeList), ..ReadOptions::default() };
@@ -210,9 +214,7 @@ fn gpu_sticky_fault_answers_device_fault_and_the_cpu_serves_on() {
     }
     let dir = tempfile::tempdir().unwrap();
     let path = graph_file(&dir);
-    let want = Server::start(on("cpu", path.clone())).post("/v1/graphs/g/match", None, TRIANGLES).json()["embeddings"]
-        .as_u64()
-        .unwrap();
+    let want = cpu_triangles(&path);
     // Linked as under the supervisor: the test reads what the process asks of it.
     let (ours, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
     let link = Link::new(0, Default::default(), ours).unwrap();
