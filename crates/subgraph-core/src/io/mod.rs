@@ -158,6 +158,9 @@ pub fn read_graphs(path: &Path, opts: &ReadOptions) -> Result<Vec<Loaded>, Error
         return Ok(vec![Loaded { graph, stats: BuildStats::default(), labels_beside: None, notes: Vec::new() }]);
     }
     let data = input.into_bytes(file, opts.max_bytes)?;
+    if named.is_none() && is_partition_manifest(&data) {
+        return Err(Error::Parse { file: file.to_path_buf(), line: 1, msg: PARTITION_MANIFEST.into() });
+    }
     let format = named.unwrap_or_else(|| Format::sniff(&data));
     // An edge list's labels written beside it (`write_graph`), read back unless another file
     // is named.
@@ -175,6 +178,18 @@ pub fn read_graphs(path: &Path, opts: &ReadOptions) -> Result<Vec<Loaded>, Error
     let mut all = finish_all(file, parsed)?;
     all.iter_mut().for_each(|l| l.labels_beside = beside.clone());
     Ok(all)
+}
+
+/// Why a partition's manifest is not read as a graph.
+const PARTITION_MANIFEST: &str = "a partition's manifest (`subgraph partition`), which only the cluster mode reads \
+                                  (`match MANIFEST QUERY --local-processes N` or `--cluster HOSTS`); give the \
+                                  graph it was made from";
+
+/// Whether `data` is a partition's manifest (JSON of format `subgraph-partition`), which no
+/// graph format reads: an edge list's reader would call its first brace a bad vertex id.
+fn is_partition_manifest(data: &[u8]) -> bool {
+    let head = &data[..data.len().min(4096)];
+    head.trim_ascii_start().starts_with(b"{") && head.windows(20).any(|w| w == b"\"subgraph-partition\"")
 }
 
 /// Reads every graph of a file held in memory: `data` is the file `path` (named in errors),
@@ -394,6 +409,21 @@ pub fn labels_path(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_partition_manifest_is_named_not_read_as_an_edge_list() {
+        let dir = std::env::temp_dir().join(format!("sgm-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("manifest.json");
+        std::fs::write(&path, "{\n  \"format\": \"subgraph-partition\",\n  \"version\": 1\n}\n").unwrap();
+        let e = read_graphs(&path, &ReadOptions::default()).err().unwrap().to_string();
+        assert_eq!(e, format!("{}:1: {PARTITION_MANIFEST}", path.display()));
+        // Other JSON is no manifest: the edge list's own error.
+        std::fs::write(&path, "{\"format\": \"other\"}\n").unwrap();
+        let e = read_graphs(&path, &ReadOptions::default()).err().unwrap().to_string();
+        assert!(e.contains("bad source id"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn formats_of_one_label_per_vertex_and_one_edge_per_pair_refuse_sets_in_one_line() {
