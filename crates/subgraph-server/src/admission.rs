@@ -5,6 +5,7 @@
 //! running query's stop flag is registered, so that shutdown can stop them all.
 
 use crate::error::ApiError;
+use crate::pool::lock;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -39,30 +40,30 @@ pub struct Turn {
 impl Turn {
     /// Gives the CPU turn back while the query waits for and runs on a GPU: a CPU query takes it.
     pub fn yield_cpu(&self) {
-        self.permit.lock().unwrap_or_else(|e| e.into_inner()).take();
+        lock(&self.permit).take();
     }
 
     /// Takes a CPU turn again where the query comes back to the CPU, waiting for one (on the
     /// query's blocking thread, through `handle`); without one where the server has closed
     /// its turns (shutdown then stops the query).
     pub fn resume_cpu(&self, handle: &Handle) {
-        if self.permit.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
+        if lock(&self.permit).is_some() {
             return;
         }
         if let Ok(permit) = handle.block_on(self.turns.clone().acquire_owned()) {
-            *self.permit.lock().unwrap_or_else(|e| e.into_inner()) = Some(permit);
+            *lock(&self.permit) = Some(permit);
         }
     }
 
     /// Whether the query holds a CPU turn now.
     pub fn holds_cpu(&self) -> bool {
-        self.permit.lock().unwrap_or_else(|e| e.into_inner()).is_some()
+        lock(&self.permit).is_some()
     }
 }
 
 impl Drop for Turn {
     fn drop(&mut self) {
-        self.flags.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.id);
+        lock(&self.flags).remove(&self.id);
         self.running.fetch_sub(1, Ordering::SeqCst);
     }
 }
@@ -116,7 +117,7 @@ impl Admission {
         };
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let stop = Arc::new(AtomicBool::new(false));
-        self.flags.lock().unwrap_or_else(|e| e.into_inner()).insert(id, stop.clone());
+        lock(&self.flags).insert(id, stop.clone());
         self.running.fetch_add(1, Ordering::SeqCst);
         Ok(Turn {
             permit: Mutex::new(Some(permit)),
@@ -145,7 +146,7 @@ impl Admission {
 
     /// Stops every running query (its record marked `interrupted`).
     pub fn stop_all(&self) {
-        for flag in self.flags.lock().unwrap_or_else(|e| e.into_inner()).values() {
+        for flag in lock(&self.flags).values() {
             flag.store(true, Ordering::SeqCst);
         }
     }

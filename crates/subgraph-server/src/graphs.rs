@@ -4,7 +4,7 @@
 //! ([`Graphs`]).
 
 use crate::error::ServerError;
-use crate::pool::{DeviceState, Fleet, Opener, Pool};
+use crate::pool::{lock, DeviceState, Fleet, Opener, Pool};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -271,7 +271,7 @@ impl Graphs {
 
     /// Marks `name` as reloading; false where it already is.
     pub fn begin_reload(&self, name: &str) -> bool {
-        let mut r = self.reloading.lock().unwrap_or_else(|e| e.into_inner());
+        let mut r = lock(&self.reloading);
         if r.iter().any(|n| n == name) {
             return false;
         }
@@ -284,6 +284,6 @@ impl Graphs {
         if let Some(resident) = loaded {
             self.by_name.write().unwrap_or_else(|e| e.into_inner()).insert(name.to_string(), Arc::new(resident));
         }
-        self.reloading.lock().unwrap_or_else(|e| e.into_inner()).retain(|n| n != name);
+        lock(&self.reloading).retain(|n| n != name);
     }
 }

@@ -5,7 +5,7 @@
 //! process, which then finishes its queries and exits.
 
 use crate::error::ServerError;
-use crate::pool::DeviceCounts;
+use crate::pool::{lock, DeviceCounts};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
@@ -65,10 +65,6 @@ pub struct Link {
     writer: Mutex<UnixStream>,
     successor: Arc<Mutex<Successor>>,
     released: tokio::sync::watch::Receiver<Option<Release>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Link {

@@ -2,7 +2,7 @@
 //! (a histogram by route, to the response's head), errors by code, the queries queued and
 //! running now, and by GPU its faults and its engines reopened, with those out of service now.
 
-use crate::pool::DeviceCounts;
+use crate::pool::{lock, DeviceCounts};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::sync::Mutex;
@@ -48,7 +48,7 @@ impl Metrics {
     /// Counts a request to `route` answered with `status` after `secs`, with the error `code`
     /// where it failed.
     pub fn record(&self, route: &str, status: u16, secs: f64, code: Option<&'static str>) {
-        let mut c = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        let mut c = lock(&self.counts);
         *c.requests.entry((route.to_string(), status)).or_default() += 1;
         let h = c.latency.entry(route.to_string()).or_default();
         if let Some(i) = BUCKETS.iter().position(|&b| secs <= b) {
@@ -63,7 +63,7 @@ impl Metrics {
 
     /// The text `GET /metrics` answers.
     pub fn render(&self, gauges: &Gauges) -> String {
-        let c = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        let c = lock(&self.counts);
         let mut out = String::new();
         let _ = writeln!(out, "# HELP subgraph_requests_total Requests answered, by route and status.");
         let _ = writeln!(out, "# TYPE subgraph_requests_total counter");

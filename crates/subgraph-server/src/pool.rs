@@ -135,7 +135,9 @@ impl Fleet {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+/// `m` locked, also where a thread panicked while it held it: the server serves on with the
+/// value as that thread left it (the crate's one spelling of it).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
