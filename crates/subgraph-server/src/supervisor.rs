@@ -180,10 +180,18 @@ impl<C: Fn() -> std::process::Command> Supervisor<C> {
     /// Starts a successor for `intent`, or where it cannot be, tries again after a pause.
     fn start_or_retry(&mut self, intent: Intent) {
         if let Err(e) = self.start(intent.clone()) {
-            eprintln!("subgraph serve: a new process could not be started ({e}); trying again in {:?}", self.pause);
-            self.retry = Some((Instant::now() + self.pause, intent));
-            self.pause = (self.pause * 2).min(MOST_PAUSE);
+            let pause = self.retry_later(intent);
+            eprintln!("subgraph serve: a new process could not be started ({e}); trying again in {pause:?}");
         }
+    }
+
+    /// Starts a successor for `intent` after the pause, which doubles for the next failure (up
+    /// to [`MOST_PAUSE`]): the pause waited.
+    fn retry_later(&mut self, intent: Intent) -> Duration {
+        let pause = self.pause;
+        self.retry = Some((Instant::now() + pause, intent));
+        self.pause = (pause * 2).min(MOST_PAUSE);
+        pause
     }
 
     /// What process `g` said.
@@ -227,16 +235,14 @@ impl<C: Fn() -> std::process::Command> Supervisor<C> {
                 if g == 0 {
                     return Some(status.code().unwrap_or(1));
                 }
-                self.retry = Some((Instant::now() + self.pause, intent));
-                self.pause = (self.pause * 2).min(MOST_PAUSE);
+                self.retry_later(intent);
                 return None;
             };
             let why = format!("process {g} ended before it was ready ({status})");
             self.tell(current, &Down::SuccessorFailed { why: why.clone() }).await;
             if intent.retry && !self.stopping {
-                eprintln!("subgraph serve: {why}; trying again in {:?}", self.pause);
-                self.retry = Some((Instant::now() + self.pause, intent));
-                self.pause = (self.pause * 2).min(MOST_PAUSE);
+                let pause = self.retry_later(intent);
+                eprintln!("subgraph serve: {why}; trying again in {pause:?}");
             } else {
                 eprintln!("subgraph serve: {why}; process {current} serves on");
             }
