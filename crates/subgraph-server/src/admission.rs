@@ -56,7 +56,8 @@ impl Turn {
     }
 
     /// Whether the query holds a CPU turn now.
-    pub fn holds_cpu(&self) -> bool {
+    #[cfg(test)]
+    fn holds_cpu(&self) -> bool {
         lock(&self.permit).is_some()
     }
 }
