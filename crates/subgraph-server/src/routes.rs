@@ -108,11 +108,16 @@ fn graph_for(
             None
         };
         if let Some(why) = why {
-            eprintln!("subgraph serve: {peer}: {what}: refused (403, {why})");
-            return Err(ApiError::new("forbidden", why));
+            return Err(forbidden(peer, what, why));
         }
     }
     Ok(resident)
+}
+
+/// `forbidden` (403) for `why`, logged with the peer and the route, never the token.
+fn forbidden(peer: SocketAddr, what: &str, why: String) -> ApiError {
+    eprintln!("subgraph serve: {peer}: {what}: refused (403, {why})");
+    ApiError::new("forbidden", why)
 }
 
 async fn health(State(app): State<Arc<App>>) -> Response {
@@ -355,8 +360,7 @@ async fn restart(
     let holder = holder(&app, &headers, peer, "restart")?;
     if let Some(h) = holder.filter(|h| !h.admin) {
         let why = format!("{}'s token may not restart the server (it is not marked admin)", h.name);
-        eprintln!("subgraph serve: {peer}: restart: refused (403, {why})");
-        return Err(ApiError::new("forbidden", why));
+        return Err(forbidden(peer, "restart", why));
     }
     let Some(link) = &app.link else {
         return Err(ApiError::new(
