@@ -1,10 +1,10 @@
 //! The GPU engines of one graph, one per device (`--gpus N`), each lent to one query at a
 //! time ([`Pool`], a query's borrowing [`Loan`]); at most `--max-concurrent` queries a device
-//! wait for or run on them ([`Places`]), each having given back its CPU turn meanwhile. A fault that poisons a device's context puts
-//! the device out of service for every graph on it ([`Fleet`]): their engines there are
-//! dropped (a lent one when it comes back), and a background thread reopens each (a new
-//! context, the graph uploaded again), retrying with a growing pause, while the other devices
-//! and the CPU serve. Under a supervisor ([`crate::supervisor`]) a fault is handed over
+//! wait for or run on them ([`Places`]), each having given back its CPU turn meanwhile. A
+//! fault that poisons a device's context puts the device out of service for every graph on
+//! it ([`Fleet`]): their engines there are dropped (a lent one when it comes back), and a
+//! background thread reopens each (a new context, the graph uploaded again), retrying with a
+//! growing pause, while the other devices and the CPU serve. Under a supervisor ([`crate::supervisor`]) a fault is handed over
 //! instead ([`Fleet::hand_over_faults`]): the driver keeps a poisoned context for the life of
 //! the process, so a new server process opens the device while this one serves on without it.
 //! Generic over the engine, so that a test drives it with a fake one.
@@ -521,8 +521,13 @@ mod tests {
 
     /// Waits (at most 5 s) until every device of `pool` is ready.
     fn until_ready(pool: &Pool<Fake>) {
+        until_states(pool, |states| states.iter().all(|s| s.state == "ready"));
+    }
+
+    /// Waits (at most 5 s) until `ok` holds of `pool`'s device states.
+    fn until_states(pool: &Pool<Fake>, ok: impl Fn(&[DeviceState]) -> bool) {
         let start = Instant::now();
-        while pool.states().iter().any(|s| s.state != "ready") {
+        while !ok(&pool.states()) {
             assert!(start.elapsed() < Duration::from_secs(5), "{:?}", pool.states());
             std::thread::sleep(Duration::from_millis(5));
         }
@@ -628,16 +633,7 @@ mod tests {
         // A lost engine (a panicked query) is reopened here all the same: its context is sound.
         let (j, _) = a.take(&|| false).unwrap();
         a.lost(j);
-        until_ready_device(&a, 1);
-    }
-
-    /// Waits (at most 5 s) until `device` of `pool` is ready.
-    fn until_ready_device(pool: &Pool<Fake>, device: usize) {
-        let start = Instant::now();
-        while !pool.states().iter().any(|s| s.device == device && s.state == "ready") {
-            assert!(start.elapsed() < Duration::from_secs(5), "{:?}", pool.states());
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        until_states(&a, |states| states.iter().any(|s| s.device == 1 && s.state == "ready"));
     }
 
     /// A loan counting how often its query left the CPU and came back.
