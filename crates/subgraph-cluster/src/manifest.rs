@@ -7,8 +7,8 @@ use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// What the `format` field says.
-pub const FORMAT: &str = "subgraph-partition";
+/// What the `format` field says (core's reader names a manifest given as a graph by it).
+pub const FORMAT: &str = subgraph_core::io::PARTITION_FORMAT;
 /// The manifest version this build writes and reads.
 pub const VERSION: u32 = 1;
 /// The most parts a partition may have.

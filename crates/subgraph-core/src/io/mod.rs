@@ -185,11 +185,16 @@ const PARTITION_MANIFEST: &str = "a partition's manifest (`subgraph partition`),
                                   (`match MANIFEST QUERY --local-processes N` or `--cluster HOSTS`); give the \
                                   graph it was made from";
 
-/// Whether `data` is a partition's manifest (JSON of format `subgraph-partition`), which no
+/// The `format` field of a partition's manifest (`subgraph partition`; subgraph-cluster writes
+/// and checks it).
+pub const PARTITION_FORMAT: &str = "subgraph-partition";
+
+/// Whether `data` is a partition's manifest (JSON of format [`PARTITION_FORMAT`]), which no
 /// graph format reads: an edge list's reader would call its first brace a bad vertex id.
 fn is_partition_manifest(data: &[u8]) -> bool {
     let head = &data[..data.len().min(4096)];
-    head.trim_ascii_start().starts_with(b"{") && head.windows(20).any(|w| w == b"\"subgraph-partition\"")
+    let quoted = format!("\"{PARTITION_FORMAT}\"");
+    head.trim_ascii_start().starts_with(b"{") && head.windows(quoted.len()).any(|w| w == quoted.as_bytes())
 }
 
 /// Reads every graph of a file held in memory: `data` is the file `path` (named in errors),
