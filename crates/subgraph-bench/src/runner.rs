@@ -13,6 +13,7 @@ pub use report::{
     Pair, SummaryInput,
 };
 pub use results::{natural_cmp, parse_csv, read_csv, to_csv, BenchError, QueryResult, Status, CSV_HEADER};
+pub use subgraph_core::host::{peak_rss_bytes, reset_peak_rss, resident_bytes};
 
 use results::median;
 use std::path::{Path, PathBuf};
@@ -90,31 +91,6 @@ pub fn collect_queries(paths: &[PathBuf], extensions: &[&str]) -> Result<Vec<Pat
         out.extend(files);
     }
     Ok(out)
-}
-
-/// The process's resident-memory high-water mark (VmHWM) in bytes; 0 where unknown.
-pub fn peak_rss_bytes() -> u64 {
-    status_bytes("VmHWM:")
-}
-
-/// The process's resident bytes now (VmRSS); 0 where unknown.
-pub fn resident_bytes() -> u64 {
-    status_bytes("VmRSS:")
-}
-
-/// A `kB` field of /proc/self/status in bytes; 0 where unknown.
-fn status_bytes(field: &str) -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix(field))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .map_or(0, |kb| kb * 1024)
-}
-
-/// Resets VmHWM to the current resident size; false where the kernel does not allow it.
-pub fn reset_peak_rss() -> bool {
-    std::fs::write("/proc/self/clear_refs", b"5").is_ok()
 }
 
 /// Runs every graph of every query file `repeat` times on `data` through `engine` (the CPU

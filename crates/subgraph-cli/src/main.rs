@@ -36,7 +36,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Find, count or stream the matches of query graphs in a data graph.
-    Match(matching::MatchArgs),
+    Match(Box<matching::MatchArgs>),
     /// Show how queries are planned: the compared plans, the chosen order, symmetry
     /// restrictions and counted tail, estimated against actual partial matches.
     Explain(explain::ExplainArgs),
@@ -47,7 +47,7 @@ enum Command {
     /// Convert a graph between formats.
     Convert(convert::ConvertArgs),
     /// Time query sets and write results.csv, summary.md and times.svg.
-    Bench(bench::BenchArgs),
+    Bench(Box<bench::BenchArgs>),
     /// Vector search over proximity graphs: build, search, add, bench.
     Ann(ann::AnnArgs),
     /// Matrix factorisation by SGD on the CPU, the GPU or both: train, predict, recommend.
@@ -67,12 +67,12 @@ fn main() -> ExitCode {
     signal::exit_on_closed_stdout();
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Match(a) => matching::run(a),
+        Command::Match(a) => matching::run(*a),
         Command::Explain(a) => explain::run(a).map(|()| ExitCode::SUCCESS),
         Command::Info(a) => info::run(a),
         Command::Gen(a) => gen::run(a).map(|()| ExitCode::SUCCESS),
         Command::Convert(a) => convert::run(a).map(|()| ExitCode::SUCCESS),
-        Command::Bench(a) => bench::run(a).map(|()| ExitCode::SUCCESS),
+        Command::Bench(a) => bench::run(*a).map(|()| ExitCode::SUCCESS),
         Command::Ann(a) => ann::run(a).map(|()| ExitCode::SUCCESS),
         Command::Mf(a) => mf::run(a).map(|()| ExitCode::SUCCESS),
         Command::Partition(a) => partition::run(a).map(|()| ExitCode::SUCCESS),

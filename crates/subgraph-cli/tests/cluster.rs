@@ -40,9 +40,29 @@ fn local_processes_count_hprd_and_report_the_cluster_fields() {
     assert_eq!((r["embeddings"].as_u64(), r["complete"].as_bool()), (Some(80), Some(true)), "{line}");
     assert_eq!(r["processes"].as_u64(), Some(2));
     assert_eq!(r["busy_ms"].as_array().map(Vec::len), Some(2));
+    let rss = r["peak_rss_bytes"].as_array().unwrap();
+    assert!(rss.len() == 2 && rss.iter().all(|b| b.as_u64().is_some_and(|b| b > 1 << 20)), "{line}");
     assert!(r["bytes_sent"].as_u64().is_some_and(|b| b > 0), "{line}");
+    // The default cache holds every list this small query reads; without one, none.
+    assert!(r["replicated_positions"].as_u64().is_some_and(|p| p > 0), "{line}");
+    let o = run(&[
+        "match",
+        &manifest,
+        query.to_str().unwrap(),
+        "--local-processes",
+        "2",
+        "--cache-memory",
+        "0",
+        "--format",
+        "json",
+        "-q",
+    ]);
+    let line = String::from_utf8(o.stdout).unwrap();
+    let r: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
+    assert_eq!((r["embeddings"].as_u64(), r["replicated_positions"].as_u64()), (Some(80), Some(0)), "{line}");
+    assert_eq!(r["replicated_entries"].as_u64(), Some(0), "{line}");
     // What the cluster does not do yet is refused in one line.
-    for extra in [&["--semantics", "homomorphism"][..], &["--limit", "5"]] {
+    for extra in [&["--semantics", "homomorphism"][..], &["--limit", "5"], &["--cache-memory", "lots"]] {
         let mut args = vec!["match", &manifest, query.to_str().unwrap(), "--local-processes", "2"];
         args.extend_from_slice(extra);
         let o = run(&args);

@@ -8,6 +8,11 @@
 //! candidates is then routed to the owner of each further backward neighbour, which
 //! intersects them with its list. The last position is counted, not materialised.
 //!
+//! Skew: where that data vertex's list is one every process holds ([`Replicas`]: the lists of
+//! the positions `replicate` chose), a proposal goes to any worker by a hash of the prefix,
+//! and an intersection stays where the prefix is, so a hub's extensions are shared by every
+//! worker (BiGJoin's balanced variant, §4.3).
+//!
 //! What bounds memory: roots (the first position's data vertices) enter in batches of
 //! [`BATCH_ROOTS`] per worker, one timely epoch each, and a worker starts a batch only when at
 //! most [`IN_FLIGHT`] earlier batches are unfinished (its probe's frontier): the prefixes
@@ -16,11 +21,13 @@
 
 use crate::load::Local;
 use crate::plan::{Back, ClusterPlan, Step};
+use crate::replicate::Replicas;
 use std::cell::Cell;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use subgraph_core::intersect::intersect_into;
 use subgraph_core::sink::Control;
 use timely::communication::Allocate;
 use timely::container::CapacityContainerBuilder;
@@ -63,11 +70,12 @@ struct Counters {
 }
 
 /// Counts the matches of `plan` whose root this worker owns ([`Local::worker`]), with the
-/// other workers extending what their processes own; `control` stops it (the deadline,
-/// Ctrl-C).
+/// other workers extending what their processes own or what every process holds
+/// (`replicas`); `control` stops it (the deadline, Ctrl-C).
 pub fn count<A: Allocate>(
     worker: &mut Worker<A>,
     local: &Arc<Local>,
+    replicas: &Arc<Replicas>,
     plan: &Arc<ClusterPlan>,
     control: &Arc<Control>,
 ) -> Tally {
@@ -75,7 +83,7 @@ pub fn count<A: Allocate>(
     let counters =
         Rc::new(Counters { matches: Cell::new(0), busy: Cell::new(Duration::ZERO), stopped: Cell::new(false) });
     let bytes = Arc::new(AtomicU64::new(0));
-    let threads = worker.peers() / local.processes;
+    let (peers, threads) = (worker.peers(), worker.peers() / local.processes);
     let roots: Vec<u32> =
         plan.steps[0].candidates.iter().copied().filter(|&v| local.worker(v, threads) == me).collect();
     if plan.steps.len() == 1 {
@@ -88,13 +96,31 @@ pub fn count<A: Allocate>(
         for k in 1..plan.steps.len() {
             let links = plan.steps[k].back.len().max(1);
             for j in 0..links {
-                let stage = Stage { local: local.clone(), plan: plan.clone(), k, j, control: control.clone() };
+                let mut stage = Stage {
+                    local: local.clone(),
+                    replicas: replicas.clone(),
+                    plan: plan.clone(),
+                    k,
+                    j,
+                    control: control.clone(),
+                    scratch: Vec::new(),
+                };
                 let counters = counters.clone();
                 // A position without backward neighbours takes its candidates from its global
-                // set, which every worker holds: its prefixes stay where they are.
-                let (from, local, bytes) = (plan.steps[k].back.get(j).map(|b| b.from), local.clone(), bytes.clone());
+                // set, which every worker holds: its prefixes stay where they are, as do those
+                // intersected with a list every process holds; those proposed from such a
+                // list go to any worker.
+                let from = plan.steps[k].back.get(j).map(|b| b.from);
+                let (local, replicas, bytes) = (local.clone(), replicas.clone(), bytes.clone());
                 let pact = Exchange::new(move |(prefix, cands): &Partial| {
-                    let to = from.map_or(me, |f| local.owner(prefix[f]) * threads + spread(prefix) % threads);
+                    let to = match from {
+                        None => me,
+                        Some(f) if replicas.holding(f, prefix[f]).is_some() => match j {
+                            0 => spread(prefix) % peers,
+                            _ => me,
+                        },
+                        Some(f) => local.owner(prefix[f]) * threads + spread(prefix) % threads,
+                    };
                     if to / threads != me / threads {
                         bytes.fetch_add(4 * (prefix.len() + cands.len()) as u64, Ordering::Relaxed);
                     }
@@ -152,20 +178,26 @@ pub fn count<A: Allocate>(
 /// One operator: position `k`'s `j`-th backward neighbour (or, without any, the label table).
 struct Stage {
     local: Arc<Local>,
+    replicas: Arc<Replicas>,
     plan: Arc<ClusterPlan>,
     k: usize,
     j: usize,
     control: Arc<Control>,
+    /// Where an intersection is written before it replaces the candidates.
+    scratch: Vec<u32>,
 }
 
 impl Stage {
     /// Proposes (j = 0) or intersects (j > 0) the candidates of `prefix` for position `k`, and
     /// after the last backward neighbour gives the extended prefixes to `give`, or, at the last
     /// position, adds their number to `matches`.
-    fn advance(&self, prefix: Vec<u32>, mut cands: Vec<u32>, matches: &Cell<u128>, mut give: impl FnMut(Partial)) {
+    fn advance(&mut self, prefix: Vec<u32>, mut cands: Vec<u32>, matches: &Cell<u128>, mut give: impl FnMut(Partial)) {
         let step: &Step = &self.plan.steps[self.k];
-        let graph = &self.local.graph;
-        let list = |b: &Back| graph.neighbors_labelled(prefix[b.from], b.dir, b.edge_label, step.label);
+        let (local, replicas) = (&self.local.graph, &self.replicas);
+        let list = |b: &Back| {
+            let graph = replicas.holding(b.from, prefix[b.from]).unwrap_or(local);
+            graph.neighbors_labelled(prefix[b.from], b.dir, b.edge_label, step.label)
+        };
         match (self.j, step.back.get(self.j)) {
             (0, first) => {
                 let source = first.map_or(&step.candidates[..], list);
@@ -174,7 +206,10 @@ impl Stage {
                 };
                 cands = source.iter().copied().filter(fits).collect();
             }
-            (_, Some(b)) => intersect(&mut cands, list(b)),
+            (_, Some(b)) => {
+                intersect_into(&cands, list(b), &mut self.scratch);
+                std::mem::swap(&mut cands, &mut self.scratch);
+            }
             (_, None) => unreachable!("one stage per backward neighbour"),
         }
         if cands.is_empty() {
@@ -195,19 +230,9 @@ impl Stage {
     }
 }
 
-/// A hash of `prefix`: which of its owning process's workers a prefix goes to.
+/// A hash of `prefix`: which of its owning process's workers a prefix goes to, or which of all
+/// the workers where its list is held everywhere.
 fn spread(prefix: &[u32]) -> usize {
     let h = prefix.iter().fold(0u64, |h, &v| (h ^ v as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29));
     (h >> 32) as usize
-}
-
-/// Keeps the elements of `cands` (sorted) that are in `list` (sorted).
-fn intersect(cands: &mut Vec<u32>, list: &[u32]) {
-    let mut i = 0;
-    cands.retain(|&c| {
-        while i < list.len() && list[i] < c {
-            i += 1;
-        }
-        i < list.len() && list[i] == c
-    });
 }

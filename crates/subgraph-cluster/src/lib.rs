@@ -4,10 +4,11 @@
 //! are extended or intersected by.
 //!
 //! The flow runs one way: [`manifest`] (what a partition is, validated) → [`partition`]
-//! (writing one) → [`load`] (a process's parts) → [`filter`] (each worker's candidates, made
-//! global, by [`gather`]'s all-gather) → [`plan`] (the matching order, from subgraph-core's
-//! planner) → [`dataflow`] (one query on one worker) → [`run`] (the processes connected, every
-//! query run, the counts gathered and summed on process 0).
+//! (writing one) → [`load`] (a process's parts) → [`replicate`] (the hubs' lists every
+//! process holds) → [`filter`] (each worker's candidates, made global, by [`gather`]'s
+//! all-gather) → [`plan`] (the matching order, from subgraph-core's planner) → [`dataflow`]
+//! (one query on one worker) → [`run`] (the processes connected, every query run, the counts
+//! gathered and summed on process 0).
 
 pub mod dataflow;
 pub mod error;
@@ -17,6 +18,7 @@ pub mod load;
 pub mod manifest;
 pub mod partition;
 pub mod plan;
+pub mod replicate;
 pub mod run;
 
 pub use error::{Error, Result};

@@ -1,7 +1,8 @@
 //! The processes of a cluster run together: each loads its parts, checks every query alike,
 //! connects to the others over TCP (timely's `Config::Cluster`, `threads` workers per
 //! process), and for each query filters the candidates its workers own and gathers the global
-//! sets (`filter`), plans alike (`plan`), runs the query's dataflow (`dataflow`) and gathers
+//! sets (`filter`), plans alike (`plan`), fills the replicas of the lists its first positions
+//! read (`replicate`), runs the query's dataflow (`dataflow`) and gathers
 //! its workers' tallies (`gather`), which process 0 sums exactly (BiGJoin's deployment on
 //! timely, Ammar et al., VLDB 2018 §5). Set-up that does not finish within the connection
 //! timeout, and a connection that breaks mid-query, end the process with one line on standard
@@ -14,9 +15,10 @@ use crate::filter;
 use crate::gather::all_gather;
 use crate::load::Local;
 use crate::plan::ClusterPlan;
+use crate::replicate::{replicate, Replicas};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use subgraph_core::order::Order;
 use subgraph_core::sink::{Control, Stopped};
@@ -34,6 +36,8 @@ pub struct Cluster {
     pub threads: usize,
     /// How long connecting to every other process may take.
     pub connect_timeout: Duration,
+    /// The bytes each process may hold for one query's replicas (`replicate`).
+    pub cache_bytes: u64,
 }
 
 /// One query's result over the whole cluster, as process 0 reports it.
@@ -59,6 +63,13 @@ pub struct QueryCount {
     /// Each process's busy time in the query's operators (its workers' summed), in process
     /// order.
     pub busy_ms: Vec<f64>,
+    /// Each process's resident-memory high-water mark (Linux VmHWM) by the end of the query,
+    /// in process order; 0 where unknown.
+    pub peak_rss_bytes: Vec<u64>,
+    /// The plan's positions whose lists every process held (`replicate`), and the adjacency
+    /// entries of those lists (their bytes are in `bytes_sent`).
+    pub replicated_positions: usize,
+    pub replicated_entries: u64,
 }
 
 /// Reads a hosts file: one `host:port` a line (timely's format); blank lines are skipped.
@@ -110,6 +121,9 @@ pub fn run(
     let indices: Vec<usize> = runnable.iter().map(|(i, ..)| *i).collect();
     let started = Arc::new(AtomicBool::new(false));
     watch(cluster, started.clone());
+    // One graph of replicas per query and process, built by whichever worker comes first.
+    let cache = cluster.cache_bytes;
+    let shared: Arc<Vec<OnceLock<Arc<Graph>>>> = Arc::new(runnable.iter().map(|_| OnceLock::new()).collect());
     let config = timely::Config {
         communication: timely::CommunicationConfig::Cluster {
             threads: cluster.threads,
@@ -124,7 +138,11 @@ pub fn run(
     let guards = timely::execute(config, move |worker| {
         started.store(true, Ordering::SeqCst);
         let control = Arc::new(control());
-        runnable.iter().map(|(_, q)| one_query(worker, &local, q, symmetry, order, &control)).collect()
+        runnable
+            .iter()
+            .zip(&shared[..])
+            .map(|((_, q), shared)| one_query(worker, &local, (cache, shared), q, symmetry, order, &control))
+            .collect()
     })
     .map_err(|e| Error::Cluster(format!("process {}: {e}", cluster.process)))?;
     // The workers in thread order: process 0's first is worker 0, which gathered the tallies.
@@ -149,6 +167,7 @@ pub fn run(
 fn one_query<A: Allocate>(
     worker: &mut Worker<A>,
     local: &Arc<Local>,
+    (cache, shared): (u64, &OnceLock<Arc<Graph>>),
     query: &Query,
     symmetry: bool,
     order: Order,
@@ -163,16 +182,21 @@ fn one_query<A: Allocate>(
     let plan = Arc::new(ClusterPlan::new(&local.graph, query, &cands, symmetry, order));
     let order_ms = t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
-    // Every worker holds the same sets, so all skip the search alike when one is empty.
-    let tally = match cands.iter().any(Vec::is_empty) {
-        true => Tally::default(),
-        false => count(worker, local, &plan, control),
+    // Every worker holds the same sets, so all skip the replicas and the search alike when
+    // one is empty.
+    let (tally, replicas) = match cands.iter().any(Vec::is_empty) {
+        true => (Tally::default(), Arc::new(Replicas::default())),
+        false => {
+            let replicas = Arc::new(replicate(worker, local, &plan, cache, shared));
+            (count(worker, local, &replicas, &plan, control), replicas)
+        }
     };
-    // (worker, matches high and low 64 bits, busy nanoseconds, bytes sent, stopped), every
-    // worker's to every worker.
+    // (worker, matches high and low 64 bits, busy nanoseconds, bytes sent, stopped, its
+    // process's resident high-water mark), every worker's to every worker.
     let Tally { matches, busy, bytes_sent, stopped } = tally;
-    let bytes_sent = bytes_sent + gathered_bytes;
-    let mine = (me as u64, (matches >> 64) as u64, matches as u64, busy.as_nanos() as u64, bytes_sent, stopped);
+    let bytes_sent = bytes_sent + gathered_bytes + replicas.bytes_sent;
+    let rss = subgraph_core::host::peak_rss_bytes();
+    let mine = (me as u64, (matches >> 64) as u64, matches as u64, busy.as_nanos() as u64, bytes_sent, stopped, rss);
     let tallies = all_gather(worker, vec![mine]);
     if me != 0 {
         return None;
@@ -180,7 +204,11 @@ fn one_query<A: Allocate>(
     let matches: u128 = tallies.iter().map(|t| ((t.1 as u128) << 64) | t.2 as u128).sum();
     let stopped = tallies.iter().any(|t| t.5);
     let mut busy_ms = vec![0.0; local.processes];
-    tallies.iter().for_each(|t| busy_ms[t.0 as usize / threads] += t.3 as f64 * 1e-6);
+    let mut peak_rss_bytes = vec![0; local.processes];
+    for t in &tallies {
+        busy_ms[t.0 as usize / threads] += t.3 as f64 * 1e-6;
+        peak_rss_bytes[t.0 as usize / threads] = t.6.max(peak_rss_bytes[t.0 as usize / threads]);
+    }
     Some(QueryCount {
         embeddings: matches * plan.multiplier,
         complete: !stopped,
@@ -195,6 +223,9 @@ fn one_query<A: Allocate>(
         processes: local.processes,
         bytes_sent: tallies.iter().map(|t| t.4).sum(),
         busy_ms,
+        peak_rss_bytes,
+        replicated_positions: replicas.positions(),
+        replicated_entries: replicas.entries,
     })
 }
 

@@ -1,6 +1,7 @@
 //! The cluster's counts against subgraph-core's brute-force oracle on small random graphs and
 //! queries (connected or not), partitioned by hash and by ranges, with 1 to 3 processes of 1
-//! or 2 workers, GQL's and RI's orders, and symmetry breaking on and off.
+//! or 2 workers, GQL's and RI's orders, symmetry breaking on and off, and none, some or all
+//! of the adjacency held by every process.
 
 mod common;
 
@@ -31,6 +32,7 @@ proptest! {
         symmetry in any::<bool>(),
         ri in any::<bool>(),
         threads in 1usize..3,
+        cache in prop::sample::select(vec![0u64, 400, 1 << 20]),
     ) {
         let data = graph(14, &labels, &edges);
         let query = graph(qn, &qlabels, &qedges);
@@ -38,7 +40,7 @@ proptest! {
         let tmp = tempfile::tempdir().unwrap();
         partition(&data, parts, if range { Rule::Range } else { Rule::Hash }, tmp.path()).unwrap();
         let processes = parts.min(3);
-        let got = cluster_counts(&tmp.path().join("manifest.json"), processes, threads, &[query], symmetry, if ri { Order::Ri } else { Order::Gql });
+        let got = cluster_counts(&tmp.path().join("manifest.json"), (processes, threads, cache), &[query], symmetry, if ri { Order::Ri } else { Order::Gql });
         prop_assert_eq!(got, vec![expected]);
     }
 }

@@ -1,11 +1,11 @@
 //! Counts over a partitioned graph against the known ones: HPRD's oracle queries and yeast
 //! queries, in 2, 3 and 8 parts, by hash and by ranges, with 1, 2 and 3 processes (threads of
 //! this test, connected over loopback as separate processes would be) of 1 and 2 workers, over
-//! the filtered candidates.
+//! the filtered candidates, with none, some or all of a query's lists held by every process.
 
 mod common;
 
-use common::cluster_counts;
+use common::{cluster_counts, cluster_run};
 use std::path::{Path, PathBuf};
 use subgraph_cluster::{partition, Rule};
 use subgraph_core::io::{read_graph, ReadOptions};
@@ -49,14 +49,21 @@ fn hprd_and_yeast_counts_match_the_known_ones() {
     let tmp = tempfile::tempdir().unwrap();
     for (set, answers, names) in [("hprd", "expected_output.res", HPRD), ("yeast", "expected.txt", YEAST)] {
         let (data, queries, expected) = known(set, answers, names);
-        for (parts, rule, processes) in
-            [(2, Rule::Hash, 1), (2, Rule::Range, 2), (3, Rule::Hash, 3), (8, Rule::Hash, 2), (8, Rule::Range, 3)]
-        {
+        for (parts, rule, processes, cache) in [
+            (2, Rule::Hash, 1, 1 << 12),
+            (2, Rule::Range, 2, 0),
+            (3, Rule::Hash, 3, 1 << 12),
+            (8, Rule::Hash, 2, 1 << 30),
+            (8, Rule::Range, 3, 1 << 14),
+        ] {
             let dir = tmp.path().join(format!("{set}-{parts}-{rule:?}"));
             partition(&data, parts, rule, &dir).unwrap();
             let order = if processes == 2 { Order::Ri } else { Order::Gql };
-            let got = cluster_counts(&dir.join("manifest.json"), processes, 1, &queries, true, order);
-            assert_eq!(got, expected, "{set}: {parts} parts by {rule:?}, {processes} processes, {order:?}");
+            let got = cluster_counts(&dir.join("manifest.json"), (processes, 1, cache), &queries, true, order);
+            assert_eq!(
+                got, expected,
+                "{set}: {parts} parts by {rule:?}, {processes} processes, {order:?}, cache {cache}"
+            );
         }
     }
 }
@@ -68,14 +75,35 @@ fn filtered_candidates_give_the_known_counts_with_two_workers_a_process() {
     let yeast: &[&str] = &["query_dense_16_101", "query_dense_16_10"];
     for (set, answers, names) in [("hprd", "expected_output.res", hprd), ("yeast", "expected.txt", yeast)] {
         let (data, queries, expected) = known(set, answers, names);
-        for (parts, rule, processes, order) in [(2, Rule::Hash, 2, Order::Gql), (6, Rule::Range, 3, Order::Ri)] {
+        for (parts, rule, processes, order, cache) in
+            [(2, Rule::Hash, 2, Order::Gql, 1 << 12), (6, Rule::Range, 3, Order::Ri, 1 << 30)]
+        {
             let dir = tmp.path().join(format!("{set}-{parts}-{rule:?}"));
             partition(&data, parts, rule, &dir).unwrap();
-            let got = cluster_counts(&dir.join("manifest.json"), processes, 2, &queries, true, order);
+            let got = cluster_counts(&dir.join("manifest.json"), (processes, 2, cache), &queries, true, order);
             assert_eq!(
                 got, expected,
                 "{set}: {parts} parts by {rule:?}, {processes} processes of 2 workers, {order:?}"
             );
         }
     }
+}
+
+#[test]
+fn replicas_stay_within_the_cache_and_leave_counts_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, queries, expected) = known("yeast", "expected.txt", &["query_dense_16_101"]);
+    partition(&data, 4, Rule::Hash, tmp.path()).unwrap();
+    let manifest = tmp.path().join("manifest.json");
+    let mut held = Vec::new();
+    for cache in [0u64, 1 << 12, 1 << 14, 1 << 30] {
+        let [got] = &cluster_run(&manifest, (2, 2, cache), &queries, true, Order::Gql)[..] else { panic!("one query") };
+        assert_eq!(got.embeddings, expected[0], "cache {cache}");
+        assert!(got.replicated_entries * 8 <= cache, "cache {cache}: {} entries held", got.replicated_entries);
+        held.push(got.replicated_positions);
+    }
+    // None without a cache, more as it grows, never the last position (no later one reads it).
+    assert_eq!(held[0], 0);
+    assert!(held.windows(2).all(|w| w[0] <= w[1]) && held[1] > 0, "{held:?}");
+    assert!(held[3] < queries[0].num_vertices(), "{held:?}");
 }

@@ -1,6 +1,7 @@
 //! What the host has: its memory as Linux reports it, for the checks made before a limit is
 //! hit (the candidate space's budget, mapping a binary graph instead of reading it), byte
-//! counts as the messages about those limits write them, and sizes as flags give them.
+//! counts as the messages about those limits write them, sizes as flags give them, and what
+//! this process holds (its resident bytes and their high-water mark, for reports).
 
 /// Memory the system can still give this process (Linux `MemAvailable`), if known.
 pub fn available_memory() -> Option<u64> {
@@ -48,6 +49,31 @@ fn meminfo(key: &str) -> Option<u64> {
     let line = text.lines().find(|l| l.starts_with(key))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
+}
+
+/// The process's resident-memory high-water mark (VmHWM) in bytes; 0 where unknown.
+pub fn peak_rss_bytes() -> u64 {
+    status_bytes("VmHWM:")
+}
+
+/// The process's resident bytes now (VmRSS); 0 where unknown.
+pub fn resident_bytes() -> u64 {
+    status_bytes("VmRSS:")
+}
+
+/// A `kB` field of /proc/self/status in bytes; 0 where unknown.
+fn status_bytes(field: &str) -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// Resets VmHWM to the current resident size; false where the kernel does not allow it.
+pub fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", b"5").is_ok()
 }
 
 #[cfg(test)]

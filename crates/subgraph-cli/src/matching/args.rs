@@ -443,7 +443,7 @@ fn parse_gpus(s: &str) -> Result<GpuCount, String> {
 }
 
 /// A size as [`parse_bytes`] reads it, or 0.
-fn parse_bytes_or_zero(s: &str) -> Result<u64, String> {
+pub fn parse_bytes_or_zero(s: &str) -> Result<u64, String> {
     match s.trim() {
         "0" => Ok(0),
         _ => parse_bytes(s),

@@ -2,6 +2,7 @@
 //! timely dataflow): `--cluster HOSTS --process I` runs one process of many, and
 //! `--local-processes N` starts N of them on this machine over loopback and waits for them.
 
+use super::args::parse_bytes_or_zero;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde::Serialize;
@@ -37,6 +38,12 @@ pub struct ClusterArgs {
     /// With --cluster or --local-processes: seconds connecting to every process may take.
     #[arg(long, value_name = "SECS", default_value_t = 30.0)]
     pub connect_timeout: f64,
+    /// With --cluster or --local-processes: the memory each process may take for a query's
+    /// copies of the adjacency lists its positions read (the positions with the fewest entries
+    /// first; 0 for none), so that their extensions are spread over every process rather than
+    /// left to the ones owning them. K, M, G suffixes: powers of 1024 [default: 1G]
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes_or_zero)]
+    pub cache_memory: Option<u64>,
 }
 
 /// How the queries of a cluster run are matched and reported.
@@ -59,6 +66,9 @@ struct ClusterRecord {
     processes: usize,
     bytes_sent: u64,
     busy_ms: Vec<f64>,
+    peak_rss_bytes: Vec<u64>,
+    replicated_positions: usize,
+    replicated_entries: u64,
 }
 
 impl ClusterArgs {
@@ -123,8 +133,13 @@ impl ClusterArgs {
             bail!("--connect-timeout {}: a positive number of seconds", self.connect_timeout);
         }
         let local = Local::load(manifest, process, addresses.len())?;
+        // Each process connects to the earlier ones, and timely sleeps a second before it
+        // tries a port again: on this machine, wait (a little) until they listen.
+        let until = Instant::now() + Duration::from_secs(5);
+        addresses[..process].iter().filter(|a| a.starts_with("127.0.0.1:")).for_each(|a| wait_listening(a, until));
         let connect_timeout = Duration::from_secs_f64(self.connect_timeout);
-        let cluster = Cluster { addresses, process, threads: asked.threads, connect_timeout };
+        let cache_bytes = self.cache_memory.unwrap_or(subgraph_cluster::replicate::DEFAULT_CACHE_BYTES);
+        let cluster = Cluster { addresses, process, threads: asked.threads, connect_timeout, cache_bytes };
         let (timeout, interrupt) = (asked.timeout, asked.interrupt.clone());
         let control = Arc::new(move || {
             Control::new(timeout.map(|s| Instant::now() + Duration::from_secs_f64(s)), interrupt.clone())
@@ -183,7 +198,15 @@ fn print(name: String, c: QueryCount, asked: &Asked) -> Result<()> {
         eprintln!("note: {}: stopped ({why:?}); {} matches is a partial count", record.query, c.embeddings);
     }
     if asked.json {
-        let r = ClusterRecord { record, processes: c.processes, bytes_sent: c.bytes_sent, busy_ms: c.busy_ms };
+        let r = ClusterRecord {
+            record,
+            processes: c.processes,
+            bytes_sent: c.bytes_sent,
+            busy_ms: c.busy_ms,
+            peak_rss_bytes: c.peak_rss_bytes,
+            replicated_positions: c.replicated_positions,
+            replicated_entries: c.replicated_entries,
+        };
         println!("{}", serde_json::to_string(&r)?);
     } else {
         println!(
@@ -238,6 +261,25 @@ fn wait_all(children: &mut [Option<Child>]) -> Result<ExitCode> {
         std::thread::sleep(Duration::from_millis(20));
     }
     Ok(first)
+}
+
+/// Waits until something listens on `address`'s port (Linux's /proc/net/tcp and tcp6, state
+/// 0A), or `until`; returns at once where those tables cannot be read.
+fn wait_listening(address: &str, until: Instant) {
+    let Some(port) = address.rsplit_once(':').and_then(|(_, p)| p.parse::<u16>().ok()) else { return };
+    let local = format!(":{port:04X} ");
+    while Instant::now() < until {
+        let tables: Vec<String> =
+            ["/proc/net/tcp", "/proc/net/tcp6"].iter().filter_map(|t| std::fs::read_to_string(t).ok()).collect();
+        let listening = |line: &str| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            fields.len() > 3 && format!("{} ", fields[1]).ends_with(&local) && fields[3] == "0A"
+        };
+        if tables.is_empty() || tables.iter().flat_map(|t| t.lines()).any(listening) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 /// Ends a child this run started, and reaps it.

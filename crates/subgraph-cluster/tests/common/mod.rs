@@ -5,7 +5,7 @@ use std::net::TcpListener;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
-use subgraph_cluster::{run, Cluster, Local};
+use subgraph_cluster::{run, Cluster, Local, QueryCount};
 use subgraph_core::order::Order;
 use subgraph_core::sink::Control;
 use subgraph_core::{Graph, Semantics};
@@ -17,20 +17,33 @@ fn addresses(n: usize) -> Vec<String> {
 }
 
 /// Process 0's counts of `queries` over the partition at `manifest` with `n` processes of
-/// `threads` workers each.
+/// `threads` workers each, each process holding up to `cache` bytes of a query's lists.
 pub fn cluster_counts(
     manifest: &Path,
-    n: usize,
-    threads: usize,
+    (n, threads, cache_bytes): (usize, usize, u64),
     queries: &[Graph],
     symmetry: bool,
     order: Order,
 ) -> Vec<u128> {
+    cluster_run(manifest, (n, threads, cache_bytes), queries, symmetry, order)
+        .into_iter()
+        .map(|c| c.embeddings)
+        .collect()
+}
+
+/// Process 0's whole results, as [`cluster_counts`] runs them.
+pub fn cluster_run(
+    manifest: &Path,
+    (n, threads, cache_bytes): (usize, usize, u64),
+    queries: &[Graph],
+    symmetry: bool,
+    order: Order,
+) -> Vec<QueryCount> {
     let addresses = addresses(n);
     let handles: Vec<_> = (0..n)
         .map(|process| {
             let connect_timeout = Duration::from_secs(20);
-            let cluster = Cluster { addresses: addresses.clone(), process, threads, connect_timeout };
+            let cluster = Cluster { addresses: addresses.clone(), process, threads, connect_timeout, cache_bytes };
             let (manifest, queries) = (manifest.to_path_buf(), queries.to_vec());
             std::thread::spawn(move || {
                 let local = Local::load(&manifest, process, n).unwrap();
@@ -41,5 +54,5 @@ pub fn cluster_counts(
         .collect();
     let mut results: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
     assert!(results[1..].iter().all(Option::is_none));
-    results.swap_remove(0).unwrap().into_iter().map(|r| r.unwrap().embeddings).collect()
+    results.swap_remove(0).unwrap().into_iter().map(Result::unwrap).collect()
 }
