@@ -4,9 +4,9 @@
 //! are extended or intersected by.
 //!
 //! The flow runs one way: [`manifest`] (what a partition is, validated) → [`partition`]
-//! (writing one) → [`load`] (a process's parts) → [`replicate`] (the hubs' lists every
-//! process holds) → [`filter`] (each worker's candidates, made global, by [`gather`]'s
-//! all-gather) → [`plan`] (the matching order, from subgraph-core's planner) → [`dataflow`]
+//! (writing one) → [`load`] (a process's parts) → [`filter`] (each worker's candidates, made
+//! global, by [`gather`]'s all-gather) → [`plan`] (the matching order, from subgraph-core's
+//! planner) → [`replicate`] (the lists the plan reads, copied to every process) → [`dataflow`]
 //! (one query on one worker) → [`run`] (the processes connected, every query run, the counts
 //! gathered and summed on process 0).
 

@@ -1,5 +1,5 @@
-//! The adjacency a query reads at its first positions, held by every process: the answer to
-//! skew of BiGJoin's balanced variant (Ammar et al., VLDB 2018 §4.3, heavy keys' relations
+//! The adjacency lists a query reads, held by every process as far as a cache allows: the
+//! answer to skew of BiGJoin's balanced variant (Ammar et al., VLDB 2018 §4.3, heavy keys' relations
 //! replicated) and the cache of HUGE (Yang et al., SIGMOD 2021 §4), filled once per query.
 //! Where a partial match is extended through a held list, it needs no owner: `dataflow`
 //! spreads it over every worker by a hash of the prefix, so the work below a few rich roots
@@ -7,9 +7,10 @@
 //!
 //! A position is held when the lists its candidates are read by (only the label groups the
 //! later positions read) fit what is left of the cache's bytes, the cheapest positions first:
-//! those with the fewest list entries, whose work falls on the fewest vertices. Every worker offers the sizes of its own candidates'
-//! lists, then the lists themselves, through [`all_gather`], so all choose alike; each process
-//! builds one graph of them, shared by its workers.
+//! those with the fewest list entries, whose work falls on the fewest vertices. Every worker
+//! offers the sizes of its own candidates' lists, then the lists themselves, through
+//! [`all_gather`], so all choose alike; each process builds one graph of them, shared by its
+//! workers.
 
 use crate::gather::all_gather;
 use crate::load::Local;
@@ -110,7 +111,7 @@ pub fn replicate<A: Allocate>(
             }
         }
     }
-    let entries = held.iter().enumerate().filter(|(_, h)| h.is_some()).map(|(f, _)| total[f]).sum();
+    let entries = cache / ENTRY_BYTES - left;
     if entries == 0 {
         // Every worker sees the same totals, so all skip the exchange alike.
         return Replicas { graph: None, held: vec![None; n], entries, bytes_sent };

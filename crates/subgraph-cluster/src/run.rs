@@ -1,8 +1,8 @@
 //! The processes of a cluster run together: each loads its parts, checks every query alike,
 //! connects to the others over TCP (timely's `Config::Cluster`, `threads` workers per
 //! process), and for each query filters the candidates its workers own and gathers the global
-//! sets (`filter`), plans alike (`plan`), fills the replicas of the lists its first positions
-//! read (`replicate`), runs the query's dataflow (`dataflow`) and gathers
+//! sets (`filter`), plans alike (`plan`), copies the lists it reads to every process as far as
+//! the cache allows (`replicate`), runs the query's dataflow (`dataflow`) and gathers
 //! its workers' tallies (`gather`), which process 0 sums exactly (BiGJoin's deployment on
 //! timely, Ammar et al., VLDB 2018 §5). Set-up that does not finish within the connection
 //! timeout, and a connection that breaks mid-query, end the process with one line on standard

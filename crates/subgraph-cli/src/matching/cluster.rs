@@ -267,13 +267,13 @@ fn wait_all(children: &mut [Option<Child>]) -> Result<ExitCode> {
 /// 0A), or `until`; returns at once where those tables cannot be read.
 fn wait_listening(address: &str, until: Instant) {
     let Some(port) = address.rsplit_once(':').and_then(|(_, p)| p.parse::<u16>().ok()) else { return };
-    let local = format!(":{port:04X} ");
+    let local = format!(":{port:04X}");
     while Instant::now() < until {
         let tables: Vec<String> =
             ["/proc/net/tcp", "/proc/net/tcp6"].iter().filter_map(|t| std::fs::read_to_string(t).ok()).collect();
         let listening = |line: &str| {
             let fields: Vec<&str> = line.split_whitespace().collect();
-            fields.len() > 3 && format!("{} ", fields[1]).ends_with(&local) && fields[3] == "0A"
+            fields.len() > 3 && fields[1].ends_with(&local) && fields[3] == "0A"
         };
         if tables.is_empty() || tables.iter().flat_map(|t| t.lines()).any(listening) {
             return;

@@ -129,7 +129,7 @@ pub fn attempt(data: &Graph, query: &Query, a: Attempt, control: &Control) -> Op
 /// one block with no tree for the dynamic programme to fold: counting it is enumerating it, so
 /// `auto` enumerates (a triangle on an R-MAT graph of 2^22 edges, 4 threads: 3.8 s of attempt
 /// before 1.8 s of enumeration, bench/results/2026-11-30-cluster-balance.md).
-pub fn is_clique(query: &Query) -> bool {
+fn is_clique(query: &Query) -> bool {
     let n = query.num_vertices() as u32;
     (0..n).all(|a| (a + 1..n).all(|b| query.adjacent(a, b)))
 }
