@@ -89,7 +89,8 @@ pub struct MatchArgs {
     #[arg(long, default_value = "auto", value_parser = ["auto", "off"])]
     tree_count: String,
     /// Write every match to FILE ("-" for standard output; the report then goes to standard
-    /// error).
+    /// error). With --cluster or --local-processes: each process writes FILE.I, and "-" sends
+    /// every row through process 0.
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
     /// Format of --output: text, csv, jsonl, or binary (packed little-endian rows in framed
@@ -229,13 +230,7 @@ fn match_cluster(
     patterns: Vec<Pattern>,
     interrupt: Arc<AtomicBool>,
 ) -> Result<ExitCode> {
-    let refused = [
-        (a.output.is_some(), "--output"),
-        (a.limit.is_some(), "--limit"),
-        (a.unique, "--unique"),
-        (!patterns.is_empty(), "--pattern"),
-        (a.neo4j.given(), "--nodes"),
-    ];
+    let refused = [(a.unique, "--unique"), (!patterns.is_empty(), "--pattern"), (a.neo4j.given(), "--nodes")];
     if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
         bail!("{flag} is not supported with --cluster or --local-processes yet");
     }
@@ -263,6 +258,9 @@ fn match_cluster(
         // processes started together on one machine share its cores.
         threads: a.threads.unwrap_or(1),
         timeout: a.timeout,
+        limit: a.limit,
+        output: a.output.clone(),
+        output_format: OutputFormat::from_name(&a.output_format).expect("checked by run"),
         json: a.format == "json",
         interrupt,
     };

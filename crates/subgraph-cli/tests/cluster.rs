@@ -1,6 +1,7 @@
 //! `subgraph partition` and `match --local-processes` / `--cluster` over loopback: counts and
-//! the cluster's fields in the JSON record, what is refused, and a process that never comes
-//! ending the run with an error within seconds instead of a hang.
+//! the cluster's fields in the JSON record, rows written as one host writes them (per process,
+//! or through process 0's standard output, under a limit), what is refused, and a process that
+//! never comes ending the run with an error within seconds instead of a hang.
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -62,13 +63,64 @@ fn local_processes_count_hprd_and_report_the_cluster_fields() {
     assert_eq!((r["embeddings"].as_u64(), r["replicated_positions"].as_u64()), (Some(80), Some(0)), "{line}");
     assert_eq!(r["replicated_entries"].as_u64(), Some(0), "{line}");
     // What the cluster does not do yet is refused in one line.
-    for extra in [&["--semantics", "homomorphism"][..], &["--limit", "5"], &["--cache-memory", "lots"]] {
+    for extra in [&["--semantics", "homomorphism"][..], &["--unique"], &["--cache-memory", "lots"]] {
         let mut args = vec!["match", &manifest, query.to_str().unwrap(), "--local-processes", "2"];
         args.extend_from_slice(extra);
         let o = run(&args);
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(!o.status.success() && err.contains("error"), "{extra:?}: {err}");
     }
+}
+
+/// The rows of text output, without the heads, sorted.
+fn rows(text: &str) -> Vec<String> {
+    let mut rows: Vec<String> = text.lines().filter(|l| !l.starts_with('#')).map(str::to_string).collect();
+    rows.sort();
+    rows
+}
+
+#[test]
+fn local_processes_write_the_rows_one_host_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Original ids far from the vertex numbers: a 4-clique and a pendant vertex, and a
+    // triangle, so that symmetry breaking's images are written too.
+    let graph = tmp.path().join("g.txt");
+    std::fs::write(&graph, "100 200\n100 300\n100 400\n200 300\n200 400\n300 400\n400 900\n").unwrap();
+    let out = tmp.path().join("parts").display().to_string();
+    let o = run(&["partition", graph.to_str().unwrap(), "--parts", "3", "--output", &out]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let manifest = tmp.path().join("parts/manifest.json").display().to_string();
+    let query = tmp.path().join("triangle.graph");
+    std::fs::write(&query, "t 3 3\nv 0 0 2\nv 1 0 2\nv 2 0 2\ne 0 1\ne 1 2\ne 0 2\n").unwrap();
+    let q = query.to_str().unwrap();
+    let one = run(&["match", graph.to_str().unwrap(), q, "--output", "-", "-q"]);
+    assert!(one.status.success(), "{}", String::from_utf8_lossy(&one.stderr));
+    let expected = rows(&String::from_utf8(one.stdout).unwrap());
+    assert_eq!(expected.len(), 24);
+    assert!(expected.iter().all(|r| r.split(' ').all(|v| ["100", "200", "300", "400"].contains(&v))), "{expected:?}");
+    // Each process its own file.
+    let file = tmp.path().join("rows.txt");
+    let o = run(&["match", &manifest, q, "--local-processes", "2", "--output", file.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text: String = (0..2).map(|p| std::fs::read_to_string(format!("{}.{p}", file.display())).unwrap()).collect();
+    assert_eq!(rows(&text), expected);
+    // Every row through process 0's standard output; the report on standard error.
+    let o = run(&["match", &manifest, q, "--local-processes", "3", "--output", "-", "--format", "json", "-q"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(rows(&String::from_utf8(o.stdout).unwrap()), expected);
+    let err = String::from_utf8(o.stderr).unwrap();
+    let r: serde_json::Value = serde_json::from_str(err.lines().last().unwrap()).unwrap();
+    assert_eq!((r["embeddings"].as_u64(), r["complete"].as_bool()), (Some(24), Some(true)), "{err}");
+    // The first five: five rows of the 24, the count five and partial; without rows too.
+    let o =
+        run(&["match", &manifest, q, "--local-processes", "2", "--output", "-", "--limit", "5", "--format", "json"]);
+    let got = rows(&String::from_utf8(o.stdout).unwrap());
+    assert!(got.len() == 5 && got.iter().all(|r| expected.contains(r)), "{got:?}");
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(err.contains("the limit of 5 matches was reached"), "{err}");
+    let o = run(&["match", &manifest, q, "--local-processes", "2", "--limit", "5", "--format", "json", "-q"]);
+    let r: serde_json::Value = serde_json::from_str(String::from_utf8(o.stdout).unwrap().trim()).unwrap();
+    assert_eq!((r["embeddings"].as_u64(), r["complete"].as_bool()), (Some(5), Some(false)));
 }
 
 #[test]

@@ -6,7 +6,8 @@
 //! from its adjacency list (label-filtered by the list's grouping, in the position's global
 //! candidate set, injective, within the symmetry-breaking restrictions); the prefix with its
 //! candidates is then routed to the owner of each further backward neighbour, which
-//! intersects them with its list. The last position is counted, not materialised.
+//! intersects them with its list. The last position's candidates go to [`Emit`], which counts
+//! them or writes the matches.
 //!
 //! Skew: where that data vertex's list is one every process holds ([`Replicas`]: the lists of
 //! the positions `replicate` chose), a proposal goes to any worker by a hash of the prefix,
@@ -17,8 +18,9 @@
 //! [`BATCH_ROOTS`] per worker, one timely epoch each, and a worker starts a batch only when at
 //! most [`IN_FLIGHT`] earlier batches are unfinished (its probe's frontier): the prefixes
 //! alive at once are those descending from at most (`IN_FLIGHT` + 1) × `BATCH_ROOTS` roots
-//! per worker, and of the last position only a count.
+//! per worker; the last position is not materialised as prefixes.
 
+use crate::emit::Emit;
 use crate::load::Local;
 use crate::plan::{Back, ClusterPlan, Step};
 use crate::replicate::Replicas;
@@ -28,12 +30,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use subgraph_core::intersect::intersect_into;
-use subgraph_core::sink::Control;
+use subgraph_core::sink::{Control, Stopped};
 use timely::communication::Allocate;
 use timely::container::CapacityContainerBuilder;
-use timely::dataflow::channels::pact::Exchange;
+use timely::dataflow::channels::pact::{Exchange, Pipeline};
 use timely::dataflow::operators::generic::Operator;
-use timely::dataflow::operators::{Input, Probe};
+use timely::dataflow::operators::{Broadcast, Input, Inspect, Probe};
 use timely::dataflow::{InputHandle, ProbeHandle, Stream};
 use timely::worker::Worker;
 
@@ -51,45 +53,46 @@ pub type Partial = (Vec<u32>, Vec<u32>);
 /// What one worker did for one query.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Tally {
-    /// Matches counted (before the plan's multiplier).
-    pub matches: u128,
+    /// Embeddings found: matches counted (times the plan's multiplier), or rows written or
+    /// sent to worker 0.
+    pub embeddings: u128,
     /// Time in the operators' logic and in starting roots.
     pub busy: Duration,
-    /// Bytes of the partial matches this worker sent to other processes' workers (4 per vertex
-    /// id).
+    /// Bytes of the partial matches and rows this worker sent to other processes' workers
+    /// (4 per vertex id).
     pub bytes_sent: u64,
-    /// Whether the control stopped the worker before the search was done.
-    pub stopped: bool,
+    /// Why the worker stopped before the search was done, where it did.
+    pub stopped: Option<Stopped>,
 }
 
 /// Shared by one worker's operators.
 struct Counters {
-    matches: Cell<u128>,
     busy: Cell<Duration>,
     stopped: Cell<bool>,
 }
 
-/// Counts the matches of `plan` whose root this worker owns ([`Local::worker`]), with the
+/// Finds the matches of `plan` whose root this worker owns ([`Local::worker`]), with the
 /// other workers extending what their processes own or what every process holds
-/// (`replicas`); `control` stops it (the deadline, Ctrl-C).
+/// (`replicas`), and hands them to `emit` (counted or written); `control` stops it (the
+/// deadline, Ctrl-C, the limit).
 pub fn count<A: Allocate>(
     worker: &mut Worker<A>,
     local: &Arc<Local>,
     replicas: &Arc<Replicas>,
     plan: &Arc<ClusterPlan>,
+    emit: Emit,
     control: &Arc<Control>,
 ) -> Tally {
     let me = worker.index();
-    let counters =
-        Rc::new(Counters { matches: Cell::new(0), busy: Cell::new(Duration::ZERO), stopped: Cell::new(false) });
+    let counters = Rc::new(Counters { busy: Cell::new(Duration::ZERO), stopped: Cell::new(false) });
+    let emit = Rc::new(emit);
     let bytes = Arc::new(AtomicU64::new(0));
     let (peers, threads) = (worker.peers(), worker.peers() / local.processes);
     let roots: Vec<u32> =
         plan.steps[0].candidates.iter().copied().filter(|&v| local.worker(v, threads) == me).collect();
-    if plan.steps.len() == 1 {
-        return Tally { matches: roots.len() as u128, ..Tally::default() };
-    }
     let mut input: InputHandle<u64, Partial> = InputHandle::new();
+    // Under a limit, each worker's count as it grows, to every worker.
+    let mut heard: InputHandle<u64, (u64, u64)> = InputHandle::new();
     let probe = ProbeHandle::new();
     worker.dataflow::<u64, _, _>(|scope| {
         let mut stream: Stream<_, Partial> = scope.input_from(&mut input);
@@ -138,7 +141,7 @@ pub fn count<A: Allocate>(
                             }
                             let mut session = output.session(&time);
                             for (prefix, cands) in data.drain(..) {
-                                stage.advance(prefix, cands, &counters.matches, |p| session.give(p));
+                                stage.advance(prefix, cands, |p| session.give(p));
                             }
                         });
                         counters.busy.set(counters.busy.get() + t.elapsed());
@@ -146,32 +149,97 @@ pub fn count<A: Allocate>(
                 });
             }
         }
-        stream.probe_with(&probe);
+        // The last position's candidates, counted or written; rows for worker 0 on.
+        let (to_emit, counters_end) = (emit.clone(), counters.clone());
+        let rows = stream.unary::<CapacityContainerBuilder<Vec<Vec<u32>>>, _, _, _>(Pipeline, "emit", |_, _| {
+            let mut gathered = Vec::new();
+            move |input, output| {
+                let t = Instant::now();
+                input.for_each(|time, data| {
+                    if to_emit.should_stop() {
+                        counters_end.stopped.set(true);
+                        data.clear();
+                        return;
+                    }
+                    let mut session = output.session(&time);
+                    for (prefix, last) in data.drain(..) {
+                        to_emit.matches(&prefix, &last, &mut gathered, |rows| session.give(rows));
+                    }
+                    if !gathered.is_empty() {
+                        session.give(std::mem::take(&mut gathered));
+                    }
+                });
+                counters_end.busy.set(counters_end.busy.get() + t.elapsed());
+            }
+        });
+        // Gathered rows, written by worker 0: the probe follows them there, so a query ends
+        // once they are written.
+        let end = match emit.gathers() {
+            false => rows,
+            true => {
+                let (to_first, bytes) = (emit.clone(), bytes.clone());
+                let pact = Exchange::new(move |rows: &Vec<u32>| {
+                    if me / threads != 0 {
+                        bytes.fetch_add(4 * rows.len() as u64, Ordering::Relaxed);
+                    }
+                    0
+                });
+                rows.unary::<CapacityContainerBuilder<Vec<Vec<u32>>>, _, _, _>(pact, "write", |_, _| {
+                    move |input, _| input.for_each(|_, data| data.drain(..).for_each(|r| to_first.write_gathered(&r)))
+                })
+            }
+        };
+        end.probe_with(&probe);
+        if emit.limit().is_some() {
+            let to_hear = emit.clone();
+            scope.input_from(&mut heard).broadcast().inspect(move |&(w, c)| {
+                if w as usize != me {
+                    to_hear.heard(w as usize, c)
+                }
+            });
+        }
     });
+    // Under a limit, this worker's count whenever it has grown since it was last sent.
+    let mut said = 0u128;
+    let mut step = |worker: &mut Worker<A>, heard: &mut InputHandle<u64, (u64, u64)>| {
+        worker.step_or_park(Some(PARK));
+        if emit.limit().is_some() && emit.found() != said {
+            said = emit.found();
+            heard.send((me as u64, said.min(u64::MAX as u128) as u64));
+            heard.flush();
+        }
+    };
     let mut epoch = 0u64;
+    // A query of one vertex: its roots are the last position's candidates.
+    let single = plan.steps.len() == 1;
     for batch in roots.chunks(BATCH_ROOTS) {
         if control.should_stop() {
             counters.stopped.set(true);
             break;
         }
         let t = Instant::now();
-        batch.iter().for_each(|&r| input.send((vec![r], Vec::new())));
+        match single {
+            true => input.send((Vec::new(), batch.to_vec())),
+            false => batch.iter().for_each(|&r| input.send((vec![r], Vec::new()))),
+        }
         epoch += 1;
         input.advance_to(epoch);
         counters.busy.set(counters.busy.get() + t.elapsed());
         while probe.less_than(&epoch.saturating_sub(IN_FLIGHT)) {
-            worker.step_or_park(Some(PARK));
+            step(worker, &mut heard);
         }
     }
     input.close();
     while !probe.done() {
-        worker.step_or_park(Some(PARK));
+        step(worker, &mut heard);
     }
+    heard.close();
+    emit.flush();
     Tally {
-        matches: counters.matches.get(),
+        embeddings: emit.found(),
         busy: counters.busy.get(),
         bytes_sent: bytes.load(Ordering::Relaxed),
-        stopped: counters.stopped.get(),
+        stopped: counters.stopped.get().then(|| control.stopped().unwrap_or(Stopped::Timeout)),
     }
 }
 
@@ -190,8 +258,8 @@ struct Stage {
 impl Stage {
     /// Proposes (j = 0) or intersects (j > 0) the candidates of `prefix` for position `k`, and
     /// after the last backward neighbour gives the extended prefixes to `give`, or, at the last
-    /// position, adds their number to `matches`.
-    fn advance(&mut self, prefix: Vec<u32>, mut cands: Vec<u32>, matches: &Cell<u128>, mut give: impl FnMut(Partial)) {
+    /// position, the prefix with its candidates (for `Emit`).
+    fn advance(&mut self, prefix: Vec<u32>, mut cands: Vec<u32>, mut give: impl FnMut(Partial)) {
         let step: &Step = &self.plan.steps[self.k];
         let (local, replicas) = (&self.local.graph, &self.replicas);
         let list = |b: &Back| {
@@ -215,10 +283,8 @@ impl Stage {
         if cands.is_empty() {
             return;
         }
-        if self.j + 1 < step.back.len() {
+        if self.j + 1 < step.back.len() || self.k + 1 == self.plan.steps.len() {
             give((prefix, cands));
-        } else if self.k + 1 == self.plan.steps.len() {
-            matches.set(matches.get() + cands.len() as u128);
         } else {
             for c in cands {
                 let mut next = Vec::with_capacity(prefix.len() + 1);

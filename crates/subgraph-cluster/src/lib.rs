@@ -1,16 +1,17 @@
-//! subgraph-cluster: counting a query's embeddings across processes on timely dataflow, over a
-//! data graph partitioned into `.sgb` parts, after BiGJoin (Ammar, McSherry, Salihoglu and
-//! Joglekar, VLDB 2018): partial matches are routed to the owner of the adjacency list they
-//! are extended or intersected by.
+//! subgraph-cluster: counting and listing a query's embeddings across processes on timely
+//! dataflow, over a data graph partitioned into `.sgb` parts, after BiGJoin (Ammar, McSherry,
+//! Salihoglu and Joglekar, VLDB 2018): partial matches are routed to the owner of the adjacency
+//! list they are extended or intersected by.
 //!
 //! The flow runs one way: [`manifest`] (what a partition is, validated) → [`partition`]
 //! (writing one) → [`load`] (a process's parts) → [`filter`] (each worker's candidates, made
 //! global, by [`gather`]'s all-gather) → [`plan`] (the matching order, from subgraph-core's
 //! planner) → [`replicate`] (the lists the plan reads, copied to every process) → [`dataflow`]
-//! (one query on one worker) → [`run`] (the processes connected, every query run, the counts
-//! gathered and summed on process 0).
+//! (one query on one worker) → [`emit`] (its matches counted or written, the limit) → [`run`]
+//! (the processes connected, every query run, the counts gathered and summed on process 0).
 
 pub mod dataflow;
+pub mod emit;
 pub mod error;
 pub mod filter;
 pub mod gather;
@@ -21,9 +22,10 @@ pub mod plan;
 pub mod replicate;
 pub mod run;
 
+pub use emit::Rows;
 pub use error::{Error, Result};
 pub use load::Local;
 pub use manifest::{Assignment, Manifest};
 pub use partition::{partition, Rule};
 pub use plan::ClusterPlan;
-pub use run::{read_hosts, Cluster, QueryCount};
+pub use run::{read_hosts, Cluster, Matching, QueryCount};

@@ -61,6 +61,9 @@ impl Local {
         } else {
             let mut b = GraphBuilder::new(manifest.vertices as usize, manifest.directed);
             b.set_labels(graphs[0].labels().to_vec());
+            if let Some(ids) = graphs[0].ids() {
+                b.set_ids((**ids).clone());
+            }
             // An edge between vertices of two of these parts is in both: the builder keeps one.
             graphs.iter().flat_map(Graph::edges).for_each(|(u, v, l)| b.add_edge(u, v, l));
             b.try_build()?.0
@@ -87,6 +90,9 @@ fn read_part(manifest: &Manifest, path: &Path, p: usize, first: Option<&Graph>) 
     }
     if first.is_some_and(|f| f.labels() != g.labels()) {
         return Err(Error::part(path, "its vertex labels differ from the other parts'"));
+    }
+    if first.is_some_and(|f| f.ids() != g.ids()) {
+        return Err(Error::part(path, "its original vertex ids differ from the other parts'"));
     }
     let mut edges = 0u64;
     for (u, v, _) in g.edges() {

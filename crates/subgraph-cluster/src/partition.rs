@@ -1,6 +1,6 @@
 //! Writing a partition: P `.sgb` part files and `manifest.json`. Part p is a graph on every
-//! vertex id with every vertex's label (the label table each process filters candidates by)
-//! and the edges with an endpoint p owns, so that its owned vertices' adjacency lists are
+//! vertex id with every vertex's label (the label table each process filters candidates by),
+//! the original vertex ids where the graph has them (what its rows are written in), and the edges with an endpoint p owns, so that its owned vertices' adjacency lists are
 //! whole; vertices go to parts by hash or by ranges balanced on adjacency size (BiGJoin's
 //! partitioned relations, VLDB 2018 §4, one relation per part).
 
@@ -60,6 +60,9 @@ pub fn partition(data: &Graph, parts: usize, rule: Rule, dir: &Path) -> Result<M
     for p in 0..parts as u32 {
         let mut b = GraphBuilder::new(n, data.is_directed());
         b.set_labels(data.labels().to_vec());
+        if let Some(ids) = data.ids() {
+            b.set_ids((**ids).clone());
+        }
         let mut edges = 0u64;
         for (u, v, label) in data.edges().filter(|&(u, v, _)| owner[u as usize] == p || owner[v as usize] == p) {
             b.add_edge(u, v, label);

@@ -6,6 +6,7 @@
 //! §3), and the bitset its candidates are checked against.
 
 use crate::error::{Error, Result};
+use subgraph_core::automorphism::Automorphisms;
 use subgraph_core::bitset::Bitset;
 use subgraph_core::estimate::sampling::Sampler;
 use subgraph_core::filter::Candidates;
@@ -53,6 +54,9 @@ pub struct ClusterPlan {
     pub steps: Vec<Step>,
     /// Embeddings each counted match stands for (symmetry breaking).
     pub multiplier: u128,
+    /// The automorphisms behind the restrictions, where there are any: a match written as
+    /// rows stands for its images under each (`multiplier` of them).
+    pub symmetry: Option<Automorphisms>,
     pub restrictions: usize,
     /// The global candidates, summed over the query vertices.
     pub candidates: u64,
@@ -119,6 +123,7 @@ impl ClusterPlan {
         ClusterPlan {
             steps,
             multiplier: shaped.multiplier,
+            symmetry: shaped.symmetry.clone(),
             restrictions: shaped.restriction_count(),
             candidates: sizes.iter().map(|&s| s as u64).sum(),
             order,

@@ -2,14 +2,15 @@
 //! connects to the others over TCP (timely's `Config::Cluster`, `threads` workers per
 //! process), and for each query filters the candidates its workers own and gathers the global
 //! sets (`filter`), plans alike (`plan`), copies the lists it reads to every process as far as
-//! the cache allows (`replicate`), runs the query's dataflow (`dataflow`) and gathers
-//! its workers' tallies (`gather`), which process 0 sums exactly (BiGJoin's deployment on
-//! timely, Ammar et al., VLDB 2018 §5). Set-up that does not finish within the connection
-//! timeout, and a connection that breaks mid-query, end the process with one line on standard
-//! error rather than a hang: timely retries its connections forever and reports a broken one
-//! by panicking in its network thread.
+//! the cache allows (`replicate`), runs the query's dataflow (`dataflow`, its matches counted
+//! or written by `emit`) and gathers its workers' tallies (`gather`), which process 0 sums
+//! exactly (BiGJoin's deployment on timely, Ammar et al., VLDB 2018 §5). Set-up that does not
+//! finish within the connection timeout, and a connection that breaks mid-query, end the
+//! process with one line on standard error rather than a hang: timely retries its connections
+//! forever and reports a broken one by panicking in its network thread.
 
 use crate::dataflow::{count, Tally};
+use crate::emit::{Emit, Rows};
 use crate::error::{Error, Result};
 use crate::filter;
 use crate::gather::all_gather;
@@ -93,37 +94,63 @@ pub fn read_hosts(path: &Path) -> Result<Vec<String>> {
     Ok(hosts)
 }
 
+/// A query with its name, as its rows are written under.
+type Named = (Arc<str>, Query);
+
 /// What process 0 gets back for each query: its count, or why it could not run.
 pub type Counts = Vec<Result<QueryCount, Error>>;
 
-/// Runs `queries` (name, graph) as process `cluster.process` over `local` under `semantics`
-/// in `order` (with symmetry breaking when `symmetry`), each query stopped by a control from
-/// `control`; returns the counts on process 0 and None on the others. A query that cannot be
+/// How a cluster run matches its queries, and what it does with the matches.
+#[derive(Clone)]
+pub struct Matching {
+    pub semantics: Semantics,
+    /// Symmetry breaking (each match found stands for `multiplier` embeddings).
+    pub symmetry: bool,
+    pub order: Order,
+    /// Each query stops after this many embeddings, over every process.
+    pub limit: Option<u64>,
+    /// Where the matches are written; None counts them only. Under a limit every row is
+    /// gathered by worker 0, whatever `Rows::gather` says.
+    pub rows: Option<Rows>,
+}
+
+/// Runs `queries` (name, graph) as process `cluster.process` over `local` as `asked` says,
+/// each query stopped by a control that `control` makes for it on each worker (its deadline,
+/// Ctrl-C); returns the counts on process 0 and None on the others. A query that cannot be
 /// planned is refused alike on every process and not run.
 pub fn run(
     cluster: &Cluster,
     local: Local,
-    queries: Vec<Graph>,
-    semantics: Semantics,
-    symmetry: bool,
-    order: Order,
+    queries: Vec<(String, Graph)>,
+    asked: &Matching,
     control: Arc<dyn Fn() -> Control + Send + Sync>,
 ) -> Result<Option<Counts>> {
     if cluster.threads == 0 {
         return Err(Error::Cluster("0 threads: each process needs at least one worker".into()));
     }
     let local = Arc::new(local);
-    let checked: Vec<Result<Query>> =
-        queries.into_iter().map(|q| ClusterPlan::check(&local.graph, q, semantics, order)).collect();
+    let checked: Vec<Result<Named>> = queries
+        .into_iter()
+        .map(|(name, q)| Ok((Arc::from(name), ClusterPlan::check(&local.graph, q, asked.semantics, asked.order)?)))
+        .collect();
     let (runnable, mut refused): (Vec<_>, Vec<_>) = checked.into_iter().enumerate().partition(|(_, q)| q.is_ok());
-    let runnable: Arc<Vec<(usize, Query)>> =
+    let runnable: Arc<Vec<(usize, Named)>> =
         Arc::new(runnable.into_iter().map(|(i, q)| q.map(|q| (i, q))).collect::<Result<_>>()?);
     let indices: Vec<usize> = runnable.iter().map(|(i, ..)| *i).collect();
+    // Each process connects to the earlier ones, and timely sleeps a second before it tries a
+    // port again: on this machine, wait (a little) until they listen.
+    let until = Instant::now() + Duration::from_secs(5);
+    let earlier = &cluster.addresses[..cluster.process];
+    earlier.iter().filter(|a| a.starts_with("127.0.0.1:")).for_each(|a| wait_listening(a, until));
     let started = Arc::new(AtomicBool::new(false));
     watch(cluster, started.clone());
     // One graph of replicas per query and process, built by whichever worker comes first.
     let cache = cluster.cache_bytes;
     let shared: Arc<Vec<OnceLock<Arc<Graph>>>> = Arc::new(runnable.iter().map(|_| OnceLock::new()).collect());
+    let mut asked = asked.clone();
+    if asked.limit.is_some() {
+        asked.rows = asked.rows.map(|r| Rows { gather: true, ..r });
+    }
     let config = timely::Config {
         communication: timely::CommunicationConfig::Cluster {
             threads: cluster.threads,
@@ -137,11 +164,13 @@ pub fn run(
     };
     let guards = timely::execute(config, move |worker| {
         started.store(true, Ordering::SeqCst);
-        let control = Arc::new(control());
         runnable
             .iter()
             .zip(&shared[..])
-            .map(|((_, q), shared)| one_query(worker, &local, (cache, shared), q, symmetry, order, &control))
+            .map(|((_, (name, q)), shared)| {
+                let control = Arc::new(control());
+                one_query(worker, &local, (cache, shared), (name, q), &asked, &control)
+            })
             .collect()
     })
     .map_err(|e| Error::Cluster(format!("process {}: {e}", cluster.process)))?;
@@ -162,47 +191,83 @@ pub fn run(
     Ok(Some(out.into_iter().map(|(_, r)| r).collect()))
 }
 
-/// One query on this worker: its candidates filtered and gathered, its plan, its dataflow,
-/// then every worker's tally to worker 0, which returns the sum (the others return None).
+/// A stop's reason as a tally carries it: 0 for none.
+fn stop_code(s: Option<Stopped>) -> u8 {
+    match s {
+        None => 0,
+        Some(Stopped::Limit) => 1,
+        Some(Stopped::Timeout) => 2,
+        Some(Stopped::Interrupted) => 3,
+    }
+}
+
+/// One query on this worker: its head written where its process writes rows, its candidates
+/// filtered and gathered, its plan, its dataflow, then every worker's tally to worker 0, which
+/// returns the sum (the others return None).
 fn one_query<A: Allocate>(
     worker: &mut Worker<A>,
     local: &Arc<Local>,
     (cache, shared): (u64, &OnceLock<Arc<Graph>>),
-    query: &Query,
-    symmetry: bool,
-    order: Order,
+    (name, query): (&Arc<str>, &Query),
+    asked: &Matching,
     control: &Arc<Control>,
 ) -> Option<QueryCount> {
     let threads = worker.peers() / local.processes;
     let me = worker.index();
+    // The head before any row: this process's rows come after the candidates' all-gather,
+    // which waits for this worker.
+    if let (Some(out), 0) = (asked.rows.as_ref().and_then(|r| r.output.as_ref()), me % threads) {
+        out.begin_query(name, query.num_vertices());
+    }
     let t = Instant::now();
     let (cands, gathered_bytes) = filter::candidates(worker, local, query, control);
     let filter_ms = t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
-    let plan = Arc::new(ClusterPlan::new(&local.graph, query, &cands, symmetry, order));
+    let plan = Arc::new(ClusterPlan::new(&local.graph, query, &cands, asked.symmetry, asked.order));
     let order_ms = t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
     // Every worker holds the same sets, so all skip the replicas and the search alike when
-    // one is empty.
-    let (tally, replicas) = match cands.iter().any(Vec::is_empty) {
+    // one is empty, or when the limit is 0.
+    let (tally, replicas) = match cands.iter().any(Vec::is_empty) || asked.limit == Some(0) {
         true => (Tally::default(), Arc::new(Replicas::default())),
         false => {
             let replicas = Arc::new(replicate(worker, local, &plan, cache, shared));
-            (count(worker, local, &replicas, &plan, control), replicas)
+            let emit = Emit::new(
+                plan.clone(),
+                name.clone(),
+                (asked.limit, asked.rows.clone()),
+                control.clone(),
+                worker.peers(),
+            );
+            (count(worker, local, &replicas, &plan, emit, control), replicas)
         }
     };
-    // (worker, matches high and low 64 bits, busy nanoseconds, bytes sent, stopped, its
-    // process's resident high-water mark), every worker's to every worker.
-    let Tally { matches, busy, bytes_sent, stopped } = tally;
+    // (worker, embeddings high and low 64 bits, busy nanoseconds, bytes sent, why it stopped,
+    // its process's resident high-water mark), every worker's to every worker.
+    let Tally { embeddings, busy, bytes_sent, stopped } = tally;
     let bytes_sent = bytes_sent + gathered_bytes + replicas.bytes_sent;
     let rss = subgraph_core::host::peak_rss_bytes();
-    let mine = (me as u64, (matches >> 64) as u64, matches as u64, busy.as_nanos() as u64, bytes_sent, stopped, rss);
+    let mine = (
+        me as u64,
+        (embeddings >> 64) as u64,
+        embeddings as u64,
+        busy.as_nanos() as u64,
+        bytes_sent,
+        stop_code(stopped),
+        rss,
+    );
     let tallies = all_gather(worker, vec![mine]);
     if me != 0 {
         return None;
     }
-    let matches: u128 = tallies.iter().map(|t| ((t.1 as u128) << 64) | t.2 as u128).sum();
-    let stopped = tallies.iter().any(|t| t.5);
+    let found: u128 = tallies.iter().map(|t| ((t.1 as u128) << 64) | t.2 as u128).sum();
+    let worst = tallies.iter().map(|t| t.5).max().unwrap_or(0);
+    // The limit, where the counts reach it (a worker stops for it only then); else the
+    // search's own stop, Ctrl-C before a deadline.
+    let (embeddings, stopped) = match asked.limit {
+        Some(n) if found >= n as u128 => (n as u128, Some(Stopped::Limit)),
+        _ => (found, [None, None, Some(Stopped::Timeout), Some(Stopped::Interrupted)][worst as usize]),
+    };
     let mut busy_ms = vec![0.0; local.processes];
     let mut peak_rss_bytes = vec![0; local.processes];
     for t in &tallies {
@@ -210,9 +275,9 @@ fn one_query<A: Allocate>(
         peak_rss_bytes[t.0 as usize / threads] = t.6.max(peak_rss_bytes[t.0 as usize / threads]);
     }
     Some(QueryCount {
-        embeddings: matches * plan.multiplier,
-        complete: !stopped,
-        stopped: stopped.then(|| control.stopped().unwrap_or(Stopped::Timeout)),
+        embeddings,
+        complete: stopped.is_none(),
+        stopped,
         filter_ms,
         order_ms,
         enumerate_ms: t.elapsed().as_secs_f64() * 1e3,
@@ -270,4 +335,23 @@ fn watch(cluster: &Cluster, started: Arc<AtomicBool>) {
             std::process::exit(1);
         }
     });
+}
+
+/// Waits until something listens on `address`'s port (Linux's /proc/net/tcp and tcp6, state
+/// 0A), or `until`; returns at once where those tables cannot be read.
+fn wait_listening(address: &str, until: Instant) {
+    let Some(port) = address.rsplit_once(':').and_then(|(_, p)| p.parse::<u16>().ok()) else { return };
+    let local = format!(":{port:04X}");
+    while Instant::now() < until {
+        let tables: Vec<String> =
+            ["/proc/net/tcp", "/proc/net/tcp6"].iter().filter_map(|t| std::fs::read_to_string(t).ok()).collect();
+        let listening = |line: &str| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            fields.len() > 3 && fields[1].ends_with(&local) && fields[3] == "0A"
+        };
+        if tables.is_empty() || tables.iter().flat_map(|t| t.lines()).any(listening) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }

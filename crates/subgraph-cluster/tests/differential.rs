@@ -1,14 +1,17 @@
 //! The cluster's counts against subgraph-core's brute-force oracle on small random graphs and
 //! queries (connected or not), partitioned by hash and by ranges, with 1 to 3 processes of 1
 //! or 2 workers, GQL's and RI's orders, symmetry breaking on and off, and none, some or all
-//! of the adjacency held by every process.
+//! of the adjacency held by every process; and the rows written, each process's own or
+//! gathered by process 0, against the oracle's embeddings, with and without a limit.
 
 mod common;
 
-use common::cluster_counts;
+use common::{cluster_counts, cluster_with};
 use proptest::prelude::*;
-use subgraph_cluster::{partition, Rule};
+use std::sync::Arc;
+use subgraph_cluster::{partition, Matching, Rows, Rule};
 use subgraph_core::order::Order;
+use subgraph_core::sink::{Output, OutputFormat, Stopped};
 use subgraph_core::{oracle, Graph, GraphBuilder, Query, Semantics};
 
 fn graph(n: u32, labels: &[u32], edges: &[(u32, u32)]) -> Graph {
@@ -42,5 +45,91 @@ proptest! {
         let processes = parts.min(3);
         let got = cluster_counts(&tmp.path().join("manifest.json"), (processes, threads, cache), &[query], symmetry, if ri { Order::Ri } else { Order::Gql });
         prop_assert_eq!(got, vec![expected]);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 10, ..ProptestConfig::default() })]
+    #[test]
+    fn rows_are_the_oracles_embeddings(
+        labels in prop::collection::vec(0u32..2, 14),
+        edges in prop::collection::vec((0u32..14, 0u32..14), 10..40),
+        qlabels in prop::collection::vec(0u32..2, 4),
+        qedges in prop::collection::vec((0u32..4, 0u32..4), 1..6),
+        qn in 1u32..5,
+        parts in 1usize..4,
+        symmetry in any::<bool>(),
+        gather in any::<bool>(),
+        threads in 1usize..3,
+        cache in prop::sample::select(vec![0u64, 1 << 20]),
+        limit in prop::option::of(0u64..40),
+    ) {
+        let data = graph(14, &labels, &edges);
+        let query = graph(qn, &qlabels, &qedges);
+        let mut expected = oracle::all(&data, &Query::new(query.clone(), &data, Semantics::Embed).unwrap(), Semantics::Embed);
+        expected.sort();
+        let tmp = tempfile::tempdir().unwrap();
+        partition(&data, parts, Rule::Hash, tmp.path()).unwrap();
+        let processes = parts.min(3);
+        // Each process's rows in a file of its own, as little-endian words.
+        let outputs: Vec<Arc<Output>> = (0..processes)
+            .map(|p| {
+                let file = std::fs::File::create(tmp.path().join(format!("rows.{p}"))).unwrap();
+                Arc::new(Output::new(Box::new(file), OutputFormat::Words))
+            })
+            .collect();
+        let matching = |p: usize| Matching {
+            semantics: Semantics::Embed,
+            symmetry,
+            order: Order::Gql,
+            limit,
+            rows: Some(Rows { output: Some(outputs[p].clone()), gather }),
+        };
+        let got = cluster_with(&tmp.path().join("manifest.json"), (processes, threads, cache), &[query], matching);
+        outputs.iter().for_each(|o| o.finish().unwrap());
+        let mut rows: Vec<Vec<u32>> = Vec::new();
+        for p in 0..processes {
+            let bytes = std::fs::read(tmp.path().join(format!("rows.{p}"))).unwrap();
+            let words: Vec<u32> = bytes.chunks(4).map(|w| u32::from_le_bytes(w.try_into().unwrap())).collect();
+            // Under a limit every row is process 0's.
+            prop_assert!(p == 0 || limit.is_none() || words.is_empty());
+            rows.extend(words.chunks(qn as usize).map(<[u32]>::to_vec));
+        }
+        rows.sort();
+        let total = expected.len() as u128;
+        let reported = limit.map_or(total, |n| total.min(n as u128));
+        prop_assert_eq!(got[0].embeddings, reported);
+        prop_assert_eq!(rows.len() as u128, reported);
+        let reached = limit.is_some_and(|n| total >= n as u128);
+        prop_assert_eq!(got[0].stopped, reached.then_some(Stopped::Limit));
+        match limit {
+            None => prop_assert_eq!(rows, expected),
+            Some(_) => {
+                prop_assert!(rows.windows(2).all(|w| w[0] != w[1]), "a row written twice");
+                prop_assert!(rows.iter().all(|r| expected.binary_search(r).is_ok()), "a row that is no embedding");
+            }
+        }
+    }
+
+    #[test]
+    fn counts_under_a_limit_are_the_first_n(
+        labels in prop::collection::vec(0u32..2, 14),
+        edges in prop::collection::vec((0u32..14, 0u32..14), 10..40),
+        qlabels in prop::collection::vec(0u32..2, 4),
+        qedges in prop::collection::vec((0u32..4, 0u32..4), 1..6),
+        qn in 1u32..5,
+        symmetry in any::<bool>(),
+        threads in 1usize..3,
+        limit in 0u64..40,
+    ) {
+        let data = graph(14, &labels, &edges);
+        let query = graph(qn, &qlabels, &qedges);
+        let total = oracle::count(&data, &Query::new(query.clone(), &data, Semantics::Embed).unwrap(), Semantics::Embed);
+        let tmp = tempfile::tempdir().unwrap();
+        partition(&data, 2, Rule::Hash, tmp.path()).unwrap();
+        let matching = |_| Matching { semantics: Semantics::Embed, symmetry, order: Order::Ri, limit: Some(limit), rows: None };
+        let got = cluster_with(&tmp.path().join("manifest.json"), (2, threads, 1 << 20), &[query], matching);
+        prop_assert_eq!(got[0].embeddings, total.min(limit as u128));
+        prop_assert_eq!(got[0].complete, total < limit as u128);
     }
 }

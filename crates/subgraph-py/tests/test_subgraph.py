@@ -411,8 +411,8 @@ def test_nx_comes_with_import_subgraph(tmp_path):
 
 
 def test_the_namespace_is_the_documented_names_and_a_version():
-    # Submodules: nx comes with `import subgraph`; ann and mf are there once imported.
-    public = {name for name in dir(subgraph) if not name.startswith("_")} - {"ann", "mf"}
+    # Submodules: nx comes with `import subgraph`; ann, mf and cluster are there once imported.
+    public = {name for name in dir(subgraph) if not name.startswith("_")} - {"ann", "mf", "cluster"}
     assert public == set(subgraph.__all__) | {"nx"}, public - set(subgraph.__all__)
     assert all(hasattr(subgraph, name) for name in subgraph.__all__)
     cargo = (pathlib.Path(__file__).resolve().parents[3] / "Cargo.toml").read_text()

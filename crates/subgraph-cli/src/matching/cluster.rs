@@ -7,6 +7,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde::Serialize;
 use std::ffi::OsString;
+use std::io::{BufWriter, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitCode, Stdio};
@@ -17,10 +18,10 @@ use subgraph::devices::Ran;
 use subgraph::record::Outcome;
 use subgraph::{Record, Report};
 use subgraph_cluster::run::QueryCount;
-use subgraph_cluster::{read_hosts, Cluster, Local};
+use subgraph_cluster::{read_hosts, Cluster, Local, Matching, Rows};
 use subgraph_core::order::Order;
-use subgraph_core::sink::Control;
-use subgraph_core::{Graph, Semantics};
+use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
+use subgraph_core::{Graph, Semantics, VertexIds};
 
 #[derive(Args)]
 pub struct ClusterArgs {
@@ -54,8 +55,46 @@ pub struct Asked {
     /// Timely workers per process.
     pub threads: usize,
     pub timeout: Option<f64>,
+    pub limit: Option<u64>,
+    /// `--output`: FILE (each process writes FILE.i) or `-` (every row through process 0's
+    /// standard output).
+    pub output: Option<PathBuf>,
+    pub output_format: OutputFormat,
     pub json: bool,
     pub interrupt: Arc<AtomicBool>,
+}
+
+impl Asked {
+    /// Whether the matches go to standard output, and the report to standard error.
+    fn rows_to_stdout(&self) -> bool {
+        self.output.as_ref().is_some_and(|p| p.as_os_str() == "-")
+    }
+
+    /// This process's writer of matches: FILE.i for `--output FILE`, process 0's standard
+    /// output for `-` (the others' rows go to process 0); None without `--output`.
+    fn rows(&self, process: usize, local: &Local) -> Result<Option<Rows>> {
+        let Some(path) = &self.output else { return Ok(None) };
+        let ids = local.graph.ids().cloned();
+        if self.output_format == OutputFormat::Binary && matches!(ids.as_deref(), Some(VertexIds::Names { .. })) {
+            bail!(
+                "--output-format binary writes numeric ids, and this data graph's vertices are named; use text, csv \
+                 or jsonl"
+            );
+        }
+        let writer: Option<Box<dyn Write + Send>> = match (self.rows_to_stdout(), process) {
+            (true, 0) => Some(Box::new(BufWriter::with_capacity(1 << 20, std::io::stdout()))),
+            (true, _) => None,
+            (false, _) => {
+                let mut name = path.as_os_str().to_owned();
+                name.push(format!(".{process}"));
+                let file = PathBuf::from(name);
+                let f = std::fs::File::create(&file).with_context(|| format!("creating {}", file.display()))?;
+                Some(Box::new(BufWriter::with_capacity(1 << 20, f)))
+            }
+        };
+        let output = writer.map(|w| Arc::new(Output::new(w, self.output_format).with_ids(ids)));
+        Ok(Some(Rows { output, gather: self.rows_to_stdout() || self.limit.is_some() }))
+    }
 }
 
 /// One query's record: `match --format json`'s, with the cluster's fields after it.
@@ -133,10 +172,8 @@ impl ClusterArgs {
             bail!("--connect-timeout {}: a positive number of seconds", self.connect_timeout);
         }
         let local = Local::load(manifest, process, addresses.len())?;
-        // Each process connects to the earlier ones, and timely sleeps a second before it
-        // tries a port again: on this machine, wait (a little) until they listen.
-        let until = Instant::now() + Duration::from_secs(5);
-        addresses[..process].iter().filter(|a| a.starts_with("127.0.0.1:")).for_each(|a| wait_listening(a, until));
+        let rows = asked.rows(process, &local)?;
+        let output = rows.as_ref().and_then(|r| r.output.clone());
         let connect_timeout = Duration::from_secs_f64(self.connect_timeout);
         let cache_bytes = self.cache_memory.unwrap_or(subgraph_cluster::replicate::DEFAULT_CACHE_BYTES);
         let cluster = Cluster { addresses, process, threads: asked.threads, connect_timeout, cache_bytes };
@@ -144,27 +181,40 @@ impl ClusterArgs {
         let control = Arc::new(move || {
             Control::new(timeout.map(|s| Instant::now() + Duration::from_secs_f64(s)), interrupt.clone())
         });
-        let (names, graphs): (Vec<String>, Vec<Graph>) = queries.into_iter().unzip();
-        let Some(counts) =
-            subgraph_cluster::run::run(&cluster, local, graphs, asked.semantics, asked.symmetry, asked.order, control)?
-        else {
+        let names: Vec<String> = queries.iter().map(|(name, _)| name.clone()).collect();
+        let matching = Matching {
+            semantics: asked.semantics,
+            symmetry: asked.symmetry,
+            order: asked.order,
+            limit: asked.limit,
+            rows,
+        };
+        let counts = subgraph_cluster::run::run(&cluster, local, queries, &matching, control)?;
+        if let Some(out) = &output {
+            out.finish().context("writing the matches")?;
+        }
+        let Some(counts) = counts else {
             return Ok(ExitCode::SUCCESS);
         };
+        let line = |text: String| match asked.rows_to_stdout() {
+            true => eprintln!("{text}"),
+            false => println!("{text}"),
+        };
         if !asked.json {
-            println!(
+            line(format!(
                 "{:<40} {:>22} {:>9} {:>11} {:>9} {:>12}",
                 "query", "embeddings", "complete", "elapsed_ms", "processes", "bytes_sent"
-            );
+            ));
         }
         let mut failed = false;
         for (name, count) in names.into_iter().zip(counts) {
             match count {
-                Ok(c) => print(name, c, asked)?,
+                Ok(c) => line(print(name, c, asked)?),
                 Err(e) => {
                     failed = true;
                     eprintln!("subgraph: error: query {name}: {e}");
                     if asked.json {
-                        println!("{}", serde_json::json!({ "query": name, "error": format!("query {name}: {e}") }));
+                        line(serde_json::json!({ "query": name, "error": format!("query {name}: {e}") }).to_string());
                     }
                 }
             }
@@ -173,8 +223,8 @@ impl ClusterArgs {
     }
 }
 
-/// Prints one query's count as a record (`--format json`) or a table row.
-fn print(name: String, c: QueryCount, asked: &Asked) -> Result<()> {
+/// One query's count as a record (`--format json`) or a table row.
+fn print(name: String, c: QueryCount, asked: &Asked) -> Result<String> {
     let elapsed_ms = c.filter_ms + c.order_ms + c.enumerate_ms;
     let report = Report {
         embeddings: c.embeddings,
@@ -195,9 +245,14 @@ fn print(name: String, c: QueryCount, asked: &Asked) -> Result<()> {
         Outcome { semantics: asked.semantics, ran, unique: None, automorphisms: None, rows: None, pattern: None };
     let record = Record::of(name, &outcome, 1, None);
     if let Some(why) = c.stopped {
-        eprintln!("note: {}: stopped ({why:?}); {} matches is a partial count", record.query, c.embeddings);
+        let what = match why {
+            Stopped::Limit => format!("the limit of {} matches was reached", asked.limit.unwrap_or(0)),
+            Stopped::Timeout => format!("the timeout of {} s expired", asked.timeout.unwrap_or(0.0)),
+            Stopped::Interrupted => "interrupted".to_string(),
+        };
+        eprintln!("note: {}: {what}; {} matches is a partial count", record.query, c.embeddings);
     }
-    if asked.json {
+    Ok(if asked.json {
         let r = ClusterRecord {
             record,
             processes: c.processes,
@@ -207,14 +262,13 @@ fn print(name: String, c: QueryCount, asked: &Asked) -> Result<()> {
             replicated_positions: c.replicated_positions,
             replicated_entries: c.replicated_entries,
         };
-        println!("{}", serde_json::to_string(&r)?);
+        serde_json::to_string(&r)?
     } else {
-        println!(
+        format!(
             "{:<40} {:>22} {:>9} {:>11.2} {:>9} {:>12}",
             record.query, record.embeddings, record.complete, elapsed_ms, c.processes, c.bytes_sent
-        );
-    }
-    Ok(())
+        )
+    })
 }
 
 /// The arguments without `--local-processes N` (or `--local-processes=N`).
@@ -261,25 +315,6 @@ fn wait_all(children: &mut [Option<Child>]) -> Result<ExitCode> {
         std::thread::sleep(Duration::from_millis(20));
     }
     Ok(first)
-}
-
-/// Waits until something listens on `address`'s port (Linux's /proc/net/tcp and tcp6, state
-/// 0A), or `until`; returns at once where those tables cannot be read.
-fn wait_listening(address: &str, until: Instant) {
-    let Some(port) = address.rsplit_once(':').and_then(|(_, p)| p.parse::<u16>().ok()) else { return };
-    let local = format!(":{port:04X}");
-    while Instant::now() < until {
-        let tables: Vec<String> =
-            ["/proc/net/tcp", "/proc/net/tcp6"].iter().filter_map(|t| std::fs::read_to_string(t).ok()).collect();
-        let listening = |line: &str| {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            fields.len() > 3 && fields[1].ends_with(&local) && fields[3] == "0A"
-        };
-        if tables.is_empty() || tables.iter().flat_map(|t| t.lines()).any(listening) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
 }
 
 /// Ends a child this run started, and reaps it.

@@ -5,7 +5,7 @@ use std::net::TcpListener;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
-use subgraph_cluster::{run, Cluster, Local, QueryCount};
+use subgraph_cluster::{run, Cluster, Local, Matching, QueryCount};
 use subgraph_core::order::Order;
 use subgraph_core::sink::Control;
 use subgraph_core::{Graph, Semantics};
@@ -39,16 +39,29 @@ pub fn cluster_run(
     symmetry: bool,
     order: Order,
 ) -> Vec<QueryCount> {
+    let matching = Matching { semantics: Semantics::Embed, symmetry, order, limit: None, rows: None };
+    cluster_with(manifest, (n, threads, cache_bytes), queries, |_| matching.clone())
+}
+
+/// Process 0's whole results of `queries` (named q0, q1, …), each process matching as
+/// `matching` says for it.
+pub fn cluster_with(
+    manifest: &Path,
+    (n, threads, cache_bytes): (usize, usize, u64),
+    queries: &[Graph],
+    matching: impl Fn(usize) -> Matching,
+) -> Vec<QueryCount> {
     let addresses = addresses(n);
     let handles: Vec<_> = (0..n)
         .map(|process| {
             let connect_timeout = Duration::from_secs(20);
             let cluster = Cluster { addresses: addresses.clone(), process, threads, connect_timeout, cache_bytes };
-            let (manifest, queries) = (manifest.to_path_buf(), queries.to_vec());
+            let (manifest, matching) = (manifest.to_path_buf(), matching(process));
+            let queries: Vec<(String, Graph)> =
+                queries.iter().enumerate().map(|(i, q)| (format!("q{i}"), q.clone())).collect();
             std::thread::spawn(move || {
                 let local = Local::load(&manifest, process, n).unwrap();
-                run::run(&cluster, local, queries, Semantics::Embed, symmetry, order, Arc::new(Control::unlimited))
-                    .unwrap()
+                run::run(&cluster, local, queries, &matching, Arc::new(Control::unlimited)).unwrap()
             })
         })
         .collect();

@@ -108,6 +108,28 @@ def explain(
     order, vertices, tail, estimated_embeddings, estimated_cost, chosen. semantics None:
     "embed" for a Graph, "homomorphism" for a pattern."""
 
+def cluster_process(
+    manifest: Union[str, PathLike[str]],
+    query: Union[str, PathLike[str]],
+    hosts: Union[str, PathLike[str]],
+    process: int,
+    threads: int = 1,
+    semantics: Optional[str] = None,
+    limit: Optional[int] = None,
+    timeout: Optional[float] = None,
+    order: Optional[str] = None,
+    symmetry: bool = True,
+    cache_memory: Optional[int] = None,
+    connect_timeout: float = 30.0,
+) -> Optional[list[dict[str, object]]]:
+    """One process of a cluster count (subgraph.cluster runs it in a process of its own):
+    process 0's records, None on the others."""
+
+def cluster_partition(
+    data: Graph, parts: int, output: Union[str, PathLike[str]], by: str = "hash"
+) -> str:
+    """subgraph.cluster.partition: the manifest's path."""
+
 class AnnIndex:
     @staticmethod
     def build(
