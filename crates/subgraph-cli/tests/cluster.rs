@@ -1,7 +1,8 @@
 //! `subgraph partition` and `match --local-processes` / `--cluster` over loopback: counts and
 //! the cluster's fields in the JSON record, rows written as one host writes them (per process,
-//! or through process 0's standard output, under a limit), what is refused, and a process that
-//! never comes ending the run with an error within seconds instead of a hang.
+//! or through process 0's standard output, under a limit), what is refused, Ctrl-C on every
+//! process, and a process that never comes or dies ending the run with an error within seconds
+//! instead of a hang.
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -153,51 +154,83 @@ fn a_missing_process_ends_the_run_with_an_error_not_a_hang() {
     }
 }
 
-#[test]
-fn a_process_killed_mid_query_ends_the_others_with_an_error_within_seconds() {
-    let tmp = tempfile::tempdir().unwrap();
-    // One label on a generated graph, and a path of 7 vertices: far more matches than the
-    // run can count before process 1 is killed.
-    let graph = tmp.path().join("rmat.graph");
+/// A generated graph of one label in 2 parts and a path of 7 vertices: far more matches than a
+/// run counts in seconds. The manifest's and the query's paths, and a hosts file for 2
+/// processes over loopback.
+fn long_query(dir: &Path) -> (String, String, String) {
+    let graph = dir.join("rmat.graph");
     let o = run(&["gen", "graph", "--model", "rmat", "--vertices", "2000", "--edges", "20000"]
         .into_iter()
         .chain(["--vertex-labels", "1", "--seed", "1", "--output", graph.to_str().unwrap()])
         .collect::<Vec<_>>());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let out = tmp.path().join("parts").display().to_string();
+    let out = dir.join("parts").display().to_string();
     let o = run(&["partition", graph.to_str().unwrap(), "--parts", "2", "--output", &out]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let manifest = tmp.path().join("parts/manifest.json").display().to_string();
-    let query = tmp.path().join("path.graph");
+    let query = dir.join("path.graph");
     let path: String = (0..7).map(|v| format!("v {v} 0 {}\n", if v == 0 || v == 6 { 1 } else { 2 })).collect();
     let edges: String = (0..6).map(|v| format!("e {v} {}\n", v + 1)).collect();
     std::fs::write(&query, format!("t 7 6\n{path}{edges}")).unwrap();
     let ports: Vec<TcpListener> = (0..2).map(|_| TcpListener::bind("127.0.0.1:0").unwrap()).collect();
     let hosts: Vec<String> = ports.iter().map(|l| l.local_addr().unwrap().to_string()).collect();
     drop(ports);
-    let hostfile = tmp.path().join("hosts.txt");
+    let hostfile = dir.join("hosts.txt");
     std::fs::write(&hostfile, hosts.join("\n")).unwrap();
-    let start = |process: &str| {
-        bin()
-            .args(["match", &manifest, query.to_str().unwrap(), "--cluster", hostfile.to_str().unwrap()])
-            .args(["--process", process, "--timeout", "60", "-q"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap()
-    };
-    let (zero, mut one) = (start("0"), start("1"));
+    let manifest = dir.join("parts/manifest.json").display().to_string();
+    (manifest, query.display().to_string(), hostfile.display().to_string())
+}
+
+/// Process `process` of [`long_query`]'s cluster, its output piped.
+fn start(manifest: &str, query: &str, hosts: &str, process: &str, extra: &[&str]) -> std::process::Child {
+    bin()
+        .args(["match", manifest, query, "--cluster", hosts, "--process", process, "--timeout", "60", "-q"])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits up to 15 s for `child` to end; kills it and fails the test if it does not.
+fn within_15_s(child: std::process::Child, what: &str) -> Output {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let pid = child.id().to_string();
+    std::thread::spawn(move || tx.send(child.wait_with_output().unwrap()));
+    rx.recv_timeout(Duration::from_secs(15)).unwrap_or_else(|_| {
+        let _ = Command::new("kill").args(["-9", &pid]).status();
+        panic!("process still running 15 s after {what}");
+    })
+}
+
+#[test]
+fn ctrl_c_on_every_process_reports_a_partial_count_and_exits_130() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (manifest, query, hosts) = long_query(tmp.path());
+    let json = ["--format", "json"];
+    let (zero, one) = (start(&manifest, &query, &hosts, "0", &json), start(&manifest, &query, &hosts, "1", &json));
+    std::thread::sleep(Duration::from_millis(1500));
+    for pid in [zero.id(), one.id()] {
+        assert!(Command::new("kill").args(["-INT", &pid.to_string()]).status().unwrap().success());
+    }
+    let (o, other) = (within_15_s(zero, "Ctrl-C"), within_15_s(one, "Ctrl-C"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!((o.status.code(), other.status.code()), (Some(130), Some(130)), "{err}");
+    let line = String::from_utf8(o.stdout).unwrap();
+    let r: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
+    assert_eq!((r["complete"].as_bool(), r["stopped"].as_str()), (Some(false), Some("interrupted")), "{line}");
+    assert!(err.contains("interrupted; "), "{err}");
+}
+
+#[test]
+fn a_process_killed_mid_query_ends_the_others_with_an_error_within_seconds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (manifest, query, hosts) = long_query(tmp.path());
+    let (zero, mut one) = (start(&manifest, &query, &hosts, "0", &[]), start(&manifest, &query, &hosts, "1", &[]));
     std::thread::sleep(Duration::from_millis(1500));
     one.kill().unwrap();
     one.wait().unwrap();
     let t = Instant::now();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let pid = zero.id().to_string();
-    std::thread::spawn(move || tx.send(zero.wait_with_output().unwrap()));
-    let o = rx.recv_timeout(Duration::from_secs(15)).unwrap_or_else(|_| {
-        let _ = Command::new("kill").args(["-9", &pid]).status();
-        panic!("process 0 still running 15 s after process 1 was killed");
-    });
+    let o = within_15_s(zero, "process 1 was killed");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("connection to another process broke"), "{err}");
     assert!(t.elapsed() < Duration::from_secs(15));

@@ -193,8 +193,10 @@ impl ClusterArgs {
         if let Some(out) = &output {
             out.finish().context("writing the matches")?;
         }
+        // Ctrl-C: the partial counts reported, and the single host's status.
+        let interrupted = asked.interrupt.load(std::sync::atomic::Ordering::SeqCst);
         let Some(counts) = counts else {
-            return Ok(ExitCode::SUCCESS);
+            return Ok(if interrupted { ExitCode::from(130) } else { ExitCode::SUCCESS });
         };
         let line = |text: String| match asked.rows_to_stdout() {
             true => eprintln!("{text}"),
@@ -219,7 +221,11 @@ impl ClusterArgs {
                 }
             }
         }
-        Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+        Ok(match (interrupted, failed) {
+            (true, _) => ExitCode::from(130),
+            (_, true) => ExitCode::from(1),
+            _ => ExitCode::SUCCESS,
+        })
     }
 }
 
