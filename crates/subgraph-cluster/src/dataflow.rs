@@ -75,7 +75,7 @@ struct Counters {
 /// other workers extending what their processes own or what every process holds
 /// (`replicas`), and hands them to `emit` (counted or written); `control` stops it (the
 /// deadline, Ctrl-C, the limit).
-pub fn count<A: Allocate>(
+pub fn search<A: Allocate>(
     worker: &mut Worker<A>,
     local: &Arc<Local>,
     replicas: &Arc<Replicas>,

@@ -9,7 +9,7 @@
 //! process with one line on standard error rather than a hang: timely retries its connections
 //! forever and reports a broken one by panicking in its network thread.
 
-use crate::dataflow::{count, Tally};
+use crate::dataflow::{search, Tally};
 use crate::emit::{Emit, Rows};
 use crate::error::{Error, Result};
 use crate::filter;
@@ -239,7 +239,7 @@ fn one_query<A: Allocate>(
                 control.clone(),
                 worker.peers(),
             );
-            (count(worker, local, &replicas, &plan, emit, control), replicas)
+            (search(worker, local, &replicas, &plan, emit, control), replicas)
         }
     };
     // (worker, embeddings high and low 64 bits, busy nanoseconds, bytes sent, why it stopped,
