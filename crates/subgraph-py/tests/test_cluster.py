@@ -64,6 +64,10 @@ def test_errors_name_the_problem(hprd, tmp_path):
         subgraph.cluster.count(manifest, path, local_processes=4)
     with pytest.raises(subgraph.SubgraphError, match="unknown order 'ldf'"):
         subgraph.cluster.count(manifest, path, local_processes=1, order="ldf")
+    with pytest.raises(subgraph.SubgraphError, match="threads must be at least 1, got 0"):
+        subgraph.cluster.count(manifest, path, local_processes=1, threads=0)
+    with pytest.raises(subgraph.SubgraphError, match="limit must be at least 1, got 0"):
+        subgraph.cluster.count(manifest, path, local_processes=1, limit=0)
     with pytest.raises(TypeError):
         subgraph.cluster.count(manifest, 42, local_processes=1)
     with pytest.raises(subgraph.SubgraphError, match="unknown partition rule"):

@@ -130,6 +130,9 @@ def count(manifest, query, local_processes=None, hosts=None, process=None, seman
     if local_processes is not None and (process is not None or not isinstance(local_processes, int)
                                         or local_processes < 1):
         raise SubgraphError("local_processes must be a positive number of processes, without process=")
+    for name, value in (("limit", limit), ("threads", threads)):
+        if value is not None and (not isinstance(value, int) or value < 1):
+            raise SubgraphError(f"{name} must be at least 1, got {value}")
     if isinstance(query, str) and not os.path.exists(query):
         raise SubgraphError(f"{query}: no such query file (patterns are not supported across processes)")
     with tempfile.TemporaryDirectory(prefix="subgraph-cluster-") as tmp:
@@ -139,7 +142,7 @@ def count(manifest, query, local_processes=None, hosts=None, process=None, seman
             query = path
         elif not isinstance(query, (str, os.PathLike)):
             raise TypeError("query must be a subgraph.Graph or a query file's path")
-        args = dict(manifest=os.fspath(manifest), query=os.fspath(query), threads=threads or 1,
+        args = dict(manifest=os.fspath(manifest), query=os.fspath(query), threads=1 if threads is None else threads,
                     semantics=semantics, limit=limit, timeout=timeout, order=order, symmetry=symmetry,
                     cache_memory=cache_memory, connect_timeout=connect_timeout)
         if local_processes is not None:
