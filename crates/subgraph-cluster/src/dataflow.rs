@@ -97,32 +97,32 @@ pub fn search<A: Allocate>(
     worker.dataflow::<u64, _, _>(|scope| {
         let mut stream: Stream<_, Partial> = scope.input_from(&mut input);
         for k in 1..plan.steps.len() {
-            let links = plan.steps[k].back.len().max(1);
-            for j in 0..links {
+            let stages = stages(&plan.steps[k], |f| replicas.held[f].is_some());
+            let operators = stages.len();
+            for (j, links) in stages.into_iter().enumerate() {
+                // A position without backward neighbours takes its candidates from its global
+                // set, which every worker holds: its prefixes stay where they are. The first
+                // link routes the others: a prefix goes to the owner of its list, or, where
+                // every process holds it, to any worker.
+                let route = links.first().map(|b| (b.from, replicas.held[b.from].is_some()));
                 let mut stage = Stage {
                     local: local.clone(),
                     replicas: replicas.clone(),
                     plan: plan.clone(),
                     k,
-                    j,
+                    links,
+                    proposes: j == 0,
+                    last: j + 1 == operators,
                     control: control.clone(),
                     scratch: Vec::new(),
                 };
                 let counters = counters.clone();
-                // A position without backward neighbours takes its candidates from its global
-                // set, which every worker holds: its prefixes stay where they are, as do those
-                // intersected with a list every process holds; those proposed from such a
-                // list go to any worker.
-                let from = plan.steps[k].back.get(j).map(|b| b.from);
-                let (local, replicas, bytes) = (local.clone(), replicas.clone(), bytes.clone());
+                let (local, bytes) = (local.clone(), bytes.clone());
                 let pact = Exchange::new(move |(prefix, cands): &Partial| {
-                    let to = match from {
+                    let to = match route {
                         None => me,
-                        Some(f) if replicas.holding(f, prefix[f]).is_some() => match j {
-                            0 => spread(prefix) % peers,
-                            _ => me,
-                        },
-                        Some(f) => local.owner(prefix[f]) * threads + spread(prefix) % threads,
+                        Some((_, true)) => spread(prefix) % peers,
+                        Some((f, false)) => local.owner(prefix[f]) * threads + spread(prefix) % threads,
                     };
                     if to / threads != me / threads {
                         bytes.fetch_add(4 * (prefix.len() + cands.len()) as u64, Ordering::Relaxed);
@@ -243,22 +243,46 @@ pub fn search<A: Allocate>(
     }
 }
 
-/// One operator: position `k`'s `j`-th backward neighbour (or, without any, the label table).
+/// The operators of a step, each as the links it reads: the first reads the links every
+/// process holds (`held`, by position) with one that it is routed by, proposing the candidates;
+/// each other one intersects them with one more list, at its owner. Where every list is held,
+/// one operator reads them all wherever the prefix is sent; a step without backward neighbours
+/// has one operator and no link.
+fn stages(step: &Step, held: impl Fn(usize) -> bool) -> Vec<Vec<Back>> {
+    let (held, owned): (Vec<Back>, Vec<Back>) = step.back.iter().partition(|b| held(b.from));
+    match owned.split_first() {
+        None => vec![held],
+        Some((first, rest)) => {
+            let proposal = std::iter::once(*first).chain(held).collect();
+            std::iter::once(proposal).chain(rest.iter().map(|b| vec![*b])).collect()
+        }
+    }
+}
+
+/// One operator of position `k`'s step: its links (`stages`).
 struct Stage {
     local: Arc<Local>,
     replicas: Arc<Replicas>,
     plan: Arc<ClusterPlan>,
     k: usize,
-    j: usize,
+    links: Vec<Back>,
+    /// The step's first operator, which proposes the candidates, and its last.
+    proposes: bool,
+    last: bool,
     control: Arc<Control>,
     /// Where an intersection is written before it replaces the candidates.
     scratch: Vec<u32>,
 }
 
 impl Stage {
-    /// Proposes (j = 0) or intersects (j > 0) the candidates of `prefix` for position `k`, and
-    /// after the last backward neighbour gives the extended prefixes to `give`, or, at the last
-    /// position, the prefix with its candidates (for `Emit`).
+    /// Proposes (the first operator) or intersects the candidates of `prefix` for position `k`,
+    /// and after the step's last operator gives the extended prefixes to `give`, or, at the
+    /// last position, the prefix with its candidates (for `Emit`).
+    ///
+    /// A proposal reads every list of its links here (the one it was routed by and those every
+    /// process holds): the shortest, from past the largest earlier vertex the restrictions
+    /// name, intersected with the others (galloping where their sizes differ), then checked
+    /// against the position's candidate set and the prefix (injectivity).
     fn advance(&mut self, prefix: Vec<u32>, mut cands: Vec<u32>, mut give: impl FnMut(Partial)) {
         let step: &Step = &self.plan.steps[self.k];
         let (local, replicas) = (&self.local.graph, &self.replicas);
@@ -266,24 +290,30 @@ impl Stage {
             let graph = replicas.holding(b.from, prefix[b.from]).unwrap_or(local);
             graph.neighbors_labelled(prefix[b.from], b.dir, b.edge_label, step.label)
         };
-        match (self.j, step.back.get(self.j)) {
-            (0, first) => {
-                let source = first.map_or(&step.candidates[..], list);
-                let fits = |c: &u32| {
-                    step.bits.contains(*c) && !prefix.contains(c) && step.greater_than.iter().all(|&p| *c > prefix[p])
-                };
-                cands = source.iter().copied().filter(fits).collect();
+        if self.proposes {
+            let mut lists: Vec<&[u32]> = self.links.iter().map(list).collect();
+            lists.sort_unstable_by_key(|l| l.len());
+            let source = lists.first().copied().unwrap_or(&step.candidates[..]);
+            let above = step.greater_than.iter().map(|&p| prefix[p]).max();
+            let source = &source[above.map_or(0, |a| source.partition_point(|&c| c <= a))..];
+            cands.clear();
+            match lists.get(1) {
+                None => cands.extend_from_slice(source),
+                Some(second) => intersect_into(source, second, &mut cands),
             }
-            (_, Some(b)) => {
-                intersect_into(&cands, list(b), &mut self.scratch);
+            for other in lists.iter().skip(2) {
+                intersect_into(&cands, other, &mut self.scratch);
                 std::mem::swap(&mut cands, &mut self.scratch);
             }
-            (_, None) => unreachable!("one stage per backward neighbour"),
+            cands.retain(|c| step.bits.contains(*c) && !prefix.contains(c));
+        } else {
+            intersect_into(&cands, list(&self.links[0]), &mut self.scratch);
+            std::mem::swap(&mut cands, &mut self.scratch);
         }
         if cands.is_empty() {
             return;
         }
-        if self.j + 1 < step.back.len() || self.k + 1 == self.plan.steps.len() {
+        if !self.last || self.k + 1 == self.plan.steps.len() {
             give((prefix, cands));
         } else {
             for c in cands {

@@ -8,11 +8,11 @@
 //! A position is held when the lists its candidates are read by (only the label groups the
 //! later positions read) fit what is left of the cache's bytes, the cheapest positions first:
 //! those with the fewest list entries, whose work falls on the fewest vertices. Every worker
-//! offers the sizes of its own candidates' lists, then the lists themselves, through
-//! [`all_gather`], so all choose alike; each process builds one graph of them, shared by its
-//! workers.
+//! offers the sizes of its own candidates' lists through [`all_gather`], so all choose alike,
+//! then the lists themselves to each process's first worker ([`to_each_process`]), which builds
+//! the one graph its process's workers share.
 
-use crate::gather::all_gather;
+use crate::gather::{all_gather, to_each_process};
 use crate::load::Local;
 use crate::plan::ClusterPlan;
 use std::sync::{Arc, OnceLock};
@@ -116,14 +116,18 @@ pub fn replicate<A: Allocate>(
         // Every worker sees the same totals, so all skip the exchange alike.
         return Replicas { graph: None, held: vec![None; n], entries, bytes_sent };
     }
-    bytes_sent += others * 12 * edges.len() as u64;
-    let gathered = all_gather(worker, edges);
-    let graph = shared.get_or_init(|| {
-        let mut b = GraphBuilder::new(g.num_vertices(), g.is_directed());
-        b.set_labels(g.labels().to_vec());
-        // An edge read from both its ends comes twice: the builder keeps one.
-        gathered.iter().for_each(|&(u, v, l)| b.add_edge(u, v, l));
-        Arc::new(b.try_build().expect("a part of a graph that was built builds").0)
-    });
+    // Once to each other process, where its first worker builds the graph its workers share.
+    bytes_sent += (local.processes as u64 - 1) * 12 * edges.len() as u64;
+    let gathered = to_each_process(worker, edges, threads);
+    let graph = match me % threads {
+        0 => shared.get_or_init(|| {
+            let mut b = GraphBuilder::new(g.num_vertices(), g.is_directed());
+            b.set_labels(g.labels().to_vec());
+            // An edge read from both its ends comes twice: the builder keeps one.
+            gathered.iter().for_each(|&(u, v, l)| b.add_edge(u, v, l));
+            Arc::new(b.try_build().expect("a part of a graph that was built builds").0)
+        }),
+        _ => shared.wait(),
+    };
     Replicas { graph: Some(graph.clone()), held, entries, bytes_sent }
 }
