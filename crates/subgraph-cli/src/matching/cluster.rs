@@ -318,7 +318,8 @@ fn wait_all(children: &mut [Option<Child>]) -> Result<ExitCode> {
                 );
             }
         }
-        std::thread::sleep(Duration::from_millis(20));
+        // Often enough that a short run is not kept waiting; a wait is one cheap system call.
+        std::thread::sleep(Duration::from_millis(2));
     }
     Ok(first)
 }
