@@ -151,8 +151,7 @@ pub fn search<A: Allocate>(
         }
         // The last position's candidates, counted or written; rows for worker 0 on.
         let (to_emit, counters_end) = (emit.clone(), counters.clone());
-        let rows = stream.unary::<CapacityContainerBuilder<Vec<Vec<u32>>>, _, _, _>(Pipeline, "emit", |_, _| {
-            let mut gathered = Vec::new();
+        let rows = stream.unary::<CapacityContainerBuilder<Vec<Vec<u8>>>, _, _, _>(Pipeline, "emit", |_, _| {
             move |input, output| {
                 let t = Instant::now();
                 input.for_each(|time, data| {
@@ -163,10 +162,11 @@ pub fn search<A: Allocate>(
                     }
                     let mut session = output.session(&time);
                     for (prefix, last) in data.drain(..) {
-                        to_emit.matches(&prefix, &last, &mut gathered, |rows| session.give(rows));
+                        to_emit.matches(&prefix, &last, |batch| session.give(batch));
                     }
-                    if !gathered.is_empty() {
-                        session.give(std::mem::take(&mut gathered));
+                    let rest = to_emit.take_gathered();
+                    if !rest.is_empty() {
+                        session.give(rest);
                     }
                 });
                 counters_end.busy.set(counters_end.busy.get() + t.elapsed());
@@ -178,13 +178,13 @@ pub fn search<A: Allocate>(
             false => rows,
             true => {
                 let (to_first, bytes) = (emit.clone(), bytes.clone());
-                let pact = Exchange::new(move |rows: &Vec<u32>| {
+                let pact = Exchange::new(move |batch: &Vec<u8>| {
                     if me / threads != 0 {
-                        bytes.fetch_add(4 * rows.len() as u64, Ordering::Relaxed);
+                        bytes.fetch_add(batch.len() as u64, Ordering::Relaxed);
                     }
                     0
                 });
-                rows.unary::<CapacityContainerBuilder<Vec<Vec<u32>>>, _, _, _>(pact, "write", |_, _| {
+                rows.unary::<CapacityContainerBuilder<Vec<Vec<u8>>>, _, _, _>(pact, "write", |_, _| {
                     move |input, _| input.for_each(|_, data| data.drain(..).for_each(|r| to_first.write_gathered(&r)))
                 })
             }

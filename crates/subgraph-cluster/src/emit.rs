@@ -4,7 +4,8 @@
 //! worker 0 into process 0's; and the limit, the first N embeddings over every process, which
 //! each worker learns from the others' counts as they grow (BiGJoin's dataflow has no sink of
 //! its own: Ammar et al., VLDB 2018 §5 count or hand on the matches; this is the `--limit` and
-//! `--output` of `match` on one host).
+//! `--output` of `match` on one host). Gathered rows are formatted by the worker that finds them
+//! and written whole by worker 0, except under a limit, where worker 0 counts them off as ids.
 //!
 //! Exactness under a limit: a worker stops once its own count and the latest counts the others
 //! broadcast reach N. Those counts only grow, so the sum every worker reports at the end is at
@@ -20,16 +21,18 @@ use subgraph_core::sink::{Control, Output, Stopped, OUTPUT_BATCH};
 /// Where a cluster run's matches go; without it they are counted only.
 #[derive(Clone)]
 pub struct Rows {
-    /// This process's writer: its own file, or process 0's standard output; None where this
-    /// process writes nothing (its rows are gathered and it is not process 0).
-    pub output: Option<Arc<Output>>,
+    /// This process's writer: its own file, or process 0's standard output. Where rows are
+    /// gathered, the other processes only format with theirs (one over `std::io::sink()`
+    /// writes nothing but the same rows as process 0's).
+    pub output: Arc<Output>,
     /// Every row goes to worker 0 and is written into process 0's output (for one stream, and
     /// under a limit, so that exactly the first N are written); else each process writes the
     /// rows its workers find into its own.
     pub gather: bool,
 }
 
-/// Rows a worker sends to worker 0 in one message, at most.
+/// Rows a worker sends to worker 0 in one message under a limit, at most (otherwise a message
+/// is a batch of [`OUTPUT_BATCH`] formatted bytes).
 pub const GATHER_ROWS: usize = 4096;
 
 /// One worker's end of one query: its count, the others' counts under a limit, and its rows.
@@ -44,9 +47,10 @@ pub struct Emit {
     /// Under a limit: the latest count each other worker broadcast, and their sum.
     others: RefCell<Vec<u128>>,
     others_total: Cell<u128>,
-    /// Rows formatted and not yet written (each process writing its own), or written by worker
-    /// 0 and not yet flushed (gathered).
+    /// Rows found and not yet written (each process writing its own) or sent (gathered).
     buf: RefCell<Vec<u8>>,
+    /// On worker 0 under a limit: gathered rows formatted and not yet written.
+    written_buf: RefCell<Vec<u8>>,
     /// Gathered rows worker 0 has written.
     written: Cell<u64>,
     /// A match by query vertex, and by position.
@@ -77,6 +81,7 @@ impl Emit {
             others: RefCell::new(vec![0; peers]),
             others_total: Cell::new(0),
             buf: RefCell::new(Vec::new()),
+            written_buf: RefCell::new(Vec::new()),
             written: Cell::new(0),
             embedding: RefCell::new(vec![0; n]),
             by_position: RefCell::new(Vec::with_capacity(n)),
@@ -124,9 +129,9 @@ impl Emit {
     }
 
     /// The matches `prefix` (data vertices by position) extended by each of `last`: counted,
-    /// written, or flattened into `gathered` (rows in query vertex order) with each batch of
-    /// [`GATHER_ROWS`] handed to `send`.
-    pub fn matches(&self, prefix: &[u32], last: &[u32], gathered: &mut Vec<u32>, mut send: impl FnMut(Vec<u32>)) {
+    /// written, or gathered: formatted, or under a limit as ids (little-endian u32 words in
+    /// query vertex order), each batch handed to `send`.
+    pub fn matches(&self, prefix: &[u32], last: &[u32], mut send: impl FnMut(Vec<u8>)) {
         let Some(rows) = &self.rows else {
             self.found.set(self.found.get() + last.len() as u128 * self.plan.multiplier);
             self.reached();
@@ -136,6 +141,7 @@ impl Emit {
         let mut m = self.by_position.borrow_mut();
         let mut embedding = self.embedding.borrow_mut();
         let mut buf = self.buf.borrow_mut();
+        let out = &rows.output;
         for &c in last {
             m.clear();
             m.extend_from_slice(prefix);
@@ -145,21 +151,24 @@ impl Emit {
                     return false;
                 }
                 self.found.set(self.found.get() + 1);
-                match (rows.gather, &rows.output) {
-                    (true, _) => {
-                        gathered.extend_from_slice(embedding);
-                        if gathered.len() >= GATHER_ROWS * n {
-                            send(std::mem::take(gathered));
-                        }
+                let full = match (rows.gather, self.limit) {
+                    (true, Some(_)) => {
+                        embedding.iter().for_each(|v| buf.extend_from_slice(&v.to_le_bytes()));
+                        buf.len() >= GATHER_ROWS * n * 4
                     }
-                    (false, Some(out)) => {
+                    _ => {
                         out.format(&self.name, embedding, &mut buf);
-                        if buf.len() >= OUTPUT_BATCH {
+                        buf.len() >= OUTPUT_BATCH
+                    }
+                };
+                if full {
+                    match rows.gather {
+                        true => send(std::mem::take(&mut *buf)),
+                        false => {
                             out.write_batch(&buf);
                             buf.clear();
                         }
                     }
-                    (false, None) => unreachable!("a process writing its own rows has an output"),
                 }
                 true
             };
@@ -181,16 +190,32 @@ impl Emit {
         }
     }
 
-    /// On worker 0, rows gathered from every worker: written into process 0's output, up to
-    /// the limit.
-    pub fn write_gathered(&self, rows: &[u32]) {
-        let out = self.rows.as_ref().and_then(|r| r.output.as_ref()).expect("process 0 writes gathered rows");
-        let mut buf = self.buf.borrow_mut();
-        for row in rows.chunks(self.plan.steps.len()) {
-            if self.limit.is_some_and(|n| self.written.get() >= n) {
-                return;
+    /// What this worker has gathered and not sent yet, to send now (empty where it writes its
+    /// own rows).
+    pub fn take_gathered(&self) -> Vec<u8> {
+        match self.gathers() {
+            true => std::mem::take(&mut *self.buf.borrow_mut()),
+            false => Vec::new(),
+        }
+    }
+
+    /// On worker 0, a batch gathered from a worker: written into process 0's output; under a
+    /// limit, ids counted off up to it and formatted here.
+    pub fn write_gathered(&self, batch: &[u8]) {
+        let out = &self.rows.as_ref().expect("worker 0 writes gathered rows").output;
+        let Some(limit) = self.limit else {
+            out.write_batch(batch);
+            return;
+        };
+        let mut row = Vec::with_capacity(self.plan.steps.len());
+        let mut buf = self.written_buf.borrow_mut();
+        for ids in batch.chunks(4 * self.plan.steps.len()) {
+            if self.written.get() >= limit {
+                break;
             }
-            out.format(&self.name, row, &mut buf);
+            row.clear();
+            row.extend(ids.chunks(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])));
+            out.format(&self.name, &row, &mut buf);
             self.written.set(self.written.get() + 1);
             if buf.len() >= OUTPUT_BATCH {
                 out.write_batch(&buf);
@@ -199,14 +224,17 @@ impl Emit {
         }
     }
 
-    /// Writes what is still buffered.
+    /// Writes what is still buffered: this worker's own rows, and on worker 0 the gathered
+    /// rows it formatted (a gathering worker's own batches all went out through
+    /// [`Emit::take_gathered`]).
     pub fn flush(&self) {
-        let mut buf = self.buf.borrow_mut();
-        if let Some(out) = self.rows.as_ref().and_then(|r| r.output.as_ref()) {
+        let Some(rows) = &self.rows else { return };
+        for buf in [&self.buf, &self.written_buf] {
+            let mut buf = buf.borrow_mut();
             if !buf.is_empty() {
-                out.write_batch(&buf);
+                rows.output.write_batch(&buf);
             }
+            buf.clear();
         }
-        buf.clear();
     }
 }

@@ -216,8 +216,8 @@ fn one_query<A: Allocate>(
     let me = worker.index();
     // The head before any row: this process's rows come after the candidates' all-gather,
     // which waits for this worker.
-    if let (Some(out), 0) = (asked.rows.as_ref().and_then(|r| r.output.as_ref()), me % threads) {
-        out.begin_query(name, query.num_vertices());
+    if let (Some(rows), 0) = (&asked.rows, me % threads) {
+        rows.output.begin_query(name, query.num_vertices());
     }
     let t = Instant::now();
     let (cands, gathered_bytes) = filter::candidates(worker, local, query, control);

@@ -83,7 +83,7 @@ proptest! {
             symmetry,
             order: Order::Gql,
             limit,
-            rows: Some(Rows { output: Some(outputs[p].clone()), gather }),
+            rows: Some(Rows { output: outputs[p].clone(), gather }),
         };
         let got = cluster_with(&tmp.path().join("manifest.json"), (processes, threads, cache), &[query], matching);
         outputs.iter().for_each(|o| o.finish().unwrap());

@@ -71,7 +71,8 @@ impl Asked {
     }
 
     /// This process's writer of matches: FILE.i for `--output FILE`, process 0's standard
-    /// output for `-` (the others' rows go to process 0); None without `--output`.
+    /// output for `-` (the others format their rows for process 0, writing nothing); None
+    /// without `--output`.
     fn rows(&self, process: usize, local: &Local) -> Result<Option<Rows>> {
         let Some(path) = &self.output else { return Ok(None) };
         let ids = local.graph.ids().cloned();
@@ -81,18 +82,18 @@ impl Asked {
                  or jsonl"
             );
         }
-        let writer: Option<Box<dyn Write + Send>> = match (self.rows_to_stdout(), process) {
-            (true, 0) => Some(Box::new(BufWriter::with_capacity(1 << 20, std::io::stdout()))),
-            (true, _) => None,
+        let writer: Box<dyn Write + Send> = match (self.rows_to_stdout(), process) {
+            (true, 0) => Box::new(BufWriter::with_capacity(1 << 20, std::io::stdout())),
+            (true, _) => Box::new(std::io::sink()),
             (false, _) => {
                 let mut name = path.as_os_str().to_owned();
                 name.push(format!(".{process}"));
                 let file = PathBuf::from(name);
                 let f = std::fs::File::create(&file).with_context(|| format!("creating {}", file.display()))?;
-                Some(Box::new(BufWriter::with_capacity(1 << 20, f)))
+                Box::new(BufWriter::with_capacity(1 << 20, f))
             }
         };
-        let output = writer.map(|w| Arc::new(Output::new(w, self.output_format).with_ids(ids)));
+        let output = Arc::new(Output::new(writer, self.output_format).with_ids(ids));
         Ok(Some(Rows { output, gather: self.rows_to_stdout() || self.limit.is_some() }))
     }
 }
@@ -173,7 +174,7 @@ impl ClusterArgs {
         }
         let local = Local::load(manifest, process, addresses.len())?;
         let rows = asked.rows(process, &local)?;
-        let output = rows.as_ref().and_then(|r| r.output.clone());
+        let output = rows.as_ref().map(|r| r.output.clone());
         let connect_timeout = Duration::from_secs_f64(self.connect_timeout);
         let cache_bytes = self.cache_memory.unwrap_or(subgraph_cluster::replicate::DEFAULT_CACHE_BYTES);
         let cluster = Cluster { addresses, process, threads: asked.threads, connect_timeout, cache_bytes };
