@@ -9,10 +9,10 @@
 //! intersects them with its list. The last position's candidates go to [`Emit`], which counts
 //! them or writes the matches.
 //!
-//! Skew: where that data vertex's list is one every process holds ([`Replicas`]: the lists of
-//! the positions `replicate` chose), a proposal goes to any worker by a hash of the prefix,
-//! and an intersection stays where the prefix is, so a hub's extensions are shared by every
-//! worker (BiGJoin's balanced variant, §4.3).
+//! Skew: lists every process holds ([`Replicas`]: those of the positions `replicate` chose)
+//! are read by the proposing operator wherever it runs, and where all of a position's lists
+//! are held the prefix goes to any worker by a hash of it, so a hub's extensions are shared by
+//! every worker (BiGJoin's balanced variant, §4.3).
 //!
 //! What bounds memory: roots (the first position's data vertices) enter in batches of
 //! [`BATCH_ROOTS`] per worker, one timely epoch each, and a worker starts a batch only when at
@@ -97,14 +97,14 @@ pub fn search<A: Allocate>(
     worker.dataflow::<u64, _, _>(|scope| {
         let mut stream: Stream<_, Partial> = scope.input_from(&mut input);
         for k in 1..plan.steps.len() {
-            let stages = stages(&plan.steps[k], |f| replicas.held[f].is_some());
+            let stages = stages(&plan.steps[k], |f| replicas.held[f]);
             let operators = stages.len();
             for (j, links) in stages.into_iter().enumerate() {
                 // A position without backward neighbours takes its candidates from its global
                 // set, which every worker holds: its prefixes stay where they are. The first
                 // link routes the others: a prefix goes to the owner of its list, or, where
                 // every process holds it, to any worker.
-                let route = links.first().map(|b| (b.from, replicas.held[b.from].is_some()));
+                let route = links.first().map(|b| (b.from, replicas.held[b.from]));
                 let mut stage = Stage {
                     local: local.clone(),
                     replicas: replicas.clone(),
@@ -287,7 +287,7 @@ impl Stage {
         let step: &Step = &self.plan.steps[self.k];
         let (local, replicas) = (&self.local.graph, &self.replicas);
         let list = |b: &Back| {
-            let graph = replicas.holding(b.from, prefix[b.from]).unwrap_or(local);
+            let graph = replicas.holding(b.from).unwrap_or(local);
             graph.neighbors_labelled(prefix[b.from], b.dir, b.edge_label, step.label)
         };
         if self.proposes {

@@ -1,7 +1,8 @@
 //! Writing a partition: P `.sgb` part files and `manifest.json`. Part p is a graph on every
 //! vertex id with every vertex's label (the label table each process filters candidates by),
-//! the original vertex ids where the graph has them (what its rows are written in), and the edges with an endpoint p owns, so that its owned vertices' adjacency lists are
-//! whole; vertices go to parts by hash or by ranges balanced on adjacency size (BiGJoin's
+//! the original vertex ids where the graph has them (what its rows are written in), and the
+//! edges with an endpoint p owns, so that its owned vertices' adjacency lists are whole;
+//! vertices go to parts by hash or by ranges balanced on adjacency size (BiGJoin's
 //! partitioned relations, VLDB 2018 §4, one relation per part).
 
 use crate::error::{Error, Result};

@@ -16,7 +16,6 @@ use crate::gather::{all_gather, to_each_process};
 use crate::load::Local;
 use crate::plan::ClusterPlan;
 use std::sync::{Arc, OnceLock};
-use subgraph_core::bitset::Bitset;
 use subgraph_core::{Dir, Graph, GraphBuilder};
 use timely::communication::Allocate;
 use timely::worker::Worker;
@@ -32,8 +31,8 @@ pub struct Replicas {
     /// Every vertex with its label, and the held lists. One per process; None where nothing
     /// is held.
     pub graph: Option<Arc<Graph>>,
-    /// By position: the candidates whose lists are held, where the position is.
-    pub held: Vec<Option<Bitset>>,
+    /// By position: whether its candidates' lists are held (all of them, or none).
+    pub held: Vec<bool>,
     /// Adjacency entries held.
     pub entries: u64,
     /// Bytes this worker sent to other processes to fill them (8 per size, 12 per edge).
@@ -41,18 +40,14 @@ pub struct Replicas {
 }
 
 impl Replicas {
-    /// The graph holding `v`'s lists as position `f` reads them, where every process holds
-    /// them.
-    pub fn holding(&self, f: usize, v: u32) -> Option<&Graph> {
-        match &self.held[f] {
-            Some(bits) if bits.contains(v) => self.graph.as_deref(),
-            _ => None,
-        }
+    /// The graph holding the lists position `f` reads, where every process holds them.
+    pub fn holding(&self, f: usize) -> Option<&Graph> {
+        self.held[f].then_some(self.graph.as_deref()).flatten()
     }
 
     /// The positions held.
     pub fn positions(&self) -> usize {
-        self.held.iter().flatten().count()
+        self.held.iter().filter(|&&h| h).count()
     }
 }
 
@@ -96,14 +91,14 @@ pub fn replicate<A: Allocate>(
     let mut cheapest: Vec<usize> = (0..n).filter(|&f| !groups[f].is_empty()).collect();
     cheapest.sort_by_key(|&f| (total[f], f));
     let mut left = cache / ENTRY_BYTES;
-    let mut held = vec![None; n];
+    let mut held = vec![false; n];
     let mut edges = Vec::new();
     for f in cheapest {
         if total[f] > left {
             break;
         }
         left -= total[f];
-        held[f] = Some(plan.steps[f].bits.clone());
+        held[f] = true;
         for &v in plan.steps[f].candidates.iter().filter(mine) {
             for &(d, e, l) in &groups[f] {
                 let list = g.neighbors_labelled(v, d, e, l);
@@ -114,7 +109,7 @@ pub fn replicate<A: Allocate>(
     let entries = cache / ENTRY_BYTES - left;
     if entries == 0 {
         // Every worker sees the same totals, so all skip the exchange alike.
-        return Replicas { graph: None, held: vec![None; n], entries, bytes_sent };
+        return Replicas { graph: None, held: vec![false; n], entries, bytes_sent };
     }
     // Once to each other process, where its first worker builds the graph its workers share.
     bytes_sent += (local.processes as u64 - 1) * 12 * edges.len() as u64;

@@ -114,7 +114,7 @@ pub struct Matching {
     pub rows: Option<Rows>,
 }
 
-/// Runs `queries` (name, graph) as process `cluster.process` over `local` as `asked` says,
+/// Runs `queries` (name, graph) as process `cluster.process` over `local` as `matching` says,
 /// each query stopped by a control that `control` makes for it on each worker (its deadline,
 /// Ctrl-C); returns the counts on process 0 and None on the others. A query that cannot be
 /// planned is refused alike on every process and not run.
@@ -122,7 +122,7 @@ pub fn run(
     cluster: &Cluster,
     local: Local,
     queries: Vec<(String, Graph)>,
-    asked: &Matching,
+    matching: &Matching,
     control: Arc<dyn Fn() -> Control + Send + Sync>,
 ) -> Result<Option<Counts>> {
     if cluster.threads == 0 {
@@ -131,7 +131,9 @@ pub fn run(
     let local = Arc::new(local);
     let checked: Vec<Result<Named>> = queries
         .into_iter()
-        .map(|(name, q)| Ok((Arc::from(name), ClusterPlan::check(&local.graph, q, asked.semantics, asked.order)?)))
+        .map(|(name, q)| {
+            Ok((Arc::from(name), ClusterPlan::check(&local.graph, q, matching.semantics, matching.order)?))
+        })
         .collect();
     let (runnable, mut refused): (Vec<_>, Vec<_>) = checked.into_iter().enumerate().partition(|(_, q)| q.is_ok());
     let runnable: Arc<Vec<(usize, Named)>> =
@@ -144,12 +146,12 @@ pub fn run(
     earlier.iter().filter(|a| a.starts_with("127.0.0.1:")).for_each(|a| wait_listening(a, until));
     let started = Arc::new(AtomicBool::new(false));
     watch(cluster, started.clone());
-    // One graph of replicas per query and process, built by whichever worker comes first.
+    // One graph of replicas per query and process, built by its first worker.
     let cache = cluster.cache_bytes;
     let shared: Arc<Vec<OnceLock<Arc<Graph>>>> = Arc::new(runnable.iter().map(|_| OnceLock::new()).collect());
-    let mut asked = asked.clone();
-    if asked.limit.is_some() {
-        asked.rows = asked.rows.map(|r| Rows { gather: true, ..r });
+    let mut matching = matching.clone();
+    if matching.limit.is_some() {
+        matching.rows = matching.rows.map(|r| Rows { gather: true, ..r });
     }
     let config = timely::Config {
         communication: timely::CommunicationConfig::Cluster {
@@ -169,7 +171,7 @@ pub fn run(
             .zip(&shared[..])
             .map(|((_, (name, q)), shared)| {
                 let control = Arc::new(control());
-                one_query(worker, &local, (cache, shared), (name, q), &asked, &control)
+                one_query(worker, &local, (cache, shared), (name, q), &matching, &control)
             })
             .collect()
     })
@@ -209,33 +211,33 @@ fn one_query<A: Allocate>(
     local: &Arc<Local>,
     (cache, shared): (u64, &OnceLock<Arc<Graph>>),
     (name, query): (&Arc<str>, &Query),
-    asked: &Matching,
+    matching: &Matching,
     control: &Arc<Control>,
 ) -> Option<QueryCount> {
     let threads = worker.peers() / local.processes;
     let me = worker.index();
     // The head before any row: this process's rows come after the candidates' all-gather,
     // which waits for this worker.
-    if let (Some(rows), 0) = (&asked.rows, me % threads) {
+    if let (Some(rows), 0) = (&matching.rows, me % threads) {
         rows.output.begin_query(name, query.num_vertices());
     }
     let t = Instant::now();
     let (cands, gathered_bytes) = filter::candidates(worker, local, query, control);
     let filter_ms = t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
-    let plan = Arc::new(ClusterPlan::new(&local.graph, query, &cands, asked.symmetry, asked.order));
+    let plan = Arc::new(ClusterPlan::new(&local.graph, query, &cands, matching.symmetry, matching.order));
     let order_ms = t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
     // Every worker holds the same sets, so all skip the replicas and the search alike when
     // one is empty, or when the limit is 0.
-    let (tally, replicas) = match cands.iter().any(Vec::is_empty) || asked.limit == Some(0) {
+    let (tally, replicas) = match cands.iter().any(Vec::is_empty) || matching.limit == Some(0) {
         true => (Tally::default(), Arc::new(Replicas::default())),
         false => {
             let replicas = Arc::new(replicate(worker, local, &plan, cache, shared));
             let emit = Emit::new(
                 plan.clone(),
                 name.clone(),
-                (asked.limit, asked.rows.clone()),
+                (matching.limit, matching.rows.clone()),
                 control.clone(),
                 worker.peers(),
             );
@@ -264,7 +266,7 @@ fn one_query<A: Allocate>(
     let worst = tallies.iter().map(|t| t.5).max().unwrap_or(0);
     // The limit, where the counts reach it (a worker stops for it only then); else the
     // search's own stop, Ctrl-C before a deadline.
-    let (embeddings, stopped) = match asked.limit {
+    let (embeddings, stopped) = match matching.limit {
         Some(n) if found >= n as u128 => (n as u128, Some(Stopped::Limit)),
         _ => (found, [None, None, Some(Stopped::Timeout), Some(Stopped::Interrupted)][worst as usize]),
     };

@@ -21,15 +21,20 @@ fn graph(n: u32, labels: &[u32], edges: &[(u32, u32)]) -> Graph {
     b.build().0
 }
 
+/// A random data graph of 14 vertices and a query of `qn` vertices (connected or not), both
+/// labelled 0 or 1.
+fn data_and_query(qn: std::ops::Range<u32>) -> impl Strategy<Value = (Graph, Graph)> {
+    let data = (prop::collection::vec(0u32..2, 14), prop::collection::vec((0u32..14, 0u32..14), 10..40));
+    let query = (prop::collection::vec(0u32..2, 4), prop::collection::vec((0u32..4, 0u32..4), 1..6), qn);
+    (data, query)
+        .prop_map(|((labels, edges), (qlabels, qedges, qn))| (graph(14, &labels, &edges), graph(qn, &qlabels, &qedges)))
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
     #[test]
     fn counts_equal_the_oracles(
-        labels in prop::collection::vec(0u32..2, 14),
-        edges in prop::collection::vec((0u32..14, 0u32..14), 10..40),
-        qlabels in prop::collection::vec(0u32..2, 4),
-        qedges in prop::collection::vec((0u32..4, 0u32..4), 1..6),
-        qn in 2u32..5,
+        (data, query) in data_and_query(2u32..5),
         parts in 1usize..5,
         range in any::<bool>(),
         symmetry in any::<bool>(),
@@ -37,8 +42,6 @@ proptest! {
         threads in 1usize..3,
         cache in prop::sample::select(vec![0u64, 400, 1 << 20]),
     ) {
-        let data = graph(14, &labels, &edges);
-        let query = graph(qn, &qlabels, &qedges);
         let expected = oracle::count(&data, &Query::new(query.clone(), &data, Semantics::Embed).unwrap(), Semantics::Embed);
         let tmp = tempfile::tempdir().unwrap();
         partition(&data, parts, if range { Rule::Range } else { Rule::Hash }, tmp.path()).unwrap();
@@ -52,11 +55,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 10, ..ProptestConfig::default() })]
     #[test]
     fn rows_are_the_oracles_embeddings(
-        labels in prop::collection::vec(0u32..2, 14),
-        edges in prop::collection::vec((0u32..14, 0u32..14), 10..40),
-        qlabels in prop::collection::vec(0u32..2, 4),
-        qedges in prop::collection::vec((0u32..4, 0u32..4), 1..6),
-        qn in 1u32..5,
+        (data, query) in data_and_query(1u32..5),
         parts in 1usize..4,
         symmetry in any::<bool>(),
         gather in any::<bool>(),
@@ -64,8 +63,7 @@ proptest! {
         cache in prop::sample::select(vec![0u64, 1 << 20]),
         limit in prop::option::of(0u64..40),
     ) {
-        let data = graph(14, &labels, &edges);
-        let query = graph(qn, &qlabels, &qedges);
+        let n = query.num_vertices();
         let mut expected = oracle::all(&data, &Query::new(query.clone(), &data, Semantics::Embed).unwrap(), Semantics::Embed);
         expected.sort();
         let tmp = tempfile::tempdir().unwrap();
@@ -93,7 +91,7 @@ proptest! {
             let words: Vec<u32> = bytes.chunks(4).map(|w| u32::from_le_bytes(w.try_into().unwrap())).collect();
             // Under a limit every row is process 0's.
             prop_assert!(p == 0 || limit.is_none() || words.is_empty());
-            rows.extend(words.chunks(qn as usize).map(<[u32]>::to_vec));
+            rows.extend(words.chunks(n).map(<[u32]>::to_vec));
         }
         rows.sort();
         let total = expected.len() as u128;
@@ -113,17 +111,11 @@ proptest! {
 
     #[test]
     fn counts_under_a_limit_are_the_first_n(
-        labels in prop::collection::vec(0u32..2, 14),
-        edges in prop::collection::vec((0u32..14, 0u32..14), 10..40),
-        qlabels in prop::collection::vec(0u32..2, 4),
-        qedges in prop::collection::vec((0u32..4, 0u32..4), 1..6),
-        qn in 1u32..5,
+        (data, query) in data_and_query(1u32..5),
         symmetry in any::<bool>(),
         threads in 1usize..3,
         limit in 0u64..40,
     ) {
-        let data = graph(14, &labels, &edges);
-        let query = graph(qn, &qlabels, &qedges);
         let total = oracle::count(&data, &Query::new(query.clone(), &data, Semantics::Embed).unwrap(), Semantics::Embed);
         let tmp = tempfile::tempdir().unwrap();
         partition(&data, 2, Rule::Hash, tmp.path()).unwrap();

@@ -94,7 +94,8 @@ impl Asked {
             }
         };
         let output = Arc::new(Output::new(writer, self.output_format).with_ids(ids));
-        Ok(Some(Rows { output, gather: self.rows_to_stdout() || self.limit.is_some() }))
+        // Under a limit the cluster gathers every row anyway.
+        Ok(Some(Rows { output, gather: self.rows_to_stdout() }))
     }
 }
 
