@@ -80,8 +80,19 @@ pub const REFINE_NS_PER_CHECK: f64 = 20.0;
 pub const DEFER_MIN_MS: f64 = 2.0;
 /// A deferred refinement runs at once, without the trial over the NLF candidates, when the
 /// default plan's estimated enumeration is more than this many times its predicted time: the
-/// trial would not finish.
-pub const TRIAL_FACTOR: f64 = 20.0;
+/// trial would not finish. Counting every match on wordnet's dense_8 (60 queries, one thread,
+/// 2026-11-30), 14 of the 15 trials under 2 times finished, 2 of the 3 from 2 to 4 times, and
+/// 1 of the 21 above; each trial that did not finish cost its budget, then about 26 ms, and
+/// the refinement after it took longer (bench/results/2026-11-30-planner-trials.md).
+pub const TRIAL_FACTOR: f64 = 4.0;
+/// A deferred refinement's trial without a limit runs for this many times the refinement's
+/// predicted time (with the lazy space's): what giving it up costs, the refinement, the refined
+/// space and plan, measured 1.2–1.6 times that prediction on wordnet's dense_8, and the
+/// enumeration after them. Doubled from once, it took wordnet's dense_4 0.90 times as long by
+/// the geomean (60 queries, one thread), dense_8 0.995 and dense_12 0.97; under `--limit 100000`
+/// it measured 0.94–1.02 on dense_12, dense_20 and sparse_12, and the limit keeps one
+/// (bench/results/2026-11-30-planner-trials.md).
+pub const TRIAL_BUDGET: f64 = 2.0;
 /// A deferred refinement's trial that is on its way to the limit (at the rate it has found
 /// matches) may run up to this many times its budget.
 pub const TRIAL_REACH: f64 = 3.0;
@@ -214,11 +225,11 @@ impl Prepared {
             if opts.limit.is_some() {
                 self.compare_orders(data, opts, control)?;
             }
-            // The trial lasts as long as the refinement would, and is skipped when the
-            // estimate shows the query longer still. Not under a limit, whose search the
-            // estimate prices whole where its particles found no match (wordnet's
-            // dense_20_26: 2.2·10^9 units, 11 s predicted; the trial reached 10^5 matches in
-            // 0.1 s).
+            // The trial lasts as long as the refinement would (twice as long when it counts
+            // every match, `TRIAL_BUDGET`), and is skipped when the estimate shows the query
+            // longer still. Not under a limit, whose search the estimate prices whole where
+            // its particles found no match (wordnet's dense_20_26: 2.2·10^9 units, 11 s
+            // predicted; the trial reached 10^5 matches in 0.1 s).
             let predicted_ms = self.cost * planner::NS_PER_UNIT * 1e-6 / threads;
             if opts.limit.is_some() || predicted_ms <= TRIAL_FACTOR * refine_ms {
                 let t = Instant::now();
@@ -226,7 +237,8 @@ impl Prepared {
                 // build would have taken before it, too.
                 let lazy = self.space.as_ref().filter(|s| s.build_kind() == Some(SpaceBuild::Lazy));
                 let lazy_ms = lazy.map_or(0.0, |s| s.eager_ms(threads));
-                let budget = Duration::from_secs_f64((refine_ms + lazy_ms) * 1e-3).max(TRIAL);
+                let times = if opts.limit.is_some() { 1.0 } else { TRIAL_BUDGET };
+                let budget = Duration::from_secs_f64(times * (refine_ms + lazy_ms) * 1e-3).max(TRIAL);
                 match self.try_unrefined(data, opts, control, budget) {
                     Ok(done) => return Ok(done),
                     Err(back) => self = *back,
