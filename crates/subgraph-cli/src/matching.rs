@@ -230,7 +230,7 @@ fn match_cluster(
     patterns: Vec<Pattern>,
     interrupt: Arc<AtomicBool>,
 ) -> Result<ExitCode> {
-    let refused = [(a.unique, "--unique"), (!patterns.is_empty(), "--pattern"), (a.neo4j.given(), "--nodes")];
+    let refused = [(!patterns.is_empty(), "--pattern"), (a.neo4j.given(), "--nodes")];
     if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
         bail!("{flag} is not supported with --cluster or --local-processes yet");
     }
@@ -262,6 +262,7 @@ fn match_cluster(
         output: a.output.clone(),
         output_format: OutputFormat::from_name(&a.output_format).expect("checked by run"),
         json: a.format == "json",
+        unique: a.unique,
         interrupt,
     };
     a.cluster.run_process(manifest, queries, &asked)

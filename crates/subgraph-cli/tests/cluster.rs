@@ -1,8 +1,8 @@
 //! `subgraph partition` and `match --local-processes` / `--cluster` over loopback: counts and
-//! the cluster's fields in the JSON record, rows written as one host writes them (per process,
-//! or through process 0's standard output, under a limit), what is refused, Ctrl-C on every
-//! process, and a process that never comes or dies ending the run with an error within seconds
-//! instead of a hang.
+//! the cluster's fields in the JSON record, `--unique`, rows written as one host writes them
+//! (per process, or through process 0's standard output, under a limit), what is refused,
+//! Ctrl-C on every process, and a process that never comes or dies ending the run with an
+//! error within seconds instead of a hang.
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -64,7 +64,7 @@ fn local_processes_count_hprd_and_report_the_cluster_fields() {
     assert_eq!((r["embeddings"].as_u64(), r["replicated_positions"].as_u64()), (Some(80), Some(0)), "{line}");
     assert_eq!(r["replicated_entries"].as_u64(), Some(0), "{line}");
     // What the cluster does not do yet is refused in one line.
-    for extra in [&["--semantics", "homomorphism"][..], &["--unique"], &["--cache-memory", "lots"]] {
+    for extra in [&["--semantics", "homomorphism"][..], &["--cache-memory", "lots"]] {
         let mut args = vec!["match", &manifest, query.to_str().unwrap(), "--local-processes", "2"];
         args.extend_from_slice(extra);
         let o = run(&args);
@@ -122,6 +122,25 @@ fn local_processes_write_the_rows_one_host_writes() {
     let o = run(&["match", &manifest, q, "--local-processes", "2", "--limit", "5", "--format", "json", "-q"]);
     let r: serde_json::Value = serde_json::from_str(String::from_utf8(o.stdout).unwrap().trim()).unwrap();
     assert_eq!((r["embeddings"].as_u64(), r["complete"].as_bool()), (Some(5), Some(false)));
+    // --unique as one host counts it: 24 embeddings of a triangle, |Aut| = 6, four triangles;
+    // a partial count has none.
+    let unique = |args: &[&str]| -> serde_json::Value {
+        let o = run(&[&["match"][..], args, &[q, "--unique", "--format", "json", "-q"]].concat());
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_str(String::from_utf8(o.stdout).unwrap().trim()).unwrap()
+    };
+    let one = unique(&[graph.to_str().unwrap()]);
+    assert_eq!((one["unique"].as_u64(), one["automorphisms"].as_u64()), (Some(4), Some(6)), "{one}");
+    for processes in ["2", "3"] {
+        let cluster = unique(&[&manifest, "--local-processes", processes]);
+        for field in ["embeddings", "unique", "automorphisms"] {
+            assert_eq!(cluster[field], one[field], "{field}: {cluster} against {one}");
+        }
+    }
+    let partial = unique(&[&manifest, "--local-processes", "2", "--limit", "3"]);
+    assert_eq!((partial["embeddings"].as_u64(), partial["unique"].as_u64()), (Some(3), None), "{partial}");
+    let o = run(&["match", &manifest, q, "--local-processes", "2", "--unique", "-q"]);
+    assert!(String::from_utf8(o.stdout).unwrap().contains("24 (4 unique)"));
 }
 
 #[test]

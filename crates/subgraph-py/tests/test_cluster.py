@@ -1,5 +1,6 @@
 """subgraph.cluster: counts over a partition with processes over loopback, equal to one host's;
-a limit; the hosts-file form; and errors as SubgraphError naming the process."""
+a limit; distinct subgraphs; the hosts-file form; and errors as SubgraphError naming the
+process."""
 
 import os
 import socket
@@ -32,6 +33,18 @@ def test_counts_equal_one_hosts(hprd):
     assert r.embeddings == expected and r.replicated_positions == 0
     r = subgraph.cluster.count(manifest, triangle, local_processes=2, limit=5)
     assert (r.embeddings, r.complete, r.stopped) == (5, False, "limit")
+    assert (r.automorphisms, r.unique) == (None, None)
+
+
+def test_unique_counts_distinct_subgraphs_as_one_host(hprd):
+    data, manifest = hprd
+    triangle = subgraph.Graph.from_edges([0, 1, 2], [1, 2, 0], vertex_labels=[1, 1, 1])
+    one = subgraph.count(data, triangle, unique=True)
+    assert one.automorphisms == 6 and one.unique * 6 == one.embeddings
+    r = subgraph.cluster.count(manifest, triangle, local_processes=2, unique=True)
+    assert (r.embeddings, r.automorphisms, r.unique) == (one.embeddings, 6, one.unique)
+    r = subgraph.cluster.count(manifest, triangle, local_processes=2, unique=True, limit=1)
+    assert (r.automorphisms, r.unique) == (6, None)
 
 
 def test_hosts_file_processes_count_together(hprd, tmp_path):

@@ -19,6 +19,7 @@ use subgraph::record::Outcome;
 use subgraph::{Record, Report};
 use subgraph_cluster::run::QueryCount;
 use subgraph_cluster::{read_hosts, Cluster, Local, Matching, Rows};
+use subgraph_core::automorphism::Automorphisms;
 use subgraph_core::order::Order;
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::{Graph, Semantics, VertexIds};
@@ -61,6 +62,8 @@ pub struct Asked {
     pub output: Option<PathBuf>,
     pub output_format: OutputFormat,
     pub json: bool,
+    /// `--unique`: distinct subgraphs too, the embeddings over the query's automorphisms.
+    pub unique: bool,
     pub interrupt: Arc<AtomicBool>,
 }
 
@@ -184,6 +187,9 @@ impl ClusterArgs {
             Control::new(timeout.map(|s| Instant::now() + Duration::from_secs_f64(s)), interrupt.clone())
         });
         let names: Vec<String> = queries.iter().map(|(name, _)| name.clone()).collect();
+        // |Aut(Q)| of each query, as one host counts it for --unique.
+        let automorphisms: Vec<Option<u128>> =
+            queries.iter().map(|(_, q)| asked.unique.then(|| Automorphisms::of(q).order()).flatten()).collect();
         let matching = Matching {
             semantics: asked.semantics,
             symmetry: asked.symmetry,
@@ -211,9 +217,9 @@ impl ClusterArgs {
             ));
         }
         let mut failed = false;
-        for (name, count) in names.into_iter().zip(counts) {
+        for ((name, count), automorphisms) in names.into_iter().zip(counts).zip(automorphisms) {
             match count {
-                Ok(c) => line(print(name, c, asked)?),
+                Ok(c) => line(print(name, c, automorphisms, asked)?),
                 Err(e) => {
                     failed = true;
                     eprintln!("subgraph: error: query {name}: {e}");
@@ -231,8 +237,9 @@ impl ClusterArgs {
     }
 }
 
-/// One query's count as a record (`--format json`) or a table row.
-fn print(name: String, c: QueryCount, asked: &Asked) -> Result<String> {
+/// One query's count as a record (`--format json`) or a table row; `automorphisms` is the
+/// query's |Aut(Q)| under `--unique`.
+fn print(name: String, c: QueryCount, automorphisms: Option<u128>, asked: &Asked) -> Result<String> {
     let elapsed_ms = c.filter_ms + c.order_ms + c.enumerate_ms;
     let report = Report {
         embeddings: c.embeddings,
@@ -249,8 +256,8 @@ fn print(name: String, c: QueryCount, asked: &Asked) -> Result<String> {
         ..Report::nothing(subgraph_cluster::filter::FILTER, c.stopped)
     };
     let ran = Ran { report, gpu: None, choice: None, note: None };
-    let outcome =
-        Outcome { semantics: asked.semantics, ran, unique: None, automorphisms: None, rows: None, pattern: None };
+    let unique = ran.report.unique(automorphisms);
+    let outcome = Outcome { semantics: asked.semantics, ran, unique, automorphisms, rows: None, pattern: None };
     let record = Record::of(name, &outcome, 1, None);
     if let Some(why) = c.stopped {
         let what = match why {
@@ -272,9 +279,13 @@ fn print(name: String, c: QueryCount, asked: &Asked) -> Result<String> {
         };
         serde_json::to_string(&r)?
     } else {
+        let embeddings = match record.unique {
+            Some(u) => format!("{} ({u} unique)", record.embeddings),
+            None => record.embeddings.to_string(),
+        };
         format!(
             "{:<40} {:>22} {:>9} {:>11.2} {:>9} {:>12}",
-            record.query, record.embeddings, record.complete, elapsed_ms, c.processes, c.bytes_sent
+            record.query, embeddings, record.complete, elapsed_ms, c.processes, c.bytes_sent
         )
     })
 }

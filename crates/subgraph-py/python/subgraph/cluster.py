@@ -53,6 +53,10 @@ class Result:
     peak_rss_bytes: list
     replicated_positions: int
     replicated_entries: int
+    #: With unique=True: the query's automorphisms, and the distinct subgraphs (the embeddings
+    #: over them) when the count is complete; else None.
+    automorphisms: object = None
+    unique: object = None
 
 
 def partition(data, parts, output, by="hash"):
@@ -108,7 +112,8 @@ def _wait(children, processes, errors):
 
 
 def count(manifest, query, local_processes=None, hosts=None, process=None, semantics=None, limit=None,
-          timeout=None, threads=None, order=None, symmetry=True, cache_memory=None, connect_timeout=30.0):
+          timeout=None, threads=None, order=None, symmetry=True, cache_memory=None, connect_timeout=30.0,
+          unique=False):
     """Counts the embeddings of `query` (a Graph, or a query file's path holding one query) in
     the data graph partitioned at `manifest` (`subgraph partition`) with several processes: a
     Result on process 0, None on the others.
@@ -120,8 +125,8 @@ def count(manifest, query, local_processes=None, hosts=None, process=None, seman
     first N embeddings over every process, `timeout` seconds each process may search,
     `order` "gql" (the default) or "ri", `symmetry` symmetry breaking, `cache_memory` the bytes
     each process may hold of the lists a query reads (default 1 GiB, 0 for none) and
-    `connect_timeout` the seconds connecting may take. Only embeddings are counted (semantics
-    "embed"). A bad argument, a query the cluster cannot run and a process that fails raise
+    `connect_timeout` the seconds connecting may take, and `unique` counts the distinct
+    subgraphs too (as subgraph.count's). Only embeddings are counted (semantics "embed"). A bad argument, a query the cluster cannot run and a process that fails raise
     SubgraphError with one line naming the process."""
     if (local_processes is None) == (hosts is None):
         raise SubgraphError("give local_processes=N, or hosts= and process=")
@@ -144,7 +149,7 @@ def count(manifest, query, local_processes=None, hosts=None, process=None, seman
             raise TypeError("query must be a subgraph.Graph or a query file's path")
         args = dict(manifest=os.fspath(manifest), query=os.fspath(query), threads=1 if threads is None else threads,
                     semantics=semantics, limit=limit, timeout=timeout, order=order, symmetry=symmetry,
-                    cache_memory=cache_memory, connect_timeout=connect_timeout)
+                    cache_memory=cache_memory, connect_timeout=connect_timeout, unique=bool(unique))
         if local_processes is not None:
             hosts = os.path.join(tmp, "hosts.txt")
             with open(hosts, "w", encoding="utf-8") as f:
