@@ -124,10 +124,11 @@ def count(manifest, query, local_processes=None, hosts=None, process=None, seman
     and its own `process`. `threads` is each process's worker threads (default 1), `limit` the
     first N embeddings over every process, `timeout` seconds each process may search,
     `order` "gql" (the default) or "ri", `symmetry` symmetry breaking, `cache_memory` the bytes
-    each process may hold of the lists a query reads (default 1 GiB, 0 for none) and
+    each process may hold of the lists a query reads (default 1 GiB, 0 for none),
     `connect_timeout` the seconds connecting may take, and `unique` counts the distinct
-    subgraphs too (as subgraph.count's). Only embeddings are counted (semantics "embed"). A bad argument, a query the cluster cannot run and a process that fails raise
-    SubgraphError with one line naming the process."""
+    subgraphs too (as subgraph.count's). Only embeddings are counted (semantics "embed"). A
+    bad argument, a query the cluster cannot run and a process that fails raise SubgraphError
+    with one line naming the process."""
     if (local_processes is None) == (hosts is None):
         raise SubgraphError("give local_processes=N, or hosts= and process=")
     if hosts is not None and process is None:
