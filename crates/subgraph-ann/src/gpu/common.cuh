@@ -46,6 +46,33 @@ __device__ __forceinline__ bool allowed_bit(const unsigned* __restrict__ words, 
     return ((__ldg(words + (id >> 5)) >> (id & 31u)) & 1u) != 0u;
 }
 
+// Adds one component pair to a lane's share of a distance: (a - b)^2, or a.b.
+__device__ __forceinline__ float accumulate1(float acc, float a, float b) {
+#if METRIC == 0
+    const float d = __fsub_rn(a, b);
+    return __fmaf_rn(d, d, acc);
+#else
+    return __fmaf_rn(a, b, acc);
+#endif
+}
+
+// Adds four component pairs, in order (x, y, z, w), as four calls of accumulate1 would.
+__device__ __forceinline__ float accumulate4(float acc, float4 a, float4 b) {
+#if METRIC == 0
+    const float d0 = __fsub_rn(a.x, b.x), d1 = __fsub_rn(a.y, b.y);
+    const float d2 = __fsub_rn(a.z, b.z), d3 = __fsub_rn(a.w, b.w);
+    acc = __fmaf_rn(d0, d0, acc);
+    acc = __fmaf_rn(d1, d1, acc);
+    acc = __fmaf_rn(d2, d2, acc);
+    return __fmaf_rn(d3, d3, acc);
+#else
+    acc = __fmaf_rn(a.x, b.x, acc);
+    acc = __fmaf_rn(a.y, b.y, acc);
+    acc = __fmaf_rn(a.z, b.z, acc);
+    return __fmaf_rn(a.w, b.w, acc);
+#endif
+}
+
 // This lane's share of the distance between q and x: dimensions lane, lane + 32, ... (as
 // float4 where DIM % 4 == 0). x is a row of the base in global memory; q may be anywhere.
 __device__ __forceinline__ float lane_partial(const float* q, const float* __restrict__ x) {
@@ -54,36 +81,49 @@ __device__ __forceinline__ float lane_partial(const float* q, const float* __res
 #if DIM % 4 == 0
     const float4* q4 = reinterpret_cast<const float4*>(q);
     const float4* x4 = reinterpret_cast<const float4*>(x);
-    for (unsigned i = lane; i < DIM / 4; i += 32u) {
-        const float4 a = q4[i];
-        const float4 b = __ldg(x4 + i);
-#if METRIC == 0
-        const float d0 = __fsub_rn(a.x, b.x), d1 = __fsub_rn(a.y, b.y);
-        const float d2 = __fsub_rn(a.z, b.z), d3 = __fsub_rn(a.w, b.w);
-        acc = __fmaf_rn(d0, d0, acc);
-        acc = __fmaf_rn(d1, d1, acc);
-        acc = __fmaf_rn(d2, d2, acc);
-        acc = __fmaf_rn(d3, d3, acc);
+    for (unsigned i = lane; i < DIM / 4; i += 32u) acc = accumulate4(acc, q4[i], __ldg(x4 + i));
 #else
-        acc = __fmaf_rn(a.x, b.x, acc);
-        acc = __fmaf_rn(a.y, b.y, acc);
-        acc = __fmaf_rn(a.z, b.z, acc);
-        acc = __fmaf_rn(a.w, b.w, acc);
+    for (unsigned i = lane; i < DIM; i += 32u) acc = accumulate1(acc, q[i], __ldg(x + i));
 #endif
+    return acc;
+}
+
+// This lane's shares of the distances between q and the R base rows id[0..R) (NONE_ID: no
+// row, a share of 0), each with lane_partial's bits: at each step every row's components are
+// loaded before any is used, so that the R rows' reads are in flight together (a loop of
+// lane_partial calls waits for each row before it asks for the next).
+template <unsigned R>
+__device__ __forceinline__ void lane_partials(const float* q, const float* __restrict__ base,
+                                              const unsigned (&id)[R], float (&acc)[R]) {
+    const unsigned lane = threadIdx.x & 31u;
+#pragma unroll
+    for (unsigned u = 0u; u < R; ++u) acc[u] = 0.0f;
+#if DIM % 4 == 0
+    const float4* q4 = reinterpret_cast<const float4*>(q);
+    for (unsigned i = lane; i < DIM / 4; i += 32u) {
+        float4 b[R];
+#pragma unroll
+        for (unsigned u = 0u; u < R; ++u) {
+            b[u] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            if (id[u] != NONE_ID) b[u] = __ldg(reinterpret_cast<const float4*>(base + (size_t)id[u] * DIM) + i);
+        }
+        const float4 a = q4[i];
+#pragma unroll
+        for (unsigned u = 0u; u < R; ++u) acc[u] = accumulate4(acc[u], a, b[u]);
     }
 #else
     for (unsigned i = lane; i < DIM; i += 32u) {
+        float b[R];
+#pragma unroll
+        for (unsigned u = 0u; u < R; ++u) b[u] = id[u] != NONE_ID ? __ldg(base + (size_t)id[u] * DIM + i) : 0.0f;
         const float a = q[i];
-        const float b = __ldg(x + i);
-#if METRIC == 0
-        const float d = __fsub_rn(a, b);
-        acc = __fmaf_rn(d, d, acc);
-#else
-        acc = __fmaf_rn(a, b, acc);
-#endif
+#pragma unroll
+        for (unsigned u = 0u; u < R; ++u) acc[u] = accumulate1(acc[u], a, b[u]);
     }
 #endif
-    return acc;
+#pragma unroll
+    for (unsigned u = 0u; u < R; ++u)
+        if (id[u] == NONE_ID) acc[u] = 0.0f;
 }
 
 // The distance from the lanes' shares, in every lane (lane 0's sum, broadcast).

@@ -122,10 +122,11 @@ __device__ __forceinline__ void ganns_distances(const float* q, const float* __r
     const unsigned lane = threadIdx.x & 31u;
     constexpr unsigned SPAN = 32u / ROWS;
     for (unsigned t0 = 0u; t0 < count; t0 += ROWS) {
-        float part[ROWS];
+        unsigned id[ROWS];
 #pragma unroll
-        for (unsigned u = 0u; u < ROWS; ++u)
-            part[u] = t0 + u < count ? lane_partial(q, base + (size_t)tid[t0 + u] * DIM) : 0.0f;
+        for (unsigned u = 0u; u < ROWS; ++u) id[u] = t0 + u < count ? tid[t0 + u] : NONE_ID;
+        float part[ROWS];
+        lane_partials<ROWS>(q, base, id, part);
         const float d = warp_totals<ROWS>(part);
         const unsigned t = t0 + lane / SPAN;
         if (lane % SPAN == 0u && t < count) tk[t] = ganns_key(d, tid[t]);
@@ -147,12 +148,14 @@ __device__ unsigned ganns_greedy(const float* q, const float* __restrict__ base,
             // One read of the slots: lane l holds slot t0 + l / SPAN, whose total it gets.
             const unsigned t = t0 + lane / SPAN;
             const unsigned x = t < deg ? ADJ_LOAD(row + t) : NONE_ID;
-            float part[ROWS];
+            unsigned id[ROWS];
 #pragma unroll
             for (unsigned u = 0u; u < ROWS; ++u) {
                 const unsigned y = __shfl_sync(FULL_MASK, x, u * SPAN);
-                part[u] = y < len ? lane_partial(q, base + (size_t)y * DIM) : 0.0f;
+                id[u] = y < len ? y : NONE_ID;
             }
+            float part[ROWS];
+            lane_partials<ROWS>(q, base, id, part);
             const float d = warp_totals<ROWS>(part);
             const ann_key key = ((ann_key)ord_bits(d) << 32) | x;
             if (x < len && key < best) best = key;

@@ -69,13 +69,17 @@ fn min_blocks() -> u32 {
     *MIN.get_or_init(|| tuning("SUBGRAPH_ANN_MIN_BLOCKS", |v: &u32| (1..=32).contains(v)).unwrap_or(DEFAULT_MIN_BLOCKS))
 }
 
-/// Rows whose distances a warp of the search computes at once (`ROWS` of `ganns.cuh`):
-/// `SUBGRAPH_ANN_ROWS` (a power of two, 1 to 32), for tuning, else 8 up to 128 dimensions
-/// (a float4 of each row a lane, 32 registers of loads in flight) and 4 above.
-fn rows(dim: usize) -> usize {
+/// Rows whose distances a warp computes at once (`ROWS` of `ganns.cuh`), their loads in
+/// flight together: `SUBGRAPH_ANN_ROWS` (a power of two, 1 to 32), for tuning, else 4 for the
+/// search (a float4 of each row a lane: 16 registers of loads) and, for the builder's kernels,
+/// 8 up to 128 dimensions and 4 above. On the H200, 1M × 128, four rows searched 1.04–1.30×
+/// faster than eight at every ef from 10 to 512 (eight hold 12 blocks a multiprocessor to 8,
+/// by registers), and eight built 1.2× faster than the code before rows were in flight
+/// (`bench/results/2026-11-30-ann-inflight.md`).
+fn rows(dim: usize, build: bool) -> usize {
     static ROWS: OnceLock<Option<usize>> = OnceLock::new();
     let set = *ROWS.get_or_init(|| tuning("SUBGRAPH_ANN_ROWS", |v: &usize| v.is_power_of_two() && *v <= 32));
-    set.unwrap_or(if dim <= 128 { 8 } else { 4 })
+    set.unwrap_or(if build && dim <= 128 { 8 } else { 4 })
 }
 
 /// The distance formula a kernel is compiled for: cosine rows are normalised beforehand, so
@@ -206,14 +210,15 @@ impl SearchShape {
             self.formula.name(),
             self.ln,
             self.degree,
-            rows(self.dim)
+            rows(self.dim, false)
         )
     }
 
     /// The `#define`s of this shape (`DIM`, `METRIC`, `LN`, `DEG`, `TL`, `HS_LOG2`, `ROWS`,
     /// `WPB`), then `common.cuh` and `ganns.cuh`: the device code a kernel that calls
-    /// `ganns_search_warp` (a graph builder's, say) is appended to.
-    pub fn ganns_prelude(&self) -> String {
+    /// `ganns_search_warp` (a graph builder's, say) is appended to; `build` picks the rows a
+    /// warp computes at once for the builder.
+    pub fn ganns_prelude(&self, build: bool) -> String {
         format!(
             "#define DIM {}\n#define METRIC {}\n#define LN {}\n#define DEG {}\n#define TL {}\n#define HS_LOG2 {}\n\
              #define ROWS {}\n#define WPB {}\n{COMMON}\n{GANNS}\n",
@@ -223,13 +228,13 @@ impl SearchShape {
             self.degree,
             self.tl(),
             self.visited().max(1).trailing_zeros(),
-            rows(self.dim),
+            rows(self.dim, build),
             self.warps_per_block()
         )
     }
 
     fn code(&self) -> String {
-        format!("{}#define MINB {}\n{SEARCH}", self.ganns_prelude(), min_blocks())
+        format!("{}#define MINB {}\n{SEARCH}", self.ganns_prelude(false), min_blocks())
     }
 }
 
@@ -272,7 +277,7 @@ impl BuildShape {
             "#define ADJ_LOAD(p) __ldcg(p)\n#define PRUNE {}\n#define XMAX {MERGE_EXTRA}\n#define CL {}\n{}{BUILD}",
             matches!(self.prune, Prune::Diverse) as u32,
             self.cl(),
-            self.search.ganns_prelude()
+            self.search.ganns_prelude(true)
         )
     }
 }
@@ -598,7 +603,10 @@ mod tests {
         let a = search_source(SearchShape::new(96, Metric::Ip, 64, 32).unwrap());
         let b = search_source(SearchShape::new(96, Metric::Cos, 60, 32).unwrap());
         assert!(std::ptr::eq(a, b), "ip and cos at the same N share a source");
-        assert_eq!(a.name, "ganns_search_d96_dot_ln64_deg32_r8.cu");
+        assert_eq!(a.name, "ganns_search_d96_dot_ln64_deg32_r4.cu");
+        assert!(a.code.contains("#define ROWS 4\n"), "the search asks for four rows at once");
+        let built = build_source(BuildShape::new(96, Metric::Ip, 64, 32, Prune::Diverse).unwrap());
+        assert!(built.code.contains("#define ROWS 8\n"), "the builder for eight up to 128 dimensions");
         assert!(a.code.starts_with(
             "#define DIM 96\n#define METRIC 1\n#define LN 64\n#define DEG 32\n#define TL 32\n#define HS_LOG2 10\n"
         ));
