@@ -12,10 +12,10 @@ use subgraph_cuda::Gpu;
 use crate::cpu::{self, BuildParams};
 use crate::error::{AnnError, Result};
 use crate::filter::Allowed;
-use crate::gpu::{self, GpuIndex};
+use crate::gpu::{self, GpuIndex, HALF_MAX};
 use crate::graph::GraphKind;
 use crate::index::{Filter, Index};
-use crate::neighbours::{Neighbours, SearchParams};
+use crate::neighbours::{Neighbours, Precision, SearchParams};
 use crate::vectors::{Metric, Vectors};
 
 /// The device asked for.
@@ -172,6 +172,13 @@ impl Resident<'_> {
         params: SearchParams,
         filter: Option<&Filter>,
     ) -> Result<Neighbours> {
+        if let (Precision::Half, Some((row, x))) = (params.precision, self.gpus.first().and_then(|g| g.beyond_half())) {
+            return Err(AnnError::Parameter(format!(
+                "vector {} has a component of {x}, beyond half precision's largest finite value ({HALF_MAX}): \
+                 search this index in single precision",
+                index.order()[row]
+            )));
+        }
         self.run(
             index,
             queries,

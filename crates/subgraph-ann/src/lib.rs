@@ -33,5 +33,5 @@ pub use formats::{read_ids, read_labels, read_vectors, IdRows};
 pub use gen::{clustered, clustered_stream, GenSpec};
 pub use graph::{GraphKind, Layer, ProximityGraph, NONE};
 pub use index::{Filter, Index};
-pub use neighbours::{recall, Neighbours, SearchParams};
+pub use neighbours::{recall, Neighbours, Precision, SearchParams};
 pub use vectors::{Metric, Vectors};

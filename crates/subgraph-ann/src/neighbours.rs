@@ -10,6 +10,36 @@ use rayon::prelude::*;
 /// Ids a task of [`Neighbours::map_ids`] maps.
 const MAP_CHUNK: usize = 1 << 12;
 
+/// The precision of the base rows a graph search reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Precision {
+    /// The rows as given (32-bit floats).
+    #[default]
+    Single,
+    /// IEEE half precision (the GPU search only): half the bytes a row, so about half the
+    /// memory traffic. The search walks the graph by half-precision distances, then ranks the
+    /// first `ef` it found again by their full-precision distances, so the distances it
+    /// returns are exact; which vectors it finds may differ (recall is measured, as always).
+    Half,
+}
+
+impl Precision {
+    pub const ALL: [Precision; 2] = [Precision::Single, Precision::Half];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::Single => "single",
+            Precision::Half => "half",
+        }
+    }
+
+    pub fn parse(name: &str) -> Result<Self> {
+        Self::ALL.into_iter().find(|p| p.name() == name).ok_or_else(|| {
+            AnnError::Parameter(format!("unknown precision '{name}': the rows are read in 'single' or 'half'"))
+        })
+    }
+}
+
 /// What one search may be asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SearchParams {
@@ -18,10 +48,12 @@ pub struct SearchParams {
     /// The exploration bound (the thesis' `e`, hnswlib's `ef`): how many of the best found so
     /// far are explored; at least `k`.
     pub ef: usize,
+    /// The precision of the rows the graph search reads.
+    pub precision: Precision,
 }
 
 impl SearchParams {
-    /// `ef` defaults to the larger of `k` and 64.
+    /// `ef` defaults to the larger of `k` and 64; rows are read as given.
     pub fn new(k: usize, ef: Option<usize>) -> Result<Self> {
         let ef = ef.unwrap_or(k.max(64));
         if k == 0 {
@@ -30,7 +62,12 @@ impl SearchParams {
         if ef < k {
             return Err(AnnError::Parameter(format!("ef {ef} is smaller than k {k}")));
         }
-        Ok(SearchParams { k, ef })
+        Ok(SearchParams { k, ef, precision: Precision::Single })
+    }
+
+    /// These parameters, the rows read in `precision`.
+    pub fn with_precision(self, precision: Precision) -> Self {
+        SearchParams { precision, ..self }
     }
 
     /// Refuses `k` beyond the `n` vectors of the index.

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use subgraph_ann::gpu::{source, BruteShape, SearchShape};
-use subgraph_ann::Metric;
+use subgraph_ann::{Metric, Precision};
 
 fn compiler() -> Option<&'static str> {
     let found = cfg!(target_os = "linux")
@@ -129,18 +129,29 @@ fn search_kernels_follow_ganns_on_an_emulated_warp() {
     // The first four also with the smallest visited set (four rows' worth), emptied every few
     // vertices: with N no longer than a quarter of it (no lazy check), and longer. Each case
     // with the default rows a warp computes at once, and the first three with one row, two and
-    // 32 (a row's slots split over the rounds, a round past the row's end).
-    let runs: Vec<(usize, bool, Option<usize>)> = (0..cases.len())
-        .flat_map(|i| [(i, false, None), (i, true, None), (i, false, Some([1, 2, 32][i % 3]))])
+    // 32 (a row's slots split over the rounds, a round past the row's end). Each case also over
+    // half-precision rows (small integers, so the definition's distances), the first with the
+    // smallest visited set too.
+    let runs: Vec<(usize, bool, Option<usize>, bool)> = (0..cases.len())
+        .flat_map(|i| {
+            [
+                (i, false, None, false),
+                (i, true, None, false),
+                (i, false, Some([1, 2, 32][i % 3]), false),
+                (i, false, None, true),
+                (i, true, None, true),
+            ]
+        })
         .filter(|r| match r {
-            (i, true, _) => *i < 4,
-            (i, _, Some(_)) => *i < 3,
+            (i, true, _, half) => *i < if *half { 1 } else { 4 },
+            (i, _, Some(_), _) => *i < 3,
             _ => true,
         })
         .collect();
-    on_two_threads(&runs, |_, &(i, smallest, rows)| {
+    on_two_threads(&runs, |_, &(i, smallest, rows, half)| {
         let c = &cases[i];
-        let shape = SearchShape::new(c.dim, c.metric, c.ef, c.degree).unwrap();
+        let precision = if half { Precision::Half } else { Precision::Single };
+        let shape = SearchShape::new(c.dim, c.metric, c.ef, c.degree).unwrap().with_precision(precision);
         let mut code = source::search_source(shape).code.to_string();
         let replace = |code: &mut String, name: &str, value: usize| {
             let at = code.find(&format!("#define {name} ")).expect(name);
@@ -153,7 +164,7 @@ fn search_kernels_follow_ganns_on_an_emulated_warp() {
         if let Some(rows) = rows {
             replace(&mut code, "ROWS", rows);
         }
-        let name = format!("search{i}_{smallest}_{rows:?}");
+        let name = format!("search{i}_{smallest}_{rows:?}_{half}");
         let exe = build(cxx, &dir.path().join(name), "search.cpp", &code);
         let args = [c.n, c.queries, c.ef, c.k, c.upper, 17 + i, c.filter, usize::from(c.untidy)];
         eprint!("{}", run(&exe, &args));

@@ -14,7 +14,9 @@ use std::time::Instant;
 use rayon::prelude::*;
 use subgraph_ann::filter::{route, Route};
 use subgraph_ann::gpu::{brute_batched, brute_force, source, DeviceVectors, GpuIndex};
-use subgraph_ann::{Allowed, GraphKind, Layer, Metric, Neighbours, ProximityGraph, SearchParams, Vectors, NONE};
+use subgraph_ann::{
+    Allowed, GraphKind, Layer, Metric, Neighbours, Precision, ProximityGraph, SearchParams, Vectors, NONE,
+};
 use subgraph_cuda::{Arg, CudaError, Gpu};
 
 fn gpu() -> Option<&'static Gpu> {
@@ -297,7 +299,7 @@ fn assert_passing(got: &Neighbours, allowed: &Allowed, what: &str) {
 }
 
 fn params(k: usize, ef: usize) -> SearchParams {
-    SearchParams { k, ef }
+    SearchParams { k, ef, precision: Precision::Single }
 }
 
 /// The CPU references agree with each other (no GPU needed): the test graphs keep every vertex
@@ -356,6 +358,59 @@ fn search_at_full_ef_is_brute_force() {
             assert_exact(&got, &reference(&base, metric, &queries, 50, None), &format!("{metric} d{dim} integers"));
         }
     }
+}
+
+/// Half-precision rows: where N holds every vertex (full ef) the re-ranking gives the
+/// single-precision search's answer bit for bit; at small ef the recall stays within 0.01 of it
+/// and every distance returned is the full-precision one; an index with a component beyond
+/// half's range is refused, naming the row.
+#[test]
+fn half_precision_rows_rank_by_exact_distances() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng::new(11);
+    let half = |k, ef| params(k, ef).with_precision(Precision::Half);
+    for (dim, n, degree) in [(3, 1000, 16), (100, 1000, 32), (128, 1000, 16), (960, 600, 32)] {
+        for metric in Metric::ALL {
+            let what = format!("{metric} d{dim} n{n} deg{degree}");
+            let base = vectors(&mut rng, n, dim, false, metric);
+            let queries = vectors(&mut rng, 150, dim, false, metric);
+            let graph = test_graph(&base, metric, degree, Some((n / 8, 8)));
+            let index = GpuIndex::new(gpu, &base, metric, &graph).unwrap();
+            for (k, ef) in [(10, 1024), (1, n)] {
+                let single = index.search(&queries, params(k, ef), None).unwrap();
+                assert_eq!(index.search(&queries, half(k, ef), None).unwrap(), single, "{what} k{k} ef{ef}");
+            }
+            // Every vertex's full-precision distance, by the full-ef search.
+            let all = index.search(&queries, params(n, n), None).unwrap();
+            let want = reference(&base, metric, &queries, 10, None);
+            let single = index.search(&queries, params(10, 32), None).unwrap();
+            let got = index.search(&queries, half(10, 32), None).unwrap();
+            let hits = |found: &Neighbours| -> usize {
+                (0..queries.len())
+                    .map(|q| found.ids_of(q).iter().filter(|id| want.ids_of(q).contains(id)).count())
+                    .sum()
+            };
+            let total = (10 * queries.len()) as f64;
+            let (r_half, r_single) = (hits(&got) as f64 / total, hits(&single) as f64 / total);
+            eprintln!("{what}: recall@10 at ef 32, half {r_half:.4}, single {r_single:.4}");
+            assert!(r_half >= r_single - 0.01, "{what}: half {r_half}, single {r_single}");
+            for q in 0..queries.len() {
+                for (id, d) in got.ids_of(q).iter().zip(got.distances_of(q)) {
+                    let at = all.ids_of(q).iter().position(|x| x == id).unwrap();
+                    assert_eq!(d.to_bits(), all.distances_of(q)[at].to_bits(), "{what}: query {q}, id {id}");
+                }
+            }
+        }
+    }
+    let mut data = vectors(&mut rng, 200, 8, false, Metric::L2).as_slice().to_vec();
+    data[17 * 8 + 3] = 70000.0;
+    let base = Vectors::new(8, data).unwrap();
+    let graph = test_graph(&base, Metric::L2, 8, None);
+    let index = GpuIndex::new(gpu, &base, Metric::L2, &graph).unwrap();
+    assert_eq!(index.beyond_half(), Some((17, 70000.0)));
+    let e = index.search(&base, half(5, 32), None).unwrap_err().to_string();
+    assert!(e.contains("row 17 has a component of 70000"), "{e}");
+    assert!(index.search(&base, params(5, 32), None).is_ok(), "single precision searches it");
 }
 
 /// The search follows GANNS' definition step by step at small ef, where it is approximate:

@@ -25,8 +25,9 @@ fn every_configuration_compiles_for_sm_90() {
     }
     let version = nvrtc_version().unwrap();
     let (search, brute) = check_shapes();
-    // Seven dimensions, two formulas (cos shares ip's sources), six shapes each.
-    assert_eq!(search.len(), 7 * 2 * 6);
+    // Seven dimensions, two formulas (cos shares ip's sources), six shapes each; the search over
+    // rows of either precision.
+    assert_eq!(search.len(), 7 * 2 * 6 * 2);
     assert_eq!(brute.len(), 7 * 2 * 6);
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let start = std::time::Instant::now();
@@ -35,7 +36,7 @@ fn every_configuration_compiles_for_sm_90() {
     for (i, (name, text)) in ptx.iter().enumerate() {
         assert!(text.contains(".target sm_90"), "{name}");
         let kernels: &[&str] = if i < search.len() {
-            &[source::DESCEND, source::SEARCH_KERNEL]
+            &[source::DESCEND, source::SEARCH_KERNEL, source::TO_HALF]
         } else {
             &[source::BRUTE_TOPK, source::BRUTE_FINISH]
         };

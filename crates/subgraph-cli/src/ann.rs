@@ -17,7 +17,7 @@ use subgraph_ann::formats::{
 };
 use subgraph_ann::gen::{self, GenSpec};
 use subgraph_ann::{
-    file, recall, BuildParams, Filter, GraphKind, Index, Metric, Neighbours, Prune, SearchParams, NONE,
+    file, recall, BuildParams, Filter, GraphKind, Index, Metric, Neighbours, Precision, Prune, SearchParams, NONE,
 };
 use subgraph_bench::ann_plot::{render_recall_svg, Curve};
 
@@ -114,6 +114,11 @@ pub struct QueryArgs {
     /// Search only the first N queries.
     #[arg(long)]
     pub max_queries: Option<usize>,
+    /// The precision of the rows the graph search reads: single (as given) or half (the GPU
+    /// search only: half the memory traffic; the first ef found are ranked again by their exact
+    /// distances, which are the distances reported).
+    #[arg(long, default_value = "single", value_parser = ["single", "half"])]
+    pub precision: String,
     #[command(flatten)]
     pub device: DeviceArgs,
 }
@@ -174,6 +179,9 @@ struct Report {
     queries: usize,
     k: usize,
     ef: Option<usize>,
+    /// The rows' precision of a graph search.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    precision: Option<&'static str>,
     method: &'static str,
     device: String,
     seconds: f64,
@@ -309,7 +317,10 @@ fn search(a: SearchArgs) -> Result<()> {
     let engine = engine(&a.query.device)?;
     let Loaded { index, queries, truth, filter } = load(&a.query)?;
     let m = queries.len();
-    let params = SearchParams::new(a.query.k, a.ef)?;
+    let params = SearchParams::new(a.query.k, a.ef)?.with_precision(Precision::parse(&a.query.precision)?);
+    if a.brute_force && params.precision != Precision::Single {
+        bail!("--precision {} is the graph search's; --brute-force reads the rows as given", params.precision.name());
+    }
     let resident = engine.resident(&index)?;
     // Untimed: the first search compiles its kernel (once per machine) and warms the caches.
     let first = subgraph_ann::Vectors::new(queries.dim(), queries.row(0).to_vec())?;
@@ -357,6 +368,7 @@ fn search(a: SearchArgs) -> Result<()> {
         queries: m,
         k: a.query.k,
         ef: (!a.brute_force).then_some(params.ef),
+        precision: (!a.brute_force).then_some(params.precision.name()),
         method: if a.brute_force { "brute-force" } else { "graph" },
         device: engine.name(),
         seconds,
@@ -442,10 +454,11 @@ fn bench(a: BenchArgs) -> Result<()> {
     std::fs::create_dir_all(&a.out).with_context(|| a.out.display().to_string())?;
     let resident = engine.resident(&index)?;
     let m = queries.len();
-    let mut csv = String::from("system,device,vectors,dim,queries,k,ef,recall,qps,seconds\n");
+    let precision = Precision::parse(&a.query.precision)?;
+    let mut csv = String::from("system,device,vectors,dim,queries,k,ef,recall,qps,seconds,precision\n");
     let mut points = Vec::new();
     for &ef in &a.efs {
-        let params = SearchParams::new(a.query.k, Some(ef.max(a.query.k)))?;
+        let params = SearchParams::new(a.query.k, Some(ef.max(a.query.k)))?.with_precision(precision);
         // Untimed: the first search of a bound compiles its kernel (once per machine).
         let warm =
             subgraph_ann::Vectors::new(queries.dim(), queries.as_slice()[..queries.dim() * m.min(256)].to_vec())?;
@@ -463,12 +476,13 @@ fn bench(a: BenchArgs) -> Result<()> {
         let r = recall(&found.expect("one run"), &truth, tk, a.query.k)?;
         let qps = m as f64 / best.max(1e-12);
         csv.push_str(&format!(
-            "subgraph,{},{},{},{m},{},{},{r:.5},{qps:.1},{best:.6}\n",
+            "subgraph,{},{},{},{m},{},{},{r:.5},{qps:.1},{best:.6},{}\n",
             engine.name(),
             index.len(),
             index.dim(),
             a.query.k,
-            params.ef
+            params.ef,
+            precision.name()
         ));
         eprintln!("ef {:>4}  recall@{} {r:.4}  {qps:>12.0} queries/s", params.ef, a.query.k);
         points.push((r, qps));
@@ -481,7 +495,11 @@ fn bench(a: BenchArgs) -> Result<()> {
         index.dim(),
         a.query.k
     );
-    let curves = [Curve { name: format!("subgraph ({})", engine.name()), points }];
+    let name = match precision {
+        Precision::Single => format!("subgraph ({})", engine.name()),
+        p => format!("subgraph ({}, {} precision)", engine.name(), p.name()),
+    };
+    let curves = [Curve { name, points }];
     std::fs::write(a.out.join("ann.svg"), render_recall_svg(&title, &format!("recall@{}", a.query.k), &curves))
         .context("ann.svg")?;
     eprintln!("wrote {}", a.out.join("{ann.csv,ann.svg}").display());

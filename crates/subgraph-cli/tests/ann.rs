@@ -50,6 +50,7 @@ fn search_reports_recall_and_is_exact_over_the_whole_set() {
     let exact = dir.path().join("exact.ivecs");
     let g = report(&run(&["ann", "search", idx, &q, "-k", "10", "--ef", "2000", "--output", graph.to_str().unwrap()]));
     assert_eq!(g["method"], "graph");
+    assert_eq!(g["precision"], "single");
     let e = report(&run(&["ann", "search", idx, &q, "-k", "10", "--brute-force", "--output", exact.to_str().unwrap()]));
     assert_eq!(e["method"], "brute-force");
     assert_eq!(std::fs::read(&graph).unwrap(), std::fs::read(&exact).unwrap());
@@ -108,6 +109,8 @@ fn filters_outputs_additions_and_the_bench() {
     assert!(bench.status.success(), "{}", String::from_utf8_lossy(&bench.stderr));
     let table = std::fs::read_to_string(out.join("ann.csv")).unwrap();
     assert_eq!(table.lines().count(), 3, "{table}");
+    assert!(table.starts_with("system,device,vectors,dim,queries,k,ef,recall,qps,seconds,precision\n"), "{table}");
+    assert!(table.lines().skip(1).all(|l| l.ends_with(",single")), "{table}");
     assert!(std::fs::read_to_string(out.join("ann.svg")).unwrap().contains("recall@10"));
 }
 
@@ -194,4 +197,12 @@ fn bad_input_is_one_line_and_a_failure() {
     assert!(e.contains("empty.fvecs"), "{e}");
     let e = error(&run(&["ann", "search", idx, &data("queries.fvecs"), "--ground-truth", &data("labels.txt")]));
     assert!(e.contains("labels.txt"), "{e}");
+    // Half-precision rows are the GPU search's: refused on the CPU and with brute force, never
+    // silently read in single precision.
+    let e = error(&run(&["ann", "search", idx, &data("queries.fvecs"), "--precision", "half"]));
+    assert!(e.contains("precision 'half' is the GPU search's"), "{e}");
+    let e = error(&run(&["ann", "search", idx, &data("queries.fvecs"), "--precision", "half", "--brute-force"]));
+    assert!(e.contains("--precision half is the graph search's"), "{e}");
+    let e = run(&["ann", "search", idx, &data("queries.fvecs"), "--precision", "quarter"]);
+    assert!(!e.status.success() && String::from_utf8_lossy(&e.stderr).contains("quarter"));
 }

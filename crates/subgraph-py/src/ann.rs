@@ -11,7 +11,7 @@ use numpy::{PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods}
 use pyo3::prelude::*;
 use subgraph_ann::engine::{Device, Engine, Resident};
 use subgraph_ann::{
-    file, BuildParams, Filter, GraphKind, Index, Metric, Neighbours, Prune, SearchParams, Vectors, NONE,
+    file, BuildParams, Filter, GraphKind, Index, Metric, Neighbours, Precision, Prune, SearchParams, Vectors, NONE,
 };
 
 use crate::errors::error;
@@ -128,7 +128,7 @@ impl AnnIndex {
         Ok(AnnIndex { index, engine, resident: None })
     }
 
-    #[pyo3(signature = (q, k, ef, labels, mask, brute_force, threads))]
+    #[pyo3(signature = (q, k, ef, labels, mask, brute_force, threads, precision))]
     #[allow(clippy::too_many_arguments)]
     fn search<'py>(
         &mut self,
@@ -140,6 +140,7 @@ impl AnnIndex {
         mask: Option<PyReadonlyArray1<'_, bool>>,
         brute_force: bool,
         threads: Option<usize>,
+        precision: &str,
     ) -> PyResult<Answer<'py>> {
         let queries = vectors(&q, "q")?;
         let filter = match (labels_of(labels)?, mask) {
@@ -148,7 +149,8 @@ impl AnnIndex {
             (None, None) => None,
             (Some(_), Some(_)) => return Err(error("filter: labels or a mask, not both")),
         };
-        let params = SearchParams::new(k, ef).map_err(error)?;
+        let params =
+            SearchParams::new(k, ef).and_then(|p| Ok(p.with_precision(Precision::parse(precision)?))).map_err(error)?;
         let pool = pool(threads)?;
         self.resident()?;
         let (index, resident) = (&self.index, self.resident.as_ref().expect("made above"));

@@ -93,5 +93,9 @@ def test_bad_input_is_one_clear_error(data):
         Index.build(x[:10], device="tpu")
     with pytest.raises(SubgraphError, match="without labels"):
         index.search(q, filter=[1])
+    with pytest.raises(SubgraphError, match="precision 'half' is the GPU search's"):
+        index.search(q, precision="half")
+    with pytest.raises(SubgraphError, match="unknown precision 'quarter'"):
+        index.search(q, precision="quarter")
     assert "subgraph.ann.Index(100 vectors" in repr(index)
     assert subgraph.ann.__all__ == ["Index", "SubgraphError"]

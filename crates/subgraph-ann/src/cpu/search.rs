@@ -15,10 +15,10 @@ use multiversion::multiversion;
 use rayon::prelude::*;
 
 use crate::brute::brute_force;
-use crate::error::Result;
+use crate::error::{AnnError, Result};
 use crate::filter::{route, Allowed, Route};
 use crate::graph::{Layer, ProximityGraph, NONE};
-use crate::neighbours::{Neighbours, SearchParams};
+use crate::neighbours::{Neighbours, Precision, SearchParams};
 use crate::vectors::{check_dim, dot_sums, l2sq_sums, Metric, Vectors};
 
 /// Capacity of the best list for bound `ef`: the GPU's length, a power of two of at least 32.
@@ -373,6 +373,12 @@ pub fn search(
 ) -> Result<Neighbours> {
     check_dim(base.dim(), queries.dim(), "the queries")?;
     params.check_against(base.len())?;
+    if params.precision != Precision::Single {
+        return Err(AnnError::Parameter(format!(
+            "the CPU search reads the rows as given; precision '{}' is the GPU search's (--device gpu)",
+            params.precision.name()
+        )));
+    }
     let ef = match route(allowed, params.k, params.ef, graph.base().degree) {
         Route::Brute => return Ok(brute_force(base, metric, queries, params.k, allowed)),
         Route::Graph { ef } => ef,

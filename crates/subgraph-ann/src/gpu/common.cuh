@@ -7,6 +7,10 @@
 //   METRIC  0: squared Euclidean distance; 1: 1 - a.b (inner product, and cosine over rows
 //           normalised beforehand).
 //
+// A base row is read as floats, or as IEEE half-precision values (`half_row`: the 16 bits of
+// each, two a word, component c of a row in the low half of word c / 2 where DIM is even),
+// widened to float before any arithmetic; queries are always floats.
+//
 // Distances are computed with explicit __fsub_rn/__fmaf_rn, in a fixed order, so that the same
 // pair of rows always gives the same bits wherever the code is inlined (the search's lazy check
 // finds a vertex in N by its distance).
@@ -46,6 +50,39 @@ __device__ __forceinline__ bool allowed_bit(const unsigned* __restrict__ words, 
     return ((__ldg(words + (id >> 5)) >> (id & 31u)) & 1u) != 0u;
 }
 
+// The bits of an IEEE half-precision value, as base rows held in half precision store them.
+typedef unsigned short half_row;
+
+#ifdef __CUDA_ARCH__
+// IEEE half to float (exact), and float to half rounded to nearest even (NVRTC has no
+// cuda_fp16.h without the toolkit's headers). A host emulator defines both itself.
+__device__ __forceinline__ float half_to_f32(half_row h) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+}
+__device__ __forceinline__ half_row f32_to_half(float f) {
+    half_row h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}
+#endif
+
+// A row's component as a float.
+__device__ __forceinline__ float widen(float x) { return x; }
+__device__ __forceinline__ float widen(half_row x) { return half_to_f32(x); }
+
+// Components 4i to 4i + 3 of a row (DIM % 4 == 0, so a row's groups are aligned: 16 bytes of
+// floats, 8 of halves).
+__device__ __forceinline__ float4 load4(const float* __restrict__ x, unsigned i) {
+    return __ldg(reinterpret_cast<const float4*>(x) + i);
+}
+__device__ __forceinline__ float4 load4(const half_row* __restrict__ x, unsigned i) {
+    const uint2 w = __ldg(reinterpret_cast<const uint2*>(x) + i);
+    return make_float4(half_to_f32((half_row)(w.x & 0xFFFFu)), half_to_f32((half_row)(w.x >> 16)),
+                       half_to_f32((half_row)(w.y & 0xFFFFu)), half_to_f32((half_row)(w.y >> 16)));
+}
+
 // Adds one component pair to a lane's share of a distance: (a - b)^2, or a.b.
 __device__ __forceinline__ float accumulate1(float acc, float a, float b) {
 #if METRIC == 0
@@ -74,16 +111,17 @@ __device__ __forceinline__ float accumulate4(float acc, float4 a, float4 b) {
 }
 
 // This lane's share of the distance between q and x: dimensions lane, lane + 32, ... (as
-// float4 where DIM % 4 == 0). x is a row of the base in global memory; q may be anywhere.
-__device__ __forceinline__ float lane_partial(const float* q, const float* __restrict__ x) {
+// groups of four where DIM % 4 == 0). x is a row of the base (floats or halves) in global
+// memory; q may be anywhere.
+template <class T>
+__device__ __forceinline__ float lane_partial(const float* q, const T* __restrict__ x) {
     const unsigned lane = threadIdx.x & 31u;
     float acc = 0.0f;
 #if DIM % 4 == 0
     const float4* q4 = reinterpret_cast<const float4*>(q);
-    const float4* x4 = reinterpret_cast<const float4*>(x);
-    for (unsigned i = lane; i < DIM / 4; i += 32u) acc = accumulate4(acc, q4[i], __ldg(x4 + i));
+    for (unsigned i = lane; i < DIM / 4; i += 32u) acc = accumulate4(acc, q4[i], load4(x, i));
 #else
-    for (unsigned i = lane; i < DIM; i += 32u) acc = accumulate1(acc, q[i], __ldg(x + i));
+    for (unsigned i = lane; i < DIM; i += 32u) acc = accumulate1(acc, q[i], widen(__ldg(x + i)));
 #endif
     return acc;
 }
@@ -92,9 +130,9 @@ __device__ __forceinline__ float lane_partial(const float* q, const float* __res
 // row, a share of 0), each with lane_partial's bits: at each step every row's components are
 // loaded before any is used, so that the R rows' reads are in flight together (a loop of
 // lane_partial calls waits for each row before it asks for the next).
-template <unsigned R>
-__device__ __forceinline__ void lane_partials(const float* q, const float* __restrict__ base,
-                                              const unsigned (&id)[R], float (&acc)[R]) {
+template <unsigned R, class T>
+__device__ __forceinline__ void lane_partials(const float* q, const T* __restrict__ base, const unsigned (&id)[R],
+                                              float (&acc)[R]) {
     const unsigned lane = threadIdx.x & 31u;
 #pragma unroll
     for (unsigned u = 0u; u < R; ++u) acc[u] = 0.0f;
@@ -105,7 +143,7 @@ __device__ __forceinline__ void lane_partials(const float* q, const float* __res
 #pragma unroll
         for (unsigned u = 0u; u < R; ++u) {
             b[u] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-            if (id[u] != NONE_ID) b[u] = __ldg(reinterpret_cast<const float4*>(base + (size_t)id[u] * DIM) + i);
+            if (id[u] != NONE_ID) b[u] = load4(base + (size_t)id[u] * DIM, i);
         }
         const float4 a = q4[i];
 #pragma unroll
@@ -115,7 +153,8 @@ __device__ __forceinline__ void lane_partials(const float* q, const float* __res
     for (unsigned i = lane; i < DIM; i += 32u) {
         float b[R];
 #pragma unroll
-        for (unsigned u = 0u; u < R; ++u) b[u] = id[u] != NONE_ID ? __ldg(base + (size_t)id[u] * DIM + i) : 0.0f;
+        for (unsigned u = 0u; u < R; ++u)
+            b[u] = id[u] != NONE_ID ? widen(__ldg(base + (size_t)id[u] * DIM + i)) : 0.0f;
         const float a = q[i];
 #pragma unroll
         for (unsigned u = 0u; u < R; ++u) acc[u] = accumulate1(acc[u], a, b[u]);
@@ -166,7 +205,8 @@ __device__ __forceinline__ float warp_totals(float (&v)[R]) {
 
 // The distance between q and the base row x, computed by the whole warp (every lane must call
 // it, with the same arguments), returned in every lane.
-__device__ __forceinline__ float warp_distance(const float* q, const float* __restrict__ x) {
+template <class T>
+__device__ __forceinline__ float warp_distance(const float* q, const T* __restrict__ x) {
     return warp_total(lane_partial(q, x));
 }
 

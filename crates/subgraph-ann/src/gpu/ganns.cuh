@@ -117,8 +117,9 @@ __device__ __forceinline__ void ganns_merge(ann_key* nn, const ann_key* tk) {
 // The distances from q to the `count` vertices tid[0..count) as keys in tk[0..count), ROWS
 // rows at a time so that their loads overlap, totalled together (warp_totals). Every lane
 // must call it.
-__device__ __forceinline__ void ganns_distances(const float* q, const float* __restrict__ base,
-                                                const unsigned* tid, unsigned count, ann_key* tk) {
+template <class T>
+__device__ __forceinline__ void ganns_distances(const float* q, const T* __restrict__ base, const unsigned* tid,
+                                                unsigned count, ann_key* tk) {
     const unsigned lane = threadIdx.x & 31u;
     constexpr unsigned SPAN = 32u / ROWS;
     for (unsigned t0 = 0u; t0 < count; t0 += ROWS) {
@@ -137,7 +138,8 @@ __device__ __forceinline__ void ganns_distances(const float* q, const float* __r
 // out-neighbour (by (distance, id); ids of `len` and above are not of the layer) is strictly
 // nearer, move to it. Returns where it stops, its distance in dcur. Rows of `deg` slots are
 // read ROWS at a time so that their loads overlap. Every lane must call it.
-__device__ unsigned ganns_greedy(const float* q, const float* __restrict__ base, const unsigned* adj, unsigned deg,
+template <class T>
+__device__ unsigned ganns_greedy(const float* q, const T* __restrict__ base, const unsigned* adj, unsigned deg,
                                  unsigned len, unsigned cur, float& dcur) {
     const unsigned lane = threadIdx.x & 31u;
     constexpr unsigned SPAN = 32u / ROWS;
@@ -177,7 +179,8 @@ __device__ unsigned ganns_greedy(const float* q, const float* __restrict__ base,
 // holds the best vertices found, sorted by (distance, id), EMPTY_KEY after them; the answer is
 // its first entries. nn, tk and tid are this warp's arrays in shared memory (LN, TL and TL
 // long), hs its visited set (HS slots); q is the query (in shared memory, 16-byte aligned where
-// DIM % 4 == 0). Every lane of the warp must call it with the same arguments.
+// DIM % 4 == 0); base holds the rows as floats or halves (common.cuh). Every lane of the warp
+// must call it with the same arguments.
 //
 // GANNS computes the distance of every neighbour and drops those already in N by the lazy
 // check. With a visited set, a neighbour already in it is dropped before its distance is
@@ -185,7 +188,8 @@ __device__ unsigned ganns_greedy(const float* q, const float* __restrict__ base,
 // LN <= HS / 4; else the lazy check still runs, on the new neighbours alone), and an id it holds
 // that is not in N was computed and left out of N earlier, so it is farther than N's last
 // entry, which only moves nearer, and the merge would leave it out again.
-__device__ void ganns_search_warp(const float* q, const float* __restrict__ base, unsigned n,
+template <class T>
+__device__ void ganns_search_warp(const float* q, const T* __restrict__ base, unsigned n,
                                   const unsigned* __restrict__ adj, unsigned entry, unsigned e, ann_key* nn,
                                   ann_key* tk, unsigned* tid, unsigned* hs) {
     const unsigned lane = threadIdx.x & 31u;
@@ -266,4 +270,25 @@ __device__ void ganns_search_warp(const float* q, const float* __restrict__ base
         ganns_merge(nn, tk);
     }
     __syncwarp();
+}
+
+// Ranks N's first e entries again by their distances over `base` (the full-precision rows of a
+// search made over half-precision ones): nn[0..e) := those vertices sorted by (distance over
+// base, id), unexplored, EMPTY_KEY after them (and where N held fewer than e). tk and tid are
+// the warp's T arrays (TL long). Every lane must call it.
+__device__ void ganns_rerank(const float* q, const float* __restrict__ base, ann_key* nn, unsigned e, ann_key* tk,
+                             unsigned* tid) {
+    const unsigned lane = threadIdx.x & 31u;
+    if (e > LN) e = LN;
+    for (unsigned c = 0u; c < e; c += TL) {
+        const unsigned m = e - c < TL ? e - c : TL;
+        __syncwarp();
+        for (unsigned j = lane; j < m; j += 32u) tid[j] = nn[c + j] == EMPTY_KEY ? NONE_ID : ganns_id(nn[c + j]);
+        __syncwarp();
+        ganns_distances(q, base, tid, m, tk);
+        __syncwarp();
+        for (unsigned j = lane; j < m; j += 32u) nn[c + j] = tid[j] == NONE_ID ? EMPTY_KEY : tk[j];
+    }
+    for (unsigned i = e + lane; i < LN; i += 32u) nn[i] = EMPTY_KEY;
+    warp_sort<LN>(nn);
 }

@@ -4,11 +4,42 @@
 // of layer 0 (ganns.cuh) and the answer: the first k entries of N among its first ef that pass
 // the filter, padded with NONE_ID and infinity.
 //
-// Compile-time constants, besides common.cuh's and ganns.cuh's: WPB, warps (queries) a block.
+// With HALF 1 both kernels read the base's rows in half precision (`half`, two a word: the
+// search over rows of half the bytes), and ganns_search ranks N's first ef entries again by
+// their distances over the full-precision rows (`base`) before it answers, so that the
+// distances it returns are exact; with HALF 0 `half` is not read.
+//
+// Compile-time constants, besides common.cuh's and ganns.cuh's: WPB, warps (queries) a block;
+// HALF (0 or 1).
 
 #if WPB < 1 || WPB > 32
 #error "WPB must be 1 to 32"
 #endif
+#if HALF != 0 && HALF != 1
+#error "HALF must be 0 or 1"
+#endif
+
+// The rows the search reads: the halves (two a word) or the floats.
+#if HALF
+#define SEARCH_ROWS(base, half) reinterpret_cast<const half_row*>(half)
+#else
+#define SEARCH_ROWS(base, half) (base)
+#endif
+
+// Threads a block of ann_to_half.
+#define TO_HALF_THREADS 256
+
+// dst := the n floats of src as halves, rounded to nearest even, two a word (element i in the
+// low half of word i / 2; a last odd element's high half 0). A thread a word, TO_HALF_THREADS
+// a block.
+extern "C" __global__ void __launch_bounds__(TO_HALF_THREADS)
+    ann_to_half(const float* __restrict__ src, unsigned long long n, unsigned* __restrict__ dst) {
+    const unsigned long long w = (unsigned long long)blockIdx.x * TO_HALF_THREADS + threadIdx.x;
+    if (2ull * w >= n) return;
+    const unsigned lo = f32_to_half(src[2ull * w]);
+    const unsigned hi = 2ull * w + 1ull < n ? f32_to_half(src[2ull * w + 1ull]) : 0u;
+    dst[w] = lo | (hi << 16);
+}
 
 static_assert(sizeof(ann_key) * WPB * (LN + TL) + sizeof(unsigned) * WPB * (TL + HS) + sizeof(float) * WPB * QLEN <=
                   49152u,
@@ -25,10 +56,10 @@ __device__ __forceinline__ void load_query(const float* __restrict__ queries, un
 // whose first `len` vertices are 0..len, `deg` slots a row), move to the nearest out-neighbour
 // (by (distance, id)) while it is strictly nearer than the current vertex; entries[q] := the
 // vertex where it stops, the entry of the layer below.
-extern "C" __global__ void __launch_bounds__(WPB * 32) ganns_descend(const float* __restrict__ queries, unsigned nq,
-                                                                     const float* __restrict__ base, unsigned n,
-                                                                     const unsigned* __restrict__ adj, unsigned deg,
-                                                                     unsigned len, unsigned* __restrict__ entries) {
+extern "C" __global__ void __launch_bounds__(WPB * 32)
+    ganns_descend(const float* __restrict__ queries, unsigned nq, const float* __restrict__ base,
+                  const unsigned* __restrict__ half, unsigned n, const unsigned* __restrict__ adj, unsigned deg,
+                  unsigned len, unsigned* __restrict__ entries) {
     __shared__ __align__(16) float s_q[WPB][QLEN];
     const unsigned w = threadIdx.x >> 5, lane = threadIdx.x & 31u;
     const unsigned q = blockIdx.x * WPB + w;
@@ -37,8 +68,9 @@ extern "C" __global__ void __launch_bounds__(WPB * 32) ganns_descend(const float
     if (len > n) len = n;
     unsigned cur = entries[q];
     if (cur >= len) cur = 0u;
-    float dcur = warp_distance(s_q[w], base + (size_t)cur * DIM);
-    cur = ganns_greedy(s_q[w], base, adj, deg, len, cur, dcur);
+    const auto rows = SEARCH_ROWS(base, half);
+    float dcur = warp_distance(s_q[w], rows + (size_t)cur * DIM);
+    cur = ganns_greedy(s_q[w], rows, adj, deg, len, cur, dcur);
     if (lane == 0u) entries[q] = cur;
 }
 
@@ -50,8 +82,8 @@ extern "C" __global__ void __launch_bounds__(WPB * 32) ganns_descend(const float
 // idle until its block's slowest query ended, and a grid of as many blocks as the device holds
 // at once has no last wave: the answer of a query does not depend on which warp searched it.
 extern "C" __global__ void __launch_bounds__(WPB * 32, MINB)
-    ganns_search(const float* __restrict__ queries, unsigned nq, const float* __restrict__ base, unsigned n,
-                 const unsigned* __restrict__ adj, const unsigned* __restrict__ entries, unsigned ef, unsigned k,
+    ganns_search(const float* __restrict__ queries, unsigned nq, const float* __restrict__ base,
+                 const unsigned* __restrict__ half, unsigned n, const unsigned* __restrict__ adj, const unsigned* __restrict__ entries, unsigned ef, unsigned k,
                  const unsigned* __restrict__ allowed, unsigned filtered, unsigned* __restrict__ next,
                  unsigned* __restrict__ out_ids, float* __restrict__ out_dist) {
     __shared__ ann_key s_n[WPB][LN];
@@ -67,7 +99,10 @@ extern "C" __global__ void __launch_bounds__(WPB * 32, MINB)
         q = __shfl_sync(FULL_MASK, q, 0);
         if (q >= nq) return;
         load_query(queries, q, s_q[w]);
-        ganns_search_warp(s_q[w], base, n, adj, entries[q], ef, s_n[w], s_t[w], s_id[w], s_h[w]);
+        ganns_search_warp(s_q[w], SEARCH_ROWS(base, half), n, adj, entries[q], ef, s_n[w], s_t[w], s_id[w], s_h[w]);
+#if HALF
+        ganns_rerank(s_q[w], base, s_n[w], e, s_t[w], s_id[w]);
+#endif
         const ann_key* nn = s_n[w];
         unsigned found = 0u;
         for (unsigned c = 0u; c < e && found < k; c += 32u) {

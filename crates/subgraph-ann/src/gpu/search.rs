@@ -12,13 +12,19 @@ use crate::error::{AnnError, Result};
 use crate::filter::{route, Allowed, Route};
 use crate::gpu::brute::brute_batched;
 use crate::gpu::resident::{batch_queries, check_allowed, to_u32, upload_allowed, DeviceVectors};
-use crate::gpu::source::{search_source, SearchShape, DESCEND, MAX_DEGREE, MAX_EF, SEARCH_KERNEL};
+use crate::gpu::source::{
+    search_source, SearchShape, DESCEND, MAX_DEGREE, MAX_EF, SEARCH_KERNEL, TO_HALF, TO_HALF_THREADS,
+};
 use crate::graph::{ProximityGraph, NONE};
-use crate::neighbours::{Neighbours, SearchParams};
+use crate::neighbours::{Neighbours, Precision, SearchParams};
 use crate::vectors::{check_dim, Metric, Vectors};
 
 /// The most vectors a GPU index holds: N's entries keep an id below 2^31 - 1 beside a flag.
 pub const MAX_VERTICES: usize = (1 << 31) - 1;
+
+/// The largest finite IEEE half-precision value: a row with a component beyond it (in
+/// magnitude) cannot be searched in half precision.
+pub const HALF_MAX: f32 = 65504.0;
 
 /// One layer of the graph on the device.
 struct DeviceLayer {
@@ -36,10 +42,21 @@ struct DeviceLayer {
 /// (distance, id): repeatedly explore the first unexplored of N's first ef entries, adding its
 /// out-neighbours not yet in N and keeping N's length (a vertex that falls out never returns),
 /// until N's first ef are all explored. The answer is the first k of N's first ef entries that
-/// pass the filter (all of them without one), padded with [`NONE`] and infinity.
+/// pass the filter (all of them without one), padded with [`NONE`] and infinity. In half
+/// precision ([`Precision::Half`]) every distance of the descent and of the search is computed
+/// over the rows rounded to half precision (to nearest even), and N's first ef entries are
+/// then sorted again by their distances over the rows as given before the answer is taken.
 pub struct GpuIndex<'g> {
     gpu: &'g Gpu,
     base: DeviceVectors,
+    /// The first row with a component beyond [`HALF_MAX`] (its number and that component),
+    /// if any: its index is not searched in half precision.
+    beyond_half: Option<(usize, f32)>,
+    /// The rows in half precision, two a word (`common.cuh`'s layout), made at the first
+    /// half-precision search.
+    half: Mutex<Option<DeviceBuffer<u32>>>,
+    /// One unused word: the kernels' `half` argument where rows are read as floats.
+    no_half: DeviceBuffer<u32>,
     metric: Metric,
     /// Layer 0 first.
     layers: Vec<DeviceLayer>,
@@ -88,7 +105,25 @@ impl<'g> GpuIndex<'g> {
             gpu.use_on(SIDES[1], &adjacency)?;
             layers.push(DeviceLayer { adjacency, degree: layer.degree, len: layer.len() });
         }
-        Ok(GpuIndex { gpu, base: vectors, metric, layers, batch: None, staging: Mutex::new(None) })
+        let no_half = gpu.alloc_zeros("ann no half rows", 1)?;
+        gpu.use_on(SIDES[1], &no_half)?;
+        Ok(GpuIndex {
+            gpu,
+            base: vectors,
+            beyond_half: beyond_half(base),
+            half: Mutex::new(None),
+            no_half,
+            metric,
+            layers,
+            batch: None,
+            staging: Mutex::new(None),
+        })
+    }
+
+    /// The first row with a component beyond half precision's range (its number and that
+    /// component), if any: a half-precision search of this index is refused.
+    pub fn beyond_half(&self) -> Option<(usize, f32)> {
+        self.beyond_half
     }
 
     /// Vectors.
@@ -129,7 +164,7 @@ impl<'g> GpuIndex<'g> {
         self.check(queries, params, allowed)?;
         match route(allowed, params.k, params.ef, self.layers[0].degree) {
             Route::Brute => self.brute(queries, params.k, allowed),
-            Route::Graph { ef } => self.graph_search(queries, params.k, ef, allowed),
+            Route::Graph { ef } => self.graph_search(queries, params.k, ef, params.precision, allowed),
         }
     }
 
@@ -143,7 +178,7 @@ impl<'g> GpuIndex<'g> {
         allowed: Option<&Allowed>,
     ) -> Result<Neighbours> {
         self.check(queries, params, allowed)?;
-        self.graph_search(queries, params.k, params.ef, allowed)
+        self.graph_search(queries, params.k, params.ef, params.precision, allowed)
     }
 
     /// The exact `k` nearest vectors of each query (among those `allowed` passes).
@@ -163,7 +198,35 @@ impl<'g> GpuIndex<'g> {
             return Err(AnnError::Parameter(format!("ef {}: the GPU search takes at most {MAX_EF}", params.ef)));
         }
         params.check_against(self.len())?;
+        if let (Precision::Half, Some((row, x))) = (params.precision, self.beyond_half) {
+            return Err(AnnError::Parameter(format!(
+                "row {row} has a component of {x}, beyond half precision's largest finite value ({HALF_MAX}): \
+                 search this index in single precision"
+            )));
+        }
         check_allowed(allowed, self.len())
+    }
+
+    /// The rows in half precision, converted on the device at the first call.
+    fn half_rows(&self) -> Result<MutexGuard<'_, Option<DeviceBuffer<u32>>>> {
+        let mut half = self.half.lock().unwrap_or_else(|e| e.into_inner());
+        if half.is_none() {
+            let gpu = self.gpu;
+            let count = self.len() * self.dim();
+            let mut words = gpu.alloc_zeros::<u32>("ann half rows", count.div_ceil(2))?;
+            let shape = SearchShape::new(self.dim(), self.metric, 1, self.layers[0].degree)?;
+            let convert = gpu.kernel(search_source(shape.with_precision(Precision::Half)), TO_HALF)?;
+            gpu.launch_on(
+                SIDES[0],
+                &convert,
+                to_u32("blocks", count.div_ceil(2).div_ceil(TO_HALF_THREADS as usize))?,
+                TO_HALF_THREADS,
+                &mut [Arg::InF32(self.base.buffer()), Arg::U64(count as u64), Arg::Out32(&mut words)],
+            )?;
+            gpu.use_on(SIDES[1], &words)?;
+            *half = Some(words);
+        }
+        Ok(half)
     }
 
     /// The staging buffers of both sides, each holding at least `queries` floats and
@@ -189,10 +252,22 @@ impl<'g> GpuIndex<'g> {
         Ok(staging)
     }
 
-    fn graph_search(&self, queries: &Vectors, k: usize, ef: usize, allowed: Option<&Allowed>) -> Result<Neighbours> {
+    fn graph_search(
+        &self,
+        queries: &Vectors,
+        k: usize,
+        ef: usize,
+        precision: Precision,
+        allowed: Option<&Allowed>,
+    ) -> Result<Neighbours> {
         let gpu = self.gpu;
         let (n, dim) = (self.len(), self.dim());
-        let shape = SearchShape::new(dim, self.metric, ef, self.layers[0].degree)?;
+        let shape = SearchShape::new(dim, self.metric, ef, self.layers[0].degree)?.with_precision(precision);
+        let half = if shape.half { Some(self.half_rows()?) } else { None };
+        let half_rows = match &half {
+            Some(rows) => rows.as_ref().expect("made by GpuIndex::half_rows"),
+            None => &self.no_half,
+        };
         let source = search_source(shape);
         let descend = gpu.kernel(source, DESCEND)?;
         let search = gpu.kernel(source, SEARCH_KERNEL)?;
@@ -240,6 +315,7 @@ impl<'g> GpuIndex<'g> {
                         Arg::InF32(&rows),
                         Arg::U32(m32),
                         Arg::InF32(self.base.buffer()),
+                        Arg::In32(half_rows),
                         Arg::U32(n32),
                         Arg::In32(&layer.adjacency),
                         Arg::U32(to_u32("degree", layer.degree)?),
@@ -260,6 +336,7 @@ impl<'g> GpuIndex<'g> {
                     Arg::InF32(&rows),
                     Arg::U32(m32),
                     Arg::InF32(self.base.buffer()),
+                    Arg::In32(half_rows),
                     Arg::U32(n32),
                     Arg::In32(&self.layers[0].adjacency),
                     Arg::In32(&entries),
@@ -285,6 +362,17 @@ impl<'g> GpuIndex<'g> {
         }
         Ok(out)
     }
+}
+
+/// The first row of `base` with a component beyond [`HALF_MAX`] in magnitude, and that
+/// component.
+fn beyond_half(base: &Vectors) -> Option<(usize, f32)> {
+    let dim = base.dim().max(1);
+    base.as_slice()
+        .par_chunks(dim)
+        .enumerate()
+        .find_first(|(_, row)| row.iter().any(|x| x.abs() > HALF_MAX))
+        .and_then(|(r, row)| row.iter().find(|x| x.abs() > HALF_MAX).map(|&x| (r, x)))
 }
 
 /// Appends the first `len` answers of `part` to `out`, once their downloads are done.

@@ -16,6 +16,7 @@ use subgraph_cuda::{compile_ptx, KernelDecl, KernelSource, Param};
 
 use crate::cpu::Prune;
 use crate::error::{AnnError, Result};
+use crate::neighbours::Precision;
 use crate::vectors::{Metric, MAX_DIM};
 
 const COMMON: &str = include_str!("common.cuh");
@@ -131,6 +132,9 @@ pub struct SearchShape {
     pub ln: usize,
     /// The degree of layer 0 (its row width).
     pub degree: usize,
+    /// Whether the search reads the base's rows in half precision (and ranks its answer again
+    /// over the full-precision rows).
+    pub half: bool,
 }
 
 impl SearchShape {
@@ -145,7 +149,12 @@ impl SearchShape {
                 "degree {degree}: the GPU search takes graphs of degree 1 to {MAX_DEGREE}"
             )));
         }
-        Ok(SearchShape { dim, formula: Formula::of(metric), ln: ef.max(32).next_power_of_two(), degree })
+        Ok(SearchShape { dim, formula: Formula::of(metric), ln: ef.max(32).next_power_of_two(), degree, half: false })
+    }
+
+    /// This shape reading rows of `precision`.
+    pub fn with_precision(self, precision: Precision) -> Self {
+        SearchShape { half: precision == Precision::Half, ..self }
     }
 
     /// The length of T: the power of two at least max(degree, 32).
@@ -205,12 +214,13 @@ impl SearchShape {
             Some(v) => format!("_hs{v}"),
         };
         format!(
-            "ganns_search_d{}_{}_ln{}_deg{}_r{}{bound}{visited}.cu",
+            "ganns_search_d{}_{}_ln{}_deg{}_r{}{}{bound}{visited}.cu",
             self.dim,
             self.formula.name(),
             self.ln,
             self.degree,
-            rows(self.dim, false)
+            rows(self.dim, false),
+            if self.half { "_half" } else { "" }
         )
     }
 
@@ -234,7 +244,12 @@ impl SearchShape {
     }
 
     fn code(&self) -> String {
-        format!("{}#define MINB {}\n{SEARCH}", self.ganns_prelude(false), min_blocks())
+        format!(
+            "{}#define MINB {}\n#define HALF {}\n{SEARCH}",
+            self.ganns_prelude(false),
+            min_blocks(),
+            self.half as u32
+        )
     }
 }
 
@@ -343,14 +358,19 @@ pub const GGC_BACKWARD: &str = "ggc_backward";
 /// The kernels of a brute-force source: top-k per (query tile, split) and the merge of splits.
 pub const BRUTE_TOPK: &str = "brute_topk";
 pub const BRUTE_FINISH: &str = "brute_finish";
+/// The search source's conversion of float rows to half-precision ones, launched on blocks of
+/// [`TO_HALF_THREADS`] threads (`search.cu`'s constant).
+pub const TO_HALF: &str = "ann_to_half";
+pub const TO_HALF_THREADS: u32 = 256;
 
-static SEARCH_KERNELS: [KernelDecl; 2] = [
+static SEARCH_KERNELS: [KernelDecl; 3] = [
     KernelDecl {
         name: DESCEND,
         params: &[
             Param::BufF32,
             Param::U32,
             Param::BufF32,
+            Param::BufU32,
             Param::U32,
             Param::BufU32,
             Param::U32,
@@ -364,6 +384,7 @@ static SEARCH_KERNELS: [KernelDecl; 2] = [
             Param::BufF32,
             Param::U32,
             Param::BufF32,
+            Param::BufU32,
             Param::U32,
             Param::BufU32,
             Param::BufU32,
@@ -376,6 +397,7 @@ static SEARCH_KERNELS: [KernelDecl; 2] = [
             Param::BufF32,
         ],
     },
+    KernelDecl { name: TO_HALF, params: &[Param::BufF32, Param::U64, Param::BufU32] },
 ];
 
 static BRUTE_KERNELS: [KernelDecl; 2] = [
@@ -489,14 +511,17 @@ pub const CHECK_K: [usize; 6] = [32, 64, 128, 256, 512, 1024];
 
 /// A representative set of configurations: for every dimension of [`CHECK_DIMS`] and every
 /// metric (ip and cos share their sources), the search at every pair of
-/// [`CHECK_LN_DEGREE`] and brute force at every bound of [`CHECK_K`].
+/// [`CHECK_LN_DEGREE`] over rows of either precision, and brute force at every bound of
+/// [`CHECK_K`].
 pub fn check_shapes() -> (Vec<SearchShape>, Vec<BruteShape>) {
     let mut search = Vec::new();
     let mut brute = Vec::new();
     for dim in CHECK_DIMS {
         for metric in Metric::ALL {
             for (ln, degree) in CHECK_LN_DEGREE {
-                search.extend(SearchShape::new(dim, metric, ln, degree));
+                for precision in [Precision::Single, Precision::Half] {
+                    search.extend(SearchShape::new(dim, metric, ln, degree).map(|s| s.with_precision(precision)));
+                }
             }
             for k in CHECK_K {
                 brute.extend(BruteShape::new(dim, metric, k));

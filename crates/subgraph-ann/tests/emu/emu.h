@@ -51,6 +51,11 @@ inline Emu* emu = new Emu();
 
 struct float4 { float x, y, z, w; };
 inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+struct uint2 { unsigned x, y; };
+// IEEE half (its bits) to float, exactly, and float to half rounded to nearest even, as
+// cvt.f32.f16 and cvt.rn.f16.f32 do (x86's _Float16 rounds the same way).
+inline float half_to_f32(unsigned short h) { _Float16 f; memcpy(&f, &h, 2); return (float)f; }
+inline unsigned short f32_to_half(float x) { const _Float16 f = (_Float16)x; unsigned short h; memcpy(&h, &f, 2); return h; }
 template <class T> inline T __ldg(const T* p) { return *p; }
 inline unsigned __float_as_uint(float f) { unsigned u; memcpy(&u, &f, 4); return u; }
 inline float __uint_as_float(unsigned u) { float f; memcpy(&f, &u, 4); return f; }

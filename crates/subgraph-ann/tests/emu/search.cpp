@@ -68,19 +68,27 @@ int main(int argc, char** argv) {
     for (unsigned i = 0; i < n; ++i)
         if (passes(i)) words[i / 32] |= 1u << (i % 32);
 
-    // The kernels, launched as gpu/search.rs launches them.
+    // The kernels, launched as gpu/search.rs launches them; with HALF, over the rows made half
+    // by ann_to_half (small integers: the same values, so the same distances as the definition's).
+    std::vector<unsigned> half((n * DIM + 1) / 2 + 1, 0xDEADBEEFu);
+    if (HALF) {
+        const unsigned long long count = (unsigned long long)n * DIM;
+        const unsigned grid = unsigned(((count + 1) / 2 + TO_HALF_THREADS - 1) / TO_HALF_THREADS);
+        launch(grid, TO_HALF_THREADS, [&] { ann_to_half(base.data(), count, half.data()); });
+        if (half.back() != 0xDEADBEEFu) { printf("ann_to_half wrote past its words: 1 mismatches\n"); return 1; }
+    }
     std::vector<unsigned> entries(nq, 0), ids(nq * k, 12345);
     std::vector<float> ds(nq * k, -1);
     const unsigned grid = (nq + WPB - 1) / WPB;
     if (upper_len)
         launch(grid, WPB * 32, [&] {
-            ganns_descend(qs.data(), nq, base.data(), n, adj1.data(), upper_deg, upper_len, entries.data());
+            ganns_descend(qs.data(), nq, base.data(), half.data(), n, adj1.data(), upper_deg, upper_len, entries.data());
         });
     // The search on fewer blocks than queries where there are several: warps take queries
     // from the counter until none is left.
     unsigned next = 0;
     launch(std::max(1u, grid / 2), WPB * 32, [&] {
-        ganns_search(qs.data(), nq, base.data(), n, adj0.data(), entries.data(), ef, k, words.data(),
+        ganns_search(qs.data(), nq, base.data(), half.data(), n, adj0.data(), entries.data(), ef, k, words.data(),
                      filter_mod ? 1 : 0, &next, ids.data(), ds.data());
     });
     if (next < nq) { printf("the counter ended at %u of %u queries: 1 mismatches\n", next, nq); return 1; }
@@ -144,8 +152,8 @@ int main(int argc, char** argv) {
             }
         }
     }
-    printf("search DIM %d METRIC %d LN %d DEG %d HS %u WPB %d, n %u, %u queries, ef %u, k %u, upper %u, filter %d, untidy %d: "
+    printf("search DIM %d METRIC %d LN %d DEG %d HS %u WPB %d HALF %d, n %u, %u queries, ef %u, k %u, upper %u, filter %d, untidy %d: "
            "%llu warp barriers, %u mismatches\n",
-           DIM, METRIC, LN, DEG, HS, WPB, n, nq, ef, k, upper_len, filter_mod, untidy, emu->warp_barriers, bad);
+           DIM, METRIC, LN, DEG, HS, WPB, HALF, n, nq, ef, k, upper_len, filter_mod, untidy, emu->warp_barriers, bad);
     return bad != 0;
 }

@@ -11,18 +11,17 @@
 //   OUT: P and Q as floats after the run.
 #include "emu.h"
 
-// What emu.h lacks and sgd.cu uses: the vector types, loads through L2, the launch's
-// dimensions, and the half conversions (x86's _Float16 rounds to nearest even, as
+// What emu.h lacks and sgd.cu uses: the other vector types, loads through L2, the launch's
+// dimensions, and the half conversions under sgd.cu's names (emu.h's, which round as
 // cvt.rn.f16.f32 does).
 struct float2 { float x, y; };
-struct uint2 { unsigned x, y; };
 struct uint4 { unsigned x, y, z, w; };
 template <class T> inline T __ldcg(const T* p) { return *p; }
 inline Dim3 emu_block_dim, emu_grid_dim;
 #define blockDim emu_block_dim
 #define gridDim emu_grid_dim
-inline float h2f(unsigned short h) { _Float16 x; memcpy(&x, &h, 2); return (float)x; }
-inline unsigned short f2h(float f) { _Float16 x = (_Float16)f; unsigned short h; memcpy(&h, &x, 2); return h; }
+inline float h2f(unsigned short h) { return half_to_f32(h); }
+inline unsigned short f2h(float f) { return f32_to_half(f); }
 
 // The kernel source exactly as gpu/source.rs makes it: #defines, then sgd.cu.
 #include "kernel.cu"

@@ -90,18 +90,20 @@ class Index:
             return None, _np.ascontiguousarray(array)
         return _labels(array, "filter"), None
 
-    def search(self, q, k=10, ef=None, threads=None, filter=None):
+    def search(self, q, k=10, ef=None, threads=None, filter=None, precision="single"):
         """The k nearest vectors of each row of `q`: (ids, distances), two (m, k) arrays (int64
         and float32), nearest first. ef: the exploration bound (default max(k, 64)), the
         recall/speed knob. filter: a boolean array (one per vector: True passes) or the labels
-        that pass."""
+        that pass. precision: "single" (the rows as given) or "half" (the GPU search only: it
+        reads the rows in half precision, then ranks the first ef it found by their exact
+        distances, which are the distances returned)."""
         labels, mask = self._filter(filter)
-        return self._native.search(_rows(q, "q"), k, ef, labels, mask, False, threads)
+        return self._native.search(_rows(q, "q"), k, ef, labels, mask, False, threads, precision)
 
     def brute_force(self, q, k=10, threads=None, filter=None):
         """The exact k nearest vectors of each row of `q`, as `search` returns them."""
         labels, mask = self._filter(filter)
-        return self._native.search(_rows(q, "q"), k, None, labels, mask, True, threads)
+        return self._native.search(_rows(q, "q"), k, None, labels, mask, True, threads, "single")
 
     def add(self, x, labels=None, threads=None):
         """Adds the rows of `x`; their ids continue from len(index). Labels are required (one
