@@ -77,11 +77,15 @@ __device__ __forceinline__ float widen(half_row x) { return half_to_f32(x); }
 __device__ __forceinline__ float4 load4(const float* __restrict__ x, unsigned i) {
     return __ldg(reinterpret_cast<const float4*>(x) + i);
 }
-__device__ __forceinline__ float4 load4(const half_row* __restrict__ x, unsigned i) {
-    const uint2 w = __ldg(reinterpret_cast<const uint2*>(x) + i);
+// The same of a half-precision row: as loaded (8 bytes), widened, and both.
+__device__ __forceinline__ uint2 load4_raw(const half_row* __restrict__ x, unsigned i) {
+    return __ldg(reinterpret_cast<const uint2*>(x) + i);
+}
+__device__ __forceinline__ float4 widen4(uint2 w) {
     return make_float4(half_to_f32((half_row)(w.x & 0xFFFFu)), half_to_f32((half_row)(w.x >> 16)),
                        half_to_f32((half_row)(w.y & 0xFFFFu)), half_to_f32((half_row)(w.y >> 16)));
 }
+__device__ __forceinline__ float4 load4(const half_row* __restrict__ x, unsigned i) { return widen4(load4_raw(x, i)); }
 
 // Adds one component pair to a lane's share of a distance: (a - b)^2, or a.b.
 __device__ __forceinline__ float accumulate1(float acc, float a, float b) {
@@ -158,6 +162,44 @@ __device__ __forceinline__ void lane_partials(const float* q, const T* __restric
         const float a = q[i];
 #pragma unroll
         for (unsigned u = 0u; u < R; ++u) acc[u] = accumulate1(acc[u], a, b[u]);
+    }
+#endif
+#pragma unroll
+    for (unsigned u = 0u; u < R; ++u)
+        if (id[u] == NONE_ID) acc[u] = 0.0f;
+}
+
+// lane_partials over half-precision rows: the same, with each row's components kept as loaded
+// (half the registers of floats) until they are used, so that twice the rows can be in flight
+// for the registers.
+template <unsigned R>
+__device__ __forceinline__ void lane_partials(const float* q, const half_row* __restrict__ base,
+                                              const unsigned (&id)[R], float (&acc)[R]) {
+    const unsigned lane = threadIdx.x & 31u;
+#pragma unroll
+    for (unsigned u = 0u; u < R; ++u) acc[u] = 0.0f;
+#if DIM % 4 == 0
+    const float4* q4 = reinterpret_cast<const float4*>(q);
+    for (unsigned i = lane; i < DIM / 4; i += 32u) {
+        uint2 b[R];
+#pragma unroll
+        for (unsigned u = 0u; u < R; ++u) {
+            b[u].x = 0u;
+            b[u].y = 0u;
+            if (id[u] != NONE_ID) b[u] = load4_raw(base + (size_t)id[u] * DIM, i);
+        }
+        const float4 a = q4[i];
+#pragma unroll
+        for (unsigned u = 0u; u < R; ++u) acc[u] = accumulate4(acc[u], a, widen4(b[u]));
+    }
+#else
+    for (unsigned i = lane; i < DIM; i += 32u) {
+        half_row b[R];
+#pragma unroll
+        for (unsigned u = 0u; u < R; ++u) b[u] = id[u] != NONE_ID ? __ldg(base + (size_t)id[u] * DIM + i) : (half_row)0u;
+        const float a = q[i];
+#pragma unroll
+        for (unsigned u = 0u; u < R; ++u) acc[u] = accumulate1(acc[u], a, widen(b[u]));
     }
 #endif
 #pragma unroll

@@ -72,15 +72,17 @@ fn min_blocks() -> u32 {
 
 /// Rows whose distances a warp computes at once (`ROWS` of `ganns.cuh`), their loads in
 /// flight together: `SUBGRAPH_ANN_ROWS` (a power of two, 1 to 32), for tuning, else 4 for the
-/// search (a float4 of each row a lane: 16 registers of loads) and, for the builder's kernels,
-/// 8 up to 128 dimensions and 4 above. On the H200, 1M × 128, four rows searched 1.04–1.30×
-/// faster than eight at every ef from 10 to 512 (eight hold 12 blocks a multiprocessor to 8,
-/// by registers), and eight built 1.2× faster than the code before rows were in flight
+/// search (a float4 of each row a lane: 16 registers of loads), 8 for the search over half
+/// rows above 128 dimensions, and, for the builder's kernels, 8 up to 128 dimensions and 4
+/// above. On the H200, 1M × 128, four rows searched 1.04–1.30× faster than eight at every ef
+/// from 10 to 512 (eight hold 12 blocks a multiprocessor to 8, by registers), in half
+/// precision too (eight: 0.89–1.02×); at 960 dimensions eight half rows searched 1.19–1.52×
+/// faster than four; eight built 1.2× faster than the code before rows were in flight
 /// (`bench/results/2026-11-30-ann-inflight.md`).
-fn rows(dim: usize, build: bool) -> usize {
+fn rows(dim: usize, build: bool, half: bool) -> usize {
     static ROWS: OnceLock<Option<usize>> = OnceLock::new();
     let set = *ROWS.get_or_init(|| tuning("SUBGRAPH_ANN_ROWS", |v: &usize| v.is_power_of_two() && *v <= 32));
-    set.unwrap_or(if build && dim <= 128 { 8 } else { 4 })
+    set.unwrap_or(if (half && dim > 128) || (build && dim <= 128) { 8 } else { 4 })
 }
 
 /// The distance formula a kernel is compiled for: cosine rows are normalised beforehand, so
@@ -219,7 +221,7 @@ impl SearchShape {
             self.formula.name(),
             self.ln,
             self.degree,
-            rows(self.dim, false),
+            rows(self.dim, false, self.half),
             if self.half { "_half" } else { "" }
         )
     }
@@ -238,7 +240,7 @@ impl SearchShape {
             self.degree,
             self.tl(),
             self.visited().max(1).trailing_zeros(),
-            rows(self.dim, build),
+            rows(self.dim, build, self.half),
             self.warps_per_block()
         )
     }
@@ -630,6 +632,11 @@ mod tests {
         assert!(std::ptr::eq(a, b), "ip and cos at the same N share a source");
         assert_eq!(a.name, "ganns_search_d96_dot_ln64_deg32_r4.cu");
         assert!(a.code.contains("#define ROWS 4\n"), "the search asks for four rows at once");
+        let half =
+            |dim| search_source(SearchShape::new(dim, Metric::L2, 64, 32).unwrap().with_precision(Precision::Half));
+        assert!(half(128).code.contains("#define ROWS 4\n#define WPB"), "four half rows up to 128 dimensions");
+        assert!(half(960).code.contains("#define ROWS 8\n#define WPB"), "eight half rows above");
+        assert!(half(960).name.ends_with("_r8_half.cu"), "{}", half(960).name);
         let built = build_source(BuildShape::new(96, Metric::Ip, 64, 32, Prune::Diverse).unwrap());
         assert!(built.code.contains("#define ROWS 8\n"), "the builder for eight up to 128 dimensions");
         assert!(a.code.starts_with(
