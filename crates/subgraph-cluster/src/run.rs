@@ -21,6 +21,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
+use subgraph_core::automorphism::Automorphisms;
 use subgraph_core::order::Order;
 use subgraph_core::sink::{Control, Stopped};
 use subgraph_core::{Graph, Query, Semantics};
@@ -71,6 +72,16 @@ pub struct QueryCount {
     /// entries of those lists (their bytes are in `bytes_sent`).
     pub replicated_positions: usize,
     pub replicated_entries: u64,
+    /// |Aut(Q)|, where [`Matching::unique`] asked for it.
+    pub automorphisms: Option<u128>,
+}
+
+impl QueryCount {
+    /// The distinct subgraphs, embeddings / |Aut(Q)|, where asked and the count is complete:
+    /// as one host counts them (`Report::unique`).
+    pub fn unique(&self) -> Option<u128> {
+        self.automorphisms.filter(|_| self.complete).map(|k| self.embeddings / k)
+    }
 }
 
 /// Reads a hosts file: one `host:port` a line (timely's format); blank lines are skipped.
@@ -112,6 +123,9 @@ pub struct Matching {
     /// Where the matches are written; None counts them only. Under a limit every row is
     /// gathered by worker 0, whatever `Rows::gather` says.
     pub rows: Option<Rows>,
+    /// Also each query's |Aut(Q)| ([`QueryCount::automorphisms`]), for its distinct subgraphs
+    /// ([`QueryCount::unique`]).
+    pub unique: bool,
 }
 
 /// Runs `queries` (name, graph) as process `cluster.process` over `local` as `matching` says,
@@ -129,6 +143,8 @@ pub fn run(
         return Err(Error::Cluster("0 threads: each process needs at least one worker".into()));
     }
     let local = Arc::new(local);
+    let automorphisms: Vec<Option<u128>> =
+        queries.iter().map(|(_, q)| matching.unique.then(|| Automorphisms::of(q).order()).flatten()).collect();
     let checked: Vec<Result<Named>> = queries
         .into_iter()
         .map(|(name, q)| {
@@ -186,8 +202,14 @@ pub fn run(
     if cluster.process != 0 {
         return Ok(None);
     }
-    let mut out: Vec<(usize, Result<QueryCount>)> =
-        indices.into_iter().zip(ran).map(|(i, r)| (i, Ok(r.expect("process 0 gathers every tally")))).collect();
+    let mut out: Vec<(usize, Result<QueryCount>)> = indices
+        .into_iter()
+        .zip(ran)
+        .map(|(i, r)| {
+            let count = r.expect("process 0 gathers every tally");
+            (i, Ok(QueryCount { automorphisms: automorphisms[i], ..count }))
+        })
+        .collect();
     out.extend(refused.drain(..).map(|(i, p)| (i, Err(p.expect_err("refused")))));
     out.sort_by_key(|(i, _)| *i);
     Ok(Some(out.into_iter().map(|(_, r)| r).collect()))
@@ -293,6 +315,7 @@ fn one_query<A: Allocate>(
         peak_rss_bytes,
         replicated_positions: replicas.positions(),
         replicated_entries: replicas.entries,
+        automorphisms: None,
     })
 }
 

@@ -10,6 +10,7 @@ use common::{cluster_counts, cluster_with};
 use proptest::prelude::*;
 use std::sync::Arc;
 use subgraph_cluster::{partition, Matching, Rows, Rule};
+use subgraph_core::automorphism::Automorphisms;
 use subgraph_core::order::Order;
 use subgraph_core::sink::{Output, OutputFormat, Stopped};
 use subgraph_core::{oracle, Graph, GraphBuilder, Query, Semantics};
@@ -82,6 +83,7 @@ proptest! {
             order: Order::Gql,
             limit,
             rows: Some(Rows { output: outputs[p].clone(), gather }),
+            unique: false,
         };
         let got = cluster_with(&tmp.path().join("manifest.json"), (processes, threads, cache), &[query], matching);
         outputs.iter().for_each(|o| o.finish().unwrap());
@@ -109,19 +111,26 @@ proptest! {
         }
     }
 
+    /// Also |Aut(Q)| and the distinct subgraphs where asked (`unique`), the latter only when
+    /// the count is complete, as one host reports them.
     #[test]
     fn counts_under_a_limit_are_the_first_n(
         (data, query) in data_and_query(1u32..5),
         symmetry in any::<bool>(),
         threads in 1usize..3,
-        limit in 0u64..40,
+        limit in prop::option::of(0u64..40),
+        unique in any::<bool>(),
     ) {
         let total = oracle::count(&data, &Query::new(query.clone(), &data, Semantics::Embed).unwrap(), Semantics::Embed);
+        let automorphisms = unique.then(|| Automorphisms::of(&query).order()).flatten();
         let tmp = tempfile::tempdir().unwrap();
         partition(&data, 2, Rule::Hash, tmp.path()).unwrap();
-        let matching = |_| Matching { semantics: Semantics::Embed, symmetry, order: Order::Ri, limit: Some(limit), rows: None };
+        let matching = |_| Matching { semantics: Semantics::Embed, symmetry, order: Order::Ri, limit, rows: None, unique };
         let got = cluster_with(&tmp.path().join("manifest.json"), (2, threads, 1 << 20), &[query], matching);
-        prop_assert_eq!(got[0].embeddings, total.min(limit as u128));
-        prop_assert_eq!(got[0].complete, total < limit as u128);
+        let complete = limit.is_none_or(|n| total < n as u128);
+        prop_assert_eq!(got[0].embeddings, limit.map_or(total, |n| total.min(n as u128)));
+        prop_assert_eq!(got[0].complete, complete);
+        prop_assert_eq!(got[0].automorphisms, automorphisms);
+        prop_assert_eq!(got[0].unique(), automorphisms.filter(|_| complete).map(|k| total / k));
     }
 }

@@ -16,7 +16,6 @@ use std::time::{Duration, Instant};
 use subgraph_cluster::plan::{DEFAULT_ORDER, ORDERS};
 use subgraph_cluster::replicate::DEFAULT_CACHE_BYTES;
 use subgraph_cluster::{partition, read_hosts, Cluster, Local, Manifest, Matching, QueryCount, Rule};
-use subgraph_core::automorphism::Automorphisms;
 use subgraph_core::io::{read_graphs, ReadOptions};
 use subgraph_core::order::Order;
 use subgraph_core::sink::{Control, Stopped};
@@ -66,9 +65,7 @@ pub(crate) fn cluster_process<'py>(
     let name = query.display().to_string();
     let queries: Vec<(String, subgraph_core::Graph)> =
         read_graphs(&query, &opts).map_err(read_error)?.into_iter().map(|q| (name.clone(), q.graph)).collect();
-    let automorphisms: Vec<Option<u128>> =
-        queries.iter().map(|(_, q)| unique.then(|| Automorphisms::of(q).order()).flatten()).collect();
-    let matching = Matching { semantics, symmetry, order, limit, rows: None };
+    let matching = Matching { semantics, symmetry, order, limit, rows: None, unique };
     let cluster = Cluster {
         addresses,
         process,
@@ -83,7 +80,7 @@ pub(crate) fn cluster_process<'py>(
         subgraph_cluster::run::run(&cluster, local, queries, &matching, control)
     });
     let Some(counts) = counts.map_err(error)? else { return Ok(None) };
-    let records = counts.into_iter().zip(automorphisms).map(|(c, a)| c.map_err(error).and_then(|c| record(py, &c, a)));
+    let records = counts.into_iter().map(|c| c.map_err(error).and_then(|c| record(py, &c)));
     records.collect::<PyResult<Vec<_>>>().map(Some)
 }
 
@@ -104,9 +101,8 @@ pub(crate) fn cluster_partition(
     Ok(output.join("manifest.json"))
 }
 
-/// A query's count as `match --cluster --format json` reports it; `automorphisms` is the
-/// query's |Aut(Q)| under `unique`.
-fn record<'py>(py: Python<'py>, c: &QueryCount, automorphisms: Option<u128>) -> PyResult<Bound<'py, PyDict>> {
+/// A query's count as `match --cluster --format json` reports it.
+fn record<'py>(py: Python<'py>, c: &QueryCount) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("embeddings", c.embeddings)?;
     d.set_item("complete", c.complete)?;
@@ -130,7 +126,7 @@ fn record<'py>(py: Python<'py>, c: &QueryCount, automorphisms: Option<u128>) -> 
     d.set_item("peak_rss_bytes", &c.peak_rss_bytes)?;
     d.set_item("replicated_positions", c.replicated_positions)?;
     d.set_item("replicated_entries", c.replicated_entries)?;
-    d.set_item("automorphisms", automorphisms)?;
-    d.set_item("unique", automorphisms.filter(|_| c.complete).map(|k| c.embeddings / k))?;
+    d.set_item("automorphisms", c.automorphisms)?;
+    d.set_item("unique", c.unique())?;
     Ok(d)
 }

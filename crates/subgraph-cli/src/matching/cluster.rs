@@ -19,7 +19,6 @@ use subgraph::record::Outcome;
 use subgraph::{Record, Report};
 use subgraph_cluster::run::QueryCount;
 use subgraph_cluster::{read_hosts, Cluster, Local, Matching, Rows};
-use subgraph_core::automorphism::Automorphisms;
 use subgraph_core::order::Order;
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::{Graph, Semantics, VertexIds};
@@ -187,15 +186,13 @@ impl ClusterArgs {
             Control::new(timeout.map(|s| Instant::now() + Duration::from_secs_f64(s)), interrupt.clone())
         });
         let names: Vec<String> = queries.iter().map(|(name, _)| name.clone()).collect();
-        // |Aut(Q)| of each query, as one host counts it for --unique.
-        let automorphisms: Vec<Option<u128>> =
-            queries.iter().map(|(_, q)| asked.unique.then(|| Automorphisms::of(q).order()).flatten()).collect();
         let matching = Matching {
             semantics: asked.semantics,
             symmetry: asked.symmetry,
             order: asked.order,
             limit: asked.limit,
             rows,
+            unique: asked.unique,
         };
         let counts = subgraph_cluster::run::run(&cluster, local, queries, &matching, control)?;
         if let Some(out) = &output {
@@ -217,9 +214,9 @@ impl ClusterArgs {
             ));
         }
         let mut failed = false;
-        for ((name, count), automorphisms) in names.into_iter().zip(counts).zip(automorphisms) {
+        for (name, count) in names.into_iter().zip(counts) {
             match count {
-                Ok(c) => line(print(name, c, automorphisms, asked)?),
+                Ok(c) => line(print(name, c, asked)?),
                 Err(e) => {
                     failed = true;
                     eprintln!("subgraph: error: query {name}: {e}");
@@ -237,9 +234,8 @@ impl ClusterArgs {
     }
 }
 
-/// One query's count as a record (`--format json`) or a table row; `automorphisms` is the
-/// query's |Aut(Q)| under `--unique`.
-fn print(name: String, c: QueryCount, automorphisms: Option<u128>, asked: &Asked) -> Result<String> {
+/// One query's count as a record (`--format json`) or a table row.
+fn print(name: String, c: QueryCount, asked: &Asked) -> Result<String> {
     let elapsed_ms = c.filter_ms + c.order_ms + c.enumerate_ms;
     let report = Report {
         embeddings: c.embeddings,
@@ -256,7 +252,7 @@ fn print(name: String, c: QueryCount, automorphisms: Option<u128>, asked: &Asked
         ..Report::nothing(subgraph_cluster::filter::FILTER, c.stopped)
     };
     let ran = Ran { report, gpu: None, choice: None, note: None };
-    let unique = ran.report.unique(automorphisms);
+    let (unique, automorphisms) = (c.unique(), c.automorphisms);
     let outcome = Outcome { semantics: asked.semantics, ran, unique, automorphisms, rows: None, pattern: None };
     let record = Record::of(name, &outcome, 1, None);
     if let Some(why) = c.stopped {

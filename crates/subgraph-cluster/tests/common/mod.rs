@@ -39,7 +39,7 @@ pub fn cluster_run(
     symmetry: bool,
     order: Order,
 ) -> Vec<QueryCount> {
-    let matching = Matching { semantics: Semantics::Embed, symmetry, order, limit: None, rows: None };
+    let matching = Matching { semantics: Semantics::Embed, symmetry, order, limit: None, rows: None, unique: false };
     cluster_with(manifest, (n, threads, cache_bytes), queries, |_| matching.clone())
 }
 
