@@ -73,19 +73,18 @@ __device__ __forceinline__ float widen(float x) { return x; }
 __device__ __forceinline__ float widen(half_row x) { return half_to_f32(x); }
 
 // Components 4i to 4i + 3 of a row (DIM % 4 == 0, so a row's groups are aligned: 16 bytes of
-// floats, 8 of halves).
-__device__ __forceinline__ float4 load4(const float* __restrict__ x, unsigned i) {
+// floats, 8 of halves) as loaded, and as floats.
+__device__ __forceinline__ float4 raw4(const float* __restrict__ x, unsigned i) {
     return __ldg(reinterpret_cast<const float4*>(x) + i);
 }
-// The same of a half-precision row: as loaded (8 bytes), widened, and both.
-__device__ __forceinline__ uint2 load4_raw(const half_row* __restrict__ x, unsigned i) {
+__device__ __forceinline__ uint2 raw4(const half_row* __restrict__ x, unsigned i) {
     return __ldg(reinterpret_cast<const uint2*>(x) + i);
 }
+__device__ __forceinline__ float4 widen4(float4 x) { return x; }
 __device__ __forceinline__ float4 widen4(uint2 w) {
     return make_float4(half_to_f32((half_row)(w.x & 0xFFFFu)), half_to_f32((half_row)(w.x >> 16)),
                        half_to_f32((half_row)(w.y & 0xFFFFu)), half_to_f32((half_row)(w.y >> 16)));
 }
-__device__ __forceinline__ float4 load4(const half_row* __restrict__ x, unsigned i) { return widen4(load4_raw(x, i)); }
 
 // Adds one component pair to a lane's share of a distance: (a - b)^2, or a.b.
 __device__ __forceinline__ float accumulate1(float acc, float a, float b) {
@@ -123,7 +122,7 @@ __device__ __forceinline__ float lane_partial(const float* q, const T* __restric
     float acc = 0.0f;
 #if DIM % 4 == 0
     const float4* q4 = reinterpret_cast<const float4*>(q);
-    for (unsigned i = lane; i < DIM / 4; i += 32u) acc = accumulate4(acc, q4[i], load4(x, i));
+    for (unsigned i = lane; i < DIM / 4; i += 32u) acc = accumulate4(acc, q4[i], widen4(raw4(x, i)));
 #else
     for (unsigned i = lane; i < DIM; i += 32u) acc = accumulate1(acc, q[i], widen(__ldg(x + i)));
 #endif
@@ -133,7 +132,9 @@ __device__ __forceinline__ float lane_partial(const float* q, const T* __restric
 // This lane's shares of the distances between q and the R base rows id[0..R) (NONE_ID: no
 // row, a share of 0), each with lane_partial's bits: at each step every row's components are
 // loaded before any is used, so that the R rows' reads are in flight together (a loop of
-// lane_partial calls waits for each row before it asks for the next).
+// lane_partial calls waits for each row before it asks for the next). Components are kept as
+// loaded until used: a half row's take half the registers of a float row's, so twice the rows
+// can be in flight for the registers.
 template <unsigned R, class T>
 __device__ __forceinline__ void lane_partials(const float* q, const T* __restrict__ base, const unsigned (&id)[R],
                                               float (&acc)[R]) {
@@ -143,50 +144,11 @@ __device__ __forceinline__ void lane_partials(const float* q, const T* __restric
 #if DIM % 4 == 0
     const float4* q4 = reinterpret_cast<const float4*>(q);
     for (unsigned i = lane; i < DIM / 4; i += 32u) {
-        float4 b[R];
+        decltype(raw4(base, 0u)) b[R];
 #pragma unroll
         for (unsigned u = 0u; u < R; ++u) {
-            b[u] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-            if (id[u] != NONE_ID) b[u] = load4(base + (size_t)id[u] * DIM, i);
-        }
-        const float4 a = q4[i];
-#pragma unroll
-        for (unsigned u = 0u; u < R; ++u) acc[u] = accumulate4(acc[u], a, b[u]);
-    }
-#else
-    for (unsigned i = lane; i < DIM; i += 32u) {
-        float b[R];
-#pragma unroll
-        for (unsigned u = 0u; u < R; ++u)
-            b[u] = id[u] != NONE_ID ? widen(__ldg(base + (size_t)id[u] * DIM + i)) : 0.0f;
-        const float a = q[i];
-#pragma unroll
-        for (unsigned u = 0u; u < R; ++u) acc[u] = accumulate1(acc[u], a, b[u]);
-    }
-#endif
-#pragma unroll
-    for (unsigned u = 0u; u < R; ++u)
-        if (id[u] == NONE_ID) acc[u] = 0.0f;
-}
-
-// lane_partials over half-precision rows: the same, with each row's components kept as loaded
-// (half the registers of floats) until they are used, so that twice the rows can be in flight
-// for the registers.
-template <unsigned R>
-__device__ __forceinline__ void lane_partials(const float* q, const half_row* __restrict__ base,
-                                              const unsigned (&id)[R], float (&acc)[R]) {
-    const unsigned lane = threadIdx.x & 31u;
-#pragma unroll
-    for (unsigned u = 0u; u < R; ++u) acc[u] = 0.0f;
-#if DIM % 4 == 0
-    const float4* q4 = reinterpret_cast<const float4*>(q);
-    for (unsigned i = lane; i < DIM / 4; i += 32u) {
-        uint2 b[R];
-#pragma unroll
-        for (unsigned u = 0u; u < R; ++u) {
-            b[u].x = 0u;
-            b[u].y = 0u;
-            if (id[u] != NONE_ID) b[u] = load4_raw(base + (size_t)id[u] * DIM, i);
+            b[u] = {};
+            if (id[u] != NONE_ID) b[u] = raw4(base + (size_t)id[u] * DIM, i);
         }
         const float4 a = q4[i];
 #pragma unroll
@@ -194,9 +156,9 @@ __device__ __forceinline__ void lane_partials(const float* q, const half_row* __
     }
 #else
     for (unsigned i = lane; i < DIM; i += 32u) {
-        half_row b[R];
+        T b[R];
 #pragma unroll
-        for (unsigned u = 0u; u < R; ++u) b[u] = id[u] != NONE_ID ? __ldg(base + (size_t)id[u] * DIM + i) : (half_row)0u;
+        for (unsigned u = 0u; u < R; ++u) b[u] = id[u] != NONE_ID ? __ldg(base + (size_t)id[u] * DIM + i) : T(0);
         const float a = q[i];
 #pragma unroll
         for (unsigned u = 0u; u < R; ++u) acc[u] = accumulate1(acc[u], a, widen(b[u]));
