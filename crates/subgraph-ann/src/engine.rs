@@ -12,7 +12,7 @@ use subgraph_cuda::Gpu;
 use crate::cpu::{self, BuildParams};
 use crate::error::{AnnError, Result};
 use crate::filter::Allowed;
-use crate::gpu::{self, GpuIndex, HALF_MAX};
+use crate::gpu::{self, GpuIndex};
 use crate::graph::GraphKind;
 use crate::index::{Filter, Index};
 use crate::neighbours::{Neighbours, Precision, SearchParams};
@@ -173,11 +173,7 @@ impl Resident<'_> {
         filter: Option<&Filter>,
     ) -> Result<Neighbours> {
         if let (Precision::Half, Some((row, x))) = (params.precision, self.gpus.first().and_then(|g| g.beyond_half())) {
-            return Err(AnnError::Parameter(format!(
-                "vector {} has a component of {x}, beyond half precision's largest finite value ({HALF_MAX}): \
-                 search this index in single precision",
-                index.order()[row]
-            )));
+            return Err(gpu::beyond_half_error(&format!("vector {}", index.order()[row]), x));
         }
         self.run(
             index,

@@ -21,7 +21,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
-use subgraph_core::automorphism::Automorphisms;
+use subgraph_core::automorphism::{distinct_subgraphs, Automorphisms};
 use subgraph_core::order::Order;
 use subgraph_core::sink::{Control, Stopped};
 use subgraph_core::{Graph, Query, Semantics};
@@ -80,7 +80,7 @@ impl QueryCount {
     /// The distinct subgraphs, embeddings / |Aut(Q)|, where asked and the count is complete:
     /// as one host counts them (`Report::unique`).
     pub fn unique(&self) -> Option<u128> {
-        self.automorphisms.filter(|_| self.complete).map(|k| self.embeddings / k)
+        distinct_subgraphs(self.embeddings, self.complete, self.automorphisms)
     }
 }
 

@@ -209,6 +209,12 @@ impl Automorphisms {
     }
 }
 
+/// The distinct subgraphs `embeddings` stand for, given the query's |Aut(Q)|: embeddings /
+/// |Aut(Q)|, when the count is `complete` (a partial count stands for no whole number).
+pub fn distinct_subgraphs(embeddings: u128, complete: bool, automorphisms: Option<u128>) -> Option<u128> {
+    automorphisms.filter(|_| complete).map(|k| embeddings / k)
+}
+
 /// For each of `graphs`, the index of the first graph isomorphic to it (labels, edge labels and
 /// direction kept): its own index when it is the first of its class. Graphs are compared only
 /// within classes of equal refined colours, each with one representative per class.

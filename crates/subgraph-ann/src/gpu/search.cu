@@ -10,7 +10,7 @@
 // distances it returns are exact; with HALF 0 `half` is not read.
 //
 // Compile-time constants, besides common.cuh's and ganns.cuh's: WPB, warps (queries) a block;
-// HALF (0 or 1).
+// HALF (0 or 1); TO_HALF_THREADS, threads a block of ann_to_half.
 
 #if WPB < 1 || WPB > 32
 #error "WPB must be 1 to 32"
@@ -25,9 +25,6 @@
 #else
 #define SEARCH_ROWS(base, half) (base)
 #endif
-
-// Threads a block of ann_to_half.
-#define TO_HALF_THREADS 256
 
 // dst := the n floats of src as halves, rounded to nearest even, two a word (element i in the
 // low half of word i / 2; a last odd element's high half 0). A thread a word, TO_HALF_THREADS
@@ -83,9 +80,10 @@ extern "C" __global__ void __launch_bounds__(WPB * 32)
 // at once has no last wave: the answer of a query does not depend on which warp searched it.
 extern "C" __global__ void __launch_bounds__(WPB * 32, MINB)
     ganns_search(const float* __restrict__ queries, unsigned nq, const float* __restrict__ base,
-                 const unsigned* __restrict__ half, unsigned n, const unsigned* __restrict__ adj, const unsigned* __restrict__ entries, unsigned ef, unsigned k,
-                 const unsigned* __restrict__ allowed, unsigned filtered, unsigned* __restrict__ next,
-                 unsigned* __restrict__ out_ids, float* __restrict__ out_dist) {
+                 const unsigned* __restrict__ half, unsigned n, const unsigned* __restrict__ adj,
+                 const unsigned* __restrict__ entries, unsigned ef, unsigned k, const unsigned* __restrict__ allowed,
+                 unsigned filtered, unsigned* __restrict__ next, unsigned* __restrict__ out_ids,
+                 float* __restrict__ out_dist) {
     __shared__ ann_key s_n[WPB][LN];
     __shared__ ann_key s_t[WPB][TL];
     __shared__ unsigned s_id[WPB][TL];

@@ -6,7 +6,7 @@
 use std::sync::{Mutex, MutexGuard};
 
 use rayon::prelude::*;
-use subgraph_cuda::{Arg, DeviceBuffer, Gpu, Lane, PinnedBuffer};
+use subgraph_cuda::{Arg, DeviceBuffer, Gpu, KernelSource, Lane, PinnedBuffer};
 
 use crate::error::{AnnError, Result};
 use crate::filter::{route, Allowed, Route};
@@ -199,23 +199,20 @@ impl<'g> GpuIndex<'g> {
         }
         params.check_against(self.len())?;
         if let (Precision::Half, Some((row, x))) = (params.precision, self.beyond_half) {
-            return Err(AnnError::Parameter(format!(
-                "row {row} has a component of {x}, beyond half precision's largest finite value ({HALF_MAX}): \
-                 search this index in single precision"
-            )));
+            return Err(beyond_half_error(&format!("row {row}"), x));
         }
         check_allowed(allowed, self.len())
     }
 
-    /// The rows in half precision, converted on the device at the first call.
-    fn half_rows(&self) -> Result<MutexGuard<'_, Option<DeviceBuffer<u32>>>> {
+    /// The rows in half precision, converted on the device at the first call by `source`'s
+    /// conversion kernel (the half-precision search's own source, compiled for it anyway).
+    fn half_rows(&self, source: &'static KernelSource) -> Result<MutexGuard<'_, Option<DeviceBuffer<u32>>>> {
         let mut half = self.half.lock().unwrap_or_else(|e| e.into_inner());
         if half.is_none() {
             let gpu = self.gpu;
             let count = self.len() * self.dim();
             let mut words = gpu.alloc_zeros::<u32>("ann half rows", count.div_ceil(2))?;
-            let shape = SearchShape::new(self.dim(), self.metric, 1, self.layers[0].degree)?;
-            let convert = gpu.kernel(search_source(shape.with_precision(Precision::Half)), TO_HALF)?;
+            let convert = gpu.kernel(source, TO_HALF)?;
             gpu.launch_on(
                 SIDES[0],
                 &convert,
@@ -263,12 +260,12 @@ impl<'g> GpuIndex<'g> {
         let gpu = self.gpu;
         let (n, dim) = (self.len(), self.dim());
         let shape = SearchShape::new(dim, self.metric, ef, self.layers[0].degree)?.with_precision(precision);
-        let half = if shape.half { Some(self.half_rows()?) } else { None };
+        let source = search_source(shape);
+        let half = if shape.half { Some(self.half_rows(source)?) } else { None };
         let half_rows = match &half {
             Some(rows) => rows.as_ref().expect("made by GpuIndex::half_rows"),
             None => &self.no_half,
         };
-        let source = search_source(shape);
         let descend = gpu.kernel(source, DESCEND)?;
         let search = gpu.kernel(source, SEARCH_KERNEL)?;
         let wpb = shape.warps_per_block();
@@ -362,6 +359,15 @@ impl<'g> GpuIndex<'g> {
         }
         Ok(out)
     }
+}
+
+/// The refusal of a half-precision search whose index holds `vector` (as the caller names it)
+/// with the component `x` beyond [`HALF_MAX`].
+pub fn beyond_half_error(vector: &str, x: f32) -> AnnError {
+    AnnError::Parameter(format!(
+        "{vector} has a component of {x}, beyond half precision's largest finite value ({HALF_MAX}): search this \
+         index in single precision"
+    ))
 }
 
 /// The first row of `base` with a component beyond [`HALF_MAX`] in magnitude, and that

@@ -247,7 +247,7 @@ impl SearchShape {
 
     fn code(&self) -> String {
         format!(
-            "{}#define MINB {}\n#define HALF {}\n{SEARCH}",
+            "{}#define MINB {}\n#define HALF {}\n#define TO_HALF_THREADS {TO_HALF_THREADS}\n{SEARCH}",
             self.ganns_prelude(false),
             min_blocks(),
             self.half as u32
@@ -361,7 +361,7 @@ pub const GGC_BACKWARD: &str = "ggc_backward";
 pub const BRUTE_TOPK: &str = "brute_topk";
 pub const BRUTE_FINISH: &str = "brute_finish";
 /// The search source's conversion of float rows to half-precision ones, launched on blocks of
-/// [`TO_HALF_THREADS`] threads (`search.cu`'s constant).
+/// [`TO_HALF_THREADS`] threads (given to `search.cu` as its constant).
 pub const TO_HALF: &str = "ann_to_half";
 pub const TO_HALF_THREADS: u32 = 256;
 

@@ -126,7 +126,7 @@ impl Report {
     /// The distinct subgraphs the embeddings stand for, given the query's `automorphisms`
     /// (|Aut(Q)|): embeddings / |Aut(Q)|, when the count is complete.
     pub fn unique(&self, automorphisms: Option<u128>) -> Option<u128> {
-        automorphisms.filter(|_| self.complete).map(|k| self.embeddings / k)
+        crate::automorphism::distinct_subgraphs(self.embeddings, self.complete, automorphisms)
     }
 }
 
