@@ -119,7 +119,7 @@ fn search_kernels_follow_ganns_on_an_emulated_warp() {
         untidy,
     };
     let cases = [
-        case(3, Metric::L2, 1, 16, 300, 8, 1, 0, 0, false),
+        case(3, Metric::L2, 1, 16, 300, 8, 1, 60, 0, false),
         case(16, Metric::Ip, 33, 20, 500, 8, 10, 50, 3, true),
         case(100, Metric::L2, 64, 32, 500, 6, 16, 50, 5, false),
         case(130, Metric::Ip, 100, 64, 600, 3, 50, 60, 0, true),

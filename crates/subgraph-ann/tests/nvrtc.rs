@@ -36,7 +36,7 @@ fn every_configuration_compiles_for_sm_90() {
     for (i, (name, text)) in ptx.iter().enumerate() {
         assert!(text.contains(".target sm_90"), "{name}");
         let kernels: &[&str] = if i < search.len() {
-            &[source::DESCEND, source::SEARCH_KERNEL, source::TO_HALF]
+            &[source::SEARCH_KERNEL, source::TO_HALF]
         } else {
             &[source::BRUTE_TOPK, source::BRUTE_FINISH]
         };

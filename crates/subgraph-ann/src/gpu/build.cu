@@ -159,21 +159,6 @@ extern "C" __global__ void __launch_bounds__(32)
     }
 }
 
-// The entry of a search among vertices 0..limit: greedy descent from vertex 0 through the
-// upper layers, top first (layer l's adjacency at upper + meta[3l], degree meta[3l + 1],
-// vertices 0..meta[3l + 2]; meta lists the layers bottom first).
-__device__ unsigned ggc_entry(const float* q, const float* __restrict__ base, const unsigned* __restrict__ upper,
-                              const unsigned* __restrict__ meta, unsigned layers, unsigned limit) {
-    unsigned cur = 0u;
-    if (layers == 0u) return cur;
-    float dcur = warp_distance(q, base);
-    for (unsigned l = layers; l-- > 0u;) {
-        const unsigned* adj = upper + meta[3u * l];
-        cur = ganns_greedy(q, base, adj, meta[3u * l + 1u], min(meta[3u * l + 2u], limit), cur, dcur);
-    }
-    return cur;
-}
-
 // Step 1 of a merge: vertex start + b (b < count) searches vertices 0..start from its entry,
 // chooses `link` forward neighbours (out_ids/out_dist[b * link ..], padded with NONE_ID and
 // infinity) and merges them into its own row.
@@ -186,7 +171,7 @@ extern "C" __global__ void __launch_bounds__(32)
     if (blockIdx.x >= count) return;
     const unsigned v = start + blockIdx.x;
     ggc_load_row(base, v, s.q);
-    const unsigned entry = ggc_entry(s.q, base, upper, meta, layers, start);
+    const unsigned entry = ganns_entry(s.q, base, upper, meta, layers, start);
     ganns_search_warp(s.q, base, start, adj, entry, ef, s.n, s.t, s.tid, s.h);
     const unsigned kept = ggc_forward(base, link, &s);
     for (unsigned t = lane; t < link; t += 32u) {

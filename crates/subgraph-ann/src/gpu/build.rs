@@ -8,14 +8,14 @@
 //! Rows overflow by the same rule as on the CPU (nearest, or HNSW's diverse choice); the graph
 //! is made strongly connected on the host, as the CPU builder does. The KNN graph is the CPU's.
 
-use subgraph_cuda::{Arg, DeviceBuffer, Gpu};
+use subgraph_cuda::{Arg, Gpu};
 
 use std::time::Instant;
 
 use crate::cpu::search::Space;
 use crate::cpu::{connect, lap, layer_lengths, shuffled, BackwardEdges, BuildParams, Built};
 use crate::error::{AnnError, Result};
-use crate::gpu::resident::{to_u32, DeviceVectors};
+use crate::gpu::resident::{to_u32, DeviceVectors, UpperLayers};
 use crate::gpu::search::MAX_VERTICES;
 use crate::gpu::source::{build_source, BuildShape, GGC_BACKWARD, GGC_LOCAL, GGC_SEARCH};
 use crate::graph::{GraphKind, Layer, ProximityGraph, NONE};
@@ -68,29 +68,6 @@ pub fn build(gpu: &Gpu, vectors: &Vectors, metric: Metric, params: &BuildParams)
     Ok(Built { graph: ProximityGraph { kind: params.kind, layers: built }, order, vectors: internal, phases })
 }
 
-/// The upper layers on the device for the searches' descent: their rows one after another
-/// and (offset, degree, vertices) per layer, bottom first; one unused word where none.
-fn upload_upper(gpu: &Gpu, upper: &[Layer]) -> Result<(DeviceBuffer<u32>, DeviceBuffer<u32>, u32)> {
-    let mut rows = Vec::new();
-    let mut meta = Vec::new();
-    for layer in upper {
-        meta.extend([
-            to_u32("upper layer offset", rows.len())?,
-            to_u32("degree", layer.degree)?,
-            to_u32("vertices", layer.len())?,
-        ]);
-        rows.extend_from_slice(&layer.adjacency);
-    }
-    let layers = to_u32("layers", upper.len())?;
-    if rows.is_empty() {
-        rows.push(NONE);
-    }
-    if meta.is_empty() {
-        meta.push(0);
-    }
-    Ok((gpu.upload("ann upper layers", &rows)?, gpu.upload("ann upper layer shapes", &meta)?, layers))
-}
-
 /// One NSW layer over vertices `0..len` of `base`, entered through `upper`; its phases' times
 /// go to `phases`.
 #[allow(clippy::too_many_arguments)]
@@ -114,7 +91,7 @@ fn build_layer(
         (to_u32("vertices", len)?, to_u32("group", group)?, to_u32("link", link)?, to_u32("ef", ef)?);
     let mut adjacency = gpu.upload("ann rows", &vec![NONE; len * degree])?;
     let mut distances = gpu.upload("ann row distances", &vec![f32::INFINITY; len * degree])?;
-    let (upper_rows, upper_meta, layers) = upload_upper(gpu, upper)?;
+    let upper = UpperLayers::upload(gpu, upper)?;
     // The merges' buffers, made once at their largest.
     let most = group * link;
     let mut found_ids = gpu.alloc_zeros::<u32>("ann forward ids", most)?;
@@ -157,9 +134,9 @@ fn build_layer(
                 Arg::OutF32(&mut distances),
                 Arg::U32(to_u32("start", start)?),
                 Arg::U32(to_u32("group", count)?),
-                Arg::In32(&upper_rows),
-                Arg::In32(&upper_meta),
-                Arg::U32(layers),
+                Arg::In32(&upper.rows),
+                Arg::In32(&upper.meta),
+                Arg::U32(upper.count),
                 Arg::U32(link32),
                 Arg::U32(ef32),
                 Arg::Out32(&mut found_ids),

@@ -88,30 +88,62 @@ __device__ unsigned ganns_reset(unsigned* hs, const ann_key* nn) {
 }
 #endif
 
-// nn := the LN smallest of nn ∪ tk (both sorted ascending): the smaller of nn[i] and
-// tk[LN - 1 - i] at each i makes a bitonic sequence holding them, which a bitonic merge sorts.
-__device__ __forceinline__ void ganns_merge(ann_key* nn, const ann_key* tk) {
+// nn := the LN smallest of nn ∪ tk[0..count), sorted (nn sorted ascending on entry; tk's keys in
+// any order, EMPTY_KEY for none, no two equal and none equal to an entry of nn). The keys of tk
+// below N's last are gathered at the front of tk; each goes to its rank in the union (its rank
+// in N, by binary search, plus the gathered keys below it), and each entry of N moves up by
+// the gathered keys of rank in N at most its own index, dropped past LN. N is rewritten a warp's
+// width at a time from the top, each part read before it is written: an entry only moves up,
+// into a part already read. tid (TL slots) is scratch. Every lane must call it.
+__device__ __forceinline__ void ganns_insert(ann_key* nn, ann_key* tk, unsigned* tid, unsigned count) {
     const unsigned lane = threadIdx.x & 31u;
     __syncwarp();
-    if (tk[0] >= nn[LN - 1u]) return;  // nothing in T beats N's last (uniform: shared reads)
-    __syncwarp();
-    constexpr unsigned M = LN < TL ? LN : TL;
-    for (unsigned i = LN - M + lane; i < LN; i += 32u) {
-        const ann_key t = tk[LN - 1u - i];
-        if (t < nn[i]) nn[i] = t;
+    const ann_key last = nn[LN - 1u];
+    unsigned m = 0u;
+    for (unsigned c = 0u; c < count; c += 32u) {
+        const unsigned t = c + lane;
+        const ann_key x = t < count ? tk[t] : EMPTY_KEY;
+        const bool below = x < last;
+        const unsigned b = __ballot_sync(FULL_MASK, below);
+        __syncwarp();  // this part read before a key is gathered into it
+        if (below) tk[m + (unsigned)__popc(b & ((1u << lane) - 1u))] = x;
+        m += (unsigned)__popc(b);
     }
+    if (m == 0u) return;
     __syncwarp();
-    for (unsigned s = LN / 2u; s > 0u; s >>= 1) {
-        for (unsigned p = lane; p < LN / 2u; p += 32u) {
-            const unsigned i = 2u * p - (p & (s - 1u));  // bit s of i clear
-            const ann_key x = nn[i], y = nn[i + s];
-            if (x > y) {
-                nn[i] = y;
-                nn[i + s] = x;
-            }
+    constexpr unsigned PER_LANE = TL / 32u;
+    ann_key xs[PER_LANE];
+    unsigned at[PER_LANE];
+#pragma unroll
+    for (unsigned u = 0u; u < PER_LANE; ++u) {
+        const unsigned j = lane + 32u * u;
+        xs[u] = EMPTY_KEY;
+        at[u] = LN;
+        if (j < m) {
+            xs[u] = tk[j];
+            const unsigned r = count_below(nn, LN, xs[u], false);
+            unsigned before = 0u;
+            for (unsigned i = 0u; i < m; ++i) before += tk[i] < xs[u] ? 1u : 0u;
+            tid[j] = r;
+            at[u] = r + before;
         }
-        __syncwarp();
     }
+    __syncwarp();
+    unsigned low = LN;
+    for (unsigned j = 0u; j < m; ++j) low = tid[j] < low ? tid[j] : low;
+    for (unsigned c = LN - 32u;; c -= 32u) {
+        const unsigned i = c + lane;
+        const ann_key y = nn[i];
+        unsigned up = 0u;
+        for (unsigned j = 0u; j < m; ++j) up += tid[j] <= i ? 1u : 0u;
+        __syncwarp();
+        if (i + up < LN) nn[i + up] = y;
+        if (c <= low) break;
+    }
+#pragma unroll
+    for (unsigned u = 0u; u < PER_LANE; ++u)
+        if (at[u] < LN) nn[at[u]] = xs[u];
+    __syncwarp();
 }
 
 // The distances from q to the `count` vertices tid[0..count) as keys in tk[0..count), ROWS
@@ -172,6 +204,23 @@ __device__ unsigned ganns_greedy(const float* q, const T* __restrict__ base, con
         cur = (unsigned)(best & 0xFFFFFFFFull);
         dcur = dbest;
     }
+}
+
+// The entry of a search among vertices 0..limit: greedy descent (ganns_greedy) from vertex 0
+// through the upper layers, top first (layer l's rows at upper + meta[3l], its degree
+// meta[3l + 1], its vertices 0..meta[3l + 2]; meta lists the layers bottom first); vertex 0
+// where there are none. Every lane must call it.
+template <class T>
+__device__ unsigned ganns_entry(const float* q, const T* __restrict__ base, const unsigned* __restrict__ upper,
+                                const unsigned* __restrict__ meta, unsigned layers, unsigned limit) {
+    unsigned cur = 0u;
+    if (layers == 0u) return cur;
+    float dcur = warp_distance(q, base);
+    for (unsigned l = layers; l-- > 0u;) {
+        const unsigned len = meta[3u * l + 2u] < limit ? meta[3u * l + 2u] : limit;
+        cur = ganns_greedy(q, base, upper + meta[3u * l], meta[3u * l + 1u], len, cur, dcur);
+    }
+    return cur;
 }
 
 // Searches the layer `adj` (n vertices, DEG slots a row, NONE_ID padding) for the query q from
@@ -252,7 +301,6 @@ __device__ void ganns_search_warp(const float* q, const T* __restrict__ base, un
         if (fresh == 0u) continue;
         // 3. Bulk distance computation.
         ganns_distances(q, base, tid, fresh, tk);
-        for (unsigned t = fresh + lane; t < TL; t += 32u) tk[t] = EMPTY_KEY;
         __syncwarp();
 #if LN > HS / 4
         // 4. Lazy check: a neighbour already in N (where there is a visited set, one left out
@@ -265,9 +313,8 @@ __device__ void ganns_search_warp(const float* q, const T* __restrict__ base, un
             if (drop) tk[t] = EMPTY_KEY;
         }
 #endif
-        // 5. Sort T by (distance, id); 6. merge it into N, keeping the LN best.
-        warp_sort<TL>(tk);
-        ganns_merge(nn, tk);
+        // 5. T into N, keeping the LN best.
+        ganns_insert(nn, tk, tid, fresh);
     }
     __syncwarp();
 }

@@ -1,11 +1,12 @@
 //! Vectors held on the device (thesis §2.2: graph, base points and queries live in global
-//! memory), the filter bitset's upload, and the batches that keep a search's device memory
-//! bounded whatever the number of queries.
+//! memory), a graph's upper layers, the filter bitset's upload, and the batches that keep a search's
+//! device memory bounded whatever the number of queries.
 
 use subgraph_cuda::{DeviceBuffer, Gpu};
 
 use crate::error::{AnnError, Result};
 use crate::filter::Allowed;
+use crate::graph::{Layer, NONE};
 use crate::vectors::Vectors;
 
 /// Device bytes a batch of queries may take (their rows and answers), which sets how many
@@ -84,4 +85,42 @@ pub fn batch_queries(dim: usize, k: usize, fixed: Option<usize>) -> usize {
 /// `x` as a kernel's u32 argument.
 pub fn to_u32(what: &str, x: usize) -> Result<u32> {
     u32::try_from(x).map_err(|_| AnnError::Parameter(format!("{what} {x} is beyond the GPU kernels' 32-bit counts")))
+}
+
+/// A graph's layers above 0 on the device, for the descent of a search's entry (`ganns.cuh`'s
+/// `ganns_entry`): their rows one after another (`rows`) and (offset, degree, vertices) per
+/// layer, bottom first (`meta`); one unused word in each where there are none.
+pub struct UpperLayers {
+    pub rows: DeviceBuffer<u32>,
+    pub meta: DeviceBuffer<u32>,
+    /// Layers.
+    pub count: u32,
+}
+
+impl UpperLayers {
+    /// Uploads `upper` (layer 1 first).
+    pub fn upload(gpu: &Gpu, upper: &[Layer]) -> Result<Self> {
+        let mut rows = Vec::new();
+        let mut meta = Vec::new();
+        for layer in upper {
+            meta.extend([
+                to_u32("upper layer offset", rows.len())?,
+                to_u32("degree", layer.degree)?,
+                to_u32("vertices", layer.len())?,
+            ]);
+            rows.extend_from_slice(&layer.adjacency);
+        }
+        let count = to_u32("layers", upper.len())?;
+        if rows.is_empty() {
+            rows.push(NONE);
+        }
+        if meta.is_empty() {
+            meta.push(0);
+        }
+        Ok(UpperLayers {
+            rows: gpu.upload("ann upper layers", &rows)?,
+            meta: gpu.upload("ann upper layer shapes", &meta)?,
+            count,
+        })
+    }
 }

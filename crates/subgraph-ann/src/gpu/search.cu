@@ -1,13 +1,13 @@
-// GANNS search kernels (thesis §2.2) over a proximity graph held on the device, one warp a
-// query at a time, WPB warps a block: ganns_descend, the greedy descent of an HNSW graph's
-// upper layers (§4.3's extension) to the entry of layer 0, then ganns_search, the GANNS search
-// of layer 0 (ganns.cuh) and the answer: the first k entries of N among its first ef that pass
-// the filter, padded with NONE_ID and infinity.
+// GANNS search kernel (thesis §2.2) over a proximity graph held on the device, one warp a query
+// at a time, WPB warps a block: for each query, ganns_search's warp descends an HNSW graph's
+// upper layers greedily (§4.3's extension) to the entry of layer 0, searches layer 0 by GANNS
+// (ganns.cuh) and answers: the first k entries of N among its first ef that pass the filter,
+// padded with NONE_ID and infinity.
 //
-// With HALF 1 both kernels read the base's rows in half precision (`half`, two a word: the
-// search over rows of half the bytes), and ganns_search ranks N's first ef entries again by
-// their distances over the full-precision rows (`base`) before it answers, so that the
-// distances it returns are exact; with HALF 0 `half` is not read.
+// With HALF 1 the descent and the search read the base's rows in half precision (`half`, two a
+// word: rows of half the bytes), and N's first ef entries are ranked again by their distances
+// over the full-precision rows (`base`) before the answer, so that the distances returned are
+// exact; with HALF 0 `half` is not read.
 //
 // Compile-time constants, besides common.cuh's and ganns.cuh's: WPB, warps (queries) a block;
 // HALF (0 or 1); TO_HALF_THREADS, threads a block of ann_to_half.
@@ -49,30 +49,9 @@ __device__ __forceinline__ void load_query(const float* __restrict__ queries, un
     __syncwarp();
 }
 
-// One greedy descent step per layer: for each query, from entries[q] (a vertex of this layer,
-// whose first `len` vertices are 0..len, `deg` slots a row), move to the nearest out-neighbour
-// (by (distance, id)) while it is strictly nearer than the current vertex; entries[q] := the
-// vertex where it stops, the entry of the layer below.
-extern "C" __global__ void __launch_bounds__(WPB * 32)
-    ganns_descend(const float* __restrict__ queries, unsigned nq, const float* __restrict__ base,
-                  const unsigned* __restrict__ half, unsigned n, const unsigned* __restrict__ adj, unsigned deg,
-                  unsigned len, unsigned* __restrict__ entries) {
-    __shared__ __align__(16) float s_q[WPB][QLEN];
-    const unsigned w = threadIdx.x >> 5, lane = threadIdx.x & 31u;
-    const unsigned q = blockIdx.x * WPB + w;
-    if (q >= nq) return;
-    load_query(queries, q, s_q[w]);
-    if (len > n) len = n;
-    unsigned cur = entries[q];
-    if (cur >= len) cur = 0u;
-    const auto rows = SEARCH_ROWS(base, half);
-    float dcur = warp_distance(s_q[w], rows + (size_t)cur * DIM);
-    cur = ganns_greedy(s_q[w], rows, adj, deg, len, cur, dcur);
-    if (lane == 0u) entries[q] = cur;
-}
-
-// GANNS search of layer 0 (n vertices, DEG slots a row) for each query from entries[q], with
-// exploration bound ef; writes the first k entries of N among its first min(ef, LN) whose id
+// GANNS search of layer 0 (n vertices, DEG slots a row) for each query, from the entry that the
+// descent of the upper layers (`upper`, `meta` and `layers` as ganns_entry takes them) gives,
+// with exploration bound ef; writes the first k entries of N among its first min(ef, LN) whose id
 // passes `allowed` (every id when filtered == 0) to out_ids/out_dist[q * k ..], then NONE_ID
 // and infinity. Each warp takes the next query from the counter *next (zero at the launch)
 // until none is left, so that a warp whose query ends early takes another where it would
@@ -81,9 +60,9 @@ extern "C" __global__ void __launch_bounds__(WPB * 32)
 extern "C" __global__ void __launch_bounds__(WPB * 32, MINB)
     ganns_search(const float* __restrict__ queries, unsigned nq, const float* __restrict__ base,
                  const unsigned* __restrict__ half, unsigned n, const unsigned* __restrict__ adj,
-                 const unsigned* __restrict__ entries, unsigned ef, unsigned k, const unsigned* __restrict__ allowed,
-                 unsigned filtered, unsigned* __restrict__ next, unsigned* __restrict__ out_ids,
-                 float* __restrict__ out_dist) {
+                 const unsigned* __restrict__ upper, const unsigned* __restrict__ meta, unsigned layers, unsigned ef,
+                 unsigned k, const unsigned* __restrict__ allowed, unsigned filtered, unsigned* __restrict__ next,
+                 unsigned* __restrict__ out_ids, float* __restrict__ out_dist) {
     __shared__ ann_key s_n[WPB][LN];
     __shared__ ann_key s_t[WPB][TL];
     __shared__ unsigned s_id[WPB][TL];
@@ -97,7 +76,8 @@ extern "C" __global__ void __launch_bounds__(WPB * 32, MINB)
         q = __shfl_sync(FULL_MASK, q, 0);
         if (q >= nq) return;
         load_query(queries, q, s_q[w]);
-        ganns_search_warp(s_q[w], SEARCH_ROWS(base, half), n, adj, entries[q], ef, s_n[w], s_t[w], s_id[w], s_h[w]);
+        const unsigned entry = ganns_entry(s_q[w], SEARCH_ROWS(base, half), upper, meta, layers, n);
+        ganns_search_warp(s_q[w], SEARCH_ROWS(base, half), n, adj, entry, ef, s_n[w], s_t[w], s_id[w], s_h[w]);
 #if HALF
         ganns_rerank(s_q[w], base, s_n[w], e, s_t[w], s_id[w]);
 #endif

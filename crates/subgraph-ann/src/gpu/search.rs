@@ -11,10 +11,8 @@ use subgraph_cuda::{Arg, DeviceBuffer, Gpu, KernelSource, Lane, PinnedBuffer};
 use crate::error::{AnnError, Result};
 use crate::filter::{route, Allowed, Route};
 use crate::gpu::brute::brute_batched;
-use crate::gpu::resident::{batch_queries, check_allowed, to_u32, upload_allowed, DeviceVectors};
-use crate::gpu::source::{
-    search_source, SearchShape, DESCEND, MAX_DEGREE, MAX_EF, SEARCH_KERNEL, TO_HALF, TO_HALF_THREADS,
-};
+use crate::gpu::resident::{batch_queries, check_allowed, to_u32, upload_allowed, DeviceVectors, UpperLayers};
+use crate::gpu::source::{search_source, SearchShape, MAX_DEGREE, MAX_EF, SEARCH_KERNEL, TO_HALF, TO_HALF_THREADS};
 use crate::graph::{ProximityGraph, NONE};
 use crate::neighbours::{Neighbours, Precision, SearchParams};
 use crate::vectors::{check_dim, Metric, Vectors};
@@ -25,13 +23,6 @@ pub const MAX_VERTICES: usize = (1 << 31) - 1;
 /// The largest finite IEEE half-precision value: a row with a component beyond it (in
 /// magnitude) cannot be searched in half precision.
 pub const HALF_MAX: f32 = 65504.0;
-
-/// One layer of the graph on the device.
-struct DeviceLayer {
-    adjacency: DeviceBuffer<u32>,
-    degree: usize,
-    len: usize,
-}
 
 /// A proximity graph and its vectors held on one GPU, searched by GANNS.
 ///
@@ -58,8 +49,11 @@ pub struct GpuIndex<'g> {
     /// One unused word: the kernels' `half` argument where rows are read as floats.
     no_half: DeviceBuffer<u32>,
     metric: Metric,
-    /// Layer 0 first.
-    layers: Vec<DeviceLayer>,
+    /// Layer 0's rows, `degree` slots each.
+    adjacency: DeviceBuffer<u32>,
+    degree: usize,
+    /// The layers above 0, which the search descends to its entry.
+    upper: UpperLayers,
     /// Queries a launch, where fixed.
     batch: Option<usize>,
     /// Page-locked copies of a launch's queries and answers, one set a side of the search's
@@ -99,12 +93,11 @@ impl<'g> GpuIndex<'g> {
         let vectors = DeviceVectors::upload(gpu, base)?;
         // Readied for the pipeline's second lane now, while nothing runs (see SIDES).
         gpu.use_on(SIDES[1], vectors.buffer())?;
-        let mut layers = Vec::with_capacity(graph.layers.len());
-        for layer in &graph.layers {
-            let adjacency = gpu.upload("ann adjacency", &layer.adjacency)?;
-            gpu.use_on(SIDES[1], &adjacency)?;
-            layers.push(DeviceLayer { adjacency, degree: layer.degree, len: layer.len() });
-        }
+        let adjacency = gpu.upload("ann adjacency", &graph.layers[0].adjacency)?;
+        gpu.use_on(SIDES[1], &adjacency)?;
+        let upper = UpperLayers::upload(gpu, &graph.layers[1..])?;
+        gpu.use_on(SIDES[1], &upper.rows)?;
+        gpu.use_on(SIDES[1], &upper.meta)?;
         let no_half = gpu.alloc_zeros("ann no half rows", 1)?;
         gpu.use_on(SIDES[1], &no_half)?;
         Ok(GpuIndex {
@@ -114,7 +107,9 @@ impl<'g> GpuIndex<'g> {
             half: Mutex::new(None),
             no_half,
             metric,
-            layers,
+            adjacency,
+            degree: graph.layers[0].degree,
+            upper,
             batch: None,
             staging: Mutex::new(None),
         })
@@ -162,7 +157,7 @@ impl<'g> GpuIndex<'g> {
     /// where fewer are found.
     pub fn search(&self, queries: &Vectors, params: SearchParams, allowed: Option<&Allowed>) -> Result<Neighbours> {
         self.check(queries, params, allowed)?;
-        match route(allowed, params.k, params.ef, self.layers[0].degree) {
+        match route(allowed, params.k, params.ef, self.degree) {
             Route::Brute => self.brute(queries, params.k, allowed),
             Route::Graph { ef } => self.graph_search(queries, params.k, ef, params.precision, allowed),
         }
@@ -259,14 +254,13 @@ impl<'g> GpuIndex<'g> {
     ) -> Result<Neighbours> {
         let gpu = self.gpu;
         let (n, dim) = (self.len(), self.dim());
-        let shape = SearchShape::new(dim, self.metric, ef, self.layers[0].degree)?.with_precision(precision);
+        let shape = SearchShape::new(dim, self.metric, ef, self.degree)?.with_precision(precision);
         let source = search_source(shape);
         let half = if shape.half { Some(self.half_rows(source)?) } else { None };
         let half_rows = match &half {
             Some(rows) => rows.as_ref().expect("made by GpuIndex::half_rows"),
             None => &self.no_half,
         };
-        let descend = gpu.kernel(source, DESCEND)?;
         let search = gpu.kernel(source, SEARCH_KERNEL)?;
         let wpb = shape.warps_per_block();
         let block = to_u32("threads", 32 * wpb)?;
@@ -300,27 +294,6 @@ impl<'g> GpuIndex<'g> {
                 .for_each(|(to, from)| to.copy_from_slice(from));
             let mut rows = gpu.alloc_zeros_on::<f32>(lane, "ann queries", m * dim)?;
             gpu.upload_async(lane, &mut part.queries, 0..m * dim, &mut rows, 0)?;
-            // Every query enters at vertex 0 of the top layer.
-            let mut entries = gpu.alloc_zeros_on::<u32>(lane, "ann entries", m)?;
-            for layer in self.layers[1..].iter().rev() {
-                gpu.launch_on(
-                    lane,
-                    &descend,
-                    to_u32("blocks", m.div_ceil(wpb))?,
-                    block,
-                    &mut [
-                        Arg::InF32(&rows),
-                        Arg::U32(m32),
-                        Arg::InF32(self.base.buffer()),
-                        Arg::In32(half_rows),
-                        Arg::U32(n32),
-                        Arg::In32(&layer.adjacency),
-                        Arg::U32(to_u32("degree", layer.degree)?),
-                        Arg::U32(to_u32("layer vertices", layer.len)?),
-                        Arg::Out32(&mut entries),
-                    ],
-                )?;
-            }
             let mut next = gpu.alloc_zeros_on::<u32>(lane, "ann next query", 1)?;
             let mut ids = gpu.alloc_zeros_on::<u32>(lane, "ann answer ids", m * k)?;
             let mut distances = gpu.alloc_zeros_on::<f32>(lane, "ann answer distances", m * k)?;
@@ -335,8 +308,10 @@ impl<'g> GpuIndex<'g> {
                     Arg::InF32(self.base.buffer()),
                     Arg::In32(half_rows),
                     Arg::U32(n32),
-                    Arg::In32(&self.layers[0].adjacency),
-                    Arg::In32(&entries),
+                    Arg::In32(&self.adjacency),
+                    Arg::In32(&self.upper.rows),
+                    Arg::In32(&self.upper.meta),
+                    Arg::U32(self.upper.count),
                     Arg::U32(ef32),
                     Arg::U32(k32),
                     Arg::In32(&words),

@@ -40,6 +40,15 @@ const SHARED_BYTES: usize = 48 * 1024;
 /// (`bench/results/2026-11-29-ann.md`).
 pub const DEFAULT_MIN_BLOCKS: u32 = 8;
 
+/// The launch bound where a lane reads each row in one load (see [`min_blocks`]): ten blocks,
+/// 48 registers a thread. With the descent inside the search kernel, the kernel takes 55–56
+/// registers at bound 8, so nine blocks of four warps a multiprocessor; at bound 10 it takes 48
+/// without spilling wherever a lane's share of a row is one load. On the H200, 1M × 128, it
+/// searched 1.07–1.13× as fast as at bound 8 from ef 48 to 256 in both precisions (0.94–0.98×
+/// below ef 48 in half precision); at 960 dimensions it spills, and searched 0.88–1.07× as fast
+/// (`bench/results/2026-11-30-ann-batch.md`).
+pub const ONE_LOAD_MIN_BLOCKS: u32 = 10;
+
 /// The most slots of a search's visited set (`HS` of `ganns.cuh`): 4 KiB a warp.
 pub const MAX_VISITED: usize = 1024;
 
@@ -63,11 +72,18 @@ fn visited_override() -> Option<usize> {
     })
 }
 
-/// The search kernel's launch bound: `SUBGRAPH_ANN_MIN_BLOCKS` (1 to 32), for tuning, else
-/// [`DEFAULT_MIN_BLOCKS`].
-fn min_blocks() -> u32 {
-    static MIN: OnceLock<u32> = OnceLock::new();
-    *MIN.get_or_init(|| tuning("SUBGRAPH_ANN_MIN_BLOCKS", |v: &u32| (1..=32).contains(v)).unwrap_or(DEFAULT_MIN_BLOCKS))
+/// The search kernel's launch bound set by `SUBGRAPH_ANN_MIN_BLOCKS` (1 to 32), for tuning.
+fn min_blocks_override() -> Option<u32> {
+    static MIN: OnceLock<Option<u32>> = OnceLock::new();
+    *MIN.get_or_init(|| tuning("SUBGRAPH_ANN_MIN_BLOCKS", |v: &u32| (1..=32).contains(v)))
+}
+
+/// The search kernel's launch bound at `dim` dimensions: [`min_blocks_override`], else
+/// [`ONE_LOAD_MIN_BLOCKS`] where a lane's share of a row is one load (a float4 of at most 128
+/// dimensions in fours, or one value of at most 32), else [`DEFAULT_MIN_BLOCKS`].
+fn min_blocks(dim: usize) -> u32 {
+    let one_load = if dim.is_multiple_of(4) { dim <= 128 } else { dim <= 32 };
+    min_blocks_override().unwrap_or(if one_load { ONE_LOAD_MIN_BLOCKS } else { DEFAULT_MIN_BLOCKS })
 }
 
 /// Rows whose distances a warp computes at once (`ROWS` of `ganns.cuh`), their loads in
@@ -207,9 +223,9 @@ impl SearchShape {
     }
 
     fn name(&self) -> String {
-        let bound = match min_blocks() {
-            DEFAULT_MIN_BLOCKS => String::new(),
-            b => format!("_mb{b}"),
+        let bound = match min_blocks_override() {
+            None => String::new(),
+            Some(b) => format!("_mb{b}"),
         };
         let visited = match visited_override() {
             None => String::new(),
@@ -249,7 +265,7 @@ impl SearchShape {
         format!(
             "{}#define MINB {}\n#define HALF {}\n#define TO_HALF_THREADS {TO_HALF_THREADS}\n{SEARCH}",
             self.ganns_prelude(false),
-            min_blocks(),
+            min_blocks(self.dim),
             self.half as u32
         )
     }
@@ -350,8 +366,7 @@ impl BruteShape {
     }
 }
 
-/// The kernels of a search source: the descent of the upper layers and the search of layer 0.
-pub const DESCEND: &str = "ganns_descend";
+/// The kernel of a search source: the descent of the upper layers and the search of layer 0.
 pub const SEARCH_KERNEL: &str = "ganns_search";
 /// The kernels of a build source: local graphs, a merge's searches and its backward edges.
 pub const GGC_LOCAL: &str = "ggc_local";
@@ -365,21 +380,7 @@ pub const BRUTE_FINISH: &str = "brute_finish";
 pub const TO_HALF: &str = "ann_to_half";
 pub const TO_HALF_THREADS: u32 = 256;
 
-static SEARCH_KERNELS: [KernelDecl; 3] = [
-    KernelDecl {
-        name: DESCEND,
-        params: &[
-            Param::BufF32,
-            Param::U32,
-            Param::BufF32,
-            Param::BufU32,
-            Param::U32,
-            Param::BufU32,
-            Param::U32,
-            Param::U32,
-            Param::BufU32,
-        ],
-    },
+static SEARCH_KERNELS: [KernelDecl; 2] = [
     KernelDecl {
         name: SEARCH_KERNEL,
         params: &[
@@ -390,6 +391,8 @@ static SEARCH_KERNELS: [KernelDecl; 3] = [
             Param::U32,
             Param::BufU32,
             Param::BufU32,
+            Param::BufU32,
+            Param::U32,
             Param::U32,
             Param::U32,
             Param::BufU32,
@@ -486,7 +489,7 @@ fn source(shape: Shape) -> &'static KernelSource {
     })
 }
 
-/// The GANNS search source of `shape` (kernels [`DESCEND`] and [`SEARCH_KERNEL`]).
+/// The GANNS search source of `shape` (kernels [`SEARCH_KERNEL`] and [`TO_HALF`]).
 pub fn search_source(shape: SearchShape) -> &'static KernelSource {
     source(Shape::Search(shape))
 }
@@ -637,6 +640,13 @@ mod tests {
         assert!(half(128).code.contains("#define ROWS 4\n#define WPB"), "four half rows up to 128 dimensions");
         assert!(half(960).code.contains("#define ROWS 8\n#define WPB"), "eight half rows above");
         assert!(half(960).name.ends_with("_r8_half.cu"), "{}", half(960).name);
+        let bound = |dim| {
+            let code = &search_source(SearchShape::new(dim, Metric::L2, 64, 32).unwrap()).code;
+            code[code.find("#define MINB ").unwrap()..].lines().next().unwrap().to_string()
+        };
+        for (dim, minb) in [(3, 10), (32, 10), (33, 8), (96, 10), (128, 10), (127, 8), (132, 8), (960, 8)] {
+            assert_eq!(bound(dim), format!("#define MINB {minb}"), "a lane's share of a row in one load at {dim}");
+        }
         let built = build_source(BuildShape::new(96, Metric::Ip, 64, 32, Prune::Diverse).unwrap());
         assert!(built.code.contains("#define ROWS 8\n"), "the builder for eight up to 128 dimensions");
         assert!(a.code.starts_with(

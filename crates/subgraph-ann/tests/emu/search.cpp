@@ -1,15 +1,29 @@
-// The search kernels (ganns_descend, ganns_search) run on the emulator (emu.h) against GANNS as
+// The search kernel (ganns_search: descent, search, answer) runs on the emulator (emu.h) against GANNS as
 // defined, computed here on the CPU: small integer vectors, whose distances are exact in any
 // order of summation, so ids and distances must be the same bit for bit.
 //
 // Usage: search N QUERIES EF K UPPER SEED [FILTER [UNTIDY]]
 //   a k-NN graph of N random vectors (DEG - 1 nearest and the next id, which keeps every vertex
-//   reachable), with an upper layer over the first UPPER ids (degree 6) unless 0; FILTER > 0
+//   reachable), with an upper layer over the first UPPER ids (degree 6) unless 0, and one above
+//   it over the first UPPER / 5 (degree 4) where that is at least 2; FILTER > 0
 //   passes the ids i with i % FILTER != 1; UNTIDY puts repeats and holes in layer 0's rows and
 //   empties row N / 2. Prints one line ending in "N mismatches"; exits 1 on any.
 #include "emu.h"
 // The kernel source exactly as gpu/source.rs makes it: #defines, common.cuh, ganns.cuh, search.cu.
 #include "kernel.cu"
+
+// The entry of each query's search, which ganns_search computes (by ganns_entry) and does not
+// return: the same descent, launched as ganns_search's warps would run it.
+__global__ void entry_of(const float* queries, unsigned nq, const float* base, const unsigned* half,
+                         const unsigned* upper, const unsigned* meta, unsigned layers, unsigned n, unsigned* entries) {
+    __shared__ __align__(16) float s_q[WPB][QLEN];
+    const unsigned w = threadIdx.x >> 5, lane = threadIdx.x & 31u;
+    const unsigned q = blockIdx.x * WPB + w;
+    if (q >= nq) return;
+    load_query(queries, q, s_q[w]);
+    const unsigned entry = ganns_entry(s_q[w], SEARCH_ROWS(base, half), upper, meta, layers, n);
+    if (lane == 0u) entries[q] = entry;
+}
 
 typedef std::pair<float, unsigned> DI;
 static bool less_di(const DI& a, const DI& b) { return a.first < b.first || (a.first == b.first && a.second < b.second); }
@@ -77,18 +91,31 @@ int main(int argc, char** argv) {
         launch(grid, TO_HALF_THREADS, [&] { ann_to_half(base.data(), count, half.data()); });
         if (half.back() != 0xDEADBEEFu) { printf("ann_to_half wrote past its words: 1 mismatches\n"); return 1; }
     }
-    std::vector<unsigned> entries(nq, 0), ids(nq * k, 12345);
+    std::vector<unsigned> ids(nq * k, 12345);
     std::vector<float> ds(nq * k, -1);
     const unsigned grid = (nq + WPB - 1) / WPB;
-    if (upper_len)
-        launch(grid, WPB * 32, [&] {
-            ganns_descend(qs.data(), nq, base.data(), half.data(), n, adj1.data(), upper_deg, upper_len, entries.data());
-        });
+    // The upper layers as gpu/resident.rs's UpperLayers holds them: their rows one after
+    // another, (offset, degree, vertices) each, bottom first.
+    const unsigned top_len = upper_len / 5, top_deg = 4, layers = upper_len ? (top_len >= 2 ? 2u : 1u) : 0u;
+    std::vector<unsigned> adj2, rows(1, NONE_ID), meta{0u, upper_deg, upper_len};
+    if (layers == 2) {
+        adj2 = layer(top_len, top_deg);
+        meta.insert(meta.end(), {(unsigned)adj1.size(), top_deg, top_len});
+    }
+    if (layers) {
+        rows = adj1;
+        rows.insert(rows.end(), adj2.begin(), adj2.end());
+    }
+    std::vector<unsigned> entries(nq, 12345);
+    launch(grid, WPB * 32, [&] {
+        entry_of(qs.data(), nq, base.data(), half.data(), rows.data(), meta.data(), layers, n, entries.data());
+    });
     // The search on fewer blocks than queries where there are several: warps take queries
     // from the counter until none is left.
     unsigned next = 0;
     launch(std::max(1u, grid / 2), WPB * 32, [&] {
-        ganns_search(qs.data(), nq, base.data(), half.data(), n, adj0.data(), entries.data(), ef, k, words.data(),
+        ganns_search(qs.data(), nq, base.data(), half.data(), n, adj0.data(), rows.data(), meta.data(), layers, ef,
+                     k, words.data(),
                      filter_mod ? 1 : 0, &next, ids.data(), ds.data());
     });
     if (next < nq) { printf("the counter ended at %u of %u queries: 1 mismatches\n", next, nq); return 1; }
@@ -99,23 +126,29 @@ int main(int argc, char** argv) {
         auto d = [&](unsigned v) { return dist(&qs[q * DIM], &base[v * DIM]); };
         unsigned cur = 0;
         float dcur = d(0);
-        if (upper_len) {
+        // The descent: the top layer, then the one below.
+        const std::vector<std::pair<const std::vector<unsigned>*, unsigned>> down =
+            layers == 2 ? std::vector<std::pair<const std::vector<unsigned>*, unsigned>>{{&adj2, top_deg}, {&adj1, upper_deg}}
+            : layers == 1 ? std::vector<std::pair<const std::vector<unsigned>*, unsigned>>{{&adj1, upper_deg}}
+                          : std::vector<std::pair<const std::vector<unsigned>*, unsigned>>{};
+        for (const auto& [adj, deg] : down) {
+            const unsigned len = (unsigned)adj->size() / deg;
             for (;;) {
                 bool have = false;
                 DI best;
-                for (unsigned t = 0; t < upper_deg; ++t) {
-                    const unsigned u = adj1[cur * upper_deg + t];
-                    if (u >= upper_len) continue;
+                for (unsigned t = 0; t < deg; ++t) {
+                    const unsigned u = (*adj)[cur * deg + t];
+                    if (u >= len) continue;
                     const DI c{d(u), u};
                     if (!have || less_di(c, best)) best = c, have = true;
                 }
                 if (!have || !(best.first < dcur)) break;
                 cur = best.second, dcur = best.first;
             }
-            if (entries[q] != cur) {
-                if (bad < 5) printf("query %u: entry %u, want %u\n", q, entries[q], cur);
-                bad++;
-            }
+        }
+        if (entries[q] != cur) {
+            if (bad < 5) printf("query %u: entry %u, want %u\n", q, entries[q], cur);
+            bad++;
         }
         const unsigned ln = LN, e = std::min(ef, ln);
         struct E { float d; unsigned id; bool explored; };
