@@ -138,7 +138,9 @@ impl Engine {
         let gpus = self
             .gpus
             .iter()
-            .map(|gpu| GpuIndex::new(gpu, index.internal_vectors(), index.metric(), index.graph()))
+            .map(|gpu| {
+                GpuIndex::new(gpu, index.internal_vectors(), index.metric(), index.graph())?.with_ids(index.order())
+            })
             .collect::<Result<Vec<_>>>()?;
         Ok(Resident { gpus })
     }
@@ -212,8 +214,13 @@ impl Resident<'_> {
     ) -> Result<Neighbours> {
         let queries = index.prepare_queries(queries)?;
         let allowed = filter.map(|f| index.allowed(f)).transpose()?;
-        let mut found = match self.gpus.len() {
-            0 => on_cpu(&queries, allowed.as_ref())?,
+        // The GPUs answer in the caller's numbering (GpuIndex::with_ids), the CPU in the index's.
+        let found = match self.gpus.len() {
+            0 => {
+                let mut found = on_cpu(&queries, allowed.as_ref())?;
+                found.map_ids(index.order());
+                found
+            }
             g if g == 1 || queries.len() < g => on_gpu(&self.gpus[0], &queries, allowed.as_ref())?,
             g => {
                 // Each part copied on its own thread, unchecked (the rows were checked): the
@@ -245,7 +252,6 @@ impl Resident<'_> {
                 all.expect("at least one part")
             }
         };
-        found.map_ids(index.order());
         Ok(found)
     }
 }

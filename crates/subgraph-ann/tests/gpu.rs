@@ -581,6 +581,39 @@ fn batches_do_not_change_answers() {
     assert!(recall > 0.5, "recall@10 {recall}");
 }
 
+/// An index that answers in the caller's numbering gives the answers of one that does not,
+/// mapped: the graph search (both precisions, with and without a filter), the brute force, and
+/// a filter tight enough to be routed to the brute force.
+#[test]
+fn caller_ids_map_every_answer() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng::new(9);
+    let (n, dim, metric) = (3000, 32, Metric::L2);
+    let base = vectors(&mut rng, n, dim, true, metric);
+    let queries = vectors(&mut rng, 500, dim, true, metric);
+    let graph = test_graph(&base, metric, 16, Some((300, 8)));
+    let plain = GpuIndex::new(gpu, &base, metric, &graph).unwrap();
+    let ids: Vec<u32> = (0..n as u32).map(|i| (i * 7919) % n as u32).collect();
+    let mapped = GpuIndex::new(gpu, &base, metric, &graph).unwrap().with_ids(&ids).unwrap();
+    let map = |mut found: Neighbours| {
+        found.map_ids(&ids);
+        found
+    };
+    let some = Allowed::from_fn(n, |i| i % 3 != 0);
+    let tight = Allowed::from_fn(n, |i| i % 500 == 7);
+    assert_eq!(route(Some(&tight), 10, 64, 16), Route::Brute, "the tight filter goes to brute force");
+    for precision in [Precision::Single, Precision::Half] {
+        for allowed in [None, Some(&some), Some(&tight)] {
+            let p = params(10, 64).with_precision(precision);
+            let want = map(plain.search(&queries, p, allowed).unwrap());
+            assert_exact(&mapped.search(&queries, p, allowed).unwrap(), &want, &format!("{precision:?}, {allowed:?}"));
+        }
+    }
+    assert_exact(&mapped.brute(&queries, 10, None).unwrap(), &map(plain.brute(&queries, 10, None).unwrap()), "brute");
+    let e = GpuIndex::new(gpu, &base, metric, &graph).unwrap().with_ids(&ids[1..]).err().unwrap().to_string();
+    assert!(e.contains("2999 ids for an index of 3000 vectors"), "{e}");
+}
+
 /// (e) Bad inputs are one clear error each, never a panic.
 #[test]
 fn bad_inputs_are_errors() {

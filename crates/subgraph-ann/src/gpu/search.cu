@@ -52,16 +52,18 @@ __device__ __forceinline__ void load_query(const float* __restrict__ queries, un
 // GANNS search of layer 0 (n vertices, DEG slots a row) for each query, from the entry that the
 // descent of the upper layers (`upper`, `meta` and `layers` as ganns_entry takes them) gives,
 // with exploration bound ef; writes the first k entries of N among its first min(ef, LN) whose id
-// passes `allowed` (every id when filtered == 0) to out_ids/out_dist[q * k ..], then NONE_ID
-// and infinity. Each warp takes the next query from the counter *next (zero at the launch)
-// until none is left, so that a warp whose query ends early takes another where it would
-// idle until its block's slowest query ended, and a grid of as many blocks as the device holds
-// at once has no last wave: the answer of a query does not depend on which warp searched it.
+// passes `allowed` (every id when filtered == 0) to out_ids/out_dist[q * k ..], each id as
+// id_map[id] where mapped != 0 (the caller's numbering), then NONE_ID and infinity. Each warp
+// takes the next query from the counter *next (zero at the launch) until none is left, so that
+// a warp whose query ends early takes another where it would idle until its block's slowest
+// query ended, and a grid of as many blocks as the device holds at once has no last wave: the
+// answer of a query does not depend on which warp searched it.
 extern "C" __global__ void __launch_bounds__(WPB * 32, MINB)
     ganns_search(const float* __restrict__ queries, unsigned nq, const float* __restrict__ base,
                  const unsigned* __restrict__ half, unsigned n, const unsigned* __restrict__ adj,
                  const unsigned* __restrict__ upper, const unsigned* __restrict__ meta, unsigned layers, unsigned ef,
-                 unsigned k, const unsigned* __restrict__ allowed, unsigned filtered, unsigned* __restrict__ next,
+                 unsigned k, const unsigned* __restrict__ allowed, unsigned filtered,
+                 const unsigned* __restrict__ id_map, unsigned mapped, unsigned* __restrict__ next,
                  unsigned* __restrict__ out_ids, float* __restrict__ out_dist) {
     __shared__ ann_key s_n[WPB][LN];
     __shared__ ann_key s_t[WPB][TL];
@@ -91,7 +93,7 @@ extern "C" __global__ void __launch_bounds__(WPB * 32, MINB)
             const unsigned b = __ballot_sync(FULL_MASK, pass);
             const unsigned r = found + (unsigned)__popc(b & ((1u << lane) - 1u));
             if (pass && r < k) {
-                out_ids[(size_t)q * k + r] = id;
+                out_ids[(size_t)q * k + r] = mapped != 0u ? __ldg(id_map + id) : id;
                 out_dist[(size_t)q * k + r] = ganns_distance(key);
             }
             found += (unsigned)__popc(b);

@@ -46,8 +46,11 @@ pub struct GpuIndex<'g> {
     /// The rows in half precision, two a word (`common.cuh`'s layout), made at the first
     /// half-precision search.
     half: Mutex<Option<DeviceBuffer<u32>>>,
-    /// One unused word: the kernels' `half` argument where rows are read as floats.
-    no_half: DeviceBuffer<u32>,
+    /// One unused word: a kernel's buffer argument that it does not read (`half` where rows are
+    /// read as floats, `id_map` where ids are not mapped).
+    unused: DeviceBuffer<u32>,
+    /// The caller's number of each vector, where answers are given in it ([`GpuIndex::with_ids`]).
+    ids: Option<CallerIds>,
     metric: Metric,
     /// Layer 0's rows, `degree` slots each.
     adjacency: DeviceBuffer<u32>,
@@ -60,6 +63,12 @@ pub struct GpuIndex<'g> {
     /// pipeline, made at the first search and grown as needed: copies from and to them run at
     /// the bus's speed, where pageable memory goes through the driver's own staging.
     staging: Mutex<Option<[Staging; 2]>>,
+}
+
+/// The caller's numbering of an index's vectors: internal id i is `host[i]`, on the device too.
+struct CallerIds {
+    table: DeviceBuffer<u32>,
+    host: Vec<u32>,
 }
 
 /// The page-locked buffers a graph search's launches go through (see [`GpuIndex`]).
@@ -98,14 +107,15 @@ impl<'g> GpuIndex<'g> {
         let upper = UpperLayers::upload(gpu, &graph.layers[1..])?;
         gpu.use_on(SIDES[1], &upper.rows)?;
         gpu.use_on(SIDES[1], &upper.meta)?;
-        let no_half = gpu.alloc_zeros("ann no half rows", 1)?;
-        gpu.use_on(SIDES[1], &no_half)?;
+        let unused = gpu.alloc_zeros("ann unused word", 1)?;
+        gpu.use_on(SIDES[1], &unused)?;
         Ok(GpuIndex {
             gpu,
             base: vectors,
             beyond_half: beyond_half(base),
             half: Mutex::new(None),
-            no_half,
+            unused,
+            ids: None,
             metric,
             adjacency,
             degree: graph.layers[0].degree,
@@ -113,6 +123,19 @@ impl<'g> GpuIndex<'g> {
             batch: None,
             staging: Mutex::new(None),
         })
+    }
+
+    /// This index answering in the caller's numbering: vector i (of the base it was made
+    /// with) as `ids[i]`, mapped by the graph search's kernel as it writes the answers, and on
+    /// the host after brute force. `ids` holds one number per vector.
+    pub fn with_ids(mut self, ids: &[u32]) -> Result<Self> {
+        if ids.len() != self.len() {
+            return Err(AnnError::Parameter(format!("{} ids for an index of {} vectors", ids.len(), self.len())));
+        }
+        let table = self.gpu.upload("ann caller ids", ids)?;
+        self.gpu.use_on(SIDES[1], &table)?;
+        self.ids = Some(CallerIds { table, host: ids.to_vec() });
+        Ok(self)
     }
 
     /// The first row with a component beyond half precision's range (its number and that
@@ -151,10 +174,10 @@ impl<'g> GpuIndex<'g> {
         self.batch = queries;
     }
 
-    /// The `params.k` nearest vectors (internal ids) of each query, nearest first: GANNS over
-    /// the graph, or exact brute force where `allowed` passes so few that [`route`] says so.
-    /// Under a filter, no failing id is returned; rows are padded with [`NONE`] and infinity
-    /// where fewer are found.
+    /// The `params.k` nearest vectors (internal ids, or the caller's after
+    /// [`GpuIndex::with_ids`]) of each query, nearest first: GANNS over the graph, or exact brute
+    /// force where `allowed` passes so few that [`route`] says so. Under a filter, no failing id
+    /// is returned; rows are padded with [`NONE`] and infinity where fewer are found.
     pub fn search(&self, queries: &Vectors, params: SearchParams, allowed: Option<&Allowed>) -> Result<Neighbours> {
         self.check(queries, params, allowed)?;
         match route(allowed, params.k, params.ef, self.degree) {
@@ -178,7 +201,11 @@ impl<'g> GpuIndex<'g> {
 
     /// The exact `k` nearest vectors of each query (among those `allowed` passes).
     pub fn brute(&self, queries: &Vectors, k: usize, allowed: Option<&Allowed>) -> Result<Neighbours> {
-        brute_batched(self.gpu, &self.base, self.metric, queries, k, allowed, self.batch)
+        let mut found = brute_batched(self.gpu, &self.base, self.metric, queries, k, allowed, self.batch)?;
+        if let Some(ids) = &self.ids {
+            found.map_ids(&ids.host);
+        }
+        Ok(found)
     }
 
     fn check(&self, queries: &Vectors, params: SearchParams, allowed: Option<&Allowed>) -> Result<()> {
@@ -259,7 +286,7 @@ impl<'g> GpuIndex<'g> {
         let half = if shape.half { Some(self.half_rows(source)?) } else { None };
         let half_rows = match &half {
             Some(rows) => rows.as_ref().expect("made by GpuIndex::half_rows"),
-            None => &self.no_half,
+            None => &self.unused,
         };
         let search = gpu.kernel(source, SEARCH_KERNEL)?;
         let wpb = shape.warps_per_block();
@@ -316,6 +343,8 @@ impl<'g> GpuIndex<'g> {
                     Arg::U32(k32),
                     Arg::In32(&words),
                     Arg::U32(filtered),
+                    Arg::In32(self.ids.as_ref().map_or(&self.unused, |ids| &ids.table)),
+                    Arg::U32(self.ids.is_some() as u32),
                     Arg::Out32(&mut next),
                     Arg::Out32(&mut ids),
                     Arg::OutF32(&mut distances),

@@ -398,6 +398,8 @@ static SEARCH_KERNELS: [KernelDecl; 2] = [
             Param::BufU32,
             Param::U32,
             Param::BufU32,
+            Param::U32,
+            Param::BufU32,
             Param::BufU32,
             Param::BufF32,
         ],

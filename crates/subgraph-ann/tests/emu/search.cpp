@@ -7,7 +7,8 @@
 //   reachable), with an upper layer over the first UPPER ids (degree 6) unless 0, and one above
 //   it over the first UPPER / 5 (degree 4) where that is at least 2; FILTER > 0
 //   passes the ids i with i % FILTER != 1; UNTIDY puts repeats and holes in layer 0's rows and
-//   empties row N / 2. Prints one line ending in "N mismatches"; exits 1 on any.
+//   empties row N / 2. With an odd SEED the answers are in a caller's numbering (vertex v as
+//   N - 1 - v). Prints one line ending in "N mismatches"; exits 1 on any.
 #include "emu.h"
 // The kernel source exactly as gpu/source.rs makes it: #defines, common.cuh, ganns.cuh, search.cu.
 #include "kernel.cu"
@@ -106,6 +107,9 @@ int main(int argc, char** argv) {
         rows = adj1;
         rows.insert(rows.end(), adj2.begin(), adj2.end());
     }
+    const unsigned mapped = seed % 2u;
+    std::vector<unsigned> id_map(n);
+    for (unsigned v = 0; v < n; ++v) id_map[v] = n - 1 - v;
     std::vector<unsigned> entries(nq, 12345);
     launch(grid, WPB * 32, [&] {
         entry_of(qs.data(), nq, base.data(), half.data(), rows.data(), meta.data(), layers, n, entries.data());
@@ -115,8 +119,7 @@ int main(int argc, char** argv) {
     unsigned next = 0;
     launch(std::max(1u, grid / 2), WPB * 32, [&] {
         ganns_search(qs.data(), nq, base.data(), half.data(), n, adj0.data(), rows.data(), meta.data(), layers, ef,
-                     k, words.data(),
-                     filter_mod ? 1 : 0, &next, ids.data(), ds.data());
+                     k, words.data(), filter_mod ? 1 : 0, id_map.data(), mapped, &next, ids.data(), ds.data());
     });
     if (next < nq) { printf("the counter ended at %u of %u queries: 1 mismatches\n", next, nq); return 1; }
 
@@ -177,7 +180,7 @@ int main(int argc, char** argv) {
         for (unsigned i = 0; i < std::min<size_t>(e, nn.size()) && want.size() < k; ++i)
             if (passes(nn[i].id)) want.push_back({nn[i].d, nn[i].id});
         for (unsigned r = 0; r < k; ++r) {
-            const unsigned wid = r < want.size() ? want[r].second : NONE_ID;
+            const unsigned wid = r >= want.size() ? NONE_ID : mapped ? id_map[want[r].second] : want[r].second;
             const float wd = r < want.size() ? want[r].first : INFINITY;
             if (ids[q * k + r] != wid || __float_as_uint(ds[q * k + r]) != __float_as_uint(wd)) {
                 if (bad < 5) printf("query %u, rank %u: got %u at %g, want %u at %g\n", q, r, ids[q * k + r], ds[q * k + r], wid, wd);
@@ -185,8 +188,8 @@ int main(int argc, char** argv) {
             }
         }
     }
-    printf("search DIM %d METRIC %d LN %d DEG %d HS %u WPB %d HALF %d, n %u, %u queries, ef %u, k %u, upper %u, filter %d, untidy %d: "
-           "%llu warp barriers, %u mismatches\n",
-           DIM, METRIC, LN, DEG, HS, WPB, HALF, n, nq, ef, k, upper_len, filter_mod, untidy, emu->warp_barriers, bad);
+    printf("search DIM %d METRIC %d LN %d DEG %d HS %u WPB %d HALF %d, n %u, %u queries, ef %u, k %u, upper %u, filter %d, untidy %d, "
+           "mapped %u: %llu warp barriers, %u mismatches\n",
+           DIM, METRIC, LN, DEG, HS, WPB, HALF, n, nq, ef, k, upper_len, filter_mod, untidy, mapped, emu->warp_barriers, bad);
     return bad != 0;
 }
