@@ -40,4 +40,9 @@ pub use lanes::{Event, PinnedBuffer};
 pub use launch::{Arg, Kernel};
 pub use nvrtc::{compile_ptx, KernelDecl, KernelSource, Param};
 pub use pipeline::pipelined;
+
+/// Device code for kernel sources to put before their own: `half_to_f32` and `f32_to_half`,
+/// IEEE half precision as 16-bit patterns (NVRTC has no `cuda_fp16.h` without the toolkit's
+/// headers).
+pub const HALF_CUH: &str = include_str!("half.cuh");
 pub use stream::{Arriving, HostSource};

@@ -9,7 +9,8 @@
 //
 // A base row is read as floats, or as IEEE half-precision values (`half_row`: the 16 bits of
 // each, two a word, component c of a row in the low half of word c / 2 where DIM is even),
-// widened to float before any arithmetic; queries are always floats.
+// widened to float before any arithmetic (half_to_f32, from subgraph-cuda's half.cuh, which
+// gpu/source.rs puts before this text); queries are always floats.
 //
 // Distances are computed with explicit __fsub_rn/__fmaf_rn, in a fixed order, so that the same
 // pair of rows always gives the same bits wherever the code is inlined (the search's lazy check
@@ -52,21 +53,6 @@ __device__ __forceinline__ bool allowed_bit(const unsigned* __restrict__ words, 
 
 // The bits of an IEEE half-precision value, as base rows held in half precision store them.
 typedef unsigned short half_row;
-
-#ifdef __CUDA_ARCH__
-// IEEE half to float (exact), and float to half rounded to nearest even (NVRTC has no
-// cuda_fp16.h without the toolkit's headers). A host emulator defines both itself.
-__device__ __forceinline__ float half_to_f32(half_row h) {
-    float f;
-    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
-    return f;
-}
-__device__ __forceinline__ half_row f32_to_half(float f) {
-    half_row h;
-    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
-    return h;
-}
-#endif
 
 // A row's component as a float.
 __device__ __forceinline__ float widen(float x) { return x; }

@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
-use subgraph_cuda::{compile_ptx, KernelDecl, KernelSource, Param};
+use subgraph_cuda::{compile_ptx, KernelDecl, KernelSource, Param, HALF_CUH};
 
 use crate::cpu::Prune;
 use crate::error::{AnnError, Result};
@@ -249,7 +249,7 @@ impl SearchShape {
     pub fn ganns_prelude(&self, build: bool) -> String {
         format!(
             "#define DIM {}\n#define METRIC {}\n#define LN {}\n#define DEG {}\n#define TL {}\n#define HS_LOG2 {}\n\
-             #define ROWS {}\n#define WPB {}\n{COMMON}\n{GANNS}\n",
+             #define ROWS {}\n#define WPB {}\n{HALF_CUH}\n{COMMON}\n{GANNS}\n",
             self.dim,
             self.formula.define(),
             self.ln,
@@ -357,7 +357,7 @@ impl BruteShape {
         let (qt, warps) = (self.queries_per_block(), self.warps());
         format!(
             "#define DIM {}\n#define METRIC {}\n#define KP {}\n#define QT {qt}\n#define WARPS {warps}\n#define QPW {}\n\
-             {COMMON}\n{BRUTE}",
+             {HALF_CUH}\n{COMMON}\n{BRUTE}",
             self.dim,
             self.formula.define(),
             self.kp,

@@ -47,23 +47,11 @@
 typedef unsigned short factor;
 // The matrices as kernel parameters: two halves a word, element c at the low half of word c/2.
 typedef unsigned factor_word;
-#ifdef __CUDA_ARCH__
-// IEEE half to float, and float to half rounded to nearest even (NVRTC has no cuda_fp16.h
-// without the toolkit's headers). A host emulator (no __CUDA_ARCH__) defines both itself.
-__device__ __forceinline__ float h2f(unsigned short h) {
-    float f;
-    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
-    return f;
+__device__ __forceinline__ float lo(unsigned w) { return half_to_f32((unsigned short)(w & 0xFFFFu)); }
+__device__ __forceinline__ float hi(unsigned w) { return half_to_f32((unsigned short)(w >> 16)); }
+__device__ __forceinline__ unsigned pack(float a, float b) {
+    return (unsigned)f32_to_half(a) | ((unsigned)f32_to_half(b) << 16);
 }
-__device__ __forceinline__ unsigned short f2h(float f) {
-    unsigned short h;
-    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
-    return h;
-}
-#endif
-__device__ __forceinline__ float lo(unsigned w) { return h2f((unsigned short)(w & 0xFFFFu)); }
-__device__ __forceinline__ float hi(unsigned w) { return h2f((unsigned short)(w >> 16)); }
-__device__ __forceinline__ unsigned pack(float a, float b) { return (unsigned)f2h(a) | ((unsigned)f2h(b) << 16); }
 #else
 typedef float factor;
 typedef float factor_word;
@@ -82,7 +70,7 @@ __device__ __forceinline__ void load_vec(const factor* at, float* x) {
     const unsigned w = *(const unsigned*)at;
     x[0] = lo(w); x[1] = hi(w);
 #elif HALF
-    x[0] = h2f(*at);
+    x[0] = half_to_f32(*at);
 #elif VEC == 4
     const float4 w = *(const float4*)at;
     x[0] = w.x; x[1] = w.y; x[2] = w.z; x[3] = w.w;
@@ -107,7 +95,7 @@ __device__ __forceinline__ void store_vec(factor* at, const float* x) {
 #elif HALF && VEC == 2
     *(unsigned*)at = pack(x[0], x[1]);
 #elif HALF
-    *at = f2h(x[0]);
+    *at = f32_to_half(x[0]);
 #elif VEC == 4
     float4 w;
     w.x = x[0]; w.y = x[1]; w.z = x[2]; w.w = x[3];
@@ -225,7 +213,7 @@ extern "C" __global__ void to_half(const float* __restrict__ src, unsigned long 
     factor* d = (factor*)dst + at;
     const unsigned long long step = (unsigned long long)gridDim.x * blockDim.x;
     for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
-        d[i] = f2h(src[i]);
+        d[i] = f32_to_half(src[i]);
 }
 
 extern "C" __global__ void from_half(const unsigned* __restrict__ src, unsigned long long at, unsigned long long n,
@@ -233,6 +221,6 @@ extern "C" __global__ void from_half(const unsigned* __restrict__ src, unsigned 
     const factor* s = (const factor*)src + at;
     const unsigned long long step = (unsigned long long)gridDim.x * blockDim.x;
     for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
-        dst[i] = h2f(s[i]);
+        dst[i] = half_to_f32(s[i]);
 }
 #endif

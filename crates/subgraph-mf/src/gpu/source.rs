@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
-use subgraph_cuda::{KernelDecl, KernelSource, Param};
+use subgraph_cuda::{KernelDecl, KernelSource, Param, HALF_CUH};
 
 use crate::error::{MfError, Result};
 use crate::model::MAX_RANK;
@@ -80,7 +80,7 @@ impl SgdShape {
 
     fn code(&self) -> String {
         format!(
-            "#define K {}\n#define HALF {}\n#define VEC {}\n#define WPB {WARPS_PER_BLOCK}\n#define CHUNK {CHUNK}\n{SGD}",
+            "#define K {}\n#define HALF {}\n#define VEC {}\n#define WPB {WARPS_PER_BLOCK}\n#define CHUNK {CHUNK}\n{HALF_CUH}\n{SGD}",
             self.rank,
             u32::from(self.half),
             self.vec()

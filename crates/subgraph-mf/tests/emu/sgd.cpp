@@ -12,18 +12,16 @@
 #include "emu.h"
 
 // What emu.h lacks and sgd.cu uses: the other vector types, loads through L2, the launch's
-// dimensions, and the half conversions under sgd.cu's names (emu.h's, which round as
-// cvt.rn.f16.f32 does).
+// dimensions. The half conversions are emu.h's, which round as cvt.rn.f16.f32 does.
 struct float2 { float x, y; };
 struct uint4 { unsigned x, y, z, w; };
 template <class T> inline T __ldcg(const T* p) { return *p; }
 inline Dim3 emu_block_dim, emu_grid_dim;
 #define blockDim emu_block_dim
 #define gridDim emu_grid_dim
-inline float h2f(unsigned short h) { return half_to_f32(h); }
-inline unsigned short f2h(float f) { return f32_to_half(f); }
 
-// The kernel source exactly as gpu/source.rs makes it: #defines, then sgd.cu.
+// The kernel source exactly as gpu/source.rs makes it: #defines, subgraph-cuda's half.cuh, then
+// sgd.cu.
 #include "kernel.cu"
 
 static void run(unsigned grid, unsigned block, std::function<void()> body) {
