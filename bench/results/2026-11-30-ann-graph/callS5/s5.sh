@@ -1,0 +1,26 @@
+#!/bin/bash
+# Device call S5: main's code (a337015) on four graphs of 1M x 128 (the default; construction
+# bound 128; links 20 and bound 128; links 22 and bound 112), each built twice (the second
+# build's time is the warm one), searched in five interleaved rounds, both precisions.
+set -u
+exec > >(tee -a $OUT/log.txt) 2>&1
+mkdir -p /tmp/bin && tar xJf .device-bin/bins.tar.xz -C /tmp/bin
+D=/tmp/ann/g128; mkdir -p $D $OUT/raw
+export SUBGRAPH_REQUIRE_GPU=1 SUBGRAPH_PTX_CACHE=/tmp/ptx
+B=/tmp/bin/subgraph
+date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+timeout 120 $B gen vectors --count 1000000 --dim 128 --queries 10000 --gt-k 100 \
+  --output $D/base.fvecs --queries-output $D/query.fvecs --ground-truth $D/gt.ivecs --device gpu > /dev/null 2>&1; echo "gen rc $? $SECONDS"
+G="g32-16-64:32:16:64 g32-16-128:32:16:128 g32-20-128:32:20:128 g32-22-112:32:22:112"
+for try in cold warm; do for g in $G; do IFS=: read n deg dmin c <<< "$g"
+  timeout 150 $B ann build $D/base.fvecs --output $D/$n.sgi --degree $deg --d-min $dmin --ef-construction $c --device gpu > $OUT/raw/build-$n-$try.json 2>/dev/null
+  echo "build $n $try rc $? $(grep -o '"build_seconds":[0-9.]*' $OUT/raw/build-$n-$try.json)"
+done; done
+E=40,48,56,64,80
+for round in 1 2 3 4 5; do for p in half single; do for g in $G; do n=${g%%:*}
+  timeout 90 $B ann bench $D/$n.sgi $D/query.fvecs --ground-truth $D/gt.ivecs --device gpu --efs $E --runs 10 \
+    --precision $p --out $OUT/raw/$n-$p-$round > /dev/null 2>&1
+  echo "$n $p $round rc $? $(cut -d, -f7,8,9 $OUT/raw/$n-$p-$round/ann.csv | tail -n +2 | tr '\n' ' ')"
+done; done; done
+(cd $OUT && tar czf raw.tgz raw && rm -rf raw)
+date -u; echo "elapsed $SECONDS"
