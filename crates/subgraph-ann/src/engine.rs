@@ -15,7 +15,7 @@ use crate::filter::Allowed;
 use crate::gpu::{self, GpuIndex};
 use crate::graph::GraphKind;
 use crate::index::{Filter, Index};
-use crate::neighbours::{Neighbours, Precision, SearchParams};
+use crate::neighbours::{Neighbours, SearchParams};
 use crate::vectors::{Metric, Vectors};
 
 /// The device asked for.
@@ -174,9 +174,6 @@ impl Resident<'_> {
         params: SearchParams,
         filter: Option<&Filter>,
     ) -> Result<Neighbours> {
-        if let (Precision::Half, Some((row, x))) = (params.precision, self.gpus.first().and_then(|g| g.beyond_half())) {
-            return Err(gpu::beyond_half_error(&format!("vector {}", index.order()[row]), x));
-        }
         self.run(
             index,
             queries,

@@ -363,7 +363,8 @@ fn search_at_full_ef_is_brute_force() {
 /// Half-precision rows: where N holds every vertex (full ef) the re-ranking gives the
 /// single-precision search's answer bit for bit; at small ef the recall stays within 0.01 of it
 /// and every distance returned is the full-precision one; an index with a component beyond
-/// half's range is refused, naming the row.
+/// half's range is refused at every half-precision search (by any route), naming the row, or
+/// the vector in the caller's numbering.
 #[test]
 fn half_precision_rows_rank_by_exact_distances() {
     let Some(gpu) = gpu() else { return };
@@ -407,10 +408,18 @@ fn half_precision_rows_rank_by_exact_distances() {
     let base = Vectors::new(8, data).unwrap();
     let graph = test_graph(&base, Metric::L2, 8, None);
     let index = GpuIndex::new(gpu, &base, Metric::L2, &graph).unwrap();
-    assert_eq!(index.beyond_half(), Some((17, 70000.0)));
+    assert!(index.search(&base, params(5, 32), None).is_ok(), "single precision searches it");
     let e = index.search(&base, half(5, 32), None).unwrap_err().to_string();
     assert!(e.contains("row 17 has a component of 70000"), "{e}");
-    assert!(index.search(&base, params(5, 32), None).is_ok(), "single precision searches it");
+    // Refused again (found once, at the first half-precision search), also where a tight
+    // filter would route the search to brute force, and named in the caller's numbering.
+    let one = Allowed::from_fn(200, |i| i == 3);
+    let e = index.search(&base, half(1, 32), Some(&one)).unwrap_err().to_string();
+    assert!(e.contains("row 17 has a component of 70000"), "{e}");
+    let ids: Vec<u32> = (0..200).map(|i| 1000 + i).collect();
+    let named = GpuIndex::new(gpu, &base, Metric::L2, &graph).unwrap().with_ids(&ids).unwrap();
+    let e = named.search(&base, half(5, 32), None).unwrap_err().to_string();
+    assert!(e.contains("vector 1017 has a component of 70000"), "{e}");
 }
 
 /// The search follows GANNS' definition step by step at small ef, where it is approximate:

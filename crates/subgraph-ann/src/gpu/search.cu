@@ -26,16 +26,22 @@
 #define SEARCH_ROWS(base, half) (base)
 #endif
 
+// The largest finite IEEE half-precision value (gpu/search.rs's HALF_MAX).
+#define HALF_LARGEST 65504.0f
+
 // dst := the n floats of src as halves, rounded to nearest even, two a word (element i in the
-// low half of word i / 2; a last odd element's high half 0). A thread a word, TO_HALF_THREADS
-// a block.
+// low half of word i / 2; a last odd element's high half 0); *beyond := the least index of an
+// element beyond HALF_LARGEST in magnitude, where it held more (the caller sets it to all ones
+// before). A thread a word, TO_HALF_THREADS a block.
 extern "C" __global__ void __launch_bounds__(TO_HALF_THREADS)
-    ann_to_half(const float* __restrict__ src, unsigned long long n, unsigned* __restrict__ dst) {
+    ann_to_half(const float* __restrict__ src, unsigned long long n, unsigned* __restrict__ dst,
+                unsigned long long* __restrict__ beyond) {
     const unsigned long long w = (unsigned long long)blockIdx.x * TO_HALF_THREADS + threadIdx.x;
     if (2ull * w >= n) return;
-    const unsigned lo = f32_to_half(src[2ull * w]);
-    const unsigned hi = 2ull * w + 1ull < n ? f32_to_half(src[2ull * w + 1ull]) : 0u;
-    dst[w] = lo | (hi << 16);
+    const float a = src[2ull * w], b = 2ull * w + 1ull < n ? src[2ull * w + 1ull] : 0.0f;
+    if (fabsf(a) > HALF_LARGEST) atomicMin(beyond, 2ull * w);
+    else if (fabsf(b) > HALF_LARGEST) atomicMin(beyond, 2ull * w + 1ull);
+    dst[w] = (unsigned)f32_to_half(a) | ((unsigned)f32_to_half(b) << 16);
 }
 
 static_assert(sizeof(ann_key) * WPB * (LN + TL) + sizeof(unsigned) * WPB * (TL + HS) + sizeof(float) * WPB * QLEN <=

@@ -40,12 +40,8 @@ pub const HALF_MAX: f32 = 65504.0;
 pub struct GpuIndex<'g> {
     gpu: &'g Gpu,
     base: DeviceVectors,
-    /// The first row with a component beyond [`HALF_MAX`] (its number and that component),
-    /// if any: its index is not searched in half precision.
-    beyond_half: Option<(usize, f32)>,
-    /// The rows in half precision, two a word (`common.cuh`'s layout), made at the first
-    /// half-precision search.
-    half: Mutex<Option<DeviceBuffer<u32>>>,
+    /// The rows in half precision, made at the first half-precision search.
+    half: Mutex<HalfRows>,
     /// One unused word: a kernel's buffer argument that it does not read (`half` where rows are
     /// read as floats, `id_map` where ids are not mapped).
     unused: DeviceBuffer<u32>,
@@ -63,6 +59,17 @@ pub struct GpuIndex<'g> {
     /// pipeline, made at the first search and grown as needed: copies from and to them run at
     /// the bus's speed, where pageable memory goes through the driver's own staging.
     staging: Mutex<Option<[Staging; 2]>>,
+}
+
+/// An index's rows in half precision.
+enum HalfRows {
+    /// Not converted yet.
+    Unmade,
+    /// Two a word (`common.cuh`'s layout).
+    Made(DeviceBuffer<u32>),
+    /// The first row with a component beyond [`HALF_MAX`] (its number and that component):
+    /// the index is not searched in half precision.
+    Beyond(usize, f32),
 }
 
 /// The caller's numbering of an index's vectors: internal id i is `host[i]`, on the device too.
@@ -112,8 +119,7 @@ impl<'g> GpuIndex<'g> {
         Ok(GpuIndex {
             gpu,
             base: vectors,
-            beyond_half: beyond_half(base),
-            half: Mutex::new(None),
+            half: Mutex::new(HalfRows::Unmade),
             unused,
             ids: None,
             metric,
@@ -136,12 +142,6 @@ impl<'g> GpuIndex<'g> {
         self.gpu.use_on(SIDES[1], &table)?;
         self.ids = Some(CallerIds { table, host: ids.to_vec() });
         Ok(self)
-    }
-
-    /// The first row with a component beyond half precision's range (its number and that
-    /// component), if any: a half-precision search of this index is refused.
-    pub fn beyond_half(&self) -> Option<(usize, f32)> {
-        self.beyond_half
     }
 
     /// Vectors.
@@ -220,30 +220,57 @@ impl<'g> GpuIndex<'g> {
             return Err(AnnError::Parameter(format!("ef {}: the GPU search takes at most {MAX_EF}", params.ef)));
         }
         params.check_against(self.len())?;
-        if let (Precision::Half, Some((row, x))) = (params.precision, self.beyond_half) {
-            return Err(beyond_half_error(&format!("row {row}"), x));
+        check_allowed(allowed, self.len())?;
+        if params.precision == Precision::Half {
+            // Converted here, before any route is taken, so that an index beyond half
+            // precision's range is refused whichever route the search would take.
+            let shape =
+                SearchShape::new(self.dim(), self.metric, params.ef, self.degree)?.with_precision(Precision::Half);
+            drop(self.half_rows(search_source(shape))?);
         }
-        check_allowed(allowed, self.len())
+        Ok(())
     }
 
     /// The rows in half precision, converted on the device at the first call by `source`'s
-    /// conversion kernel (the half-precision search's own source, compiled for it anyway).
-    fn half_rows(&self, source: &'static KernelSource) -> Result<MutexGuard<'_, Option<DeviceBuffer<u32>>>> {
+    /// conversion kernel (a half-precision search's own source, compiled for it anyway), which
+    /// also finds the first component beyond [`HALF_MAX`]: then the rows are dropped and the
+    /// search refused, naming the vector (in the caller's numbering where there is one).
+    fn half_rows(&self, source: &'static KernelSource) -> Result<MutexGuard<'_, HalfRows>> {
         let mut half = self.half.lock().unwrap_or_else(|e| e.into_inner());
-        if half.is_none() {
+        if let HalfRows::Unmade = *half {
             let gpu = self.gpu;
             let count = self.len() * self.dim();
             let mut words = gpu.alloc_zeros::<u32>("ann half rows", count.div_ceil(2))?;
+            let mut beyond = gpu.upload("ann first component beyond half", &[u64::MAX])?;
             let convert = gpu.kernel(source, TO_HALF)?;
             gpu.launch_on(
                 SIDES[0],
                 &convert,
                 to_u32("blocks", count.div_ceil(2).div_ceil(TO_HALF_THREADS as usize))?,
                 TO_HALF_THREADS,
-                &mut [Arg::InF32(self.base.buffer()), Arg::U64(count as u64), Arg::Out32(&mut words)],
+                &mut [
+                    Arg::InF32(self.base.buffer()),
+                    Arg::U64(count as u64),
+                    Arg::Out32(&mut words),
+                    Arg::Out64(&mut beyond),
+                ],
             )?;
-            gpu.use_on(SIDES[1], &words)?;
-            *half = Some(words);
+            let at = gpu.download(&beyond)?[0];
+            *half = if at == u64::MAX {
+                gpu.use_on(SIDES[1], &words)?;
+                HalfRows::Made(words)
+            } else {
+                let at = at as usize;
+                let x = gpu.download_range(self.base.buffer(), at..at + 1)?[0];
+                HalfRows::Beyond(at / self.dim(), x)
+            };
+        }
+        if let HalfRows::Beyond(row, x) = *half {
+            let vector = match &self.ids {
+                Some(ids) => format!("vector {}", ids.host[row]),
+                None => format!("row {row}"),
+            };
+            return Err(beyond_half_error(&vector, x));
         }
         Ok(half)
     }
@@ -284,9 +311,9 @@ impl<'g> GpuIndex<'g> {
         let shape = SearchShape::new(dim, self.metric, ef, self.degree)?.with_precision(precision);
         let source = search_source(shape);
         let half = if shape.half { Some(self.half_rows(source)?) } else { None };
-        let half_rows = match &half {
-            Some(rows) => rows.as_ref().expect("made by GpuIndex::half_rows"),
-            None => &self.unused,
+        let half_rows = match half.as_deref() {
+            Some(HalfRows::Made(rows)) => rows,
+            _ => &self.unused,
         };
         let search = gpu.kernel(source, SEARCH_KERNEL)?;
         let wpb = shape.warps_per_block();
@@ -367,22 +394,11 @@ impl<'g> GpuIndex<'g> {
 
 /// The refusal of a half-precision search whose index holds `vector` (as the caller names it)
 /// with the component `x` beyond [`HALF_MAX`].
-pub fn beyond_half_error(vector: &str, x: f32) -> AnnError {
+fn beyond_half_error(vector: &str, x: f32) -> AnnError {
     AnnError::Parameter(format!(
         "{vector} has a component of {x}, beyond half precision's largest finite value ({HALF_MAX}): search this \
          index in single precision"
     ))
-}
-
-/// The first row of `base` with a component beyond [`HALF_MAX`] in magnitude, and that
-/// component.
-fn beyond_half(base: &Vectors) -> Option<(usize, f32)> {
-    let dim = base.dim().max(1);
-    base.as_slice()
-        .par_chunks(dim)
-        .enumerate()
-        .find_first(|(_, row)| row.iter().any(|x| x.abs() > HALF_MAX))
-        .and_then(|(r, row)| row.iter().find(|x| x.abs() > HALF_MAX).map(|&x| (r, x)))
 }
 
 /// Appends the first `len` answers of `part` to `out`, once their downloads are done.

@@ -404,7 +404,7 @@ static SEARCH_KERNELS: [KernelDecl; 2] = [
             Param::BufF32,
         ],
     },
-    KernelDecl { name: TO_HALF, params: &[Param::BufF32, Param::U64, Param::BufU32] },
+    KernelDecl { name: TO_HALF, params: &[Param::BufF32, Param::U64, Param::BufU32, Param::BufU64] },
 ];
 
 static BRUTE_KERNELS: [KernelDecl; 2] = [

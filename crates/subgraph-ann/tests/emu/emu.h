@@ -71,6 +71,12 @@ inline unsigned atomicCAS(unsigned* p, unsigned cmp, unsigned val) {
     return old;
 }
 
+inline unsigned long long atomicMin(unsigned long long* p, unsigned long long val) {
+    const unsigned long long old = *p;
+    if (val < old) *p = val;
+    return old;
+}
+
 inline unsigned atomicAdd(unsigned* p, unsigned val) {
     const unsigned old = *p;
     *p = old + val;

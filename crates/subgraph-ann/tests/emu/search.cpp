@@ -89,8 +89,19 @@ int main(int argc, char** argv) {
     if (HALF) {
         const unsigned long long count = (unsigned long long)n * DIM;
         const unsigned grid = unsigned(((count + 1) / 2 + TO_HALF_THREADS - 1) / TO_HALF_THREADS);
-        launch(grid, TO_HALF_THREADS, [&] { ann_to_half(base.data(), count, half.data()); });
+        unsigned long long beyond = ~0ull;
+        launch(grid, TO_HALF_THREADS, [&] { ann_to_half(base.data(), count, half.data(), &beyond); });
         if (half.back() != 0xDEADBEEFu) { printf("ann_to_half wrote past its words: 1 mismatches\n"); return 1; }
+        if (beyond != ~0ull) { printf("ann_to_half found %llu beyond half: 1 mismatches\n", beyond); return 1; }
+        // The least index of a component beyond half's range, among two (in rows 3 and 5).
+        if (n > 5) {
+            std::vector<float> wide = base;
+            std::vector<unsigned> scratch(half.size());
+            wide[5 * DIM + DIM - 1] = 70000.0f;
+            wide[3 * DIM + DIM / 2] = -1e6f;  // an even index at some dimensions, odd at others
+            launch(grid, TO_HALF_THREADS, [&] { ann_to_half(wide.data(), count, scratch.data(), &beyond); });
+            if (beyond != 3ull * DIM + DIM / 2) { printf("ann_to_half found %llu beyond half: 1 mismatches\n", beyond); return 1; }
+        }
     }
     std::vector<unsigned> ids(nq * k, 12345);
     std::vector<float> ds(nq * k, -1);
