@@ -21,6 +21,8 @@
 #
 # Environment: THREADS [16], N [1000000], ROUNDS [3], RUNS [3],
 # EFS [16,24,32,40,48,64,96,128,192,256], GEN_DEVICE [gpu] (the ground truth's device),
+# BUILD_ARGS [none] (added to our `ann build`, e.g. "--d-min 20 --ef-construction 128"),
+# BASE_BUILD_ARGS [BUILD_ARGS] (the same for main's index below; set it empty for the defaults),
 # BASE_SUBGRAPH and BASE_PROBE (optional: the same two built at an earlier commit, e.g. main's
 # ae43274; their index is built too and measured as "main").
 #
@@ -68,15 +70,18 @@ if [ ! -s "$D/hnsw-M16-efc200.bin" ]; then
     | tee "$OUT/build-hnswlib.txt" || exit 1
 fi
 
-step "our index (ann build --device cpu, the defaults, $THREADS threads)"
-timeout 300 "$S" ann build "$D/base.fvecs" --output "$D/ours.sgi" --device cpu --threads "$THREADS" \
+step "our index (ann build --device cpu ${BUILD_ARGS:-(the defaults)}, $THREADS threads)"
+# shellcheck disable=SC2086 # BUILD_ARGS is a list of flags
+timeout 300 "$S" ann build "$D/base.fvecs" --output "$D/ours.sgi" --device cpu --threads "$THREADS" ${BUILD_ARGS:-} \
   > "$OUT/build-ours.json" || exit 1
 cat "$OUT/build-ours.json"; echo
 SYSTEMS=(--system "hnswlib=python3 $HERE/hnsw_saved.py serve $D/base.fvecs $D/hnsw-M16-efc200.bin $D/query.fvecs $D/gt.ivecs --threads $THREADS"
          --system "ours=RAYON_NUM_THREADS=$THREADS $PROBE serve $D/ours.sgi $D/query.fvecs $D/gt.ivecs")
 if [ -n "${BASE_SUBGRAPH:-}" ] && [ -n "${BASE_PROBE:-}" ]; then
   step "main's index (BASE_SUBGRAPH)"
+  # shellcheck disable=SC2086 # as BUILD_ARGS
   timeout 300 "$BASE_SUBGRAPH" ann build "$D/base.fvecs" --output "$D/main.sgi" --device cpu --threads "$THREADS" \
+    ${BASE_BUILD_ARGS-${BUILD_ARGS:-}} \
     > "$OUT/build-main.json" || exit 1
   cat "$OUT/build-main.json"; echo
   SYSTEMS+=(--system "main=RAYON_NUM_THREADS=$THREADS $BASE_PROBE serve $D/main.sgi $D/query.fvecs $D/gt.ivecs")
