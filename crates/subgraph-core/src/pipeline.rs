@@ -438,17 +438,13 @@ impl Prepared {
                         );
                         let probe_ms = t.elapsed().as_secs_f64() * 1e3;
                         if let Some(out) = answer {
-                            // The challenger's probe ran its whole first level: the query's count.
+                            // A probe ran its plan's whole first level: the query's count, with
+                            // the plan kept (the challenger, or the default that stays).
                             let enumerate_ms = stages.trial_ms + probe_ms - best_space_ms;
-                            let report =
-                                stages.on(report(start, filter, &best, &best_space, best_space_ms, enumerate_ms, &out));
-                            return Ok(Explained {
-                                report,
-                                levels: out.levels,
-                                plan: best,
-                                considered,
-                                probe: Some(p),
-                            });
+                            let (plan, space, space_ms) =
+                                if p.switched { (best, best_space, best_space_ms) } else { (plan, space, space_ms) };
+                            let report = stages.on(report(start, filter, &plan, &space, space_ms, enumerate_ms, &out));
+                            return Ok(Explained { report, levels: out.levels, plan, considered, probe: Some(p) });
                         }
                         stages.probe_ms = probe_ms;
                         let switch = p.switched;

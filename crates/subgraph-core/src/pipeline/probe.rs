@@ -28,8 +28,10 @@ struct Probed {
 }
 
 /// Whether `challenger` (a plan and its candidate space) should replace `incumbent` (the
-/// default plan), the probes' predictions, and the challenger's run where its probe covered
-/// its whole first level and `answers` (a counting query: that run is the query's answer).
+/// default plan), the probes' predictions, and, for a counting query (`answers`), the run that
+/// answers it where there is one: the challenger's, where its probe covered its whole first
+/// level (the default is then not probed), or the default's, where the default stays and its
+/// probe covered its whole first level (its run is the query's count: no need to run it again).
 ///
 /// Each probe counts the matches under its first level's [`PROBE_HEAVY_ROOTS`] candidates of
 /// highest degree, then under [`PROBE_ROOTS`] of the others evenly spaced; its predicted time
@@ -111,6 +113,43 @@ pub fn probe_prefers(
         switched,
         default_probed,
     };
-    let answer = c.and_then(|c| c.whole).filter(|_| answers && !default_probed);
+    let answer = if answers { answering(c, d, switched, default_probed) } else { None };
     (probe, answer)
+}
+
+/// The run that answers a counting query after the probes `c` (the challenger's) and `d` (the
+/// default's; None where one ran out): the challenger's where it is kept, was run whole and the
+/// default was not probed; the default's where it stays and was run whole.
+fn answering(c: Option<Probed>, d: Option<Probed>, switched: bool, default_probed: bool) -> Option<cpu::Outcome> {
+    if switched {
+        c.and_then(|c| c.whole).filter(|_| !default_probed)
+    } else {
+        d.and_then(|d| d.whole)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn probed(whole: Option<u128>) -> Option<Probed> {
+        let whole = whole.map(|embeddings| cpu::Outcome { embeddings, ..cpu::Outcome::nothing(2, None) });
+        Some(Probed { predicted_ms: 1.0, spent: Duration::ZERO, whole })
+    }
+
+    #[test]
+    fn a_whole_run_of_the_plan_kept_answers() {
+        let count = |a: Option<cpu::Outcome>| a.map(|o| o.embeddings);
+        // The challenger kept, run whole, the default not probed: its run.
+        assert_eq!(count(answering(probed(Some(7)), None, true, false)), Some(7));
+        // Kept after the default was probed (a query that writes its matches): none.
+        assert_eq!(count(answering(probed(Some(7)), probed(Some(9)), true, true)), None);
+        // The default stays and was run whole (the challenger ran out, or predicted slower):
+        // its run, not a second one.
+        assert_eq!(count(answering(None, probed(Some(9)), false, true)), Some(9));
+        assert_eq!(count(answering(probed(None), probed(Some(9)), false, true)), Some(9));
+        // Sampled, not run whole: none.
+        assert_eq!(count(answering(probed(Some(7)), probed(None), false, true)), None);
+        assert_eq!(count(answering(probed(None), None, true, true)), None);
+    }
 }
