@@ -17,7 +17,7 @@ pub mod source;
 pub use brute::{brute_batched, brute_force};
 pub use build::build;
 pub use resident::{DeviceVectors, BATCH_BYTES, MAX_BATCH};
-pub use search::{GpuIndex, HALF_MAX, MAX_VERTICES};
+pub use search::{GpuIndex, MAX_VERTICES};
 pub use source::{
-    check_shapes, compile_check, BruteShape, BuildShape, Formula, SearchShape, MAX_DEGREE, MAX_EF, MAX_K,
+    check_shapes, compile_check, BruteShape, BuildShape, Formula, SearchShape, HALF_MAX, MAX_DEGREE, MAX_EF, MAX_K,
 };

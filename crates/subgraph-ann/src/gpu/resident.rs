@@ -1,6 +1,6 @@
 //! Vectors held on the device (thesis §2.2: graph, base points and queries live in global
-//! memory), a graph's upper layers, the filter bitset's upload, and the batches that keep a search's
-//! device memory bounded whatever the number of queries.
+//! memory), a graph's upper layers, the filter bitset's upload, and the batches that keep a
+//! search's device memory bounded whatever the number of queries.
 
 use subgraph_cuda::{DeviceBuffer, Gpu};
 

@@ -10,7 +10,8 @@
 // exact; with HALF 0 `half` is not read.
 //
 // Compile-time constants, besides common.cuh's and ganns.cuh's: WPB, warps (queries) a block;
-// HALF (0 or 1); TO_HALF_THREADS, threads a block of ann_to_half.
+// HALF (0 or 1); TO_HALF_THREADS, threads a block of ann_to_half; HALF_MAX, the largest finite
+// half-precision value (a float literal).
 
 #if WPB < 1 || WPB > 32
 #error "WPB must be 1 to 32"
@@ -26,12 +27,9 @@
 #define SEARCH_ROWS(base, half) (base)
 #endif
 
-// The largest finite IEEE half-precision value (gpu/search.rs's HALF_MAX).
-#define HALF_LARGEST 65504.0f
-
 // dst := the n floats of src as halves, rounded to nearest even, two a word (element i in the
 // low half of word i / 2; a last odd element's high half 0); *beyond := the least index of an
-// element beyond HALF_LARGEST in magnitude, where it held more (the caller sets it to all ones
+// element beyond HALF_MAX in magnitude, where it held more (the caller sets it to all ones
 // before). A thread a word, TO_HALF_THREADS a block.
 extern "C" __global__ void __launch_bounds__(TO_HALF_THREADS)
     ann_to_half(const float* __restrict__ src, unsigned long long n, unsigned* __restrict__ dst,
@@ -39,8 +37,8 @@ extern "C" __global__ void __launch_bounds__(TO_HALF_THREADS)
     const unsigned long long w = (unsigned long long)blockIdx.x * TO_HALF_THREADS + threadIdx.x;
     if (2ull * w >= n) return;
     const float a = src[2ull * w], b = 2ull * w + 1ull < n ? src[2ull * w + 1ull] : 0.0f;
-    if (fabsf(a) > HALF_LARGEST) atomicMin(beyond, 2ull * w);
-    else if (fabsf(b) > HALF_LARGEST) atomicMin(beyond, 2ull * w + 1ull);
+    if (fabsf(a) > HALF_MAX) atomicMin(beyond, 2ull * w);
+    else if (fabsf(b) > HALF_MAX) atomicMin(beyond, 2ull * w + 1ull);
     dst[w] = (unsigned)f32_to_half(a) | ((unsigned)f32_to_half(b) << 16);
 }
 
@@ -84,8 +82,9 @@ extern "C" __global__ void __launch_bounds__(WPB * 32, MINB)
         q = __shfl_sync(FULL_MASK, q, 0);
         if (q >= nq) return;
         load_query(queries, q, s_q[w]);
-        const unsigned entry = ganns_entry(s_q[w], SEARCH_ROWS(base, half), upper, meta, layers, n);
-        ganns_search_warp(s_q[w], SEARCH_ROWS(base, half), n, adj, entry, ef, s_n[w], s_t[w], s_id[w], s_h[w]);
+        const auto rows = SEARCH_ROWS(base, half);
+        const unsigned entry = ganns_entry(s_q[w], rows, upper, meta, layers, n);
+        ganns_search_warp(s_q[w], rows, n, adj, entry, ef, s_n[w], s_t[w], s_id[w], s_h[w]);
 #if HALF
         ganns_rerank(s_q[w], base, s_n[w], e, s_t[w], s_id[w]);
 #endif

@@ -12,17 +12,15 @@ use crate::error::{AnnError, Result};
 use crate::filter::{route, Allowed, Route};
 use crate::gpu::brute::brute_batched;
 use crate::gpu::resident::{batch_queries, check_allowed, to_u32, upload_allowed, DeviceVectors, UpperLayers};
-use crate::gpu::source::{search_source, SearchShape, MAX_DEGREE, MAX_EF, SEARCH_KERNEL, TO_HALF, TO_HALF_THREADS};
+use crate::gpu::source::{
+    search_source, SearchShape, HALF_MAX, MAX_DEGREE, MAX_EF, SEARCH_KERNEL, TO_HALF, TO_HALF_THREADS,
+};
 use crate::graph::{ProximityGraph, NONE};
 use crate::neighbours::{Neighbours, Precision, SearchParams};
 use crate::vectors::{check_dim, Metric, Vectors};
 
 /// The most vectors a GPU index holds: N's entries keep an id below 2^31 - 1 beside a flag.
 pub const MAX_VERTICES: usize = (1 << 31) - 1;
-
-/// The largest finite IEEE half-precision value: a row with a component beyond it (in
-/// magnitude) cannot be searched in half precision.
-pub const HALF_MAX: f32 = 65504.0;
 
 /// A proximity graph and its vectors held on one GPU, searched by GANNS.
 ///

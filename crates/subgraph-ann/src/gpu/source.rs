@@ -29,6 +29,9 @@ const BUILD: &str = include_str!("build.cu");
 pub const MAX_EF: usize = 1024;
 /// The largest `k` of a GPU brute-force search.
 pub const MAX_K: usize = 1024;
+/// The largest finite IEEE half-precision value: a row with a component beyond it (in
+/// magnitude) cannot be searched in half precision (`HALF_MAX` of `search.cu`'s conversion).
+pub const HALF_MAX: f32 = 65504.0;
 /// The largest degree of layer 0 the GPU search is compiled for.
 pub const MAX_DEGREE: usize = 256;
 /// Static shared memory a block may hold (the same on every architecture since Volta).
@@ -263,7 +266,8 @@ impl SearchShape {
 
     fn code(&self) -> String {
         format!(
-            "{}#define MINB {}\n#define HALF {}\n#define TO_HALF_THREADS {TO_HALF_THREADS}\n{SEARCH}",
+            "{}#define MINB {}\n#define HALF {}\n#define TO_HALF_THREADS {TO_HALF_THREADS}\n#define HALF_MAX {HALF_MAX:?}f\n\
+             {SEARCH}",
             self.ganns_prelude(false),
             min_blocks(self.dim),
             self.half as u32
