@@ -7,7 +7,7 @@
 #
 # SUBGRAPH  our command-line tool (a stripped release build): generates the data where DATA has
 #           none and builds our index with `ann build --device cpu` (the defaults: hnsw, degree
-#           32, ef_construction 64, diverse pruning) on THREADS threads.
+#           32, d_min 20, ef_construction 128, diverse pruning) on THREADS threads.
 # PROBE     crates/subgraph-ann's ann_probe example (a stripped release build), which serves our
 #           searches to the alternation (Index::search, as `subgraph ann bench` runs it).
 # OUT       the results folder (the device's $OUT).

@@ -69,15 +69,16 @@ pub struct BuildArgs {
     /// (NN-descent's k-nearest-neighbour graph).
     #[arg(long, default_value = "hnsw")]
     pub graph: GraphKind,
-    /// Out-degree bound d_max; d_min, the links each vector makes, is half of it.
+    /// Out-degree bound d_max; d_min, the links each vector makes, is five eighths of it.
     #[arg(long, default_value_t = 32)]
     pub degree: usize,
-    /// Links each vector makes to earlier ones (default: half the degree).
+    /// Links each vector makes to earlier ones (default: five eighths of the degree, 20 of 32).
     #[arg(long)]
     pub d_min: Option<usize>,
-    /// The exploration bound of the construction's searches.
-    #[arg(long, default_value_t = 64)]
-    pub ef_construction: usize,
+    /// The exploration bound of the construction's searches (default: 128, or d_min where
+    /// larger).
+    #[arg(long)]
+    pub ef_construction: Option<usize>,
     /// Whom a full row keeps: diverse (HNSW's heuristic) or nearest (the thesis' NSW).
     #[arg(long, default_value = "diverse")]
     pub prune: Prune,
@@ -257,7 +258,7 @@ fn build(a: BuildArgs) -> Result<()> {
     let labels = a.labels.as_ref().map(read_labels).transpose()?;
     let mut params = BuildParams::new(a.graph, a.degree)?;
     params.d_min = a.d_min.unwrap_or(params.d_min);
-    params.ef_construction = a.ef_construction;
+    params.ef_construction = a.ef_construction.unwrap_or(BuildParams::default_ef_construction(params.d_min));
     params.prune = a.prune;
     params.seed = a.seed;
     let (n, dim) = (vectors.len(), vectors.dim());

@@ -103,7 +103,7 @@ impl AnnIndex {
         graph: &str,
         degree: usize,
         d_min: Option<usize>,
-        ef_construction: usize,
+        ef_construction: Option<usize>,
         prune: &str,
         labels: Option<PyReadonlyArray1<'_, i64>>,
         seed: u64,
@@ -116,7 +116,7 @@ impl AnnIndex {
         let kind: GraphKind = graph.parse().map_err(error)?;
         let mut params = BuildParams::new(kind, degree).map_err(error)?;
         params.d_min = d_min.unwrap_or(params.d_min);
-        params.ef_construction = ef_construction;
+        params.ef_construction = ef_construction.unwrap_or(BuildParams::default_ef_construction(params.d_min));
         params.prune = prune.parse::<Prune>().map_err(error)?;
         params.seed = seed;
         params.check().map_err(error)?;

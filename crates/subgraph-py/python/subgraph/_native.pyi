@@ -138,7 +138,7 @@ class AnnIndex:
         graph: str,
         degree: int,
         d_min: Optional[int],
-        ef_construction: int,
+        ef_construction: Optional[int],
         prune: str,
         labels: Optional[npt.NDArray[np.int64]],
         seed: int,

@@ -59,7 +59,7 @@ class Index:
         threads=None,
         labels=None,
         d_min=None,
-        ef_construction=64,
+        ef_construction=None,
         prune="diverse",
         seed=0x5EED,
         gpus=1,
@@ -67,7 +67,8 @@ class Index:
         """Builds an index over the rows of `x` ((n, d) array, converted to float32).
 
         graph: "nsw", "hnsw" or "knn"; degree: the out-degree bound (d_min, the links each
-        vector makes, is half of it unless given); labels: one integer per row, for filtered
+        vector makes, is five eighths of it unless given; ef_construction, the construction's
+        exploration bound, 128 or d_min where larger unless given); labels: one integer per row, for filtered
         search; device: "auto", "cpu" or "gpu"; threads: CPU threads (default: every core)."""
         native = _AnnIndex.build(
             _rows(x, "x"), metric, graph, degree, d_min, ef_construction, prune,
