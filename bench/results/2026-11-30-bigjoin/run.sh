@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A one-off, kept as run (2026-11-30-bigjoin.md; bench/cluster/bigjoin.sh is the maintained
-# script): BiGJoin (frankmcsherry/dataflow-join, timely 0.7, built outside our tree) against subgraph, counting triangles and 4-cliques of R-MAT graphs, at equal
-# process and thread counts. Every run is timed by its wall clock (loading included) and its
+# script): BiGJoin (frankmcsherry/dataflow-join, timely 0.7, built outside our tree) against
+# subgraph, counting triangles and 4-cliques of R-MAT graphs, at equal process and thread
+# counts. Every run is timed by its wall clock (loading included) and its
 # count is printed beside it: BiGJoin counts each clique once (edges oriented from the smaller
 # id), which is our --unique.
 #
