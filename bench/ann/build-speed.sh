@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Issue 40's build target on one GPU: `ann build --device gpu` (the defaults: hnsw, degree 32,
-# d_min 20, ef_construction 128, diverse pruning; 16 and 64 before 2026-11-30-ann-feed) on 1M x 128, built once cold (NVRTC), then 3 warm
-# builds; per-phase times as in call E of bench/results/2026-11-29-ann.md (5.5 s warm
-# there); `ann bench` checks recall against call E's at the same ef. Every step is bounded by `timeout`; the whole takes about 2 minutes.
+# d_min 20, ef_construction 128, diverse pruning; 16 and 64 before 2026-11-30-ann-feed) on
+# 1M x 128, built once cold (NVRTC), then 3 warm builds; per-phase times as in call E of
+# bench/results/2026-11-29-ann.md (5.5 s warm there); `ann bench` checks recall against call E's
+# at the same ef. Every step is bounded by `timeout`; the whole takes about 2 minutes.
 #
 #   bench/ann/build-speed.sh SUBGRAPH OUT [DATA]        # from the repository root
 #

@@ -72,8 +72,8 @@ fi
 
 step "our index (ann build --device cpu ${BUILD_ARGS:-(the defaults)}, $THREADS threads)"
 # shellcheck disable=SC2086 # BUILD_ARGS is a list of flags
-timeout 300 "$S" ann build "$D/base.fvecs" --output "$D/ours.sgi" --device cpu --threads "$THREADS" ${BUILD_ARGS:-} \
-  > "$OUT/build-ours.json" || exit 1
+timeout 300 "$S" ann build "$D/base.fvecs" --output "$D/ours.sgi" --device cpu --threads "$THREADS" \
+  ${BUILD_ARGS:-} > "$OUT/build-ours.json" || exit 1
 cat "$OUT/build-ours.json"; echo
 SYSTEMS=(--system "hnswlib=python3 $HERE/hnsw_saved.py serve $D/base.fvecs $D/hnsw-M16-efc200.bin $D/query.fvecs $D/gt.ivecs --threads $THREADS"
          --system "ours=RAYON_NUM_THREADS=$THREADS $PROBE serve $D/ours.sgi $D/query.fvecs $D/gt.ivecs")

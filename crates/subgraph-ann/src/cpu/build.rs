@@ -76,13 +76,14 @@ impl std::str::FromStr for Prune {
 }
 
 impl BuildParams {
-    /// `degree` is `d_max`; `d_min` is five eighths of it (20 of 32) and `ef_construction`
-    /// [`BuildParams::default_ef_construction`] of it. The thesis and the authors' code take half the degree and 64:
-    /// on 1M × 128 at degree 32 this graph reaches recall@10 0.960 at ef 64 where theirs reaches
-    /// 0.942, and at recall 0.95 it searches 1.3× as fast on the H200 (5.9 M queries/s against
-    /// 4.5 M in half precision) and 1.07× as fast on 16 cores (1.05× hnswlib's, where theirs is
-    /// 0.97×), for 1.35× the build on the GPU and 1.7× on the CPU
-    /// (`bench/results/2026-11-30-ann-feed.md`).
+    /// `degree` is `d_max`; `d_min` is five eighths of it (20 of 32), and `ef_construction` is
+    /// [`BuildParams::default_ef_construction`] for that `d_min`. The thesis and the authors'
+    /// code take half the degree and 64. Measured in one lease on 1M × 128 at degree 32
+    /// (`bench/results/2026-11-30-ann-feed.md`, call V1), this graph reaches recall@10 0.960 at
+    /// ef 64 where theirs reaches 0.942. At recall 0.95 it searches 1.30× as fast on the H200
+    /// (5.98 M queries/s against 4.60 M in half precision) and 1.06× as fast on 16 cores (1.04×
+    /// hnswlib's, where theirs is 0.98×). It costs 1.37× the build on the GPU and 1.52× on the
+    /// CPU.
     pub fn new(kind: GraphKind, degree: usize) -> Result<Self> {
         let d_min = (degree * 5 / 8).max(1);
         let params = BuildParams {
