@@ -7,7 +7,6 @@ use serde::Serialize;
 use std::process::ExitCode;
 use std::time::Instant;
 use subgraph_core::io::source;
-use subgraph_core::VertexIds;
 
 #[derive(Args)]
 #[command(after_help = concat!(
@@ -127,10 +126,7 @@ pub fn run(a: InfoArgs) -> Result<ExitCode> {
             multi_labelled_vertices: g.multi_labelled_vertices(),
             multi_edge_pairs: g.multi_edge_pairs(),
             load_ms,
-            original_ids: g.ids().map(|ids| match **ids {
-                VertexIds::Numbers(_) => "numbers",
-                VertexIds::Names { .. } => "names",
-            }),
+            original_ids: g.ids().map(|ids| if ids.are_numbers() { "numbers" } else { "names" }),
             vertex_label_histogram: hist,
             label_sets: g.label_sets().map(|s| Sets {
                 vertex_base: s.vertex_base(),

@@ -19,6 +19,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use subgraph::numbering::{self, VertexOrder};
 use subgraph::patterns::Derived;
 use subgraph::record::{run_one, Asked};
 use subgraph::{Engine, Item, MatchOptions, Record};
@@ -26,7 +27,7 @@ use subgraph_bench::runner::collect_queries;
 use subgraph_core::cpu::FailingSets;
 use subgraph_core::io::{read_graphs, source, MapMode, ReadOptions};
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
-use subgraph_core::{Graph, Semantics, VertexIds};
+use subgraph_core::{Graph, Semantics};
 use subgraph_pattern::Pattern;
 
 #[derive(Args)]
@@ -67,6 +68,14 @@ pub struct MatchArgs {
     gpu: GpuArgs,
     #[command(flatten)]
     cluster: cluster::ClusterArgs,
+    /// The data vertices' numbering the engines see: file (as read), degree (ascending degree,
+    /// hubs last, so that symmetry breaking cuts hubs' lists: much faster cliques and other
+    /// symmetric queries on skewed graphs), auto (degree when the data's vertices are
+    /// unlabelled, some query graph has automorphisms that symmetry breaking uses, and the
+    /// graph is held in memory, with room for a second copy under --max-memory). Counts and the set of written rows are the same;
+    /// written ids are always the file's.
+    #[arg(long, default_value = "auto", value_parser = VertexOrder::NAMES.to_vec())]
+    vertex_order: String,
     /// Failing-set pruning: auto (queries of 4+ vertices), on, off.
     #[arg(long, default_value = "auto", value_parser = ["auto", "on", "off"])]
     failing_sets: String,
@@ -158,15 +167,46 @@ pub fn run(mut a: MatchArgs) -> Result<ExitCode> {
         None => (a.input.read_neo4j(&a.neo4j)?, a.neo4j.name()),
     };
     let load_ms = t.elapsed().as_secs_f64() * 1e3;
+    let qopts = ReadOptions {
+        format: format(&a.query_format)?,
+        directed: data.graph.is_directed(),
+        vertex_labels: None,
+        ids: a.input.ids.mode(),
+        map: MapMode::Off,
+        max_bytes: a.input.max_memory,
+    };
+    let items = items(&a.queries, patterns, &qopts)?;
+    let opts = MatchOptions { max_memory: a.input.max_memory, ..parts.options(a.limit, failing_sets) };
+    let graphs = items.iter().filter_map(|(_, item)| match item {
+        Item::Graph(g) => Some(&**g),
+        Item::Pattern(_) => None,
+    });
+    let renumber = match VertexOrder::from_name(&a.vertex_order).expect("checked by clap") {
+        VertexOrder::File => false,
+        VertexOrder::Degree => {
+            numbering::check(&data.graph, a.input.max_memory).context("--vertex-order degree")?;
+            true
+        }
+        VertexOrder::Auto => {
+            numbering::renumbers(&data.graph, graphs, opts.semantics, opts.symmetry, a.input.max_memory)
+        }
+    };
+    let t = Instant::now();
+    let graph = if renumber { data.graph.renumbered(data.graph.degree_order()) } else { data.graph };
+    let renumber_ms = t.elapsed().as_secs_f64() * 1e3;
     if !a.quiet {
-        let (duplicates, loops) = (data.stats.duplicates, data.graph.loops().len());
+        let (duplicates, loops) = (data.stats.duplicates, graph.loops().len());
         eprintln!(
-            "data {}: {} vertices, {} edges{}, loaded in {:.0} ms{}",
+            "data {}: {} vertices, {} edges{}, loaded in {:.0} ms{}{}",
             data_name,
-            data.graph.num_vertices(),
-            data.graph.num_edges(),
-            if data.graph.is_directed() { " (directed)" } else { "" },
+            graph.num_vertices(),
+            graph.num_edges(),
+            if graph.is_directed() { " (directed)" } else { "" },
             load_ms,
+            match renumber {
+                true => format!(", renumbered by degree in {renumber_ms:.0} ms"),
+                false => String::new(),
+            },
             match (duplicates, loops) {
                 (0, 0) => String::new(),
                 (d, 0) => format!(" ({d} duplicate edges dropped)"),
@@ -175,18 +215,9 @@ pub fn run(mut a: MatchArgs) -> Result<ExitCode> {
             }
         );
     }
-    let data = Arc::new(data.graph);
-    let qopts = ReadOptions {
-        format: format(&a.query_format)?,
-        directed: data.is_directed(),
-        vertex_labels: None,
-        ids: a.input.ids.mode(),
-        map: MapMode::Off,
-        max_bytes: a.input.max_memory,
-    };
-
+    let data = Arc::new(graph);
     let ids = data.ids().cloned();
-    if out_format == OutputFormat::Binary && matches!(ids.as_deref(), Some(VertexIds::Names { .. })) {
+    if out_format == OutputFormat::Binary && ids.as_deref().is_some_and(|i| !i.are_numbers()) {
         bail!(
             "--output-format binary writes numeric ids, and this data graph's vertices are named \
              (--string-ids); use text, csv or jsonl"
@@ -204,7 +235,6 @@ pub fn run(mut a: MatchArgs) -> Result<ExitCode> {
     }
     .map(Arc::new);
     let mut engine = open_engine(&a.device, &data, a.gpu.options(), a.quiet)?;
-    let opts = MatchOptions { max_memory: a.input.max_memory, ..parts.options(a.limit, failing_sets) };
     // The query loop runs on a pool thread so no query waits for a sleeping worker to wake.
     let pattern_opts = MatchOptions { semantics: parts.pattern_semantics, ..opts };
     rayon::scope(|_| {
@@ -212,12 +242,11 @@ pub fn run(mut a: MatchArgs) -> Result<ExitCode> {
             &a,
             &data,
             &mut engine,
-            &qopts,
             (&opts, &pattern_opts),
-            patterns,
+            items,
             output.as_ref(),
             &interrupt,
-            threads,
+            (threads, renumber),
         )
     })
 }
@@ -305,17 +334,15 @@ fn match_all(
     a: &MatchArgs,
     data: &Arc<Graph>,
     engine: &mut Engine,
-    qopts: &ReadOptions,
     (opts, pattern_opts): (&MatchOptions, &MatchOptions),
-    patterns: Vec<Pattern>,
+    items: Vec<(String, Item)>,
     output: Option<&Arc<Output>>,
     interrupt: &Arc<AtomicBool>,
-    threads: usize,
+    (threads, renumbered): (usize, bool),
 ) -> Result<ExitCode> {
     let json = a.format == "json";
     // Matches on standard output leave it to them, in every format: the report goes to stderr.
     let to_stderr = a.output.as_ref().is_some_and(|p| p.as_os_str() == "-");
-    let items = items(&a.queries, patterns, qopts)?;
     // The query column as wide as the longest name.
     let width = items.iter().map(|(name, _)| name.chars().count()).max().unwrap_or(0).max(40);
     let printer = Printer { json, to_stderr, width };
@@ -349,7 +376,8 @@ fn match_all(
             eprintln!("note: {note}");
         }
         let (report, choice) = (&outcome.ran.report, outcome.ran.choice);
-        let row = Record::of(name.clone(), &outcome, threads, a.gpu.gpu_memory.0);
+        let mut row = Record::of(name.clone(), &outcome, threads, a.gpu.gpu_memory.0);
+        row.vertex_order = Some(if renumbered { VertexOrder::Degree } else { VertexOrder::File }.name());
         if let (Some(c), false) = (choice, a.quiet) {
             eprintln!("device: {name}: {c}");
         }

@@ -805,3 +805,93 @@ fn gpus_takes_a_positive_count_or_all() {
         assert!(String::from_utf8_lossy(&o.stderr).contains("expected a positive number of GPUs or `all`"));
     }
 }
+
+/// `--vertex-order`: renumbering the data graph by degree changes no count and no written row
+/// (in the file's ids, as text and as binary of either width); `auto` renumbers for queries
+/// with automorphisms only, and neither renumbers a mapped graph or one without room for the
+/// copy under `--max-memory`, where `degree` is a one-line error.
+#[test]
+fn vertex_order_changes_no_answer() {
+    use subgraph_core::sink::{read_binary, BinarySection};
+    let dir = tempfile::tempdir().unwrap();
+    let grqc = data("snap/ca-grqc-sample.txt");
+    let hprd = data("hprd/HPRD.graph");
+    let tri = write(dir.path(), "tri.graph", b"t 3 3\nv 0 0 2\nv 1 0 2\nv 2 0 2\ne 0 1\ne 1 2\ne 0 2\n");
+    let tri7 = write(dir.path(), "tri7.graph", b"t 3 3\nv 0 7 2\nv 1 7 2\nv 2 7 2\ne 0 1\ne 1 2\ne 0 2\n");
+    let path = write(dir.path(), "path.graph", b"t 4 3\nv 0 0 1\nv 1 0 2\nv 2 0 2\nv 3 0 1\ne 0 1\ne 1 2\ne 2 3\n");
+    let asym = write(dir.path(), "asym.graph", b"t 3 2\nv 0 1 1\nv 1 2 2\nv 2 3 1\ne 0 1\ne 1 2\n");
+    let rows = |g: &Path, q: &str, order: &str, fmt: &str| -> (Vec<Vec<u64>>, Option<usize>) {
+        let out = dir.path().join(format!("rows-{order}.{fmt}"));
+        let args = ["match", "-q", "--vertex-order", order, "--output", out.to_str().unwrap(), "--output-format", fmt];
+        let o = run(&[&args[..], &[g.to_str().unwrap(), q]].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        let bytes = std::fs::read(&out).unwrap();
+        let (mut all, width) = match fmt {
+            "binary" => {
+                let sections = read_binary(&bytes).unwrap();
+                let BinarySection::Query { id_bytes, .. } = sections[0] else { panic!("{sections:?}") };
+                let rows = sections[1..].iter().flat_map(|s| match s {
+                    BinarySection::Rows(r) => r.clone(),
+                    other => panic!("{other:?}"),
+                });
+                (rows.collect::<Vec<Vec<u64>>>(), Some(id_bytes as usize))
+            }
+            _ => {
+                let text = String::from_utf8(bytes).unwrap();
+                let lines = text.lines().filter(|l| !l.starts_with('#'));
+                (lines.map(|l| l.split(' ').map(|x| x.parse().unwrap()).collect()).collect(), None)
+            }
+        };
+        all.sort();
+        (all, width)
+    };
+    for (g, q, width) in [(&grqc, &tri, 8), (&grqc, &path, 8), (&hprd, &path, 4)] {
+        for fmt in ["text", "binary"] {
+            let (file, w) = rows(g, q, "file", fmt);
+            assert!(file.len() > 10, "{q}: {} rows", file.len());
+            assert_eq!(rows(g, q, "degree", fmt), (file, w), "{q} {fmt}");
+            assert!(fmt == "text" || w == Some(width), "{q}: ids of {w:?} bytes");
+        }
+    }
+    let report = |args: &[&str]| {
+        let o = run(&[&["match", "-q", "--format", "json"], args].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        json_lines(&o)
+            .iter()
+            .map(|r| (r["embeddings"].as_u64().unwrap(), r["vertex_order"].clone()))
+            .collect::<Vec<_>>()
+    };
+    let g = hprd.to_str().unwrap();
+    let file = report(&["--vertex-order", "file", g, &tri7, &asym]);
+    assert_eq!(file[0].1, "file");
+    assert!(file[0].0 > 0 && file[1].0 > 0, "{file:?}");
+    let r = report(&["--vertex-order", "degree", g, &tri7, &asym]);
+    assert_eq!((r[0].0, r[1].0, &r[0].1), (file[0].0, file[1].0, &serde_json::json!("degree")));
+    assert_eq!(report(&[g, &tri7])[0].1, "file", "labelled data: auto keeps the file's numbering");
+    let unlabelled = grqc.to_str().unwrap();
+    let r = report(&[unlabelled, &tri, &path]);
+    assert_eq!((&r[0].1, &r[1].1), (&serde_json::json!("degree"), &serde_json::json!("degree")));
+    assert_eq!(
+        r,
+        report(&["--vertex-order", "file", unlabelled, &tri, &path])
+            .iter()
+            .map(|(n, _)| (*n, r[0].1.clone()))
+            .collect::<Vec<_>>()
+    );
+    // Edges of two labels: no automorphism but the identity, so nothing to gain.
+    let asym_unlabelled = write(dir.path(), "asym0.graph", b"t 3 2\nv 0 0 1\nv 1 0 2\nv 2 0 1\ne 0 1 0\ne 1 2 1\n");
+    assert_eq!(report(&[unlabelled, &asym_unlabelled])[0].1, "file");
+    let lone = write(dir.path(), "edge-path.graph", b"t 3 2\nv 0 0 1\nv 1 0 2\nv 2 0 1\ne 0 1\ne 1 2\n");
+    assert_eq!(report(&["--semantics", "homomorphism", unlabelled, &lone])[0].1, "file", "no symmetry breaking");
+    // A mapped graph, and a cap without room for the copy (HPRD takes 917,168 bytes).
+    let sgb = dir.path().join("hprd.sgb");
+    assert!(run(&["convert", g, sgb.to_str().unwrap()]).status.success());
+    let sgb = sgb.to_str().unwrap();
+    for flags in [&["--mmap", "on"][..], &["--max-memory", "1500K"]] {
+        assert_eq!(report(&[flags, &[sgb, &tri7]].concat())[0], (file[0].0, serde_json::json!("file")), "{flags:?}");
+        let o = run(&[&["match", "-q", "--vertex-order", "degree"], flags, &[sgb, &tri7]].concat());
+        assert_eq!(o.status.code(), Some(1), "{flags:?}");
+        assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+        assert!(stderr(&o).contains("--vertex-order degree: "), "{}", stderr(&o));
+    }
+}

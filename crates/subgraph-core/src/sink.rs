@@ -292,7 +292,7 @@ impl Output {
     /// (vertex numbers; the command line refuses binary output of named ids).
     fn id_bytes(&self) -> usize {
         match self.ids.as_deref() {
-            Some(VertexIds::Numbers(_)) => 8,
+            Some(ids) if ids.are_wide_numbers() => 8,
             _ => 4,
         }
     }
@@ -339,6 +339,16 @@ impl Output {
             OutputFormat::Binary => match self.ids.as_deref() {
                 Some(VertexIds::Numbers(ids)) => {
                     embedding.iter().for_each(|&v| buf.extend_from_slice(&ids[v as usize].to_le_bytes()))
+                }
+                Some(ids @ VertexIds::Renumbered { .. }) => {
+                    let wide = ids.are_wide_numbers();
+                    for &v in embedding {
+                        let Id::Number(x) = ids.get(v) else { unreachable!("binary output is refused for names") };
+                        match wide {
+                            true => buf.extend_from_slice(&x.to_le_bytes()),
+                            false => buf.extend_from_slice(&(x as u32).to_le_bytes()),
+                        }
+                    }
                 }
                 _ => embedding.iter().for_each(|v| buf.extend_from_slice(&v.to_le_bytes())),
             },

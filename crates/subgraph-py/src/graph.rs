@@ -185,7 +185,16 @@ impl Graph {
         Ok(match self.inner.ids().map(|ids| &**ids) {
             None => None,
             Some(VertexIds::Numbers(n)) => Some(PyArray1::from_slice(py, n).into_any()),
-            Some(ids @ VertexIds::Names { .. }) => {
+            Some(ids) if ids.are_numbers() => {
+                let numbers: Vec<u64> = (0..self.inner.num_vertices() as u32)
+                    .map(|v| match ids.get(v) {
+                        subgraph_core::Id::Number(x) => x,
+                        subgraph_core::Id::Name(_) => unreachable!("the ids are numbers"),
+                    })
+                    .collect();
+                Some(PyArray1::from_vec(py, numbers).into_any())
+            }
+            Some(ids) => {
                 let names: Vec<String> = (0..self.inner.num_vertices() as u32)
                     .map(|v| match ids.get(v) {
                         subgraph_core::Id::Name(s) => s.to_string(),

@@ -14,6 +14,8 @@
 //!   [`Engine`], and its [`Record`], the JSON record `match --format json` writes and the server
 //!   answers.
 //! - [`parts`]: the parts a query is matched with, by name ([`parts::Parts`]).
+//! - [`numbering`]: the data graph's vertex numbering the engines see, the file's or by degree
+//!   ([`numbering::VertexOrder`]).
 //! - [`explanation`]: how a query is planned, as `explain` reports it ([`Explanation`]).
 //! - The options and results: [`MatchOptions`] and [`Report`] (both engines'), [`GpuOptions`]
 //!   and its switches, [`GpuReport`], and the errors ([`GpuError`], [`CudaError`]).
@@ -21,6 +23,7 @@
 pub mod derived;
 pub mod devices;
 pub mod explanation;
+pub mod numbering;
 pub mod parts;
 pub mod patterns;
 pub mod record;

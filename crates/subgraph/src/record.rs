@@ -219,6 +219,10 @@ pub struct Record {
     /// Under `--device auto`: the device chosen and the predicted times that chose it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device_choice: Option<String>,
+    /// The data vertices' numbering the engines saw (`file` or `degree`), where the front end
+    /// chose one (`match --vertex-order`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vertex_order: Option<&'static str>,
     /// Patterns only: the result rows (after RETURN, DISTINCT and LIMIT; 1 for `count(*)`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rows: Option<u128>,
@@ -295,6 +299,7 @@ impl Record {
             estimated_cost: report.estimated_cost,
             priced_cost: report.priced_cost,
             device_choice: choice.map(|c| c.to_string()),
+            vertex_order: None,
             rows: rows.map(|r| r.0),
             count_star: rows.is_some_and(|r| r.1),
             pattern: pattern.clone(),

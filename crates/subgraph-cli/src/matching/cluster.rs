@@ -21,7 +21,7 @@ use subgraph_cluster::run::QueryCount;
 use subgraph_cluster::{read_hosts, Cluster, Local, Matching, Rows};
 use subgraph_core::order::Order;
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
-use subgraph_core::{Graph, Semantics, VertexIds};
+use subgraph_core::{Graph, Semantics};
 
 #[derive(Args)]
 pub struct ClusterArgs {
@@ -78,7 +78,7 @@ impl Asked {
     fn rows(&self, process: usize, local: &Local) -> Result<Option<Rows>> {
         let Some(path) = &self.output else { return Ok(None) };
         let ids = local.graph.ids().cloned();
-        if self.output_format == OutputFormat::Binary && matches!(ids.as_deref(), Some(VertexIds::Names { .. })) {
+        if self.output_format == OutputFormat::Binary && ids.as_deref().is_some_and(|i| !i.are_numbers()) {
             bail!(
                 "--output-format binary writes numeric ids, and this data graph's vertices are named; use text, csv \
                  or jsonl"

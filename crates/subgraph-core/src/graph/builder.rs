@@ -403,7 +403,7 @@ fn group<E: Fn(u32) -> u64 + Sync>(raw: Raw, vrank: &[u32], nl: u64, erank: &E, 
 }
 
 /// Vertices bucketed by label rank: (offsets, vertices sorted by id inside each label).
-fn label_index(vrank: &[u32], num_labels: usize) -> (Vec<u64>, Vec<u32>) {
+pub(super) fn label_index(vrank: &[u32], num_labels: usize) -> (Vec<u64>, Vec<u32>) {
     let mut offsets = vec![0u64; num_labels + 1];
     for &r in vrank {
         offsets[r as usize + 1] += 1;

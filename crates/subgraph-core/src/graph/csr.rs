@@ -101,7 +101,7 @@ impl Adjacency {
     }
 
     /// (pair id, neighbours) for each group of v.
-    fn groups(&self, v: u32) -> impl Iterator<Item = (u32, &[u32])> + '_ {
+    pub(super) fn groups(&self, v: u32) -> impl Iterator<Item = (u32, &[u32])> + '_ {
         let gs = self.group_offsets[v as usize] as usize;
         let ge = self.group_offsets[v as usize + 1] as usize;
         let base = self.offsets[v as usize] as usize;

@@ -1,16 +1,22 @@
 //! The vertex ids a file used, kept when the reader compacted them to 0..n (edge lists with
 //! sparse ids, named vertices): vertex v of the graph is the v-th smallest original id, and
-//! output prints the originals.
+//! output prints the originals. A graph renumbered after reading (`graph::renumber`) keeps the
+//! way back to them.
 
 use std::fmt;
+use std::sync::Arc;
 
-/// Original ids of a graph's vertices, strictly increasing with the vertex number.
+/// Original ids of a graph's vertices: strictly increasing with the vertex number, as a reader
+/// makes them, or a renumbering's way back to them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum VertexIds {
     /// Numbers, in numeric order.
     Numbers(Vec<u64>),
     /// Names (UTF-8), in byte order: vertex v's is `bytes[offsets[v]..offsets[v + 1]]`.
     Names { offsets: Vec<u64>, bytes: Vec<u8> },
+    /// A renumbered graph's: vertex v was vertex `old[v]` of the graph as read, whose ids are
+    /// `base` (None: its vertex numbers were the file's ids); `new` is `old`'s inverse.
+    Renumbered { base: Option<Arc<VertexIds>>, old: Vec<u32>, new: Vec<u32> },
 }
 
 /// One vertex's original id.
@@ -47,6 +53,7 @@ impl VertexIds {
         match self {
             VertexIds::Numbers(v) => v.len(),
             VertexIds::Names { offsets, .. } => offsets.len().saturating_sub(1),
+            VertexIds::Renumbered { old, .. } => old.len(),
         }
     }
 
@@ -59,6 +66,9 @@ impl VertexIds {
         match self {
             VertexIds::Numbers(v) => v.len() as u64 * 8,
             VertexIds::Names { offsets, bytes } => offsets.len() as u64 * 8 + bytes.len() as u64,
+            VertexIds::Renumbered { base, old, new } => {
+                (old.len() + new.len()) as u64 * 4 + base.as_ref().map_or(0, |b| b.memory_bytes())
+            }
         }
     }
 
@@ -67,6 +77,28 @@ impl VertexIds {
         match self {
             VertexIds::Numbers(x) => Id::Number(x[v as usize]),
             VertexIds::Names { .. } => Id::Name(self.name(v as usize)),
+            VertexIds::Renumbered { base: None, old, .. } => Id::Number(old[v as usize] as u64),
+            VertexIds::Renumbered { base: Some(b), old, .. } => b.get(old[v as usize]),
+        }
+    }
+
+    /// Whether the ids are numbers (a renumbering's, where the graph as read had no ids, are
+    /// its vertex numbers).
+    pub fn are_numbers(&self) -> bool {
+        match self {
+            VertexIds::Numbers(_) => true,
+            VertexIds::Names { .. } => false,
+            VertexIds::Renumbered { base, .. } => base.as_deref().is_none_or(VertexIds::are_numbers),
+        }
+    }
+
+    /// Whether the ids are numbers the file wrote, wider than a vertex number (u64), not the
+    /// vertex numbers of a graph read without ids.
+    pub fn are_wide_numbers(&self) -> bool {
+        match self {
+            VertexIds::Numbers(_) => true,
+            VertexIds::Names { .. } => false,
+            VertexIds::Renumbered { base, .. } => base.as_deref().is_some_and(VertexIds::are_wide_numbers),
         }
     }
 
@@ -76,13 +108,17 @@ impl VertexIds {
                 let b = &bytes[offsets[i] as usize..offsets[i + 1] as usize];
                 std::str::from_utf8(b).expect("names are checked UTF-8 when made")
             }
-            VertexIds::Numbers(_) => unreachable!("only names have names"),
+            _ => unreachable!("only names have names"),
         }
     }
 
     /// The vertex whose original id is `id`, if any.
     pub fn find(&self, id: Id<'_>) -> Option<u32> {
         let i = match (self, id) {
+            (VertexIds::Renumbered { base: None, new, .. }, Id::Number(n)) => {
+                return u32::try_from(n).ok().and_then(|o| new.get(o as usize).copied())
+            }
+            (VertexIds::Renumbered { base: Some(b), new, .. }, id) => return b.find(id).map(|o| new[o as usize]),
             (VertexIds::Numbers(x), Id::Number(n)) => x.binary_search(&n).ok()?,
             (VertexIds::Names { .. }, Id::Name(s)) => {
                 let (mut lo, mut hi) = (0, self.len());
@@ -102,12 +138,22 @@ impl VertexIds {
     }
 
     /// Checks that there are `n` ids, strictly increasing, names in UTF-8 with consistent
-    /// offsets: what a loader must know before it trusts a file's ids.
+    /// offsets: what a loader must know before it trusts a file's ids. A renumbering's are
+    /// never read from a file: its `old` must be a permutation of 0..n, `new` its inverse, over
+    /// ids that pass.
     pub fn check(&self, n: usize) -> Result<(), String> {
         if self.len() != n {
             return Err(format!("{} vertex ids for {n} vertices", self.len()));
         }
         match self {
+            VertexIds::Renumbered { base, old, new } => {
+                let inverse =
+                    new.len() == n && old.iter().enumerate().all(|(i, &o)| new.get(o as usize) == Some(&(i as u32)));
+                if !inverse {
+                    return Err("a renumbering that is not a permutation of the vertices".into());
+                }
+                base.as_ref().map_or(Ok(()), |b| b.check(n))
+            }
             VertexIds::Numbers(x) => match x.windows(2).position(|w| w[0] >= w[1]) {
                 Some(i) => Err(format!("vertex ids not increasing at vertex {}", i + 1)),
                 None => Ok(()),

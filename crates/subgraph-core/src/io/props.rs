@@ -7,7 +7,7 @@
 
 use super::source;
 use crate::error::Error;
-use crate::graph::{Column, Graph, Id, Properties, Values, VertexIds};
+use crate::graph::{Column, Graph, Id, Properties, Values};
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -94,22 +94,8 @@ pub(crate) fn unterminated_quote(data: &[u8]) -> Option<u64> {
 fn vertex(g: &Graph, id: &str) -> Option<u32> {
     match g.ids().map(|ids| &**ids) {
         None => id.parse::<u32>().ok().filter(|&v| (v as usize) < g.num_vertices()),
-        Some(VertexIds::Numbers(x)) => {
-            id.parse::<u64>().ok().and_then(|x0| x.binary_search(&x0).ok()).map(|i| i as u32)
-        }
-        Some(ids @ VertexIds::Names { .. }) => {
-            let (mut lo, mut hi) = (0u32, ids.len() as u32);
-            while lo < hi {
-                let mid = lo + (hi - lo) / 2;
-                let Id::Name(name) = ids.get(mid) else { return None };
-                match name.as_bytes().cmp(id.as_bytes()) {
-                    std::cmp::Ordering::Less => lo = mid + 1,
-                    std::cmp::Ordering::Greater => hi = mid,
-                    std::cmp::Ordering::Equal => return Some(mid),
-                }
-            }
-            None
-        }
+        Some(ids) if ids.are_numbers() => ids.find(Id::Number(id.parse::<u64>().ok()?)),
+        Some(ids) => ids.find(Id::Name(id)),
     }
 }
 
@@ -144,7 +130,7 @@ pub(crate) fn typed(n: usize, mut entries: Vec<(u32, String)>) -> Values {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::{GraphBuilder, Value};
+    use crate::graph::{GraphBuilder, Value, VertexIds};
 
     fn named_graph() -> Graph {
         let mut b = GraphBuilder::from_parts(vec![0; 3], vec![(0, 1, 0), (1, 2, 0)], false);

@@ -43,6 +43,7 @@ pub(super) fn encode(ids: &VertexIds) -> Vec<u8> {
             d.extend_from_slice(bytes);
             (NAMES, d)
         }
+        VertexIds::Renumbered { .. } => unreachable!("`write` refuses renumbered graphs"),
     };
     frame(kind, &data)
 }
