@@ -39,7 +39,8 @@
 # Other settings: THREADS (default "1 2"), PROCS (process counts above 1, default "2"; "" for
 # none), GRAPHS (names in PREP, default all NAME.sgb there), PATTERNS (default
 # "triangle clique4"), TIMEOUT (seconds per run, default 600), REPEAT (default 1: one line per
-# repetition), SUBGRAPH_ARGS (extra arguments for subgraph match).
+# repetition), SUBGRAPH_ARGS (extra arguments for subgraph match), PARTITION_ARGS (extra
+# arguments for subgraph partition, e.g. "--vertex-order degree"; its parts are kept apart).
 set -u
 
 die() { echo "bigjoin.sh: $*" >&2; exit 2; }
@@ -135,7 +136,7 @@ run_bigjoin() {
     if [ $rc -ne 0 ]; then echo "ERROR($rc) $wall"; return; fi
     local total
     total=$(cat "$log".*.out | sed -n 's/.*total .* at this process: \([0-9][0-9]*\).*/\1/p' |
-        awk -v m="$mult" '{s += $1; n++} END {if (n) printf "%d", s * m}')
+        awk -v m="$mult" '{s += $1; n++} END {if (n) printf "%.0f", s * m}')
     [ -n "$total" ] || total="ERROR(nocount)"
     echo "$total $wall"
 }
@@ -149,9 +150,11 @@ run_subgraph() {
         data=$PREP/$name.sgb
         args=(--device cpu --threads "$threads")
     else
-        data=$PARTS/$name-p$procs/manifest.json
+        local dir=$PARTS/$name-p$procs${PARTITION_ARGS:+-$(echo "$PARTITION_ARGS" | tr -c 'a-z0-9\n' -)}
+        data=$dir/manifest.json
         if [ ! -f "$data" ]; then
-            "$SUBGRAPH" partition "$PREP/$name.sgb" --parts "$procs" --output "$PARTS/$name-p$procs" \
+            # shellcheck disable=SC2086
+            "$SUBGRAPH" partition "$PREP/$name.sgb" --parts "$procs" --output "$dir" ${PARTITION_ARGS:-} \
                 > /dev/null 2>&1 || { echo "ERROR(partition) 0"; return; }
         fi
         args=(--local-processes "$procs" --threads "$threads")

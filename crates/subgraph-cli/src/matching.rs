@@ -263,6 +263,12 @@ fn match_cluster(
     if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
         bail!("{flag} is not supported with --cluster or --local-processes yet");
     }
+    if a.vertex_order == "degree" {
+        bail!(
+            "--vertex-order degree: processes match in the numbering their partition was cut from; cut it with \
+             `subgraph partition --vertex-order degree`"
+        );
+    }
     let manifest = a.data.as_ref().context("no manifest: give the partition's manifest.json as DATA")?;
     let qopts = ReadOptions {
         format: format(&a.query_format)?,

@@ -1,6 +1,7 @@
 //! `subgraph partition` and `match --local-processes` / `--cluster` over loopback: counts and
 //! the cluster's fields in the JSON record, `--unique`, rows written as one host writes them
-//! (per process, or through process 0's standard output, under a limit), what is refused,
+//! (per process, or through process 0's standard output, under a limit, from parts of the
+//! graph renumbered by degree), what is refused,
 //! Ctrl-C on every process, and a process that never comes or dies ending the run with an
 //! error within seconds instead of a hang.
 
@@ -64,7 +65,7 @@ fn local_processes_count_hprd_and_report_the_cluster_fields() {
     assert_eq!((r["embeddings"].as_u64(), r["replicated_positions"].as_u64()), (Some(80), Some(0)), "{line}");
     assert_eq!(r["replicated_entries"].as_u64(), Some(0), "{line}");
     // What the cluster does not do yet is refused in one line.
-    for extra in [&["--semantics", "homomorphism"][..], &["--cache-memory", "lots"]] {
+    for extra in [&["--semantics", "homomorphism"][..], &["--cache-memory", "lots"], &["--vertex-order", "degree"]] {
         let mut args = vec!["match", &manifest, query.to_str().unwrap(), "--local-processes", "2"];
         args.extend_from_slice(extra);
         let o = run(&args);
@@ -112,6 +113,23 @@ fn local_processes_write_the_rows_one_host_writes() {
     let err = String::from_utf8(o.stderr).unwrap();
     let r: serde_json::Value = serde_json::from_str(err.lines().last().unwrap()).unwrap();
     assert_eq!((r["embeddings"].as_u64(), r["complete"].as_bool()), (Some(24), Some(true)), "{err}");
+    // Parts cut from the graph renumbered by degree: the same rows, in the file's ids.
+    let by_degree = tmp.path().join("by-degree").display().to_string();
+    let o = run(&[
+        "partition",
+        graph.to_str().unwrap(),
+        "--parts",
+        "3",
+        "--vertex-order",
+        "degree",
+        "--output",
+        &by_degree,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let degree_manifest = tmp.path().join("by-degree/manifest.json").display().to_string();
+    let o = run(&["match", &degree_manifest, q, "--local-processes", "2", "--output", "-", "-q"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(rows(&String::from_utf8(o.stdout).unwrap()), expected);
     // The first five: five rows of the 24, the count five and partial; without rows too.
     let o =
         run(&["match", &manifest, q, "--local-processes", "2", "--output", "-", "--limit", "5", "--format", "json"]);

@@ -11,6 +11,11 @@
 //! Numbers: one u64 per vertex (L = 8n). Names: n + 1 u64 offsets into the name bytes that
 //! follow them (L = 8(n + 1) + total name bytes). Either strictly increasing.
 //!
+//! Kind 4, a renumbered graph's (`graph::renumber`): the kind of the ids of the graph as read
+//! (u64: 0 none, its vertex numbers; 1 numbers; 2 names), then `old` (one u32 per vertex: the
+//! vertex of the graph as read, a permutation), zero-padded to a multiple of 8, then those ids'
+//! data as kinds 1 and 2 have it.
+//!
 //! Version 4's label name sections (`graph::LabelNames`, vertex then edge) have the same head,
 //! kind 3, and data: the number of names k (u64), k + 1 offsets, the name bytes; names
 //! strictly increasing in byte order.
@@ -26,6 +31,7 @@ pub(super) const HEAD_LEN: u64 = 24;
 const NUMBERS: u64 = 1;
 const NAMES: u64 = 2;
 const LABEL_NAMES: u64 = 3;
+const RENUMBERED: u64 = 4;
 
 fn checksum(head: &[u8], data: &[u8]) -> u64 {
     let mut h = Xxh3::new();
@@ -36,16 +42,28 @@ fn checksum(head: &[u8], data: &[u8]) -> u64 {
 
 /// The section for `ids`, padded.
 pub(super) fn encode(ids: &VertexIds) -> Vec<u8> {
-    let (kind, data): (u64, Vec<u8>) = match ids {
+    let (kind, data) = kind_and_data(ids);
+    frame(kind, &data)
+}
+
+/// The kind and data of `ids`' section.
+fn kind_and_data(ids: &VertexIds) -> (u64, Vec<u8>) {
+    match ids {
         VertexIds::Numbers(x) => (NUMBERS, x.iter().flat_map(|v| v.to_le_bytes()).collect()),
         VertexIds::Names { offsets, bytes } => {
             let mut d: Vec<u8> = offsets.iter().flat_map(|v| v.to_le_bytes()).collect();
             d.extend_from_slice(bytes);
             (NAMES, d)
         }
-        VertexIds::Renumbered { .. } => unreachable!("`write` refuses renumbered graphs"),
-    };
-    frame(kind, &data)
+        VertexIds::Renumbered { base, old, .. } => {
+            let (base_kind, base_data) = base.as_deref().map_or((0, Vec::new()), kind_and_data);
+            let mut d = base_kind.to_le_bytes().to_vec();
+            old.iter().for_each(|o| d.extend_from_slice(&o.to_le_bytes()));
+            d.resize(d.len().next_multiple_of(8), 0);
+            d.extend_from_slice(&base_data);
+            (RENUMBERED, d)
+        }
+    }
 }
 
 /// A label name section for `names`, padded.
@@ -99,26 +117,70 @@ pub(super) fn decode<S: Source + ?Sized>(
 ) -> Result<(VertexIds, u64), Error> {
     let bad =
         |msg: String| Error::Parse { file: file.to_path_buf(), line: 0, msg: format!("vertex id section: {msg}") };
-    let (kind, data, end) = read_section(src, file, at, len, &bad, |kind, data_len| {
-        let fixed = match kind {
-            NUMBERS => n.checked_mul(8),
-            NAMES => n.checked_add(1).and_then(|k| k.checked_mul(8)),
-            k => return Err(format!("unknown kind {k}")),
-        };
-        match (kind, fixed) {
-            (NUMBERS, Some(f)) if data_len == f => Ok(()),
-            (NAMES, Some(f)) if data_len >= f => Ok(()),
+    let (kind, data, end) = read_section(src, file, at, len, &bad, |kind, data_len| match kind {
+        NUMBERS | NAMES => fits(kind, data_len, n),
+        // The base's kind and `old`, then at least the base's data.
+        RENUMBERED => match n.checked_mul(4).map(|b| 8 + padded(b)) {
+            Some(head) if data_len >= head => Ok(()),
             _ => Err(format!("{data_len} bytes of data do not fit {n} vertices")),
-        }
+        },
+        k => Err(format!("unknown kind {k}")),
     })?;
-    let ids = if kind == NUMBERS {
-        VertexIds::Numbers(words(&data))
-    } else {
-        let split = 8 * (n as usize + 1);
-        VertexIds::Names { offsets: words(&data[..split]), bytes: data[split..].to_vec() }
+    let ids = match kind {
+        RENUMBERED => {
+            let base_kind = u64::from_le_bytes(data[..8].try_into().expect("8 bytes"));
+            let split = 8 + padded(4 * n) as usize;
+            let old: Vec<u32> = data[8..8 + 4 * n as usize]
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+                .collect();
+            let rest = &data[split..];
+            let base = match base_kind {
+                0 if rest.is_empty() => None,
+                NUMBERS | NAMES => {
+                    fits(base_kind, rest.len() as u64, n).map_err(&bad)?;
+                    Some(std::sync::Arc::new(plain(base_kind, rest, n)))
+                }
+                k => {
+                    return Err(bad(format!("a renumbering over ids of unknown kind {k}, or of {} bytes", rest.len())))
+                }
+            };
+            // A permutation, checked with the rest below; `new` is its inverse when it is one.
+            let mut new = vec![u32::MAX; n as usize];
+            for (i, &o) in old.iter().enumerate() {
+                if let Some(slot) = new.get_mut(o as usize) {
+                    *slot = i as u32;
+                }
+            }
+            VertexIds::Renumbered { base, old, new }
+        }
+        _ => plain(kind, &data, n),
     };
     ids.check(n as usize).map_err(bad)?;
     Ok((ids, end))
+}
+
+/// Whether `data_len` bytes of data fit ids of `kind` (numbers or names) for `n` vertices.
+fn fits(kind: u64, data_len: u64, n: u64) -> Result<(), String> {
+    let fixed = match kind {
+        NUMBERS => n.checked_mul(8),
+        _ => n.checked_add(1).and_then(|k| k.checked_mul(8)),
+    };
+    match (kind, fixed) {
+        (NUMBERS, Some(f)) if data_len == f => Ok(()),
+        (NAMES, Some(f)) if data_len >= f => Ok(()),
+        _ => Err(format!("{data_len} bytes of data do not fit {n} vertices")),
+    }
+}
+
+/// Numbers or names (`kind`) from data that [`fits`].
+fn plain(kind: u64, data: &[u8], n: u64) -> VertexIds {
+    if kind == NUMBERS {
+        VertexIds::Numbers(words(data))
+    } else {
+        let split = 8 * (n as usize + 1);
+        VertexIds::Names { offsets: words(&data[..split]), bytes: data[split..].to_vec() }
+    }
 }
 
 /// Reads the label name section at `at` of a file of `len` bytes (`what`: "vertex" or

@@ -114,6 +114,38 @@ fn original_ids_round_trip_as_version_3_and_damage_is_an_error() {
     assert_eq!(bytes(&sample(false))[8..12], VERSION_2.to_le_bytes());
 }
 
+#[test]
+fn renumbered_ids_round_trip_as_kind_4_and_a_bad_permutation_is_an_error() {
+    let numbers = VertexIds::Numbers(vec![0, 5, 6, 7, 9, 1 << 40, u64::MAX]);
+    let names = VertexIds::names(&["a", "bé", "c", "d", "e", "f", "zz"]);
+    for ids in [None, Some(numbers), Some(names)] {
+        let g = sample(true);
+        let mut b = GraphBuilder::from_parts(g.labels().to_vec(), g.edges().collect(), true);
+        if let Some(ids) = ids {
+            b.set_ids(ids);
+        }
+        let g = b.build().0;
+        let r = g.renumbered(g.degree_order());
+        let data = bytes(&r);
+        let back = load(&data).unwrap();
+        same(&r, &back);
+        for v in 0..r.num_vertices() as u32 {
+            assert_eq!(back.original_id(v), r.original_id(v));
+        }
+        damage_is_an_error(&data, 0, 1, Some(1));
+    }
+    let mut bad = sample(true).renumbered((0..7).collect());
+    bad.ids = Some(std::sync::Arc::new(VertexIds::Renumbered {
+        base: None,
+        old: vec![0, 1, 2, 3, 4, 5, 5],
+        new: vec![0; 7],
+    }));
+    assert_eq!(
+        err(&bytes(&bad)),
+        "g.sgb:0: vertex id section: a renumbering that is not a permutation of the vertices"
+    );
+}
+
 fn named_graph_with(g: &Graph, vertex_names: &[String]) -> Graph {
     let mut b = GraphBuilder::from_parts(g.labels().to_vec(), g.edges().collect(), true);
     b.set_label_names(LabelNames { vertex: vertex_names.to_vec(), edge: Vec::new() });

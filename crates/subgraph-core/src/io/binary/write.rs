@@ -6,7 +6,7 @@ use super::format::{
     HEADER_SUM_AT, MAGIC, VERSION, VERSION_1, VERSION_2, VERSION_3, VERSION_4,
 };
 use super::{ids, props, sets};
-use crate::graph::{Adjacency, Graph, VertexIds};
+use crate::graph::{Adjacency, Graph};
 use std::borrow::Cow;
 use std::io::Write;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
@@ -90,15 +90,8 @@ impl ChunkSums {
 
 /// Writes `g` in the binary format: version [`VERSION`] when it has label sets or self loops,
 /// [`VERSION_4`] when it has label names or properties, [`VERSION_3`] when it has original ids,
-/// else [`VERSION_2`]. A renumbered graph (`Graph::renumbered`) is refused: the format keeps
-/// ids that increase with the vertex numbers, so its graphs are written as read.
+/// else [`VERSION_2`].
 pub fn write<W: Write>(g: &Graph, mut w: W) -> std::io::Result<()> {
-    if matches!(g.ids.as_deref(), Some(VertexIds::Renumbered { .. })) {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "a renumbered graph is not written to .sgb: write the graph as it was read",
-        ));
-    }
     let counts = Counts::of(g);
     let pairs: Vec<u32> = g.pairs.iter().flat_map(|&(e, v)| [e, v]).collect();
     let sections = sections(g, &pairs);
