@@ -72,8 +72,8 @@ pub struct MatchArgs {
     /// hubs last, so that symmetry breaking cuts hubs' lists: much faster cliques and other
     /// symmetric queries on skewed graphs), auto (degree when the data's vertices are
     /// unlabelled, some query graph has automorphisms that symmetry breaking uses, and the
-    /// graph is held in memory, with room for a second copy under --max-memory). Counts and the set of written rows are the same;
-    /// written ids are always the file's.
+    /// graph is held in memory, with room for a second copy under --max-memory). Counts and
+    /// the set of written rows are the same; written ids are always the file's.
     #[arg(long, default_value = "auto", value_parser = VertexOrder::NAMES.to_vec())]
     vertex_order: String,
     /// Failing-set pruning: auto (queries of 4+ vertices), on, off.

@@ -210,9 +210,11 @@ proptest! {
             let expect = oracle::count(&c.data, &q, semantics);
             let rows = oracle::all(&c.data, &q, semantics);
             for data in [&by_degree, &twice] {
-                for (symmetry, tail) in [(Symmetry::Auto, Tail::Auto), (Symmetry::Off, Tail::Off), (Symmetry::Auto, Tail::On)] {
+                let modes = [(Symmetry::Auto, Tail::Auto), (Symmetry::Off, Tail::Off), (Symmetry::Auto, Tail::On)];
+                for (symmetry, tail) in modes {
                     let opts = MatchOptions { semantics, symmetry, tail, ..MatchOptions::default() };
-                    let r = four.install(|| run_query(data, c.query.clone(), &opts, &Control::unlimited(), None)).unwrap();
+                    let run = || run_query(data, c.query.clone(), &opts, &Control::unlimited(), None);
+                    let r = four.install(run).unwrap();
                     prop_assert_eq!(r.embeddings, expect, "{:?} {:?} {:?}", semantics, symmetry, tail);
                 }
                 let opts = MatchOptions { semantics, ..MatchOptions::default() };
