@@ -183,16 +183,16 @@ pub fn run(mut a: MatchArgs) -> Result<ExitCode> {
     });
     let renumber = match VertexOrder::from_name(&a.vertex_order).expect("checked by clap") {
         VertexOrder::File => false,
-        VertexOrder::Degree => {
-            numbering::check(&data.graph, a.input.max_memory).context("--vertex-order degree")?;
-            true
-        }
+        VertexOrder::Degree => true,
         VertexOrder::Auto => {
             numbering::renumbers(&data.graph, graphs, opts.semantics, opts.symmetry, a.input.max_memory)
         }
     };
     let t = Instant::now();
-    let graph = if renumber { data.graph.renumbered(data.graph.degree_order()) } else { data.graph };
+    let graph = match renumber {
+        true => numbering::by_degree(&data.graph, a.input.max_memory).context("--vertex-order degree")?,
+        false => data.graph,
+    };
     let renumber_ms = t.elapsed().as_secs_f64() * 1e3;
     if !a.quiet {
         let (duplicates, loops) = (data.stats.duplicates, graph.loops().len());

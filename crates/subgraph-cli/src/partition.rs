@@ -42,8 +42,7 @@ pub fn run(a: PartitionArgs) -> Result<()> {
     let rule = Rule::from_name(&a.by).expect("clap checked --by");
     let mut data = a.input.read_one(&a.data)?.graph;
     if a.vertex_order == "degree" {
-        numbering::check(&data, a.input.max_memory).context("--vertex-order degree")?;
-        data = data.renumbered(data.degree_order());
+        data = numbering::by_degree(&data, a.input.max_memory).context("--vertex-order degree")?;
     }
     let m = partition(&data, a.parts, rule, &a.output).with_context(|| format!("partitioning {}", a.data.display()))?;
     println!(

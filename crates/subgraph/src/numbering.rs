@@ -51,10 +51,11 @@ pub struct NumberingError(pub String);
 /// order its vertices by number), the data's vertices are unlabelled (one label), and
 /// [`check`] lets it.
 ///
-/// On labelled graphs the measured effect was mixed (bench/results/2026-12-01-vertex-order.md,
-/// one thread): on yeast's and an R-MAT graph's heavy queries of 32 labels the degree order
-/// ran 0.85 and 0.77 times as fast by the geomean, with the same plans, while on unlabelled
-/// R-MAT every symmetric query gained (1.1–3.1 times).
+/// On labelled graphs the measured effect was mixed (bench/results/2026-12-01-vertex-order.md):
+/// on one thread the degree order ran yeast's heavy queries 0.89 times as fast by the geomean
+/// and a 32-label R-MAT graph's 0.77 times (its queries with the same plans 0.61–0.99 times),
+/// while unlabelled R-MAT's symmetric queries gained 1.3–2.3 times by the geomean on the GPU
+/// and the CPU.
 pub fn renumbers<'a>(
     data: &Graph,
     queries: impl IntoIterator<Item = &'a Graph>,
@@ -67,6 +68,12 @@ pub fn renumbers<'a>(
         && data.vertex_label_values().len() <= 1
         && check(data, max_memory).is_ok()
         && queries.into_iter().any(|q| Automorphisms::of(q).order().is_none_or(|n| n > 1))
+}
+
+/// `data` renumbered by ascending degree, where [`check`] lets it.
+pub fn by_degree(data: &Graph, max_memory: Option<u64>) -> Result<Graph, NumberingError> {
+    check(data, max_memory)?;
+    Ok(data.renumbered(data.degree_order()))
 }
 
 /// Whether `data` can be renumbered: its arrays are held in memory (a mapped graph would be

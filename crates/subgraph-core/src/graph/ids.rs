@@ -48,6 +48,14 @@ impl VertexIds {
         VertexIds::Names { offsets, bytes }
     }
 
+    /// A renumbering's ids: vertex v was vertex `old[v]` of a graph whose ids are `base`, and
+    /// `new` is made as `old`'s inverse (`inverse`; whether `old` is a permutation is for
+    /// [`VertexIds::check`] to say).
+    pub fn renumbering(base: Option<Arc<VertexIds>>, old: Vec<u32>) -> VertexIds {
+        let new = inverse(&old);
+        VertexIds::Renumbered { base, old, new }
+    }
+
     /// Vertices the ids are for.
     pub fn len(&self) -> usize {
         match self {
@@ -180,6 +188,19 @@ impl VertexIds {
             }
         }
     }
+}
+
+/// The inverse of a permutation: `new[old[i]] = i`. Where `old` is not one, the entries it
+/// names twice keep the last, those outside it are skipped and those it misses stay
+/// `u32::MAX`, so that the pair fails [`VertexIds::check`].
+pub(crate) fn inverse(old: &[u32]) -> Vec<u32> {
+    let mut new = vec![u32::MAX; old.len()];
+    for (i, &o) in old.iter().enumerate() {
+        if let Some(slot) = new.get_mut(o as usize) {
+            *slot = i as u32;
+        }
+    }
+    new
 }
 
 #[cfg(test)]

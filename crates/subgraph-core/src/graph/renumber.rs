@@ -13,7 +13,7 @@
 use super::array::Array;
 use super::builder::label_index;
 use super::csr::{Adjacency, Graph};
-use super::ids::VertexIds;
+use super::ids::{inverse, VertexIds};
 use super::properties::{Column, Properties, Values};
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -50,8 +50,7 @@ impl Graph {
         // A renumbering of a renumbering goes back to the ids of the graph as read.
         let ids = match self.ids.as_deref() {
             Some(VertexIds::Renumbered { base, old: before, .. }) => {
-                let composed: Vec<u32> = old.par_iter().map(|&o| before[o as usize]).collect();
-                VertexIds::Renumbered { base: base.clone(), new: inverse(&composed), old: composed }
+                VertexIds::renumbering(base.clone(), old.par_iter().map(|&o| before[o as usize]).collect())
             }
             _ => VertexIds::Renumbered { base: self.ids.clone(), old: old.clone(), new: new.clone() },
         };
@@ -75,15 +74,6 @@ impl Graph {
             loops: Arc::new(loops),
         }
     }
-}
-
-/// The inverse of a permutation.
-fn inverse(old: &[u32]) -> Vec<u32> {
-    let mut new = vec![0u32; old.len()];
-    for (i, &o) in old.iter().enumerate() {
-        new[o as usize] = i as u32;
-    }
-    new
 }
 
 /// `adj` with vertex `old[i]` numbered i: each vertex's groups in their order, the neighbours

@@ -145,14 +145,8 @@ pub(super) fn decode<S: Source + ?Sized>(
                     return Err(bad(format!("a renumbering over ids of unknown kind {k}, or of {} bytes", rest.len())))
                 }
             };
-            // A permutation, checked with the rest below; `new` is its inverse when it is one.
-            let mut new = vec![u32::MAX; n as usize];
-            for (i, &o) in old.iter().enumerate() {
-                if let Some(slot) = new.get_mut(o as usize) {
-                    *slot = i as u32;
-                }
-            }
-            VertexIds::Renumbered { base, old, new }
+            // Whether `old` is a permutation is checked with the rest below.
+            VertexIds::renumbering(base, old)
         }
         _ => plain(kind, &data, n),
     };
