@@ -14,6 +14,7 @@ mod matching;
 mod mf;
 mod partition;
 mod progress;
+mod rows;
 mod serve;
 mod signal;
 

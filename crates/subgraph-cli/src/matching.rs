@@ -225,13 +225,8 @@ pub fn run(mut a: MatchArgs) -> Result<ExitCode> {
     }
     let output: Option<Arc<Output>> = match &a.output {
         None => None,
-        Some(p) if p.as_os_str() == "-" => {
-            Some(Output::new(Box::new(std::io::BufWriter::new(std::io::stdout())), out_format).with_ids(ids))
-        }
-        Some(p) => {
-            let f = std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?;
-            Some(Output::new(Box::new(std::io::BufWriter::with_capacity(1 << 20, f)), out_format).with_ids(ids))
-        }
+        Some(p) if p.as_os_str() == "-" => Some(Output::new(crate::rows::stdout()?, out_format).with_ids(ids)),
+        Some(p) => Some(Output::new(crate::rows::file(p)?, out_format).with_ids(ids)),
     }
     .map(Arc::new);
     let mut engine = open_engine(&a.device, &data, a.gpu.options(), a.quiet)?;

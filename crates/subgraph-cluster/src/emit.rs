@@ -16,6 +16,7 @@
 use crate::plan::ClusterPlan;
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
+use subgraph_core::expand::Expand;
 use subgraph_core::sink::{Control, Output, Stopped, OUTPUT_BATCH};
 
 /// Where a cluster run's matches go; without it they are counted only.
@@ -56,8 +57,8 @@ pub struct Emit {
     /// A match by query vertex, and by position.
     embedding: RefCell<Vec<u32>>,
     by_position: RefCell<Vec<u32>>,
-    /// Each query vertex's position.
-    position: Vec<usize>,
+    /// How a match by position becomes the embeddings it stands for.
+    expand: Expand,
 }
 
 impl Emit {
@@ -71,6 +72,7 @@ impl Emit {
         let n = plan.steps.len();
         let mut position = vec![0; n];
         plan.steps.iter().enumerate().for_each(|(p, s)| position[s.vertex as usize] = p);
+        let expand = Expand::new(position, plan.symmetry.as_ref(), plan.multiplier);
         Emit {
             plan,
             name,
@@ -85,7 +87,7 @@ impl Emit {
             written: Cell::new(0),
             embedding: RefCell::new(vec![0; n]),
             by_position: RefCell::new(Vec::with_capacity(n)),
-            position,
+            expand,
         }
     }
 
@@ -172,19 +174,7 @@ impl Emit {
                 }
                 true
             };
-            let go_on = match &self.plan.symmetry {
-                None => {
-                    self.plan.steps.iter().zip(m.iter()).for_each(|(s, &v)| embedding[s.vertex as usize] = v);
-                    one(&embedding)
-                }
-                Some(aut) => aut.for_each(|sigma| {
-                    for (u, &s) in sigma.iter().enumerate() {
-                        embedding[u] = m[self.position[s as usize]];
-                    }
-                    one(&embedding)
-                }),
-            };
-            if !go_on {
+            if !self.expand.each(&m, 0, self.expand.per_row(), &mut embedding, &mut one) {
                 return;
             }
         }

@@ -18,6 +18,7 @@ pub mod bitset;
 pub mod cpu;
 pub mod error;
 pub mod estimate;
+pub mod expand;
 pub mod filter;
 pub mod graph;
 pub mod host;

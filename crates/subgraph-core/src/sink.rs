@@ -2,6 +2,7 @@
 //! Ctrl-C, progress, and the streamed embedding writer (text, CSV, JSON lines).
 
 use crate::graph::{Id, VertexIds};
+use std::io::IoSlice;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
@@ -227,6 +228,12 @@ pub struct Output {
     heads_held: std::sync::atomic::AtomicBool,
 }
 
+/// Appends `words` to `buf` as little-endian u32s.
+fn put_words(buf: &mut Vec<u8>, words: &[u32]) {
+    buf.reserve(4 * words.len());
+    words.iter().for_each(|v| buf.extend_from_slice(&v.to_le_bytes()));
+}
+
 /// Bytes a worker buffers before it writes a batch.
 pub const OUTPUT_BATCH: usize = 1 << 16;
 
@@ -251,15 +258,16 @@ impl Output {
     /// Appends data vertex v as the output names it: its original id, quoted as the format
     /// needs when it is a name.
     fn vertex(&self, v: u32, buf: &mut Vec<u8>) {
-        let _ = match self.ids.as_deref().map(|ids| ids.get(v)) {
-            None => write!(buf, "{v}"),
-            Some(Id::Number(x)) => write!(buf, "{x}"),
+        let mut digits = itoa::Buffer::new();
+        match self.ids.as_deref().map(|ids| ids.get(v)) {
+            None => buf.extend_from_slice(digits.format(v).as_bytes()),
+            Some(Id::Number(x)) => buf.extend_from_slice(digits.format(x).as_bytes()),
             Some(Id::Name(s)) => match self.format {
-                OutputFormat::Text | OutputFormat::Words | OutputFormat::Binary => write!(buf, "{s}"),
-                OutputFormat::Csv => write!(buf, "{}", csv_field(s)),
-                OutputFormat::Jsonl => write!(buf, "{}", json_string(s)),
+                OutputFormat::Text | OutputFormat::Words | OutputFormat::Binary => buf.extend_from_slice(s.as_bytes()),
+                OutputFormat::Csv => buf.extend_from_slice(csv_field(s).as_bytes()),
+                OutputFormat::Jsonl => buf.extend_from_slice(json_string(s).as_bytes()),
             },
-        };
+        }
     }
 
     /// Writes what starts a query's section.
@@ -335,7 +343,7 @@ impl Output {
                 }
                 buf.push(b'\n');
             }
-            OutputFormat::Words => embedding.iter().for_each(|v| buf.extend_from_slice(&v.to_le_bytes())),
+            OutputFormat::Words => put_words(buf, embedding),
             OutputFormat::Binary => match self.ids.as_deref() {
                 Some(VertexIds::Numbers(ids)) => {
                     embedding.iter().for_each(|&v| buf.extend_from_slice(&ids[v as usize].to_le_bytes()))
@@ -350,7 +358,7 @@ impl Output {
                         }
                     }
                 }
-                _ => embedding.iter().for_each(|v| buf.extend_from_slice(&v.to_le_bytes())),
+                _ => put_words(buf, embedding),
             },
             OutputFormat::Jsonl => {
                 let _ = write!(buf, "{{\"query\":{},\"embedding\":[", json_string(query));
@@ -443,13 +451,27 @@ impl Output {
         self.write_parts(&[buf]);
     }
 
-    /// Writes `parts` in order, together (no other batch between them).
+    /// Writes `parts` in order, together (no other batch between them), in one vectored write
+    /// where the writer takes them whole (a buffered writer passes a batch at least its capacity
+    /// straight through, uncopied).
     fn write_parts(&self, parts: &[&[u8]]) {
         let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        for part in parts {
-            if g.1.is_none() {
-                if let Err(e) = g.0.write_all(part) {
+        if g.1.is_some() {
+            return;
+        }
+        let mut slices: Vec<IoSlice> = parts.iter().filter(|p| !p.is_empty()).map(|p| IoSlice::new(p)).collect();
+        let mut rest = &mut slices[..];
+        while !rest.is_empty() {
+            match g.0.write_vectored(rest) {
+                Ok(0) => {
+                    g.1 = Some(std::io::ErrorKind::WriteZero.into());
+                    return;
+                }
+                Ok(n) => IoSlice::advance_slices(&mut rest, n),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
                     g.1 = Some(e);
+                    return;
                 }
             }
         }
@@ -472,11 +494,11 @@ fn frame(buf: &mut Vec<u8>, tag: [u8; 4], body: &[u8]) {
     buf.extend_from_slice(body);
 }
 
-fn csv_field(s: &str) -> String {
+fn csv_field(s: &str) -> std::borrow::Cow<'_, str> {
     if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
+        format!("\"{}\"", s.replace('"', "\"\"")).into()
     } else {
-        s.to_string()
+        s.into()
     }
 }
 

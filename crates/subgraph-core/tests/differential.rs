@@ -174,15 +174,22 @@ proptest! {
                 prop_assert_eq!(rows, oracle::all(&c.data, &q, semantics));
             }
             // A limit returns exactly min(limit, total), marked incomplete when reached; written
-            // rows stop at the limit too.
-            let limit = 1 + expect as u64 / 2;
-            for (symmetry, space) in [(Symmetry::On, SpaceBuild::Lazy), (Symmetry::Off, SpaceBuild::Eager)] {
-                let opts = MatchOptions { semantics, symmetry, limit: Some(limit), space, ..MatchOptions::default() };
-                let r = run(&four, &opts);
-                prop_assert_eq!(r.embeddings, expect.min(limit as u128));
-                prop_assert_eq!(r.complete, (limit as u128) > expect);
-                let rows = four.install(|| written(&c.data, &c.query, &opts));
-                prop_assert_eq!(rows.len() as u128, expect.min(limit as u128));
+            // rows stop at the limit too, each an embedding, none twice (the threads take
+            // their written rows towards the limit in batches).
+            let mut all = oracle::all(&c.data, &q, semantics);
+            all.sort();
+            for limit in [1, 1 + expect as u64 / 2] {
+                for (symmetry, space) in [(Symmetry::On, SpaceBuild::Lazy), (Symmetry::Off, SpaceBuild::Eager)] {
+                    let opts = MatchOptions { semantics, symmetry, limit: Some(limit), space, ..MatchOptions::default() };
+                    let r = run(&four, &opts);
+                    prop_assert_eq!(r.embeddings, expect.min(limit as u128));
+                    prop_assert_eq!(r.complete, (limit as u128) > expect);
+                    let mut rows = four.install(|| written(&c.data, &c.query, &opts));
+                    prop_assert_eq!(rows.len() as u128, expect.min(limit as u128));
+                    rows.dedup();
+                    prop_assert_eq!(rows.len() as u128, expect.min(limit as u128));
+                    prop_assert!(rows.iter().all(|row| all.binary_search(row).is_ok()));
+                }
             }
         }
     }

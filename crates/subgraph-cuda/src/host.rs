@@ -18,8 +18,8 @@ pub struct HostBuffer {
 }
 
 impl HostBuffer {
-    /// Elements `range` of the page-locked memory.
-    pub(crate) fn range(&self, range: std::ops::Range<usize>) -> Result<&[u32]> {
+    /// Elements `range` of the page-locked memory (what a download or a park put there).
+    pub fn range(&self, range: std::ops::Range<usize>) -> Result<&[u32]> {
         match self.slice.as_ref() {
             Some(slice) if range.start <= range.end && range.end <= slice.len() => Ok(&slice.as_slice()?[range]),
             _ => Err(CudaError::Mismatch(format!("upload of {range:?} from page-locked memory"))),

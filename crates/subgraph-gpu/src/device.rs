@@ -18,8 +18,8 @@ pub(crate) struct GpuDevice {
     pub(crate) data: Arc<Graph>,
     pub(crate) graph: DeviceGraph,
     /// Page-locked memory that written matches come to the host through, allocated on the
-    /// first query that writes them.
-    pub(crate) host: HostBuffer,
+    /// first query that writes them: two buffers, one filled while the other is written.
+    pub(crate) host: [HostBuffer; 2],
 }
 
 impl GpuDevice {

@@ -12,7 +12,7 @@ use subgraph_core::pipeline::MatchOptions;
 use subgraph_core::sink::{Control, Output};
 use subgraph_core::tree::TreeQuery;
 use subgraph_core::Graph;
-use subgraph_cuda::{DeviceBuffer, DeviceInfo, Gpu, HostBuffer};
+use subgraph_cuda::{DeviceBuffer, DeviceInfo, Gpu};
 
 use crate::device::GpuDevice;
 use crate::error::{GpuError, Result};
@@ -71,7 +71,7 @@ impl GpuEngine {
         let graph_upload_ms = t.elapsed().as_secs_f64() * 1e3;
         let gsi = Gsi::prepare(&gpu, data, opts, filter, kernels)?;
         Ok(GpuEngine {
-            device: GpuDevice { gpu, data: shared, graph, host: HostBuffer::default() },
+            device: GpuDevice { gpu, data: shared, graph, host: Default::default() },
             gsi,
             gpsm_kernels: None,
             tree_graph: None,

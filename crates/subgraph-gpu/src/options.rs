@@ -6,7 +6,7 @@
 use subgraph_core::filter::Filter;
 use subgraph_core::planner::GPU_COMPARE_COST;
 use subgraph_core::Graph;
-use subgraph_cuda::{Gpu, GpuUnavailable};
+use subgraph_cuda::{Gpu, GpuUnavailable, HOST_BUFFER_ELEMS};
 
 use crate::error::{GpuError, Result};
 use crate::gpsm::options::GpsmOptions;
@@ -344,6 +344,10 @@ pub struct GpuOptions {
     /// ahead, on a second stream, while the kernels read the one before (`--gpu-pipeline`);
     /// else each when it is read.
     pub pipeline: bool,
+    /// Most elements of one download of written matches: a finished table comes to the host in
+    /// pieces of at most this many, through two page-locked buffers in turn, one written while
+    /// the next is copied ([`HOST_BUFFER_ELEMS`] by default, the most one buffer holds).
+    pub download_elements: usize,
 }
 
 impl Default for GpuOptions {
@@ -369,6 +373,7 @@ impl Default for GpuOptions {
             segment_bytes: None,
             resident_bytes: None,
             pipeline: true,
+            download_elements: HOST_BUFFER_ELEMS,
         }
     }
 }

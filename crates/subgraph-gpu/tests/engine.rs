@@ -932,6 +932,23 @@ fn limits_outputs_and_deadlines() {
             rows.windows(2).for_each(|w| assert!(w[0] != w[1]));
         }
     }
+    // Tables downloaded two rows a piece, through both page-locked buffers in turn, each piece
+    // written while the next is copied: the same rows, each match once (the two hubs of a
+    // triangle are symmetric, so each row is written as two embeddings).
+    let pieces = GpuOptions { download_elements: 7, ..GpuOptions::default() };
+    for limit in [1u64, 33, 5001, total as u64 + 1] {
+        let lopts = MatchOptions { limit: Some(limit), ..opts };
+        let buf = Buf::default();
+        let out = Output::new(Box::new(buf.clone()), OutputFormat::Text);
+        let r = gpu.run_query(triangle.clone(), &lopts, &pieces, &Control::unlimited(), Some((&out, "q"))).unwrap();
+        out.finish().unwrap();
+        let mut rows = rows_of(&buf);
+        assert_eq!(rows.len() as u128, total.min(limit as u128), "{limit}");
+        assert_eq!(r.report.embeddings, rows.len() as u128);
+        rows.dedup();
+        assert_eq!(rows.len() as u128, total.min(limit as u128), "{limit}: a row written twice");
+        assert!(rows.iter().all(|row| all.binary_search(row).is_ok()));
+    }
     // A deadline already past stops the query: incomplete, timed out.
     let control = Control::new(Some(Instant::now()), Arc::new(std::sync::atomic::AtomicBool::new(false)));
     let r = gpu.run_query(triangle.clone(), &opts, &GpuOptions::default(), &control, None).unwrap();

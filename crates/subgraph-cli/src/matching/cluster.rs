@@ -7,7 +7,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde::Serialize;
 use std::ffi::OsString;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitCode, Stdio};
@@ -85,14 +85,12 @@ impl Asked {
             );
         }
         let writer: Box<dyn Write + Send> = match (self.rows_to_stdout(), process) {
-            (true, 0) => Box::new(BufWriter::with_capacity(1 << 20, std::io::stdout())),
+            (true, 0) => crate::rows::stdout()?,
             (true, _) => Box::new(std::io::sink()),
             (false, _) => {
                 let mut name = path.as_os_str().to_owned();
                 name.push(format!(".{process}"));
-                let file = PathBuf::from(name);
-                let f = std::fs::File::create(&file).with_context(|| format!("creating {}", file.display()))?;
-                Box::new(BufWriter::with_capacity(1 << 20, f))
+                crate::rows::file(&PathBuf::from(name))?
             }
         };
         let output = Arc::new(Output::new(writer, self.output_format).with_ids(ids));

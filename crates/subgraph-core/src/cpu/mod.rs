@@ -9,6 +9,7 @@
 mod failing;
 mod tail;
 
+use crate::expand::Expand;
 use crate::graph::{Dir, Graph};
 use crate::intersect::intersect_in_place;
 use crate::plan::Plan;
@@ -179,8 +180,6 @@ fn run<const W: usize>(
             (0..i).filter(|&p| plan.candidates[p].first().map(|&v| data.label(v)) == li).collect()
         })
         .collect();
-    let mut position = vec![0; n];
-    plan.vertices.iter().enumerate().for_each(|(p, &u)| position[u as usize] = p);
     debug_assert!(plan.tail == 0 || output.is_none(), "a counted tail is only planned for counting");
     let shared = Shared {
         data,
@@ -190,7 +189,7 @@ fn run<const W: usize>(
         anc,
         tail_groups: tail_groups(data, plan),
         same_label,
-        position,
+        expand: output.map(|_| Expand::of(plan)),
         injective: semantics.injective(),
         induced: semantics == Semantics::Induced,
         use_fs,
@@ -245,8 +244,8 @@ struct Shared<'a, const W: usize> {
     same_label: Vec<Vec<usize>>,
     /// The plan's counted tail, as groups of positions sharing a label.
     tail_groups: Vec<Vec<usize>>,
-    /// Position of each query vertex.
-    position: Vec<usize>,
+    /// How a match becomes the embeddings it stands for, where matches are written.
+    expand: Option<Expand>,
     injective: bool,
     induced: bool,
     use_fs: bool,
@@ -327,7 +326,16 @@ struct Worker<'a, 's, const W: usize> {
     nodes: u64,
     ticks: u32,
     stopped: bool,
+    /// Written embeddings, formatted and not yet handed to the output.
     out: Vec<u8>,
+    /// Under a limit, where each embedding of `out` not yet taken towards it ends: they are
+    /// taken together ([`Worker::take_written`]), at the latest at the next check, so that
+    /// threads do not contend for the shared count at every embedding.
+    untaken: Vec<usize>,
+    /// Where the first embedding of `out` not yet taken starts.
+    taken_end: usize,
+    /// The match being written, by position, and one of its embeddings, by query vertex.
+    row: Vec<u32>,
     embedding: Vec<u32>,
 }
 
@@ -377,6 +385,9 @@ where
         ticks: 0,
         stopped: false,
         out: Vec::new(),
+        untaken: Vec::new(),
+        taken_end: 0,
+        row: vec![0; n],
         embedding: vec![0; n],
     };
     for (p, &c) in task.prefix.iter().enumerate() {
@@ -609,44 +620,68 @@ where
     /// each counted and each honouring the limit.
     fn emit(&mut self) {
         let sh = self.sh;
-        let Some((out, name)) = sh.output else {
+        let (Some((out, name)), Some(expand)) = (sh.output, &sh.expand) else {
             self.add(sh.plan.multiplier);
             return;
         };
-        let Some(aut) = &sh.plan.symmetry else {
-            for (p, &u) in sh.plan.vertices.iter().enumerate() {
-                self.embedding[u as usize] = self.slots[p].vid;
-            }
-            self.write(out, name);
-            return;
-        };
-        aut.for_each(|sigma| {
-            for (u, &s) in sigma.iter().enumerate() {
-                self.embedding[u] = self.slots[sh.position[s as usize]].vid;
-            }
-            self.write(out, name)
-        });
+        let mut embedding = std::mem::take(&mut self.embedding);
+        if sh.plan.symmetry.is_none() {
+            // The one embedding, straight from the slots.
+            sh.plan.vertices.iter().zip(&self.slots).for_each(|(&u, s)| embedding[u as usize] = s.vid);
+            self.write(out, name, &embedding);
+        } else {
+            self.row.iter_mut().zip(&self.slots).for_each(|(r, s)| *r = s.vid);
+            let row = std::mem::take(&mut self.row);
+            expand.each(&row, 0, expand.per_row(), &mut embedding, |e| self.write(out, name, e));
+            self.row = row;
+        }
+        self.embedding = embedding;
     }
 
-    /// Counts and writes the embedding in `self.embedding`; false once the limit is reached.
-    fn write(&mut self, out: &Output, name: &str) -> bool {
-        let before = self.count;
-        self.add(1);
-        if self.count == before {
-            return false;
+    /// Formats `embedding` into the worker's output, where it is counted (under a limit, when
+    /// it is taken towards it); false once the limit is reached.
+    fn write(&mut self, out: &Output, name: &str, embedding: &[u32]) -> bool {
+        out.format(name, embedding, &mut self.out);
+        match self.sh.limit {
+            None => self.count += 1,
+            Some(_) => self.untaken.push(self.out.len()),
         }
-        out.format(name, &self.embedding, &mut self.out);
         if self.out.len() >= OUTPUT_BATCH {
-            out.write_batch(&self.out);
-            self.out.clear();
+            self.hand_over(out);
         }
         !self.stopped
+    }
+
+    /// Takes the written embeddings not yet taken towards the limit, together: those beyond it
+    /// are dropped from the output unwritten, and reaching it stops the search.
+    fn take_written(&mut self) {
+        let k = self.untaken.len();
+        if k == 0 {
+            return;
+        }
+        let before = self.count;
+        self.add(k as u128);
+        let taken = (self.count - before) as usize;
+        if taken < k {
+            self.out.truncate(if taken == 0 { self.taken_end } else { self.untaken[taken - 1] });
+        }
+        self.untaken.clear();
+        self.taken_end = self.out.len();
+    }
+
+    /// Hands the worker's written embeddings to the output, each taken towards the limit first.
+    fn hand_over(&mut self, out: &Output) {
+        self.take_written();
+        out.write_batch(&self.out);
+        self.out.clear();
+        self.taken_end = 0;
     }
 
     /// Periodic work: progress, stop flags, and a donation when a thread is idle.
     fn check(&mut self, d: usize, scope: &rayon::Scope<'s>) {
         let sh = self.sh;
         self.ticks = 0;
+        self.take_written();
         let delta = self.count - self.reported;
         if delta > 0 {
             sh.control.found.fetch_add(delta.min(u64::MAX as u128) as u64, Ordering::Relaxed);
@@ -697,8 +732,7 @@ where
         self.report_roots();
         let sh = self.sh;
         if let Some((out, _)) = sh.output {
-            out.write_batch(&self.out);
-            self.out.clear();
+            self.hand_over(out);
         }
         let delta = self.count - self.reported;
         sh.control.found.fetch_add(delta.min(u64::MAX as u128) as u64, Ordering::Relaxed);

@@ -81,6 +81,8 @@ pub(crate) struct Device<'a> {
     pub(crate) adj: &'a SortedAdjacency,
     /// Device bytes one step's output may take at most (`GpuOptions::memory_budget`).
     pub(crate) memory_budget: Option<u64>,
+    /// Most elements of one download of written matches (`GpuOptions::download_elements`).
+    pub(crate) download_elements: usize,
 }
 
 /// A grid of one warp per item.

@@ -32,11 +32,12 @@ use crate::gpsm::options::GpsmOptions;
 use crate::gpsm::plan::{forbidden, join_plan, Edge};
 use crate::gsi::chunks::{MAX_CHUNK_ROWS, ROW_OVERHEAD_BYTES};
 use crate::options::GpuOptions;
-use crate::shared::emit::{Expand, Take};
+use crate::shared::emit::Take;
 use crate::shared::levels::MAX_COLUMNS;
 use crate::shared::report::GpuReport;
 use crate::shared::scan::exclusive_scan;
 use crate::shared::tally::Tally;
+use subgraph_core::expand::Expand;
 
 /// One join step on the device: its table (keys, offsets, values; for a component's first
 /// vertex, its candidates as values), the key's column (`NONE` for the candidates), the
@@ -61,7 +62,7 @@ struct EdgeJoin<'a, 'd> {
     cols: Vec<usize>,
     injective: bool,
     take: Take<'a>,
-    expand: Expand<'static>,
+    expand: Expand,
     nodes: u64,
     chunks: u64,
 }
@@ -190,7 +191,7 @@ impl EdgeJoin<'_, '_> {
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
     dev: &Device<'_>,
-    host: &mut HostBuffer,
+    host: &mut [HostBuffer; 2],
     data: &Graph,
     q: &Query,
     opts: &MatchOptions,
@@ -282,7 +283,16 @@ pub(crate) fn run(
         steps,
         cols,
         injective: semantics.injective(),
-        take: Take { gpu, tally: &tally, control, output, host, count: 0, done: false },
+        take: Take {
+            gpu,
+            tally: &tally,
+            control,
+            output,
+            host,
+            piece_elements: dev.download_elements,
+            count: 0,
+            done: false,
+        },
         expand: Expand::columns(position),
         nodes: 0,
         chunks: 0,
@@ -339,8 +349,14 @@ pub(crate) fn run_query(
     let graph = &device.graph;
     let adj = graph.adjacency.as_ref().ok_or_else(|| GpuError::Mismatch("adjacency not uploaded".into()))?;
     let upload_ms = t.elapsed().as_secs_f64() * 1e3;
-    let dev =
-        Device { gpu: &device.gpu, k: kernels, labels: &graph.labels, adj, memory_budget: gpu_opts.memory_budget };
+    let dev = Device {
+        gpu: &device.gpu,
+        k: kernels,
+        labels: &graph.labels,
+        adj,
+        memory_budget: gpu_opts.memory_budget,
+        download_elements: gpu_opts.download_elements,
+    };
     let r = run(&dev, &mut device.host, &device.data, &q, opts, &gpu_opts.gpsm, control, output)?;
     Ok(GpuReport { upload_ms, ..r })
 }

@@ -22,10 +22,11 @@ use crate::gsi::chunks::{
 use crate::options::Layout;
 use crate::options::{GpuOptions, LoadBalance, OutputScheme};
 use crate::partition::park::{self, Parked};
-use crate::shared::emit::{Expand, Take};
+use crate::shared::emit::Take;
 use crate::shared::levels::LevelData;
 use crate::shared::report::{DfsStats, Spill};
 use crate::shared::slices::GraphArgs;
+use subgraph_core::expand::Expand;
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 
