@@ -143,7 +143,7 @@ impl Take<'_> {
                     false => Ok(()),
                 },
                 || {
-                    let total = (words.len() / n) as u64 * per_row;
+                    let total = ((words.len() / n) as u64).saturating_mul(per_row);
                     let mut e = 0u64;
                     while e < total && !stop_now(control, done) {
                         let taken = take(tally, control, count, done, EMIT_SLICE.min(total - e) as u128) as u64;
