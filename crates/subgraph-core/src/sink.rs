@@ -265,7 +265,7 @@ impl Output {
             Some(Id::Name(s)) => match self.format {
                 OutputFormat::Text | OutputFormat::Words | OutputFormat::Binary => buf.extend_from_slice(s.as_bytes()),
                 OutputFormat::Csv => buf.extend_from_slice(csv_field(s).as_bytes()),
-                OutputFormat::Jsonl => buf.extend_from_slice(json_string(s).as_bytes()),
+                OutputFormat::Jsonl => push_json_string(buf, s),
             },
         }
     }
@@ -361,7 +361,9 @@ impl Output {
                 _ => put_words(buf, embedding),
             },
             OutputFormat::Jsonl => {
-                let _ = write!(buf, "{{\"query\":{},\"embedding\":[", json_string(query));
+                buf.extend_from_slice(b"{\"query\":");
+                push_json_string(buf, query);
+                buf.extend_from_slice(b",\"embedding\":[");
                 for (i, &v) in embedding.iter().enumerate() {
                     sep(buf, i, b',');
                     self.vertex(v, buf);
@@ -400,12 +402,15 @@ impl Output {
     pub fn format_row(&self, query: &str, names: &[String], row: &[u32], buf: &mut Vec<u8>) {
         match self.format {
             OutputFormat::Jsonl => {
-                let _ = write!(buf, "{{\"query\":{},\"row\":{{", json_string(query));
+                buf.extend_from_slice(b"{\"query\":");
+                push_json_string(buf, query);
+                buf.extend_from_slice(b",\"row\":{");
                 for (i, (&v, name)) in row.iter().zip(names).enumerate() {
                     if i > 0 {
                         buf.push(b',');
                     }
-                    let _ = write!(buf, "{}:", json_string(name));
+                    push_json_string(buf, name);
+                    buf.push(b':');
                     self.vertex(v, buf);
                 }
                 buf.extend_from_slice(b"}}\n");
@@ -504,18 +509,30 @@ fn csv_field(s: &str) -> std::borrow::Cow<'_, str> {
 
 /// A JSON string literal.
 pub fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
+    let mut out = Vec::with_capacity(s.len() + 2);
+    push_json_string(&mut out, s);
+    String::from_utf8(out).expect("escaping keeps UTF-8 whole")
+}
+
+/// Appends `s` to `buf` as a JSON string, quoted and escaped: the quote, the backslash and the
+/// control characters, ASCII bytes that no multi-byte UTF-8 sequence contains.
+fn push_json_string(buf: &mut Vec<u8>, s: &str) {
+    buf.push(b'"');
+    if !s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+        buf.extend_from_slice(s.as_bytes());
+    } else {
+        for b in s.bytes() {
+            match b {
+                b'"' => buf.extend_from_slice(b"\\\""),
+                b'\\' => buf.extend_from_slice(b"\\\\"),
+                b if b < 0x20 => {
+                    let _ = write!(buf, "\\u{b:04x}");
+                }
+                b => buf.push(b),
+            }
         }
     }
-    out.push('"');
-    out
+    buf.push(b'"');
 }
 
 /// One section of binary output, as [`read_binary`] returns it.
@@ -738,6 +755,14 @@ mod tests {
         fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
         }
+    }
+
+    #[test]
+    fn json_strings_escape_quotes_backslashes_and_control_characters_only() {
+        assert_eq!(json_string("plain"), "\"plain\"");
+        assert_eq!(json_string("a\"b\\c\nd\u{1}"), "\"a\\\"b\\\\c\\u000ad\\u0001\"");
+        assert_eq!(json_string("été 日本 \u{1F600}"), "\"été 日本 \u{1F600}\"");
+        assert_eq!(json_string(""), "\"\"");
     }
 
     #[test]
