@@ -1,5 +1,5 @@
 //! Where written matches go: a file, or standard output (on Unix through its own descriptor, a
-//! duplicate of 1, rather than the line-buffered `Stdout`). Except for a regular file, they go
+//! duplicate of 1, rather than the line-buffered `Stdout`). Except into a regular file, they go
 //! behind a buffer of one output batch, so that a batch a worker hands over (at least
 //! [`OUTPUT_BATCH`] bytes) is written straight through, uncopied, and only small pieces are
 //! gathered (bench/results/2026-12-01-output-rate.md).
@@ -20,12 +20,17 @@ const PIPE_BYTES: i32 = 1 << 20;
 /// straight through at 0.78–0.94 times the speed of writes of this size.
 const FILE_BUFFER: usize = 1 << 20;
 
-/// A new file at `path` for rows: a regular file written a mebibyte at a time, anything else
-/// (`/dev/null`, a named pipe) each batch straight through.
+/// A new file at `path` for rows.
 pub fn file(path: &Path) -> anyhow::Result<Box<dyn Write + Send>> {
     let f = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+    Ok(buffered(f))
+}
+
+/// `f` buffered for rows: a regular file written a mebibyte at a time, anything else
+/// (`/dev/null`, a pipe) each batch straight through.
+fn buffered(f: std::fs::File) -> Box<dyn Write + Send> {
     let regular = f.metadata().is_ok_and(|m| m.is_file());
-    Ok(Box::new(BufWriter::with_capacity(if regular { FILE_BUFFER } else { OUTPUT_BATCH }, f)))
+    Box::new(BufWriter::with_capacity(if regular { FILE_BUFFER } else { OUTPUT_BATCH }, f))
 }
 
 /// Standard output for rows (`--output -`).
@@ -36,7 +41,7 @@ pub fn stdout() -> anyhow::Result<Box<dyn Write + Send>> {
     // Where standard output is no pipe, or the system refuses, it stays as it is.
     #[cfg(any(target_os = "linux", target_os = "android"))]
     let _ = nix::fcntl::fcntl(&fd, nix::fcntl::FcntlArg::F_SETPIPE_SZ(PIPE_BYTES));
-    Ok(Box::new(BufWriter::with_capacity(OUTPUT_BATCH, std::fs::File::from(fd))))
+    Ok(buffered(std::fs::File::from(fd)))
 }
 
 /// Standard output for rows (`--output -`).
