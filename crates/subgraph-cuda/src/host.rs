@@ -22,7 +22,7 @@ impl HostBuffer {
     pub fn range(&self, range: std::ops::Range<usize>) -> Result<&[u32]> {
         match self.slice.as_ref() {
             Some(slice) if range.start <= range.end && range.end <= slice.len() => Ok(&slice.as_slice()?[range]),
-            _ => Err(CudaError::Mismatch(format!("upload of {range:?} from page-locked memory"))),
+            _ => Err(CudaError::Mismatch(format!("elements {range:?} of page-locked memory"))),
         }
     }
 }

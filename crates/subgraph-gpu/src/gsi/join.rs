@@ -132,6 +132,8 @@ pub(crate) struct Join<'a> {
     pub(crate) levels: &'a [LevelData],
     pub(crate) opts: &'a GpuOptions,
     pub(crate) take: Take<'a>,
+    /// How a finished row becomes the embeddings it stands for (listed once for the query).
+    pub(crate) expand: Expand,
     pub(crate) dummy64: &'a DeviceBuffer<u64>,
     pub(crate) nodes: u64,
     pub(crate) chunks: u64,
@@ -239,7 +241,7 @@ impl<'a> Join<'a> {
     /// output, expanded by the automorphisms behind the plan's restrictions.
     fn emit(&mut self, table: &DeviceBuffer<u32>, rows: u64) -> Result<()> {
         let plan = self.plan;
-        self.take.emit(table, rows, plan.len(), &Expand::of(plan), plan.multiplier)
+        self.take.emit(table, rows, plan.len(), &self.expand, plan.multiplier)
     }
 
     /// Extends `table` (`cols` columns, `rows` rows) by plan position `cols`, chunk by chunk,

@@ -6,6 +6,7 @@
 use std::cell::Cell;
 use std::time::Instant;
 
+use subgraph_core::expand::Expand;
 use subgraph_core::filter::Bitset;
 use subgraph_core::pipeline::MatchOptions;
 use subgraph_core::plan::{Device as PlanDevice, Link, Plan, PlanOptions, Tail};
@@ -218,6 +219,7 @@ impl Gsi {
                 count: 0,
                 done: false,
             },
+            expand: Expand::of(plan),
             dummy64: &dummy64,
             nodes: 0,
             chunks: 0,
