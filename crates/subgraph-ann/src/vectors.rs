@@ -11,6 +11,7 @@ use std::str::FromStr;
 use std::sync::OnceLock;
 
 use multiversion::{inherit_target, multiversion};
+use rayon::prelude::*;
 
 use crate::error::{AnnError, Result};
 
@@ -85,9 +86,9 @@ impl Vectors {
 
     /// The rows in `order`.
     pub fn permuted(&self, order: &[u32]) -> Vectors {
-        let mut data = Vec::with_capacity(order.len() * self.dim);
-        for &i in order {
-            data.extend_from_slice(self.row(i as usize));
+        let mut data = vec![0.0; order.len() * self.dim];
+        if self.dim > 0 {
+            data.par_chunks_mut(self.dim).zip(order).for_each(|(row, &i)| row.copy_from_slice(self.row(i as usize)));
         }
         Vectors { dim: self.dim, data }
     }

@@ -8,7 +8,7 @@ use std::ops::Range;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
-use cudarc::driver::{CudaContext, CudaModule, CudaStream};
+use cudarc::driver::{CudaContext, CudaModule, CudaStream, DevicePtrMut};
 
 use crate::budget::{Usage, GUESS_SHARE};
 use crate::buffer::{DeviceBuffer, DeviceScalar, Lane};
@@ -182,6 +182,22 @@ impl Gpu {
     /// A zeroed device array of `len` elements; `what` names it in errors.
     pub fn alloc_zeros<T: DeviceScalar>(&self, what: &'static str, len: usize) -> Result<DeviceBuffer<T>> {
         self.alloc(what, len, None)
+    }
+
+    /// A device array of `len` elements with every bit set (`u32::MAX`, say: an empty slot),
+    /// set on the device, with no host array copied; `what` names it in errors.
+    pub fn alloc_ones<T: DeviceScalar>(&self, what: &'static str, len: usize) -> Result<DeviceBuffer<T>> {
+        let mut buf = self.alloc(what, len, None)?;
+        let stream = buf.slice.stream().clone();
+        let bytes = buf.slice.num_bytes();
+        {
+            let (ptr, _sync) = buf.slice.device_ptr_mut(&stream);
+            // SAFETY: `ptr` is the start of the buffer's `bytes` bytes, set in the order of the
+            // stream it was allocated on, before any work of that stream (or of a stream made
+            // to wait for it, `DeviceBuffer::used_on`) reads them.
+            unsafe { cudarc::driver::result::memset_d8_async(ptr, 0xFF, bytes, stream.cu_stream()) }?;
+        }
+        Ok(buf)
     }
 
     /// A device array of `len` elements (at least one), zeroed, or filled with `host` (of

@@ -1,7 +1,8 @@
 //! The three streams on a real GPU (`lanes`): float kernel arguments, copies and launches on
 //! each lane, a sub-range read into a caller's slice, events ordering one lane after another,
 //! asynchronous downloads into page-locked memory read only once done, and buffers used on a
-//! lane freed only after that lane's work, even when dropped while a download still reads them.
+//! lane freed only after that lane's work, even when dropped while a download still reads them,
+//! and buffers set to all ones on the device.
 //! Each test skips when no GPU is usable, unless SUBGRAPH_REQUIRE_GPU=1 (the NVRTC check of the
 //! test kernels, when no NVRTC is, unless SUBGRAPH_REQUIRE_NVRTC=1).
 
@@ -187,4 +188,13 @@ fn copies_ahead_overlap_a_running_kernel() {
     assert_eq!(out, [3.0; 4]);
     gpu.read_on(Lane::Back, &busy, 1000, &mut out).unwrap();
     assert_eq!(out, [1000.0, 1001.0, 1002.0, 1003.0]);
+}
+
+#[test]
+fn alloc_ones_sets_every_bit_on_the_device() {
+    let Some(gpu) = gpu() else { return };
+    let words = gpu.alloc_ones::<u32>("ones u32", 1000).unwrap();
+    assert_eq!(gpu.download(&words).unwrap(), vec![u32::MAX; 1000]);
+    let wide = gpu.alloc_ones::<u64>("ones u64", 3).unwrap();
+    assert_eq!(gpu.download(&wide).unwrap(), vec![u64::MAX; 3]);
 }

@@ -56,9 +56,18 @@ __device__ unsigned ggc_select(const float* __restrict__ base, const ann_key* ca
         const float dc = ganns_distance(key);
         bool keep = true;
 #if PRUNE == 1
-        for (unsigned j = 0u; j < kept && keep; ++j) {
-            const float dcs = warp_distance(base + (size_t)c * DIM, base + (size_t)s->kid[j] * DIM);
-            keep = !(dcs < dc);
+        // c's distances to the kept, ROWS at a time (their loads in flight together), each with
+        // warp_distance's bits, until one is nearer to c than the vertex is.
+        constexpr unsigned SPAN = 32u / ROWS;
+        for (unsigned j0 = 0u; j0 < kept && keep; j0 += ROWS) {
+            unsigned id[ROWS];
+#pragma unroll
+            for (unsigned u = 0u; u < ROWS; ++u) id[u] = j0 + u < kept ? s->kid[j0 + u] : NONE_ID;
+            float part[ROWS];
+            lane_partials<ROWS>(base + (size_t)c * DIM, base, id, part);
+            const float dcs = warp_totals<ROWS>(part);
+            const unsigned j = j0 + lane / SPAN;
+            keep = __ballot_sync(FULL_MASK, lane % SPAN == 0u && j < kept && dcs < dc) == 0u;
         }
 #endif
         if (keep) {

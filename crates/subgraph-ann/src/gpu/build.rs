@@ -18,7 +18,7 @@ use crate::error::{AnnError, Result};
 use crate::gpu::resident::{to_u32, DeviceVectors, UpperLayers};
 use crate::gpu::search::MAX_VERTICES;
 use crate::gpu::source::{build_source, BuildShape, GGC_BACKWARD, GGC_LOCAL, GGC_SEARCH};
-use crate::graph::{GraphKind, Layer, ProximityGraph, NONE};
+use crate::graph::{GraphKind, Layer, ProximityGraph};
 use crate::vectors::{Metric, Vectors};
 
 /// Vertices a group holds on the GPU: about eight groups per multiprocessor, 256 to 8,192
@@ -89,8 +89,9 @@ fn build_layer(
     let group = group_size(len, gpu.info().multiprocessors as usize).min(len);
     let (len32, group32, link32, ef32) =
         (to_u32("vertices", len)?, to_u32("group", group)?, to_u32("link", link)?, to_u32("ef", ef)?);
-    let mut adjacency = gpu.upload("ann rows", &vec![NONE; len * degree])?;
-    let mut distances = gpu.upload("ann row distances", &vec![f32::INFINITY; len * degree])?;
+    // Empty slots (`NONE`); a slot's distance is read only beside a vertex in it.
+    let mut adjacency = gpu.alloc_ones::<u32>("ann rows", len * degree)?;
+    let mut distances = gpu.alloc_zeros::<f32>("ann row distances", len * degree)?;
     let upper = UpperLayers::upload(gpu, upper)?;
     // The merges' buffers, made once at their largest.
     let most = group * link;
