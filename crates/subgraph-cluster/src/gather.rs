@@ -43,12 +43,9 @@ pub fn all_gather<A: Allocate, T: ExchangeData>(worker: &mut Worker<A>, items: V
 
 /// Every worker's `items` on the first worker of each process (`threads` workers a process),
 /// in the order they arrived; empty on the other workers. Returns once all are in. Every worker
-/// of the computation must call it, in the same sequence of calls.
-pub fn to_each_process<A: Allocate, T: ExchangeData + Copy>(
-    worker: &mut Worker<A>,
-    items: Vec<T>,
-    threads: usize,
-) -> Vec<T> {
+/// of the computation must call it, in the same sequence of calls. Each item is one record of
+/// the exchange: send many small things as a few batches of them.
+pub fn to_each_process<A: Allocate, T: ExchangeData>(worker: &mut Worker<A>, items: Vec<T>, threads: usize) -> Vec<T> {
     let got: Rc<RefCell<Vec<T>>> = Rc::default();
     let mut input: InputHandle<u64, (u64, T)> = InputHandle::new();
     let probe = ProbeHandle::new();
@@ -69,7 +66,7 @@ pub fn to_each_process<A: Allocate, T: ExchangeData + Copy>(
     });
     let firsts: Vec<u64> = (0..worker.peers()).step_by(threads).map(|w| w as u64).collect();
     for x in items {
-        firsts.iter().for_each(|&to| input.send((to, x)));
+        firsts.iter().for_each(|&to| input.send((to, x.clone())));
     }
     input.close();
     while !probe.done() {
