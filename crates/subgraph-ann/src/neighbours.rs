@@ -1,7 +1,7 @@
 //! The answer of a k-NN search: for each query its `k` nearest ids and their distances, nearest
 //! first, as two row-major `(queries, k)` arrays, the way hnswlib and faiss return them. Where
 //! fewer than `k` vectors could be returned (a filter that passes fewer), the rest of the row is
-//! [`NONE`](crate::graph::NONE) with distance infinity. Also recall@k against ground truth.
+//! [`NONE`] with distance infinity. Also recall@k against ground truth.
 
 use crate::error::{AnnError, Result};
 use crate::graph::NONE;

@@ -3,7 +3,7 @@
 //! Salihoglu and Joglekar, VLDB 2018): partial matches are routed to the owner of the adjacency
 //! list they are extended or intersected by.
 //!
-//! The flow runs one way: [`manifest`] (what a partition is, validated) → [`partition`]
+//! The flow runs one way: [`manifest`] (what a partition is, validated) → [`partition`](mod@partition)
 //! (writing one) → [`load`] (a process's parts) → [`filter`] (each worker's candidates, made
 //! global, by [`gather`]'s all-gather) → [`plan`] (the matching order, from subgraph-core's
 //! planner) → [`replicate`] (the lists the plan reads, copied to every process) → [`dataflow`]

@@ -184,7 +184,7 @@ pub fn ms_per_particle(read: f64, particles: usize) -> f64 {
 
 /// The time in milliseconds a comparison with `particles` particles per level takes, given
 /// the gate's time per particle: one estimate per order under a limit, else
-/// [`COMPARISON_ESTIMATES`].
+/// `COMPARISON_ESTIMATES`.
 pub fn comparison_ms(options: &PlanOptions, particles: usize, ms_per_particle: f64) -> f64 {
     let estimates = if options.limit.is_some() { LIMIT_ORDERS.len() as f64 } else { COMPARISON_ESTIMATES };
     particles as f64 * ms_per_particle * estimates * COMPARISON_OVERHEAD

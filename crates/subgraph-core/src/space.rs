@@ -3,7 +3,7 @@
 //! space, Sun & Luo §4.3). The CPU engine intersects these lists instead of the data graph.
 //!
 //! The lists are made either all before the search (eager: in parallel, one array per link) or
-//! by blocks of [`BLOCK`] consecutive candidates, each the first time the search reads one of
+//! by blocks of `BLOCK` consecutive candidates, each the first time the search reads one of
 //! its lists (lazy). A lazy space costs nothing for the candidates a query never reaches: under
 //! a limit, or in a trial that is cut short, most of them.
 

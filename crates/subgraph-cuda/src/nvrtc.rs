@@ -90,7 +90,7 @@ fn cache_file(dir: &Path, source: &KernelSource, arch: &str, nvrtc: (i32, i32)) 
 }
 
 /// Compiles `source` to PTX for `arch` (e.g. `sm_90`) with NVRTC, once per process and
-/// (source, arch), and once per machine where the disk cache ([`disk_cache`]) can be written:
+/// (source, arch), and once per machine where the disk cache (`disk_cache`) can be written:
 /// a later process reads the PTX back (NVRTC takes seconds on the larger sources). Needs no
 /// GPU. The PTX, compiled or read, is checked to define every declared kernel with the
 /// declared parameter kinds; a cache that cannot be read or written is passed over.

@@ -129,7 +129,7 @@ impl PartialEq for IdMap {
 
 impl IdMap {
     /// An empty map for the ids of `count` ratings, none larger than `largest`: a table where
-    /// that costs at most [`TABLE_PER_RATING`] entries a rating (plus [`TABLE_SLACK`]).
+    /// that costs at most `TABLE_PER_RATING` entries a rating (plus `TABLE_SLACK`).
     pub fn for_ids(largest: u64, count: usize) -> IdMap {
         let index = match largest.checked_add(1) {
             Some(len) if len <= TABLE_PER_RATING * count as u64 + TABLE_SLACK => Index::Table(vec![NONE; len as usize]),

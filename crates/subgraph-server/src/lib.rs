@@ -62,7 +62,7 @@ const SETTLE: Duration = Duration::from_secs(1);
 /// Serves `app` on `listener` (HTTP) until `shutdown` completes; then takes no new connections
 /// nor queries, lets running queries finish for the grace period, stops those still running
 /// (their records marked `interrupted`), and returns once their answers are out (or
-/// [`AFTER_GRACE`] later). Where `app` was taken over by a new process
+/// `AFTER_GRACE` later). Where `app` was taken over by a new process
 /// ([`App::handing_over`]), it takes no new connections but answers every request it holds,
 /// queued ones too, each within its own timeout.
 pub async fn serve(

@@ -1,6 +1,6 @@
 //! The GPU engines of one graph, one per device (`--gpus N`), each lent to one query at a
 //! time ([`Pool`], a query's borrowing [`Loan`]); at most `--max-concurrent` queries a device
-//! wait for or run on them ([`Places`]), each having given back its CPU turn meanwhile. A
+//! wait for or run on them (`Places`), each having given back its CPU turn meanwhile. A
 //! fault that poisons a device's context puts the device out of service for every graph on
 //! it ([`Fleet`]): their engines there are dropped (a lent one when it comes back), and a
 //! background thread reopens each (a new context, the graph uploaded again), retrying with a
@@ -351,7 +351,7 @@ pub struct Turns {
     pub back: Box<dyn Fn() + Send + Sync>,
 }
 
-/// One query's borrowing from a pool: a place at its GPUs ([`Places`]), then at most one
+/// One query's borrowing from a pool: a place at its GPUs (`Places`), then at most one
 /// engine, taken when the query goes to the GPU, given back by [`Loan::settle`] (or, where
 /// the query's thread panicked, reopened when the loan is dropped).
 pub struct Loan<E: Send + 'static> {

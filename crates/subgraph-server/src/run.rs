@@ -1,7 +1,7 @@
 //! Queries on blocking threads: a match or an explanation run on one of tokio's blocking
 //! threads (the engine's own workers are rayon's), never on the async runtime's; a streamed
 //! match's rows handed to the response through a bounded channel as the engine writes them
-//! ([`ToClient`]), its record last; a client that leaves, shutdown or the deadline stop it.
+//! (`ToClient`), its record last; a client that leaves, shutdown or the deadline stop it.
 //! On GPUs, a query borrows a device only where it runs there ([`Loan`]), giving its CPU turn
 //! back meanwhile; one that poisons its device's context fails with `device_fault`, and the
 //! device goes out of service until it is reopened ([`crate::pool`]).

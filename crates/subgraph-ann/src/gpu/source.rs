@@ -43,7 +43,7 @@ const SHARED_BYTES: usize = 48 * 1024;
 /// (`bench/results/2026-11-29-ann.md`).
 pub const DEFAULT_MIN_BLOCKS: u32 = 8;
 
-/// The launch bound where a lane reads each row in one load (see [`min_blocks`]): ten blocks,
+/// The launch bound where a lane reads each row in one load (see `min_blocks`): ten blocks,
 /// 48 registers a thread. With the descent inside the search kernel, the kernel takes 55–56
 /// registers at bound 8, so nine blocks of four warps a multiprocessor; at bound 10 it takes 48
 /// without spilling wherever a lane's share of a row is one load. On the H200, 1M × 128, it
@@ -195,7 +195,7 @@ impl SearchShape {
     }
 
     /// Slots of a warp's visited set, 0 for none: the most, a power of two up to
-    /// [`MAX_VISITED`], that keeps the warp's shared memory within [`VISITED_WARP_BYTES`],
+    /// [`MAX_VISITED`], that keeps the warp's shared memory within `VISITED_WARP_BYTES`,
     /// where that is at least twice N's length and eight rows' worth (a set emptied more often
     /// costs more than it saves). `SUBGRAPH_ANN_VISITED` overrides it where at least four
     /// rows' worth.

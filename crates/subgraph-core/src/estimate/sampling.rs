@@ -237,7 +237,7 @@ fn raw_local(
 }
 
 /// C(u) of every query vertex as a bitset over the data vertices, for [`Sampler::sharing`];
-/// on the pool's threads on graphs of [`PARALLEL_BITS`] vertices or more.
+/// on the pool's threads on graphs of `PARALLEL_BITS` vertices or more.
 pub fn candidate_bits(data: &Graph, cands: &Candidates) -> Vec<Bitset> {
     let bits = |c: &Vec<u32>| Bitset::from_sorted(data.num_vertices(), c);
     match data.num_vertices() < PARALLEL_BITS {

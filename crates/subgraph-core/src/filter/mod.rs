@@ -79,7 +79,7 @@ impl Filter {
     /// The local pass: LDF for `ldf`, NLF for every other filter, within each query vertex's
     /// restriction (`Query::allows`, applied whether stopped or not: the engines check
     /// restrictions only here). The data vertices of a label are read once for all the query
-    /// vertices of that label ([`LabelPass`]).
+    /// vertices of that label (`LabelPass`).
     pub fn local(self, data: &Graph, query: &Query, semantics: Semantics, control: &Control) -> Candidates {
         emptied_if_any_empty(self.local_within(data, query, semantics, None, control))
     }

@@ -92,7 +92,7 @@ pub fn parse_all(file: &Path, data: &[u8]) -> Result<Vec<GraphBuilder>, Error> {
 
 /// Writes `g` as one GSI graph (directed; an undirected graph is written with both directions),
 /// each self loop as one `e v v label` line. A graph of several labels on a vertex or several
-/// edges on a pair is refused ([`super::lossless`]), with an error of kind `InvalidInput`.
+/// edges on a pair is refused (`super::lossless`), with an error of kind `InvalidInput`.
 pub fn write<W: Write>(g: &Graph, mut w: W) -> std::io::Result<()> {
     super::lossless::refuse(g, super::lossless::GSI)?;
     let loops = g.loops();

@@ -84,7 +84,7 @@ pub fn parse(file: &Path, data: &[u8]) -> Result<GraphBuilder, Error> {
 /// Writes `g` in Sun & Luo format; edge labels are written when the graph has any but 0. A self
 /// loop is an `e v v` line, which counts twice in its vertex's degree (as the reader counts
 /// it). A graph of several labels on a vertex or several edges on a pair is refused
-/// ([`super::lossless`]), with an error of kind `InvalidInput`.
+/// (`super::lossless`), with an error of kind `InvalidInput`.
 pub fn write<W: Write>(g: &Graph, mut w: W) -> std::io::Result<()> {
     super::lossless::refuse(g, super::lossless::SUNLUO)?;
     let loops = g.loops();

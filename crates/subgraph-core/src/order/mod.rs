@@ -26,7 +26,7 @@ pub enum Order {
     /// Fewest candidates first, then the neighbour of the matched part with the fewest
     /// estimated partial matches (sampled over the candidate sets).
     Card,
-    /// CFL's core-forest-leaf order over path estimates on the candidate edges ([`cfl`]), the
+    /// CFL's core-forest-leaf order over path estimates on the candidate edges (`cfl`), the
     /// order FSIG takes (`--gpu-strategy fsig`).
     Cfl,
 }

@@ -3,7 +3,7 @@
 //! (the quotients Q/ρ are Q's "spasm"; Curticapean, Dell & Marx, STOC 2017; the leaf counts of
 //! DecoMine and GraphPi, `../shared/papers/heavy-queries.md`, are its smallest case), with
 //! μ(ρ) = Π_B (−1)^{|B|−1} (|B|−1)!, the Möbius function of the partition lattice. Each
-//! homomorphism count is dynamic programming over the quotient's block–cut tree ([`hom`]), whose
+//! homomorphism count is dynamic programming over the quotient's block–cut tree (`hom`), whose
 //! work grows with the data's edges and two-step neighbourhoods, not with the answer: queries
 //! with 10^13 to 10^18 embeddings are counted in seconds where enumeration, even one match per
 //! automorphism class, would take days.

@@ -25,16 +25,16 @@
 //! Version 1, which is still read, has the XXH3-64 of the whole payload there; nothing else
 //! differs.
 //!
-//! Version 3 adds flag bit 1: the payload is followed by the vertex id section of [`ids`] (the
+//! Version 3 adds flag bit 1: the payload is followed by the vertex id section of `ids` (the
 //! file's original ids, when its reader compacted them). Graphs without such ids are written
 //! as version 2, which older builds read.
 //!
 //! Version 4 adds flag bit 2: after the payload (and the id section, if any) come two label
-//! name sections of [`ids`], vertex then edge (an empty list where that kind of label is a
-//! number), and with flag bit 3 the vertex property section of [`props`]. Graphs with neither
+//! name sections of `ids`, vertex then edge (an empty list where that kind of label is a
+//! number), and with flag bit 3 the vertex property section of `props`. Graphs with neither
 //! are written as version 3 or 2.
 //!
-//! Version 5 adds flag bit 4: last comes the label set section of [`sets`]: the graph's self
+//! Version 5 adds flag bit 4: last comes the label set section of `sets`: the graph's self
 //! loops, and the sets behind the labels of vertices with several labels and of pairs with
 //! several edges (`graph::sets`). Graphs with neither are written as version 4, 3 or 2, byte
 //! for byte as before.
