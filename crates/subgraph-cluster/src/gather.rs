@@ -65,8 +65,10 @@ pub fn to_each_process<A: Allocate, T: ExchangeData>(worker: &mut Worker<A>, ite
             .probe_with(&probe);
     });
     let firsts: Vec<u64> = (0..worker.peers()).step_by(threads).map(|w| w as u64).collect();
+    let (&last, rest) = firsts.split_last().expect("a process has a first worker");
     for x in items {
-        firsts.iter().for_each(|&to| input.send((to, x.clone())));
+        rest.iter().for_each(|&to| input.send((to, x.clone())));
+        input.send((last, x));
     }
     input.close();
     while !probe.done() {

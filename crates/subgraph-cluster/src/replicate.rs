@@ -107,16 +107,17 @@ pub fn replicate<A: Allocate>(
         held[f] = true;
     }
     let held_positions: Vec<usize> = (0..n).filter(|&f| held[f]).collect();
-    // Whether some worker sends w's list holding v (undirected, one label a vertex and an edge
-    // a pair, as `check_supported` requires): w is a candidate of a held position that reads
-    // its neighbours of v's label by edges of label e.
-    let sent_from = |w: u32, e: u32, v: u32| {
-        let key = (Dir::Out, e, g.label(v));
+    // Whether some worker sends w's list holding a vertex of label `lv` by an edge of label e
+    // (undirected, one label a vertex and an edge a pair, as `check_supported` requires): w is
+    // a candidate of a held position that reads those neighbours.
+    let sent_from = |w: u32, e: u32, lv: u32| {
+        let key = (Dir::Out, e, lv);
         held_positions.iter().any(|&f| plan.steps[f].bits.contains(w) && groups[f].contains(&key))
     };
     let mut edges: Vec<Edge> = Vec::new();
     for &f in &held_positions {
         for &v in plan.steps[f].candidates.iter().filter(mine) {
+            let lv = g.label(v);
             for &(d, e, l) in &groups[f] {
                 let list = g.neighbors_labelled(v, d, e, l);
                 if g.is_directed() {
@@ -124,7 +125,7 @@ pub fn replicate<A: Allocate>(
                 } else {
                     // From its smaller end where both ends send it; the builder's form.
                     edges.extend(
-                        list.iter().filter(|&&w| w > v || !sent_from(w, e, v)).map(|&w| (v.min(w), v.max(w), e)),
+                        list.iter().filter(|&&w| w > v || !sent_from(w, e, lv)).map(|&w| (v.min(w), v.max(w), e)),
                     );
                 }
             }
