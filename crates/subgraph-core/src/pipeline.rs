@@ -16,7 +16,7 @@ mod report;
 pub use crate::host::bytes;
 pub use explain::explain_query;
 pub use options::MatchOptions;
-pub use probe::{probe_prefers, PROBE_HEAVY_ROOTS, PROBE_MIN, PROBE_ROOTS};
+pub use probe::{probe_prefers, Counted, PROBE_HEAVY_ROOTS, PROBE_MIN, PROBE_ROOTS};
 pub use report::{Explained, Probe, Report};
 
 use crate::cpu::{self, EngineOptions};
@@ -361,6 +361,8 @@ impl Prepared {
         // Planning's stages: trials, the comparison, the probe (`Report::trial_ms` …); the
         // trials and the probe count as enumeration.
         let mut stages = Stages { trial_ms, ..Stages::default() };
+        // What the chosen plan's scout or probe counted, and the work it left.
+        let mut scouted = None;
         if let Some((gate, per_particle)) = gate {
             let threads = rayon::current_num_threads();
             let cost = options.price(&gate, plan.multiplier);
@@ -373,9 +375,17 @@ impl Prepared {
                 let scout = p.min(planner::SCOUT_PARTICLES);
                 let budget =
                     TRIAL.max(Duration::from_secs_f64(planner::comparison_ms(&options, scout, per_particle) * 1e-3));
+                // What it counts is kept, with the work it left, for the default plan's run.
                 let t = Instant::now();
                 let trial = control.trial(budget);
-                let out = cpu::enumerate(data, &plan, &space, engine, &trial, None);
+                let (out, left) = cpu::enumerate_rest(
+                    data,
+                    &plan,
+                    &space,
+                    engine,
+                    &trial,
+                    cpu::Rest::whole(plan.candidates[0].len()),
+                );
                 if out.stopped != Some(Stopped::Timeout) || control.should_stop() {
                     let enumerate_ms = stages.trial_ms + t.elapsed().as_secs_f64() * 1e3;
                     let report = stages.on(report(start, filter, &plan, &space, space_ms, enumerate_ms, &out));
@@ -383,6 +393,7 @@ impl Prepared {
                     return Ok(Explained { report, levels: out.levels, plan, considered, probe: None });
                 }
                 stages.trial_ms += t.elapsed().as_secs_f64() * 1e3;
+                scouted = Some((out, left));
             }
             match particles {
                 None => {
@@ -427,7 +438,7 @@ impl Prepared {
                         // As long as the comparison took; `probe_prefers` gives at least PROBE_MIN.
                         let budget =
                             Duration::from_secs_f64(planner::comparison_ms(&options, used, per_particle) * 1e-3);
-                        let (p, answer) = probe_prefers(
+                        let (p, answer, counted) = probe_prefers(
                             data,
                             (&best, &best_space),
                             (&plan, &space),
@@ -452,6 +463,8 @@ impl Prepared {
                         if switch {
                             (plan, space, space_ms) = (best, best_space, best_space_ms);
                             stages.probe_ms -= best_space_ms;
+                            // The challenger's run goes on from its probe.
+                            scouted = output.is_none().then_some(counted);
                         }
                     } else {
                         plan = best;
@@ -460,7 +473,16 @@ impl Prepared {
             }
         }
         let t = Instant::now();
-        let out = cpu::enumerate(data, &plan, &space, engine, control, output);
+        let out = match scouted {
+            // The plan's run goes on from where its scout (the default plan kept) or its probe
+            // (the challenger chosen) stopped, towards what is left of the limit.
+            Some((before, left)) => {
+                let found = before.embeddings.min(u64::MAX as u128) as u64;
+                let engine = EngineOptions { limit: engine.limit.map(|l| l.saturating_sub(found)), ..engine };
+                before.then(cpu::enumerate_rest(data, &plan, &space, engine, control, left).0)
+            }
+            None => cpu::enumerate(data, &plan, &space, engine, control, output),
+        };
         // A trial that did not finish is enumeration too.
         let enumerate_ms = stages.trial_ms + stages.probe_ms + t.elapsed().as_secs_f64() * 1e3;
         let report = stages.on(report(start, filter, &plan, &space, space_ms, enumerate_ms, &out));
@@ -630,7 +652,10 @@ mod tests {
         let parts: u128 = (0..3u32)
             .map(|k| {
                 let roots: Vec<u32> = (0..len).filter(|i| i % 3 == k).collect();
-                cpu::enumerate_roots(&data, &plan, &space, engine, &Control::unlimited(), roots).embeddings
+                let (out, left) =
+                    cpu::enumerate_rest(&data, &plan, &space, engine, &Control::unlimited(), cpu::Rest::roots(roots));
+                assert!(left.is_empty());
+                out.embeddings
             })
             .sum();
         assert_eq!(parts, all);
@@ -641,17 +666,29 @@ mod tests {
         let probe = |control: &Control, answers: bool| {
             probe_prefers(&data, (&other, &other_space), (&plan, &space), engine, control, roomy, answers)
         };
-        let (p, answer) = probe(&Control::unlimited(), false);
+        // What the challenger's probe counted and the work it left make its whole count.
+        let other_all = cpu::enumerate(&data, &other, &other_space, engine, &Control::unlimited(), None);
+        let resumed = |(found, left): Counted| {
+            let (rest, none) = cpu::enumerate_rest(&data, &other, &other_space, engine, &Control::unlimited(), left);
+            assert!(none.is_empty());
+            found.then(rest)
+        };
+        let (p, answer, counted) = probe(&Control::unlimited(), false);
         assert!(p.default_ms.is_some() && p.challenger_ms.is_some() && p.default_probed, "{p:?}");
         assert_eq!(p.switched, p.challenger_ms < p.default_ms);
         assert_eq!(p.challenger, "ri");
         assert!(answer.is_none());
+        assert!(counted.0.embeddings > 0 && counted.0.embeddings < other_all.embeddings);
+        let whole = resumed(counted);
+        assert_eq!((whole.embeddings, &whole.levels), (other_all.embeddings, &other_all.levels));
         // No time for either: the default plan's probe stops too, and the challenger wins, as
-        // its estimate chose it.
+        // its estimate chose it; its run then does all the work.
         let expired = Control::new(Some(std::time::Instant::now()), Default::default());
-        let (p, answer) = probe(&expired, true);
+        let (p, answer, counted) = probe(&expired, true);
         assert_eq!((p.default_ms, p.challenger_ms, p.switched, p.default_probed), (None, None, true, true));
         assert!(answer.is_none());
+        assert_eq!(counted.0.embeddings, 0);
+        assert_eq!(resumed(counted).embeddings, other_all.embeddings);
         // A first level smaller than the probe's sample is run whole: for a counting query the
         // challenger's probe is the answer, and the default plan is not probed.
         let small = ring(100);
@@ -660,11 +697,12 @@ mod tests {
         assert!(other.candidates[0].len() < 4 * PROBE_ROOTS);
         let all = cpu::enumerate(&small, &other, &other_space, engine, &Control::unlimited(), None).embeddings;
         let control = Control::unlimited();
-        let (p, answer) = probe_prefers(&small, (&other, &other_space), (&plan, &space), engine, &control, roomy, true);
+        let (p, answer, _) =
+            probe_prefers(&small, (&other, &other_space), (&plan, &space), engine, &control, roomy, true);
         assert!(p.switched && !p.default_probed && p.default_ms.is_none(), "{p:?}");
         assert_eq!(answer.map(|a| a.embeddings), Some(all));
         // Not for a query that writes its matches: the default plan is probed as before.
-        let (p, answer) =
+        let (p, answer, _) =
             probe_prefers(&small, (&other, &other_space), (&plan, &space), engine, &control, roomy, false);
         assert!(p.default_probed && answer.is_none(), "{p:?}");
     }

@@ -7,7 +7,7 @@
 use proptest::prelude::*;
 use std::sync::{Arc, Mutex};
 use subgraph_core::cpu::FailingSets;
-use subgraph_core::cpu::{enumerate, EngineOptions};
+use subgraph_core::cpu::{enumerate, enumerate_rest, EngineOptions, Rest};
 use subgraph_core::filter::Filter;
 use subgraph_core::order::Order;
 use subgraph_core::pipeline::{run_query, MatchOptions};
@@ -261,11 +261,10 @@ proptest! {
     }
 }
 
-/// A search big enough for work donation to split deep levels on several threads.
-#[test]
-fn many_threads_split_deep_levels() {
-    let n = 70u32;
-    let mut s = 12345u64;
+/// An undirected graph of `n` vertices, one label, each pair an edge with probability 1/4
+/// (a linear congruential generator from `seed`).
+fn random_graph(n: u32, seed: u64) -> Graph {
+    let mut s = seed;
     let mut next = move || {
         s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         (s >> 33) as u32
@@ -278,7 +277,13 @@ fn many_threads_split_deep_levels() {
             }
         }
     }
-    let data = graph(false, vec![0; n as usize], edges);
+    graph(false, vec![0; n as usize], edges)
+}
+
+/// A search big enough for work donation to split deep levels on several threads.
+#[test]
+fn many_threads_split_deep_levels() {
+    let data = random_graph(70, 12345);
     // A 5-cycle with a chord.
     let query = graph(false, vec![0; 5], vec![(0, 1, 0), (1, 2, 0), (2, 3, 0), (3, 4, 0), (4, 0, 0), (0, 2, 0)]);
     for semantics in SEMANTICS {
@@ -290,6 +295,52 @@ fn many_threads_split_deep_levels() {
             let r = pool(4).install(|| run_query(&data, query.clone(), &opts, &Control::unlimited(), None)).unwrap();
             assert_eq!(r.embeddings, expect, "{semantics:?} {space:?}");
             assert!(r.tasks > 1, "work was split");
+        }
+    }
+}
+
+/// A count stopped again and again by short deadlines, each run going on from the work the
+/// last one left (`enumerate_rest`), sums to the oracle's count and the whole run's partial
+/// matches per position: on 1 and 4 threads (stops inside donated tasks), every semantics,
+/// with and without a counted tail, over both kinds of space.
+#[test]
+fn stopped_counts_resume_to_the_whole_count() {
+    let data = random_graph(70, 977);
+    // A 5-cycle with a chord, and a path whose last vertices a tail may count.
+    let cycle = graph(false, vec![0; 5], vec![(0, 1, 0), (1, 2, 0), (2, 3, 0), (3, 4, 0), (4, 0, 0), (0, 2, 0)]);
+    let path = graph(false, vec![0; 5], vec![(0, 1, 0), (1, 2, 0), (2, 3, 0), (3, 4, 0)]);
+    for (query, tail) in [(&cycle, Tail::Off), (&path, Tail::On)] {
+        for semantics in SEMANTICS {
+            let q = Query::new(query.clone(), &data, semantics).unwrap();
+            let expect = oracle::count(&data, &q, semantics);
+            let popts = PlanOptions { semantics, tail, symmetry: Symmetry::Off, ..PlanOptions::default() };
+            let plan = Plan::new(&data, &q, popts, &Control::unlimited());
+            for build in [SpaceBuild::Eager, SpaceBuild::Lazy] {
+                let space = CandidateSpace::build(&data, &plan, build, &Control::unlimited()).unwrap();
+                let engine = EngineOptions::default();
+                let whole = enumerate(&data, &plan, &space, engine, &Control::unlimited(), None);
+                assert_eq!(whole.embeddings, expect, "{semantics:?} {build:?}");
+                for threads in [1, 4] {
+                    let (mut sum, mut rest) =
+                        (None::<subgraph_core::cpu::Outcome>, Rest::whole(plan.candidates[0].len()));
+                    let (mut runs, mut budget) = (0, std::time::Duration::from_micros(20));
+                    while !rest.is_empty() {
+                        let stop = Control::new(Some(std::time::Instant::now() + budget), Default::default());
+                        let (out, left) =
+                            pool(threads).install(|| enumerate_rest(&data, &plan, &space, engine, &stop, rest));
+                        assert!(out.stopped.is_some() || left.is_empty());
+                        sum = Some(match sum {
+                            Some(s) => s.then(out),
+                            None => out,
+                        });
+                        (rest, runs, budget) = (left, runs + 1, budget * 5 / 4);
+                    }
+                    let sum = sum.unwrap();
+                    assert!(runs > 2, "{runs} runs: the deadlines stopped too few");
+                    assert_eq!(sum.embeddings, expect, "{semantics:?} {build:?} {threads} threads, {runs} runs");
+                    assert_eq!(sum.levels, whole.levels, "{semantics:?} {build:?} {threads} threads");
+                }
+            }
         }
     }
 }

@@ -5,8 +5,12 @@
 //! stealing that splits any level of a running search, not only the first, whenever a thread is
 //! idle. Counting never enumerates the last level, nor the plan's tail (`tail.rs`); each match
 //! counts as the plan's multiplier, and a written match is expanded by the automorphisms.
+//! A count its deadline stops can hand back the work it left (`rest.rs`, `pause.rs`), so that
+//! the planner's scouts and probes are not run twice.
 
 mod failing;
+mod pause;
+mod rest;
 mod tail;
 
 use crate::expand::Expand;
@@ -18,6 +22,8 @@ use crate::sink::{Control, Output, Stopped, OUTPUT_BATCH};
 use crate::space::{CandidateSpace, Lists};
 use crate::tail::Scratch;
 use failing::Fs;
+pub use rest::Rest;
+use rest::{Cands, Piece};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -87,6 +93,16 @@ impl Outcome {
     pub fn nothing(positions: usize, stopped: Option<Stopped>) -> Outcome {
         Outcome { embeddings: 0, stopped, nodes: 0, levels: vec![0; positions], tasks: 0 }
     }
+
+    /// This outcome and `later`'s, of the rest this one left: the sums, and `later`'s stop.
+    pub fn then(mut self, later: Outcome) -> Outcome {
+        self.embeddings += later.embeddings;
+        self.nodes += later.nodes;
+        self.tasks += later.tasks;
+        self.levels.iter_mut().zip(&later.levels).for_each(|(a, b)| *a += b);
+        self.stopped = later.stopped;
+        self
+    }
 }
 
 /// Nodes between checks of the stop flags and of idle threads.
@@ -102,24 +118,34 @@ pub fn enumerate(
     control: &Control,
     output: Option<(&Output, &str)>,
 ) -> Outcome {
-    enumerate_from(data, plan, space, options, control, output, None)
+    enumerate_from(data, plan, space, options, control, output, Start::All).0
 }
 
-/// Counts the matches of `plan` whose first vertex is one of `roots` (indices into the first
-/// position's candidates, ascending), as [`enumerate`] does: the planner's probe of a plan on
-/// a sample of its first level.
-pub fn enumerate_roots(
+/// Counts the matches of `plan` in `rest` (the whole search, or what a stopped run left), as
+/// [`enumerate`] does, and returns with the outcome the work left where `control` stopped it
+/// before the end (the deadline or Ctrl-C): a later call with it counts the rest exactly, so
+/// that the two outcomes' sum ([`Outcome::then`]) is the whole count. (A run the limit stops
+/// is complete as it is: what it leaves is not the rest of anything.)
+pub fn enumerate_rest(
     data: &Graph,
     plan: &Plan,
     space: &CandidateSpace,
     options: EngineOptions,
     control: &Control,
-    roots: Vec<u32>,
-) -> Outcome {
-    enumerate_from(data, plan, space, options, control, None, Some(roots))
+    rest: Rest,
+) -> (Outcome, Rest) {
+    let (out, left) = enumerate_from(data, plan, space, options, control, None, Start::Rest(rest));
+    (out, left.unwrap_or_default())
 }
 
-/// [`enumerate`] from the first position's candidates `roots` (indices), or all of them.
+/// Where an enumeration starts.
+enum Start {
+    All,
+    /// What a stopped run left; the run keeps what it leaves in turn.
+    Rest(Rest),
+}
+
+/// [`enumerate`] from `start`; with `Start::Rest`, also the work left where the run stopped.
 fn enumerate_from(
     data: &Graph,
     plan: &Plan,
@@ -127,10 +153,10 @@ fn enumerate_from(
     options: EngineOptions,
     control: &Control,
     output: Option<(&Output, &str)>,
-    roots: Option<Vec<u32>>,
-) -> Outcome {
+    start: Start,
+) -> (Outcome, Option<Rest>) {
     if plan.empty {
-        return Outcome::nothing(plan.len(), None);
+        return (Outcome::nothing(plan.len(), None), None);
     }
     let n = plan.len();
     let use_fs = match options.failing_sets {
@@ -140,11 +166,11 @@ fn enumerate_from(
     };
     // Failing sets are bitsets over positions; beyond 1024 positions they are switched off.
     match n.div_ceil(64) {
-        1 => run::<1>(data, plan, space, options, use_fs, control, output, roots),
-        2 => run::<2>(data, plan, space, options, use_fs, control, output, roots),
-        3 | 4 => run::<4>(data, plan, space, options, use_fs, control, output, roots),
-        5..=16 => run::<16>(data, plan, space, options, use_fs, control, output, roots),
-        _ => run::<1>(data, plan, space, options, false, control, output, roots),
+        1 => run::<1>(data, plan, space, options, use_fs, control, output, start),
+        2 => run::<2>(data, plan, space, options, use_fs, control, output, start),
+        3 | 4 => run::<4>(data, plan, space, options, use_fs, control, output, start),
+        5..=16 => run::<16>(data, plan, space, options, use_fs, control, output, start),
+        _ => run::<1>(data, plan, space, options, false, control, output, start),
     }
 }
 
@@ -157,8 +183,8 @@ fn run<const W: usize>(
     use_fs: bool,
     control: &Control,
     output: Option<(&Output, &str)>,
-    roots: Option<Vec<u32>>,
-) -> Outcome {
+    start: Start,
+) -> (Outcome, Option<Rest>) {
     let n = plan.len();
     let semantics = plan.options.semantics;
     let mut anc: Vec<Fs<W>> = vec![Fs::EMPTY; n];
@@ -197,7 +223,8 @@ fn run<const W: usize>(
         accepted: AtomicU64::new(0),
         control,
         output,
-        pending: AtomicUsize::new(1),
+        left: matches!(start, Start::Rest(_)).then(|| Mutex::new(Vec::new())),
+        pending: AtomicUsize::new(0),
         threads: rayon::current_num_threads(),
         total: Mutex::new(0),
         nodes: AtomicU64::new(0),
@@ -210,27 +237,39 @@ fn run<const W: usize>(
     if options.limit == Some(0) {
         control.stop(Stopped::Limit);
     } else {
-        let cands = match roots {
-            Some(r) => TaskCands::Owned(r),
-            None => TaskCands::Range(0, plan.candidates[0].len() as u32),
+        let first = |cands| Task { prefix: Vec::new(), depth: 0, cands };
+        let tasks: Vec<Task> = match start {
+            Start::All => vec![first(TaskCands::Range(0, plan.candidates[0].len() as u32))],
+            Start::Rest(rest) => rest
+                .pieces
+                .into_iter()
+                .filter(|p| p.cands.len() > 0)
+                .map(|p| {
+                    let cands = match p.cands {
+                        Cands::Range(lo, hi) => TaskCands::Range(lo, hi),
+                        Cands::List(v) => TaskCands::Owned(v),
+                    };
+                    Task { prefix: p.prefix, depth: p.depth, cands }
+                })
+                .collect(),
         };
-        let total = match &cands {
-            TaskCands::Owned(r) => r.len(),
-            _ => plan.candidates[0].len(),
-        };
+        let roots: usize = tasks.iter().filter(|t| t.depth == 0).map(|t| t.cands.len()).sum();
         control.roots.store(0, Ordering::Relaxed);
-        control.roots_total.store(total as u64, Ordering::Relaxed);
-        let first = Task { prefix: Vec::new(), depth: 0, cands };
-        rayon::scope(|s| s.spawn(|s| run_task(&shared, first, s)));
+        control.roots_total.store(roots as u64, Ordering::Relaxed);
+        shared.pending.store(tasks.len(), Ordering::Relaxed);
+        let shared = &shared;
+        rayon::scope(|s| tasks.into_iter().for_each(|t| s.spawn(move |s| run_task(shared, t, s))));
     }
     let embeddings = *shared.total.lock().unwrap_or_else(|e| e.into_inner());
-    Outcome {
+    let out = Outcome {
         embeddings,
         stopped: control.stopped(),
         nodes: shared.nodes.load(Ordering::Relaxed),
         levels: shared.levels.into_inner().unwrap_or_else(|e| e.into_inner()),
         tasks: shared.tasks.load(Ordering::Relaxed),
-    }
+    };
+    let left = shared.left.map(|l| Rest { pieces: l.into_inner().unwrap_or_else(|e| e.into_inner()) });
+    (out, left)
 }
 
 struct Shared<'a, const W: usize> {
@@ -251,6 +290,8 @@ struct Shared<'a, const W: usize> {
     use_fs: bool,
     limit: Option<u64>,
     accepted: AtomicU64,
+    /// Where a stopped run keeps the work it leaves (`enumerate_rest`).
+    left: Option<Mutex<Vec<Piece>>>,
     control: &'a Control,
     output: Option<(&'a Output, &'a str)>,
     pending: AtomicUsize,
@@ -273,6 +314,25 @@ enum TaskCands<'a> {
     Range(u32, u32),
     Slice(&'a [u32]),
     Owned(Vec<u32>),
+}
+
+impl TaskCands<'_> {
+    fn len(&self) -> usize {
+        match self {
+            TaskCands::Range(lo, hi) => (hi - lo) as usize,
+            TaskCands::Slice(s) => s.len(),
+            TaskCands::Owned(v) => v.len(),
+        }
+    }
+
+    /// The same candidates, owned.
+    fn owned(self) -> Cands {
+        match self {
+            TaskCands::Range(lo, hi) => Cands::Range(lo, hi),
+            TaskCands::Slice(s) => Cands::List(s.to_vec()),
+            TaskCands::Owned(v) => Cands::List(v),
+        }
+    }
 }
 
 /// Where a level's candidate indices come from.
@@ -326,6 +386,8 @@ struct Worker<'a, 's, const W: usize> {
     nodes: u64,
     ticks: u32,
     stopped: bool,
+    /// The position whose loop saw the control's stop (its current candidate not begun).
+    stopped_at: Option<usize>,
     /// Written embeddings, formatted and not yet handed to the output.
     out: Vec<u8>,
     /// Under a limit, where each embedding of `out` not yet taken towards it ends: they are
@@ -384,6 +446,7 @@ where
         nodes: 0,
         ticks: 0,
         stopped: false,
+        stopped_at: None,
         out: Vec::new(),
         untaken: Vec::new(),
         taken_end: 0,
@@ -395,6 +458,14 @@ where
         w.slots[p].vid = sh.plan.candidates[p][c as usize];
     }
     let d = task.depth;
+    if sh.control.should_stop() {
+        if let Some(left) = &sh.left {
+            let piece = Piece { prefix: task.prefix, depth: d, cands: task.cands.owned() };
+            left.lock().unwrap_or_else(|e| e.into_inner()).push(piece);
+        }
+        w.finish();
+        return;
+    }
     w.slots[d].level = match task.cands {
         TaskCands::Range(lo, hi) => Level { src: Src::Range(lo), cursor: 0, end: (hi - lo) as usize, donated: false },
         TaskCands::Slice(s) => Level { src: Src::Slice(s), cursor: 0, end: s.len(), donated: false },
@@ -404,8 +475,10 @@ where
             Level { src: Src::Buf, cursor: 0, end, donated: false }
         }
     };
-    if !sh.control.should_stop() {
-        w.descend(d, scope);
+    w.descend(d, scope);
+    if let (Some(left), Some(at)) = (&sh.left, w.stopped_at) {
+        let pieces = w.left(at);
+        left.lock().unwrap_or_else(|e| e.into_inner()).extend(pieces);
     }
     w.finish();
 }
@@ -691,6 +764,7 @@ where
         self.report_roots();
         if sh.control.should_stop() {
             self.stopped = true;
+            self.stopped_at = Some(d);
             return;
         }
         if sh.pending.load(Ordering::Relaxed) < sh.threads {

@@ -62,7 +62,7 @@ pub fn explain_query(
             let (a, a_ms) = build_space(data, &plan, opts, false, &first)?;
             let (b, b_ms) = build_space(data, &default, opts, false, &first)?;
             if let (Some(a), Some(b)) = (a, b) {
-                let (p, _) = probe_prefers(data, (&plan, &a), (&default, &b), engine, &first, PROBE_MIN, false);
+                let (p, _, _) = probe_prefers(data, (&plan, &a), (&default, &b), engine, &first, PROBE_MIN, false);
                 chosen_space = Some(if p.switched { (a, a_ms) } else { (b, b_ms) });
                 if !p.switched {
                     plan = Plan { order_ms: plan.order_ms, ..default };

@@ -1,6 +1,7 @@
 //! Probing two plans on a sample of their first levels, where the sampled estimates chose a
-//! plan other than the default: the default plan gives way only when the probe agrees, and a
-//! challenger whose probe ran its whole first level has answered a counting query.
+//! plan other than the default: the default plan gives way only when the probe agrees, a
+//! challenger whose probe ran its whole first level has answered a counting query, and a
+//! challenger chosen goes on from what its probe counted.
 
 use super::report::Probe;
 use crate::cpu::{self, EngineOptions};
@@ -27,11 +28,17 @@ struct Probed {
     whole: Option<cpu::Outcome>,
 }
 
+/// What a plan's probe counted, and the work it left (the roots it did not run, and what its
+/// stopped runs left): the plan's run, if the plan is chosen, goes on from there.
+pub type Counted = (cpu::Outcome, cpu::Rest);
+
 /// Whether `challenger` (a plan and its candidate space) should replace `incumbent` (the
 /// default plan), the probes' predictions, and, for a counting query (`answers`), the run that
 /// answers it where there is one: the challenger's, where its probe covered its whole first
 /// level (the default is then not probed), or the default's, where the default stays and its
 /// probe covered its whole first level (its run is the query's count: no need to run it again).
+/// Also what the challenger's probe counted and the work it left ([`Counted`]): a counting
+/// query that switches goes on from there, its probe not thrown away.
 ///
 /// Each probe counts the matches under its first level's [`PROBE_HEAVY_ROOTS`] candidates of
 /// highest degree, then under [`PROBE_ROOTS`] of the others evenly spaced; its predicted time
@@ -59,21 +66,29 @@ pub fn probe_prefers(
     control: &Control,
     budget: Duration,
     answers: bool,
-) -> (Probe, Option<cpu::Outcome>) {
-    let probe = |(plan, space): (&Plan, &CandidateSpace), budget: Duration| -> Option<Probed> {
+) -> (Probe, Option<cpu::Outcome>, Counted) {
+    // A plan's probe, and what it counted and left (the whole level left where it ran out
+    // before its first run ended).
+    let probe = |(plan, space): (&Plan, &CandidateSpace), budget: Duration| -> (Option<Probed>, Counted) {
         let t = Instant::now();
         let trial = control.trial(budget);
-        // Milliseconds to count under `roots`, and the run, if that finished within the budget.
-        let run = |roots: Vec<u32>| {
-            let t = Instant::now();
-            let out = cpu::enumerate_roots(data, plan, space, engine, &trial, roots);
-            out.stopped.is_none().then(|| (t.elapsed().as_secs_f64() * 1e3, out))
-        };
         let first = &plan.candidates[0];
         let len = first.len();
+        let (mut found, mut left) = (cpu::Outcome::nothing(plan.len(), None), cpu::Rest::default());
+        // Milliseconds to count under `roots`, and the run, if that finished within the budget;
+        // what it counted and left joins `found` and `left`.
+        let mut run = |roots: Vec<u32>| {
+            let t = Instant::now();
+            let (out, rest) = cpu::enumerate_rest(data, plan, space, engine, &trial, cpu::Rest::roots(roots));
+            let ms = t.elapsed().as_secs_f64() * 1e3;
+            let done = out.stopped.is_none();
+            found = std::mem::replace(&mut found, cpu::Outcome::nothing(0, None)).then(out.clone());
+            left = std::mem::take(&mut left).and(rest);
+            done.then_some((ms, out))
+        };
         if len < 4 * PROBE_ROOTS {
-            let (ms, out) = run((0..len as u32).collect())?;
-            return Some(Probed { predicted_ms: ms, spent: t.elapsed(), whole: Some(out) });
+            let Some((ms, out)) = run((0..len as u32).collect()) else { return (None, (found, left)) };
+            return (Some(Probed { predicted_ms: ms, spent: t.elapsed(), whole: Some(out) }), (found, left));
         }
         let mut by_degree: Vec<u32> = (0..len as u32).collect();
         by_degree.select_nth_unstable_by_key(PROBE_HEAVY_ROOTS, |&i| {
@@ -85,20 +100,36 @@ pub fn probe_prefers(
         rest.sort_unstable();
         let others = rest.len();
         let sample: Vec<u32> = (0..PROBE_ROOTS).map(|i| rest[i * others / PROBE_ROOTS]).collect();
-        let (heavy_ms, _) = run(heavy)?;
-        let (sample_ms, _) = run(sample)?;
-        let predicted_ms = heavy_ms + sample_ms * others as f64 / PROBE_ROOTS as f64;
-        Some(Probed { predicted_ms, spent: t.elapsed(), whole: None })
+        let mut ran = [heavy.as_slice(), sample.as_slice()].concat();
+        ran.sort_unstable();
+        let unrun: Vec<u32> = (0..len as u32).filter(|i| ran.binary_search(i).is_err()).collect();
+        let heavy_ms = run(heavy).map(|(ms, _)| ms);
+        let sample_ms = heavy_ms.and_then(|_| run(sample.clone()).map(|(ms, _)| ms));
+        // The sample where the heavy part ran out, and the roots neither part runs, are left
+        // whole.
+        if heavy_ms.is_none() {
+            left = left.and(cpu::Rest::roots(sample));
+        }
+        left = left.and(cpu::Rest::roots(unrun));
+        let probed = match (heavy_ms, sample_ms) {
+            (Some(h), Some(s)) => Some(Probed {
+                predicted_ms: h + s * others as f64 / PROBE_ROOTS as f64,
+                spent: t.elapsed(),
+                whole: None,
+            }),
+            _ => None,
+        };
+        (probed, (found, left))
     };
     let budget = budget.max(PROBE_MIN);
-    let c = probe(challenger, budget);
+    let (c, counted) = probe(challenger, budget);
     let (d, default_probed) = match &c {
         Some(c) if answers && c.whole.is_some() => (None, false),
         Some(c) => {
             let at_least = Duration::from_secs_f64(c.predicted_ms.min(1e7) * 1e-3).min(PROBE_MIN);
-            (probe(incumbent, (2 * c.spent + Duration::from_micros(200)).max(at_least)), true)
+            (probe(incumbent, (2 * c.spent + Duration::from_micros(200)).max(at_least)).0, true)
         }
-        None => (probe(incumbent, budget), true),
+        None => (probe(incumbent, budget).0, true),
     };
     let switched = match (&c, &d) {
         (Some(c), Some(d)) => c.predicted_ms < d.predicted_ms,
@@ -114,7 +145,7 @@ pub fn probe_prefers(
         default_probed,
     };
     let answer = if answers { answering(c, d, switched, default_probed) } else { None };
-    (probe, answer)
+    (probe, answer, counted)
 }
 
 /// The run that answers a counting query after the probes `c` (the challenger's) and `d` (the
