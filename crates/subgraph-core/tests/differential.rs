@@ -339,6 +339,24 @@ fn stopped_counts_resume_to_the_whole_count() {
                     assert!(runs > 2, "{runs} runs: the deadlines stopped too few");
                     assert_eq!(sum.embeddings, expect, "{semantics:?} {build:?} {threads} threads, {runs} runs");
                     assert_eq!(sum.levels, whole.levels, "{semantics:?} {build:?} {threads} threads");
+                    // Under a limit, each run takes what is left of it (as the planner's run after
+                    // its scout does): the runs reach the limit exactly.
+                    let limit = (expect / 2) as u64;
+                    let (mut found, mut rest, mut budget) =
+                        (0u64, Rest::whole(plan.candidates[0].len()), std::time::Duration::from_micros(20));
+                    loop {
+                        let stop = Control::new(Some(std::time::Instant::now() + budget), Default::default());
+                        let engine = EngineOptions { limit: Some(limit - found), ..engine };
+                        let (out, left) =
+                            pool(threads).install(|| enumerate_rest(&data, &plan, &space, engine, &stop, rest));
+                        found += out.embeddings as u64;
+                        if out.stopped == Some(subgraph_core::sink::Stopped::Limit) {
+                            break;
+                        }
+                        assert!(!left.is_empty(), "the whole count passed the limit");
+                        (rest, budget) = (left, budget * 5 / 4);
+                    }
+                    assert_eq!(found, limit, "{semantics:?} {build:?} {threads} threads");
                 }
             }
         }
