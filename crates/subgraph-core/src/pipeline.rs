@@ -476,10 +476,11 @@ impl Prepared {
         let out = match scouted {
             // The plan's run goes on from where its scout (the default plan kept) or its probe
             // (the challenger chosen) stopped, towards what is left of the limit.
-            Some((before, left)) => {
-                let found = before.embeddings.min(u64::MAX as u128) as u64;
-                let engine = EngineOptions { limit: engine.limit.map(|l| l.saturating_sub(found)), ..engine };
-                before.then(cpu::enumerate_rest(data, &plan, &space, engine, control, left).0)
+            Some((mut found, left)) => {
+                let counted = found.embeddings.min(u64::MAX as u128) as u64;
+                let engine = EngineOptions { limit: engine.limit.map(|l| l.saturating_sub(counted)), ..engine };
+                found.add(&cpu::enumerate_rest(data, &plan, &space, engine, control, left).0);
+                found
             }
             None => cpu::enumerate(data, &plan, &space, engine, control, output),
         };
@@ -675,10 +676,11 @@ mod tests {
         };
         // What the challenger's probe counted and the work it left make its whole count.
         let other_all = cpu::enumerate(&data, &other, &other_space, engine, &Control::unlimited(), None);
-        let resumed = |(found, left): Counted| {
+        let resumed = |(mut found, left): Counted| {
             let (rest, none) = cpu::enumerate_rest(&data, &other, &other_space, engine, &Control::unlimited(), left);
             assert!(none.is_empty());
-            found.then(rest)
+            found.add(&rest);
+            found
         };
         let (p, answer, counted) = probe(&Control::unlimited(), false);
         assert!(p.default_ms.is_some() && p.challenger_ms.is_some() && p.default_probed, "{p:?}");

@@ -329,10 +329,10 @@ fn stopped_counts_resume_to_the_whole_count() {
                         let (out, left) =
                             pool(threads).install(|| enumerate_rest(&data, &plan, &space, engine, &stop, rest));
                         assert!(out.stopped.is_some() || left.is_empty());
-                        sum = Some(match sum {
-                            Some(s) => s.then(out),
-                            None => out,
-                        });
+                        match &mut sum {
+                            Some(s) => s.add(&out),
+                            None => sum = Some(out),
+                        }
                         (rest, runs, budget) = (left, runs + 1, budget * 5 / 4);
                     }
                     let sum = sum.unwrap();

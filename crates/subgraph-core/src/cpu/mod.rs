@@ -94,14 +94,13 @@ impl Outcome {
         Outcome { embeddings: 0, stopped, nodes: 0, levels: vec![0; positions], tasks: 0 }
     }
 
-    /// This outcome and `later`'s, of the rest this one left: the sums, and `later`'s stop.
-    pub fn then(mut self, later: Outcome) -> Outcome {
+    /// Adds `later`'s outcome, of the rest this one left: the sums, and `later`'s stop.
+    pub fn add(&mut self, later: &Outcome) {
         self.embeddings += later.embeddings;
         self.nodes += later.nodes;
         self.tasks += later.tasks;
         self.levels.iter_mut().zip(&later.levels).for_each(|(a, b)| *a += b);
         self.stopped = later.stopped;
-        self
     }
 }
 
@@ -124,7 +123,7 @@ pub fn enumerate(
 /// Counts the matches of `plan` in `rest` (the whole search, or what a stopped run left), as
 /// [`enumerate`] does, and returns with the outcome the work left where `control` stopped it
 /// before the end (the deadline or Ctrl-C): a later call with it counts the rest exactly, so
-/// that the two outcomes' sum ([`Outcome::then`]) is the whole count. (A run the limit stops
+/// that the two outcomes' sum ([`Outcome::add`]) is the whole count. (A run the limit stops
 /// is complete as it is: what it leaves is not the rest of anything.)
 pub fn enumerate_rest(
     data: &Graph,
@@ -324,14 +323,17 @@ impl TaskCands<'_> {
             TaskCands::Owned(v) => v.len(),
         }
     }
+}
 
-    /// The same candidates, owned.
-    fn owned(self) -> Cands {
-        match self {
+impl Task<'_> {
+    /// The same work, owned: a piece of a stopped run's rest.
+    fn into_piece(self) -> Piece {
+        let cands = match self.cands {
             TaskCands::Range(lo, hi) => Cands::Range(lo, hi),
             TaskCands::Slice(s) => Cands::List(s.to_vec()),
             TaskCands::Owned(v) => Cands::List(v),
-        }
+        };
+        Piece { prefix: self.prefix, depth: self.depth, cands }
     }
 }
 
@@ -460,8 +462,7 @@ where
     let d = task.depth;
     if sh.control.should_stop() {
         if let Some(left) = &sh.left {
-            let piece = Piece { prefix: task.prefix, depth: d, cands: task.cands.owned() };
-            left.lock().unwrap_or_else(|e| e.into_inner()).push(piece);
+            left.lock().unwrap_or_else(|e| e.into_inner()).push(task.into_piece());
         }
         w.finish();
         return;
@@ -777,18 +778,22 @@ where
         let Some(l) = (self.root..=d).find(|&l| self.slots[l].level.cursor < self.slots[l].level.end) else { return };
         let lv = self.slots[l].level;
         let give = (lv.end - lv.cursor).div_ceil(2);
-        let (lo, hi) = (lv.end - give, lv.end);
-        let cands = match lv.src {
+        let task = self.task(l, lv.end - give, lv.end);
+        self.slots[l].level.end = lv.end - give;
+        self.slots[l].level.donated = true;
+        let sh = self.sh;
+        sh.pending.fetch_add(1, Ordering::Relaxed);
+        scope.spawn(move |s| run_task(sh, task, s));
+    }
+
+    /// The task of position l's candidates `lo..hi` (of its level) under the ones bound above.
+    fn task(&self, l: usize, lo: usize, hi: usize) -> Task<'a> {
+        let cands = match self.slots[l].level.src {
             Src::Range(base) => TaskCands::Range(base + lo as u32, base + hi as u32),
             Src::Slice(s) => TaskCands::Slice(&s[lo..hi]),
             Src::Buf => TaskCands::Owned(self.bufs[l][lo..hi].to_vec()),
         };
-        self.slots[l].level.end = lo;
-        self.slots[l].level.donated = true;
-        let task = Task { prefix: self.slots[..l].iter().map(|s| s.idx).collect(), depth: l, cands };
-        let sh = self.sh;
-        sh.pending.fetch_add(1, Ordering::Relaxed);
-        scope.spawn(move |s| run_task(sh, task, s));
+        Task { prefix: self.slots[..l].iter().map(|s| s.idx).collect(), depth: l, cands }
     }
 
     /// Adds the roots this worker has bound since it last reported to `Control::roots` (a

@@ -4,8 +4,8 @@
 //! An impl block of the engine's worker (`cpu`), as `tail.rs` is: this file names the worker,
 //! and the worker reaches it only as a method.
 
-use super::rest::{Cands, Piece};
-use super::{Src, Worker};
+use super::rest::Piece;
+use super::Worker;
 
 impl<'a, 's, const W: usize> Worker<'a, 's, W>
 where
@@ -19,14 +19,7 @@ where
             .filter_map(|l| {
                 let lv = self.slots[l].level;
                 let lo = if l == at { lv.cursor - 1 } else { lv.cursor };
-                (lo < lv.end).then(|| {
-                    let cands = match lv.src {
-                        Src::Range(base) => Cands::Range(base + lo as u32, base + lv.end as u32),
-                        Src::Slice(s) => Cands::List(s[lo..lv.end].to_vec()),
-                        Src::Buf => Cands::List(self.bufs[l][lo..lv.end].to_vec()),
-                    };
-                    Piece { prefix: self.slots[..l].iter().map(|s| s.idx).collect(), depth: l, cands }
-                })
+                (lo < lv.end).then(|| self.task(l, lo, lv.end).into_piece())
             })
             .collect()
     }

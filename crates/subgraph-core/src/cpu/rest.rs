@@ -47,10 +47,9 @@ impl Rest {
         Rest { pieces: vec![Piece { prefix: Vec::new(), depth: 0, cands: Cands::List(roots) }] }
     }
 
-    /// This work and `other`'s.
-    pub fn and(mut self, other: Rest) -> Rest {
+    /// Adds `other`'s work to this.
+    pub fn add(&mut self, other: Rest) {
         self.pieces.extend(other.pieces);
-        self
     }
 
     /// Nothing left: the count is complete.

@@ -82,8 +82,8 @@ pub fn probe_prefers(
             let (out, rest) = cpu::enumerate_rest(data, plan, space, engine, &trial, cpu::Rest::roots(roots));
             let ms = t.elapsed().as_secs_f64() * 1e3;
             let done = out.stopped.is_none();
-            found = std::mem::replace(&mut found, cpu::Outcome::nothing(0, None)).then(out.clone());
-            left = std::mem::take(&mut left).and(rest);
+            found.add(&out);
+            left.add(rest);
             done.then_some((ms, out))
         };
         if len < 4 * PROBE_ROOTS {
@@ -108,9 +108,9 @@ pub fn probe_prefers(
         // The sample where the heavy part ran out, and the roots neither part runs, are left
         // whole.
         if heavy_ms.is_none() {
-            left = left.and(cpu::Rest::roots(sample));
+            left.add(cpu::Rest::roots(sample));
         }
-        left = left.and(cpu::Rest::roots(unrun));
+        left.add(cpu::Rest::roots(unrun));
         let probed = match (heavy_ms, sample_ms) {
             (Some(h), Some(s)) => Some(Probed {
                 predicted_ms: h + s * others as f64 / PROBE_ROOTS as f64,
