@@ -16,7 +16,7 @@ mod report;
 pub use crate::host::bytes;
 pub use explain::explain_query;
 pub use options::MatchOptions;
-pub use probe::{probe_prefers, Counted, PROBE_HEAVY_ROOTS, PROBE_MIN, PROBE_ROOTS};
+pub use probe::{probe_prefers, uncounted, Counted, Probes, PROBE_HEAVY_ROOTS, PROBE_MIN, PROBE_ROOTS};
 pub use report::{Explained, Probe, Report};
 
 use crate::cpu::{self, EngineOptions};
@@ -26,7 +26,7 @@ use crate::estimate::Estimate;
 use crate::filter::Filter;
 use crate::graph::Graph;
 use crate::plan::{Plan, PlanOptions};
-use crate::planner::{self, Considered};
+use crate::planner::{self, Chooser, Considered};
 use crate::query::Query;
 use crate::sink::{Control, Output, Stopped};
 use crate::space::{CandidateSpace, SpaceBuild};
@@ -271,8 +271,16 @@ impl Prepared {
         };
         let per_particle = *per_particle;
         let cands = self.plan.candidates_by_vertex();
-        let (mut best, _) =
-            planner::compare(data, &self.query, options, cands, self.plan.filter_ms, particles, control);
+        let (mut best, _) = planner::compare(
+            data,
+            &self.query,
+            options,
+            cands,
+            self.plan.filter_ms,
+            particles,
+            Chooser::Estimates,
+            control,
+        );
         best.order_ms += self.plan.order_ms;
         if best.vertices == self.plan.vertices {
             self.plan = best;
@@ -438,10 +446,12 @@ impl Prepared {
                         // As long as the comparison took; `probe_prefers` gives at least PROBE_MIN.
                         let budget =
                             Duration::from_secs_f64(planner::comparison_ms(&options, used, per_particle) * 1e-3);
-                        let (p, answer, counted) = probe_prefers(
+                        // The default plan's probe goes on from its scout.
+                        let scout = scouted.take().unwrap_or_else(|| uncounted(&plan));
+                        let Probes { probe: p, answer, challenger, incumbent } = probe_prefers(
                             data,
                             (&best, &best_space),
-                            (&plan, &space),
+                            (&plan, &space, scout),
                             engine,
                             control,
                             budget,
@@ -460,12 +470,13 @@ impl Prepared {
                         stages.probe_ms = probe_ms;
                         let switch = p.switched;
                         probe = Some(p);
+                        // The plan kept goes on from its probe (the default's, from its scout
+                        // and its probe).
                         if switch {
                             (plan, space, space_ms) = (best, best_space, best_space_ms);
                             stages.probe_ms -= best_space_ms;
-                            // The challenger's run goes on from its probe.
-                            scouted = output.is_none().then_some(counted);
                         }
+                        scouted = output.is_none().then_some(if switch { challenger } else { incumbent });
                     } else {
                         plan = best;
                     }
@@ -667,37 +678,90 @@ mod tests {
             })
             .sum();
         assert_eq!(parts, all);
-        // Two plans probed with time to finish: both predicted; with none, the default plan's
-        // probe stops and the challenger wins unprobed, as its estimate chose it.
+        // Two plans probed with time to finish: both predicted.
         let (other, other_space) = planned(&data, path(4), crate::order::Order::Ri);
         let roomy = Duration::from_secs(600);
-        let probe = |control: &Control, answers: bool| {
-            probe_prefers(&data, (&other, &other_space), (&plan, &space), engine, control, roomy, answers)
+        let probe = |control: &Control, answers: bool, scout: Counted| {
+            probe_prefers(&data, (&other, &other_space), (&plan, &space, scout), engine, control, roomy, answers)
         };
-        // What the challenger's probe counted and the work it left make its whole count.
-        let other_all = cpu::enumerate(&data, &other, &other_space, engine, &Control::unlimited(), None);
-        let resumed = |(mut found, left): Counted| {
-            let (rest, none) = cpu::enumerate_rest(&data, &other, &other_space, engine, &Control::unlimited(), left);
+        // What a plan's runs counted and the work they left make its whole count.
+        let resumed = |(plan, space): (&Plan, &CandidateSpace), (mut found, left): Counted| {
+            let (rest, none) = cpu::enumerate_rest(&data, plan, space, engine, &Control::unlimited(), left);
             assert!(none.is_empty());
             found.add(&rest);
             found
         };
-        let (p, answer, counted) = probe(&Control::unlimited(), false);
+        let other_all = cpu::enumerate(&data, &other, &other_space, engine, &Control::unlimited(), None);
+        let whole = |(plan, space), counted| {
+            let (run, all) = (
+                resumed((plan, space), counted),
+                cpu::enumerate(&data, plan, space, engine, &Control::unlimited(), None),
+            );
+            assert_eq!((run.embeddings, &run.levels), (all.embeddings, &all.levels));
+        };
+        let Probes { probe: p, answer, challenger, incumbent } = probe(&Control::unlimited(), false, uncounted(&plan));
         assert!(p.default_ms.is_some() && p.challenger_ms.is_some() && p.default_probed, "{p:?}");
         assert_eq!(p.switched, p.challenger_ms < p.default_ms);
         assert_eq!(p.challenger, "ri");
         assert!(answer.is_none());
-        assert!(counted.0.embeddings > 0 && counted.0.embeddings < other_all.embeddings);
-        let whole = resumed(counted);
-        assert_eq!((whole.embeddings, &whole.levels), (other_all.embeddings, &other_all.levels));
+        assert!(challenger.0.embeddings > 0 && challenger.0.embeddings < other_all.embeddings);
+        assert!(incumbent.0.embeddings > 0 && incumbent.0.embeddings < all);
+        whole((&other, &other_space), challenger);
+        whole((&plan, &space), incumbent);
+        // The default plan's probe goes on from a scout's runs: it leaves the roots the scout
+        // began, and together they make the whole count.
+        let (scouted, scout_left) = cpu::enumerate_rest(
+            &data,
+            &plan,
+            &space,
+            engine,
+            &Control::unlimited(),
+            cpu::Rest::roots((0..500).collect()),
+        );
+        let mut scout_left = scout_left;
+        scout_left.add(cpu::Rest::roots((500..len).collect()));
+        let Probes { incumbent, .. } = probe(&Control::unlimited(), false, (scouted.clone(), scout_left));
+        assert!(incumbent.0.embeddings > scouted.embeddings);
+        whole((&plan, &space), incumbent);
+        // A scout stopped by its deadline within the roots it began: its probe counts what the
+        // scout left of them too.
+        for micros in [0, 20, 100, 1_000] {
+            let deadline = Control::new(Some(Instant::now() + Duration::from_micros(micros)), Default::default());
+            let scout = cpu::enumerate_rest(&data, &plan, &space, engine, &deadline, cpu::Rest::whole(len as usize));
+            let Probes { incumbent, .. } = probe(&Control::unlimited(), false, scout);
+            whole((&plan, &space), incumbent);
+        }
         // No time for either: the default plan's probe stops too, and the challenger wins, as
-        // its estimate chose it; its run then does all the work.
+        // its estimate chose it, where the estimate is reliable (its particles reached
+        // matches); its run then does all the work. An unreliable one gives way.
         let expired = Control::new(Some(std::time::Instant::now()), Default::default());
-        let (p, answer, counted) = probe(&expired, true);
-        assert_eq!((p.default_ms, p.challenger_ms, p.switched, p.default_probed), (None, None, true, true));
-        assert!(answer.is_none());
-        assert_eq!(counted.0.embeddings, 0);
-        assert_eq!(resumed(counted).embeddings, other_all.embeddings);
+        let estimate = |matches| crate::estimate::Estimate {
+            levels: vec![1.0; 4],
+            matches,
+            cost: 1.0,
+            work: 1.0,
+            nodes: 1.0,
+            leaves: 1.0,
+            particles: 16,
+            read: 1.0,
+        };
+        for (matches, switched) in [(5.0, true), (0.0, false)] {
+            let estimated = Plan { estimate: Some(estimate(matches)), ..other.clone() };
+            let Probes { probe: p, answer, challenger, incumbent } = probe_prefers(
+                &data,
+                (&estimated, &other_space),
+                (&plan, &space, uncounted(&plan)),
+                engine,
+                &expired,
+                roomy,
+                true,
+            );
+            assert_eq!((p.default_ms, p.challenger_ms, p.switched, p.default_probed), (None, None, switched, true));
+            assert!(answer.is_none());
+            assert_eq!((challenger.0.embeddings, incumbent.0.embeddings), (0, 0));
+            whole((&other, &other_space), challenger);
+            whole((&plan, &space), incumbent);
+        }
         // A first level smaller than the probe's sample is run whole: for a counting query the
         // challenger's probe is the answer, and the default plan is not probed.
         let small = ring(100);
@@ -706,13 +770,22 @@ mod tests {
         assert!(other.candidates[0].len() < 4 * PROBE_ROOTS);
         let all = cpu::enumerate(&small, &other, &other_space, engine, &Control::unlimited(), None).embeddings;
         let control = Control::unlimited();
-        let (p, answer, _) =
-            probe_prefers(&small, (&other, &other_space), (&plan, &space), engine, &control, roomy, true);
+        let small_probe = |answers| {
+            probe_prefers(
+                &small,
+                (&other, &other_space),
+                (&plan, &space, uncounted(&plan)),
+                engine,
+                &control,
+                roomy,
+                answers,
+            )
+        };
+        let Probes { probe: p, answer, .. } = small_probe(true);
         assert!(p.switched && !p.default_probed && p.default_ms.is_none(), "{p:?}");
         assert_eq!(answer.map(|a| a.embeddings), Some(all));
         // Not for a query that writes its matches: the default plan is probed as before.
-        let (p, answer, _) =
-            probe_prefers(&small, (&other, &other_space), (&plan, &space), engine, &control, roomy, false);
+        let Probes { probe: p, answer, .. } = small_probe(false);
         assert!(p.default_probed && answer.is_none(), "{p:?}");
     }
 }

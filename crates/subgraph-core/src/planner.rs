@@ -196,7 +196,9 @@ pub fn comparison_ms(options: &PlanOptions, particles: usize, ms_per_particle: f
 /// slow, yeast's dense_10_9 15–25 ms without it and 0.7 ms with it); then every order, where
 /// the cheaper of `default_cost` and that first choice affords a comparison
 /// ([`comparison_particles`]), with as many particles as it affords, up to `particles`. Also
-/// the particles of the stage that chose.
+/// the particles of the stage that chose. A probe settles the second stage's choice
+/// (`Chooser::Probe`): the caller probes a plan other than the default before it gives the
+/// default up.
 #[allow(clippy::too_many_arguments)]
 pub fn compare_staged(
     data: &Graph,
@@ -213,7 +215,12 @@ pub fn compare_staged(
     let scout = particles.min(SCOUT_PARTICLES);
     let bits = candidate_bits(data, &cands);
     let own = PlanOptions { order: Some(options.default_order()), ..options };
-    let (first, considered) = compare_sharing(data, query, own, cands, &bits, filter_ms, scout, control);
+    // The first stage trusts reliable estimates only: an unreliable one, cheap for want of
+    // matches, would price the default plan's work low and starve the second stage of the
+    // particles that reach matches (yeast's sparse_24_36: `card` with its tail, reliable at
+    // the second stage's full particles, 1 ms; the default plan kept, 1.3 s).
+    let (first, considered) =
+        compare_sharing(data, query, own, cands, &bits, filter_ms, scout, Chooser::Estimates, control);
     let first_cost = first.estimate.as_ref().map_or(default_cost, |e| options.price(e, first.multiplier));
     let threads = rayon::current_num_threads();
     let again = comparison_particles(&options, first_cost.min(default_cost), ms_per_particle, threads)
@@ -222,7 +229,8 @@ pub fn compare_staged(
     let (mut best, considered, used) = match again {
         Some(p) => {
             let cands = first.candidates_by_vertex();
-            let (best, considered) = compare_sharing(data, query, options, cands, &bits, filter_ms, p, control);
+            let (best, considered) =
+                compare_sharing(data, query, options, cands, &bits, filter_ms, p, Chooser::Probe, control);
             (best, considered, p)
         }
         None => (first, considered, scout),
@@ -279,7 +287,9 @@ pub fn choose(
         }),
     };
     match particles {
-        Some(particles) => compare_sharing(data, query, options, cands, &bits, filter_ms, particles, control),
+        Some(particles) => {
+            compare_sharing(data, query, options, cands, &bits, filter_ms, particles, Chooser::Estimates, control)
+        }
         None => {
             let considered = vec![Considered::of(&plan, gate.clone())];
             plan.estimate = Some(gate);
@@ -410,10 +420,26 @@ impl Considered {
     }
 }
 
+/// What settles the choice between the default plan and the plan of least estimated work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Chooser {
+    /// The estimates alone: a plan replaces the default only where its estimate is reliable
+    /// (`Estimate::reliable`; under a limit, no less reliable than the best's).
+    Estimates,
+    /// A probe of both plans' first levels (`pipeline::probe_prefers`) that follows: the plan
+    /// of least estimated work is chosen whatever its estimate's reliability, and the probe
+    /// decides. On wordnet, where the particles of most 8-vertex queries reach no match, the
+    /// default GQL order stayed for want of a reliable estimate where `card` or RI, estimated
+    /// cheapest, ran 2–7 times faster (dense_8_10: 103 against 16 ms).
+    Probe,
+}
+
 /// The plan of least estimated work, sampled with `particles` particles per level: with
 /// `options.order` set only that order is tried; with a tail allowed and `Tail::Auto`, each
 /// order with and without its tail. Every estimated plan is returned too. Once `control` says
 /// stop, the plans not yet estimated are left out (the default plan is always estimated).
+/// `chooser` says what the choice is left to.
+#[allow(clippy::too_many_arguments)]
 pub fn compare(
     data: &Graph,
     query: &Query,
@@ -421,10 +447,11 @@ pub fn compare(
     cands: Candidates,
     filter_ms: f64,
     particles: usize,
+    chooser: Chooser,
     control: &Control,
 ) -> (Plan, Vec<Considered>) {
     let bits = candidate_bits(data, &cands);
-    compare_sharing(data, query, options, cands, &bits, filter_ms, particles, control)
+    compare_sharing(data, query, options, cands, &bits, filter_ms, particles, chooser, control)
 }
 
 /// [`compare`] with the candidate bitsets built.
@@ -437,6 +464,7 @@ fn compare_sharing(
     bits: &[Bitset],
     filter_ms: f64,
     particles: usize,
+    chooser: Chooser,
     control: &Control,
 ) -> (Plan, Vec<Considered>) {
     let t = Instant::now();
@@ -495,30 +523,65 @@ fn compare_sharing(
     let may_switch = has_alternatives(&options) || compares_under_limit(&options);
     let mut considered: Vec<Considered> = Vec::new();
     let mut best: Option<(Plan, Estimate, f64)> = None;
+    // The default plan's price, and whether another replaced it. A plan with a counted tail
+    // replaces it only where its particles reached matches: where they died before the tail,
+    // the tail's counting, the work the tail is there for, is not in the price at all
+    // (wordnet's dense_8_53: RI with a tail of three, estimated cheapest and probed at less
+    // than the default's time, ran 9 times as long).
+    let (mut default_price, mut replaced) = (f64::INFINITY, false);
     for (plan, estimate) in per_order.into_iter().flatten() {
         if considered.iter().any(|c| c.vertices == plan.vertices && c.tail == plan.tail) {
             continue;
         }
         considered.push(Considered::of(&plan, estimate.clone()));
         let price = options.price(&estimate, plan.multiplier);
-        if best.is_none()
-            || (may_switch && best.as_ref().is_some_and(|b| replaces(&options, (&estimate, price), (&b.1, b.2))))
+        if best.is_none() {
+            default_price = price;
+            best = Some((plan, estimate, price));
+        } else if may_switch
+            && (plan.tail == 0 || estimate.reliable())
+            && best.as_ref().is_some_and(|b| {
+                let best = Best { estimate: &b.1, price: b.2, default: !replaced, default_price };
+                replaces(&options, chooser, (&estimate, price), best)
+            })
         {
             best = Some((plan, estimate, price));
+            replaced = true;
         }
     }
     let (plan, estimate, _) = best.expect("at least one plan");
     (finish(plan, Some(estimate), cands), considered)
 }
 
-/// Whether a plan estimated as `challenger` (with its price) replaces the best so far: with
-/// less work, and an estimate that is reliable (`Estimate::reliable`) or, under a limit, no
-/// less reliable than the best's. Under a limit the particles of large searches rarely reach
-/// a match (none did on wordnet's 12- to 20-vertex dense queries), and the work they saw on
-/// the way is what tells the orders apart.
-fn replaces(options: &PlanOptions, challenger: (&Estimate, f64), best: (&Estimate, f64)) -> bool {
-    let trusted = challenger.0.reliable() || (options.limit.is_some() && !best.0.reliable());
-    challenger.1 < best.1 && trusted
+/// The best plan so far of a comparison, as [`replaces`] weighs it.
+struct Best<'a> {
+    estimate: &'a Estimate,
+    price: f64,
+    /// Whether it is the default plan.
+    default: bool,
+    /// The default plan's price.
+    default_price: f64,
+}
+
+/// Whether a plan estimated as `challenger` (with its price) replaces `best`, the best so far:
+/// - `Chooser::Estimates`: with less work than the best, and an estimate that is reliable
+///   (`Estimate::reliable`) or, under a limit, no less reliable than the best's. Under a
+///   limit the particles of large searches rarely reach a match (none did on wordnet's 12- to
+///   20-vertex dense queries), and the work they saw on the way is what tells the orders
+///   apart.
+/// - `Chooser::Probe`: with less work than the default plan; among such plans a reliable
+///   estimate before an unreliable one, then the least work. The probe's one challenger is
+///   the likelier winner: on wordnet's dense_8_12 and _39 a reliable RI (26 and 103 ms) lost
+///   the probe's place to an unreliable `card` estimated cheaper (47 and 200 ms).
+fn replaces(options: &PlanOptions, chooser: Chooser, challenger: (&Estimate, f64), best: Best) -> bool {
+    let (reliable, price) = (challenger.0.reliable(), challenger.1);
+    let best_reliable = best.estimate.reliable();
+    match chooser {
+        Chooser::Probe => {
+            price < best.default_price && (best.default || (reliable, -price) > (best_reliable, -best.price))
+        }
+        Chooser::Estimates => price < best.price && (reliable || (options.limit.is_some() && !best_reliable)),
+    }
 }
 
 /// The plans an order gives: without a counted tail first (the default plan: on small
@@ -628,7 +691,8 @@ mod tests {
     fn a_stopped_comparison_keeps_the_default_plan() {
         let (data, q, cands) = path_over_complete();
         let options = PlanOptions::default();
-        let compare = |control: &Control| compare(&data, &q, options, cands.clone(), 0.0, 32, control);
+        let compare =
+            |control: &Control| compare(&data, &q, options, cands.clone(), 0.0, 32, Chooser::Estimates, control);
         let (all, considered) = compare(&Control::unlimited());
         assert!(considered.len() > 1, "{considered:?}");
         let expired = Control::new(Some(Instant::now()), Default::default());
@@ -652,11 +716,13 @@ mod tests {
         assert!(!compares_under_limit(&PlanOptions { device: Device::Gpu, ..limited }));
         assert!(!compares_under_limit(&PlanOptions { order: Some(Order::Gql), ..limited }));
         assert!(!compares_under_limit(&PlanOptions::default()));
-        let (_, considered) = compare(&data, &q, limited, cands.clone(), 0.0, 32, &Control::unlimited());
+        let (_, considered) =
+            compare(&data, &q, limited, cands.clone(), 0.0, 32, Chooser::Estimates, &Control::unlimited());
         assert!(!considered.is_empty());
         assert!(considered.iter().all(|c| LIMIT_ORDERS.iter().any(|o| o.name() == c.order) && c.tail == 0));
         // Without the limit the same query has tails to compare.
-        let (_, all) = compare(&data, &q, PlanOptions::default(), cands, 0.0, 32, &Control::unlimited());
+        let (_, all) =
+            compare(&data, &q, PlanOptions::default(), cands, 0.0, 32, Chooser::Estimates, &Control::unlimited());
         assert!(all.iter().any(|c| c.tail > 0), "{all:?}");
         // A limited comparison is affordable from SMALL_COST, with at least MIN_PARTICLES.
         let per_particle = 1.0;
@@ -709,16 +775,31 @@ mod tests {
         };
         let (none, some) = (estimate(0.0), estimate(5.0));
         let (free, limited) = (PlanOptions::default(), PlanOptions { limit: Some(10), ..PlanOptions::default() });
+        // Against the default plan (priced 2).
+        let default = |estimate| Best { estimate, price: 2.0, default: true, default_price: 2.0 };
+        let by = |o: &PlanOptions, c: (&Estimate, f64), best| replaces(o, Chooser::Estimates, c, best);
         // Cheaper and reliable always replaces; dearer never does.
         for o in [&free, &limited] {
-            assert!(replaces(o, (&some, 1.0), (&none, 2.0)));
-            assert!(replaces(o, (&some, 1.0), (&some, 2.0)));
-            assert!(!replaces(o, (&some, 3.0), (&none, 2.0)));
+            assert!(by(o, (&some, 1.0), default(&none)));
+            assert!(by(o, (&some, 1.0), default(&some)));
+            assert!(!by(o, (&some, 3.0), default(&none)));
         }
         // Cheaper without a match: only under a limit, and only against a best without one.
-        assert!(!replaces(&free, (&none, 1.0), (&none, 2.0)));
-        assert!(replaces(&limited, (&none, 1.0), (&none, 2.0)));
-        assert!(!replaces(&limited, (&none, 1.0), (&some, 2.0)));
+        assert!(!by(&free, (&none, 1.0), default(&none)));
+        assert!(by(&limited, (&none, 1.0), default(&none)));
+        assert!(!by(&limited, (&none, 1.0), default(&some)));
+        // Where a probe decides: anything cheaper than the default replaces it; after that a
+        // reliable estimate beats an unreliable one, and the cheaper of two alike wins; never
+        // one dearer than the default.
+        let probe = |c: (&Estimate, f64), best| replaces(&free, Chooser::Probe, c, best);
+        assert!(probe((&none, 1.0), default(&some)));
+        assert!(!probe((&some, 3.0), default(&none)));
+        let other = |estimate, price| Best { estimate, price, default: false, default_price: 2.0 };
+        assert!(probe((&some, 1.5), other(&none, 0.5)));
+        assert!(!probe((&none, 0.5), other(&some, 1.5)));
+        assert!(probe((&none, 0.5), other(&none, 1.5)));
+        assert!(!probe((&some, 1.5), other(&some, 0.5)));
+        assert!(!probe((&some, 2.5), other(&none, 1.5)));
     }
 
     #[test]

@@ -52,8 +52,43 @@ impl Rest {
         self.pieces.extend(other.pieces);
     }
 
+    /// Takes out the first position's candidates no run has begun (the pieces at the first
+    /// position) and returns them, sorted: what is left is the work under first candidates
+    /// that a stopped run had begun.
+    pub fn take_roots(&mut self) -> Vec<u32> {
+        let mut roots = Vec::new();
+        self.pieces.retain(|p| match (p.depth, &p.cands) {
+            (0, Cands::Range(lo, hi)) => {
+                roots.extend(*lo..*hi);
+                false
+            }
+            (0, Cands::List(v)) => {
+                roots.extend_from_slice(v);
+                false
+            }
+            _ => true,
+        });
+        roots.sort_unstable();
+        roots
+    }
+
     /// Nothing left: the count is complete.
     pub fn is_empty(&self) -> bool {
         self.pieces.iter().all(|p| p.cands.len() == 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_roots_taken_are_the_first_positions_unbegun_candidates() {
+        let mut rest = Rest::whole(5);
+        rest.add(Rest { pieces: vec![Piece { prefix: vec![7], depth: 1, cands: Cands::Range(2, 4) }] });
+        rest.add(Rest::roots(vec![9, 6]));
+        assert_eq!(rest.take_roots(), vec![0, 1, 2, 3, 4, 6, 9]);
+        assert_eq!(rest.pieces, vec![Piece { prefix: vec![7], depth: 1, cands: Cands::Range(2, 4) }]);
+        assert!(rest.take_roots().is_empty() && !rest.is_empty());
     }
 }

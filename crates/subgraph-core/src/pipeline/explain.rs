@@ -4,14 +4,14 @@
 
 use super::memory::build_space;
 use super::options::MatchOptions;
-use super::probe::{probe_prefers, PROBE_MIN};
+use super::probe::{probe_prefers, uncounted, PROBE_MIN};
 use super::report::{report, stopped_early, Explained};
 use crate::cpu::{self, EngineOptions};
 use crate::error::Error;
 use crate::graph::Graph;
 use crate::order::Order;
 use crate::plan::Plan;
-use crate::planner::{self, Considered};
+use crate::planner::{self, Chooser, Considered};
 use crate::query::Query;
 use crate::sink::Control;
 use std::time::Instant;
@@ -38,7 +38,7 @@ pub fn explain_query(
         let engine = EngineOptions { limit: opts.limit, failing_sets: opts.failing_sets };
         let t = Instant::now();
         let (mut plan, considered) =
-            planner::compare(data, &q, popts, cands, filter_ms, planner::FULL_PARTICLES, &first);
+            planner::compare(data, &q, popts, cands, filter_ms, planner::FULL_PARTICLES, Chooser::Probe, &first);
         let compare_ms = t.elapsed().as_secs_f64() * 1e3;
         let by_vertex = plan.candidates_by_vertex();
         let mut size_of = vec![0; q.num_vertices()];
@@ -62,7 +62,16 @@ pub fn explain_query(
             let (a, a_ms) = build_space(data, &plan, opts, false, &first)?;
             let (b, b_ms) = build_space(data, &default, opts, false, &first)?;
             if let (Some(a), Some(b)) = (a, b) {
-                let (p, _, _) = probe_prefers(data, (&plan, &a), (&default, &b), engine, &first, PROBE_MIN, false);
+                let p = probe_prefers(
+                    data,
+                    (&plan, &a),
+                    (&default, &b, uncounted(&default)),
+                    engine,
+                    &first,
+                    PROBE_MIN,
+                    false,
+                )
+                .probe;
                 chosen_space = Some(if p.switched { (a, a_ms) } else { (b, b_ms) });
                 if !p.switched {
                     plan = Plan { order_ms: plan.order_ms, ..default };

@@ -5,6 +5,7 @@
 
 use super::report::Probe;
 use crate::cpu::{self, EngineOptions};
+use crate::estimate::Estimate;
 use crate::graph::Graph;
 use crate::plan::Plan;
 use crate::sink::Control;
@@ -20,30 +21,62 @@ pub const PROBE_HEAVY_ROOTS: usize = 8;
 /// The least time the challenger's probe is given, and the budget of `explain`'s probe.
 pub const PROBE_MIN: Duration = Duration::from_millis(10);
 
+/// The share of the default plan's predicted time within which a challenger whose estimate is
+/// not reliable must be predicted to win the probe. A probe's sample of first candidates can
+/// miss where the work sits as the estimates can: on wordnet's dense_8_53 RI with a counted
+/// tail was probed at 21 ms against the default's 21 ms and ran 9 times as long. Over
+/// wordnet's 200 dense_8 queries (this VM, one thread) the unreliable challengers predicted
+/// at half the default's time or less nearly all won, those from 0.75 up mostly lost.
+const UNTRUSTED_MARGIN: f64 = 0.8;
+
 /// One plan's probe: its predicted milliseconds (the heavy part plus the sample scaled to the
-/// whole level), the milliseconds it took, and the run itself where it covered the whole level.
+/// rest of the level), the milliseconds it took, and, where it ran all that was left, the
+/// plan's whole count.
 struct Probed {
     predicted_ms: f64,
     spent: Duration,
     whole: Option<cpu::Outcome>,
 }
 
-/// What a plan's probe counted, and the work it left (the roots it did not run, and what its
+/// What a plan's runs have counted, and the work they left (the roots not run, and what
 /// stopped runs left): the plan's run, if the plan is chosen, goes on from there.
 pub type Counted = (cpu::Outcome, cpu::Rest);
 
+/// Nothing counted yet: the whole search of `plan` left.
+pub fn uncounted(plan: &Plan) -> Counted {
+    (cpu::Outcome::nothing(plan.len(), None), cpu::Rest::whole(plan.candidates[0].len()))
+}
+
+/// What [`probe_prefers`] found.
+pub struct Probes {
+    /// The probes' predictions and the choice.
+    pub probe: Probe,
+    /// For a counting query, the run that answers it, where there is one.
+    pub answer: Option<cpu::Outcome>,
+    /// What the challenger has counted, with its probe, and the work it left.
+    pub challenger: Counted,
+    /// What the default plan has counted (its scout's and its probe's runs), and the work it
+    /// left.
+    pub incumbent: Counted,
+}
+
 /// Whether `challenger` (a plan and its candidate space) should replace `incumbent` (the
-/// default plan), the probes' predictions, and, for a counting query (`answers`), the run that
-/// answers it where there is one: the challenger's, where its probe covered its whole first
-/// level (the default is then not probed), or the default's, where the default stays and its
-/// probe covered its whole first level (its run is the query's count: no need to run it again).
-/// Also what the challenger's probe counted and the work it left ([`Counted`]): a counting
-/// query that switches goes on from there, its probe not thrown away.
+/// default plan, with what it has counted so far: its scout's runs, or [`uncounted`]), the
+/// probes' predictions, and, for a counting query (`answers`), the run that answers it where
+/// there is one: the challenger's, where its probe covered its whole first level (the default
+/// is then not probed), or the default's, where the default stays and its probe ran all it had
+/// left (its runs are the query's count: no need to run it again). Also what each plan has
+/// counted and the work it left ([`Counted`]): a counting query goes on from there with the
+/// plan it keeps, neither probe thrown away.
 ///
 /// Each probe counts the matches under its first level's [`PROBE_HEAVY_ROOTS`] candidates of
 /// highest degree, then under [`PROBE_ROOTS`] of the others evenly spaced; its predicted time
 /// is the first part plus the second scaled to all the others (plans with the same first
-/// vertex run the same candidates). A level of fewer than `4 · PROBE_ROOTS` is run whole.
+/// vertex run the same candidates). The default plan's probe takes these among the first
+/// candidates its scout did not begin, counts what the scout left of those it began with the
+/// heaviest, and predicts the time of all it had left: what the scout counted is done
+/// whichever plan runs on. Where fewer than `4 · PROBE_ROOTS` first candidates are left, the
+/// probe runs all that is left.
 ///
 /// The challenger is probed first, within `budget` (at least [`PROBE_MIN`]):
 /// - finished over its whole level, with `answers`: it switches, and its run is returned;
@@ -52,7 +85,11 @@ pub type Counted = (cpu::Outcome, cpu::Rest);
 ///   there would be predicted slower (its prediction is at least its probe's time), so the
 ///   choice is the one probing both in full would make; else the one predicted faster wins;
 /// - not finished: the default plan is probed within the same `budget`; it stays where it
-///   finishes, else the challenger wins, as the estimates chose it.
+///   finishes, else the challenger wins, as the estimates chose it, where its estimate is
+///   reliable (`Estimate::reliable`: its particles reached matches). One whose particles all
+///   died says only that the search above where they died is cheaper: the default stays, and
+///   where both finished it wins only when predicted within [`UNTRUSTED_MARGIN`] of the
+///   default's time.
 ///
 /// On wordnet's dense_8_3 the sampled estimates chose `card` (435 ms) over the default GQL
 /// order (94 ms): the work sits in the subtrees of a few hubs, which uniform resampling misses
@@ -61,36 +98,41 @@ pub type Counted = (cpu::Outcome, cpu::Rest);
 pub fn probe_prefers(
     data: &Graph,
     challenger: (&Plan, &CandidateSpace),
-    incumbent: (&Plan, &CandidateSpace),
+    incumbent: (&Plan, &CandidateSpace, Counted),
     engine: EngineOptions,
     control: &Control,
     budget: Duration,
     answers: bool,
-) -> (Probe, Option<cpu::Outcome>, Counted) {
-    // A plan's probe, and what it counted and left (the whole level left where it ran out
-    // before its first run ended).
-    let probe = |(plan, space): (&Plan, &CandidateSpace), budget: Duration| -> (Option<Probed>, Counted) {
+) -> Probes {
+    // A plan's probe, from what it had counted and left, and what it has counted and left
+    // then (all it had left where it ran out before its first run ended).
+    let probe = |(plan, space): (&Plan, &CandidateSpace), (mut found, mut left): Counted, budget: Duration| {
         let t = Instant::now();
         let trial = control.trial(budget);
         let first = &plan.candidates[0];
-        let len = first.len();
-        let (mut found, mut left) = (cpu::Outcome::nothing(plan.len(), None), cpu::Rest::default());
-        // Milliseconds to count under `roots`, and the run, if that finished within the budget;
-        // what it counted and left joins `found` and `left`.
-        let mut run = |roots: Vec<u32>| {
+        let roots = left.take_roots();
+        // Milliseconds to count `rest`, and the run, if that finished within the budget; what
+        // it counted and left joins `found` and `left`.
+        let run = |found: &mut cpu::Outcome, left: &mut cpu::Rest, rest: cpu::Rest| {
             let t = Instant::now();
-            let (out, rest) = cpu::enumerate_rest(data, plan, space, engine, &trial, cpu::Rest::roots(roots));
+            let (out, rest) = cpu::enumerate_rest(data, plan, space, engine, &trial, rest);
             let ms = t.elapsed().as_secs_f64() * 1e3;
             let done = out.stopped.is_none();
             found.add(&out);
             left.add(rest);
-            done.then_some((ms, out))
+            done.then_some(ms)
         };
-        if len < 4 * PROBE_ROOTS {
-            let Some((ms, out)) = run((0..len as u32).collect()) else { return (None, (found, left)) };
-            return (Some(Probed { predicted_ms: ms, spent: t.elapsed(), whole: Some(out) }), (found, left));
+        if roots.len() < 4 * PROBE_ROOTS {
+            let mut all = std::mem::take(&mut left);
+            all.add(cpu::Rest::roots(roots));
+            let probed = run(&mut found, &mut left, all).map(|ms| Probed {
+                predicted_ms: ms,
+                spent: t.elapsed(),
+                whole: Some(found.clone()),
+            });
+            return (probed, (found, left));
         }
-        let mut by_degree: Vec<u32> = (0..len as u32).collect();
+        let mut by_degree = roots.clone();
         by_degree.select_nth_unstable_by_key(PROBE_HEAVY_ROOTS, |&i| {
             std::cmp::Reverse(data.total_degree(first[i as usize]))
         });
@@ -102,9 +144,13 @@ pub fn probe_prefers(
         let sample: Vec<u32> = (0..PROBE_ROOTS).map(|i| rest[i * others / PROBE_ROOTS]).collect();
         let mut ran = [heavy.as_slice(), sample.as_slice()].concat();
         ran.sort_unstable();
-        let unrun: Vec<u32> = (0..len as u32).filter(|i| ran.binary_search(i).is_err()).collect();
-        let heavy_ms = run(heavy).map(|(ms, _)| ms);
-        let sample_ms = heavy_ms.and_then(|_| run(sample.clone()).map(|(ms, _)| ms));
+        let unrun: Vec<u32> = roots.into_iter().filter(|i| ran.binary_search(i).is_err()).collect();
+        // The heavy part: the heaviest roots, and what a scout left of the roots it began
+        // (counted in full, as the heavy roots are, and not among the sampled roots).
+        let mut first_part = std::mem::take(&mut left);
+        first_part.add(cpu::Rest::roots(heavy));
+        let heavy_ms = run(&mut found, &mut left, first_part);
+        let sample_ms = heavy_ms.and_then(|_| run(&mut found, &mut left, cpu::Rest::roots(sample.clone())));
         // The sample where the heavy part ran out, and the roots neither part runs, are left
         // whole.
         if heavy_ms.is_none() {
@@ -122,19 +168,26 @@ pub fn probe_prefers(
         (probed, (found, left))
     };
     let budget = budget.max(PROBE_MIN);
-    let (c, counted) = probe(challenger, budget);
-    let (d, default_probed) = match &c {
-        Some(c) if answers && c.whole.is_some() => (None, false),
+    let (c, counted) = probe(challenger, uncounted(challenger.0), budget);
+    let (plan, space, scouted) = incumbent;
+    let (d, default_probed, incumbent) = match &c {
+        Some(c) if answers && c.whole.is_some() => (None, false, scouted),
         Some(c) => {
             let at_least = Duration::from_secs_f64(c.predicted_ms.min(1e7) * 1e-3).min(PROBE_MIN);
-            (probe(incumbent, (2 * c.spent + Duration::from_micros(200)).max(at_least)).0, true)
+            let (d, counted) = probe((plan, space), scouted, (2 * c.spent + Duration::from_micros(200)).max(at_least));
+            (d, true, counted)
         }
-        None => (probe(incumbent, budget).0, true),
+        None => {
+            let (d, counted) = probe((plan, space), scouted, budget);
+            (d, true, counted)
+        }
     };
+    let trusted = challenger.0.estimate.as_ref().is_some_and(Estimate::reliable);
+    let margin = if trusted { 1.0 } else { UNTRUSTED_MARGIN };
     let switched = match (&c, &d) {
-        (Some(c), Some(d)) => c.predicted_ms < d.predicted_ms,
+        (Some(c), Some(d)) => c.predicted_ms < margin * d.predicted_ms,
         (Some(_), None) => true,
-        (None, d) => d.is_none(),
+        (None, d) => d.is_none() && trusted,
     };
     let probe = Probe {
         challenger: challenger.0.order.name(),
@@ -145,7 +198,7 @@ pub fn probe_prefers(
         default_probed,
     };
     let answer = if answers { answering(c, d, switched, default_probed) } else { None };
-    (probe, answer, counted)
+    Probes { probe, answer, challenger: counted, incumbent }
 }
 
 /// The run that answers a counting query after the probes `c` (the challenger's) and `d` (the
