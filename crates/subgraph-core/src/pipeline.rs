@@ -681,8 +681,8 @@ mod tests {
         // Two plans probed with time to finish: both predicted.
         let (other, other_space) = planned(&data, path(4), crate::order::Order::Ri);
         let roomy = Duration::from_secs(600);
-        let probe = |control: &Control, answers: bool, scout: Counted| {
-            probe_prefers(&data, (&other, &other_space), (&plan, &space, scout), engine, control, roomy, answers)
+        let probe = |challenger: &Plan, control: &Control, answers: bool, scout: Counted| {
+            probe_prefers(&data, (challenger, &other_space), (&plan, &space, scout), engine, control, roomy, answers)
         };
         // What a plan's runs counted and the work they left make its whole count.
         let resumed = |(plan, space): (&Plan, &CandidateSpace), (mut found, left): Counted| {
@@ -699,42 +699,7 @@ mod tests {
             );
             assert_eq!((run.embeddings, &run.levels), (all.embeddings, &all.levels));
         };
-        let Probes { probe: p, answer, challenger, incumbent } = probe(&Control::unlimited(), false, uncounted(&plan));
-        assert!(p.default_ms.is_some() && p.challenger_ms.is_some() && p.default_probed, "{p:?}");
-        assert_eq!(p.switched, p.challenger_ms < p.default_ms);
-        assert_eq!(p.challenger, "ri");
-        assert!(answer.is_none());
-        assert!(challenger.0.embeddings > 0 && challenger.0.embeddings < other_all.embeddings);
-        assert!(incumbent.0.embeddings > 0 && incumbent.0.embeddings < all);
-        whole((&other, &other_space), challenger);
-        whole((&plan, &space), incumbent);
-        // The default plan's probe goes on from a scout's runs: it leaves the roots the scout
-        // began, and together they make the whole count.
-        let (scouted, scout_left) = cpu::enumerate_rest(
-            &data,
-            &plan,
-            &space,
-            engine,
-            &Control::unlimited(),
-            cpu::Rest::roots((0..500).collect()),
-        );
-        let mut scout_left = scout_left;
-        scout_left.add(cpu::Rest::roots((500..len).collect()));
-        let Probes { incumbent, .. } = probe(&Control::unlimited(), false, (scouted.clone(), scout_left));
-        assert!(incumbent.0.embeddings > scouted.embeddings);
-        whole((&plan, &space), incumbent);
-        // A scout stopped by its deadline within the roots it began: its probe counts what the
-        // scout left of them too.
-        for micros in [0, 20, 100, 1_000] {
-            let deadline = Control::new(Some(Instant::now() + Duration::from_micros(micros)), Default::default());
-            let scout = cpu::enumerate_rest(&data, &plan, &space, engine, &deadline, cpu::Rest::whole(len as usize));
-            let Probes { incumbent, .. } = probe(&Control::unlimited(), false, scout);
-            whole((&plan, &space), incumbent);
-        }
-        // No time for either: the default plan's probe stops too, and the challenger wins, as
-        // its estimate chose it, where the estimate is reliable (its particles reached
-        // matches); its run then does all the work. An unreliable one gives way.
-        let expired = Control::new(Some(std::time::Instant::now()), Default::default());
+        // The challenger's estimate, reliable where its particles reached matches.
         let estimate = |matches| crate::estimate::Estimate {
             levels: vec![1.0; 4],
             matches,
@@ -745,17 +710,52 @@ mod tests {
             particles: 16,
             read: 1.0,
         };
-        for (matches, switched) in [(5.0, true), (0.0, false)] {
-            let estimated = Plan { estimate: Some(estimate(matches)), ..other.clone() };
-            let Probes { probe: p, answer, challenger, incumbent } = probe_prefers(
-                &data,
-                (&estimated, &other_space),
-                (&plan, &space, uncounted(&plan)),
-                engine,
-                &expired,
-                roomy,
-                true,
-            );
+        let (reliable, unreliable) = (
+            Plan { estimate: Some(estimate(5.0)), ..other.clone() },
+            Plan { estimate: Some(estimate(0.0)), ..other.clone() },
+        );
+        // An unreliable challenger wins only within UNTRUSTED_MARGIN of the default's time.
+        let p = probe(&unreliable, &Control::unlimited(), false, uncounted(&plan)).probe;
+        let (c, d) = (p.challenger_ms.unwrap(), p.default_ms.unwrap());
+        assert_eq!(p.switched, c < probe::UNTRUSTED_MARGIN * d, "{p:?}");
+        let Probes { probe: p, answer, challenger, incumbent } =
+            probe(&reliable, &Control::unlimited(), false, uncounted(&plan));
+        assert!(p.default_ms.is_some() && p.challenger_ms.is_some() && p.default_probed, "{p:?}");
+        assert_eq!(p.switched, p.challenger_ms < p.default_ms);
+        assert_eq!(p.challenger, "ri");
+        assert!(answer.is_none());
+        assert!(challenger.0.embeddings > 0 && challenger.0.embeddings < other_all.embeddings);
+        assert!(incumbent.0.embeddings > 0 && incumbent.0.embeddings < all);
+        whole((&other, &other_space), challenger);
+        whole((&plan, &space), incumbent);
+        // The default plan's probe goes on from a scout's runs: it does not run the roots the
+        // scout ran again, and together they make the whole count.
+        let (scouted, mut scout_left) = cpu::enumerate_rest(
+            &data,
+            &plan,
+            &space,
+            engine,
+            &Control::unlimited(),
+            cpu::Rest::roots((0..500).collect()),
+        );
+        scout_left.add(cpu::Rest::roots((500..len).collect()));
+        let Probes { incumbent, .. } = probe(&other, &Control::unlimited(), false, (scouted.clone(), scout_left));
+        assert!(incumbent.0.embeddings > scouted.embeddings);
+        whole((&plan, &space), incumbent);
+        // A scout stopped by its deadline within the roots it began: its probe counts what the
+        // scout left of them too.
+        for micros in [0, 20, 100, 1_000] {
+            let deadline = Control::new(Some(Instant::now() + Duration::from_micros(micros)), Default::default());
+            let scout = cpu::enumerate_rest(&data, &plan, &space, engine, &deadline, cpu::Rest::whole(len as usize));
+            let Probes { incumbent, .. } = probe(&other, &Control::unlimited(), false, scout);
+            whole((&plan, &space), incumbent);
+        }
+        // No time for either: the default plan's probe stops too, and the challenger wins, as
+        // its estimate chose it, where the estimate is reliable (its particles reached
+        // matches); its run then does all the work. An unreliable one gives way.
+        let expired = Control::new(Some(std::time::Instant::now()), Default::default());
+        for (estimated, switched) in [(&reliable, true), (&unreliable, false)] {
+            let Probes { probe: p, answer, challenger, incumbent } = probe(estimated, &expired, true, uncounted(&plan));
             assert_eq!((p.default_ms, p.challenger_ms, p.switched, p.default_probed), (None, None, switched, true));
             assert!(answer.is_none());
             assert_eq!((challenger.0.embeddings, incumbent.0.embeddings), (0, 0));

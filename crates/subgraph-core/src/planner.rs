@@ -523,11 +523,7 @@ fn compare_sharing(
     let may_switch = has_alternatives(&options) || compares_under_limit(&options);
     let mut considered: Vec<Considered> = Vec::new();
     let mut best: Option<(Plan, Estimate, f64)> = None;
-    // The default plan's price, and whether another replaced it. A plan with a counted tail
-    // replaces it only where its particles reached matches: where they died before the tail,
-    // the tail's counting, the work the tail is there for, is not in the price at all
-    // (wordnet's dense_8_53: RI with a tail of three, estimated cheapest and probed at less
-    // than the default's time, ran 9 times as long).
+    // The default plan's price, and whether another replaced it.
     let (mut default_price, mut replaced) = (f64::INFINITY, false);
     for (plan, estimate) in per_order.into_iter().flatten() {
         if considered.iter().any(|c| c.vertices == plan.vertices && c.tail == plan.tail) {
@@ -539,10 +535,9 @@ fn compare_sharing(
             default_price = price;
             best = Some((plan, estimate, price));
         } else if may_switch
-            && (plan.tail == 0 || estimate.reliable())
             && best.as_ref().is_some_and(|b| {
                 let best = Best { estimate: &b.1, price: b.2, default: !replaced, default_price };
-                replaces(&options, chooser, (&estimate, price), best)
+                replaces(&options, chooser, (&estimate, price, plan.tail), best)
             })
         {
             best = Some((plan, estimate, price));
@@ -563,7 +558,8 @@ struct Best<'a> {
     default_price: f64,
 }
 
-/// Whether a plan estimated as `challenger` (with its price) replaces `best`, the best so far:
+/// Whether a plan estimated as `challenger` (with its price and counted tail) replaces
+/// `best`, the best so far:
 /// - `Chooser::Estimates`: with less work than the best, and an estimate that is reliable
 ///   (`Estimate::reliable`) or, under a limit, no less reliable than the best's. Under a
 ///   limit the particles of large searches rarely reach a match (none did on wordnet's 12- to
@@ -573,15 +569,21 @@ struct Best<'a> {
 ///   estimate before an unreliable one, then the least work. The probe's one challenger is
 ///   the likelier winner: on wordnet's dense_8_12 and _39 a reliable RI (26 and 103 ms) lost
 ///   the probe's place to an unreliable `card` estimated cheaper (47 and 200 ms).
-fn replaces(options: &PlanOptions, chooser: Chooser, challenger: (&Estimate, f64), best: Best) -> bool {
-    let (reliable, price) = (challenger.0.reliable(), challenger.1);
+///
+/// Either way a plan with a counted tail needs a reliable estimate: where the particles died
+/// before the tail, the tail's counting, the work the tail is there for, is not in the price
+/// at all (wordnet's dense_8_53: RI with a tail of three, estimated cheapest and probed at
+/// less than the default's time, ran 9 times as long).
+fn replaces(options: &PlanOptions, chooser: Chooser, challenger: (&Estimate, f64, usize), best: Best) -> bool {
+    let (reliable, price, tail) = (challenger.0.reliable(), challenger.1, challenger.2);
     let best_reliable = best.estimate.reliable();
-    match chooser {
-        Chooser::Probe => {
-            price < best.default_price && (best.default || (reliable, -price) > (best_reliable, -best.price))
+    (reliable || tail == 0)
+        && match chooser {
+            Chooser::Probe => {
+                price < best.default_price && (best.default || (reliable, -price) > (best_reliable, -best.price))
+            }
+            Chooser::Estimates => price < best.price && (reliable || (options.limit.is_some() && !best_reliable)),
         }
-        Chooser::Estimates => price < best.price && (reliable || (options.limit.is_some() && !best_reliable)),
-    }
 }
 
 /// The plans an order gives: without a counted tail first (the default plan: on small
@@ -777,29 +779,32 @@ mod tests {
         let (free, limited) = (PlanOptions::default(), PlanOptions { limit: Some(10), ..PlanOptions::default() });
         // Against the default plan (priced 2).
         let default = |estimate| Best { estimate, price: 2.0, default: true, default_price: 2.0 };
-        let by = |o: &PlanOptions, c: (&Estimate, f64), best| replaces(o, Chooser::Estimates, c, best);
+        let by = |o: &PlanOptions, c: (&Estimate, f64, usize), best| replaces(o, Chooser::Estimates, c, best);
         // Cheaper and reliable always replaces; dearer never does.
         for o in [&free, &limited] {
-            assert!(by(o, (&some, 1.0), default(&none)));
-            assert!(by(o, (&some, 1.0), default(&some)));
-            assert!(!by(o, (&some, 3.0), default(&none)));
+            assert!(by(o, (&some, 1.0, 0), default(&none)));
+            assert!(by(o, (&some, 1.0, 0), default(&some)));
+            assert!(!by(o, (&some, 3.0, 0), default(&none)));
         }
         // Cheaper without a match: only under a limit, and only against a best without one.
-        assert!(!by(&free, (&none, 1.0), default(&none)));
-        assert!(by(&limited, (&none, 1.0), default(&none)));
-        assert!(!by(&limited, (&none, 1.0), default(&some)));
-        // Where a probe decides: anything cheaper than the default replaces it; after that a
-        // reliable estimate beats an unreliable one, and the cheaper of two alike wins; never
-        // one dearer than the default.
-        let probe = |c: (&Estimate, f64), best| replaces(&free, Chooser::Probe, c, best);
-        assert!(probe((&none, 1.0), default(&some)));
-        assert!(!probe((&some, 3.0), default(&none)));
+        assert!(!by(&free, (&none, 1.0, 0), default(&none)));
+        assert!(by(&limited, (&none, 1.0, 0), default(&none)));
+        assert!(!by(&limited, (&none, 1.0, 0), default(&some)));
+        // Where a probe decides: anything cheaper than the default replaces it (a counted tail
+        // needs a reliable estimate, below); after that a reliable estimate beats an
+        // unreliable one, and the cheaper of two alike wins; never one dearer than the default.
+        let probe = |c: (&Estimate, f64, usize), best| replaces(&free, Chooser::Probe, c, best);
+        assert!(probe((&none, 1.0, 0), default(&some)));
+        assert!(!probe((&some, 3.0, 0), default(&none)));
         let other = |estimate, price| Best { estimate, price, default: false, default_price: 2.0 };
-        assert!(probe((&some, 1.5), other(&none, 0.5)));
-        assert!(!probe((&none, 0.5), other(&some, 1.5)));
-        assert!(probe((&none, 0.5), other(&none, 1.5)));
-        assert!(!probe((&some, 1.5), other(&some, 0.5)));
-        assert!(!probe((&some, 2.5), other(&none, 1.5)));
+        assert!(probe((&some, 1.5, 0), other(&none, 0.5)));
+        assert!(!probe((&none, 0.5, 0), other(&some, 1.5)));
+        assert!(probe((&none, 0.5, 0), other(&none, 1.5)));
+        assert!(!probe((&some, 1.5, 0), other(&some, 0.5)));
+        assert!(!probe((&some, 2.5, 0), other(&none, 1.5)));
+        // A plan with a counted tail only with a reliable estimate.
+        assert!(!probe((&none, 1.0, 3), default(&some)));
+        assert!(probe((&some, 1.0, 3), default(&some)));
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub const PROBE_MIN: Duration = Duration::from_millis(10);
 /// tail was probed at 21 ms against the default's 21 ms and ran 9 times as long. Over
 /// wordnet's 200 dense_8 queries (this VM, one thread) the unreliable challengers predicted
 /// at half the default's time or less nearly all won, those from 0.75 up mostly lost.
-const UNTRUSTED_MARGIN: f64 = 0.8;
+pub(super) const UNTRUSTED_MARGIN: f64 = 0.8;
 
 /// One plan's probe: its predicted milliseconds (the heavy part plus the sample scaled to the
 /// rest of the level), the milliseconds it took, and, where it ran all that was left, the
@@ -169,18 +169,20 @@ pub fn probe_prefers(
     };
     let budget = budget.max(PROBE_MIN);
     let (c, counted) = probe(challenger, uncounted(challenger.0), budget);
-    let (plan, space, scouted) = incumbent;
-    let (d, default_probed, incumbent) = match &c {
-        Some(c) if answers && c.whole.is_some() => (None, false, scouted),
+    // The default plan's budget, where it is probed.
+    let default_budget = match &c {
+        Some(c) if answers && c.whole.is_some() => None,
         Some(c) => {
             let at_least = Duration::from_secs_f64(c.predicted_ms.min(1e7) * 1e-3).min(PROBE_MIN);
-            let (d, counted) = probe((plan, space), scouted, (2 * c.spent + Duration::from_micros(200)).max(at_least));
-            (d, true, counted)
+            Some((2 * c.spent + Duration::from_micros(200)).max(at_least))
         }
-        None => {
-            let (d, counted) = probe((plan, space), scouted, budget);
-            (d, true, counted)
-        }
+        None => Some(budget),
+    };
+    let (plan, space, scouted) = incumbent;
+    let default_probed = default_budget.is_some();
+    let (d, incumbent) = match default_budget {
+        Some(budget) => probe((plan, space), scouted, budget),
+        None => (None, scouted),
     };
     let trusted = challenger.0.estimate.as_ref().is_some_and(Estimate::reliable);
     let margin = if trusted { 1.0 } else { UNTRUSTED_MARGIN };
