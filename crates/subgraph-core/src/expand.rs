@@ -60,6 +60,12 @@ impl Expand {
         self.per_row
     }
 
+    /// Per embedding of a row, in [`Expand::each`]'s order, the row's column of each query
+    /// vertex; None where the automorphisms are walked rather than listed.
+    pub fn listed(&self) -> Option<&[Vec<usize>]> {
+        self.walked.is_none().then_some(&self.listed[..])
+    }
+
     /// Calls `f` with the embeddings `skip..` of `row` (at most `take`), in order, each written
     /// into `embedding` (one data vertex per query vertex); stops when `f` returns false, and
     /// returns whether it never did.

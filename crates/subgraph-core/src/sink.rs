@@ -296,6 +296,17 @@ impl Output {
         self.write_raw(&head);
     }
 
+    /// Whether [`Output::format`] writes an embedding as its data vertex numbers, each a
+    /// little-endian u32 and nothing else (binary rows without original ids, and `Words`): what
+    /// a writer may then put in a batch itself.
+    pub fn writes_words(&self) -> bool {
+        match self.format {
+            OutputFormat::Words => true,
+            OutputFormat::Binary => self.ids.is_none(),
+            _ => false,
+        }
+    }
+
     /// Bytes per id in binary rows: 8 where the data graph's original ids are numbers, else 4
     /// (vertex numbers; the command line refuses binary output of named ids).
     fn id_bytes(&self) -> usize {
@@ -369,6 +380,36 @@ impl Output {
                     self.vertex(v, buf);
                 }
                 buf.extend_from_slice(b"]}\n");
+            }
+        }
+    }
+
+    /// Appends the embedding whose data vertex of query vertex u is `row[columns[u]]`, as
+    /// [`Output::format`] would: text lines and u32 words of vertex numbers straight from the
+    /// row, anything else through `embedding` (scratch of `columns.len()` entries).
+    pub fn format_gathered(
+        &self,
+        query: &str,
+        row: &[u32],
+        columns: &[usize],
+        embedding: &mut [u32],
+        buf: &mut Vec<u8>,
+    ) {
+        match (self.format, self.ids.is_none()) {
+            (OutputFormat::Text, true) => {
+                let mut digits = itoa::Buffer::new();
+                for (i, &c) in columns.iter().enumerate() {
+                    if i > 0 {
+                        buf.push(b' ');
+                    }
+                    buf.extend_from_slice(digits.format(row[c]).as_bytes());
+                }
+                buf.push(b'\n');
+            }
+            _ if self.writes_words() => columns.iter().for_each(|&c| buf.extend_from_slice(&row[c].to_le_bytes())),
+            _ => {
+                embedding.iter_mut().zip(columns).for_each(|(e, &c)| *e = row[c]);
+                self.format(query, embedding, buf);
             }
         }
     }

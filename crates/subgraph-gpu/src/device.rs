@@ -18,8 +18,9 @@ pub(crate) struct GpuDevice {
     pub(crate) data: Arc<Graph>,
     pub(crate) graph: DeviceGraph,
     /// Page-locked memory that written matches come to the host through, allocated on the
-    /// first query that writes them: two buffers, one filled while the other is written.
-    pub(crate) host: [HostBuffer; 2],
+    /// first query that writes them: up to `emit::WRITE_BUFFERS` buffers, one filled while
+    /// the others are written.
+    pub(crate) host: Vec<HostBuffer>,
 }
 
 impl GpuDevice {

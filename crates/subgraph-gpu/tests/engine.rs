@@ -14,7 +14,7 @@ use subgraph_core::filter::Bitset;
 use subgraph_core::order::Order;
 use subgraph_core::pipeline::{run_query, MatchOptions};
 use subgraph_core::plan::{Symmetry, Tail};
-use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
+use subgraph_core::sink::{read_binary, BinarySection, Control, Output, OutputFormat, Stopped};
 use subgraph_core::tree::TreeQuery;
 use subgraph_core::{Graph, GraphBuilder, Query, Semantics};
 use subgraph_cuda::{CudaError, Gpu};
@@ -943,6 +943,34 @@ fn limits_outputs_and_deadlines() {
         let r = gpu.run_query(triangle.clone(), &lopts, &pieces, &Control::unlimited(), Some((&out, "q"))).unwrap();
         out.finish().unwrap();
         let mut rows = rows_of(&buf);
+        assert_eq!(rows.len() as u128, total.min(limit as u128), "{limit}");
+        assert_eq!(r.report.embeddings, rows.len() as u128);
+        rows.dedup();
+        assert_eq!(rows.len() as u128, total.min(limit as u128), "{limit}: a row written twice");
+        assert!(rows.iter().all(|row| all.binary_search(row).is_ok()));
+    }
+    // The same pieces from a pool of one thread (where the join, waiting for a buffer, runs
+    // the writer's formatting itself), as binary rows (gathered without a call per
+    // embedding): the same rows, each once, exactly the limit.
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    for limit in [33u64, total as u64 + 1] {
+        let lopts = MatchOptions { limit: Some(limit), ..opts };
+        let buf = Buf::default();
+        let out = Output::new(Box::new(buf.clone()), OutputFormat::Binary);
+        let r = one
+            .install(|| gpu.run_query(triangle.clone(), &lopts, &pieces, &Control::unlimited(), Some((&out, "q"))))
+            .unwrap();
+        out.finish().unwrap();
+        let mut rows: Vec<Vec<u32>> = read_binary(&buf.0.lock().unwrap())
+            .unwrap()
+            .into_iter()
+            .flat_map(|section| match section {
+                BinarySection::Rows(rows) => rows,
+                _ => Vec::new(),
+            })
+            .map(|row| row.into_iter().map(|v| v as u32).collect())
+            .collect();
+        rows.sort();
         assert_eq!(rows.len() as u128, total.min(limit as u128), "{limit}");
         assert_eq!(r.report.embeddings, rows.len() as u128);
         rows.dedup();

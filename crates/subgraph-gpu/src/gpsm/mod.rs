@@ -32,7 +32,7 @@ use crate::gpsm::options::GpsmOptions;
 use crate::gpsm::plan::{forbidden, join_plan, Edge};
 use crate::gsi::chunks::{MAX_CHUNK_ROWS, ROW_OVERHEAD_BYTES};
 use crate::options::GpuOptions;
-use crate::shared::emit::Take;
+use crate::shared::emit::{writing, Take};
 use crate::shared::levels::MAX_COLUMNS;
 use crate::shared::report::GpuReport;
 use crate::shared::scan::exclusive_scan;
@@ -62,7 +62,6 @@ struct EdgeJoin<'a, 'd> {
     cols: Vec<usize>,
     injective: bool,
     take: Take<'a>,
-    expand: Expand,
     nodes: u64,
     chunks: u64,
 }
@@ -128,7 +127,7 @@ impl EdgeJoin<'_, '_> {
     fn step(&mut self, i: usize, table: DeviceBuffer<u32>, rows: u64) -> Result<()> {
         if i == self.steps.len() {
             let n = self.cols[i];
-            return self.take.emit(&table, rows, n, &self.expand, 1);
+            return self.take.emit(&table, rows, n, 1);
         }
         if rows == 0 || self.take.stop_now() {
             return Ok(());
@@ -139,7 +138,7 @@ impl EdgeJoin<'_, '_> {
         self.launch(i, &table, 0, rows, None, &mut counts, &mut none)?;
         let (offsets, total) = exclusive_scan(gpu, &counts)?;
         drop(counts);
-        if i + 1 == self.steps.len() && self.take.output.is_none() {
+        if i + 1 == self.steps.len() && !self.take.writes() {
             self.take.add(total as u128);
             return Ok(());
         }
@@ -191,7 +190,7 @@ impl EdgeJoin<'_, '_> {
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
     dev: &Device<'_>,
-    host: &mut [HostBuffer; 2],
+    host: &mut Vec<HostBuffer>,
     data: &Graph,
     q: &Query,
     opts: &MatchOptions,
@@ -276,40 +275,42 @@ pub(crate) fn run(
         control.stop(Stopped::Limit);
     }
     let position: Vec<usize> = column.iter().map(|&c| c as usize).collect();
-    let mut join = EdgeJoin {
-        dev,
-        data,
-        lists: &lists,
-        steps,
-        cols,
-        injective: semantics.injective(),
-        take: Take {
-            gpu,
-            tally: &tally,
-            control,
-            output,
-            host,
-            piece_elements: dev.download_elements,
-            count: 0,
-            done: false,
-        },
-        expand: Expand::columns(position),
-        nodes: 0,
-        chunks: 0,
-    };
-    if !empty && !control.should_stop() {
-        let first = plan[0].vertex as usize;
-        let rows = lists[first].len();
-        let mut table = gpu.alloc_zeros::<u32>("GpSM table", rows)?;
-        gpu.copy(&lists[first], 0, &mut table, 0, rows)?;
-        join.nodes += rows as u64;
-        join.step(1, table, rows as u64)?;
-    }
-    gpu.synchronize()?;
+    let expand = Expand::columns(position);
+    let ((counted, nodes, chunks), written) = writing(output, &expand, &tally, control, host, |writer| {
+        let mut join = EdgeJoin {
+            dev,
+            data,
+            lists: &lists,
+            steps,
+            cols,
+            injective: semantics.injective(),
+            take: Take {
+                gpu,
+                tally: &tally,
+                control,
+                writer,
+                piece_elements: dev.download_elements,
+                count: 0,
+                done: false,
+            },
+            nodes: 0,
+            chunks: 0,
+        };
+        if !empty && !control.should_stop() {
+            let first = plan[0].vertex as usize;
+            let rows = lists[first].len();
+            let mut table = gpu.alloc_zeros::<u32>("GpSM table", rows)?;
+            gpu.copy(&lists[first], 0, &mut table, 0, rows)?;
+            join.nodes += rows as u64;
+            join.step(1, table, rows as u64)?;
+        }
+        gpu.synchronize()?;
+        Ok((join.take.count, join.nodes, join.chunks))
+    })?;
     let join_ms = t.elapsed().as_secs_f64() * 1e3;
     let stopped = control.stopped();
     let report = Report {
-        embeddings: join.take.count,
+        embeddings: counted + written,
         complete: stopped.is_none(),
         filter: "gpsm",
         filter_ms,
@@ -319,13 +320,13 @@ pub(crate) fn run(
         candidates: cand_sizes.iter().sum(),
         candidate_edges,
         space_bytes: gpu.live_bytes(),
-        nodes: join.nodes,
-        tasks: join.chunks + 1,
+        nodes,
+        tasks: chunks + 1,
         order: "gpsm",
         ..Report::nothing(Filter::Ldf, stopped)
     };
     Ok(GpuReport {
-        joined_rows: join.nodes,
+        joined_rows: nodes,
         ..GpuReport::of(report, ("gpsm", "edge-tables"), 0.0, filter_ms, join_ms, gpu.peak_bytes())
     })
 }

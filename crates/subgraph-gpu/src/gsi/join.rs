@@ -26,7 +26,6 @@ use crate::shared::emit::Take;
 use crate::shared::levels::LevelData;
 use crate::shared::report::{DfsStats, Spill};
 use crate::shared::slices::GraphArgs;
-use subgraph_core::expand::Expand;
 
 use Param::{BufU32 as B32, BufU64 as B64, U32, U64};
 
@@ -132,8 +131,6 @@ pub(crate) struct Join<'a> {
     pub(crate) levels: &'a [LevelData],
     pub(crate) opts: &'a GpuOptions,
     pub(crate) take: Take<'a>,
-    /// How a finished row becomes the embeddings it stands for (listed once for the query).
-    pub(crate) expand: Expand,
     pub(crate) dummy64: &'a DeviceBuffer<u64>,
     pub(crate) nodes: u64,
     pub(crate) chunks: u64,
@@ -150,6 +147,11 @@ pub(crate) struct Join<'a> {
     pub(crate) parks: Vec<HostBuffer>,
     /// Chunks run again because the measured α undershot their rows.
     pub(crate) alpha_retries: u64,
+    /// Under a limit, the rows and first-link elements of each level's next chunk (by the
+    /// table's columns): small for the level's first chunk of the query, then doubled chunk
+    /// after chunk, also from one of the level's tables to the next (each chunk of the level
+    /// above makes one), so that only the query's first matches come through small chunks.
+    pub(crate) limit_chunks: Vec<(u64, u64)>,
 }
 
 /// Most first-link offsets copied to the host at once (8 bytes each): a level's whole scan, in
@@ -241,7 +243,7 @@ impl<'a> Join<'a> {
     /// output, expanded by the automorphisms behind the plan's restrictions.
     fn emit(&mut self, table: &DeviceBuffer<u32>, rows: u64) -> Result<()> {
         let plan = self.plan;
-        self.take.emit(table, rows, plan.len(), &self.expand, plan.multiplier)
+        self.take.emit(table, rows, plan.len(), plan.multiplier)
     }
 
     /// Extends `table` (`cols` columns, `rows` rows) by plan position `cols`, chunk by chunk,
@@ -335,7 +337,7 @@ impl<'a> Join<'a> {
         let n = self.plan.len();
         let levels = self.levels;
         let lv = &levels[cols];
-        let count_only = cols + 1 == n && self.take.output.is_none();
+        let count_only = cols + 1 == n && !self.take.writes();
         let mut sizes = self.gpu.alloc_zeros::<u32>("row sizes", rows as usize)?;
         let mut firsts = self.gpu.alloc_zeros::<u32>("row first links", rows as usize)?;
         let mut args = self.head(lv, cols);
@@ -353,9 +355,19 @@ impl<'a> Join<'a> {
         // Under a limit, chunks start small and double, in rows and (a materialised level) in
         // first-link elements, which bound the rows the chunk makes: the first matches come
         // after a few small chunks, depth first (the DFS side of FSIG's BFS-DFS switch), while
-        // a query whose matches are rare still runs in few chunks.
-        let mut limit_rows = if self.take.tally.limited() { LIMIT_FIRST_CHUNK_ROWS } else { u64::MAX };
-        let mut limit_elems = if self.take.tally.limited() && !count_only { LIMIT_FIRST_CHUNK_ELEMS } else { u64::MAX };
+        // a query whose matches are rare still runs in few chunks. A level's next table goes on
+        // from the size its last one reached (`limit_chunks`).
+        let limited = self.take.tally.limited();
+        if self.limit_chunks.len() <= cols {
+            self.limit_chunks.resize(cols + 1, (LIMIT_FIRST_CHUNK_ROWS, LIMIT_FIRST_CHUNK_ELEMS));
+        }
+        let (mut limit_rows, mut limit_elems) = match limited {
+            true => self.limit_chunks[cols],
+            false => (u64::MAX, u64::MAX),
+        };
+        if count_only {
+            limit_elems = u64::MAX;
+        }
         let mut work = FIRST_CHUNK_WORK;
         // FSIG's α (Eq. 5.6): the share of a chunk's buffer elements that become rows, measured
         // on the chunk before (with a margin) where the thesis sets it by hand per data set.
@@ -371,6 +383,9 @@ impl<'a> Join<'a> {
             let buffer_elems = if count_only { u64::MAX } else { chunk_elements(budget, cols, alpha) };
             let max_elems = buffer_elems.min(work).min(limit_elems);
             limit_elems = limit_elems.saturating_mul(2);
+            if limited {
+                self.limit_chunks[cols] = (limit_rows, limit_elems);
+            }
             probe.load(start, rows.min(start.saturating_add(max_rows)))?;
             let end = next_chunk_end(start, rows, max_rows, max_elems, |r| probe.at(r))?;
             self.chunks += 1;

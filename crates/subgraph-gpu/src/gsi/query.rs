@@ -26,7 +26,7 @@ use crate::gsi::plan::{Joined, Planned};
 use crate::gsi::signature::Signature;
 use crate::multi::deal::Deal;
 use crate::options::{CandidateFilter, DepthFirst, GpuOptions, Structure};
-use crate::shared::emit::Take;
+use crate::shared::emit::{writing, Take};
 use crate::shared::levels::{level_descriptor, structure_index, LevelData, MAX_COLUMNS};
 use crate::shared::report::{DfsStats, Spill, Streamed};
 use crate::shared::scan;
@@ -202,74 +202,87 @@ impl Gsi {
         let upload_ms = t.elapsed().as_secs_f64() * 1e3;
         let space_bytes = dev.gpu.live_bytes();
         let t = Instant::now();
-        let mut join = Join {
-            gpu: &dev.gpu,
-            k: &self.kernels,
-            graph: dev.graph.args(structure, aux.as_ref(), nverts, &dummy64, &dummy32)?,
-            plan,
-            levels: &levels,
-            opts: gpu_opts,
-            take: Take {
-                gpu: &dev.gpu,
-                tally,
-                control,
-                output,
-                host: &mut dev.host,
-                piece_elements: gpu_opts.download_elements,
-                count: 0,
-                done: false,
-            },
-            expand: Expand::of(plan),
-            dummy64: &dummy64,
-            nodes: 0,
-            chunks: 0,
-            buffer_elements: 0,
-            joined_rows: 0,
-            block_tasks: Cell::new(0),
-            grid_tasks: Cell::new(0),
-            dfs: dfs.as_ref().map(|p| (self.dfs_kernels.as_ref().expect("loaded with the DFS plan"), p)),
-            dfs_stats: DfsStats::default(),
-            spill: Spill::default(),
-            parks: Vec::new(),
-            alpha_retries: 0,
-        };
-        if *joins {
-            while let Some((start, end)) = deal.claim() {
-                if join.stop_now() {
-                    break;
-                }
-                let rows = (end - start) as usize;
-                let first = match deal.rows() {
-                    Some(order) => dev.gpu.upload("first column", &order[start as usize..end as usize])?,
-                    None => {
-                        let mut first = dev.gpu.alloc_zeros::<u32>("first column", rows)?;
-                        dev.gpu.copy(&levels[0].cands, start as usize, &mut first, 0, rows)?;
-                        first
+        let expand = Expand::of(plan);
+        let graph = dev.graph.args(structure, aux.as_ref(), nverts, &dummy64, &dummy32)?;
+        let gpu = &dev.gpu;
+        let (joined, written) = writing(output, &expand, tally, control, &mut dev.host, |writer| {
+            let mut join = Join {
+                gpu,
+                k: &self.kernels,
+                graph,
+                plan,
+                levels: &levels,
+                opts: gpu_opts,
+                take: Take {
+                    gpu,
+                    tally,
+                    control,
+                    writer,
+                    piece_elements: gpu_opts.download_elements,
+                    count: 0,
+                    done: false,
+                },
+                dummy64: &dummy64,
+                nodes: 0,
+                chunks: 0,
+                buffer_elements: 0,
+                joined_rows: 0,
+                block_tasks: Cell::new(0),
+                grid_tasks: Cell::new(0),
+                dfs: dfs.as_ref().map(|p| (self.dfs_kernels.as_ref().expect("loaded with the DFS plan"), p)),
+                dfs_stats: DfsStats::default(),
+                spill: Spill::default(),
+                parks: Vec::new(),
+                alpha_retries: 0,
+                limit_chunks: Vec::new(),
+            };
+            if *joins {
+                while let Some((start, end)) = deal.claim() {
+                    if join.stop_now() {
+                        break;
                     }
-                };
-                join.nodes += rows as u64;
-                join.extend(1, first, rows as u64)?;
+                    let rows = (end - start) as usize;
+                    let first = match deal.rows() {
+                        Some(order) => gpu.upload("first column", &order[start as usize..end as usize])?,
+                        None => {
+                            let mut first = gpu.alloc_zeros::<u32>("first column", rows)?;
+                            gpu.copy(&levels[0].cands, start as usize, &mut first, 0, rows)?;
+                            first
+                        }
+                    };
+                    join.nodes += rows as u64;
+                    join.extend(1, first, rows as u64)?;
+                }
             }
-        }
-        dev.gpu.synchronize()?;
+            gpu.synchronize()?;
+            Ok(Joined {
+                structure,
+                count: join.take.count,
+                upload_ms,
+                join_ms: 0.0,
+                space_bytes,
+                peak_device_bytes: 0,
+                nodes: join.nodes,
+                chunks: join.chunks,
+                buffer_elements: join.buffer_elements,
+                joined_rows: join.joined_rows,
+                block_tasks: join.block_tasks.get(),
+                grid_tasks: join.grid_tasks.get(),
+                dfs: join.dfs_stats,
+                spill: join.spill,
+                alpha_retries: join.alpha_retries,
+                partitioned: false,
+                streamed: Streamed::default(),
+            })
+        })?;
+        // The join's time and peak include writing its matches.
         Ok(Joined {
-            structure,
-            count: join.take.count,
-            upload_ms,
+            count: joined.count + written,
             join_ms: t.elapsed().as_secs_f64() * 1e3,
-            space_bytes,
             peak_device_bytes: dev.gpu.peak_bytes(),
-            nodes: join.nodes,
-            chunks: join.chunks,
-            buffer_elements: join.buffer_elements,
-            joined_rows: join.joined_rows,
-            block_tasks: join.block_tasks.get(),
-            grid_tasks: join.grid_tasks.get(),
-            dfs: join.dfs_stats,
-            spill: join.spill,
-            alpha_retries: join.alpha_retries,
             partitioned: dev.graph.partitioned.is_some(),
             streamed: dev.graph.partitioned.as_ref().map_or(Streamed::default(), |p| p.take_streamed()),
+            ..joined
         })
     }
 
