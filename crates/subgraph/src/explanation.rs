@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use subgraph_core::estimate::GPU_WEIGHTS;
 use subgraph_core::pipeline::{explain_query, Explained, MatchOptions, Probe};
+use subgraph_core::planner::Considered;
 use subgraph_core::sink::Control;
 use subgraph_core::{Graph, Semantics};
 
@@ -103,6 +104,48 @@ fn run_of(e: &Explained) -> Run {
     }
 }
 
+/// Why the chosen plan (its vertices and tail) was run, from the plans the planner compared
+/// (the default plan first) and the probe that settled between two, as `planner::replaces`
+/// chooses for a probe: the plan of least estimated cost, unless cheaper ones were not
+/// trusted (their particles reached no match: a reliable plan goes first, and a counted tail
+/// needs a reliable estimate), and the default plan where the probe found it faster.
+fn reason(considered: &[Considered], chosen: (&[u32], usize), probe: Option<&Probe>) -> String {
+    let k = considered.len();
+    match k {
+        0 => return "the order was given and there was nothing to compare".to_string(),
+        1 => return "the only plan the options allow".to_string(),
+        _ => {}
+    }
+    let estimates = format!("{k} plans (orders gql, ri, gsi, card, each with and without a counted tail)");
+    let Some(picked) = considered.iter().find(|c| c.vertices == chosen.0 && c.tail == chosen.1) else {
+        return format!("one of {estimates}");
+    };
+    let cheaper = match considered.iter().filter(|c| c.estimate.cost < picked.estimate.cost).count() {
+        0 => None,
+        1 => Some("the one plan estimated cheaper".to_string()),
+        m => Some(format!("the {m} plans estimated cheaper")),
+    };
+    let choice = match (cheaper, std::ptr::eq(picked, &considered[0])) {
+        (None, _) => format!("least estimated cost of {estimates}"),
+        (Some(those), true) => format!(
+            "the default plan of {estimates}: {those} count a tail that their particles did not reach (no match), \
+             so their estimates leave its counting out"
+        ),
+        (Some(those), false) => {
+            format!("least estimated cost among the reliable estimates of {estimates}: {those} reached no match")
+        }
+    };
+    match probe {
+        Some(p) if !p.switched => format!(
+            "the default plan: the probe of the first level found it faster than the plan the estimates chose ({}{})",
+            p.challenger,
+            if p.challenger_tail > 0 { format!(" with a tail of {}", p.challenger_tail) } else { String::new() }
+        ),
+        Some(_) => format!("{choice}, not refuted by the probe"),
+        None => choice,
+    }
+}
+
 fn explanation(
     name: String,
     query: &Graph,
@@ -129,20 +172,7 @@ fn explanation(
             elapsed_ms: 0.0,
         })
         .collect();
-    let least = |k| {
-        format!("least estimated cost of {k} plans (orders gql, ri, gsi, card, each with and without a counted tail)")
-    };
-    let reason = match (considered.len(), &chosen.probe) {
-        (0, _) => "the order was given and there was nothing to compare".to_string(),
-        (1, _) => "the only plan the options allow".to_string(),
-        (k, Some(p)) if p.switched => format!("{}, not refuted by the probe", least(k)),
-        (_, Some(p)) => format!(
-            "the default plan: the probe of the first level found it faster than the plan of least estimated cost ({}{})",
-            p.challenger,
-            if p.challenger_tail > 0 { format!(" with a tail of {}", p.challenger_tail) } else { String::new() }
-        ),
-        (k, None) => least(k),
-    };
+    let reason = reason(&chosen.considered, (&plan.vertices, plan.tail), chosen.probe.as_ref());
     let estimate = plan.estimate.as_ref();
     let positions = (0..n)
         .map(|i| Position {
@@ -288,4 +318,67 @@ fn explain_one(
     let runs = explain_query(data, query.clone(), opts, how.all, || how.control())
         .map_err(|e| ExplainError { what: format!("query {name}"), why: e.to_string() })?;
     Ok(explanation(name, query, &runs, opts.semantics.name(), pattern))
+}
+
+#[cfg(test)]
+mod tests {
+    use subgraph_core::estimate::Estimate;
+
+    use super::*;
+
+    fn plan(order: &'static str, first: u32, tail: usize, cost: f64, matches: f64) -> Considered {
+        let estimate = Estimate {
+            levels: Vec::new(),
+            matches,
+            cost,
+            work: cost,
+            nodes: 0.0,
+            leaves: 0.0,
+            particles: 64,
+            read: 0.0,
+        };
+        Considered { order, vertices: vec![first, 1, 2], tail, estimate }
+    }
+
+    #[test]
+    fn the_reason_names_the_rule_that_chose() {
+        let default = plan("gql", 0, 0, 100.0, 5.0);
+        let at = |c: &Considered| (c.vertices.clone(), c.tail);
+        let said = |considered: &[Considered], c: &Considered, probe: Option<&Probe>| {
+            let (v, t) = at(c);
+            reason(considered, (&v, t), probe)
+        };
+        // The cheapest plan, reliable.
+        let ri = plan("ri", 1, 0, 40.0, 3.0);
+        let both = [default.clone(), ri.clone()];
+        assert!(said(&both, &ri, None).starts_with("least estimated cost of 2 plans"));
+        // The default kept: the only plan cheaper counts a tail its particles did not reach.
+        let tail = plan("ri", 2, 2, 30.0, 0.0);
+        let kept = [default.clone(), tail.clone()];
+        let why = said(&kept, &default, None);
+        assert!(
+            why.starts_with("the default plan of 2 plans") && why.contains("the one plan estimated cheaper"),
+            "{why}"
+        );
+        // A reliable plan before a cheaper unreliable one.
+        let card = plan("card", 3, 0, 20.0, 0.0);
+        let three = [default.clone(), ri.clone(), card];
+        let why = said(&three, &ri, None);
+        assert!(why.starts_with("least estimated cost among the reliable") && why.contains("the one plan"), "{why}");
+        // The probe: a switch keeps the estimates' reason, a refusal names the challenger.
+        let probe = |switched| Probe {
+            challenger: "ri",
+            challenger_tail: 0,
+            default_ms: Some(1.0),
+            challenger_ms: Some(2.0),
+            switched,
+            default_probed: true,
+        };
+        assert!(said(&both, &ri, Some(&probe(true))).ends_with(", not refuted by the probe"));
+        let why = said(&both, &default, Some(&probe(false)));
+        assert!(why.starts_with("the default plan: the probe") && why.contains("(ri)"), "{why}");
+        // Nothing compared, or one plan.
+        assert_eq!(said(&[], &default, None), "the order was given and there was nothing to compare");
+        assert_eq!(said(std::slice::from_ref(&default), &default, None), "the only plan the options allow");
+    }
 }
