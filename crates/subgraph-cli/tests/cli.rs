@@ -80,6 +80,33 @@ fn json_report_per_query() {
     }
 }
 
+/// A plan other than the default (GQL's order, no counted tail) is run only after a probe
+/// found it faster, so its report times the probe, also where the probe ran the plan's whole
+/// first level and answered the query (reported as 0 before).
+#[test]
+fn a_plan_chosen_by_the_probe_reports_the_probe() {
+    let d = data("yeast/yeast.graph");
+    let mut queries: Vec<PathBuf> = std::fs::read_dir(data("yeast/queries"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with("query_dense_16_1"))
+        .collect();
+    queries.sort();
+    queries.truncate(24);
+    let mut args = vec!["match", "-q", "--format", "json", "--threads", "1", d.to_str().unwrap()];
+    args.extend(queries.iter().map(|q| q.to_str().unwrap()));
+    let mut switched = 0;
+    for r in json_lines(&run(&args)) {
+        let ms = |k: &str| r[k].as_f64().unwrap_or_else(|| panic!("{k} in {r}"));
+        if r["order"] != "gql" || r["tail"] != 0 {
+            switched += 1;
+            assert!(ms("compare_ms") > 0.0 && ms("probe_ms") > 0.0, "{r}");
+            assert!(ms("trial_ms") + ms("probe_ms") <= ms("enumerate_ms") + 1e-9, "{r}");
+        }
+    }
+    assert!(switched > 0, "no query of the set ran a plan the probe chose");
+}
+
 /// A query heavy enough to compare plans reports where its planning went, each stage inside
 /// its phase; a small one, run at once with the default plan, reports none.
 #[test]

@@ -460,8 +460,11 @@ impl Prepared {
                         let probe_ms = t.elapsed().as_secs_f64() * 1e3;
                         if let Some(out) = answer {
                             // A probe ran its plan's whole first level: the query's count, with
-                            // the plan kept (the challenger, or the default that stays).
-                            let enumerate_ms = stages.trial_ms + probe_ms - best_space_ms;
+                            // the plan kept (the challenger, or the default that stays). The
+                            // challenger's space is the run's `space_ms` where it won, else
+                            // part of the probe.
+                            stages.probe_ms = probe_ms - if p.switched { best_space_ms } else { 0.0 };
+                            let enumerate_ms = stages.trial_ms + stages.probe_ms;
                             let (plan, space, space_ms) =
                                 if p.switched { (best, best_space, best_space_ms) } else { (plan, space, space_ms) };
                             let report = stages.on(report(start, filter, &plan, &space, space_ms, enumerate_ms, &out));
