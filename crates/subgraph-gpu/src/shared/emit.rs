@@ -70,8 +70,11 @@ fn write_words(out: &Output, host: &[u32], n: usize, listed: &[Vec<usize>], piec
     let mut buf = Vec::with_capacity(OUTPUT_BATCH + bytes);
     let mut e = piece.start;
     while e < piece.end {
-        // The batch's room in embeddings (at least one), filled, then written.
-        let end = e + ((OUTPUT_BATCH / bytes).max(1) as u64).min(piece.end - e);
+        // A batch of at least OUTPUT_BATCH bytes where the piece allows, filled, then written:
+        // the output's buffer passes a batch that large straight through, where it copies a
+        // smaller one under the output's lock (rows of 12 columns fell 8 bytes short of it, and
+        // their copies held every writing thread to one: G3's sparse_12_4, call Z6).
+        let end = e + (OUTPUT_BATCH.div_ceil(bytes) as u64).min(piece.end - e);
         buf.resize((end - e) as usize * bytes, 0);
         let mut slots = buf.chunks_exact_mut(bytes);
         each_row(host, n, per_row, e..end, |row, skip, take| {
