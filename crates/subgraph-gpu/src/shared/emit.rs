@@ -371,6 +371,41 @@ mod tests {
         }
     }
 
+    /// The sizes of the writes `write` makes to an output of u32 words.
+    fn write_sizes(write: impl Fn(&Output)) -> Vec<usize> {
+        #[derive(Clone, Default)]
+        struct Sizes(Arc<Mutex<Vec<usize>>>);
+        impl std::io::Write for Sizes {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().push(b.len());
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let sizes = Sizes::default();
+        let out = Output::new(Box::new(sizes.clone()), OutputFormat::Words);
+        write(&out);
+        out.finish().unwrap();
+        let got = sizes.0.lock().unwrap().clone();
+        got
+    }
+
+    #[test]
+    fn gathered_words_go_in_batches_the_output_buffer_passes_through() {
+        // Rows of 12 columns: OUTPUT_BATCH / 48 rows fell 8 bytes short of 64 KiB, which a
+        // buffer of OUTPUT_BATCH copies (under the output's lock) instead of passing through.
+        let n = 12;
+        let table: Vec<u32> = (0..(n * 10_000) as u32).collect();
+        let listed = vec![(0..n).collect::<Vec<usize>>()];
+        let sizes = write_sizes(|out| write_words(out, &table, n, &listed, 0..10_000));
+        assert_eq!(sizes.iter().sum::<usize>(), 4 * n * 10_000);
+        let (last, whole) = sizes.split_last().unwrap();
+        assert!(whole.len() >= 6 && whole.iter().all(|&s| s >= OUTPUT_BATCH), "{sizes:?}");
+        assert!(*last > 0);
+    }
+
     /// What `write` puts in an output of `format`.
     fn written(format: OutputFormat, write: impl Fn(&Output)) -> Vec<u8> {
         let buf = Shared::default();
