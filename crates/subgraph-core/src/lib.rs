@@ -16,6 +16,7 @@
 pub mod automorphism;
 pub mod bitset;
 pub mod cpu;
+pub mod decimal;
 pub mod error;
 pub mod estimate;
 pub mod expand;

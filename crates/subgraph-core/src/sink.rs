@@ -1,6 +1,7 @@
 //! Where matches go and when enumeration stops: the count, a limit (first N), a deadline,
 //! Ctrl-C, progress, and the streamed embedding writer (text, CSV, JSON lines).
 
+use crate::decimal;
 use crate::graph::{Id, VertexIds};
 use std::io::IoSlice;
 use std::io::Write;
@@ -258,10 +259,9 @@ impl Output {
     /// Appends data vertex v as the output names it: its original id, quoted as the format
     /// needs when it is a name.
     fn vertex(&self, v: u32, buf: &mut Vec<u8>) {
-        let mut digits = itoa::Buffer::new();
         match self.ids.as_deref().map(|ids| ids.get(v)) {
-            None => buf.extend_from_slice(digits.format(v).as_bytes()),
-            Some(Id::Number(x)) => buf.extend_from_slice(digits.format(x).as_bytes()),
+            None => decimal::push_u32(buf, v),
+            Some(Id::Number(x)) => decimal::push_u64(buf, x),
             Some(Id::Name(s)) => match self.format {
                 OutputFormat::Text | OutputFormat::Words | OutputFormat::Binary => buf.extend_from_slice(s.as_bytes()),
                 OutputFormat::Csv => buf.extend_from_slice(csv_field(s).as_bytes()),
@@ -397,12 +397,11 @@ impl Output {
     ) {
         match (self.format, self.ids.is_none()) {
             (OutputFormat::Text, true) => {
-                let mut digits = itoa::Buffer::new();
                 for (i, &c) in columns.iter().enumerate() {
                     if i > 0 {
                         buf.push(b' ');
                     }
-                    buf.extend_from_slice(digits.format(row[c]).as_bytes());
+                    decimal::push_u32(buf, row[c]);
                 }
                 buf.push(b'\n');
             }

@@ -27,6 +27,15 @@ const MAX_PIECE: u64 = 1 << 14;
 /// Fewest embeddings one formatting task writes (unless fewer are left).
 const MIN_PIECE: u64 = 1 << 8;
 
+/// Bytes a formatting task gathers before it writes them, taking the output's lock once a
+/// batch: G3's sparse_12_4 writes 18 GB of binary rows a second, which batches of the output's
+/// 64 KiB ([`OUTPUT_BATCH`]) took about 270,000 times a second; with 1 MiB its rows are
+/// written 1.2–1.35 times as fast, 4.2–5.1·10^8 a second (calls D2 and D4,
+/// bench/results/2026-12-01-decimal.md), text and G1's binary rows unchanged.
+const WRITE_BATCH: usize = 1 << 20;
+// The output's buffer passes a batch that large straight through.
+const _: () = assert!(WRITE_BATCH >= OUTPUT_BATCH);
+
 /// Page-locked buffers a device's written tables go through: one filled by the join's
 /// download while the writer formats another and a third waits, so that neither waits for the
 /// other while both keep up.
@@ -67,14 +76,15 @@ fn each_row(host: &[u32], n: usize, per_row: u64, piece: Range<u64>, mut f: impl
 /// row's columns straight into the batch, without a call per embedding.
 fn write_words(out: &Output, host: &[u32], n: usize, listed: &[Vec<usize>], piece: Range<u64>) {
     let (per_row, bytes) = (listed.len() as u64, 4 * n);
-    let mut buf = Vec::with_capacity(OUTPUT_BATCH + bytes);
+    let mut buf = Vec::with_capacity(WRITE_BATCH + bytes);
     let mut e = piece.start;
     while e < piece.end {
-        // A batch of at least OUTPUT_BATCH bytes where the piece allows, filled, then written:
-        // the output's buffer passes a batch that large straight through, where it copies a
-        // smaller one under the output's lock (rows of 12 columns fell 8 bytes short of it, and
-        // their copies held every writing thread to one: G3's sparse_12_4, call Z6).
-        let end = e + (OUTPUT_BATCH.div_ceil(bytes) as u64).min(piece.end - e);
+        // A batch of at least WRITE_BATCH bytes where the piece allows, filled, then written:
+        // the output's buffer passes a batch of OUTPUT_BATCH or more straight through, where it
+        // copies a smaller one under the output's lock (rows of 12 columns once fell 8 bytes
+        // short of it, and their copies held every writing thread to one: G3's sparse_12_4,
+        // call Z6).
+        let end = e + (WRITE_BATCH.div_ceil(bytes) as u64).min(piece.end - e);
         buf.resize((end - e) as usize * bytes, 0);
         let mut slots = buf.chunks_exact_mut(bytes);
         each_row(host, n, per_row, e..end, |row, skip, take| {
@@ -92,12 +102,12 @@ fn write_words(out: &Output, host: &[u32], n: usize, listed: &[Vec<usize>], piec
 /// [`write_embeddings`]' task where the expansions are listed: each embedding formatted from
 /// its row's columns ([`Output::format_gathered`]).
 fn write_gathered(out: &Output, name: &str, host: &[u32], n: usize, listed: &[Vec<usize>], piece: Range<u64>) {
-    let mut buf = Vec::with_capacity(OUTPUT_BATCH + 64 * n);
+    let mut buf = Vec::with_capacity(WRITE_BATCH + 64 * n);
     let mut embedding = vec![0u32; n];
     each_row(host, n, listed.len() as u64, piece, |row, skip, take| {
         for columns in &listed[skip as usize..(skip + take) as usize] {
             out.format_gathered(name, row, columns, &mut embedding, &mut buf);
-            if buf.len() >= OUTPUT_BATCH {
+            if buf.len() >= WRITE_BATCH {
                 out.write_batch(&buf);
                 buf.clear();
             }
@@ -109,12 +119,12 @@ fn write_gathered(out: &Output, name: &str, host: &[u32], n: usize, listed: &[Ve
 /// [`write_embeddings`]' task where the expansions are walked: each embedding formatted by
 /// `out`.
 fn write_formatted(out: &Output, name: &str, host: &[u32], n: usize, expand: &Expand, piece: Range<u64>) {
-    let mut buf = Vec::with_capacity(OUTPUT_BATCH + 64 * n);
+    let mut buf = Vec::with_capacity(WRITE_BATCH + 64 * n);
     let mut embedding = vec![0u32; n];
     each_row(host, n, expand.per_row(), piece, |row, skip, take| {
         expand.each(row, skip, take, &mut embedding, |emb| {
             out.format(name, emb, &mut buf);
-            if buf.len() >= OUTPUT_BATCH {
+            if buf.len() >= WRITE_BATCH {
                 out.write_batch(&buf);
                 buf.clear();
             }
@@ -395,14 +405,15 @@ mod tests {
     #[test]
     fn gathered_words_go_in_batches_the_output_buffer_passes_through() {
         // Rows of 12 columns: OUTPUT_BATCH / 48 rows fell 8 bytes short of 64 KiB, which a
-        // buffer of OUTPUT_BATCH copies (under the output's lock) instead of passing through.
-        let n = 12;
-        let table: Vec<u32> = (0..(n * 10_000) as u32).collect();
+        // buffer of OUTPUT_BATCH copies (under the output's lock) instead of passing through;
+        // batches of WRITE_BATCH take the output's lock a sixteenth as often.
+        let (n, rows) = (12, 60_000);
+        let table: Vec<u32> = (0..(n * rows) as u32).collect();
         let listed = vec![(0..n).collect::<Vec<usize>>()];
-        let sizes = write_sizes(|out| write_words(out, &table, n, &listed, 0..10_000));
-        assert_eq!(sizes.iter().sum::<usize>(), 4 * n * 10_000);
+        let sizes = write_sizes(|out| write_words(out, &table, n, &listed, 0..rows as u64));
+        assert_eq!(sizes.iter().sum::<usize>(), 4 * n * rows);
         let (last, whole) = sizes.split_last().unwrap();
-        assert!(whole.len() >= 6 && whole.iter().all(|&s| s >= OUTPUT_BATCH), "{sizes:?}");
+        assert!(whole.len() >= 2 && whole.iter().all(|&s| s >= WRITE_BATCH), "{sizes:?}");
         assert!(*last > 0);
     }
 
