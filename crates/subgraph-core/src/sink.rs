@@ -235,6 +235,14 @@ fn put_words(buf: &mut Vec<u8>, words: &[u32]) {
     words.iter().for_each(|v| buf.extend_from_slice(&v.to_le_bytes()));
 }
 
+/// What [`Output::format_gathered`] keeps from one embedding to the next: the embedding
+/// gathered for the formats that take it whole, and each column's digits.
+#[derive(Debug, Clone, Default)]
+pub struct Gathering {
+    embedding: Vec<u32>,
+    columns: decimal::Columns,
+}
+
 /// Bytes a worker buffers before it writes a batch.
 pub const OUTPUT_BATCH: usize = 1 << 16;
 
@@ -385,30 +393,31 @@ impl Output {
     }
 
     /// Appends the embedding whose data vertex of query vertex u is `row[columns[u]]`, as
-    /// [`Output::format`] would: text lines and u32 words of vertex numbers straight from the
-    /// row, anything else through `embedding` (scratch of `columns.len()` entries).
+    /// [`Output::format`] would: text and CSV lines and u32 words of vertex numbers straight
+    /// from the row (text digits kept from the row before where a column's number is the same,
+    /// in `scratch`), anything else through the embedding gathered in `scratch`.
     pub fn format_gathered(
         &self,
         query: &str,
         row: &[u32],
         columns: &[usize],
-        embedding: &mut [u32],
+        scratch: &mut Gathering,
         buf: &mut Vec<u8>,
     ) {
         match (self.format, self.ids.is_none()) {
-            (OutputFormat::Text, true) => {
-                for (i, &c) in columns.iter().enumerate() {
-                    if i > 0 {
-                        buf.push(b' ');
-                    }
-                    decimal::push_u32(buf, row[c]);
+            (OutputFormat::Text, true) => scratch.columns.push_row(row, columns, b' ', buf),
+            (OutputFormat::Csv, true) => {
+                buf.extend_from_slice(csv_field(query).as_bytes());
+                if !columns.is_empty() {
+                    buf.push(b',');
                 }
-                buf.push(b'\n');
+                scratch.columns.push_row(row, columns, b',', buf);
             }
             _ if self.writes_words() => columns.iter().for_each(|&c| buf.extend_from_slice(&row[c].to_le_bytes())),
             _ => {
-                embedding.iter_mut().zip(columns).for_each(|(e, &c)| *e = row[c]);
-                self.format(query, embedding, buf);
+                scratch.embedding.clear();
+                scratch.embedding.extend(columns.iter().map(|&c| row[c]));
+                self.format(query, &scratch.embedding, buf);
             }
         }
     }

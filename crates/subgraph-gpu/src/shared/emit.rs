@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use rayon::prelude::*;
 use subgraph_core::expand::Expand;
-use subgraph_core::sink::{Control, Output, Stopped, OUTPUT_BATCH};
+use subgraph_core::sink::{Control, Gathering, Output, Stopped, OUTPUT_BATCH};
 use subgraph_cuda::{DeviceBuffer, Gpu, HostBuffer, HOST_BUFFER_ELEMS};
 
 use crate::error::{GpuError, Result};
@@ -103,10 +103,10 @@ fn write_words(out: &Output, host: &[u32], n: usize, listed: &[Vec<usize>], piec
 /// its row's columns ([`Output::format_gathered`]).
 fn write_gathered(out: &Output, name: &str, host: &[u32], n: usize, listed: &[Vec<usize>], piece: Range<u64>) {
     let mut buf = Vec::with_capacity(WRITE_BATCH + 64 * n);
-    let mut embedding = vec![0u32; n];
+    let mut scratch = Gathering::default();
     each_row(host, n, listed.len() as u64, piece, |row, skip, take| {
         for columns in &listed[skip as usize..(skip + take) as usize] {
-            out.format_gathered(name, row, columns, &mut embedding, &mut buf);
+            out.format_gathered(name, row, columns, &mut scratch, &mut buf);
             if buf.len() >= WRITE_BATCH {
                 out.write_batch(&buf);
                 buf.clear();
@@ -436,21 +436,27 @@ mod tests {
         let q = Query::new(data.clone(), &data, Semantics::Embed).unwrap();
         let plan = Plan::new(&data, &q, PlanOptions::default(), &Control::unlimited());
         let rows = 1000u64;
-        let table: Vec<u32> = (0..4 * rows as u32).map(|i| 7 * i + 1).collect();
-        for expand in [Expand::of(&plan), Expand::columns(vec![2, 0, 3, 1])] {
+        // Every id distinct, and rows whose columns repeat from row to row (the text formats
+        // keep a column's digits from the row before).
+        let distinct: Vec<u32> = (0..4 * rows as u32).map(|i| 7 * i + 1).collect();
+        let repeating: Vec<u32> = (0..4 * rows as u32).map(|i| (i % 4 + 1) * (i / (4 << (i % 4))) * 99_991).collect();
+        for (table, expand) in [&distinct, &repeating]
+            .into_iter()
+            .flat_map(|t| [(t, Expand::of(&plan)), (t, Expand::columns(vec![2, 0, 3, 1]))])
+        {
             let listed = expand.listed().expect("listed");
             let total = rows * expand.per_row();
             // Within a row, across rows, across the output's batches (64 KiB: 4,096 embeddings).
             let ranges = [0..total, 0..1, 5..6, 3..total - 2, 23..49, 4000..9000, total - 1..total];
             for range in ranges.into_iter().filter(|r| r.end <= total) {
                 let words = OutputFormat::Words;
-                let gathered = written(words, |out| write_words(out, &table, 4, listed, range.clone()));
-                let formatted = written(words, |out| write_formatted(out, "q", &table, 4, &expand, range.clone()));
+                let gathered = written(words, |out| write_words(out, table, 4, listed, range.clone()));
+                let formatted = written(words, |out| write_formatted(out, "q", table, 4, &expand, range.clone()));
                 assert_eq!(gathered.len() as u64, 16 * (range.end - range.start), "{range:?}");
                 assert!(gathered == formatted, "{range:?}");
                 for format in [OutputFormat::Text, OutputFormat::Csv, OutputFormat::Jsonl, OutputFormat::Binary] {
-                    let gathered = written(format, |out| write_gathered(out, "q", &table, 4, listed, range.clone()));
-                    let formatted = written(format, |out| write_formatted(out, "q", &table, 4, &expand, range.clone()));
+                    let gathered = written(format, |out| write_gathered(out, "q", table, 4, listed, range.clone()));
+                    let formatted = written(format, |out| write_formatted(out, "q", table, 4, &expand, range.clone()));
                     assert!(!gathered.is_empty() && gathered == formatted, "{format:?} {range:?}");
                 }
             }
