@@ -26,13 +26,25 @@ fn digits8(v: u32) -> u64 {
     tens | ((twos - 10 * tens) << 8)
 }
 
-/// Appends `v` (below 10^8) in decimal, without leading zeros (0 is "0").
-fn push_below_1e8(buf: &mut Vec<u8>, v: u32) {
+/// `v` (below 10^8) in decimal without leading zeros (0 is "0"): the ASCII digits in the low
+/// bytes of a u64 (little-endian), and how many there are.
+fn short_digits(v: u32) -> (u64, usize) {
     let digits = digits8(v);
     // Leading zeros are the zero bytes at the low end; 0 keeps its last digit.
     let zeros = if v == 0 { 7 } else { digits.trailing_zeros() as usize / 8 };
-    buf.extend_from_slice(&((digits | ZEROS) >> (8 * zeros)).to_le_bytes());
-    buf.truncate(buf.len() - zeros);
+    ((digits | ZEROS) >> (8 * zeros), 8 - zeros)
+}
+
+/// The eight ASCII digits of `v` (below 10^8), leading zeros included.
+fn full_digits(v: u32) -> [u8; 8] {
+    (digits8(v) | ZEROS).to_le_bytes()
+}
+
+/// Appends `v` (below 10^8) in decimal, without leading zeros: all eight bytes, then cut.
+fn push_below_1e8(buf: &mut Vec<u8>, v: u32) {
+    let (digits, len) = short_digits(v);
+    buf.extend_from_slice(&digits.to_le_bytes());
+    buf.truncate(buf.len() - 8 + len);
 }
 
 /// Appends `v` in decimal, as `v.to_string()` writes it.
@@ -41,7 +53,7 @@ pub fn push_u32(buf: &mut Vec<u8>, v: u32) {
         push_below_1e8(buf, v);
     } else {
         push_below_1e8(buf, v / 100_000_000);
-        buf.extend_from_slice(&(digits8(v % 100_000_000) | ZEROS).to_le_bytes());
+        buf.extend_from_slice(&full_digits(v % 100_000_000));
     }
 }
 
@@ -51,7 +63,7 @@ pub fn push_u64(buf: &mut Vec<u8>, v: u64) {
         Ok(v) => push_u32(buf, v),
         Err(_) => {
             push_u64(buf, v / 100_000_000);
-            buf.extend_from_slice(&(digits8((v % 100_000_000) as u32) | ZEROS).to_le_bytes());
+            buf.extend_from_slice(&full_digits((v % 100_000_000) as u32));
         }
     }
 }
@@ -59,13 +71,12 @@ pub fn push_u64(buf: &mut Vec<u8>, v: u64) {
 /// Writes `v` in decimal at the start of `out` and returns its length.
 fn put_u32(out: &mut [u8; 16], v: u32) -> usize {
     if v < 100_000_000 {
-        let digits = digits8(v);
-        let zeros = if v == 0 { 7 } else { digits.trailing_zeros() as usize / 8 };
-        out[..8].copy_from_slice(&((digits | ZEROS) >> (8 * zeros)).to_le_bytes());
-        8 - zeros
+        let (digits, len) = short_digits(v);
+        out[..8].copy_from_slice(&digits.to_le_bytes());
+        len
     } else {
         let high = put_u32(out, v / 100_000_000);
-        out[high..high + 8].copy_from_slice(&(digits8(v % 100_000_000) | ZEROS).to_le_bytes());
+        out[high..high + 8].copy_from_slice(&full_digits(v % 100_000_000));
         high + 8
     }
 }

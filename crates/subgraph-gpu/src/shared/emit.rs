@@ -435,7 +435,7 @@ mod tests {
         let data = GraphBuilder::from_parts(vec![0; 4], edges, false).build().0;
         let q = Query::new(data.clone(), &data, Semantics::Embed).unwrap();
         let plan = Plan::new(&data, &q, PlanOptions::default(), &Control::unlimited());
-        let rows = 1000u64;
+        let rows = 2000u64;
         // Every id distinct, and rows whose columns repeat from row to row (the text formats
         // keep a column's digits from the row before).
         let distinct: Vec<u32> = (0..4 * rows as u32).map(|i| 7 * i + 1).collect();
@@ -446,7 +446,8 @@ mod tests {
         {
             let listed = expand.listed().expect("listed");
             let total = rows * expand.per_row();
-            // Within a row, across rows, across the output's batches (64 KiB: 4,096 embeddings).
+            // Within a row, across rows, and across the writer's batches: the whole range of the
+            // listed automorphisms' 48,000 text rows passes WRITE_BATCH (1 MiB).
             let ranges = [0..total, 0..1, 5..6, 3..total - 2, 23..49, 4000..9000, total - 1..total];
             for range in ranges.into_iter().filter(|r| r.end <= total) {
                 let words = OutputFormat::Words;
