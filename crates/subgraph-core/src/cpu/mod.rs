@@ -533,7 +533,7 @@ where
                         break;
                     }
                     if j != shortest {
-                        intersect_in_place(buf, list, &mut self.scratch);
+                        intersect_in_place(buf, above(list), &mut self.scratch);
                     }
                 }
                 self.found = found;
