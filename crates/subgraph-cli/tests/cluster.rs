@@ -46,8 +46,10 @@ fn local_processes_count_hprd_and_report_the_cluster_fields() {
     let rss = r["peak_rss_bytes"].as_array().unwrap();
     assert!(rss.len() == 2 && rss.iter().all(|b| b.as_u64().is_some_and(|b| b > 1 << 20)), "{line}");
     assert!(r["bytes_sent"].as_u64().is_some_and(|b| b > 0), "{line}");
-    // The default cache holds every list this small query reads; without one, none.
+    // The default cache holds every list this small query reads, so each worker searches its
+    // roots alone; without one, none, and partial matches are routed.
     assert!(r["replicated_positions"].as_u64().is_some_and(|p| p > 0), "{line}");
+    assert_eq!(r["search"].as_str(), Some("held"), "{line}");
     let o = run(&[
         "match",
         &manifest,
@@ -64,6 +66,7 @@ fn local_processes_count_hprd_and_report_the_cluster_fields() {
     let r: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
     assert_eq!((r["embeddings"].as_u64(), r["replicated_positions"].as_u64()), (Some(80), Some(0)), "{line}");
     assert_eq!(r["replicated_entries"].as_u64(), Some(0), "{line}");
+    assert_eq!(r["search"].as_str(), Some("routed"), "{line}");
     // What the cluster does not do yet is refused in one line.
     for extra in [&["--semantics", "homomorphism"][..], &["--cache-memory", "lots"], &["--vertex-order", "degree"]] {
         let mut args = vec!["match", &manifest, query.to_str().unwrap(), "--local-processes", "2"];

@@ -21,6 +21,7 @@
 //! per worker; the last position is not materialised as prefixes.
 
 use crate::emit::Emit;
+use crate::held::{self, propose};
 use crate::load::Local;
 use crate::plan::{Back, ClusterPlan, Step};
 use crate::replicate::Replicas;
@@ -50,9 +51,33 @@ const PARK: Duration = Duration::from_millis(5);
 /// (empty before the proposal).
 pub type Partial = (Vec<u32>, Vec<u32>);
 
+/// How a query's matches were searched for (the same on every worker).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Search {
+    /// Not at all: a candidate set was empty, or the limit 0.
+    #[default]
+    None,
+    /// Depth first by each worker over lists every process holds ([`held`]).
+    Held,
+    /// Partial matches routed to the owners of the lists that extend them (this module).
+    Routed,
+}
+
+impl Search {
+    /// As reports name it: "none", "held" or "routed".
+    pub fn name(self) -> &'static str {
+        match self {
+            Search::None => "none",
+            Search::Held => "held",
+            Search::Routed => "routed",
+        }
+    }
+}
+
 /// What one worker did for one query.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Tally {
+    pub search: Search,
     /// Embeddings found: matches counted (times the plan's multiplier), or rows written or
     /// sent to worker 0.
     pub embeddings: u128,
@@ -74,7 +99,8 @@ struct Counters {
 /// Finds the matches of `plan` whose root this worker owns ([`Local::worker`]), with the
 /// other workers extending what their processes own or what every process holds
 /// (`replicas`), and hands them to `emit` (counted or written); `control` stops it (the
-/// deadline, Ctrl-C, the limit).
+/// deadline, Ctrl-C, the limit). Where every list it reads is held, the worker searches the
+/// roots it takes from its process's `roots` alone instead ([`held`]).
 pub fn search<A: Allocate>(
     worker: &mut Worker<A>,
     local: &Arc<Local>,
@@ -82,8 +108,18 @@ pub fn search<A: Allocate>(
     plan: &Arc<ClusterPlan>,
     emit: Emit,
     control: &Arc<Control>,
+    roots: &held::Roots,
 ) -> Tally {
     let me = worker.index();
+    // Where every process holds every list the query reads and the rows stay in this
+    // process, nothing needs routing: each worker searches its share of the roots (`held`).
+    if replicas.every && emit.limit().is_none() && !emit.gathers() {
+        let graph = replicas.graph.as_deref().unwrap_or(&local.graph);
+        let (busy, stopped) = held::search((local.process, local.processes), roots, graph, plan, &emit);
+        emit.flush();
+        let stopped = stopped.then(|| control.stopped().unwrap_or(Stopped::Timeout));
+        return Tally { search: Search::Held, embeddings: emit.found(), busy, bytes_sent: 0, stopped };
+    }
     let counters = Rc::new(Counters { busy: Cell::new(Duration::ZERO), stopped: Cell::new(false) });
     let emit = Rc::new(emit);
     let bytes = Arc::new(AtomicU64::new(0));
@@ -236,6 +272,7 @@ pub fn search<A: Allocate>(
     heard.close();
     emit.flush();
     Tally {
+        search: Search::Routed,
         embeddings: emit.found(),
         busy: counters.busy.get(),
         bytes_sent: bytes.load(Ordering::Relaxed),
@@ -280,9 +317,7 @@ impl Stage {
     /// last position, the prefix with its candidates (for `Emit`).
     ///
     /// A proposal reads every list of its links here (the one it was routed by and those every
-    /// process holds): the shortest, from past the largest earlier vertex the restrictions
-    /// name, intersected with the others (galloping where their sizes differ), then checked
-    /// against the position's candidate set and the prefix (injectivity).
+    /// process holds), as [`propose`] says.
     fn advance(&mut self, prefix: Vec<u32>, mut cands: Vec<u32>, mut give: impl FnMut(Partial)) {
         let step: &Step = &self.plan.steps[self.k];
         let (local, replicas) = (&self.local.graph, &self.replicas);
@@ -292,20 +327,7 @@ impl Stage {
         };
         if self.proposes {
             let mut lists: Vec<&[u32]> = self.links.iter().map(list).collect();
-            lists.sort_unstable_by_key(|l| l.len());
-            let source = lists.first().copied().unwrap_or(&step.candidates[..]);
-            let above = step.greater_than.iter().map(|&p| prefix[p]).max();
-            let source = &source[above.map_or(0, |a| source.partition_point(|&c| c <= a))..];
-            cands.clear();
-            match lists.get(1) {
-                None => cands.extend_from_slice(source),
-                Some(second) => intersect_into(source, second, &mut cands),
-            }
-            for other in lists.iter().skip(2) {
-                intersect_into(&cands, other, &mut self.scratch);
-                std::mem::swap(&mut cands, &mut self.scratch);
-            }
-            cands.retain(|c| step.bits.contains(*c) && !prefix.contains(c));
+            propose(step, &mut lists, &prefix, &mut cands, &mut self.scratch);
         } else {
             intersect_into(&cands, list(&self.links[0]), &mut self.scratch);
             std::mem::swap(&mut cands, &mut self.scratch);

@@ -7,14 +7,16 @@
 //! (writing one) → [`load`] (a process's parts) → [`filter`] (each worker's candidates, made
 //! global, by [`gather`]'s all-gather) → [`plan`] (the matching order, from subgraph-core's
 //! planner) → [`replicate`] (the lists the plan reads, copied to every process) → [`dataflow`]
-//! (one query on one worker) → [`emit`] (its matches counted or written, the limit) → [`run`]
-//! (the processes connected, every query run, the counts gathered and summed on process 0).
+//! (one query on one worker; [`held`] where every list it reads is held) → [`emit`] (its
+//! matches counted or written, the limit) → [`run`] (the processes connected, every query run,
+//! the counts gathered and summed on process 0).
 
 pub mod dataflow;
 pub mod emit;
 pub mod error;
 pub mod filter;
 pub mod gather;
+pub mod held;
 pub mod load;
 pub mod manifest;
 pub mod partition;

@@ -40,6 +40,9 @@ pub struct Replicas {
     pub graph: Option<Arc<Graph>>,
     /// By position: whether its candidates' lists are held (all of them, or none).
     pub held: Vec<bool>,
+    /// Whether every position a later one reads is held: the query reads no list from
+    /// elsewhere (`held`).
+    pub every: bool,
     /// Adjacency entries held.
     pub entries: u64,
     /// Bytes this worker sent to other processes to fill them (8 per size, 12 per edge).
@@ -107,6 +110,7 @@ pub fn replicate<A: Allocate>(
         held[f] = true;
     }
     let held_positions: Vec<usize> = (0..n).filter(|&f| held[f]).collect();
+    let every = (0..n).all(|f| held[f] || groups[f].is_empty());
     // Whether some worker sends w's list holding a vertex of label `lv` by an edge of label e
     // (undirected, one label a vertex and an edge a pair, as `check_supported` requires): w is
     // a candidate of a held position that reads those neighbours.
@@ -134,7 +138,7 @@ pub fn replicate<A: Allocate>(
     let entries = cache / ENTRY_BYTES - left;
     if entries == 0 {
         // Every worker sees the same totals, so all skip the exchange alike.
-        return Replicas { graph: None, held: vec![false; n], entries, bytes_sent };
+        return Replicas { graph: None, held: vec![false; n], every, entries, bytes_sent };
     }
     // Each worker sorts its own edges, so that the builder's sort meets sorted input.
     edges.sort_unstable();
@@ -151,7 +155,7 @@ pub fn replicate<A: Allocate>(
         }),
         _ => shared.wait(),
     };
-    Replicas { graph: Some(graph.clone()), held, entries, bytes_sent }
+    Replicas { graph: Some(graph.clone()), held, every, entries, bytes_sent }
 }
 
 /// The workers' sorted edge lists, sent as records (worker, index, edges), as one sorted list

@@ -14,6 +14,7 @@ use crate::emit::{Emit, Rows};
 use crate::error::{Error, Result};
 use crate::filter;
 use crate::gather::all_gather;
+use crate::held::Roots;
 use crate::load::Local;
 use crate::plan::ClusterPlan;
 use crate::replicate::{replicate, Replicas};
@@ -72,6 +73,10 @@ pub struct QueryCount {
     /// entries of those lists (their bytes are in `bytes_sent`).
     pub replicated_positions: usize,
     pub replicated_entries: u64,
+    /// "held" where every list the query reads was held and each worker searched its roots
+    /// alone (`held`), "routed" where partial matches were routed (`dataflow`), "none" where
+    /// nothing was searched (an empty candidate set, the limit 0).
+    pub search: &'static str,
     /// |Aut(Q)|, where [`Matching::unique`] asked for it.
     pub automorphisms: Option<u128>,
 }
@@ -162,9 +167,11 @@ pub fn run(
     earlier.iter().filter(|a| a.starts_with("127.0.0.1:")).for_each(|a| wait_listening(a, until));
     let started = Arc::new(AtomicBool::new(false));
     watch(cluster, started.clone());
-    // One graph of replicas per query and process, built by its first worker.
+    // One graph of replicas per query and process, built by its first worker, and the
+    // process's roots its workers take as they go.
     let cache = cluster.cache_bytes;
-    let shared: Arc<Vec<OnceLock<Arc<Graph>>>> = Arc::new(runnable.iter().map(|_| OnceLock::new()).collect());
+    let shared: Arc<Vec<(OnceLock<Arc<Graph>>, Roots)>> =
+        Arc::new(runnable.iter().map(|_| Default::default()).collect());
     let mut matching = matching.clone();
     if matching.limit.is_some() {
         matching.rows = matching.rows.map(|r| Rows { gather: true, ..r });
@@ -187,7 +194,7 @@ pub fn run(
             .zip(&shared[..])
             .map(|((_, (name, q)), shared)| {
                 let control = Arc::new(control());
-                one_query(worker, &local, (cache, shared), (name, q), &matching, &control)
+                one_query(worker, &local, (cache, &shared.0, &shared.1), (name, q), &matching, &control)
             })
             .collect()
     })
@@ -231,7 +238,7 @@ fn stop_code(s: Option<Stopped>) -> u8 {
 fn one_query<A: Allocate>(
     worker: &mut Worker<A>,
     local: &Arc<Local>,
-    (cache, shared): (u64, &OnceLock<Arc<Graph>>),
+    (cache, shared, roots): (u64, &OnceLock<Arc<Graph>>, &Roots),
     (name, query): (&Arc<str>, &Query),
     matching: &Matching,
     control: &Arc<Control>,
@@ -263,12 +270,12 @@ fn one_query<A: Allocate>(
                 control.clone(),
                 worker.peers(),
             );
-            (search(worker, local, &replicas, &plan, emit, control), replicas)
+            (search(worker, local, &replicas, &plan, emit, control, roots), replicas)
         }
     };
     // (worker, embeddings high and low 64 bits, busy nanoseconds, bytes sent, why it stopped,
     // its process's resident high-water mark), every worker's to every worker.
-    let Tally { embeddings, busy, bytes_sent, stopped } = tally;
+    let Tally { search, embeddings, busy, bytes_sent, stopped } = tally;
     let bytes_sent = bytes_sent + gathered_bytes + replicas.bytes_sent;
     let rss = subgraph_core::host::peak_rss_bytes();
     let mine = (
@@ -315,6 +322,7 @@ fn one_query<A: Allocate>(
         peak_rss_bytes,
         replicated_positions: replicas.positions(),
         replicated_entries: replicas.entries,
+        search: search.name(),
         automorphisms: None,
     })
 }

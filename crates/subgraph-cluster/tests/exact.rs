@@ -95,13 +95,16 @@ fn replicas_stay_within_the_cache_and_leave_counts_alone() {
     let (data, queries, expected) = known("yeast", "expected.txt", &["query_dense_16_101"]);
     partition(&data, 4, Rule::Hash, tmp.path()).unwrap();
     let manifest = tmp.path().join("manifest.json");
-    let mut held = Vec::new();
+    let (mut held, mut searches) = (Vec::new(), Vec::new());
     for cache in [0u64, 1 << 12, 1 << 14, 1 << 30] {
         let [got] = &cluster_run(&manifest, (2, 2, cache), &queries, true, Order::Gql)[..] else { panic!("one query") };
         assert_eq!(got.embeddings, expected[0], "cache {cache}");
         assert!(got.replicated_entries * 8 <= cache, "cache {cache}: {} entries held", got.replicated_entries);
         held.push(got.replicated_positions);
+        searches.push(got.search);
     }
+    // Routed while some list read is not held (at 4 KiB), each worker alone once every one is.
+    assert_eq!(searches, ["routed", "routed", "held", "held"]);
     // None without a cache, more as it grows, never the last position (no later one reads it).
     assert_eq!(held[0], 0);
     assert!(held.windows(2).all(|w| w[0] <= w[1]) && held[1] > 0, "{held:?}");

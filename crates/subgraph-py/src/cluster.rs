@@ -126,6 +126,7 @@ fn record<'py>(py: Python<'py>, c: &QueryCount) -> PyResult<Bound<'py, PyDict>> 
     d.set_item("peak_rss_bytes", &c.peak_rss_bytes)?;
     d.set_item("replicated_positions", c.replicated_positions)?;
     d.set_item("replicated_entries", c.replicated_entries)?;
+    d.set_item("search", c.search)?;
     d.set_item("automorphisms", c.automorphisms)?;
     d.set_item("unique", c.unique())?;
     Ok(d)

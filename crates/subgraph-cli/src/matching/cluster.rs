@@ -110,6 +110,7 @@ struct ClusterRecord {
     peak_rss_bytes: Vec<u64>,
     replicated_positions: usize,
     replicated_entries: u64,
+    search: &'static str,
 }
 
 impl ClusterArgs {
@@ -270,6 +271,7 @@ fn print(name: String, c: QueryCount, asked: &Asked) -> Result<String> {
             peak_rss_bytes: c.peak_rss_bytes,
             replicated_positions: c.replicated_positions,
             replicated_entries: c.replicated_entries,
+            search: c.search,
         };
         serde_json::to_string(&r)?
     } else {

@@ -53,6 +53,10 @@ class Result:
     peak_rss_bytes: list
     replicated_positions: int
     replicated_entries: int
+    #: "held" where every list the query reads was copied to every process and each worker
+    #: searched its share of the roots alone, "routed" where partial matches were routed to
+    #: the owners of their lists, "none" where nothing was searched.
+    search: str
     #: With unique=True: the query's automorphisms, and the distinct subgraphs (the embeddings
     #: over them) when the count is complete; else None.
     automorphisms: object = None

@@ -1,0 +1,166 @@
+//! The search where every process holds every list a query reads (`replicate` held each
+//! position that a later one reads): each worker enumerates its share of the roots depth
+//! first over the held lists, and no partial match is made or sent. HUGE's local search over
+//! its cache (Yang et al., SIGMOD 2021 §4–5: where the remote lists a task needs are all
+//! cached, it runs depth first on its machine); BiGJoin's routing (`dataflow`) is what the
+//! cluster does where they are not.
+//!
+//! Every process holds every root's lists, so the roots are dealt by position in the global
+//! candidate list (root i to process i mod P): a skewed graph's heavy roots, which hold nearby
+//! ids once it is renumbered by degree, fall on every process alike. A process's workers take
+//! its roots [`CHUNK`] at a time as they finish ([`Roots`]). Each candidate is proposed as the
+//! dataflow proposes it ([`propose`]), so the two find the same matches.
+
+use crate::emit::Emit;
+use crate::plan::{ClusterPlan, Step};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+use subgraph_core::intersect::intersect_into;
+use subgraph_core::Graph;
+
+/// The candidates of position `step` for `prefix`, into `cands`: `lists` (the adjacency lists
+/// of the position's backward neighbours, or the global candidates where it has none), each
+/// from past the largest earlier vertex the restrictions name, intersected shortest first
+/// (galloping where their sizes differ), then checked against the position's candidate set and
+/// the prefix (injectivity). `lists` is cut and sorted by length on the way.
+pub(crate) fn propose<'a>(
+    step: &'a Step,
+    lists: &mut [&'a [u32]],
+    prefix: &[u32],
+    cands: &mut Vec<u32>,
+    scratch: &mut Vec<u32>,
+) {
+    // Every list from past the bound, so that a merge starts where a candidate can.
+    let above = step.greater_than.iter().map(|&p| prefix[p]).max();
+    let from = |l: &'a [u32]| above.map_or(l, |a| &l[l.partition_point(|&c| c <= a)..]);
+    lists.iter_mut().for_each(|l| *l = from(l));
+    lists.sort_unstable_by_key(|l| l.len());
+    let source = lists.first().copied().unwrap_or_else(|| from(&step.candidates));
+    cands.clear();
+    match lists.get(1) {
+        None => cands.extend_from_slice(source),
+        Some(second) => intersect_into(source, second, cands),
+    }
+    for other in lists.iter().skip(2) {
+        intersect_into(cands, other, scratch);
+        std::mem::swap(cands, scratch);
+    }
+    cands.retain(|c| step.bits.contains(*c) && !prefix.contains(c));
+}
+
+/// Roots a worker takes at once.
+pub const CHUNK: usize = 16;
+
+/// A process's roots for one query, which its workers take as they go: the next one not taken,
+/// by its place among the process's roots.
+#[derive(Debug, Default)]
+pub struct Roots {
+    next: AtomicUsize,
+}
+
+/// Finds the matches of `plan` rooted at the roots of process `process` of `processes` that
+/// this worker takes from `roots`, reading every list from `graph` (the held lists), and hands
+/// them to `emit`, which must count them or write them into this process's output (not gather
+/// them). Returns the time it took, and whether it stopped before the end because `emit` said
+/// stop.
+pub fn search(
+    (process, processes): (usize, usize),
+    roots: &Roots,
+    graph: &Graph,
+    plan: &ClusterPlan,
+    emit: &Emit,
+) -> (Duration, bool) {
+    let t = Instant::now();
+    let n = plan.steps.len();
+    let all = &plan.steps[0].candidates;
+    // The process's roots are all[process], all[process + processes], ...
+    let count = all.len().saturating_sub(process).div_ceil(processes);
+    let root = |j: usize| all[process + j * processes];
+    let next = || {
+        let from = roots.next.fetch_add(CHUNK, Ordering::Relaxed);
+        (from < count).then(|| from..(from + CHUNK).min(count))
+    };
+    if n == 1 {
+        let mut mine = Vec::new();
+        while let Some(js) = next() {
+            mine.extend(js.map(root));
+        }
+        emit.matches(&[], &mine, |_| unreachable!("the held search writes its own rows"));
+        return (t.elapsed(), false);
+    }
+    let mut dfs = Dfs {
+        graph,
+        plan,
+        emit,
+        prefix: Vec::with_capacity(n),
+        levels: vec![Vec::new(); n],
+        lists: Vec::new(),
+        scratch: Vec::new(),
+        stopped: false,
+        ticks: 0,
+    };
+    while let Some(js) = next() {
+        for j in js {
+            if dfs.stopped || emit.should_stop() {
+                return (t.elapsed(), true);
+            }
+            dfs.prefix.push(root(j));
+            dfs.extend(1);
+            dfs.prefix.clear();
+        }
+    }
+    (t.elapsed(), dfs.stopped)
+}
+
+/// One worker's depth-first search: the prefix, and each position's candidates.
+struct Dfs<'a> {
+    graph: &'a Graph,
+    plan: &'a ClusterPlan,
+    emit: &'a Emit,
+    prefix: Vec<u32>,
+    levels: Vec<Vec<u32>>,
+    lists: Vec<&'a [u32]>,
+    scratch: Vec<u32>,
+    /// Whether a candidate was left because `emit` said stop.
+    stopped: bool,
+    /// Extensions since `emit` was last asked whether to stop.
+    ticks: u32,
+}
+
+/// Extensions between two questions whether to stop (the deadline, Ctrl-C): a clock read
+/// each 4,096, so a stop is seen within a few milliseconds however long one root's search is.
+const CHECK_EVERY: u32 = 4096;
+
+impl Dfs<'_> {
+    /// Extends the prefix (of `k` positions) by position `k`'s candidates; the last position's
+    /// go to `emit`.
+    fn extend(&mut self, k: usize) {
+        let plan = self.plan;
+        let step = &plan.steps[k];
+        let mut cands = std::mem::take(&mut self.levels[k]);
+        let (graph, prefix) = (self.graph, &self.prefix);
+        self.lists.clear();
+        self.lists.extend(
+            step.back.iter().map(|b| graph.neighbors_labelled(prefix[b.from], b.dir, b.edge_label, step.label)),
+        );
+        propose(step, &mut self.lists, prefix, &mut cands, &mut self.scratch);
+        if k + 1 == plan.steps.len() {
+            self.emit.matches(prefix, &cands, |_| unreachable!("the held search writes its own rows"));
+        } else {
+            for &c in &cands {
+                self.ticks += 1;
+                if self.ticks >= CHECK_EVERY {
+                    self.ticks = 0;
+                    self.stopped = self.emit.should_stop();
+                }
+                if self.stopped {
+                    break;
+                }
+                self.prefix.push(c);
+                self.extend(k + 1);
+                self.prefix.pop();
+            }
+        }
+        self.levels[k] = cands;
+    }
+}
