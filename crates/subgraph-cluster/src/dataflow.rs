@@ -99,8 +99,8 @@ struct Counters {
 /// Finds the matches of `plan` whose root this worker owns ([`Local::worker`]), with the
 /// other workers extending what their processes own or what every process holds
 /// (`replicas`), and hands them to `emit` (counted or written); `control` stops it (the
-/// deadline, Ctrl-C, the limit). Where every list it reads is held, the worker searches the
-/// roots it takes from its process's `roots` alone instead ([`held`]).
+/// deadline, Ctrl-C, the limit). Where every list it reads is held, the worker searches below
+/// the prefixes it takes from its process's `deal` alone instead ([`held`]).
 pub fn search<A: Allocate>(
     worker: &mut Worker<A>,
     local: &Arc<Local>,
@@ -108,14 +108,15 @@ pub fn search<A: Allocate>(
     plan: &Arc<ClusterPlan>,
     emit: Emit,
     control: &Arc<Control>,
-    roots: &held::Roots,
+    deal: &held::Deal,
 ) -> Tally {
     let me = worker.index();
     // Where every process holds every list the query reads and the rows stay in this
     // process, nothing needs routing: each worker searches its share of the roots (`held`).
     if replicas.every && emit.limit().is_none() && !emit.gathers() {
         let graph = replicas.graph.as_deref().unwrap_or(&local.graph);
-        let (busy, stopped) = held::search((local.process, local.processes), roots, graph, plan, &emit);
+        let threads = worker.peers() / local.processes;
+        let (busy, stopped) = held::search((local.process, local.processes, threads), deal, graph, plan, &emit);
         emit.flush();
         let stopped = stopped.then(|| control.stopped().unwrap_or(Stopped::Timeout));
         return Tally { search: Search::Held, embeddings: emit.found(), busy, bytes_sent: 0, stopped };

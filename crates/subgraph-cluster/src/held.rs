@@ -5,15 +5,18 @@
 //! cached, it runs depth first on its machine); BiGJoin's routing (`dataflow`) is what the
 //! cluster does where they are not.
 //!
-//! Every process holds every root's lists, so the roots are dealt by position in the global
-//! candidate list (root i to process i mod P): a skewed graph's heavy roots, which hold nearby
-//! ids once it is renumbered by degree, fall on every process alike. A process's workers take
-//! its roots [`CHUNK`] at a time as they finish ([`Roots`]). Each candidate is proposed as the
-//! dataflow proposes it ([`propose`]), so the two find the same matches.
+//! Every process holds every list, so each makes the same prefixes and deals them by their
+//! place (prefix i to process i mod P): the roots where there are at least
+//! [`DEAL_PER_WORKER`] a worker, else their extensions, a position at a time ([`Deal`]). A
+//! skewed graph's heavy roots, which hold nearby ids once it is renumbered by degree, fall on
+//! every process alike, and a query with few roots still keeps every worker busy. A process's
+//! workers take its prefixes [`CHUNK`] at a time as they finish. Each candidate is proposed as
+//! the dataflow proposes it ([`propose`]), so the two find the same matches.
 
 use crate::emit::Emit;
 use crate::plan::{ClusterPlan, Step};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 use subgraph_core::intersect::intersect_into;
 use subgraph_core::Graph;
@@ -48,42 +51,90 @@ pub(crate) fn propose<'a>(
     cands.retain(|c| step.bits.contains(*c) && !prefix.contains(c));
 }
 
-/// Roots a worker takes at once.
-pub const CHUNK: usize = 16;
+/// Prefixes a worker takes at once.
+pub const CHUNK: usize = 4;
+/// Prefixes dealt per worker of the cluster, at least, where the query has as many: the
+/// roots alone may be fewer than the workers (yeast's sparse_10_3 has 17), and a few roots
+/// may hold most of the work.
+pub const DEAL_PER_WORKER: usize = 64;
+/// Most prefixes dealt: a level that would make more is not made.
+pub const DEAL_MOST: usize = 1 << 20;
 
-/// A process's roots for one query, which its workers take as they go: the next one not taken,
-/// by its place among the process's roots.
+/// What a process's workers share for one query's held search: the prefixes dealt (made once,
+/// by the first worker to ask), and the next of this process's not yet taken.
 #[derive(Debug, Default)]
-pub struct Roots {
+pub struct Deal {
+    prefixes: OnceLock<Prefixes>,
     next: AtomicUsize,
 }
 
-/// Finds the matches of `plan` rooted at the roots of process `process` of `processes` that
-/// this worker takes from `roots`, reading every list from `graph` (the held lists), and hands
-/// them to `emit`, which must count them or write them into this process's output (not gather
-/// them). Returns the time it took, and whether it stopped before the end because `emit` said
-/// stop.
+/// The prefixes every process makes alike, `len` vertices each, one after another in `flat`.
+#[derive(Debug)]
+struct Prefixes {
+    len: usize,
+    flat: Vec<u32>,
+}
+
+/// The shortest prefixes of which there are at least [`DEAL_PER_WORKER`] × `workers` (the
+/// roots, then their extensions by position 1, and so on), short of the last position and of
+/// a level of more than [`DEAL_MOST`]. Every process holds the same lists, so every process
+/// makes the same ones, in the same order.
+fn prefixes(graph: &Graph, plan: &ClusterPlan, workers: usize) -> Prefixes {
+    let n = plan.steps.len();
+    let (mut len, mut flat) = (1, plan.steps[0].candidates.clone());
+    let (mut lists, mut cands, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
+    'levels: while len + 1 < n && flat.len() / len < DEAL_PER_WORKER * workers {
+        let step = &plan.steps[len];
+        let mut next = Vec::new();
+        for prefix in flat.chunks(len) {
+            lists.clear();
+            lists.extend(
+                step.back.iter().map(|b| graph.neighbors_labelled(prefix[b.from], b.dir, b.edge_label, step.label)),
+            );
+            propose(step, &mut lists, prefix, &mut cands, &mut scratch);
+            for &c in &cands {
+                next.extend_from_slice(prefix);
+                next.push(c);
+            }
+            if next.len() > DEAL_MOST * (len + 1) {
+                break 'levels;
+            }
+        }
+        (len, flat) = (len + 1, next);
+    }
+    Prefixes { len, flat }
+}
+
+/// Finds the matches of `plan` below the prefixes dealt to process `process` of `processes`
+/// (`threads` workers each) that this worker takes from `deal`, reading every list from
+/// `graph` (the held lists), and hands them to `emit`, which must count them or write them
+/// into this process's output (not gather them). Prefix i goes to process i mod P. Returns the
+/// time it took, and whether it stopped before the end because `emit` said stop.
 pub fn search(
-    (process, processes): (usize, usize),
-    roots: &Roots,
+    (process, processes, threads): (usize, usize, usize),
+    deal: &Deal,
     graph: &Graph,
     plan: &ClusterPlan,
     emit: &Emit,
 ) -> (Duration, bool) {
     let t = Instant::now();
     let n = plan.steps.len();
-    let all = &plan.steps[0].candidates;
-    // The process's roots are all[process], all[process + processes], ...
-    let count = all.len().saturating_sub(process).div_ceil(processes);
-    let root = |j: usize| all[process + j * processes];
+    let dealt = deal.prefixes.get_or_init(|| prefixes(graph, plan, processes * threads));
+    let len = dealt.len;
+    // This process's prefixes are the ones at process, process + processes, ...
+    let count = (dealt.flat.len() / len).saturating_sub(process).div_ceil(processes);
+    let prefix = |j: usize| {
+        let i = process + j * processes;
+        &dealt.flat[i * len..(i + 1) * len]
+    };
     let next = || {
-        let from = roots.next.fetch_add(CHUNK, Ordering::Relaxed);
+        let from = deal.next.fetch_add(CHUNK, Ordering::Relaxed);
         (from < count).then(|| from..(from + CHUNK).min(count))
     };
     if n == 1 {
         let mut mine = Vec::new();
         while let Some(js) = next() {
-            mine.extend(js.map(root));
+            mine.extend(js.map(|j| prefix(j)[0]));
         }
         emit.matches(&[], &mine, |_| unreachable!("the held search writes its own rows"));
         return (t.elapsed(), false);
@@ -104,8 +155,8 @@ pub fn search(
             if dfs.stopped || emit.should_stop() {
                 return (t.elapsed(), true);
             }
-            dfs.prefix.push(root(j));
-            dfs.extend(1);
+            dfs.prefix.extend_from_slice(prefix(j));
+            dfs.extend(len);
             dfs.prefix.clear();
         }
     }

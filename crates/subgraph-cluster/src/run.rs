@@ -14,7 +14,7 @@ use crate::emit::{Emit, Rows};
 use crate::error::{Error, Result};
 use crate::filter;
 use crate::gather::all_gather;
-use crate::held::Roots;
+use crate::held::Deal;
 use crate::load::Local;
 use crate::plan::ClusterPlan;
 use crate::replicate::{replicate, Replicas};
@@ -168,9 +168,9 @@ pub fn run(
     let started = Arc::new(AtomicBool::new(false));
     watch(cluster, started.clone());
     // One graph of replicas per query and process, built by its first worker, and the
-    // process's roots its workers take as they go.
+    // prefixes its workers take as they go.
     let cache = cluster.cache_bytes;
-    let shared: Arc<Vec<(OnceLock<Arc<Graph>>, Roots)>> =
+    let shared: Arc<Vec<(OnceLock<Arc<Graph>>, Deal)>> =
         Arc::new(runnable.iter().map(|_| Default::default()).collect());
     let mut matching = matching.clone();
     if matching.limit.is_some() {
@@ -238,7 +238,7 @@ fn stop_code(s: Option<Stopped>) -> u8 {
 fn one_query<A: Allocate>(
     worker: &mut Worker<A>,
     local: &Arc<Local>,
-    (cache, shared, roots): (u64, &OnceLock<Arc<Graph>>, &Roots),
+    (cache, shared, deal): (u64, &OnceLock<Arc<Graph>>, &Deal),
     (name, query): (&Arc<str>, &Query),
     matching: &Matching,
     control: &Arc<Control>,
@@ -270,7 +270,7 @@ fn one_query<A: Allocate>(
                 control.clone(),
                 worker.peers(),
             );
-            (search(worker, local, &replicas, &plan, emit, control, roots), replicas)
+            (search(worker, local, &replicas, &plan, emit, control, deal), replicas)
         }
     };
     // (worker, embeddings high and low 64 bits, busy nanoseconds, bytes sent, why it stopped,
