@@ -77,6 +77,7 @@ impl Search {
 /// What one worker did for one query.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Tally {
+    /// Which search ran.
     pub search: Search,
     /// Embeddings found: matches counted (times the plan's multiplier), or rows written or
     /// sent to worker 0.
@@ -112,7 +113,8 @@ pub fn search<A: Allocate>(
 ) -> Tally {
     let me = worker.index();
     // Where every process holds every list the query reads and the rows stay in this
-    // process, nothing needs routing: each worker searches its share of the roots (`held`).
+    // process, nothing needs routing: each worker searches below its share of the prefixes
+    // (`held`).
     if replicas.every && emit.limit().is_none() && !emit.gathers() {
         let graph = replicas.graph.as_deref().unwrap_or(&local.graph);
         let threads = worker.peers() / local.processes;

@@ -1,6 +1,6 @@
 //! The search where every process holds every list a query reads (`replicate` held each
-//! position that a later one reads): each worker enumerates its share of the roots depth
-//! first over the held lists, and no partial match is made or sent. HUGE's local search over
+//! position that a later one reads): each worker enumerates depth first below its share of
+//! the prefixes, over the held lists, and no partial match is sent. HUGE's local search over
 //! its cache (Yang et al., SIGMOD 2021 §4–5: where the remote lists a task needs are all
 //! cached, it runs depth first on its machine); BiGJoin's routing (`dataflow`) is what the
 //! cluster does where they are not.
@@ -51,6 +51,13 @@ pub(crate) fn propose<'a>(
     cands.retain(|c| step.bits.contains(*c) && !prefix.contains(c));
 }
 
+/// The adjacency lists `prefix`'s backward neighbours of position `step` extend it by, as
+/// `graph` holds them, into `lists` (cleared first).
+fn read<'a>(graph: &'a Graph, step: &Step, prefix: &[u32], lists: &mut Vec<&'a [u32]>) {
+    lists.clear();
+    lists.extend(step.back.iter().map(|b| graph.neighbors_labelled(prefix[b.from], b.dir, b.edge_label, step.label)));
+}
+
 /// Prefixes a worker takes at once.
 pub const CHUNK: usize = 4;
 /// Prefixes dealt per worker of the cluster, at least, where the query has as many: the
@@ -87,10 +94,7 @@ fn prefixes(graph: &Graph, plan: &ClusterPlan, workers: usize) -> Prefixes {
         let step = &plan.steps[len];
         let mut next = Vec::new();
         for prefix in flat.chunks(len) {
-            lists.clear();
-            lists.extend(
-                step.back.iter().map(|b| graph.neighbors_labelled(prefix[b.from], b.dir, b.edge_label, step.label)),
-            );
+            read(graph, step, prefix, &mut lists);
             propose(step, &mut lists, prefix, &mut cands, &mut scratch);
             for &c in &cands {
                 next.extend_from_slice(prefix);
@@ -189,11 +193,8 @@ impl Dfs<'_> {
         let plan = self.plan;
         let step = &plan.steps[k];
         let mut cands = std::mem::take(&mut self.levels[k]);
-        let (graph, prefix) = (self.graph, &self.prefix);
-        self.lists.clear();
-        self.lists.extend(
-            step.back.iter().map(|b| graph.neighbors_labelled(prefix[b.from], b.dir, b.edge_label, step.label)),
-        );
+        let prefix = &self.prefix;
+        read(self.graph, step, prefix, &mut self.lists);
         propose(step, &mut self.lists, prefix, &mut cands, &mut self.scratch);
         if k + 1 == plan.steps.len() {
             self.emit.matches(prefix, &cands, |_| unreachable!("the held search writes its own rows"));
