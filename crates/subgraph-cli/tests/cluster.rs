@@ -46,8 +46,8 @@ fn local_processes_count_hprd_and_report_the_cluster_fields() {
     let rss = r["peak_rss_bytes"].as_array().unwrap();
     assert!(rss.len() == 2 && rss.iter().all(|b| b.as_u64().is_some_and(|b| b > 1 << 20)), "{line}");
     assert!(r["bytes_sent"].as_u64().is_some_and(|b| b > 0), "{line}");
-    // The default cache holds every list this small query reads, so each worker searches its
-    // roots alone; without one, none, and partial matches are routed.
+    // The default cache holds every list this small query reads, so each worker searches below
+    // its share of the prefixes alone; without one, none, and partial matches are routed.
     assert!(r["replicated_positions"].as_u64().is_some_and(|p| p > 0), "{line}");
     assert_eq!(r["search"].as_str(), Some("held"), "{line}");
     let o = run(&[
