@@ -158,7 +158,7 @@ pub fn run(mut a: MatchArgs) -> Result<ExitCode> {
     }
     if a.cluster.given() {
         let opts = parts.options(a.limit, failing_sets);
-        return match_cluster(&a, (parts.semantics, opts.symmetry, opts.order), patterns, interrupt);
+        return match_cluster(&a, (parts.semantics, opts.symmetry, opts.order, parts.tail), patterns, interrupt);
     }
 
     let t = Instant::now();
@@ -250,7 +250,12 @@ pub fn run(mut a: MatchArgs) -> Result<ExitCode> {
 /// what the cluster matcher does not do yet is refused at once.
 fn match_cluster(
     a: &MatchArgs,
-    (semantics, symmetry, order): (Semantics, subgraph_core::plan::Symmetry, Option<subgraph_core::order::Order>),
+    (semantics, symmetry, order, tail): (
+        Semantics,
+        subgraph_core::plan::Symmetry,
+        Option<subgraph_core::order::Order>,
+        subgraph_core::plan::Tail,
+    ),
     patterns: Vec<Pattern>,
     interrupt: Arc<AtomicBool>,
 ) -> Result<ExitCode> {
@@ -293,6 +298,7 @@ fn match_cluster(
         output_format: OutputFormat::from_name(&a.output_format).expect("checked by run"),
         json: a.format == "json",
         unique: a.unique,
+        tail,
         interrupt,
     };
     a.cluster.run_process(manifest, queries, &asked)

@@ -50,6 +50,9 @@ fn local_processes_count_hprd_and_report_the_cluster_fields() {
     // its share of the prefixes alone; without one, none, and partial matches are routed.
     assert!(r["replicated_positions"].as_u64().is_some_and(|p| p > 0), "{line}");
     assert_eq!(r["search"].as_str(), Some("held"), "{line}");
+    // Its last four query vertices are counted together: those with no neighbour after them
+    // in GQL's order (a fifth would be moved before one of its neighbours, `--tail on`).
+    assert_eq!(r["tail"].as_u64(), Some(4), "{line}");
     let o = run(&[
         "match",
         &manifest,
@@ -58,6 +61,8 @@ fn local_processes_count_hprd_and_report_the_cluster_fields() {
         "2",
         "--cache-memory",
         "0",
+        "--tail",
+        "off",
         "--format",
         "json",
         "-q",
@@ -66,7 +71,7 @@ fn local_processes_count_hprd_and_report_the_cluster_fields() {
     let r: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
     assert_eq!((r["embeddings"].as_u64(), r["replicated_positions"].as_u64()), (Some(80), Some(0)), "{line}");
     assert_eq!(r["replicated_entries"].as_u64(), Some(0), "{line}");
-    assert_eq!(r["search"].as_str(), Some("routed"), "{line}");
+    assert_eq!((r["search"].as_str(), r["tail"].as_u64()), (Some("routed"), Some(0)), "{line}");
     // What the cluster does not do yet is refused in one line.
     for extra in [&["--semantics", "homomorphism"][..], &["--cache-memory", "lots"], &["--vertex-order", "degree"]] {
         let mut args = vec!["match", &manifest, query.to_str().unwrap(), "--local-processes", "2"];

@@ -130,6 +130,13 @@ impl Emit {
         }
     }
 
+    /// `matches` matches counted without being enumerated (a counted tail's): counting only.
+    pub fn count(&self, matches: u128) {
+        debug_assert!(self.rows.is_none(), "counted matches have no rows");
+        self.found.set(self.found.get() + matches * self.plan.multiplier);
+        self.reached();
+    }
+
     /// The matches `prefix` (data vertices by position) extended by each of `last`: counted,
     /// written, or gathered: formatted, or under a limit as ids (little-endian u32 words in
     /// query vertex order), each batch handed to `send`.

@@ -12,6 +12,11 @@
 //! every process alike, and a query with few roots still keeps every worker busy. A process's
 //! workers take its prefixes [`CHUNK`] at a time as they finish. Each candidate is proposed as
 //! the dataflow proposes it ([`propose`]), so the two find the same matches.
+//!
+//! A plan's counted tail (`ClusterPlan::tail`) is counted here, not enumerated: once the
+//! prefix before it is matched, each tail position's candidates are proposed from it alone
+//! (the tail vertices are pairwise non-adjacent) and the injective choices counted per label
+//! group by inclusion–exclusion (`subgraph_core::tail`), as the CPU engine counts them.
 
 use crate::emit::Emit;
 use crate::plan::{ClusterPlan, Step};
@@ -19,6 +24,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 use subgraph_core::intersect::intersect_into;
+use subgraph_core::tail::{distinct_choices, Scratch, MAX_GROUP};
 use subgraph_core::Graph;
 
 /// The candidates of position `step` for `prefix`, into `cands`: `lists` (the adjacency lists
@@ -83,14 +89,14 @@ struct Prefixes {
 }
 
 /// The shortest prefixes of which there are at least [`DEAL_PER_WORKER`] × `workers` (the
-/// roots, then their extensions by position 1, and so on), short of the last position and of
-/// a level of more than [`DEAL_MOST`]. Every process holds the same lists, so every process
-/// makes the same ones, in the same order.
+/// roots, then their extensions by position 1, and so on), short of the last position, of the
+/// counted tail and of a level of more than [`DEAL_MOST`]. Every process holds the same lists,
+/// so every process makes the same ones, in the same order.
 fn prefixes(graph: &Graph, plan: &ClusterPlan, workers: usize) -> Prefixes {
-    let n = plan.steps.len();
+    let deepest = plan.tail_start().min(plan.steps.len() - 1);
     let (mut len, mut flat) = (1, plan.steps[0].candidates.clone());
     let (mut lists, mut cands, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
-    'levels: while len + 1 < n && flat.len() / len < DEAL_PER_WORKER * workers {
+    'levels: while len < deepest && flat.len() / len < DEAL_PER_WORKER * workers {
         let step = &plan.steps[len];
         let mut next = Vec::new();
         for prefix in flat.chunks(len) {
@@ -153,6 +159,9 @@ pub fn search(
         scratch: Vec::new(),
         stopped: false,
         ticks: 0,
+        tail_groups: plan.tail_groups(),
+        tail_sets: vec![Vec::new(); plan.tail],
+        choices: Scratch::default(),
     };
     while let Some(js) = next() {
         for j in js {
@@ -180,6 +189,11 @@ struct Dfs<'a> {
     stopped: bool,
     /// Extensions since `emit` was last asked whether to stop.
     ticks: u32,
+    /// The counted tail's positions by label, each tail position's candidates for the current
+    /// prefix, and inclusion–exclusion's buffers.
+    tail_groups: Vec<Vec<usize>>,
+    tail_sets: Vec<Vec<u32>>,
+    choices: Scratch,
 }
 
 /// Extensions between two questions whether to stop (the deadline, Ctrl-C): a clock read
@@ -188,9 +202,13 @@ const CHECK_EVERY: u32 = 4096;
 
 impl Dfs<'_> {
     /// Extends the prefix (of `k` positions) by position `k`'s candidates; the last position's
-    /// go to `emit`.
+    /// go to `emit`, and at the counted tail the tail's matches are counted.
     fn extend(&mut self, k: usize) {
         let plan = self.plan;
+        if plan.tail > 0 && k == plan.tail_start() {
+            self.count_tail(k);
+            return;
+        }
         let step = &plan.steps[k];
         let mut cands = std::mem::take(&mut self.levels[k]);
         let prefix = &self.prefix;
@@ -214,5 +232,35 @@ impl Dfs<'_> {
             }
         }
         self.levels[k] = cands;
+    }
+
+    /// Counts the matches of the tail that starts at position `k` below the prefix: each tail
+    /// position's candidates (proposed from the prefix, without its vertices), then per label
+    /// group a lone position's set size or the injective choices by inclusion–exclusion.
+    fn count_tail(&mut self, k: usize) {
+        let plan = self.plan;
+        for (step, set) in plan.steps[k..].iter().zip(&mut self.tail_sets) {
+            read(self.graph, step, &self.prefix, &mut self.lists);
+            propose(step, &mut self.lists, &self.prefix, set, &mut self.scratch);
+            if set.is_empty() {
+                return;
+            }
+        }
+        let mut total: u128 = 1;
+        for group in &self.tail_groups {
+            let count = match group[..] {
+                [t] => self.tail_sets[t - k].len() as u128,
+                _ => {
+                    let mut sets: [&[u32]; MAX_GROUP] = [&[]; MAX_GROUP];
+                    group.iter().zip(&mut sets).for_each(|(&t, s)| *s = &self.tail_sets[t - k]);
+                    distinct_choices(&sets[..group.len()], &mut self.choices).0
+                }
+            };
+            total *= count;
+            if total == 0 {
+                return;
+            }
+        }
+        self.emit.count(total);
     }
 }

@@ -3,7 +3,9 @@
 //! alike after their exchange, so the order and the symmetry-breaking restrictions
 //! (`Plan::shaped`) are the same everywhere; each position then lists the earlier positions
 //! whose adjacency lists extend it, the relations BiGJoin intersects (Ammar et al., VLDB 2018
-//! §3), and the bitset its candidates are checked against.
+//! §3), and the bitset its candidates are checked against. A counting query may have its last
+//! pairwise non-adjacent vertices moved to the end and counted together (`tail`), as on one
+//! host (`subgraph_core::planner::tail_order_by`).
 
 use crate::error::{Error, Result};
 use subgraph_core::automorphism::Automorphisms;
@@ -12,7 +14,7 @@ use subgraph_core::estimate::sampling::Sampler;
 use subgraph_core::filter::Candidates;
 use subgraph_core::order::Order;
 use subgraph_core::plan::{Plan, PlanOptions, Symmetry, Tail};
-use subgraph_core::planner::GATE_PARTICLES;
+use subgraph_core::planner::{tail_order_by, GATE_PARTICLES};
 use subgraph_core::sink::Control;
 use subgraph_core::{Dir, Graph, Query, Semantics};
 
@@ -61,6 +63,10 @@ pub struct ClusterPlan {
     /// The global candidates, summed over the query vertices.
     pub candidates: u64,
     pub order: Order,
+    /// The last `tail` positions (0, or at least 2) are pairwise non-adjacent, have every
+    /// neighbour earlier, and no restriction among them: where every list is held they are
+    /// counted together (`held`), elsewhere enumerated like any position.
+    pub tail: usize,
 }
 
 impl ClusterPlan {
@@ -88,18 +94,19 @@ impl ClusterPlan {
 
     /// Plans `q` (from [`ClusterPlan::check`]) over `data` and the global candidate sets
     /// `cands` (by query vertex, sorted, none empty) in `order`, with symmetry breaking when
-    /// `symmetry`.
-    pub fn new(data: &Graph, q: &Query, cands: &Candidates, symmetry: bool, order: Order) -> ClusterPlan {
+    /// `symmetry`, and with a counted tail as `tail` says ([`counted_tail`]).
+    pub fn new(data: &Graph, q: &Query, cands: &Candidates, symmetry: bool, order: Order, tail: Tail) -> ClusterPlan {
         let n = q.num_vertices();
         let sizes: Vec<usize> = cands.iter().map(Vec::len).collect();
         let vertices = order.compute(data, q, &mut Sampler::new(data, q, cands, true, GATE_PARTICLES, 0));
+        let (vertices, tail) = counted_tail(q, vertices, tail);
         let options = PlanOptions {
             semantics: Semantics::Embed,
-            tail: Tail::Off,
+            tail: if tail > 0 { Tail::On } else { Tail::Off },
             symmetry: if symmetry { Symmetry::Auto } else { Symmetry::Off },
             ..PlanOptions::default()
         };
-        let shaped = Plan::shaped(data, q, options, order, vertices.clone(), 0, &sizes, &Control::unlimited());
+        let shaped = Plan::shaped(data, q, options, order, vertices.clone(), tail, &sizes, &Control::unlimited());
         let mut position = vec![usize::MAX; n];
         let mut steps = Vec::with_capacity(n);
         for (i, &u) in vertices.iter().enumerate() {
@@ -127,7 +134,42 @@ impl ClusterPlan {
             restrictions: shaped.restriction_count(),
             candidates: sizes.iter().map(|&s| s as u64).sum(),
             order,
+            tail,
         }
+    }
+
+    /// The first position of the counted tail (the number of positions when there is none).
+    pub fn tail_start(&self) -> usize {
+        self.steps.len() - self.tail
+    }
+
+    /// The tail's positions grouped by label: only vertices of one label can take the same
+    /// data vertex, so the groups are counted apart and multiplied.
+    pub fn tail_groups(&self) -> Vec<Vec<usize>> {
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for t in self.tail_start()..self.steps.len() {
+            match groups.iter_mut().find(|g| self.steps[g[0]].label == self.steps[t].label) {
+                Some(g) => g.push(t),
+                None => groups.push(vec![t]),
+            }
+        }
+        groups
+    }
+}
+
+/// The order and its counted tail's length (0 for none). `Tail::On`: the order's tail as one
+/// host makes it (`tail_order`: pairwise non-adjacent vertices taken from the end, some moved
+/// there from earlier). `Tail::Auto`: only vertices with no neighbour after them in the order
+/// are moved, so no later vertex loses an intersection (`tail_order_by`). One host decides by
+/// sampled estimates; a process holds only part of the lists and cannot sample alike. Moving
+/// every vertex cost wordnet's dense_12_9 over 3× its time on the H200 host (2.9 s without a
+/// tail, more than 10 s with), while keeping only the tail's part that already ends the order
+/// lost 5–20× to the full tail on yeast's sparse_12_3 and sparse_10_6; `Tail::Auto` kept their
+/// gains and lost on none of the three (`bench/results/2026-12-02-cluster-tails.md`).
+pub fn counted_tail(q: &Query, order: Vec<u32>, tail: Tail) -> (Vec<u32>, usize) {
+    match (tail != Tail::Off).then(|| tail_order_by(q, &order, tail == Tail::Auto)).flatten() {
+        Some((moved, k)) => (moved, k),
+        None => (order, 0),
     }
 }
 

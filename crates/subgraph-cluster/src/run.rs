@@ -24,6 +24,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use subgraph_core::automorphism::{distinct_subgraphs, Automorphisms};
 use subgraph_core::order::Order;
+use subgraph_core::plan::Tail;
 use subgraph_core::sink::{Control, Stopped};
 use subgraph_core::{Graph, Query, Semantics};
 use timely::communication::Allocate;
@@ -59,6 +60,8 @@ pub struct QueryCount {
     pub multiplier: u128,
     /// The order's name.
     pub order: &'static str,
+    /// The positions counted together at the plan's end (0 for none; `ClusterPlan::tail`).
+    pub tail: usize,
     pub processes: usize,
     /// Bytes of candidate sets and partial matches sent between processes, all processes
     /// together.
@@ -73,8 +76,8 @@ pub struct QueryCount {
     /// entries of those lists (their bytes are in `bytes_sent`).
     pub replicated_positions: usize,
     pub replicated_entries: u64,
-    /// "held" where every list the query reads was held and each worker searched its roots
-    /// alone (`held`), "routed" where partial matches were routed (`dataflow`), "none" where
+    /// "held" where every list the query reads was held and each worker searched its share
+    /// of the prefixes alone (`held`), "routed" where partial matches were routed (`dataflow`), "none" where
     /// nothing was searched (an empty candidate set, the limit 0).
     pub search: &'static str,
     /// |Aut(Q)|, where [`Matching::unique`] asked for it.
@@ -131,6 +134,19 @@ pub struct Matching {
     /// Also each query's |Aut(Q)| ([`QueryCount::automorphisms`]), for its distinct subgraphs
     /// ([`QueryCount::unique`]).
     pub unique: bool,
+    /// Whether a counted query's last pairwise non-adjacent vertices are counted together
+    /// (`ClusterPlan::tail`): not under `Tail::Off`, a limit or `rows`.
+    pub tail: Tail,
+}
+
+impl Matching {
+    /// The counted tail the plans take: `tail`, or none under a limit or with rows.
+    fn tail(&self) -> Tail {
+        match self.limit.is_none() && self.rows.is_none() {
+            true => self.tail,
+            false => Tail::Off,
+        }
+    }
 }
 
 /// Runs `queries` (name, graph) as process `cluster.process` over `local` as `matching` says,
@@ -254,7 +270,8 @@ fn one_query<A: Allocate>(
     let (cands, gathered_bytes) = filter::candidates(worker, local, query, control);
     let filter_ms = t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
-    let plan = Arc::new(ClusterPlan::new(&local.graph, query, &cands, matching.symmetry, matching.order));
+    let plan =
+        Arc::new(ClusterPlan::new(&local.graph, query, &cands, matching.symmetry, matching.order, matching.tail()));
     let order_ms = t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
     // Every worker holds the same sets, so all skip the replicas and the search alike when
@@ -316,6 +333,7 @@ fn one_query<A: Allocate>(
         restrictions: plan.restrictions,
         multiplier: plan.multiplier,
         order: plan.order.name(),
+        tail: plan.tail,
         processes: local.processes,
         bytes_sent: tallies.iter().map(|t| t.4).sum(),
         busy_ms,

@@ -1,7 +1,7 @@
 //! The cluster's counts against subgraph-core's brute-force oracle on small random graphs and
 //! queries (connected or not), partitioned by hash and by ranges, with 1 to 3 processes of 1
-//! or 2 workers, GQL's and RI's orders, symmetry breaking on and off, and none, some or all
-//! of the adjacency held by every process; and the rows written, each process's own or
+//! or 2 workers, GQL's and RI's orders, symmetry breaking on and off, counted tails on and
+//! off, and none, some or all of the adjacency held by every process; and the rows written, each process's own or
 //! gathered by process 0, against the oracle's embeddings, with and without a limit.
 
 mod common;
@@ -12,6 +12,7 @@ use std::sync::Arc;
 use subgraph_cluster::{partition, Matching, Rows, Rule};
 use subgraph_core::automorphism::Automorphisms;
 use subgraph_core::order::Order;
+use subgraph_core::plan::Tail;
 use subgraph_core::sink::{Output, OutputFormat, Stopped};
 use subgraph_core::{oracle, Graph, GraphBuilder, Query, Semantics};
 
@@ -42,12 +43,34 @@ proptest! {
         ri in any::<bool>(),
         threads in 1usize..3,
         cache in prop::sample::select(vec![0u64, 400, 1 << 20]),
+        tail in prop::sample::select(vec![Tail::Auto, Tail::On, Tail::Off]),
     ) {
         let expected = oracle::count(&data, &Query::new(query.clone(), &data, Semantics::Embed).unwrap(), Semantics::Embed);
         let tmp = tempfile::tempdir().unwrap();
         partition(&data, parts, if range { Rule::Range } else { Rule::Hash }, tmp.path()).unwrap();
         let processes = parts.min(3);
-        let got = cluster_counts(&tmp.path().join("manifest.json"), (processes, threads, cache), &[query], symmetry, if ri { Order::Ri } else { Order::Gql });
+        let order = if ri { Order::Ri } else { Order::Gql };
+        let got = cluster_counts(&tmp.path().join("manifest.json"), (processes, threads, cache), &[query], (symmetry, order, tail));
+        prop_assert_eq!(got, vec![expected]);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    /// Counted tails where every list is held (the held search counts them), on queries of 3
+    /// and 4 vertices (stars and paths end in tails), by 1 to 3 processes.
+    #[test]
+    fn counted_tails_equal_the_oracles(
+        (data, query) in data_and_query(3u32..5),
+        processes in 1usize..4,
+        symmetry in any::<bool>(),
+        ri in any::<bool>(),
+    ) {
+        let expected = oracle::count(&data, &Query::new(query.clone(), &data, Semantics::Embed).unwrap(), Semantics::Embed);
+        let tmp = tempfile::tempdir().unwrap();
+        partition(&data, 3, Rule::Hash, tmp.path()).unwrap();
+        let order = if ri { Order::Ri } else { Order::Gql };
+        let got = cluster_counts(&tmp.path().join("manifest.json"), (processes, 2, 1 << 20), &[query], (symmetry, order, Tail::On));
         prop_assert_eq!(got, vec![expected]);
     }
 }
@@ -84,6 +107,7 @@ proptest! {
             limit,
             rows: Some(Rows { output: outputs[p].clone(), gather }),
             unique: false,
+            tail: Tail::Auto,
         };
         let got = cluster_with(&tmp.path().join("manifest.json"), (processes, threads, cache), &[query], matching);
         outputs.iter().for_each(|o| o.finish().unwrap());
@@ -125,7 +149,7 @@ proptest! {
         let automorphisms = unique.then(|| Automorphisms::of(&query).order()).flatten();
         let tmp = tempfile::tempdir().unwrap();
         partition(&data, 2, Rule::Hash, tmp.path()).unwrap();
-        let matching = |_| Matching { semantics: Semantics::Embed, symmetry, order: Order::Ri, limit, rows: None, unique };
+        let matching = |_| Matching { semantics: Semantics::Embed, symmetry, order: Order::Ri, limit, rows: None, unique, tail: Tail::Auto };
         let got = cluster_with(&tmp.path().join("manifest.json"), (2, threads, 1 << 20), &[query], matching);
         let complete = limit.is_none_or(|n| total < n as u128);
         prop_assert_eq!(got[0].embeddings, limit.map_or(total, |n| total.min(n as u128)));

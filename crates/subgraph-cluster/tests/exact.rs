@@ -1,7 +1,8 @@
 //! Counts over a partitioned graph against the known ones: HPRD's oracle queries and yeast
 //! queries, in 2, 3 and 8 parts, by hash and by ranges, with 1, 2 and 3 processes (threads of
 //! this test, connected over loopback as separate processes would be) of 1 and 2 workers, over
-//! the filtered candidates, with none, some or all of a query's lists held by every process.
+//! the filtered candidates, with none, some or all of a query's lists held by every process,
+//! and with counted tails and without.
 
 mod common;
 
@@ -10,6 +11,7 @@ use std::path::{Path, PathBuf};
 use subgraph_cluster::{partition, Rule};
 use subgraph_core::io::{read_graph, ReadOptions};
 use subgraph_core::order::Order;
+use subgraph_core::plan::Tail;
 use subgraph_core::Graph;
 
 fn data_dir() -> PathBuf {
@@ -49,20 +51,21 @@ fn hprd_and_yeast_counts_match_the_known_ones() {
     let tmp = tempfile::tempdir().unwrap();
     for (set, answers, names) in [("hprd", "expected_output.res", HPRD), ("yeast", "expected.txt", YEAST)] {
         let (data, queries, expected) = known(set, answers, names);
-        for (parts, rule, processes, cache) in [
-            (2, Rule::Hash, 1, 1 << 12),
-            (2, Rule::Range, 2, 0),
-            (3, Rule::Hash, 3, 1 << 12),
-            (8, Rule::Hash, 2, 1 << 30),
-            (8, Rule::Range, 3, 1 << 14),
+        // A counted tail is counted where every list is held (1 GiB) and enumerated elsewhere.
+        for (parts, rule, processes, cache, tail) in [
+            (2, Rule::Hash, 1, 1 << 12, Tail::On),
+            (2, Rule::Range, 2, 0, Tail::Off),
+            (3, Rule::Hash, 3, 1 << 12, Tail::Auto),
+            (8, Rule::Hash, 2, 1 << 30, Tail::On),
+            (8, Rule::Range, 3, 1 << 14, Tail::Off),
         ] {
             let dir = tmp.path().join(format!("{set}-{parts}-{rule:?}"));
             partition(&data, parts, rule, &dir).unwrap();
             let order = if processes == 2 { Order::Ri } else { Order::Gql };
-            let got = cluster_counts(&dir.join("manifest.json"), (processes, 1, cache), &queries, true, order);
+            let got = cluster_counts(&dir.join("manifest.json"), (processes, 1, cache), &queries, (true, order, tail));
             assert_eq!(
                 got, expected,
-                "{set}: {parts} parts by {rule:?}, {processes} processes, {order:?}, cache {cache}"
+                "{set}: {parts} parts by {rule:?}, {processes} processes, {order:?}, cache {cache}, tail {tail:?}"
             );
         }
     }
@@ -80,7 +83,8 @@ fn filtered_candidates_give_the_known_counts_with_two_workers_a_process() {
         {
             let dir = tmp.path().join(format!("{set}-{parts}-{rule:?}"));
             partition(&data, parts, rule, &dir).unwrap();
-            let got = cluster_counts(&dir.join("manifest.json"), (processes, 2, cache), &queries, true, order);
+            let got =
+                cluster_counts(&dir.join("manifest.json"), (processes, 2, cache), &queries, (true, order, Tail::On));
             assert_eq!(
                 got, expected,
                 "{set}: {parts} parts by {rule:?}, {processes} processes of 2 workers, {order:?}"
@@ -97,7 +101,9 @@ fn replicas_stay_within_the_cache_and_leave_counts_alone() {
     let manifest = tmp.path().join("manifest.json");
     let (mut held, mut searches) = (Vec::new(), Vec::new());
     for cache in [0u64, 1 << 12, 1 << 14, 1 << 30] {
-        let [got] = &cluster_run(&manifest, (2, 2, cache), &queries, true, Order::Gql)[..] else { panic!("one query") };
+        let [got] = &cluster_run(&manifest, (2, 2, cache), &queries, (true, Order::Gql, Tail::Off))[..] else {
+            panic!("one query")
+        };
         assert_eq!(got.embeddings, expected[0], "cache {cache}");
         assert!(got.replicated_entries * 8 <= cache, "cache {cache}: {} entries held", got.replicated_entries);
         held.push(got.replicated_positions);
@@ -109,4 +115,26 @@ fn replicas_stay_within_the_cache_and_leave_counts_alone() {
     assert_eq!(held[0], 0);
     assert!(held.windows(2).all(|w| w[0] <= w[1]) && held[1] > 0, "{held:?}");
     assert!(held[3] < queries[0].num_vertices(), "{held:?}");
+}
+
+/// Yeast's sparse queries, whose GQL orders end in 3 to 7 pairwise non-adjacent vertices:
+/// counted together where every list is held, enumerated where not, and without a tail, the
+/// known counts every way.
+#[test]
+fn counted_tails_give_the_known_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let names = &["query_sparse_16_1", "query_sparse_16_3", "query_sparse_8_3", "query_dense_16_101"];
+    let (data, queries, expected) = known("yeast", "expected.txt", names);
+    partition(&data, 4, Rule::Hash, tmp.path()).unwrap();
+    let manifest = tmp.path().join("manifest.json");
+    for (cache, tail, search) in [(1 << 30, Tail::Auto, "held"), (1 << 30, Tail::Off, "held"), (0, Tail::On, "routed")]
+    {
+        let got = cluster_run(&manifest, (2, 2, cache), &queries, (true, Order::Gql, tail));
+        let counts: Vec<u128> = got.iter().map(|c| c.embeddings).collect();
+        assert_eq!(counts, expected, "cache {cache}, tail {tail:?}");
+        for c in &got {
+            assert_eq!(c.search, search, "cache {cache}, tail {tail:?}");
+            assert_eq!(c.tail > 0, tail != Tail::Off, "cache {cache}, tail {tail:?}: {} counted together", c.tail);
+        }
+    }
 }

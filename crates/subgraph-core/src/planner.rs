@@ -606,6 +606,13 @@ fn variants(query: &Query, options: &PlanOptions, order: Order, vertices: Vec<u3
 /// [`MAX_TAIL`] in all, and taking them out leaves every other vertex that had an earlier
 /// neighbour with one (no new Cartesian products). None when fewer than two qualify.
 pub fn tail_order(query: &Query, order: &[u32]) -> Option<(Vec<u32>, usize)> {
+    tail_order_by(query, order, false)
+}
+
+/// [`tail_order`], taking only vertices with no neighbour after them in `order` where
+/// `unlinked`: moving such a vertex to the end takes no backward neighbour from a vertex
+/// matched after it, so no extension loses an intersection.
+pub fn tail_order_by(query: &Query, order: &[u32], unlinked: bool) -> Option<(Vec<u32>, usize)> {
     let n = order.len();
     let mut position = vec![0; query.num_vertices()];
     order.iter().enumerate().for_each(|(i, &u)| position[u as usize] = i);
@@ -620,7 +627,7 @@ pub fn tail_order(query: &Query, order: &[u32]) -> Option<(Vec<u32>, usize)> {
         if tail.len() == MAX_TAIL {
             break;
         }
-        if query.edges(u).iter().any(|e| !kept[position[e.to as usize]])
+        if query.edges(u).iter().any(|e| !kept[position[e.to as usize]] || (unlinked && position[e.to as usize] > i))
             || tail.iter().filter(|&&t| query.label(order[t]) == query.label(u)).count() == MAX_GROUP
         {
             continue;
@@ -826,5 +833,11 @@ mod tests {
         // A leaf in the middle of the order moves to the end.
         let q = query(4, vec![0, 1, 2, 3], &[(0, 1), (1, 2), (1, 3), (2, 3)]);
         assert_eq!(tail_order(&q, &[1, 0, 2, 3]), Some((vec![1, 2, 0, 3], 2)));
+        // Only where no later vertex loses it as a backward neighbour: 1 precedes its
+        // neighbour 2, which would be extended without it.
+        let q = query(4, vec![0, 1, 2, 3], &[(0, 1), (1, 2), (0, 2), (2, 3)]);
+        assert_eq!(tail_order(&q, &[0, 1, 2, 3]), Some((vec![0, 2, 1, 3], 2)));
+        assert_eq!(tail_order_by(&q, &[0, 1, 2, 3], true), None);
+        assert_eq!(tail_order_by(&q, &[0, 2, 1, 3], true), Some((vec![0, 2, 1, 3], 2)));
     }
 }

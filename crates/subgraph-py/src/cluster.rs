@@ -18,6 +18,7 @@ use subgraph_cluster::replicate::DEFAULT_CACHE_BYTES;
 use subgraph_cluster::{partition, read_hosts, Cluster, Local, Manifest, Matching, QueryCount, Rule};
 use subgraph_core::io::{read_graphs, ReadOptions};
 use subgraph_core::order::Order;
+use subgraph_core::plan::Tail;
 use subgraph_core::sink::{Control, Stopped};
 
 /// Counts the queries of the file `query` over the partition at `manifest` as process
@@ -65,7 +66,7 @@ pub(crate) fn cluster_process<'py>(
     let name = query.display().to_string();
     let queries: Vec<(String, subgraph_core::Graph)> =
         read_graphs(&query, &opts).map_err(read_error)?.into_iter().map(|q| (name.clone(), q.graph)).collect();
-    let matching = Matching { semantics, symmetry, order, limit, rows: None, unique };
+    let matching = Matching { semantics, symmetry, order, limit, rows: None, unique, tail: Tail::Auto };
     let cluster = Cluster {
         addresses,
         process,
@@ -118,6 +119,7 @@ fn record<'py>(py: Python<'py>, c: &QueryCount) -> PyResult<Bound<'py, PyDict>> 
     d.set_item("enumerate_ms", c.enumerate_ms)?;
     d.set_item("candidates", c.candidates)?;
     d.set_item("order", c.order)?;
+    d.set_item("tail", c.tail)?;
     d.set_item("restrictions", c.restrictions)?;
     d.set_item("multiplier", c.multiplier)?;
     d.set_item("processes", c.processes)?;

@@ -26,7 +26,7 @@ def test_counts_equal_one_hosts(hprd):
     path = os.path.join(DATA, "queries", "query_dense_16_2.graph")
     r = subgraph.cluster.count(manifest, path, local_processes=2)
     assert (r.embeddings, r.complete, r.stopped, r.processes) == (80, True, None, 2)
-    assert len(r.busy_ms) == 2 and r.bytes_sent > 0 and r.search == "held"
+    assert len(r.busy_ms) == 2 and r.bytes_sent > 0 and r.search == "held" and r.tail == 4
     triangle = subgraph.Graph.from_edges([0, 1, 2], [1, 2, 0], vertex_labels=[1, 1, 1])
     expected = subgraph.count(data, triangle).embeddings
     r = subgraph.cluster.count(manifest, triangle, local_processes=3, threads=2, order="ri", cache_memory=0)

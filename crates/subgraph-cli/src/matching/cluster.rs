@@ -20,6 +20,7 @@ use subgraph::{Record, Report};
 use subgraph_cluster::run::QueryCount;
 use subgraph_cluster::{read_hosts, Cluster, Local, Matching, Rows};
 use subgraph_core::order::Order;
+use subgraph_core::plan::Tail;
 use subgraph_core::sink::{Control, Output, OutputFormat, Stopped};
 use subgraph_core::{Graph, Semantics};
 
@@ -63,6 +64,8 @@ pub struct Asked {
     pub json: bool,
     /// `--unique`: distinct subgraphs too, the embeddings over the query's automorphisms.
     pub unique: bool,
+    /// `--tail`: counted tails where counting (off: every position enumerated).
+    pub tail: Tail,
     pub interrupt: Arc<AtomicBool>,
 }
 
@@ -192,6 +195,7 @@ impl ClusterArgs {
             limit: asked.limit,
             rows,
             unique: asked.unique,
+            tail: asked.tail,
         };
         let counts = subgraph_cluster::run::run(&cluster, local, queries, &matching, control)?;
         if let Some(out) = &output {
@@ -246,6 +250,7 @@ fn print(name: String, c: QueryCount, asked: &Asked) -> Result<String> {
         elapsed_ms,
         candidates: c.candidates,
         order: c.order,
+        tail: c.tail,
         restrictions: c.restrictions,
         multiplier: c.multiplier,
         ..Report::nothing(subgraph_cluster::filter::FILTER, c.stopped)

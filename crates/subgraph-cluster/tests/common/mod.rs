@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use subgraph_cluster::{run, Cluster, Local, Matching, QueryCount};
 use subgraph_core::order::Order;
+use subgraph_core::plan::Tail;
 use subgraph_core::sink::Control;
 use subgraph_core::{Graph, Semantics};
 
@@ -17,15 +18,15 @@ fn addresses(n: usize) -> Vec<String> {
 }
 
 /// Process 0's counts of `queries` over the partition at `manifest` with `n` processes of
-/// `threads` workers each, each process holding up to `cache` bytes of a query's lists.
+/// `threads` workers each, each process holding up to `cache` bytes of a query's lists, with
+/// counted tails as `tail` says.
 pub fn cluster_counts(
     manifest: &Path,
     (n, threads, cache_bytes): (usize, usize, u64),
     queries: &[Graph],
-    symmetry: bool,
-    order: Order,
+    (symmetry, order, tail): (bool, Order, Tail),
 ) -> Vec<u128> {
-    cluster_run(manifest, (n, threads, cache_bytes), queries, symmetry, order)
+    cluster_run(manifest, (n, threads, cache_bytes), queries, (symmetry, order, tail))
         .into_iter()
         .map(|c| c.embeddings)
         .collect()
@@ -36,10 +37,10 @@ pub fn cluster_run(
     manifest: &Path,
     (n, threads, cache_bytes): (usize, usize, u64),
     queries: &[Graph],
-    symmetry: bool,
-    order: Order,
+    (symmetry, order, tail): (bool, Order, Tail),
 ) -> Vec<QueryCount> {
-    let matching = Matching { semantics: Semantics::Embed, symmetry, order, limit: None, rows: None, unique: false };
+    let matching =
+        Matching { semantics: Semantics::Embed, symmetry, order, limit: None, rows: None, unique: false, tail };
     cluster_with(manifest, (n, threads, cache_bytes), queries, |_| matching.clone())
 }
 

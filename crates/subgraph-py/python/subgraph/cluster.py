@@ -57,6 +57,9 @@ class Result:
     #: searched its share of the roots alone, "routed" where partial matches were routed to
     #: the owners of their lists, "none" where nothing was searched.
     search: str
+    #: The last query vertices counted together (pairwise non-adjacent, by inclusion–exclusion)
+    #: rather than enumerated, as one host counts them; 0 for none.
+    tail: int
     #: With unique=True: the query's automorphisms, and the distinct subgraphs (the embeddings
     #: over them) when the count is complete; else None.
     automorphisms: object = None
