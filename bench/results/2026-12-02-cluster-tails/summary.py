@@ -1,11 +1,13 @@
 """Summarises a T1/T2 log: per variant the summed and geometric-mean elapsed times over the
 heavy queries, the ratios to --tail off and to one host, mismatches, incomplete runs, and the
-queries where a variant is more than 15 % (and 2 ms) slower than off.
-Usage: python3 summary.py t2.log"""
+queries where a variant is more than 15 % (and 2 ms) slower than off. The baseline is
+cluster-off, or the variant named second (T3: cluster-gql).
+Usage: python3 summary.py t2.log [cluster-gql]"""
 import collections
 import math
 import sys
 
+base = sys.argv[2] if len(sys.argv) > 2 else "cluster-off"
 rows = collections.defaultdict(dict)
 for line in open(sys.argv[1]):
     f = line.split()
@@ -23,14 +25,14 @@ for k, r in rows.items():
         if not r[v]["comp"]:
             print("incomplete", v, k, r[v]["el"])
 for v in variants:
-    both = [r for r in rows.values() if v in r and "cluster-off" in r and "one-host" in r]
+    both = [r for r in rows.values() if v in r and base in r and "one-host" in r]
     tot = sum(r[v]["el"] for r in both)
-    vs_off = [r["cluster-off"]["el"] / r[v]["el"] for r in both]
+    vs_off = [r[base]["el"] / r[v]["el"] for r in both]
     vs_one = [r[v]["el"] / r["one-host"]["el"] for r in both]
     tails = sum(1 for r in both if r[v]["tail"] > 0)
-    print(f"{v}: {len(both)} queries, {tails} with a tail, summed {tot / 1e3:.1f} s; off/this geomean {geo(vs_off):.2f} "
+    print(f"{v}: {len(both)} queries, {tails} with a tail, summed {tot / 1e3:.1f} s; base/this geomean {geo(vs_off):.2f} "
           f"(min {min(vs_off):.2f}, max {max(vs_off):.1f}); this/one-host geomean {geo(vs_one):.2f}")
     for k, r in rows.items():
-        if v in r and "cluster-off" in r and r[v]["el"] > 1.15 * r["cluster-off"]["el"] and r[v]["el"] - r["cluster-off"]["el"] > 2:
-            print(f"   slower than off: {k[0]} {k[1]} {r['cluster-off']['el']} -> {r[v]['el']} ms (tail {r[v]['tail']})")
+        if v in r and base in r and r[v]["el"] > 1.15 * r[base]["el"] and r[v]["el"] - r[base]["el"] > 2:
+            print(f"   slower than the base: {k[0]} {k[1]} {r[base]['el']} -> {r[v]['el']} ms (tail {r[v]['tail']})")
 print("one-host summed", round(sum(r["one-host"]["el"] for r in rows.values() if "one-host" in r) / 1e3, 2), "s")
