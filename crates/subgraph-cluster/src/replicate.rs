@@ -36,7 +36,7 @@ type Edge = (u32, u32, u32);
 #[derive(Default)]
 pub struct Replicas {
     /// Every vertex with its label, and the held lists. One per process; None where nothing
-    /// is held.
+    /// is copied: nothing held, or a lone process, whose own graph holds every list.
     pub graph: Option<Arc<Graph>>,
     /// By position: whether its candidates' lists are held (all of them, or none).
     pub held: Vec<bool>,
@@ -74,7 +74,8 @@ fn groups(plan: &ClusterPlan, f: usize) -> Vec<(Dir, u32, u32)> {
 
 /// The replicas of `plan`'s positions whose lists fit `cache` bytes, cheapest first, the same on
 /// every worker; `shared` holds the graph this process's workers build once. Every worker of
-/// the computation must call it, at the same point.
+/// the computation must call it, at the same point. A lone process holds every list already:
+/// each position a later one reads counts as held, and nothing is copied.
 pub fn replicate<A: Allocate>(
     worker: &mut Worker<A>,
     local: &Local,
@@ -88,6 +89,10 @@ pub fn replicate<A: Allocate>(
     let n = plan.steps.len();
     let mine = |v: &&u32| local.worker(**v, threads) == me;
     let groups: Vec<_> = (0..n).map(|f| groups(plan, f)).collect();
+    if local.processes == 1 {
+        let held: Vec<bool> = groups.iter().map(|g| !g.is_empty()).collect();
+        return Replicas { graph: None, held, every: true, entries: 0, bytes_sent: 0 };
+    }
     let size = |v: u32, f: usize| -> u64 {
         groups[f].iter().map(|&(d, e, l)| g.neighbors_labelled(v, d, e, l).len() as u64).sum()
     };

@@ -138,3 +138,21 @@ fn counted_tails_give_the_known_counts() {
         }
     }
 }
+
+/// A lone process holds every list already: it searches alone over its own graph, whatever the
+/// cache, and copies nothing.
+#[test]
+fn a_lone_process_copies_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, queries, expected) = known("yeast", "expected.txt", &["query_dense_16_101", "query_sparse_8_3"]);
+    partition(&data, 3, Rule::Hash, tmp.path()).unwrap();
+    for cache in [0, 1 << 30] {
+        let got =
+            cluster_run(&tmp.path().join("manifest.json"), (1, 2, cache), &queries, (true, Order::Gql, Tail::Auto));
+        for (c, &e) in got.iter().zip(&expected) {
+            assert_eq!(c.embeddings, e, "cache {cache}");
+            assert_eq!((c.search, c.replicated_entries, c.bytes_sent), ("held", 0, 0), "cache {cache}");
+            assert!(c.replicated_positions > 0, "cache {cache}");
+        }
+    }
+}
