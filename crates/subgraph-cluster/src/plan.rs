@@ -16,6 +16,7 @@ use subgraph_core::order::Order;
 use subgraph_core::plan::{Plan, PlanOptions, Symmetry, Tail};
 use subgraph_core::planner::{tail_order_by, GATE_PARTICLES};
 use subgraph_core::sink::Control;
+use subgraph_core::tail::label_groups;
 use subgraph_core::{Dir, Graph, Query, Semantics};
 
 /// The orders every process computes alike from the query and the global candidate sets.
@@ -146,14 +147,7 @@ impl ClusterPlan {
     /// The tail's positions grouped by label: only vertices of one label can take the same
     /// data vertex, so the groups are counted apart and multiplied.
     pub fn tail_groups(&self) -> Vec<Vec<usize>> {
-        let mut groups: Vec<Vec<usize>> = Vec::new();
-        for t in self.tail_start()..self.steps.len() {
-            match groups.iter_mut().find(|g| self.steps[g[0]].label == self.steps[t].label) {
-                Some(g) => g.push(t),
-                None => groups.push(vec![t]),
-            }
-        }
-        groups
+        label_groups(self.tail_start()..self.steps.len(), |t| self.steps[t].label)
     }
 }
 

@@ -77,8 +77,8 @@ pub struct QueryCount {
     pub replicated_positions: usize,
     pub replicated_entries: u64,
     /// "held" where every list the query reads was held and each worker searched its share
-    /// of the prefixes alone (`held`), "routed" where partial matches were routed (`dataflow`), "none" where
-    /// nothing was searched (an empty candidate set, the limit 0).
+    /// of the prefixes alone (`held`), "routed" where partial matches were routed
+    /// (`dataflow`), "none" where nothing was searched (an empty candidate set, the limit 0).
     pub search: &'static str,
     /// |Aut(Q)|, where [`Matching::unique`] asked for it.
     pub automorphisms: Option<u128>,

@@ -19,6 +19,19 @@ pub const MAX_GROUP: usize = 5;
 /// Most vertices a tail may hold.
 pub const MAX_TAIL: usize = 8;
 
+/// The tail positions `positions` grouped by `label` (vertices of different labels never take
+/// the same data vertex, so each group is counted apart and the counts multiplied), in order.
+pub fn label_groups<L: PartialEq>(positions: std::ops::Range<usize>, label: impl Fn(usize) -> L) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for t in positions {
+        match groups.iter_mut().find(|g| label(g[0]) == label(t)) {
+            Some(g) => g.push(t),
+            None => groups.push(vec![t]),
+        }
+    }
+    groups
+}
+
 /// Reusable buffers of [`distinct_choices`].
 #[derive(Debug, Default, Clone)]
 pub struct Scratch {

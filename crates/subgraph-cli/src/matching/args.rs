@@ -253,7 +253,8 @@ pub struct PartsArgs {
     symmetry: String,
     /// Count the last pairwise non-adjacent query vertices together (inclusion–exclusion)
     /// instead of enumerating them, when counting: auto (when the cost estimate prefers it; with
-    /// --cluster or --local-processes, always), on, off.
+    /// --cluster or --local-processes, the vertices with no neighbour after them in the order),
+    /// on, off.
     #[arg(long, default_value = "auto", value_parser = ["auto", "on", "off"])]
     tail: String,
     /// Count embeddings (and homomorphisms) without enumerating them, as a signed sum of the

@@ -414,15 +414,7 @@ struct TailBuffers {
 /// The plan's tail positions grouped by label (different labels never share a data vertex).
 fn tail_groups(data: &Graph, plan: &Plan) -> Vec<Vec<usize>> {
     let n = plan.len();
-    let label = |p: usize| plan.candidates[p].first().map(|&v| data.label(v));
-    let mut groups: Vec<Vec<usize>> = Vec::new();
-    for t in n - plan.tail..n {
-        match groups.iter_mut().find(|g| label(g[0]) == label(t)) {
-            Some(g) => g.push(t),
-            None => groups.push(vec![t]),
-        }
-    }
-    groups
+    crate::tail::label_groups(n - plan.tail..n, |p| plan.candidates[p].first().map(|&v| data.label(v)))
 }
 
 fn run_task<'a, 's, const W: usize>(sh: &'s Shared<'a, W>, task: Task<'a>, scope: &rayon::Scope<'s>)
