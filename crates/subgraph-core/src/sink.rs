@@ -14,10 +14,11 @@ use std::time::Instant;
 pub const MAX_TIMEOUT_SECS: f64 = 1e9;
 
 /// A time limit of `secs` seconds, or why it is not one (it must be positive, and at most
-/// [`MAX_TIMEOUT_SECS`]: not NaN nor infinite).
+/// [`MAX_TIMEOUT_SECS`]: not NaN nor infinite). A positive limit under a nanosecond is one
+/// nanosecond, never zero.
 pub fn timeout(secs: f64) -> Result<std::time::Duration, String> {
     if secs > 0.0 && secs <= MAX_TIMEOUT_SECS {
-        Ok(std::time::Duration::from_secs_f64(secs))
+        Ok(std::time::Duration::from_secs_f64(secs).max(std::time::Duration::from_nanos(1)))
     } else {
         Err(format!("a time limit must be a positive number of seconds, at most {MAX_TIMEOUT_SECS:e}"))
     }
@@ -671,6 +672,17 @@ pub fn read_binary(mut data: &[u8]) -> Result<Vec<BinarySection>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_time_limit_is_positive_and_bounded() {
+        use std::time::Duration;
+        assert_eq!(timeout(0.5), Ok(Duration::from_millis(500)));
+        assert_eq!(timeout(5e-108), Ok(Duration::from_nanos(1)));
+        assert_eq!(timeout(MAX_TIMEOUT_SECS), Ok(Duration::from_secs(1_000_000_000)));
+        for bad in [0.0, -0.0, -1.0, f64::NAN, f64::INFINITY, MAX_TIMEOUT_SECS * 2.0] {
+            assert!(timeout(bad).is_err(), "{bad}");
+        }
+    }
 
     /// Checks that trial `t`, past its budget, was extended, and that the extension ends.
     fn extended_then_stopped(t: &Control) {

@@ -12,7 +12,7 @@ use pyo3::types::PyDict;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use subgraph_cluster::plan::{DEFAULT_ORDER, ORDERS};
 use subgraph_cluster::replicate::DEFAULT_CACHE_BYTES;
 use subgraph_cluster::{partition, read_hosts, Cluster, Local, Manifest, Matching, QueryCount, Rule};
@@ -54,9 +54,8 @@ pub(crate) fn cluster_process<'py>(
             .filter(|o| ORDERS.contains(o))
             .ok_or_else(|| unknown("order", name, &ORDERS.map(|o| o.name())))?,
     };
-    if !(connect_timeout > 0.0 && connect_timeout.is_finite()) {
-        return Err(error(format!("connect_timeout {connect_timeout}: a positive number of seconds")));
-    }
+    let connect_timeout =
+        subgraph_core::sink::timeout(connect_timeout).map_err(|e| error(format!("connect_timeout: {e}")))?;
     let addresses = read_hosts(&hosts).map_err(error)?;
     if process >= addresses.len() {
         return Err(error(format!("process {process}: {} lists {} processes", hosts.display(), addresses.len())));
@@ -71,7 +70,7 @@ pub(crate) fn cluster_process<'py>(
         addresses,
         process,
         threads,
-        connect_timeout: Duration::from_secs_f64(connect_timeout),
+        connect_timeout,
         cache_bytes: cache_memory.unwrap_or(DEFAULT_CACHE_BYTES),
     };
     let counts = py.detach(|| {

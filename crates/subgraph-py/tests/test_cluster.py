@@ -81,6 +81,9 @@ def test_errors_name_the_problem(hprd, tmp_path):
         subgraph.cluster.count(manifest, path, local_processes=1, threads=0)
     with pytest.raises(subgraph.SubgraphError, match="limit must be at least 1, got 0"):
         subgraph.cluster.count(manifest, path, local_processes=1, limit=0)
+    for bad in [0.0, 1e300, float("nan")]:
+        with pytest.raises(subgraph.SubgraphError, match="connect_timeout: a time limit must be a positive"):
+            subgraph.cluster.count(manifest, path, local_processes=1, connect_timeout=bad)
     with pytest.raises(TypeError):
         subgraph.cluster.count(manifest, 42, local_processes=1)
     with pytest.raises(subgraph.SubgraphError, match="unknown partition rule"):

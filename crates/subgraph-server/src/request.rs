@@ -191,6 +191,7 @@ mod tests {
         assert_eq!(asked(r#"{"pattern": "MATCH (a)"}"#).timeout, ceiling);
         assert_eq!(asked(r#"{"pattern": "MATCH (a)", "timeout": 100}"#).timeout, ceiling);
         assert_eq!(asked(r#"{"pattern": "MATCH (a)", "timeout": 0.5}"#).timeout, Duration::from_millis(500));
+        assert_eq!(asked(r#"{"pattern": "MATCH (a)", "timeout": 5e-108}"#).timeout, Duration::from_nanos(1));
         let p = asked(r#"{"query": "t 1 0\nv 0 1 0\n", "name": "one"}"#);
         assert_eq!((p.name.as_str(), p.asked.opts.semantics), ("one", Semantics::Embed));
         assert_eq!(asked(r#"{"pattern": "MATCH (a)"}"#).asked.pattern_opts.semantics, Semantics::Homomorphism);

@@ -38,7 +38,7 @@ pub struct ClusterArgs {
     #[arg(long, value_name = "I", requires = "cluster")]
     pub process: Option<usize>,
     /// With --cluster or --local-processes: seconds connecting to every process may take.
-    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    #[arg(long, value_name = "SECS", default_value_t = 30.0, value_parser = super::args::parse_timeout)]
     pub connect_timeout: f64,
     /// With --cluster or --local-processes: the memory each process may take for a query's
     /// copies of the adjacency lists its positions read (the positions with the fewest entries
@@ -173,9 +173,6 @@ impl ClusterArgs {
                 addresses.len(),
                 addresses.len() - 1
             );
-        }
-        if !(self.connect_timeout > 0.0 && self.connect_timeout.is_finite()) {
-            bail!("--connect-timeout {}: a positive number of seconds", self.connect_timeout);
         }
         let local = Local::load(manifest, process, addresses.len())?;
         let rows = asked.rows(process, &local)?;
