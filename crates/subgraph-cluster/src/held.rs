@@ -7,10 +7,13 @@
 //!
 //! Every process holds every list, so each makes the same prefixes and deals them by their
 //! place (prefix i to process i mod P): the roots where there are at least
-//! [`DEAL_PER_WORKER`] a worker, else their extensions, a position at a time ([`Deal`]). A
-//! skewed graph's heavy roots, which hold nearby ids once it is renumbered by degree, fall on
-//! every process alike, and a query with few roots still keeps every worker busy. A process's
-//! workers take its prefixes [`CHUNK`] at a time as they finish. Each candidate is proposed as
+//! [`DEAL_PER_WORKER`] a worker, else their extensions, a position at a time; and where there
+//! are as many, a heavy prefix (a hub's, with more extensions than its level's share) is
+//! still replaced by its extensions, so that no one subtree outlasts every other worker's
+//! share ([`Deal`]). A skewed graph's heavy roots, which hold nearby ids once it is renumbered
+//! by degree, fall on every process alike, and a query with few roots still keeps every worker
+//! busy. A process's workers take its prefixes [`CHUNK`] at a time as they finish, the split
+//! ones first. Each candidate is proposed as
 //! the dataflow proposes it ([`propose`]), so the two find the same matches.
 //!
 //! A plan's counted tail (`ClusterPlan::tail`) is counted here, not enumerated: once the
@@ -81,38 +84,79 @@ pub struct Deal {
     next: AtomicUsize,
 }
 
-/// The prefixes every process makes alike, `len` vertices each, one after another in `flat`.
-#[derive(Debug)]
+/// The prefixes every process makes alike, one after another in `flat`, prefix i ending at
+/// `ends[i]`; they may differ in length.
+#[derive(Debug, Default)]
 struct Prefixes {
-    len: usize,
     flat: Vec<u32>,
+    ends: Vec<usize>,
 }
 
-/// The shortest prefixes of which there are at least [`DEAL_PER_WORKER`] × `workers` (the
-/// roots, then their extensions by position 1, and so on), short of the last position, of the
-/// counted tail and of a level of more than [`DEAL_MOST`]. Every process holds the same lists,
-/// so every process makes the same ones, in the same order.
-fn prefixes(graph: &Graph, plan: &ClusterPlan, workers: usize) -> Prefixes {
+impl Prefixes {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn get(&self, i: usize) -> &[u32] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.flat[start..self.ends[i]]
+    }
+
+    fn push(&mut self, prefix: &[u32]) {
+        self.flat.extend_from_slice(prefix);
+        self.ends.push(self.flat.len());
+    }
+}
+
+/// At most how many extensions position `step` has below `prefix`: its shortest list (the
+/// backward neighbours' adjacency, or the candidates where it has none) from past the
+/// restrictions' bound.
+fn bound<'a>(graph: &'a Graph, step: &Step, prefix: &[u32], lists: &mut Vec<&'a [u32]>) -> usize {
+    read(graph, step, prefix, lists);
+    let above = step.greater_than.iter().map(|&p| prefix[p]).max();
+    let cut = |l: &[u32]| above.map_or(l.len(), |a| l.len() - l.partition_point(|&c| c <= a));
+    lists.iter().map(|l| cut(l)).min().unwrap_or_else(|| cut(&step.candidates))
+}
+
+/// The prefixes dealt for `target` of them at least where the query has as many, every
+/// process making the same ones in the same order (every process holds the same lists). The
+/// roots first; while a level has fewer than `target`, each of its prefixes is replaced by
+/// its extensions; once it has as many, only the heavy ones are: those whose next position
+/// has more than the level's share of extensions (the sum of [`bound`]s over `target`), the
+/// hubs of a skewed graph, whose subtrees alone could outlast every other worker's share. No
+/// prefix reaches the last position or the counted tail, and a level of more than
+/// [`DEAL_MOST`] is not made. The deepest, split prefixes come first, the light ones last.
+fn prefixes(graph: &Graph, plan: &ClusterPlan, target: usize) -> Prefixes {
     let deepest = plan.tail_start().min(plan.steps.len() - 1);
-    let (mut len, mut flat) = (1, plan.steps[0].candidates.clone());
+    let mut kept: Vec<Prefixes> = Vec::new();
+    let (mut len, mut level) = (1, plan.steps[0].candidates.clone());
     let (mut lists, mut cands, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
-    'levels: while len < deepest && flat.len() / len < DEAL_PER_WORKER * workers {
+    while len < deepest && !level.is_empty() {
         let step = &plan.steps[len];
-        let mut next = Vec::new();
-        for prefix in flat.chunks(len) {
+        let bounds: Vec<usize> = level.chunks(len).map(|p| bound(graph, step, p, &mut lists)).collect();
+        let share = if bounds.len() < target { 0 } else { bounds.iter().sum::<usize>() / target };
+        let (mut light, mut next) = (Prefixes::default(), Vec::new());
+        for (prefix, &b) in level.chunks(len).zip(&bounds) {
+            if b <= share || next.len() > DEAL_MOST * (len + 1) {
+                light.push(prefix);
+                continue;
+            }
             read(graph, step, prefix, &mut lists);
             propose(step, &mut lists, prefix, &mut cands, &mut scratch);
             for &c in &cands {
                 next.extend_from_slice(prefix);
                 next.push(c);
             }
-            if next.len() > DEAL_MOST * (len + 1) {
-                break 'levels;
-            }
         }
-        (len, flat) = (len + 1, next);
+        kept.push(light);
+        (len, level) = (len + 1, next);
     }
-    Prefixes { len, flat }
+    let mut dealt = Prefixes::default();
+    level.chunks(len).for_each(|p| dealt.push(p));
+    for light in kept.iter().rev() {
+        (0..light.len()).for_each(|i| dealt.push(light.get(i)));
+    }
+    dealt
 }
 
 /// Finds the matches of `plan` below the prefixes dealt to process `process` of `processes`
@@ -129,14 +173,10 @@ pub fn search(
 ) -> (Duration, bool) {
     let t = Instant::now();
     let n = plan.steps.len();
-    let dealt = deal.prefixes.get_or_init(|| prefixes(graph, plan, processes * threads));
-    let len = dealt.len;
+    let dealt = deal.prefixes.get_or_init(|| prefixes(graph, plan, DEAL_PER_WORKER * processes * threads));
     // This process's prefixes are the ones at process, process + processes, ...
-    let count = (dealt.flat.len() / len).saturating_sub(process).div_ceil(processes);
-    let prefix = |j: usize| {
-        let i = process + j * processes;
-        &dealt.flat[i * len..(i + 1) * len]
-    };
+    let count = dealt.len().saturating_sub(process).div_ceil(processes);
+    let prefix = |j: usize| dealt.get(process + j * processes);
     let next = || {
         let from = deal.next.fetch_add(CHUNK, Ordering::Relaxed);
         (from < count).then(|| from..(from + CHUNK).min(count))
@@ -168,8 +208,9 @@ pub fn search(
             if dfs.stopped || emit.should_stop() {
                 return (t.elapsed(), true);
             }
-            dfs.prefix.extend_from_slice(prefix(j));
-            dfs.extend(len);
+            let p = prefix(j);
+            dfs.prefix.extend_from_slice(p);
+            dfs.extend(p.len());
             dfs.prefix.clear();
         }
     }
@@ -262,5 +303,85 @@ impl Dfs<'_> {
             }
         }
         self.emit.count(total);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use subgraph_core::filter::Filter;
+    use subgraph_core::order::Order;
+    use subgraph_core::plan::Tail;
+    use subgraph_core::sink::Control;
+    use subgraph_core::{oracle, GraphBuilder, Query, Semantics};
+
+    /// A ring of 300 vertices, each adjacent to the next, the one after it and the fifth,
+    /// with vertex 0 a hub adjacent to all: the hub's subtree is most of the triangles'.
+    fn hub_and_ring() -> Graph {
+        let n = 300;
+        let mut b = GraphBuilder::new(n as usize, false);
+        b.set_labels(vec![0; n as usize]);
+        for v in 1..n {
+            b.add_edge(0, v, 0);
+            for d in [1, 2, 5] {
+                b.add_edge(v, 1 + (v - 1 + d) % (n - 1), 0);
+            }
+        }
+        b.build().0
+    }
+
+    fn clique(k: u32) -> Graph {
+        let mut b = GraphBuilder::new(k as usize, false);
+        b.set_labels(vec![0; k as usize]);
+        (0..k).flat_map(|u| (u + 1..k).map(move |v| (u, v))).for_each(|(u, v)| b.add_edge(u, v, 0));
+        b.build().0
+    }
+
+    fn plan(data: &Graph, query: &Graph, symmetry: bool, tail: Tail) -> (Query, ClusterPlan) {
+        let q = Query::new(query.clone(), data, Semantics::Embed).unwrap();
+        let cands = Filter::Ldf.run(data, &q, Semantics::Embed, &Control::unlimited());
+        let plan = ClusterPlan::new(data, &q, &cands, symmetry, Order::Gql, tail);
+        (q, plan)
+    }
+
+    #[test]
+    fn a_hubs_root_is_split_and_the_light_roots_are_dealt_whole() {
+        let data = hub_and_ring();
+        let (_, plan) = plan(&data, &clique(3), true, Tail::Off);
+        let dealt = prefixes(&data, &plan, 128);
+        let all: Vec<&[u32]> = (0..dealt.len()).map(|i| dealt.get(i)).collect();
+        assert!(all.iter().all(|p| p.len() <= 2), "{all:?}");
+        let split: Vec<&&[u32]> = all.iter().filter(|p| p.len() == 2).collect();
+        assert!(!split.is_empty() && split.iter().all(|p| p[0] == 0), "{split:?}");
+        assert!(!all.contains(&&[0u32][..]) && all.contains(&&[1u32][..]), "{all:?}");
+        // The split prefixes come first.
+        assert_eq!(all[0].len(), 2);
+    }
+
+    #[test]
+    fn every_match_is_below_one_dealt_prefix_on_every_process_count() {
+        let data = hub_and_ring();
+        for k in [3, 4] {
+            for (symmetry, tail) in [(true, Tail::Off), (false, Tail::Off), (true, Tail::On)] {
+                let (q, plan) = plan(&data, &clique(k), symmetry, tail);
+                let plan = Arc::new(plan);
+                let expected = oracle::count(&data, &q, Semantics::Embed);
+                for (processes, threads) in [(1, 1), (2, 1), (3, 2)] {
+                    let found: u128 = (0..processes)
+                        .map(|p| {
+                            let emit =
+                                Emit::new(plan.clone(), "q".into(), (None, None), Arc::new(Control::unlimited()), 1);
+                            let deal = Deal::default();
+                            (0..threads).for_each(|_| {
+                                search((p, processes, threads), &deal, &data, &plan, &emit);
+                            });
+                            emit.found()
+                        })
+                        .sum();
+                    assert_eq!(found, expected, "k {k} symmetry {symmetry} {tail:?} {processes}×{threads}");
+                }
+            }
+        }
     }
 }
