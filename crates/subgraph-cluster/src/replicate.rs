@@ -9,9 +9,9 @@
 //! later positions read) fit what is left of the cache's bytes, the cheapest positions first:
 //! those with the fewest list entries, whose work falls on the fewest vertices. Every worker
 //! offers the sizes of its own candidates' lists through [`all_gather`], so all choose alike,
-//! then the lists themselves, as edges it has sorted, in large records, to each process's first
-//! worker ([`to_each_process`]), which merges the workers' runs and builds the one graph its
-//! process's workers share.
+//! then the lists themselves, each once (as edges, from one end where both send), in large
+//! records, to each process's first worker ([`to_each_process`]), which builds the one graph
+//! its process's workers share (the builder sorts them on every core).
 
 use crate::gather::{all_gather, to_each_process};
 use crate::load::Local;
@@ -124,10 +124,15 @@ pub fn replicate<A: Allocate>(
         held_positions.iter().any(|&f| plan.steps[f].bits.contains(w) && groups[f].contains(&key))
     };
     let mut edges: Vec<Edge> = Vec::new();
-    for &f in &held_positions {
+    for (i, &f) in held_positions.iter().enumerate() {
         for &v in plan.steps[f].candidates.iter().filter(mine) {
             let lv = g.label(v);
             for &(d, e, l) in &groups[f] {
+                // Each of v's lists once: not where an earlier held position sent it.
+                let earlier = |&h: &usize| plan.steps[h].bits.contains(v) && groups[h].contains(&(d, e, l));
+                if held_positions[..i].iter().any(earlier) {
+                    continue;
+                }
                 let list = g.neighbors_labelled(v, d, e, l);
                 if g.is_directed() {
                     edges.extend(list.iter().map(|&w| if d == Dir::In { (w, v, e) } else { (v, w, e) }));
@@ -145,93 +150,18 @@ pub fn replicate<A: Allocate>(
         // Every worker sees the same totals, so all skip the exchange alike.
         return Replicas { graph: None, held: vec![false; n], every, entries, bytes_sent };
     }
-    // Each worker sorts its own edges, so that the builder's sort meets sorted input.
-    edges.sort_unstable();
-    edges.dedup();
-    // Once to each other process, where its first worker builds the graph its workers share.
+    // Once to each other process, where its first worker builds the graph its workers share
+    // (the builder sorts the edges on every core, and drops a directed edge both ends sent).
     bytes_sent += (local.processes as u64 - 1) * 12 * edges.len() as u64;
-    let records: Vec<(u32, u32, Vec<Edge>)> =
-        edges.chunks(EDGES_A_RECORD).enumerate().map(|(i, c)| (me as u32, i as u32, c.to_vec())).collect();
+    let records: Vec<Vec<Edge>> = edges.chunks(EDGES_A_RECORD).map(<[Edge]>::to_vec).collect();
     let gathered = to_each_process(worker, records, threads);
     let graph = match me % threads {
         0 => shared.get_or_init(|| {
-            let b = GraphBuilder::from_parts(g.labels().to_vec(), merged(gathered), g.is_directed());
+            let edges = gathered.into_iter().flatten().collect();
+            let b = GraphBuilder::from_parts(g.labels().to_vec(), edges, g.is_directed());
             Arc::new(b.try_build().expect("a part of a graph that was built builds").0)
         }),
         _ => shared.wait(),
     };
     Replicas { graph: Some(graph.clone()), held, every, entries, bytes_sent }
-}
-
-/// The workers' sorted edge lists, sent as records (worker, index, edges), as one sorted list
-/// without repeats: each worker's records in order, then the runs merged pairwise.
-fn merged(mut records: Vec<(u32, u32, Vec<Edge>)>) -> Vec<Edge> {
-    records.sort_unstable_by_key(|&(w, i, _)| (w, i));
-    let mut runs: Vec<Vec<Edge>> = Vec::new();
-    let mut last = None;
-    for (w, _, edges) in records {
-        match runs.last_mut() {
-            Some(run) if last == Some(w) => run.extend(edges),
-            _ => runs.push(edges),
-        }
-        last = Some(w);
-    }
-    while runs.len() > 1 {
-        let mut next = Vec::with_capacity(runs.len().div_ceil(2));
-        let mut pairs = runs.into_iter();
-        while let Some(a) = pairs.next() {
-            next.push(match pairs.next() {
-                Some(b) => merge_two(&a, &b),
-                None => a,
-            });
-        }
-        runs = next;
-    }
-    runs.pop().unwrap_or_default()
-}
-
-/// The union of two sorted lists without repeats, sorted.
-fn merge_two(a: &[Edge], b: &[Edge]) -> Vec<Edge> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => {
-                out.push(a[i]);
-                i += 1;
-            }
-            std::cmp::Ordering::Greater => {
-                out.push(b[j]);
-                j += 1;
-            }
-            std::cmp::Ordering::Equal => {
-                out.push(a[i]);
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn merged_runs_are_one_sorted_list_without_repeats() {
-        // Two workers' runs, each sent in two records, out of order; worker 1 repeats (1, 2, 0).
-        let records = vec![
-            (1, 1, vec![(4, 5, 0), (6, 7, 1)]),
-            (0, 0, vec![(0, 1, 0), (1, 2, 0)]),
-            (1, 0, vec![(1, 2, 0), (2, 9, 0)]),
-            (0, 1, vec![(3, 3, 2), (8, 9, 0)]),
-            (2, 0, vec![]),
-        ];
-        let want = vec![(0, 1, 0), (1, 2, 0), (2, 9, 0), (3, 3, 2), (4, 5, 0), (6, 7, 1), (8, 9, 0)];
-        assert_eq!(merged(records), want);
-        assert_eq!(merged(Vec::new()), Vec::<Edge>::new());
-    }
 }

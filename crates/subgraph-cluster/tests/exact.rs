@@ -156,3 +156,24 @@ fn a_lone_process_copies_nothing() {
         }
     }
 }
+
+/// Every list a triangle reads is held, and each edge crosses to the other process once (from
+/// one end, though two positions read the same lists): 12 bytes an edge, beside the 24 of
+/// each worker's two list sizes and the candidates' two exchanges (NLF's, then a round of
+/// GQL's that removes nothing), 4 bytes an id and 4 a set: 3 query vertices × 6 data vertices,
+/// and a set a query vertex for each of the two workers.
+#[test]
+fn each_held_edge_is_sent_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let clique = |k: u32| {
+        let mut b = subgraph_core::GraphBuilder::new(k as usize, false);
+        b.set_labels(vec![0; k as usize]);
+        (0..k).flat_map(|u| (u + 1..k).map(move |v| (u, v))).for_each(|(u, v)| b.add_edge(u, v, 0));
+        b.build().0
+    };
+    partition(&clique(6), 2, Rule::Hash, tmp.path()).unwrap();
+    let got =
+        cluster_run(&tmp.path().join("manifest.json"), (2, 1, 1 << 30), &[clique(3)], (true, Order::Gql, Tail::Off));
+    assert_eq!((got[0].embeddings, got[0].search), (120, "held"));
+    assert_eq!(got[0].bytes_sent, 2 * 4 * (3 * 6 + 3 * 2) + 2 * 24 + 15 * 12);
+}
