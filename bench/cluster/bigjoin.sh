@@ -40,7 +40,8 @@
 # none), GRAPHS (names in PREP, default all NAME.sgb there), PATTERNS (default
 # "triangle clique4"), TIMEOUT (seconds per run, default 600), REPEAT (default 1: one line per
 # repetition), SUBGRAPH_ARGS (extra arguments for subgraph match), PARTITION_ARGS (extra
-# arguments for subgraph partition, e.g. "--vertex-order degree"; its parts are kept apart).
+# arguments for subgraph partition, e.g. "--vertex-order file"; its parts are kept apart; the
+# default numbering is auto: by degree on these unlabelled graphs).
 set -u
 
 die() { echo "bigjoin.sh: $*" >&2; exit 2; }

@@ -5,7 +5,7 @@ use crate::matching::InputArgs;
 use anyhow::{Context, Result};
 use clap::Args;
 use std::path::PathBuf;
-use subgraph::numbering;
+use subgraph::numbering::{self, VertexOrder};
 use subgraph_cluster::{partition, Rule};
 
 #[derive(Args)]
@@ -29,10 +29,11 @@ pub struct PartitionArgs {
     #[arg(long, default_value = "hash", value_parser = ["hash", "range"])]
     by: String,
     /// The vertices' numbering the parts are cut from and the cluster matches in: file (as
-    /// read) or degree (ascending degree, hubs last, as `match --vertex-order degree`: faster
-    /// cliques and other symmetric queries on unlabelled skewed graphs). Rows are written in
-    /// the file's ids either way.
-    #[arg(long, default_value = "file", value_parser = ["file", "degree"])]
+    /// read), degree (ascending degree, hubs last, as `match --vertex-order degree`: faster
+    /// cliques and other symmetric queries on skewed graphs), or auto (degree where the
+    /// data's vertices are unlabelled and the copy fits --max-memory, else file). Rows are
+    /// written in the file's ids either way.
+    #[arg(long, default_value = "auto", value_parser = VertexOrder::NAMES.to_vec())]
     vertex_order: String,
     #[command(flatten)]
     input: InputArgs,
@@ -41,17 +42,23 @@ pub struct PartitionArgs {
 pub fn run(a: PartitionArgs) -> Result<()> {
     let rule = Rule::from_name(&a.by).expect("clap checked --by");
     let mut data = a.input.read_one(&a.data)?.graph;
-    if a.vertex_order == "degree" {
+    let renumber = match VertexOrder::from_name(&a.vertex_order).expect("checked by clap") {
+        VertexOrder::File => false,
+        VertexOrder::Degree => true,
+        VertexOrder::Auto => numbering::partition_renumbers(&data, a.input.max_memory),
+    };
+    if renumber {
         data = numbering::by_degree(&data, a.input.max_memory).context("--vertex-order degree")?;
     }
     let m = partition(&data, a.parts, rule, &a.output).with_context(|| format!("partitioning {}", a.data.display()))?;
     println!(
-        "{} parts by {} in {}: {} vertices, {} edges",
+        "{} parts by {} in {}: {} vertices, {} edges, {}",
         m.parts,
         m.assignment.name(),
         a.output.join("manifest.json").display(),
         m.vertices,
-        m.edges
+        m.edges,
+        if renumber { "numbered by degree" } else { "in the file's numbering" }
     );
     Ok(())
 }

@@ -28,6 +28,8 @@ fn hprd(dir: &Path, parts: usize) -> String {
     let out = dir.display().to_string();
     let o = run(&["partition", hprd.to_str().unwrap(), "--parts", &parts.to_string(), "--output", &out]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Labelled: auto keeps the file's numbering.
+    assert!(String::from_utf8_lossy(&o.stdout).ends_with("in the file's numbering\n"), "{o:?}");
     dir.join("manifest.json").display().to_string()
 }
 
@@ -107,6 +109,8 @@ fn local_processes_write_the_rows_one_host_writes() {
     let out = tmp.path().join("parts").display().to_string();
     let o = run(&["partition", graph.to_str().unwrap(), "--parts", "3", "--output", &out]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Unlabelled: auto renumbers it by degree.
+    assert!(String::from_utf8_lossy(&o.stdout).ends_with("7 edges, numbered by degree\n"), "{o:?}");
     let manifest = tmp.path().join("parts/manifest.json").display().to_string();
     let query = tmp.path().join("triangle.graph");
     std::fs::write(&query, "t 3 3\nv 0 0 2\nv 1 0 2\nv 2 0 2\ne 0 1\ne 1 2\ne 0 2\n").unwrap();
@@ -129,21 +133,14 @@ fn local_processes_write_the_rows_one_host_writes() {
     let err = String::from_utf8(o.stderr).unwrap();
     let r: serde_json::Value = serde_json::from_str(err.lines().last().unwrap()).unwrap();
     assert_eq!((r["embeddings"].as_u64(), r["complete"].as_bool()), (Some(24), Some(true)), "{err}");
-    // Parts cut from the graph renumbered by degree: the same rows, in the file's ids.
-    let by_degree = tmp.path().join("by-degree").display().to_string();
-    let o = run(&[
-        "partition",
-        graph.to_str().unwrap(),
-        "--parts",
-        "3",
-        "--vertex-order",
-        "degree",
-        "--output",
-        &by_degree,
-    ]);
+    // Parts cut from the file's numbering: the same rows.
+    let by_file = tmp.path().join("by-file").display().to_string();
+    let o =
+        run(&["partition", graph.to_str().unwrap(), "--parts", "3", "--vertex-order", "file", "--output", &by_file]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let degree_manifest = tmp.path().join("by-degree/manifest.json").display().to_string();
-    let o = run(&["match", &degree_manifest, q, "--local-processes", "2", "--output", "-", "-q"]);
+    assert!(String::from_utf8_lossy(&o.stdout).ends_with("7 edges, in the file's numbering\n"), "{o:?}");
+    let file_manifest = tmp.path().join("by-file/manifest.json").display().to_string();
+    let o = run(&["match", &file_manifest, q, "--local-processes", "2", "--output", "-", "-q"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(rows(&String::from_utf8(o.stdout).unwrap()), expected);
     // The first five: five rows of the 24, the count five and partial; without rows too.

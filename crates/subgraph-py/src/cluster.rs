@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
+use subgraph::numbering::{self, VertexOrder};
 use subgraph_cluster::plan::{DEFAULT_ORDER, ORDERS};
 use subgraph_cluster::replicate::DEFAULT_CACHE_BYTES;
 use subgraph_cluster::{partition, read_hosts, Cluster, Local, Manifest, Matching, QueryCount, Rule};
@@ -84,20 +85,36 @@ pub(crate) fn cluster_process<'py>(
     records.collect::<PyResult<Vec<_>>>().map(Some)
 }
 
-/// Writes `data` in `parts` parts into `output` by `by` ("hash" or "range"), as
-/// `subgraph partition`; returns the manifest's path.
+/// Writes `data` in `parts` parts into `output` by `by` ("hash" or "range") in the numbering
+/// `vertex_order` names ("auto", "file" or "degree"), as `subgraph partition`; returns the
+/// manifest's path.
 #[pyfunction]
-#[pyo3(signature = (data, parts, output, by="hash"))]
+#[pyo3(signature = (data, parts, output, by="hash", vertex_order="auto"))]
 pub(crate) fn cluster_partition(
     py: Python<'_>,
     data: &Graph,
     parts: usize,
     output: PathBuf,
     by: &str,
+    vertex_order: &str,
 ) -> PyResult<PathBuf> {
     let rule = Rule::from_name(by).ok_or_else(|| unknown("partition rule", by, &["hash", "range"]))?;
+    let order = VertexOrder::from_name(vertex_order)
+        .ok_or_else(|| unknown("vertex order", vertex_order, VertexOrder::NAMES))?;
     let graph = data.inner.clone();
-    py.detach(|| partition(&graph, parts, rule, &output)).map_err(error)?;
+    py.detach(|| {
+        let renumber = match order {
+            VertexOrder::File => false,
+            VertexOrder::Degree => true,
+            VertexOrder::Auto => numbering::partition_renumbers(&graph, None),
+        };
+        let graph = match renumber {
+            true => Arc::new(numbering::by_degree(&graph, None).map_err(|e| e.to_string())?),
+            false => graph,
+        };
+        partition(&graph, parts, rule, &output).map_err(|e| e.to_string())
+    })
+    .map_err(error)?;
     Ok(output.join("manifest.json"))
 }
 

@@ -36,6 +36,19 @@ def test_counts_equal_one_hosts(hprd):
     assert (r.automorphisms, r.unique) == (None, None)
 
 
+def test_every_vertex_order_counts_as_one_host(tmp_path):
+    # A 5-clique with a tail of three, unlabelled: auto renumbers it by degree.
+    src = [0, 0, 0, 0, 1, 1, 1, 2, 2, 3, 4, 5, 6]
+    dst = [1, 2, 3, 4, 2, 3, 4, 3, 4, 4, 5, 6, 7]
+    data = subgraph.Graph.from_edges(src, dst)
+    triangle = subgraph.Graph.from_edges([0, 1, 2], [1, 2, 0])
+    expected = subgraph.count(data, triangle).embeddings
+    assert expected == 60
+    for order in ["auto", "file", "degree"]:
+        manifest = subgraph.cluster.partition(data, 2, tmp_path / order, vertex_order=order)
+        assert subgraph.cluster.count(manifest, triangle, local_processes=2).embeddings == expected, order
+
+
 def test_unique_counts_distinct_subgraphs_as_one_host(hprd):
     data, manifest = hprd
     triangle = subgraph.Graph.from_edges([0, 1, 2], [1, 2, 0], vertex_labels=[1, 1, 1])
@@ -86,5 +99,7 @@ def test_errors_name_the_problem(hprd, tmp_path):
             subgraph.cluster.count(manifest, path, local_processes=1, connect_timeout=bad)
     with pytest.raises(TypeError):
         subgraph.cluster.count(manifest, 42, local_processes=1)
+    with pytest.raises(subgraph.SubgraphError, match="unknown vertex order 'hubs'"):
+        subgraph.cluster.partition(subgraph.Graph.from_edges([0], [1]), 2, tmp_path, vertex_order="hubs")
     with pytest.raises(subgraph.SubgraphError, match="unknown partition rule"):
         subgraph.cluster.partition(subgraph.Graph.from_edges([0], [1]), 2, tmp_path, by="round")

@@ -70,6 +70,16 @@ pub fn renumbers<'a>(
         && queries.into_iter().any(|q| Automorphisms::of(q).order().is_none_or(|n| n > 1))
 }
 
+/// Whether a partition's `auto` (`subgraph partition`, made before any query is known)
+/// renumbers `data` by degree: where its vertices are unlabelled (one label) and [`check`] lets
+/// it. Measured on unlabelled R-MAT graphs in the cluster (bench/results/2026-12-02-cluster-balance.md,
+/// 1 to 4 processes): 4-cliques 3.0–3.7 times and triangles 1.2–1.8 times as fast as on the
+/// file's numbering (medians); on one host the asymmetric diamond, 4-cycle, paw and house gained
+/// 1.12–1.38 times on the CPU too (bench/results/2026-12-01-vertex-order.md).
+pub fn partition_renumbers(data: &Graph, max_memory: Option<u64>) -> bool {
+    data.vertex_label_values().len() <= 1 && check(data, max_memory).is_ok()
+}
+
 /// `data` renumbered by ascending degree, where [`check`] lets it.
 pub fn by_degree(data: &Graph, max_memory: Option<u64>) -> Result<Graph, NumberingError> {
     check(data, max_memory)?;

@@ -66,11 +66,14 @@ class Result:
     unique: object = None
 
 
-def partition(data, parts, output, by="hash"):
+def partition(data, parts, output, by="hash", vertex_order="auto"):
     """Writes `data` (a Graph) in `parts` parts into the directory `output` (created if
     needed), as `subgraph partition` does: vertices by a hash of their number, or with
-    by="range" in ranges balanced by adjacency size. Returns the manifest's path."""
-    return _native.cluster_partition(data, parts, os.fspath(output), by)
+    by="range" in ranges balanced by adjacency size; the parts cut from the graph renumbered
+    by ascending degree with vertex_order="degree", in the file's numbering with "file", and
+    by degree where the vertices are unlabelled with "auto" (the default). Rows are written
+    in the graph's own ids either way. Returns the manifest's path."""
+    return _native.cluster_partition(data, parts, os.fspath(output), by, vertex_order)
 
 
 def _free_ports(n):
