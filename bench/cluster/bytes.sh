@@ -5,7 +5,8 @@
 #
 #   bytes.sh SUBGRAPH OUT PMAX RUN...
 #       RUN: NAME:DATA:QUERY:CACHE. DATA is a graph file (partitioned here into PMAX hash
-#       parts, once per DATA, under OUT/parts-<file name>), QUERY a query file, CACHE the
+#       parts in the numbering ORDER names, default file, once per DATA and ORDER, under
+#       OUT/parts-<ORDER>-<file name>), QUERY a query file, CACHE the
 #       --cache-memory bytes (0: every position routed; 1GiB: the default, lists held where
 #       they fit). Prints, and appends to OUT/bytes.csv, one line per run:
 #         name,processes,embeddings,candidates,replicated_entries,replicated_positions,search,bytes_sent,elapsed_ms
@@ -17,8 +18,9 @@ csv=$OUT/bytes.csv
 [ -s "$csv" ] || echo "name,processes,embeddings,candidates,replicated_entries,replicated_positions,search,bytes_sent,elapsed_ms" > "$csv"
 for run in "$@"; do
     IFS=: read -r name data query cache <<< "$run"
-    parts=$OUT/parts-$(basename "$data")
-    [ -s "$parts/manifest.json" ] || "$S" partition "$data" --parts "$PMAX" --vertex-order file --output "$parts" > /dev/null
+    parts=$OUT/parts-${ORDER:-file}-$(basename "$data")
+    [ -s "$parts/manifest.json" ] || "$S" partition "$data" --parts "$PMAX" --vertex-order "${ORDER:-file}" \
+        --output "$parts" > /dev/null
     for p in $(seq 1 "$PMAX"); do
         "$S" match "$parts/manifest.json" "$query" --local-processes "$p" --threads 1 --cache-memory "$cache" \
             --format json -q | python3 -c '
