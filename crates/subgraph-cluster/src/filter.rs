@@ -2,14 +2,16 @@
 //! Luo, SIGMOD 2020 §4): each worker tests the data vertices it owns, whose adjacency lists
 //! its process holds whole and whose neighbours' labels are in the label table every process
 //! holds, first by the local pass (LDF and NLF, subgraph-core's `Filter::local_within`); an
-//! all-gather through timely (every worker's sets broadcast to every worker) gives every
-//! worker the same global sets, their union; each worker then refines its own candidates by
-//! GraphQL's neighbourhood matching (§4.1) against those global sets
-//! (`Filter::refine_gql_within`), and another all-gather unites the refined sets, for up to
-//! [`REFINE_ROUNDS`] rounds.
+//! exchange through timely (every worker's sets to each process's first worker, which unites
+//! them for its process's workers: [`Gathered`]) gives every worker the same global sets,
+//! their union; each worker then refines its own candidates by GraphQL's neighbourhood
+//! matching (§4.1) against those global sets (`Filter::refine_gql_within`), and another
+//! exchange unites the refined sets, for up to [`REFINE_ROUNDS`] rounds. Each set crosses to
+//! each other process once, not to each of its workers.
 
-use crate::gather::all_gather;
+use crate::gather::to_each_process;
 use crate::load::Local;
+use std::sync::{Arc, OnceLock};
 use subgraph_core::filter::{Candidates, Filter};
 use subgraph_core::sink::Control;
 use subgraph_core::{Query, Semantics};
@@ -24,23 +26,31 @@ pub const FILTER: Filter = Filter::Gql;
 /// pass, which sees its own removals at once; rounds stop early once one removes nothing.
 pub const REFINE_ROUNDS: usize = 4;
 
+/// Where a process's first worker puts the united sets of each exchange of one query (the
+/// local pass's, then each round's), for its process's workers.
+#[derive(Debug, Default)]
+pub struct Gathered([OnceLock<Arc<Candidates>>; REFINE_ROUNDS + 1]);
+
 /// The global candidate sets of `query`, the same on every worker, and the bytes this worker
-/// sent to other processes for them.
+/// sent to other processes for them; `gathered` is shared by this process's workers.
 pub fn candidates<A: Allocate>(
     worker: &mut Worker<A>,
     local: &Local,
     query: &Query,
     control: &Control,
+    gathered: &Gathered,
 ) -> (Candidates, u64) {
     let (me, threads) = (worker.index(), worker.peers() / local.processes);
-    let (mut global, mut sent) = gather(worker, owned(local, query, me, threads, control), threads);
+    let mut slots = gathered.0.iter();
+    let first = slots.next().expect("a slot for each exchange");
+    let (mut global, mut sent) = gather(worker, owned(local, query, me, threads, control), threads, first);
     let mine = |v: u32| local.worker(v, threads) == me;
-    for _ in 0..REFINE_ROUNDS {
+    for slot in slots {
         let before: usize = global.iter().map(Vec::len).sum();
         Filter::refine_gql_within(&local.graph, query, Semantics::Embed, &mut global, &mine, control);
         global.iter_mut().for_each(|c| c.retain(|&v| mine(v)));
         let more;
-        (global, more) = gather(worker, global, threads);
+        (global, more) = gather(worker, global, threads, slot);
         sent += more;
         // Every worker sees the same global sets, so all stop after the same round.
         if global.iter().map(Vec::len).sum::<usize>() == before {
@@ -59,19 +69,30 @@ pub fn owned(local: &Local, query: &Query, me: usize, threads: usize, control: &
 }
 
 /// `mine` (sets of vertices this worker owns) gathered from every worker, each query vertex's
-/// sets united and sorted, the same on every worker; and the bytes this worker sent to other
-/// processes' workers (4 a vertex id, and 4 a set for its query vertex).
-fn gather<A: Allocate>(worker: &mut Worker<A>, mine: Candidates, threads: usize) -> (Candidates, u64) {
+/// sets united and sorted, the same on every worker: sent to each process's first worker,
+/// which unites them into `slot` for its process's workers; and the bytes this worker sent to
+/// other processes (4 a vertex id, and 4 a set for its query vertex).
+fn gather<A: Allocate>(
+    worker: &mut Worker<A>,
+    mine: Candidates,
+    threads: usize,
+    slot: &OnceLock<Arc<Candidates>>,
+) -> (Candidates, u64) {
     let n = mine.len();
-    let others = (worker.peers() - threads) as u64;
+    let others = (worker.peers() / threads - 1) as u64;
     let bytes = others * mine.iter().map(|c| 4 * (c.len() as u64 + 1)).sum::<u64>();
-    let mut all: Candidates = vec![Vec::new(); n];
     let sets = mine.into_iter().enumerate().map(|(u, c)| (u as u32, c)).collect();
-    for (u, c) in all_gather(worker, sets) {
-        all[u as usize].extend(c);
-    }
-    all.iter_mut().for_each(|c| c.sort_unstable());
-    (all, bytes)
+    let got = to_each_process(worker, sets, threads);
+    let all = match worker.index() % threads {
+        0 => slot.get_or_init(|| {
+            let mut all: Candidates = vec![Vec::new(); n];
+            got.into_iter().for_each(|(u, c)| all[u as usize].extend(c));
+            all.iter_mut().for_each(|c| c.sort_unstable());
+            Arc::new(all)
+        }),
+        _ => slot.wait(),
+    };
+    (all.as_ref().clone(), bytes)
 }
 
 #[cfg(test)]

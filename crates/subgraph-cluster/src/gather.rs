@@ -1,9 +1,9 @@
 //! One all-gather over timely: every worker's items to every worker (timely's `Broadcast`),
-//! for what the workers of a query exchange whole and once, the candidate sets (`filter`) and
-//! the tallies process 0 sums (`run`); small beside the partial matches `dataflow` routes
+//! for what the workers of a query exchange whole and once, the lists' sizes (`replicate`)
+//! and the tallies process 0 sums (`run`); small beside the partial matches `dataflow` routes
 //! (BiGJoin's deployment on timely, Ammar et al., VLDB 2018 §5). And its variant for what each
 //! process needs once, not each worker: every worker's items to each process's first worker
-//! (the lists `replicate` copies).
+//! (the candidate sets `filter` unites, the lists `replicate` copies).
 
 use std::cell::RefCell;
 use std::rc::Rc;

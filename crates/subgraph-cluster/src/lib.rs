@@ -5,7 +5,7 @@
 //!
 //! The flow runs one way: [`manifest`] (what a partition is, validated) → [`partition`](mod@partition)
 //! (writing one) → [`load`] (a process's parts) → [`filter`] (each worker's candidates, made
-//! global, by [`gather`]'s all-gather) → [`plan`] (the matching order, from subgraph-core's
+//! global, by [`gather`]'s exchange to each process) → [`plan`] (the matching order, from subgraph-core's
 //! planner) → [`replicate`] (the lists the plan reads, copied to every process) → [`dataflow`]
 //! (one query on one worker; [`held`] where every list it reads is held) → [`emit`] (its
 //! matches counted or written, the limit) → [`run`] (the processes connected, every query run,

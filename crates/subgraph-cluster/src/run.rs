@@ -183,11 +183,10 @@ pub fn run(
     earlier.iter().filter(|a| a.starts_with("127.0.0.1:")).for_each(|a| wait_listening(a, until));
     let started = Arc::new(AtomicBool::new(false));
     watch(cluster, started.clone());
-    // One graph of replicas per query and process, built by its first worker, and the
-    // prefixes its workers take as they go.
+    // What a process's workers share for each query: the candidate sets and the graph of
+    // replicas its first worker makes, and the prefixes its workers take as they go.
     let cache = cluster.cache_bytes;
-    let shared: Arc<Vec<(OnceLock<Arc<Graph>>, Deal)>> =
-        Arc::new(runnable.iter().map(|_| Default::default()).collect());
+    let shared: Arc<Vec<Shared>> = Arc::new(runnable.iter().map(|_| Shared::default()).collect());
     let mut matching = matching.clone();
     if matching.limit.is_some() {
         matching.rows = matching.rows.map(|r| Rows { gather: true, ..r });
@@ -210,7 +209,7 @@ pub fn run(
             .zip(&shared[..])
             .map(|((_, (name, q)), shared)| {
                 let control = Arc::new(control());
-                one_query(worker, &local, (cache, &shared.0, &shared.1), (name, q), &matching, &control)
+                one_query(worker, &local, (cache, shared), (name, q), &matching, &control)
             })
             .collect()
     })
@@ -238,6 +237,14 @@ pub fn run(
     Ok(Some(out.into_iter().map(|(_, r)| r).collect()))
 }
 
+/// What a process's workers share for one query, each part made once by the first to come.
+#[derive(Debug, Default)]
+struct Shared {
+    candidates: filter::Gathered,
+    replicas: OnceLock<Arc<Graph>>,
+    deal: Deal,
+}
+
 /// A stop's reason as a tally carries it: 0 for none.
 fn stop_code(s: Option<Stopped>) -> u8 {
     match s {
@@ -254,20 +261,20 @@ fn stop_code(s: Option<Stopped>) -> u8 {
 fn one_query<A: Allocate>(
     worker: &mut Worker<A>,
     local: &Arc<Local>,
-    (cache, shared, deal): (u64, &OnceLock<Arc<Graph>>, &Deal),
+    (cache, shared): (u64, &Shared),
     (name, query): (&Arc<str>, &Query),
     matching: &Matching,
     control: &Arc<Control>,
 ) -> Option<QueryCount> {
     let threads = worker.peers() / local.processes;
     let me = worker.index();
-    // The head before any row: this process's rows come after the candidates' all-gather,
+    // The head before any row: this process's rows come after the candidates' exchange,
     // which waits for this worker.
     if let (Some(rows), 0) = (&matching.rows, me % threads) {
         rows.output.begin_query(name, query.num_vertices());
     }
     let t = Instant::now();
-    let (cands, gathered_bytes) = filter::candidates(worker, local, query, control);
+    let (cands, gathered_bytes) = filter::candidates(worker, local, query, control, &shared.candidates);
     let filter_ms = t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
     let plan =
@@ -279,7 +286,7 @@ fn one_query<A: Allocate>(
     let (tally, replicas) = match cands.iter().any(Vec::is_empty) || matching.limit == Some(0) {
         true => (Tally::default(), Arc::new(Replicas::default())),
         false => {
-            let replicas = Arc::new(replicate(worker, local, &plan, cache, shared));
+            let replicas = Arc::new(replicate(worker, local, &plan, cache, &shared.replicas));
             let emit = Emit::new(
                 plan.clone(),
                 name.clone(),
@@ -287,7 +294,7 @@ fn one_query<A: Allocate>(
                 control.clone(),
                 worker.peers(),
             );
-            (search(worker, local, &replicas, &plan, emit, control, deal), replicas)
+            (search(worker, local, &replicas, &plan, emit, control, &shared.deal), replicas)
         }
     };
     // (worker, embeddings high and low 64 bits, busy nanoseconds, bytes sent, why it stopped,

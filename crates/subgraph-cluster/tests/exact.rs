@@ -158,12 +158,13 @@ fn a_lone_process_copies_nothing() {
 }
 
 /// Every list a triangle reads is held, and each edge crosses to the other process once (from
-/// one end, though two positions read the same lists): 12 bytes an edge, beside the 24 of
-/// each worker's two list sizes and the candidates' two exchanges (NLF's, then a round of
-/// GQL's that removes nothing), 4 bytes an id and 4 a set: 3 query vertices × 6 data vertices,
-/// and a set a query vertex for each of the two workers.
+/// one end, though two positions read the same lists): 12 bytes an edge. Beside them, each
+/// worker's two list sizes to every worker of the other process (12 bytes each), and the
+/// candidates' two exchanges (NLF's, then a round of GQL's that removes nothing), each
+/// worker's sets to the other process once however many workers it has: 4 bytes an id (3
+/// query vertices × 6 data vertices in all) and 4 a set (3 a worker).
 #[test]
-fn each_held_edge_is_sent_once() {
+fn each_held_edge_and_candidate_set_is_sent_once() {
     let tmp = tempfile::tempdir().unwrap();
     let clique = |k: u32| {
         let mut b = subgraph_core::GraphBuilder::new(k as usize, false);
@@ -172,8 +173,12 @@ fn each_held_edge_is_sent_once() {
         b.build().0
     };
     partition(&clique(6), 2, Rule::Hash, tmp.path()).unwrap();
-    let got =
-        cluster_run(&tmp.path().join("manifest.json"), (2, 1, 1 << 30), &[clique(3)], (true, Order::Gql, Tail::Off));
-    assert_eq!((got[0].embeddings, got[0].search), (120, "held"));
-    assert_eq!(got[0].bytes_sent, 2 * 4 * (3 * 6 + 3 * 2) + 2 * 24 + 15 * 12);
+    for threads in [1u64, 2] {
+        let manifest = tmp.path().join("manifest.json");
+        let got = cluster_run(&manifest, (2, threads as usize, 1 << 30), &[clique(3)], (true, Order::Gql, Tail::Off));
+        assert_eq!((got[0].embeddings, got[0].search), (120, "held"));
+        let workers = 2 * threads;
+        let (candidates, sizes, edges) = (2 * 4 * (3 * 6 + 3 * workers), workers * threads * 24, 15 * 12);
+        assert_eq!(got[0].bytes_sent, candidates + sizes + edges, "{threads} threads");
+    }
 }
