@@ -42,11 +42,8 @@ pub struct PartitionArgs {
 pub fn run(a: PartitionArgs) -> Result<()> {
     let rule = Rule::from_name(&a.by).expect("clap checked --by");
     let mut data = a.input.read_one(&a.data)?.graph;
-    let renumber = match VertexOrder::from_name(&a.vertex_order).expect("checked by clap") {
-        VertexOrder::File => false,
-        VertexOrder::Degree => true,
-        VertexOrder::Auto => numbering::partition_renumbers(&data, a.input.max_memory),
-    };
+    let order = VertexOrder::from_name(&a.vertex_order).expect("checked by clap");
+    let renumber = numbering::partition_renumbers(order, &data, a.input.max_memory);
     if renumber {
         data = numbering::by_degree(&data, a.input.max_memory).context("--vertex-order degree")?;
     }

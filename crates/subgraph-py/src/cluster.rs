@@ -103,12 +103,7 @@ pub(crate) fn cluster_partition(
         .ok_or_else(|| unknown("vertex order", vertex_order, VertexOrder::NAMES))?;
     let graph = data.inner.clone();
     py.detach(|| {
-        let renumber = match order {
-            VertexOrder::File => false,
-            VertexOrder::Degree => true,
-            VertexOrder::Auto => numbering::partition_renumbers(&graph, None),
-        };
-        let graph = match renumber {
+        let graph = match numbering::partition_renumbers(order, &graph, None) {
             true => Arc::new(numbering::by_degree(&graph, None).map_err(|e| e.to_string())?),
             false => graph,
         };

@@ -70,14 +70,18 @@ pub fn renumbers<'a>(
         && queries.into_iter().any(|q| Automorphisms::of(q).order().is_none_or(|n| n > 1))
 }
 
-/// Whether a partition's `auto` (`subgraph partition`, made before any query is known)
-/// renumbers `data` by degree: where its vertices are unlabelled (one label) and [`check`] lets
-/// it. Measured on unlabelled R-MAT graphs in the cluster (bench/results/2026-12-02-cluster-balance.md,
+/// Whether a partition (`subgraph partition`, made before any query is known) in `order`
+/// renumbers `data` by degree: `degree` always, `file` never, and `auto` where its vertices
+/// are unlabelled (one label) and [`check`] lets it. Measured on unlabelled R-MAT graphs in the cluster (bench/results/2026-12-02-cluster-balance.md,
 /// 1 to 4 processes): 4-cliques 3.0–3.7 times and triangles 1.2–1.8 times as fast as on the
 /// file's numbering (medians); on one host the asymmetric diamond, 4-cycle, paw and house gained
 /// 1.12–1.38 times on the CPU too (bench/results/2026-12-01-vertex-order.md).
-pub fn partition_renumbers(data: &Graph, max_memory: Option<u64>) -> bool {
-    data.vertex_label_values().len() <= 1 && check(data, max_memory).is_ok()
+pub fn partition_renumbers(order: VertexOrder, data: &Graph, max_memory: Option<u64>) -> bool {
+    match order {
+        VertexOrder::File => false,
+        VertexOrder::Degree => true,
+        VertexOrder::Auto => data.vertex_label_values().len() <= 1 && check(data, max_memory).is_ok(),
+    }
 }
 
 /// `data` renumbered by ascending degree, where [`check`] lets it.
@@ -105,5 +109,28 @@ pub fn check(data: &Graph, max_memory: Option<u64>) -> Result<(), NumberingError
             bytes(max)
         ))),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use subgraph_core::GraphBuilder;
+
+    fn path(labels: Vec<u32>) -> Graph {
+        let mut b = GraphBuilder::new(labels.len(), false);
+        (1..labels.len() as u32).for_each(|v| b.add_edge(v - 1, v, 0));
+        b.set_labels(labels);
+        b.build().0
+    }
+
+    #[test]
+    fn a_partition_renumbers_unlabelled_data_under_auto() {
+        let (unlabelled, labelled) = (path(vec![0; 4]), path(vec![0, 1, 0, 1]));
+        assert!(partition_renumbers(VertexOrder::Auto, &unlabelled, None));
+        assert!(!partition_renumbers(VertexOrder::Auto, &labelled, None));
+        assert!(!partition_renumbers(VertexOrder::Auto, &unlabelled, Some(1)), "no room for the copy");
+        assert!(partition_renumbers(VertexOrder::Degree, &labelled, None));
+        assert!(!partition_renumbers(VertexOrder::File, &unlabelled, None));
     }
 }
