@@ -149,6 +149,25 @@ impl ClusterPlan {
     pub fn tail_groups(&self) -> Vec<Vec<usize>> {
         label_groups(self.tail_start()..self.steps.len(), |t| self.steps[t].label)
     }
+
+    /// Whether every list is read only past its own vertex: each position's backward
+    /// neighbours are below the restrictions' bound it reads from, directly (a restriction) or
+    /// through a chain of them, as a clique's positions under symmetry breaking are. Then a
+    /// vertex's smaller neighbours are never read, and the lists may be held oriented, each
+    /// vertex with its larger neighbours only (`replicate`).
+    pub fn reads_upward(&self) -> bool {
+        // below[s]: the positions whose vertex is smaller than position s's in every match.
+        let mut below: Vec<Vec<bool>> = Vec::with_capacity(self.steps.len());
+        for step in &self.steps {
+            let mut mine = vec![false; self.steps.len()];
+            for &p in &step.greater_than {
+                mine[p] = true;
+                below[p].iter().enumerate().filter(|(_, &b)| b).for_each(|(q, _)| mine[q] = true);
+            }
+            below.push(mine);
+        }
+        self.steps.iter().zip(&below).all(|(step, below)| step.back.iter().all(|b| below[b.from]))
+    }
 }
 
 /// The order and its counted tail's length (0 for none). `Tail::On`: the order's tail as one

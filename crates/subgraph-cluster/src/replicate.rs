@@ -93,9 +93,18 @@ pub fn replicate<A: Allocate>(
         let held: Vec<bool> = groups.iter().map(|g| !g.is_empty()).collect();
         return Replicas { graph: None, held, every: true, entries: 0, bytes_sent: 0 };
     }
-    let size = |v: u32, f: usize| -> u64 {
-        groups[f].iter().map(|&(d, e, l)| g.neighbors_labelled(v, d, e, l).len() as u64).sum()
+    // An undirected graph's lists read only past their vertex are held oriented: each vertex's
+    // larger neighbours, half the entries, as a directed graph.
+    let upward = !g.is_directed() && plan.reads_upward();
+    let read = |v: u32, (d, e, l): (Dir, u32, u32)| -> &[u32] {
+        let list = g.neighbors_labelled(v, d, e, l);
+        if upward {
+            &list[list.partition_point(|&w| w <= v)..]
+        } else {
+            list
+        }
     };
+    let size = |v: u32, f: usize| -> u64 { groups[f].iter().map(|&group| read(v, group).len() as u64).sum() };
     let sizes: Vec<(u32, u64)> = (0..n)
         .filter(|&f| !groups[f].is_empty())
         .map(|f| (f as u32, plan.steps[f].candidates.iter().filter(mine).map(|&v| size(v, f)).sum()))
@@ -133,9 +142,11 @@ pub fn replicate<A: Allocate>(
                 if held_positions[..i].iter().any(earlier) {
                     continue;
                 }
-                let list = g.neighbors_labelled(v, d, e, l);
+                let list = read(v, (d, e, l));
                 if g.is_directed() {
                     edges.extend(list.iter().map(|&w| if d == Dir::In { (w, v, e) } else { (v, w, e) }));
+                } else if upward {
+                    edges.extend(list.iter().map(|&w| (v, w, e)));
                 } else {
                     // From its smaller end where both ends send it; the builder's form.
                     edges.extend(
@@ -158,7 +169,7 @@ pub fn replicate<A: Allocate>(
     let graph = match me % threads {
         0 => shared.get_or_init(|| {
             let edges = gathered.into_iter().flatten().collect();
-            let b = GraphBuilder::from_parts(g.labels().to_vec(), edges, g.is_directed());
+            let b = GraphBuilder::from_parts(g.labels().to_vec(), edges, g.is_directed() || upward);
             Arc::new(b.try_build().expect("a part of a graph that was built builds").0)
         }),
         _ => shared.wait(),

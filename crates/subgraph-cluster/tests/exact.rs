@@ -180,5 +180,10 @@ fn each_held_edge_and_candidate_set_is_sent_once() {
         let workers = 2 * threads;
         let (candidates, sizes, edges) = (2 * 4 * (3 * 6 + 3 * workers), workers * threads * 24, 15 * 12);
         assert_eq!(got[0].bytes_sent, candidates + sizes + edges, "{threads} threads");
+        // Symmetry breaking reads each list past its vertex only: the two held positions
+        // hold each vertex's larger neighbours, 15 entries each. Without it, both ends' 30.
+        assert_eq!((got[0].replicated_positions, got[0].replicated_entries), (2, 30));
+        let got = cluster_run(&manifest, (2, threads as usize, 1 << 30), &[clique(3)], (false, Order::Gql, Tail::Off));
+        assert_eq!((got[0].embeddings, got[0].replicated_entries), (120, 60));
     }
 }
