@@ -30,6 +30,17 @@ use subgraph_core::intersect::intersect_into;
 use subgraph_core::tail::{distinct_choices, Scratch, MAX_GROUP};
 use subgraph_core::Graph;
 
+/// The largest earlier vertex of `prefix` that position `step`'s restrictions name: its
+/// candidates lie above it. None where it has no restriction.
+fn floor(step: &Step, prefix: &[u32]) -> Option<u32> {
+    step.greater_than.iter().map(|&p| prefix[p]).max()
+}
+
+/// `list` (sorted) from past `floor`: where a vertex above it can start.
+pub(crate) fn past(list: &[u32], floor: Option<u32>) -> &[u32] {
+    floor.map_or(list, |a| &list[list.partition_point(|&c| c <= a)..])
+}
+
 /// The candidates of position `step` for `prefix`, into `cands`: `lists` (the adjacency lists
 /// of the position's backward neighbours, or the global candidates where it has none), each
 /// from past the largest earlier vertex the restrictions name, intersected shortest first
@@ -43,11 +54,10 @@ pub(crate) fn propose<'a>(
     scratch: &mut Vec<u32>,
 ) {
     // Every list from past the bound, so that a merge starts where a candidate can.
-    let above = step.greater_than.iter().map(|&p| prefix[p]).max();
-    let from = |l: &'a [u32]| above.map_or(l, |a| &l[l.partition_point(|&c| c <= a)..]);
-    lists.iter_mut().for_each(|l| *l = from(l));
+    let above = floor(step, prefix);
+    lists.iter_mut().for_each(|l| *l = past(l, above));
     lists.sort_unstable_by_key(|l| l.len());
-    let source = lists.first().copied().unwrap_or_else(|| from(&step.candidates));
+    let source = lists.first().copied().unwrap_or_else(|| past(&step.candidates, above));
     cands.clear();
     match lists.get(1) {
         None => cands.extend_from_slice(source),
@@ -113,9 +123,9 @@ impl Prefixes {
 /// restrictions' bound.
 fn bound<'a>(graph: &'a Graph, step: &Step, prefix: &[u32], lists: &mut Vec<&'a [u32]>) -> usize {
     read(graph, step, prefix, lists);
-    let above = step.greater_than.iter().map(|&p| prefix[p]).max();
-    let cut = |l: &[u32]| above.map_or(l.len(), |a| l.len() - l.partition_point(|&c| c <= a));
-    lists.iter().map(|l| cut(l)).min().unwrap_or_else(|| cut(&step.candidates))
+    let above = floor(step, prefix);
+    let len = |l: &[u32]| past(l, above).len();
+    lists.iter().map(|l| len(l)).min().unwrap_or_else(|| len(&step.candidates))
 }
 
 /// The prefixes dealt for `target` of them at least where the query has as many, every

@@ -162,7 +162,7 @@ impl ClusterPlan {
             let mut mine = vec![false; self.steps.len()];
             for &p in &step.greater_than {
                 mine[p] = true;
-                below[p].iter().enumerate().filter(|(_, &b)| b).for_each(|(q, _)| mine[q] = true);
+                mine.iter_mut().zip(&below[p]).for_each(|(m, &b)| *m |= b);
             }
             below.push(mine);
         }

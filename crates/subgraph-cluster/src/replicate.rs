@@ -14,6 +14,7 @@
 //! its process's workers share (the builder sorts them on every core).
 
 use crate::gather::{all_gather, to_each_process};
+use crate::held::past;
 use crate::load::Local;
 use crate::plan::ClusterPlan;
 use std::sync::{Arc, OnceLock};
@@ -96,14 +97,7 @@ pub fn replicate<A: Allocate>(
     // An undirected graph's lists read only past their vertex are held oriented: each vertex's
     // larger neighbours, half the entries, as a directed graph.
     let upward = !g.is_directed() && plan.reads_upward();
-    let read = |v: u32, (d, e, l): (Dir, u32, u32)| -> &[u32] {
-        let list = g.neighbors_labelled(v, d, e, l);
-        if upward {
-            &list[list.partition_point(|&w| w <= v)..]
-        } else {
-            list
-        }
-    };
+    let read = |v: u32, (d, e, l): (Dir, u32, u32)| past(g.neighbors_labelled(v, d, e, l), upward.then_some(v));
     let size = |v: u32, f: usize| -> u64 { groups[f].iter().map(|&group| read(v, group).len() as u64).sum() };
     let sizes: Vec<(u32, u64)> = (0..n)
         .filter(|&f| !groups[f].is_empty())
