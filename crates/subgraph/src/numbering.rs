@@ -65,22 +65,27 @@ pub fn renumbers<'a>(
 ) -> bool {
     let breaks = semantics.injective() && symmetry != Symmetry::Off;
     breaks
-        && data.vertex_label_values().len() <= 1
-        && check(data, max_memory).is_ok()
+        && unlabelled_and_fits(data, max_memory)
         && queries.into_iter().any(|q| Automorphisms::of(q).order().is_none_or(|n| n > 1))
+}
+
+/// Whether `data`'s vertices are unlabelled (one label) and [`check`] lets it be renumbered:
+/// what both `auto`s ask of the data.
+fn unlabelled_and_fits(data: &Graph, max_memory: Option<u64>) -> bool {
+    data.vertex_label_values().len() <= 1 && check(data, max_memory).is_ok()
 }
 
 /// Whether a partition (`subgraph partition`, made before any query is known) in `order`
 /// renumbers `data` by degree: `degree` always, `file` never, and `auto` where its vertices
-/// are unlabelled (one label) and [`check`] lets it. Measured on unlabelled R-MAT graphs in the cluster (bench/results/2026-12-02-cluster-balance.md,
-/// 1 to 4 processes): 4-cliques 3.0–3.7 times and triangles 1.2–1.8 times as fast as on the
+/// are unlabelled (one label) and [`check`] lets it. Measured on unlabelled R-MAT graphs in
+/// the cluster (bench/results/2026-12-02-cluster-balance.md, 1 to 4 processes): 4-cliques 3.0–3.7 times and triangles 1.2–1.8 times as fast as on the
 /// file's numbering (medians); on one host the asymmetric diamond, 4-cycle, paw and house gained
 /// 1.12–1.38 times on the CPU too (bench/results/2026-12-01-vertex-order.md).
 pub fn partition_renumbers(order: VertexOrder, data: &Graph, max_memory: Option<u64>) -> bool {
     match order {
         VertexOrder::File => false,
         VertexOrder::Degree => true,
-        VertexOrder::Auto => data.vertex_label_values().len() <= 1 && check(data, max_memory).is_ok(),
+        VertexOrder::Auto => unlabelled_and_fits(data, max_memory),
     }
 }
 
