@@ -15,7 +15,9 @@ mod plan;
 use crate::bitset::Bitset;
 use crate::sink::Control;
 use crate::{Graph, Query, Semantics};
+use pattern::Invariant;
 pub use pattern::{Declined, Pattern};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -110,8 +112,13 @@ pub fn attempt(data: &Graph, query: &Query, a: Attempt, control: &Control) -> Op
         },
         _ => Limits::NONE,
     };
+    // The query is its own term: where it cannot be planned, no quotient need be made.
+    let own = query_term(query).ok()?;
+    if own.as_ref().is_some_and(|t| !plan::shaped(&t.quotient)) {
+        return None;
+    }
     let terms: Vec<Term> = match a.semantics {
-        Semantics::Homomorphism => query_term(query).ok()?.into_iter().collect(),
+        Semantics::Homomorphism => own.into_iter().collect(),
         _ => terms_until(query, limits.until).ok()?,
     };
     let planned = planned(data, &terms, limits).ok()?;
@@ -169,15 +176,26 @@ fn terms_until(query: &Query, until: Option<Instant>) -> Result<Vec<Term>, Decli
     let mut all = Vec::new();
     partitions(query, 0, &mut blocks, &mut all, &late)?;
     // Isomorphic quotients have equal counts: one term each, their coefficients summed (a
-    // path's {0,2} and {1,3} are one path of three).
+    // path's {0,2} and {1,3} are one path of three). Only quotients of one invariant are
+    // compared (all with all took 60–90 ms for the 1,800–2,300 quotients of yeast's
+    // sparse_16_63 and sparse_16_86).
     let mut out: Vec<Term> = Vec::new();
+    let mut alike: HashMap<Invariant, Vec<usize>> = HashMap::new();
     for t in all {
         if late() {
             return Err(Declined::Stopped);
         }
-        match out.iter_mut().find(|o| o.quotient.isomorphic(&t.quotient)) {
-            Some(o) => o.coefficient += t.coefficient,
-            None => out.push(t),
+        let Some(key) = t.quotient.invariant() else {
+            out.push(t);
+            continue;
+        };
+        let same = alike.entry(key).or_default();
+        match same.iter().find(|&&i| out[i].quotient.isomorphic(&t.quotient)) {
+            Some(&i) => out[i].coefficient += t.coefficient,
+            None => {
+                same.push(out.len());
+                out.push(t);
+            }
         }
     }
     out.retain(|t| t.coefficient != 0);
@@ -209,6 +227,13 @@ fn partitions(
             return Err(Declined::Stopped);
         }
         if let Some(t) = quotient(query, blocks)? {
+            // Every quotient is a term (the partitions of one quotient have as many blocks,
+            // so their μ share a sign and never cancel), and every term is counted or none:
+            // one that cannot be planned declines the query at once (yeast's sparse_16_63:
+            // its 362nd of 2,255 quotients, after 60 ms of quotients and 160 ms of plans).
+            if !plan::shaped(&t.quotient) {
+                return Err(Declined::Block);
+            }
             out.push(t);
         }
         return Ok(());
@@ -450,6 +475,32 @@ mod tests {
             prop_assert!(attempt(&data, &q, low, &Control::unlimited()).is_none());
             for no in [Attempt { limit: Some(5), ..a }, Attempt { counting: false, ..a }, Attempt { semantics: Semantics::Induced, ..a }] {
                 prop_assert!(attempt(&data, &q, no, &Control::unlimited()).is_none());
+            }
+        }
+
+        /// Every term's coefficient has the sign of (−1)^(n − its vertices), the sign every
+        /// partition of its quotient has: the partitions of one quotient never cancel, so one
+        /// that cannot be planned declines the whole sum. A quotient with its vertices renamed
+        /// keeps its invariant and is found isomorphic.
+        #[test]
+        fn terms_keep_their_sign_and_invariant((data, qg) in case()) {
+            let q = Query::new(qg, &data, Semantics::Embed).unwrap();
+            let n = q.num_vertices() as i32;
+            for t in terms(&q).unwrap_or_default() {
+                let p = &t.quotient;
+                prop_assert!(t.coefficient != 0);
+                prop_assert_eq!(t.coefficient > 0, (n - p.labels.len() as i32) % 2 == 0);
+                let last = p.labels.len() as u32 - 1;
+                let renamed = Pattern {
+                    labels: p.labels.iter().rev().copied().collect(),
+                    allowed: vec![None; p.labels.len()],
+                    edges: p.edges.iter().map(|&(a, b, l)| (last - a, last - b, l)).collect(),
+                    directed: p.directed,
+                };
+                if p.allowed.iter().all(Option::is_none) {
+                    prop_assert_eq!(p.invariant(), renamed.invariant());
+                    prop_assert!(p.isomorphic(&renamed));
+                }
             }
         }
 

@@ -16,7 +16,30 @@ pub struct Pattern {
     pub directed: bool,
 }
 
+/// What isomorphic patterns share ([`Pattern::invariant`]): vertex and edge counts,
+/// direction, each vertex's (label, degree) and the edge labels, sorted.
+pub type Invariant = (usize, usize, bool, Vec<(u32, usize)>, Vec<u32>);
+
 impl Pattern {
+    /// Equal for isomorphic patterns, so that only patterns with equal invariants need
+    /// [`Pattern::isomorphic`]'s search; None for a pattern with restricted vertices, which
+    /// is isomorphic to none.
+    pub fn invariant(&self) -> Option<Invariant> {
+        if self.allowed.iter().any(Option::is_some) {
+            return None;
+        }
+        let mut degree = vec![0usize; self.labels.len()];
+        for &(a, b, _) in &self.edges {
+            degree[a as usize] += 1;
+            degree[b as usize] += 1;
+        }
+        let mut vertices: Vec<(u32, usize)> = self.labels.iter().copied().zip(degree).collect();
+        vertices.sort_unstable();
+        let mut edge_labels: Vec<u32> = self.edges.iter().map(|e| e.2).collect();
+        edge_labels.sort_unstable();
+        Some((self.labels.len(), self.edges.len(), self.directed, vertices, edge_labels))
+    }
+
     /// Whether `other` is this pattern with its vertices renamed: labels, edges, their labels
     /// and directions kept. Patterns with restricted vertices are never taken as equal.
     pub fn isomorphic(&self, other: &Pattern) -> bool {
