@@ -173,33 +173,50 @@ fn terms_until(query: &Query, until: Option<Instant>) -> Result<Vec<Term>, Decli
     check_shape(query)?;
     let late = || until.is_some_and(|u| Instant::now() >= u);
     let mut blocks: Vec<Vec<u32>> = Vec::new();
-    let mut all = Vec::new();
-    partitions(query, 0, &mut blocks, &mut all, &late)?;
-    // Isomorphic quotients have equal counts: one term each, their coefficients summed (a
-    // path's {0,2} and {1,3} are one path of three). Only quotients of one invariant are
-    // compared (all with all took 60–90 ms for the 1,800–2,300 quotients of yeast's
-    // sparse_16_63 and sparse_16_86).
-    let mut out: Vec<Term> = Vec::new();
-    let mut alike: HashMap<Invariant, Vec<usize>> = HashMap::new();
-    for t in all {
-        if late() {
-            return Err(Declined::Stopped);
-        }
-        let Some(key) = t.quotient.invariant() else {
-            out.push(t);
-            continue;
-        };
-        let same = alike.entry(key).or_default();
-        match same.iter().find(|&&i| out[i].quotient.isomorphic(&t.quotient)) {
-            Some(&i) => out[i].coefficient += t.coefficient,
-            None => {
-                same.push(out.len());
-                out.push(t);
-            }
-        }
-    }
+    let mut terms = Terms::default();
+    partitions(query, 0, &mut blocks, &mut terms, &late)?;
+    let mut out = terms.distinct;
     out.retain(|t| t.coefficient != 0);
     Ok(out)
+}
+
+/// The terms made so far: one per isomorphism class of quotients, each with the coefficients
+/// of its partitions summed (a path's {0,2} and {1,3} are one path of three), and how many
+/// partitions made them.
+#[derive(Default)]
+struct Terms {
+    distinct: Vec<Term>,
+    /// The indices into `distinct` of the quotients of each invariant: only those are
+    /// compared (all with all took 60–90 ms for the 1,800–2,300 quotients of yeast's
+    /// sparse_16_63 and sparse_16_86).
+    alike: HashMap<Invariant, Vec<usize>>,
+    partitions: usize,
+}
+
+impl Terms {
+    /// Adds one partition's term: to its class, or as a new one. Every quotient is a term (the
+    /// partitions of one quotient have as many blocks, so their μ share a sign and never
+    /// cancel), and every term is counted or none: a new one that cannot be planned declines
+    /// the query at once (yeast's sparse_16_63: its 362nd of 2,255 quotients, after 60 ms of
+    /// quotients and 160 ms of plans).
+    fn add(&mut self, t: Term) -> Result<(), Declined> {
+        self.partitions += 1;
+        let key = t.quotient.invariant();
+        if let Some(same) = key.as_ref().and_then(|k| self.alike.get(k)) {
+            if let Some(&i) = same.iter().find(|&&i| self.distinct[i].quotient.isomorphic(&t.quotient)) {
+                self.distinct[i].coefficient += t.coefficient;
+                return Ok(());
+            }
+        }
+        if !plan::shaped(&t.quotient) {
+            return Err(Declined::Block);
+        }
+        if let Some(k) = key {
+            self.alike.entry(k).or_default().push(self.distinct.len());
+        }
+        self.distinct.push(t);
+        Ok(())
+    }
 }
 
 /// At most [`MAX_VERTICES`] vertices, in one component.
@@ -210,31 +227,24 @@ fn check_shape(query: &Query) -> Result<(), Declined> {
     }
 }
 
-/// Extends the partition of vertices 0..u (`blocks`) in every way, pushing each full one's
+/// Extends the partition of vertices 0..u (`blocks`) in every way, adding each full one's
 /// term; `Stopped` once `late` says so.
 fn partitions(
     query: &Query,
     u: usize,
     blocks: &mut Vec<Vec<u32>>,
-    out: &mut Vec<Term>,
+    terms: &mut Terms,
     late: &dyn Fn() -> bool,
 ) -> Result<(), Declined> {
     if u == query.num_vertices() {
-        if out.len() >= MAX_TERMS {
+        if terms.partitions >= MAX_TERMS {
             return Err(Declined::Shape);
         }
         if late() {
             return Err(Declined::Stopped);
         }
         if let Some(t) = quotient(query, blocks)? {
-            // Every quotient is a term (the partitions of one quotient have as many blocks,
-            // so their μ share a sign and never cancel), and every term is counted or none:
-            // one that cannot be planned declines the query at once (yeast's sparse_16_63:
-            // its 362nd of 2,255 quotients, after 60 ms of quotients and 160 ms of plans).
-            if !plan::shaped(&t.quotient) {
-                return Err(Declined::Block);
-            }
-            out.push(t);
+            terms.add(t)?;
         }
         return Ok(());
     }
@@ -243,12 +253,12 @@ fn partitions(
         let fits = query.label(blocks[b][0]) == query.label(v) && blocks[b].iter().all(|&w| !query.adjacent(v, w));
         if fits {
             blocks[b].push(v);
-            partitions(query, u + 1, blocks, out, late)?;
+            partitions(query, u + 1, blocks, terms, late)?;
             blocks[b].pop();
         }
     }
     blocks.push(vec![v]);
-    partitions(query, u + 1, blocks, out, late)?;
+    partitions(query, u + 1, blocks, terms, late)?;
     blocks.pop();
     Ok(())
 }
