@@ -16,28 +16,28 @@ pub struct Pattern {
     pub directed: bool,
 }
 
-/// What isomorphic patterns share ([`Pattern::invariant`]): vertex and edge counts,
-/// direction, each vertex's (label, degree) and the edge labels, sorted.
-pub type Invariant = (usize, usize, bool, Vec<(u32, usize)>, Vec<u32>);
-
 impl Pattern {
-    /// Equal for isomorphic patterns, so that only patterns with equal invariants need
-    /// [`Pattern::isomorphic`]'s search; None for a pattern with restricted vertices, which
-    /// is isomorphic to none.
-    pub fn invariant(&self) -> Option<Invariant> {
+    /// A fingerprint equal for isomorphic patterns (vertex and edge counts, direction, each
+    /// vertex's (label, degree) and the edge labels, sorted, mixed into 64 bits), so that only
+    /// patterns with equal fingerprints need [`Pattern::isomorphic`]'s search; None for a
+    /// pattern with restricted vertices, which is isomorphic to none.
+    pub fn invariant(&self) -> Option<u64> {
         if self.allowed.iter().any(Option::is_some) {
             return None;
         }
-        let mut degree = vec![0usize; self.labels.len()];
+        let n = self.labels.len();
+        let mut degree = vec![0u64; n];
         for &(a, b, _) in &self.edges {
             degree[a as usize] += 1;
             degree[b as usize] += 1;
         }
-        let mut vertices: Vec<(u32, usize)> = self.labels.iter().copied().zip(degree).collect();
+        let mut vertices: Vec<u64> = (0..n).map(|v| (self.labels[v] as u64) << 32 | degree[v]).collect();
         vertices.sort_unstable();
-        let mut edge_labels: Vec<u32> = self.edges.iter().map(|e| e.2).collect();
+        let mut edge_labels: Vec<u64> = self.edges.iter().map(|e| e.2 as u64).collect();
         edge_labels.sort_unstable();
-        Some((self.labels.len(), self.edges.len(), self.directed, vertices, edge_labels))
+        let mix = |h: u64, x: u64| (h ^ x).wrapping_mul(0x100_0000_01b3).rotate_left(29);
+        let head = [n as u64, self.edges.len() as u64, u64::from(self.directed)];
+        Some(head.into_iter().chain(vertices).chain(edge_labels).fold(0xcbf2_9ce4_8422_2325, mix))
     }
 
     /// Whether `other` is this pattern with its vertices renamed: labels, edges, their labels

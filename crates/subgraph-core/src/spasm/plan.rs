@@ -197,37 +197,35 @@ fn link(p: &Pattern, c: &Classes, a: u32, b: u32) -> Option<Link> {
     })
 }
 
-/// The biconnected components (vertex sets) of the connected pattern's undirected shape.
-fn blocks(adj: &[Vec<u32>]) -> Vec<Vec<u32>> {
+/// The biconnected components of the connected pattern's undirected shape, as vertex masks,
+/// `near` each vertex's neighbours as a mask (Tarjan's depth-first search).
+fn blocks(near: &[u32]) -> Vec<u32> {
     struct Walk<'a> {
-        adj: &'a [Vec<u32>],
-        disc: Vec<u32>,
-        low: Vec<u32>,
+        near: &'a [u32],
+        disc: [u32; 32],
+        low: [u32; 32],
         time: u32,
         stack: Vec<(u32, u32)>,
-        out: Vec<Vec<u32>>,
+        out: Vec<u32>,
     }
     fn dfs(s: &mut Walk, u: u32, parent: u32) {
         s.disc[u as usize] = s.time;
         s.low[u as usize] = s.time;
         s.time += 1;
-        for i in 0..s.adj[u as usize].len() {
-            let w = s.adj[u as usize][i];
+        for w in bits(s.near[u as usize]) {
             if s.disc[w as usize] == u32::MAX {
                 s.stack.push((u, w));
                 dfs(s, w, u);
                 s.low[u as usize] = s.low[u as usize].min(s.low[w as usize]);
                 if s.low[w as usize] >= s.disc[u as usize] {
-                    let mut vs = Vec::new();
+                    let mut block = 0u32;
                     while let Some((a, b)) = s.stack.pop() {
-                        vs.extend([a, b]);
+                        block |= 1 << a | 1 << b;
                         if (a, b) == (u, w) {
                             break;
                         }
                     }
-                    vs.sort_unstable();
-                    vs.dedup();
-                    s.out.push(vs);
+                    s.out.push(block);
                 }
             } else if w != parent && s.disc[w as usize] < s.disc[u as usize] {
                 s.stack.push((u, w));
@@ -235,9 +233,8 @@ fn blocks(adj: &[Vec<u32>]) -> Vec<Vec<u32>> {
             }
         }
     }
-    let n = adj.len();
-    let mut s = Walk { adj, disc: vec![u32::MAX; n], low: vec![0; n], time: 0, stack: Vec::new(), out: Vec::new() };
-    if n > 0 {
+    let mut s = Walk { near, disc: [u32::MAX; 32], low: [0; 32], time: 0, stack: Vec::new(), out: Vec::new() };
+    if !near.is_empty() {
         dfs(&mut s, 0, u32::MAX);
     }
     s.out
@@ -249,12 +246,13 @@ fn blocks(adj: &[Vec<u32>]) -> Vec<Vec<u32>> {
 /// per vertex made every block's plan again: 0.3 ms a quotient of yeast's 16-vertex queries).
 pub(super) fn plan(p: &Pattern, c: &Classes) -> Option<Plan> {
     let adj = adjacency(p);
-    let comps = blocks(&adj);
+    let masks = blocks(&near(p));
+    let comps: Vec<Vec<u32>> = masks.iter().map(|&m| bits(m).collect()).collect();
     let mut made: HashMap<(usize, u32), Option<BlockPlan>> = HashMap::new();
     let mut best: Option<(f64, u32)> = None;
     for root in 0..p.labels.len() as u32 {
         let mut cost = 0.0;
-        for (v, bi) in entered(&comps, root) {
+        for (v, bi) in entered(&masks, root) {
             match made.entry((bi, v)).or_insert_with(|| block_plan(p, c, &adj, &comps[bi], v)) {
                 Some(block) => cost += block.cost,
                 None => {
@@ -270,7 +268,7 @@ pub(super) fn plan(p: &Pattern, c: &Classes) -> Option<Plan> {
     let (cost, root) = best?;
     // The cut vertices in breadth-first order, each with its blocks, cheapest first.
     let mut groups: Vec<(u32, Vec<BlockPlan>)> = Vec::new();
-    for (v, bi) in entered(&comps, root) {
+    for (v, bi) in entered(&masks, root) {
         let block = made.remove(&(bi, v)).flatten()?;
         match groups.last_mut() {
             Some((u, group)) if *u == v => group.push(block),
@@ -287,16 +285,13 @@ pub(super) fn plan(p: &Pattern, c: &Classes) -> Option<Plan> {
 /// `plan` weighs every set of every root against the data (0.3 ms a quotient of yeast's
 /// 16-vertex queries): the spasm asks it of every quotient before it plans any.
 pub(super) fn shaped(p: &Pattern) -> bool {
-    let n = p.labels.len();
-    let adj = adjacency(p);
-    let comps = blocks(&adj);
-    let mask = |vs: &[u32]| vs.iter().fold(0u32, |m, &v| m | 1 << v);
-    let near: Vec<u32> = adj.iter().map(|a| mask(a)).collect();
+    let near = near(p);
+    let comps = blocks(&near);
     // Per block, the vertices some valid root set holds.
-    let starts: Vec<u32> = comps.iter().map(|comp| root_set_members(&near, mask(comp))).collect();
+    let starts: Vec<u32> = comps.iter().map(|&comp| root_set_members(&near, comp)).collect();
     // Where every vertex of every block starts a set, any root does.
-    let whole = comps.iter().zip(&starts).all(|(comp, &s)| s == mask(comp));
-    whole || (0..n as u32).any(|root| entered(&comps, root).iter().all(|&(v, bi)| starts[bi] & 1 << v != 0))
+    comps == starts
+        || (0..near.len() as u32).any(|root| entered(&comps, root).iter().all(|&(v, bi)| starts[bi] & 1 << v != 0))
 }
 
 /// The union of the connected sets of at most [`MAX_ROOT_SET`] vertices of `block` (a mask)
@@ -358,19 +353,29 @@ fn adjacency(p: &Pattern) -> Vec<Vec<u32>> {
     adj
 }
 
-/// The blocks in the order a plan rooted at `root` counts them, breadth first from the root:
-/// each with the vertex it is entered by (the root, or the cut vertex nearest it), as (that
-/// vertex, block index).
-fn entered(comps: &[Vec<u32>], root: u32) -> Vec<(u32, usize)> {
+/// The pattern's undirected shape as masks (at most 32 vertices): each vertex's neighbours.
+fn near(p: &Pattern) -> Vec<u32> {
+    let mut near = vec![0u32; p.labels.len()];
+    for &(a, b, _) in &p.edges {
+        near[a as usize] |= 1 << b;
+        near[b as usize] |= 1 << a;
+    }
+    near
+}
+
+/// The blocks (masks) in the order a plan rooted at `root` counts them, breadth first from the
+/// root: each with the vertex it is entered by (the root, or the cut vertex nearest it), as
+/// (that vertex, block index).
+fn entered(comps: &[u32], root: u32) -> Vec<(u32, usize)> {
     let mut placed = vec![false; comps.len()];
     let mut out = Vec::with_capacity(comps.len());
     let mut queue = std::collections::VecDeque::from([root]);
     while let Some(v) = queue.pop_front() {
-        for (bi, comp) in comps.iter().enumerate() {
-            if !placed[bi] && comp.contains(&v) {
+        for (bi, &comp) in comps.iter().enumerate() {
+            if !placed[bi] && comp & 1 << v != 0 {
                 placed[bi] = true;
                 out.push((v, bi));
-                queue.extend(comp.iter().copied().filter(|&w| w != v));
+                queue.extend(bits(comp & !(1 << v)));
             }
         }
     }
@@ -587,8 +592,7 @@ mod tests {
         let cycle: Vec<(u32, u32)> = (0..6).map(|v| (v, (v + 1) % 6)).collect();
         let chorded = pattern(6, &[cycle, vec![(0, 3), (1, 4)]].concat());
         assert!(shaped(&chorded));
-        let near: Vec<u32> = adjacency(&chorded).iter().map(|a| a.iter().fold(0, |m, &v| m | 1 << v)).collect();
-        assert_eq!(root_set_members(&near, 0b111111), 0b111111);
+        assert_eq!(root_set_members(&near(&chorded), 0b111111), 0b111111);
         let clique = |n: u32| pattern(n, &(0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b))).collect::<Vec<_>>());
         assert!(shaped(&clique(5)));
         assert!(!shaped(&clique(6)));
