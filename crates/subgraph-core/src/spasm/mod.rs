@@ -185,9 +185,9 @@ fn terms_until(query: &Query, until: Option<Instant>) -> Result<Vec<Term>, Decli
 #[derive(Default)]
 struct Terms {
     distinct: Vec<Term>,
-    /// The indices into `distinct` of the quotients of each invariant: only those are
-    /// compared (all with all took 60–90 ms for the 1,800–2,300 quotients of yeast's
-    /// sparse_16_63 and sparse_16_86).
+    /// The indices into `distinct` of the quotients of each fingerprint (`Pattern::invariant`):
+    /// only those are compared (all with all took 60–90 ms for the 1,800–2,300 quotients of
+    /// yeast's sparse_16_63 and sparse_16_86).
     alike: HashMap<u64, Vec<usize>>,
     partitions: usize,
 }
