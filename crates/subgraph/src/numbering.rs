@@ -78,9 +78,10 @@ fn unlabelled_and_fits(data: &Graph, max_memory: Option<u64>) -> bool {
 /// Whether a partition (`subgraph partition`, made before any query is known) in `order`
 /// renumbers `data` by degree: `degree` always, `file` never, and `auto` where its vertices
 /// are unlabelled (one label) and [`check`] lets it. Measured on unlabelled R-MAT graphs in
-/// the cluster (bench/results/2026-12-02-cluster-balance.md, 1 to 4 processes): 4-cliques 3.0–3.7 times and triangles 1.2–1.8 times as fast as on the
-/// file's numbering (medians); on one host the asymmetric diamond, 4-cycle, paw and house gained
-/// 1.12–1.38 times on the CPU too (bench/results/2026-12-01-vertex-order.md).
+/// the cluster (bench/results/2026-12-02-cluster-balance.md, 1 to 4 processes): 4-cliques
+/// 3.0–3.7 times and triangles 1.2–1.8 times as fast as on the file's numbering (medians); on
+/// one host the asymmetric diamond, 4-cycle, paw and house gained 1.12–1.38 times on the CPU
+/// too (bench/results/2026-12-01-vertex-order.md).
 pub fn partition_renumbers(order: VertexOrder, data: &Graph, max_memory: Option<u64>) -> bool {
     match order {
         VertexOrder::File => false,

@@ -174,9 +174,7 @@ fn terms_until(query: &Query, until: Option<Instant>) -> Result<Vec<Term>, Decli
     let mut blocks: Vec<Vec<u32>> = Vec::new();
     let mut terms = Terms::default();
     partitions(query, 0, &mut blocks, &mut terms, &late)?;
-    let mut out = terms.distinct;
-    out.retain(|t| t.coefficient != 0);
-    Ok(out)
+    Ok(terms.distinct)
 }
 
 /// The terms made so far: one per isomorphism class of quotients, each with the coefficients

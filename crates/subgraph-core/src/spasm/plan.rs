@@ -245,15 +245,14 @@ fn blocks(near: &[u32]) -> Vec<u32> {
 /// plan from each vertex it may be entered by is made once, the roots sharing them (a root
 /// per vertex made every block's plan again: 0.3 ms a quotient of yeast's 16-vertex queries).
 pub(super) fn plan(p: &Pattern, c: &Classes) -> Option<Plan> {
-    let adj = adjacency(p);
-    let masks = blocks(&near(p));
-    let comps: Vec<Vec<u32>> = masks.iter().map(|&m| bits(m).collect()).collect();
+    let near = near(p);
+    let masks = blocks(&near);
     let mut made: HashMap<(usize, u32), Option<BlockPlan>> = HashMap::new();
     let mut best: Option<(f64, u32)> = None;
     for root in 0..p.labels.len() as u32 {
         let mut cost = 0.0;
         for (v, bi) in entered(&masks, root) {
-            match made.entry((bi, v)).or_insert_with(|| block_plan(p, c, &adj, &comps[bi], v)) {
+            match made.entry((bi, v)).or_insert_with(|| block_plan(p, c, &near, masks[bi], v)) {
                 Some(block) => cost += block.cost,
                 None => {
                     cost = f64::NAN;
@@ -298,26 +297,9 @@ pub(super) fn shaped(p: &Pattern) -> bool {
 /// whose removal leaves the block a forest, `near` each vertex's neighbours as a mask.
 fn root_set_members(near: &[u32], block: u32) -> u32 {
     let inner = |v: u32| near[v as usize] & block;
-    let forest = |free: u32| {
-        let edges: u32 = bits(free).map(|v| (inner(v) & free).count_ones()).sum::<u32>() / 2;
-        let mut parts = 0;
-        let mut left = free;
-        while left != 0 {
-            let mut reached = left & left.wrapping_neg();
-            let mut front = reached;
-            while front != 0 {
-                let next = bits(front).fold(0, |m, v| m | inner(v)) & free & !reached;
-                reached |= next;
-                front = next;
-            }
-            left &= !reached;
-            parts += 1;
-        }
-        edges + parts == free.count_ones()
-    };
     let mut members = 0u32;
     let mut test = |set: u32| {
-        if members & set != set && forest(block & !set) {
+        if members & set != set && forest_left(near, block & !set) {
             members |= set;
         }
     };
@@ -332,6 +314,27 @@ fn root_set_members(near: &[u32], block: u32) -> u32 {
     members
 }
 
+/// Whether the vertices `free` (a mask) and the edges among them form a forest: as many edges
+/// as vertices less components.
+fn forest_left(near: &[u32], free: u32) -> bool {
+    let inner = |v: u32| near[v as usize] & free;
+    let edges: u32 = bits(free).map(|v| inner(v).count_ones()).sum::<u32>() / 2;
+    let mut parts = 0;
+    let mut left = free;
+    while left != 0 {
+        let mut reached = left & left.wrapping_neg();
+        let mut front = reached;
+        while front != 0 {
+            let next = bits(front).fold(0, |m, v| m | inner(v)) & !reached;
+            reached |= next;
+            front = next;
+        }
+        left &= !reached;
+        parts += 1;
+    }
+    edges + parts == free.count_ones()
+}
+
 /// The set bits of `m`, lowest first.
 fn bits(mut m: u32) -> impl Iterator<Item = u32> {
     std::iter::from_fn(move || {
@@ -341,16 +344,6 @@ fn bits(mut m: u32) -> impl Iterator<Item = u32> {
             v
         })
     })
-}
-
-/// The pattern's undirected shape: each vertex's neighbours.
-fn adjacency(p: &Pattern) -> Vec<Vec<u32>> {
-    let mut adj = vec![Vec::new(); p.labels.len()];
-    for &(a, b, _) in &p.edges {
-        adj[a as usize].push(b);
-        adj[b as usize].push(a);
-    }
-    adj
 }
 
 /// The pattern's undirected shape as masks (at most 32 vertices): each vertex's neighbours.
@@ -382,12 +375,13 @@ fn entered(comps: &[u32], root: u32) -> Vec<(u32, usize)> {
     out
 }
 
-/// The block `comp` below r: of its smallest connected root sets R ∋ r leaving a forest, the
-/// one of least estimated work, and the forest's trees.
-fn block_plan(p: &Pattern, c: &Classes, adj: &[Vec<u32>], comp: &[u32], r: u32) -> Option<BlockPlan> {
-    let others: Vec<u32> = comp.iter().copied().filter(|&v| v != r).collect();
-    let inside = |a: u32, b: u32| comp.contains(&a) && comp.contains(&b) && adj[a as usize].contains(&b);
-    for k in 0..MAX_ROOT_SET.min(comp.len()) {
+/// The block `block` (a mask) below r: of its smallest connected root sets R ∋ r leaving a
+/// forest, the one of least estimated work, and the forest's trees.
+fn block_plan(p: &Pattern, c: &Classes, near: &[u32], block: u32, r: u32) -> Option<BlockPlan> {
+    let others: Vec<u32> = bits(block & !(1 << r)).collect();
+    let holds = |m: u32, v: u32| m & 1 << v != 0;
+    let inside = |a: u32, b: u32| holds(block, a) && holds(block, b) && holds(near[a as usize], b);
+    for k in 0..MAX_ROOT_SET.min(others.len() + 1) {
         let mut best: Option<BlockPlan> = None;
         for pick in subsets(&others, k) {
             let mut set = vec![r];
@@ -400,9 +394,7 @@ fn block_plan(p: &Pattern, c: &Classes, adj: &[Vec<u32>], comp: &[u32], r: u32) 
                 continue;
             }
             let free: Vec<u32> = others.iter().copied().filter(|v| !set.contains(v)).collect();
-            let edges = free.iter().enumerate().flat_map(|(i, &a)| free[i + 1..].iter().map(move |&b| (a, b)));
-            let edges = edges.filter(|&(a, b)| inside(a, b)).count();
-            if edges + components(&free, &inside).len() != free.len() {
+            if !forest_left(near, free.iter().fold(0, |m, &v| m | 1 << v)) {
                 continue;
             }
             let mut via = Vec::new();
