@@ -374,16 +374,30 @@ impl Prepared {
         if let Some((gate, per_particle)) = gate {
             let threads = rayon::current_num_threads();
             let cost = options.price(&gate, plan.multiplier);
-            let particles = planner::comparison_particles(&options, cost, per_particle, threads)
-                .filter(|_| planner::has_alternatives(&options));
-            if let (Some(p), None) = (particles, output) {
-                // A counting query first runs its default plan for `SCOUT_SHARE` of what the
-                // comparison's first stage would take (at least `TRIAL`): the estimates do not
-                // see the failing sets' pruning, and many queries they call heavy end at once.
-                let scout = p.min(planner::SCOUT_PARTICLES);
-                let stage = Duration::from_secs_f64(planner::comparison_ms(&options, scout, per_particle) * 1e-3);
-                let budget = TRIAL.max(stage).mul_f64(SCOUT_SHARE);
-                // What it counts is kept, with the work it left, for the default plan's run.
+            // The price the default plan's run has shown, where it ran on past its prediction.
+            let mut overrun = 0.0;
+            let alternatives = planner::has_alternatives(&options);
+            let mut particles =
+                planner::comparison_particles(&options, cost, per_particle, threads).filter(|_| alternatives);
+            // A counting query first runs its default plan: for `SCOUT_SHARE` of what the
+            // comparison's first stage would take (at least `TRIAL`) where a comparison pays,
+            // as the estimates do not see the failing sets' pruning and many queries they call
+            // heavy end at once; else for `OVERRUN` times its predicted time, as a gate whose
+            // particles died prices the search above where they died only (yeast's
+            // sparse_24_138: 3.9 ms predicted, 4.6 s taken, where a counted tail takes 5 ms).
+            // What it counts is kept, with the work it left, for the default plan's run.
+            let watch = match particles {
+                Some(p) => {
+                    let scout = p.min(planner::SCOUT_PARTICLES);
+                    let stage = planner::comparison_ms(&options, scout, per_particle);
+                    Some(TRIAL.max(Duration::from_secs_f64(stage * 1e-3)).mul_f64(SCOUT_SHARE))
+                }
+                None => alternatives.then(|| {
+                    let predicted_ms = cost * planner::NS_PER_UNIT * 1e-6 / threads as f64;
+                    TRIAL.max(Duration::from_secs_f64(OVERRUN * predicted_ms * 1e-3))
+                }),
+            };
+            if let (Some(budget), None) = (watch, output) {
                 let t = Instant::now();
                 let trial = control.trial(budget);
                 let (out, left) = cpu::enumerate_rest(
@@ -400,8 +414,15 @@ impl Prepared {
                     plan.estimate = Some(gate);
                     return Ok(Explained { report, levels: out.levels, plan, considered, probe: None });
                 }
-                stages.trial_ms += t.elapsed().as_secs_f64() * 1e3;
+                let ms = t.elapsed().as_secs_f64() * 1e3;
+                stages.trial_ms += ms;
                 scouted = Some((out, left));
+                if particles.is_none() {
+                    // The prediction is refuted: the default plan is priced at OVERRUN times
+                    // what it has taken, and compared where that pays.
+                    overrun = OVERRUN * ms * threads as f64 / (planner::NS_PER_UNIT * 1e-6);
+                    particles = planner::comparison_particles(&options, overrun, per_particle, threads);
+                }
             }
             match particles {
                 None => {
@@ -420,6 +441,7 @@ impl Prepared {
                         filter_ms,
                         particles,
                         cost,
+                        overrun,
                         per_particle,
                         control,
                     );
@@ -529,6 +551,10 @@ pub const TRIAL: Duration = Duration::from_millis(1);
 /// took 1.07, 1, 0.94, 0.90 and 0.91 times as long by the geomean
 /// (bench/results/2026-12-01-resume.md).
 pub const SCOUT_SHARE: f64 = 0.25;
+/// A counting query whose comparison does not pay runs its default plan for this many times
+/// its predicted time (at least `TRIAL`) before the prediction is given up
+/// (`Prepared::finish`).
+pub const OVERRUN: f64 = 4.0;
 
 /// Seed of the gate's sampling.
 const GATE_SEED: u64 = 0x9a7e_5eed;
@@ -647,6 +673,31 @@ mod tests {
         let mut p = prepare(&free);
         one.install(|| p.compare_orders(&data, &free, &unlimited)).unwrap();
         assert!(p.plan.estimate.is_none());
+    }
+
+    #[test]
+    fn a_default_plan_that_overruns_its_prediction_is_compared_and_stays_exact() {
+        // A 7-vertex path over a ring of 20,000: about 10^8 partial matches, a tenth of a second
+        // or more on one thread. Its gate is made to predict 2 ms with no match reached, as
+        // when the particles die early: too little for a comparison to pay.
+        let data = ring(20_000);
+        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let unlimited = Control::unlimited();
+        let opts = MatchOptions { filter: Filter::Gql, spasm: spasm::Mode::Off, ..MatchOptions::default() };
+        let fixed = MatchOptions { order: Some(crate::order::Order::Gql), tail: crate::plan::Tail::Off, ..opts };
+        let exact = one.install(|| run_query(&data, path(7), &fixed, &unlimited, None)).unwrap().embeddings;
+        let mut p = one.install(|| prepare(&data, path(7), &opts, true, f64::INFINITY, &unlimited)).unwrap();
+        let (gate, per_particle) = p.gate.as_mut().expect("a large search is sampled");
+        let units = 2.0 / (planner::NS_PER_UNIT * 1e-6);
+        let scale = units / p.options.price(gate, p.plan.multiplier);
+        (gate.work, gate.nodes, gate.leaves, gate.matches) =
+            (gate.work * scale, gate.nodes * scale, gate.leaves * scale, 0.0);
+        assert!(planner::comparison_particles(&p.options, units, *per_particle, 1).is_none());
+        // The default plan runs for OVERRUN times the prediction, does not finish, and the
+        // plans are compared; the count goes on from what that run counted.
+        let r = one.install(|| p.run(&data, &opts, &unlimited, None)).unwrap().report;
+        assert!(r.trial_ms >= OVERRUN * 2.0 && r.compare_ms > 0.0, "{r:?}");
+        assert_eq!((r.embeddings, r.complete), (exact, true));
     }
 
     /// A prepared plan over `data` and its candidate space, in the given order (no symmetry

@@ -195,10 +195,11 @@ pub fn comparison_ms(options: &PlanOptions, particles: usize, ms_per_particle: f
 /// level (two plans, the same order: the tail is what most often makes the default plan
 /// slow, yeast's dense_10_9 15–25 ms without it and 0.7 ms with it); then every order, where
 /// the cheaper of `default_cost` and that first choice affords a comparison
-/// ([`comparison_particles`]), with as many particles as it affords, up to `particles`. Also
-/// the particles of the stage that chose. A probe settles the second stage's choice
-/// (`Chooser::Probe`): the caller probes a plan other than the default before it gives the
-/// default up.
+/// ([`comparison_particles`]), or `overrun` does (the price of a default plan whose run went
+/// on past its prediction, which the first stage's estimates, erring with the gate's, do not
+/// lower), with as many particles as it affords, up to `particles`. Also the particles of the
+/// stage that chose. A probe settles the second stage's choice (`Chooser::Probe`): the caller
+/// probes a plan other than the default before it gives the default up.
 #[allow(clippy::too_many_arguments)]
 pub fn compare_staged(
     data: &Graph,
@@ -208,6 +209,7 @@ pub fn compare_staged(
     filter_ms: f64,
     particles: usize,
     default_cost: f64,
+    overrun: f64,
     ms_per_particle: f64,
     control: &Control,
 ) -> (Plan, Vec<Considered>, usize) {
@@ -215,15 +217,17 @@ pub fn compare_staged(
     let scout = particles.min(SCOUT_PARTICLES);
     let bits = candidate_bits(data, &cands);
     let own = PlanOptions { order: Some(options.default_order()), ..options };
-    // The first stage trusts reliable estimates only: an unreliable one, cheap for want of
-    // matches, would price the default plan's work low and starve the second stage of the
-    // particles that reach matches (yeast's sparse_24_36: `card` with its tail, reliable at
-    // the second stage's full particles, 1 ms; the default plan kept, 1.3 s).
+    // The first stage trusts reliable estimates only, to choose and to price: an unreliable
+    // one, cheap for want of matches, would price the default plan's work low and starve the
+    // second stage of the particles that reach matches (yeast's sparse_24_36: `card` with its
+    // tail, reliable at the second stage's full particles, 1 ms; the default plan kept, 1.3 s;
+    // sparse_16_144: GSI with its tail, 14 ms, where the default plan took 7.5 s).
     let (first, considered) =
         compare_sharing(data, query, own, cands, &bits, filter_ms, scout, Chooser::Estimates, control);
-    let first_cost = first.estimate.as_ref().map_or(default_cost, |e| options.price(e, first.multiplier));
+    let first_cost =
+        first.estimate.as_ref().filter(|e| e.reliable()).map_or(default_cost, |e| options.price(e, first.multiplier));
     let threads = rayon::current_num_threads();
-    let again = comparison_particles(&options, first_cost.min(default_cost), ms_per_particle, threads)
+    let again = comparison_particles(&options, first_cost.min(default_cost).max(overrun), ms_per_particle, threads)
         .map(|p| p.min(particles))
         .filter(|_| options.order.is_none() && !control.should_stop());
     let (mut best, considered, used) = match again {
@@ -752,22 +756,41 @@ mod tests {
         let cands = vec![(0..40).collect::<Vec<u32>>(); 5];
         let options = PlanOptions::default();
         let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-        let staged = |ms_per_particle: f64| {
+        let staged = |default_cost: f64, overrun: f64, ms_per_particle: f64| {
             one.install(|| {
                 let control = Control::unlimited();
-                compare_staged(&data, &q, options, cands.clone(), 0.0, FULL_PARTICLES, 1e12, ms_per_particle, &control)
+                let cands = cands.clone();
+                compare_staged(
+                    &data,
+                    &q,
+                    options,
+                    cands,
+                    0.0,
+                    FULL_PARTICLES,
+                    default_cost,
+                    overrun,
+                    ms_per_particle,
+                    &control,
+                )
             })
         };
         // Sampling that costs nothing affords every order, with every particle.
-        let (_, considered, used) = staged(1e-12);
+        let (_, considered, used) = staged(1e12, 0.0, 1e-12);
         assert_eq!(used, FULL_PARTICLES);
         assert!(considered.iter().any(|c| c.order != "gql"), "{considered:?}");
         // Dear sampling affords only the first stage: the default order (with and without its
         // tail, where it has one), with SCOUT_PARTICLES.
-        let (plan, considered, used) = staged(1.0);
+        let (plan, considered, used) = staged(1e12, 0.0, 1.0);
         assert_eq!(used, SCOUT_PARTICLES);
         assert!(considered.iter().all(|c| c.order == "gql"), "{considered:?}");
         assert_eq!(plan.order, Order::Gql);
+        // A default plan priced cheap keeps the first stage, whatever the first stage's
+        // estimates say; one whose run went on past that price (an overrun that affords every
+        // order) is compared with every order.
+        let (_, considered, used) = staged(SMALL_COST, 0.0, 1e-3);
+        assert!(used == SCOUT_PARTICLES && considered.iter().all(|c| c.order == "gql"), "{considered:?}");
+        let (_, considered, used) = staged(SMALL_COST, 1e12, 1e-3);
+        assert!(used == FULL_PARTICLES && considered.iter().any(|c| c.order != "gql"), "{considered:?}");
     }
 
     #[test]
