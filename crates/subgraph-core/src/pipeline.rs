@@ -191,8 +191,7 @@ impl Prepared {
         control: &Control,
         output: Option<(&Output, &str)>,
     ) -> Result<Explained, Error> {
-        let threads = rayon::current_num_threads().max(1) as f64;
-        let predicted_ms = self.cost * planner::NS_PER_UNIT * 1e-6 / threads;
+        let predicted_ms = planner::predicted_ms(self.cost, rayon::current_num_threads());
         let attempt = opts.spasm(output.is_none(), predicted_ms);
         let t = Instant::now();
         if let Some(c) = self.space.as_ref().and_then(|_| spasm::attempt(data, &self.query, attempt, control)) {
@@ -230,7 +229,7 @@ impl Prepared {
             // longer still. Not under a limit, whose search the estimate prices whole where
             // its particles found no match (wordnet's dense_20_26: 2.2·10^9 units, 11 s
             // predicted; the trial reached 10^5 matches in 0.1 s).
-            let predicted_ms = self.cost * planner::NS_PER_UNIT * 1e-6 / threads;
+            let predicted_ms = planner::predicted_ms(self.cost, rayon::current_num_threads());
             if opts.limit.is_some() || predicted_ms <= TRIAL_FACTOR * refine_ms {
                 let t = Instant::now();
                 // A lazy space makes its lists during the trial: it gets the time an eager
@@ -393,7 +392,7 @@ impl Prepared {
                     Some(TRIAL.max(Duration::from_secs_f64(stage * 1e-3)).mul_f64(SCOUT_SHARE))
                 }
                 None => alternatives.then(|| {
-                    let predicted_ms = cost * planner::NS_PER_UNIT * 1e-6 / threads as f64;
+                    let predicted_ms = planner::predicted_ms(cost, threads);
                     TRIAL.max(Duration::from_secs_f64(OVERRUN * predicted_ms * 1e-3))
                 }),
             };
@@ -420,7 +419,7 @@ impl Prepared {
                 if particles.is_none() {
                     // The prediction is refuted: the default plan is priced at OVERRUN times
                     // what it has taken, and compared where that pays.
-                    overrun = OVERRUN * ms * threads as f64 / (planner::NS_PER_UNIT * 1e-6);
+                    overrun = OVERRUN * planner::units_in_ms(ms, threads);
                     particles = planner::comparison_particles(&options, overrun, per_particle, threads);
                 }
             }
@@ -688,7 +687,7 @@ mod tests {
         let exact = one.install(|| run_query(&data, path(7), &fixed, &unlimited, None)).unwrap().embeddings;
         let mut p = one.install(|| prepare(&data, path(7), &opts, true, f64::INFINITY, &unlimited)).unwrap();
         let (gate, per_particle) = p.gate.as_mut().expect("a large search is sampled");
-        let units = 2.0 / (planner::NS_PER_UNIT * 1e-6);
+        let units = planner::units_in_ms(2.0, 1);
         let scale = units / p.options.price(gate, p.plan.multiplier);
         (gate.work, gate.nodes, gate.leaves, gate.matches) =
             (gate.work * scale, gate.nodes * scale, gate.leaves * scale, 0.0);

@@ -49,6 +49,18 @@ pub const SMALL_COST: f64 = 2e4;
 /// Nanoseconds one enumeration thread spends per unit of estimated work (measured on the
 /// Sun & Luo sets; see bench/results).
 pub const NS_PER_UNIT: f64 = 5.0;
+
+/// The milliseconds of enumeration `cost` units of work are predicted to take on `threads`
+/// threads ([`NS_PER_UNIT`]).
+pub fn predicted_ms(cost: f64, threads: usize) -> f64 {
+    cost * NS_PER_UNIT * 1e-6 / threads.max(1) as f64
+}
+
+/// The units of work that `ms` milliseconds of enumeration on `threads` threads do:
+/// [`predicted_ms`]'s inverse.
+pub fn units_in_ms(ms: f64, threads: usize) -> f64 {
+    ms * threads.max(1) as f64 / (NS_PER_UNIT * 1e-6)
+}
 /// Share of the default plan's predicted enumeration time that comparing plans may take.
 pub const PLAN_SHARE: f64 = 0.1;
 /// Plan estimates a comparison costs, in units of one estimate of the default plan: eight
@@ -158,8 +170,7 @@ pub const LIMIT_ORDERS: [Order; 2] = [Order::Gql, Order::Ri];
 /// price errs low (wordnet's dense_20_5 sampled 4.6·10^4 units for a 70 ms search), while
 /// comparing two orders costs little.
 pub fn comparison_particles(options: &PlanOptions, cost: f64, ms_per_particle: f64, threads: usize) -> Option<usize> {
-    let predicted_ms = cost * NS_PER_UNIT * 1e-6 / threads.max(1) as f64;
-    let affordable = PLAN_SHARE * predicted_ms / comparison_ms(options, 1, ms_per_particle);
+    let affordable = PLAN_SHARE * predicted_ms(cost, threads) / comparison_ms(options, 1, ms_per_particle);
     match options.limit {
         _ if cost < SMALL_COST => None,
         None => (affordable >= MIN_PARTICLES as f64).then(|| (affordable as usize).min(FULL_PARTICLES)),
