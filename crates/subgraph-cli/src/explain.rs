@@ -76,8 +76,10 @@ fn print_text(e: &Explanation) {
     if let Some(p) = &e.probe {
         let ms = |x: Option<f64>| x.map_or("did not finish".to_string(), |m| format!("{m:.1} ms predicted"));
         let default = if p.default_probed { ms(p.default_ms) } else { "not probed".to_string() };
+        let rounds =
+            if p.rounds > 1 { format!(" ({} rounds, each budget twice the last)", p.rounds) } else { String::new() };
         println!(
-            "probe (heaviest first vertices and a sample of the rest): {} {}; default plan {}",
+            "probe (heaviest first vertices and a sample of the rest): {} {}; default plan {}{rounds}",
             p.challenger,
             ms(p.challenger_ms),
             default

@@ -19,6 +19,12 @@ use crate::tail::{MAX_GROUP, MAX_TAIL};
 use rayon::prelude::*;
 use std::time::Instant;
 
+mod device;
+pub use device::{
+    choose_device, device_for_graph, device_for_limit, gpu_break_even, Basis, DeviceChoice, DeviceCosts,
+    GPU_GRAPH_VERTICES, H200_COSTS, NS_PER_UNIT,
+};
+
 /// Particles of the first, quick estimate of the default plan (the gate).
 pub const GATE_PARTICLES: usize = 16;
 /// When the gate's estimate is below the space's bound by more than this factor, it is
@@ -46,9 +52,6 @@ pub const FULL_PARTICLES: usize = 256;
 /// Estimated work (units of `estimate`) under which the default plan is kept without a
 /// comparison: about a tenth of a millisecond of enumeration.
 pub const SMALL_COST: f64 = 2e4;
-/// Nanoseconds one enumeration thread spends per unit of estimated work (measured on the
-/// Sun & Luo sets; see bench/results).
-pub const NS_PER_UNIT: f64 = 5.0;
 
 /// The milliseconds of enumeration `cost` units of work are predicted to take on `threads`
 /// threads ([`NS_PER_UNIT`]).
@@ -61,6 +64,12 @@ pub fn predicted_ms(cost: f64, threads: usize) -> f64 {
 pub fn units_in_ms(ms: f64, threads: usize) -> f64 {
     ms * threads.max(1) as f64 / (NS_PER_UNIT * 1e-6)
 }
+/// A prediction overrun this many times is refuted: a counting query whose comparison does
+/// not pay runs its default plan for this many times its predicted time (at least
+/// `pipeline::TRIAL`) before the prediction is given up (`Prepared::finish`'s watch), and
+/// probes that find neither plan faster go on for as long where the default plan's price is a
+/// floor (`pipeline::probe_prefers`'s `escalate`).
+pub const OVERRUN: f64 = 4.0;
 /// Share of the default plan's predicted enumeration time that comparing plans may take.
 pub const PLAN_SHARE: f64 = 0.1;
 /// Plan estimates a comparison costs, in units of one estimate of the default plan: eight
@@ -314,117 +323,6 @@ pub fn choose(
     }
 }
 
-/// What a query costs on each device: per unit of estimated work (`estimate`) and fixed. The
-/// constants `--device auto` compares.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct DeviceCosts {
-    /// CPU nanoseconds per unit, one thread.
-    pub cpu_ns_per_unit: f64,
-    /// GPU nanoseconds per unit, the whole device.
-    pub gpu_ns_per_unit: f64,
-    /// GPU milliseconds every query pays: launches, synchronisations, uploads.
-    pub gpu_fixed_ms: f64,
-}
-
-impl DeviceCosts {
-    /// CPU milliseconds per unit on `threads` threads.
-    fn cpu_ms_per_unit(&self, threads: usize) -> f64 {
-        self.cpu_ns_per_unit * 1e-6 / threads.max(1) as f64
-    }
-
-    /// GPU milliseconds `cost` units of work take, besides the fixed cost.
-    pub fn gpu_ms(&self, cost: f64) -> f64 {
-        cost * self.gpu_ns_per_unit * 1e-6
-    }
-}
-
-/// Measured on the H200 host (16 cores), 2026-11-24 (bench/results/2026-11-25-heavy-queries.md):
-/// the 16-core CPU answers the Sun & Luo classes in 0.2–3 ms where the GPU needs 1.5–5 ms, and
-/// G1's dense_8_1 (1.4·10^10 units) takes the GPU 1.09 s and the CPU 2.35 s. Measured again
-/// 2026-11-27 (bench/results/2026-11-27-park-stream.md): the join now runs heavy queries at
-/// 0.0017–0.093 ns per GPU-priced unit (median 0.011), so this sits near the top of the
-/// spread; kept there, the spasm's gate tries every query whose join may be long, where it
-/// wins 3–120× (a lower price would have missed two R-MAT queries, 14–17× slower), and its
-/// budget bounds its losses (1.2–4.3×).
-pub const H200_COSTS: DeviceCosts =
-    DeviceCosts { cpu_ns_per_unit: NS_PER_UNIT, gpu_ns_per_unit: 0.08, gpu_fixed_ms: 3.0 };
-
-/// A device chosen for a query, and why.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct DeviceChoice {
-    pub device: Device,
-    pub basis: Basis,
-}
-
-/// What chose a query's device.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Basis {
-    /// The predicted milliseconds on the CPU and on the GPU.
-    Predicted(f64, f64),
-    /// The data graph's size ([`device_for_graph`]).
-    GraphSize,
-    /// The query's limit ([`device_for_limit`]).
-    Limit,
-}
-
-impl std::fmt::Display for DeviceChoice {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let name = match self.device {
-            Device::Cpu => "cpu",
-            Device::Gpu => "gpu",
-        };
-        match self.basis {
-            Basis::Predicted(cpu, gpu) => write!(f, "{name} (faster: predicted CPU {cpu:.3} ms, GPU {gpu:.3} ms)"),
-            Basis::GraphSize => write!(
-                f,
-                "{name} (a data graph of {GPU_GRAPH_VERTICES} vertices or more: the CPU's filter alone costs more than the GPU's query)"
-            ),
-            Basis::Limit => write!(
-                f,
-                "{name} (a limit: the CPU's depth-first search stops at it, where the GPU's first chunks are whole levels)"
-            ),
-        }
-    }
-}
-
-/// Data graphs from this many vertices run every query on the GPU under `--device auto`: the
-/// CPU's filter (a pass over the candidates of every query vertex) then costs more than the
-/// GPU's whole query on small queries (G3's 8-vertex classes: 3.4 against 2.2 ms at the
-/// median), and heavy queries are faster on the GPU anyway.
-pub const GPU_GRAPH_VERTICES: usize = 1 << 20;
-
-/// The device for queries on a data graph of `vertices` vertices, when its size decides.
-pub fn device_for_graph(vertices: usize) -> Option<DeviceChoice> {
-    (vertices >= GPU_GRAPH_VERTICES).then_some(DeviceChoice { device: Device::Gpu, basis: Basis::GraphSize })
-}
-
-/// The device for a query with a `limit` on a data graph of `vertices` vertices, before any
-/// estimate: the GPU where the graph's size sends every query there, else the CPU. Under a
-/// limit the estimates price the whole search (scaled by the limit over the estimated
-/// matches, which sampling misses where few particles survive), while the CPU's depth-first
-/// search stops at the limit. Measured on the Sun & Luo sets with a limit of 10^5 (H200,
-/// 2026-11-25, 262 queries that reached it): the GPU was at best 1.8 times faster than the
-/// 16-core CPU (wordnet, where the CPU's filter dominates), and the 23 queries the estimates
-/// sent to it took 2 to 60 times the CPU's time (wordnet dense_20_8: 1.84 s against 31 ms).
-pub fn device_for_limit(vertices: usize, limit: Option<u64>) -> Option<DeviceChoice> {
-    device_for_graph(vertices).or(limit.map(|_| DeviceChoice { device: Device::Cpu, basis: Basis::Limit }))
-}
-
-/// The work below which the CPU on `threads` threads finishes before the GPU has paid its
-/// fixed cost, as `costs` says: queries whose bound is below it need no estimate to choose.
-pub fn gpu_break_even(threads: usize, costs: &DeviceCosts) -> f64 {
-    costs.gpu_fixed_ms / costs.cpu_ms_per_unit(threads)
-}
-
-/// The device that finishes `cost` units of work sooner, the CPU on `threads` threads against
-/// the GPU as `costs` says.
-pub fn choose_device(cost: f64, threads: usize, costs: &DeviceCosts) -> DeviceChoice {
-    let cpu_ms = cost * costs.cpu_ms_per_unit(threads);
-    let gpu_ms = costs.gpu_fixed_ms + costs.gpu_ms(cost);
-    let device = if gpu_ms < cpu_ms { Device::Gpu } else { Device::Cpu };
-    DeviceChoice { device, basis: Basis::Predicted(cpu_ms, gpu_ms) }
-}
-
 /// Seed of the planner's sampling: plans are the same from run to run.
 const SEED: u64 = 0x5eed_0f91_a4c3_7b2d;
 
@@ -442,8 +340,9 @@ pub enum Chooser {
     /// (`Estimate::reliable`; under a limit, no less reliable than the best's).
     Estimates,
     /// A probe of both plans' first levels (`pipeline::probe_prefers`) that follows: the plan
-    /// of least estimated work is chosen whatever its estimate's reliability, and the probe
-    /// decides. On wordnet, where the particles of most 8-vertex queries reach no match, the
+    /// of least estimated work is chosen whatever its estimate's reliability (against a
+    /// default plan whose estimate is not reliable, the cheapest reliable one: [`replaces`]),
+    /// and the probe decides. On wordnet, where the particles of most 8-vertex queries reach no match, the
     /// default GQL order stayed for want of a reliable estimate where `card` or RI, estimated
     /// cheapest, ran 2–7 times faster (dense_8_10: 103 against 16 ms).
     Probe,
@@ -538,8 +437,8 @@ fn compare_sharing(
     let may_switch = has_alternatives(&options) || compares_under_limit(&options);
     let mut considered: Vec<Considered> = Vec::new();
     let mut best: Option<(Plan, Estimate, f64)> = None;
-    // The default plan's price, and whether another replaced it.
-    let (mut default_price, mut replaced) = (f64::INFINITY, false);
+    // The default plan's price and reliability, and whether another replaced it.
+    let (mut default_price, mut default_reliable, mut replaced) = (f64::INFINITY, true, false);
     for (plan, estimate) in per_order.into_iter().flatten() {
         if considered.iter().any(|c| c.vertices == plan.vertices && c.tail == plan.tail) {
             continue;
@@ -547,11 +446,11 @@ fn compare_sharing(
         considered.push(Considered::of(&plan, estimate.clone()));
         let price = options.price(&estimate, plan.multiplier);
         if best.is_none() {
-            default_price = price;
+            (default_price, default_reliable) = (price, estimate.reliable());
             best = Some((plan, estimate, price));
         } else if may_switch
             && best.as_ref().is_some_and(|b| {
-                let best = Best { estimate: &b.1, price: b.2, default: !replaced, default_price };
+                let best = Best { estimate: &b.1, price: b.2, default: !replaced, default_price, default_reliable };
                 replaces(&options, chooser, (&estimate, price, plan.tail), best)
             })
         {
@@ -571,6 +470,8 @@ struct Best<'a> {
     default: bool,
     /// The default plan's price.
     default_price: f64,
+    /// Whether the default plan's estimate is reliable.
+    default_reliable: bool,
 }
 
 /// Whether a plan estimated as `challenger` (with its price and counted tail) replaces
@@ -580,10 +481,16 @@ struct Best<'a> {
 ///   limit the particles of large searches rarely reach a match (none did on wordnet's 12- to
 ///   20-vertex dense queries), and the work they saw on the way is what tells the orders
 ///   apart.
-/// - `Chooser::Probe`: with less work than the default plan; among such plans a reliable
-///   estimate before an unreliable one, then the least work. The probe's one challenger is
-///   the likelier winner: on wordnet's dense_8_12 and _39 a reliable RI (26 and 103 ms) lost
-///   the probe's place to an unreliable `card` estimated cheaper (47 and 200 ms).
+/// - `Chooser::Probe`: with less work than the default plan, or, where the default plan's
+///   estimate is not reliable, with a reliable one; among such plans those priced below the
+///   default first (yeast's dense_24_53: RI, unreliable and cheaper, 3 ms; `card`, reliable and
+///   dearer, lost its probe to the default, 13 ms), then a reliable estimate before an
+///   unreliable one, then the least work. The probe's one challenger is the
+///   likelier winner: on wordnet's dense_8_12 and _39 a reliable RI (26 and 103 ms) lost the
+///   probe's place to an unreliable `card` estimated cheaper (47 and 200 ms). A default plan
+///   whose particles all died is priced by the search above where they died, a floor of its
+///   work, not an estimate: yeast's dense_16_122 kept GQL, priced at 1.3·10^7 units and
+///   run in 1.1 s, over RI with its tail, reliably 3.5·10^7 and run in 30 ms.
 ///
 /// Either way a plan with a counted tail needs a reliable estimate: where the particles died
 /// before the tail, the tail's counting, the work the tail is there for, is not in the price
@@ -595,10 +502,25 @@ fn replaces(options: &PlanOptions, chooser: Chooser, challenger: (&Estimate, f64
     (reliable || tail == 0)
         && match chooser {
             Chooser::Probe => {
-                price < best.default_price && (best.default || (reliable, -price) > (best_reliable, -best.price))
+                let below = price < best.default_price;
+                let best_below = best.price < best.default_price;
+                (below || (reliable && !best.default_reliable))
+                    && (best.default || (below, reliable, -price) > (best_below, best_reliable, -best.price))
             }
             Chooser::Estimates => price < best.price && (reliable || (options.limit.is_some() && !best_reliable)),
         }
+}
+
+/// Whether the estimates alone choose `challenger` over the default plan, estimated as
+/// `default` (with `multiplier`, the default plan's): the challenger's estimate is reliable
+/// and prices it below the default's. A probe between the two that finds neither faster keeps
+/// such a challenger (`pipeline::probe_prefers`); one that [`replaces`] let in only because the
+/// default's estimate is not reliable it does not.
+pub fn outprices(options: &PlanOptions, challenger: &Plan, default: &Estimate, multiplier: u128) -> bool {
+    challenger
+        .estimate
+        .as_ref()
+        .is_some_and(|e| e.reliable() && options.price(e, challenger.multiplier) < options.price(default, multiplier))
 }
 
 /// The plans an order gives: without a counted tail first (the default plan: on small
@@ -674,30 +596,6 @@ mod tests {
         let g = GraphBuilder::from_parts(labels, edges.iter().map(|&(a, b)| (a, b, 0)).collect(), false).build().0;
         let data = GraphBuilder::from_parts(vec![0; n.max(8)], Vec::new(), false).build().0;
         Query::new(g, &data, Semantics::Embed).unwrap()
-    }
-
-    #[test]
-    fn the_device_follows_the_work() {
-        let c = H200_COSTS;
-        assert_eq!(choose_device(1e3, 16, &c).device, Device::Cpu);
-        assert_eq!(choose_device(1e10, 16, &c).device, Device::Gpu);
-        // One thread hands work to the GPU sooner than sixteen.
-        let even = c.gpu_fixed_ms / (c.cpu_ns_per_unit * 1e-6 / 16.0 - c.gpu_ns_per_unit * 1e-6);
-        assert_eq!(choose_device(even * 0.9, 16, &c).device, Device::Cpu);
-        assert_eq!(choose_device(even * 0.9, 1, &c).device, Device::Gpu);
-        // Below the break-even work the CPU wins whatever the GPU's rate.
-        assert_eq!(choose_device(gpu_break_even(16, &c) * 0.99, 16, &c).device, Device::Cpu);
-        assert!(gpu_break_even(1, &c) < gpu_break_even(16, &c));
-        let shown = choose_device(1e10, 16, &c).to_string();
-        assert!(shown.starts_with("gpu (faster: predicted CPU"), "{shown}");
-        assert_eq!(device_for_graph(GPU_GRAPH_VERTICES - 1), None);
-        assert_eq!(device_for_graph(GPU_GRAPH_VERTICES).map(|c| c.device), Some(Device::Gpu));
-        // A limit keeps a query on the CPU, except on graphs whose size sends it to the GPU.
-        assert_eq!(device_for_limit(GPU_GRAPH_VERTICES - 1, None), None);
-        let limited = device_for_limit(GPU_GRAPH_VERTICES - 1, Some(10)).unwrap();
-        assert_eq!((limited.device, limited.basis), (Device::Cpu, Basis::Limit));
-        assert!(limited.to_string().starts_with("cpu (a limit"), "{limited}");
-        assert_eq!(device_for_limit(GPU_GRAPH_VERTICES, Some(10)).map(|c| c.basis), Some(Basis::GraphSize));
     }
 
     /// A path of four over a complete graph of eight, every vertex a candidate: several
@@ -819,7 +717,9 @@ mod tests {
         let (none, some) = (estimate(0.0), estimate(5.0));
         let (free, limited) = (PlanOptions::default(), PlanOptions { limit: Some(10), ..PlanOptions::default() });
         // Against the default plan (priced 2).
-        let default = |estimate| Best { estimate, price: 2.0, default: true, default_price: 2.0 };
+        fn default(estimate: &Estimate) -> Best<'_> {
+            Best { estimate, price: 2.0, default: true, default_price: 2.0, default_reliable: estimate.reliable() }
+        }
         let by = |o: &PlanOptions, c: (&Estimate, f64, usize), best| replaces(o, Chooser::Estimates, c, best);
         // Cheaper and reliable always replaces; dearer never does.
         for o in [&free, &limited] {
@@ -833,19 +733,62 @@ mod tests {
         assert!(!by(&limited, (&none, 1.0, 0), default(&some)));
         // Where a probe decides: anything cheaper than the default replaces it (a counted tail
         // needs a reliable estimate, below); after that a reliable estimate beats an
-        // unreliable one, and the cheaper of two alike wins; never one dearer than the default.
+        // unreliable one, and the cheaper of two alike wins; one dearer than the default only
+        // where it is reliable and the default's estimate is not.
         let probe = |c: (&Estimate, f64, usize), best| replaces(&free, Chooser::Probe, c, best);
         assert!(probe((&none, 1.0, 0), default(&some)));
-        assert!(!probe((&some, 3.0, 0), default(&none)));
-        let other = |estimate, price| Best { estimate, price, default: false, default_price: 2.0 };
-        assert!(probe((&some, 1.5, 0), other(&none, 0.5)));
-        assert!(!probe((&none, 0.5, 0), other(&some, 1.5)));
-        assert!(probe((&none, 0.5, 0), other(&none, 1.5)));
-        assert!(!probe((&some, 1.5, 0), other(&some, 0.5)));
-        assert!(!probe((&some, 2.5, 0), other(&none, 1.5)));
+        assert!(!probe((&some, 3.0, 0), default(&some)));
+        assert!(!probe((&none, 3.0, 0), default(&none)));
+        assert!(probe((&some, 3.0, 0), default(&none)));
+        assert!(probe((&some, 3.0, 2), default(&none)));
+        let other = |estimate, price, default_reliable| Best {
+            estimate,
+            price,
+            default: false,
+            default_price: 2.0,
+            default_reliable,
+        };
+        assert!(probe((&some, 1.5, 0), other(&none, 0.5, true)));
+        assert!(!probe((&none, 0.5, 0), other(&some, 1.5, true)));
+        assert!(probe((&none, 0.5, 0), other(&none, 1.5, true)));
+        assert!(!probe((&some, 1.5, 0), other(&some, 0.5, true)));
+        assert!(!probe((&some, 2.5, 0), other(&none, 1.5, true)));
+        // Where the default's estimate is not reliable, a reliable plan dearer than the default
+        // comes after every plan cheaper than it, and the cheaper of two such wins.
+        assert!(!probe((&some, 2.5, 0), other(&none, 1.5, false)));
+        assert!(probe((&some, 2.5, 0), other(&some, 3.0, false)));
+        assert!(!probe((&some, 3.0, 0), other(&some, 2.5, false)));
         // A plan with a counted tail only with a reliable estimate.
         assert!(!probe((&none, 1.0, 3), default(&some)));
         assert!(probe((&some, 1.0, 3), default(&some)));
+    }
+
+    #[test]
+    fn only_a_reliable_challenger_priced_below_the_default_outprices_it() {
+        let (data, q, cands) = path_over_complete();
+        let options = PlanOptions::default();
+        let plan = default_plan(&data, &q, options, cands, 0.0, &Control::unlimited());
+        let estimate = |matches: f64, work: f64| Estimate {
+            levels: Vec::new(),
+            matches,
+            cost: work,
+            work,
+            nodes: 0.0,
+            leaves: 0.0,
+            particles: 16,
+            read: 0.0,
+        };
+        let challenger = |e| Plan { estimate: Some(e), ..plan.clone() };
+        // The default plan's particles died: its price, 10, is a floor.
+        let floor = estimate(0.0, 10.0);
+        let by = |c: &Plan| outprices(&options, c, &floor, plan.multiplier);
+        assert!(by(&challenger(estimate(5.0, 5.0))));
+        assert!(!by(&challenger(estimate(5.0, 20.0))));
+        assert!(!by(&challenger(estimate(0.0, 5.0))));
+        assert!(!by(&Plan { estimate: None, ..plan.clone() }));
+        // Against a reliable default, the same.
+        assert!(outprices(&options, &challenger(estimate(5.0, 5.0)), &estimate(3.0, 10.0), plan.multiplier));
+        assert!(!outprices(&options, &challenger(estimate(5.0, 20.0)), &estimate(3.0, 10.0), plan.multiplier));
     }
 
     #[test]

@@ -373,6 +373,7 @@ mod tests {
             challenger_ms: Some(2.0),
             switched,
             default_probed: true,
+            rounds: 1,
         };
         assert!(said(&both, &ri, Some(&probe(true))).ends_with(", not refuted by the probe"));
         let why = said(&both, &default, Some(&probe(false)));

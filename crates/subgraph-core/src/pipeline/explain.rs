@@ -4,7 +4,7 @@
 
 use super::memory::build_space;
 use super::options::MatchOptions;
-use super::probe::{probe_prefers, uncounted, PROBE_MIN};
+use super::probe::{escalation, probe_prefers, uncounted, PROBE_MIN};
 use super::report::{report, stopped_early, Explained};
 use crate::cpu::{self, EngineOptions};
 use crate::error::Error;
@@ -14,7 +14,7 @@ use crate::plan::Plan;
 use crate::planner::{self, Chooser, Considered};
 use crate::query::Query;
 use crate::sink::Control;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Plans `query` comparing every plan the planner considers (whatever the query's size), then
 /// runs the chosen one; with `every`, runs each considered plan in turn and returns them all,
@@ -59,16 +59,21 @@ pub fn explain_query(
         let t = Instant::now();
         if let Some(default) = considered.first().filter(|c| c.vertices != plan.vertices || c.tail != plan.tail) {
             let default = rebuild(default);
+            let estimate = default.estimate.as_ref();
+            let trusted = estimate.is_some_and(|e| planner::outprices(&popts, &plan, e, default.multiplier));
+            let escalate = estimate.map_or(Duration::ZERO, |e| escalation(&popts, e, default.multiplier));
             let (a, a_ms) = build_space(data, &plan, opts, false, &first)?;
             let (b, b_ms) = build_space(data, &default, opts, false, &first)?;
             if let (Some(a), Some(b)) = (a, b) {
                 let p = probe_prefers(
                     data,
                     (&plan, &a),
+                    trusted,
                     (&default, &b, uncounted(&default)),
                     engine,
                     &first,
                     PROBE_MIN,
+                    escalate,
                     false,
                 )
                 .probe;

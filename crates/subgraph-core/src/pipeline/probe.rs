@@ -7,7 +7,8 @@ use super::report::Probe;
 use crate::cpu::{self, EngineOptions};
 use crate::estimate::Estimate;
 use crate::graph::Graph;
-use crate::plan::Plan;
+use crate::plan::{Plan, PlanOptions};
+use crate::planner;
 use crate::sink::Control;
 use crate::space::CandidateSpace;
 use std::time::{Duration, Instant};
@@ -28,6 +29,26 @@ pub const PROBE_MIN: Duration = Duration::from_millis(10);
 /// wordnet's 200 dense_8 queries (this VM, one thread) the unreliable challengers predicted
 /// at half the default's time or less nearly all won, those from 0.75 up mostly lost.
 pub(super) const UNTRUSTED_MARGIN: f64 = 0.8;
+
+/// The times probes that find neither plan faster are run again with twice the budget, at
+/// most ([`probe_prefers`]): three rounds of 10, 20 and 40 ms cost at most 140 ms where the
+/// default plan stays. Yeast's dense_16_122 needed two (its challenger, RI with a counted tail,
+/// ran 30 ms where GQL ran 1.1 s); with no limit but `escalate`, dense_32_173 and dense_24_86
+/// ran twice as long as their default plans (1.8 s to 3.7 s on the H200 host), the
+/// challenger's probes as long as the default's.
+pub const ESCALATIONS: u32 = 2;
+
+/// How long a probe that finds neither plan faster may go on ([`probe_prefers`]'s
+/// `escalate`): [`planner::OVERRUN`] times the default plan's predicted time where its
+/// estimate, `default` (its plan's matches standing for `multiplier` embeddings each), is not
+/// reliable, its price a floor of its work rather than an estimate of it; else not at all.
+pub fn escalation(options: &PlanOptions, default: &Estimate, multiplier: u128) -> Duration {
+    if default.reliable() {
+        return Duration::ZERO;
+    }
+    let ms = planner::OVERRUN * planner::predicted_ms(options.price(default, multiplier), rayon::current_num_threads());
+    Duration::from_secs_f64(ms.min(1e9) * 1e-3)
+}
 
 /// One plan's probe: its predicted milliseconds (the heavy part plus the sample scaled to the
 /// rest of the level), the milliseconds it took, and, where it ran all that was left, the
@@ -85,23 +106,37 @@ pub struct Probes {
 ///   there would be predicted slower (its prediction is at least its probe's time), so the
 ///   choice is the one probing both in full would make; else the one predicted faster wins;
 /// - not finished: the default plan is probed within the same `budget`; it stays where it
-///   finishes, else the challenger wins, as the estimates chose it, where its estimate is
-///   reliable (`Estimate::reliable`: its particles reached matches). One whose particles all
-///   died says only that the search above where they died is cheaper: the default stays, and
-///   where both finished it wins only when predicted within [`UNTRUSTED_MARGIN`] of the
-///   default's time.
+///   finishes, else the challenger wins where the estimates chose it (`trusted`: its estimate
+///   reliable, its particles having reached matches, and priced below the default plan's,
+///   `planner::outprices`). A challenger whose particles all died says only that the search
+///   above where they died is cheaper, and one priced above a default plan whose particles
+///   all died was chosen for the default's want of an estimate, not on its own: the default
+///   stays, and where both finished such a challenger wins only when predicted within
+///   [`UNTRUSTED_MARGIN`] of the default's time (yeast's dense_32_181: `card`, reliable and
+///   priced above GQL's floor, neither probe finished; chosen, it ran 3.1 s where GQL takes
+///   0.5 s).
+///
+/// Where neither finished and the challenger is not trusted, both are probed again with
+/// twice the budget, each going on from where its probe stopped, at most [`ESCALATIONS`] times
+/// and for as long as the probes stay within `escalate` (`Duration::ZERO`: not at all). The caller allows it where the
+/// default plan's estimate is not reliable, as its time is then unknown (yeast's
+/// dense_16_122: GQL, priced by its floor at 64 ms, ran 1.1 s; RI with its counted tail,
+/// 30 ms, did not finish its first 10 ms probe).
 ///
 /// On wordnet's dense_8_3 the sampled estimates chose `card` (435 ms) over the default GQL
 /// order (94 ms): the work sits in the subtrees of a few hubs, which uniform resampling misses
 /// at any particle count (and an even sample of 64 first vertices missed too, timing `card` at
 /// half of GQL).
+#[allow(clippy::too_many_arguments)]
 pub fn probe_prefers(
     data: &Graph,
     challenger: (&Plan, &CandidateSpace),
+    trusted: bool,
     incumbent: (&Plan, &CandidateSpace, Counted),
     engine: EngineOptions,
     control: &Control,
     budget: Duration,
+    escalate: Duration,
     answers: bool,
 ) -> Probes {
     // A plan's probe, from what it had counted and left, and what it has counted and left
@@ -167,24 +202,39 @@ pub fn probe_prefers(
         };
         (probed, (found, left))
     };
-    let budget = budget.max(PROBE_MIN);
-    let (c, counted) = probe(challenger, uncounted(challenger.0), budget);
-    // The default plan's budget, where it is probed.
-    let default_budget = match &c {
-        Some(c) if answers && c.whole.is_some() => None,
-        Some(c) => {
-            let at_least = Duration::from_secs_f64(c.predicted_ms.min(1e7) * 1e-3).min(PROBE_MIN);
-            Some((2 * c.spent + Duration::from_micros(200)).max(at_least))
-        }
-        None => Some(budget),
-    };
+    let t = Instant::now();
+    let mut budget = budget.max(PROBE_MIN);
     let (plan, space, scouted) = incumbent;
-    let default_probed = default_budget.is_some();
-    let (d, incumbent) = match default_budget {
-        Some(budget) => probe((plan, space), scouted, budget),
-        None => (None, scouted),
+    let (mut counted, mut incumbent) = (uncounted(challenger.0), scouted);
+    let mut rounds = 0;
+    let (c, d, default_probed) = loop {
+        let (c, challenger_counted) = probe(challenger, counted, budget);
+        counted = challenger_counted;
+        // The default plan's budget, where it is probed.
+        let default_budget = match &c {
+            Some(c) if answers && c.whole.is_some() => None,
+            Some(c) => {
+                let at_least = Duration::from_secs_f64(c.predicted_ms.min(1e7) * 1e-3).min(PROBE_MIN);
+                Some((2 * c.spent + Duration::from_micros(200)).max(at_least))
+            }
+            None => Some(budget),
+        };
+        let (d, default_counted) = match default_budget {
+            Some(budget) => probe((plan, space), incumbent, budget),
+            None => (None, incumbent),
+        };
+        incumbent = default_counted;
+        // Neither finished: again with twice the budget, each going on from where it stopped,
+        // at most ESCALATIONS times, while the next round (at most twice two budgets) keeps
+        // the probes within `escalate`.
+        let next = t.elapsed() + 4 * budget;
+        if c.is_none() && d.is_none() && !trusted && rounds < ESCALATIONS && next <= escalate && !control.should_stop()
+        {
+            (budget, rounds) = (2 * budget, rounds + 1);
+            continue;
+        }
+        break (c, d, default_budget.is_some());
     };
-    let trusted = challenger.0.estimate.as_ref().is_some_and(Estimate::reliable);
     let margin = if trusted { 1.0 } else { UNTRUSTED_MARGIN };
     let switched = match (&c, &d) {
         (Some(c), Some(d)) => c.predicted_ms < margin * d.predicted_ms,
@@ -198,6 +248,7 @@ pub fn probe_prefers(
         challenger_ms: c.as_ref().map(|c| c.predicted_ms),
         switched,
         default_probed,
+        rounds: rounds + 1,
     };
     let answer = if answers { answering(c, d, switched, default_probed) } else { None };
     Probes { probe, answer, challenger: counted, incumbent }

@@ -145,8 +145,10 @@ pub struct Explained {
 
 /// A probe of two plans on their first levels ([`probe_prefers`](super::probe_prefers)): each one's predicted
 /// milliseconds (None: its probe did not finish within its time, or was not run), whether
-/// the challenger, the plan of least estimated cost, replaced the default plan, and whether
-/// the default plan was probed (not where the challenger's probe ran the whole query).
+/// the challenger, the plan of least estimated cost, replaced the default plan, whether the
+/// default plan was probed (not where the challenger's probe ran the whole query), and the
+/// rounds the probes took (more than one where neither finished and both went on with twice
+/// the budget).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Probe {
     pub challenger: &'static str,
@@ -155,6 +157,7 @@ pub struct Probe {
     pub challenger_ms: Option<f64>,
     pub switched: bool,
     pub default_probed: bool,
+    pub rounds: u32,
 }
 
 /// The report of a query that `control` stopped before its candidate space was built: nothing
