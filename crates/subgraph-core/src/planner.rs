@@ -64,6 +64,7 @@ pub fn predicted_ms(cost: f64, threads: usize) -> f64 {
 pub fn units_in_ms(ms: f64, threads: usize) -> f64 {
     ms * threads.max(1) as f64 / (NS_PER_UNIT * 1e-6)
 }
+
 /// A prediction overrun this many times is refuted: a counting query whose comparison does
 /// not pay runs its default plan for this many times its predicted time (at least
 /// `pipeline::TRIAL`) before the prediction is given up (`Prepared::finish`'s watch), and

@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 /// took 1.07, 1, 0.94, 0.90 and 0.91 times as long by the geomean
 /// (bench/results/2026-12-01-resume.md).
 pub const SCOUT_SHARE: f64 = 0.25;
+
 impl Prepared {
     /// Compares plans when that pays, then enumerates; `trial_ms` of trials that did not
     /// finish count as enumeration.
@@ -94,8 +95,8 @@ impl Prepared {
                 stages.trial_ms += ms;
                 scouted = Some((out, left));
                 if particles.is_none() {
-                    // The prediction is refuted: the default plan is priced at planner::OVERRUN times
-                    // what it has taken, and compared where that pays.
+                    // The prediction is refuted: the default plan is priced at OVERRUN times what
+                    // it has taken, and compared where that pays.
                     overrun = planner::OVERRUN * planner::units_in_ms(ms, threads);
                     particles = planner::comparison_particles(&options, overrun, per_particle, threads);
                 }

@@ -118,10 +118,10 @@ pub struct Probes {
 ///
 /// Where neither finished and the challenger is not trusted, both are probed again with
 /// twice the budget, each going on from where its probe stopped, at most [`ESCALATIONS`] times
-/// and for as long as the probes stay within `escalate` (`Duration::ZERO`: not at all). The caller allows it where the
-/// default plan's estimate is not reliable, as its time is then unknown (yeast's
-/// dense_16_122: GQL, priced by its floor at 64 ms, ran 1.1 s; RI with its counted tail,
-/// 30 ms, did not finish its first 10 ms probe).
+/// and for as long as the probes stay within `escalate` (`Duration::ZERO`: not at all). The
+/// caller allows it where the default plan's estimate is not reliable, as its time is then
+/// unknown ([`escalation`]; yeast's dense_16_122: GQL, priced by its floor at 64 ms, ran
+/// 1.1 s; RI with its counted tail, 30 ms, did not finish its first 10 ms probe).
 ///
 /// On wordnet's dense_8_3 the sampled estimates chose `card` (435 ms) over the default GQL
 /// order (94 ms): the work sits in the subtrees of a few hubs, which uniform resampling misses
