@@ -80,6 +80,39 @@ fn json_report_per_query() {
     }
 }
 
+/// `--bitmaps`: the counts do not depend on it; `on` holds the lists of some positions as
+/// bitmaps (the report's `bitmaps`), `off` none; an unknown name is one line and exit 1.
+#[test]
+fn bitmaps_change_no_count() {
+    let d = data("yeast/yeast.graph");
+    let mut queries: Vec<PathBuf> = std::fs::read_dir(data("yeast/queries"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with("query_dense_8_1"))
+        .collect();
+    queries.sort();
+    queries.truncate(20);
+    let counts = |mode: &str| {
+        let mut args = vec!["match", "-q", "--format", "json", "--spasm", "off", "--tail", "off", "--bitmaps", mode];
+        args.push(d.to_str().unwrap());
+        args.extend(queries.iter().map(|q| q.to_str().unwrap()));
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        json_lines(&o)
+            .iter()
+            .map(|r| (r["embeddings"].as_u64().unwrap(), r["bitmaps"].as_u64().unwrap()))
+            .collect::<Vec<_>>()
+    };
+    let (on, off, auto) = (counts("on"), counts("off"), counts("auto"));
+    assert!(on.len() > 5);
+    let embeddings = |v: &[(u64, u64)]| v.iter().map(|c| c.0).collect::<Vec<_>>();
+    assert_eq!(embeddings(&on), embeddings(&off));
+    assert_eq!(embeddings(&auto), embeddings(&off));
+    assert!(on.iter().any(|c| c.1 > 0) && off.iter().all(|c| c.1 == 0));
+    let o = run(&["match", "--bitmaps", "sideways", d.to_str().unwrap(), queries[0].to_str().unwrap()]);
+    assert!(!o.status.success() && stderr(&o).contains("sideways"), "{}", stderr(&o));
+}
+
 /// A plan other than the default (GQL's order, no counted tail) is run only after a probe
 /// found it faster, so its report times the probe, also where the probe ran the plan's whole
 /// first level and answered the query (reported as 0 before).

@@ -6,12 +6,18 @@
 //! by blocks of `BLOCK` consecutive candidates, each the first time the search reads one of
 //! its lists (lazy). A lazy space costs nothing for the candidates a query never reaches: under
 //! a limit, or in a trial that is cut short, most of them.
+//!
+//! An eager space also keeps a position's lists as bitmaps where they are dense (`bits`).
+
+mod bits;
 
 use crate::graph::Graph;
 use crate::plan::Plan;
 use crate::sink::Control;
 use rayon::prelude::*;
 use std::sync::OnceLock;
+
+pub use bits::{Bitmaps, Bits, MAX_BYTES as BITMAP_BYTES};
 
 /// When the lists are made (`--space`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -128,6 +134,8 @@ pub struct CandidateSpace {
     /// Neighbours that making every list scans.
     scanned: u64,
     build: Option<SpaceBuild>,
+    /// Per position, its lists as bitmaps, where made ([`Bits::make`]).
+    bits: Vec<Option<Bits>>,
 }
 
 /// What a space would scan and hold, from the data graph's degrees (see
@@ -179,21 +187,23 @@ impl CandidateSpace {
     }
 
     /// The space of `plan`, made as `build` says (`auto` resolved by the loose bound, as for a
-    /// search that may stop); None when `control` has stopped or stops an eager build.
+    /// search that may stop), with bitmaps where `auto` finds them dense; None when `control`
+    /// has stopped or stops an eager build.
     pub fn build(data: &Graph, plan: &Plan, build: SpaceBuild, control: &Control) -> Option<Self> {
         let bound = CandidateSpace::bound(data, plan, false);
         let build = build.resolve(bound.scanned, true);
-        CandidateSpace::build_with(data, plan, bound, build, control)
+        CandidateSpace::build_with(data, plan, bound, build, (Bitmaps::Auto, bits::MAX_BYTES), control)
     }
 
     /// The space of `plan`, with its loose `bound` from [`CandidateSpace::bound`]: made now
-    /// (`Eager`) or as the search reads it; None when `control` has stopped (or stops an eager
-    /// build, asked once per block).
+    /// (`Eager`, with bitmaps as `bitmaps` says, within its bytes) or as the search reads it;
+    /// None when `control` has stopped (or stops an eager build, asked once per block).
     pub fn build_with(
         data: &Graph,
         plan: &Plan,
         bound: SpaceBound,
         build: SpaceBuild,
+        bitmaps: (Bitmaps, u64),
         control: &Control,
     ) -> Option<Self> {
         if control.should_stop() {
@@ -206,6 +216,7 @@ impl CandidateSpace {
             longest: bound.longest,
             scanned: bound.scanned,
             build: Some(build),
+            bits: Vec::new(),
         };
         if build == SpaceBuild::Lazy || plan.empty {
             space.links = plan
@@ -270,6 +281,16 @@ impl CandidateSpace {
             space.links.push(made);
             space.longest.push(longest);
         }
+        let mut made: Vec<Option<Bits>> = plan.backward.iter().map(|_| None).collect();
+        for pos in bits::positions(plan, bitmaps.1) {
+            let lists = space.lists(data, plan);
+            let edges = |j: usize| match &space.links[pos][j] {
+                Edges::Made { targets, .. } => targets.len() as u64,
+                Edges::Blocks(_) => unreachable!("an eager space's lists are made"),
+            };
+            made[pos] = Bits::make(plan, pos, bitmaps.0, |j, a| lists.of(pos, j, a), edges);
+        }
+        space.bits = made;
         Some(space)
     }
 
@@ -309,7 +330,22 @@ impl CandidateSpace {
             })
             .sum();
         let members: u64 = self.members.iter().filter_map(OnceLock::get).map(Members::memory_bytes).sum();
-        links + members
+        links + members + self.bitmap_bytes()
+    }
+
+    /// Bytes held by the bitmaps (at most the budget they were made within).
+    pub fn bitmap_bytes(&self) -> u64 {
+        self.bits.iter().flatten().map(Bits::memory_bytes).sum()
+    }
+
+    /// Position `pos`'s lists as bitmaps, where they were made.
+    pub fn bits(&self, pos: usize) -> Option<&Bits> {
+        self.bits.get(pos).and_then(Option::as_ref)
+    }
+
+    /// Positions whose lists were also made as bitmaps.
+    pub fn bitmap_positions(&self) -> usize {
+        self.bits.iter().flatten().count()
     }
 
     /// Candidate edges made so far.

@@ -1,8 +1,8 @@
 //! Differential tests: every filter, order, failing-set mode and semantics of the CPU engine,
 //! with and without symmetry breaking and counted tails, against the brute-force oracle on
 //! random small graphs, directed and undirected, with and without edge labels, 1 to 7 query
-//! vertices, on 1 and 4 threads, candidate spaces made eagerly and lazily; written embeddings
-//! and limits included.
+//! vertices, on 1 and 4 threads, candidate spaces made eagerly (with and without bitmaps) and
+//! lazily; written embeddings and limits included.
 
 use proptest::prelude::*;
 use std::sync::{Arc, Mutex};
@@ -13,7 +13,7 @@ use subgraph_core::order::Order;
 use subgraph_core::pipeline::{run_query, MatchOptions};
 use subgraph_core::plan::{Plan, PlanOptions, Symmetry, Tail};
 use subgraph_core::sink::{Control, Output, OutputFormat};
-use subgraph_core::space::{CandidateSpace, SpaceBuild};
+use subgraph_core::space::{Bitmaps, CandidateSpace, SpaceBuild};
 use subgraph_core::{oracle, Graph, GraphBuilder, Query, Semantics};
 
 #[derive(Debug, Clone)]
@@ -138,12 +138,18 @@ proptest! {
             };
             for filter in [Filter::Ldf, Filter::Nlf, Filter::Gql, Filter::Cs, Filter::Auto] {
                 for order in Order::ALL {
-                    // Both ways of making the candidate space, one with each failing-set mode.
-                    for (fs, space) in [(FailingSets::On, SpaceBuild::Lazy), (FailingSets::Off, SpaceBuild::Eager)] {
-                        let opts = MatchOptions { semantics, filter, order: Some(order), failing_sets: fs, space, ..MatchOptions::default() };
+                    // Both ways of making the candidate space, with each failing-set mode, and
+                    // an eager space's lists also as bitmaps or not.
+                    for (fs, space, bitmaps) in [
+                        (FailingSets::On, SpaceBuild::Lazy, Bitmaps::Off),
+                        (FailingSets::Off, SpaceBuild::Eager, Bitmaps::On),
+                        (FailingSets::On, SpaceBuild::Eager, Bitmaps::On),
+                        (FailingSets::On, SpaceBuild::Eager, Bitmaps::Off),
+                    ] {
+                        let opts = MatchOptions { semantics, filter, order: Some(order), failing_sets: fs, space, bitmaps, ..MatchOptions::default() };
                         for p in [&one, &four] {
                             let r = run(p, &opts);
-                            prop_assert_eq!(r.embeddings, expect, "{:?} {:?} {:?} {:?} {:?}", semantics, filter, order, fs, space);
+                            prop_assert_eq!(r.embeddings, expect, "{:?} {:?} {:?} {:?} {:?} {:?}", semantics, filter, order, fs, space, bitmaps);
                             prop_assert_eq!(r.space, Some(space.name()));
                             prop_assert!(r.complete);
                         }
@@ -151,12 +157,12 @@ proptest! {
                 }
             }
             // Symmetry breaking and counted tails, on and off, under every order and the
-            // planner's choice.
+            // planner's choice (one thread over a lazy space, four over bitmaps).
             for symmetry in [Symmetry::On, Symmetry::Off] {
                 for tail in [Tail::On, Tail::Off, Tail::Auto] {
                     for order in [None, Some(Order::Ri), Some(Order::Card)] {
-                        let opts = MatchOptions { semantics, symmetry, tail, order, failing_sets: FailingSets::On, space: SpaceBuild::Lazy, ..MatchOptions::default() };
-                        for p in [&one, &four] {
+                        for (p, space) in [(&one, SpaceBuild::Lazy), (&four, SpaceBuild::Eager)] {
+                            let opts = MatchOptions { semantics, symmetry, tail, order, failing_sets: FailingSets::On, space, bitmaps: Bitmaps::On, ..MatchOptions::default() };
                             let r = run(p, &opts);
                             prop_assert_eq!(r.embeddings, expect, "{:?} {:?} {:?} {:?}", semantics, symmetry, tail, order);
                             if !semantics.injective() {
@@ -168,8 +174,8 @@ proptest! {
             }
             // The written embeddings are exactly the oracle's, with and without symmetry
             // breaking (each representative expanded by the automorphisms).
-            for (symmetry, space) in [(Symmetry::On, SpaceBuild::Lazy), (Symmetry::Off, SpaceBuild::Eager)] {
-                let opts = MatchOptions { semantics, symmetry, failing_sets: FailingSets::On, space, ..MatchOptions::default() };
+            for (symmetry, space) in [(Symmetry::On, SpaceBuild::Eager), (Symmetry::Off, SpaceBuild::Eager), (Symmetry::On, SpaceBuild::Lazy)] {
+                let opts = MatchOptions { semantics, symmetry, failing_sets: FailingSets::On, space, bitmaps: Bitmaps::On, ..MatchOptions::default() };
                 let rows = four.install(|| written(&c.data, &c.query, &opts));
                 prop_assert_eq!(rows, oracle::all(&c.data, &q, semantics));
             }
@@ -251,9 +257,19 @@ proptest! {
             let b = enumerate(&c.data, &plan, &lazy, EngineOptions::default(), &Control::unlimited(), None);
             prop_assert_eq!(a.embeddings, b.embeddings);
             prop_assert!(lazy.edge_count() <= eager.edge_count());
+            // The bitmaps are made within their own budget, beside the lists' bound.
             for space in [&eager, &lazy] {
-                prop_assert!(space.memory_bytes() <= exact.bytes);
+                prop_assert!(space.memory_bytes() - space.bitmap_bytes() <= exact.bytes);
+                prop_assert!(space.bitmap_bytes() <= subgraph_core::space::BITMAP_BYTES);
             }
+            let bound = CandidateSpace::bound(&c.data, &plan, false);
+            let on = |budget| {
+                CandidateSpace::build_with(&c.data, &plan, bound.clone(), SpaceBuild::Eager, (Bitmaps::On, budget), &Control::unlimited())
+                    .unwrap()
+            };
+            let (none, some) = (on(0), on(1 << 20));
+            prop_assert_eq!(none.bitmap_bytes(), 0);
+            prop_assert!(some.bitmap_bytes() <= 1 << 20);
             for (e, l) in eager.longest_lists().iter().flatten().zip(loose.longest.iter().flatten()) {
                 prop_assert!(e <= l);
             }

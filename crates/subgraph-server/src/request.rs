@@ -34,6 +34,7 @@ pub struct MatchRequest {
     pub tail: Option<String>,
     pub spasm: Option<String>,
     pub space: Option<String>,
+    pub bitmaps: Option<String>,
     pub failing_sets: Option<String>,
     pub tree_count: Option<String>,
     pub limit: Option<u64>,
@@ -86,6 +87,7 @@ impl MatchRequest {
             tail: self.tail.as_deref(),
             spasm: self.spasm.as_deref(),
             space: self.space.as_deref(),
+            bitmaps: self.bitmaps.as_deref(),
         })
         .map_err(|e| bad(e.to_string()))?;
         let failing_sets = match self.failing_sets.as_deref().unwrap_or("auto") {

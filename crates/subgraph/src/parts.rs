@@ -1,13 +1,13 @@
 //! The parts a query is matched with, by name, as the command line's flags and the server's
 //! requests give them: semantics, filter, order, symmetry breaking, the counted tail, the
-//! spasm's counts and how the CPU's candidate space is made ([`Parts::from_names`]).
+//! spasm's counts and how the CPU's candidate space is made (its lists and bitmaps) ([`Parts::from_names`]).
 
 use subgraph_core::cpu::FailingSets;
 use subgraph_core::filter::Filter;
 use subgraph_core::order::Order;
 use subgraph_core::pipeline::MatchOptions;
 use subgraph_core::plan::{Symmetry, Tail};
-use subgraph_core::space::SpaceBuild;
+use subgraph_core::space::{Bitmaps, SpaceBuild};
 use subgraph_core::{spasm, Semantics};
 
 /// The parts of a query's match, each by name (None: the default).
@@ -20,6 +20,7 @@ pub struct PartNames<'a> {
     pub tail: Option<&'a str>,
     pub spasm: Option<&'a str>,
     pub space: Option<&'a str>,
+    pub bitmaps: Option<&'a str>,
 }
 
 /// A name that names no part, or parts that do not go together: the message a front end
@@ -42,6 +43,7 @@ pub struct Parts {
     pub tail: Tail,
     pub spasm: spasm::Mode,
     pub space: SpaceBuild,
+    pub bitmaps: Bitmaps,
 }
 
 impl Parts {
@@ -58,6 +60,7 @@ impl Parts {
             max_memory: None,
             spasm: self.spasm,
             space: self.space,
+            bitmaps: self.bitmaps,
         }
     }
 
@@ -103,6 +106,8 @@ impl Parts {
         let spasm = spasm::Mode::from_name(spasm).ok_or_else(|| fail("spasm", spasm, &auto_on_off))?;
         let space = names.space.unwrap_or("auto");
         let space = SpaceBuild::from_name(space).ok_or_else(|| fail("space", space, &["auto", "eager", "lazy"]))?;
+        let bitmaps = names.bitmaps.unwrap_or("auto");
+        let bitmaps = Bitmaps::from_name(bitmaps).ok_or_else(|| fail("bitmaps", bitmaps, Bitmaps::NAMES))?;
         Ok(Parts {
             semantics: s,
             pattern_semantics: given.unwrap_or(Semantics::Homomorphism),
@@ -112,6 +117,7 @@ impl Parts {
             tail,
             spasm,
             space,
+            bitmaps,
         })
     }
 }

@@ -128,6 +128,9 @@ pub struct Record {
     /// search read it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub space: Option<&'static str>,
+    /// CPU only: positions whose candidate-edge lists were also held as bitmaps (`--bitmaps`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bitmaps: Option<usize>,
     pub device: &'static str,
     pub threads: usize,
     /// GPU only: this query's host-to-device copies, join time and device memory peak.
@@ -262,6 +265,7 @@ impl Record {
             candidate_edges: report.candidate_edges,
             space_bytes: report.space_bytes,
             space: report.space,
+            bitmaps: report.space.map(|_| report.bitmaps),
             device: if gpu.is_some() { "gpu" } else { "cpu" },
             threads,
             upload_ms: gpu.map(|g| g.upload_ms),

@@ -1,9 +1,10 @@
 //! The parallel CPU matcher: backtracking over the candidate space, each step's local
 //! candidates the intersection of the candidate-edge lists of the matched neighbours (Sun & Luo
-//! §6, LFTJ-style), cut to the plan's symmetry bounds (candidates are sorted by id, so a bound
-//! f(b) < f(w) is a range), DP-iso failing-set pruning (Han et al., SIGMOD 2019 §5), and work
-//! stealing that splits any level of a running search, not only the first, whenever a thread is
-//! idle. Counting never enumerates the last level, nor the plan's tail (`tail.rs`); each match
+//! §6, LFTJ-style) or, where the space holds them as bitmaps, the AND of their rows (gMatch's
+//! bitmap candidate graph; a popcount at a counted last level), cut to the plan's symmetry
+//! bounds (candidates are sorted by id, so a bound f(b) < f(w) is a range), DP-iso failing-set
+//! pruning (Han et al., SIGMOD 2019 §5), and work stealing that splits any level of a running
+//! search, not only the first, whenever a thread is idle. Counting never enumerates the last level, nor the plan's tail (`tail.rs`); each match
 //! counts as the plan's multiplier, and a written match is expanded by the automorphisms.
 //! A count its deadline stops can hand back the work it left (`rest.rs`, `pause.rs`), so that
 //! the planner's scouts and probes are not run twice.
@@ -19,7 +20,7 @@ use crate::intersect::intersect_in_place;
 use crate::plan::Plan;
 use crate::query::Semantics;
 use crate::sink::{Control, Output, Stopped, OUTPUT_BATCH};
-use crate::space::{CandidateSpace, Lists};
+use crate::space::{Bits, CandidateSpace, Lists};
 use crate::tail::Scratch;
 use failing::Fs;
 pub use rest::Rest;
@@ -210,6 +211,8 @@ fn run<const W: usize>(
         data,
         plan,
         lists: space.lists(data, plan),
+        bits: (0..n).map(|i| space.bits(i)).collect(),
+        count_bits: output.is_none() && semantics != Semantics::Induced && space.bits(n - 1).is_some(),
         n,
         anc,
         tail_groups: tail_groups(data, plan),
@@ -275,6 +278,10 @@ struct Shared<'a, const W: usize> {
     data: &'a Graph,
     plan: &'a Plan,
     lists: Lists<'a>,
+    /// Per position, its lists as bitmaps, where the space made them.
+    bits: Vec<Option<&'a Bits>>,
+    /// Whether the last level is counted from its bitmaps ([`Worker::count_bits`]).
+    count_bits: bool,
     n: usize,
     /// Per position: itself and its ancestors along the links (DP-iso's anc(u)).
     anc: Vec<Fs<W>>,
@@ -379,6 +386,8 @@ struct Worker<'a, 's, const W: usize> {
     scratch: Vec<u32>,
     /// The lists of the links being intersected.
     found: Vec<&'a [u32]>,
+    /// The bitmap rows of the links being ANDed.
+    rows: Vec<&'a [u64]>,
     tail: TailBuffers,
     root: usize,
     count: u128,
@@ -432,6 +441,7 @@ where
         bufs: vec![Vec::new(); n],
         scratch: Vec::new(),
         found: Vec::new(),
+        rows: Vec::new(),
         tail: TailBuffers::default(),
         root: task.depth,
         count: 0,
@@ -489,6 +499,27 @@ where
         }
     }
 
+    /// The first candidate index of position d above its symmetry bounds: candidates are
+    /// sorted by id, so f(v) > f(b) for the bounds b keeps indices from it.
+    #[inline(always)]
+    fn cut(&self, d: usize) -> u32 {
+        let sh = self.sh;
+        match sh.plan.greater_than[d].iter().map(|&p| self.slots[p].vid).max() {
+            Some(floor) => sh.plan.candidates[d].partition_point(|&v| v <= floor) as u32,
+            None => 0,
+        }
+    }
+
+    /// The rows of position d's bitmaps of its links' bound candidates, in the worker's
+    /// vector (taken: give it back after use).
+    #[inline(always)]
+    fn rows(&mut self, d: usize, bits: &'a Bits) -> Vec<&'a [u64]> {
+        let mut rows = std::mem::take(&mut self.rows);
+        rows.clear();
+        rows.extend(self.sh.plan.backward[d].iter().enumerate().map(|(j, l)| bits.row(j, self.slots[l.from].idx)));
+        rows
+    }
+
     /// Computes the local candidates of position d from the matched prefix: the intersection
     /// of its links' candidate-edge lists, cut above its symmetry bounds.
     #[inline(always)]
@@ -496,22 +527,26 @@ where
         let sh = self.sh;
         let back = &sh.plan.backward[d];
         let lists = sh.lists;
-        // Candidates are sorted by id, so f(v) > f(b) for the bounds b keeps indices from `cut`.
-        let cut = match sh.plan.greater_than[d].iter().map(|&p| self.slots[p].vid).max() {
-            Some(floor) => sh.plan.candidates[d].partition_point(|&v| v <= floor) as u32,
-            None => 0,
-        };
+        let cut = self.cut(d);
         let above = |s: &'a [u32]| if cut == 0 { s } else { &s[s.partition_point(|&c| c < cut)..] };
-        let level = match back.len() {
-            0 => {
+        let level = match (back.len(), sh.bits[d]) {
+            (0, _) => {
                 let len = sh.plan.candidates[d].len() as u32;
                 Level { src: Src::Range(cut), cursor: 0, end: len.saturating_sub(cut) as usize, donated: false }
             }
-            1 => {
+            (1, _) => {
                 let s = above(lists.of(d, 0, self.slots[back[0].from].idx));
                 Level { src: Src::Slice(s), cursor: 0, end: s.len(), donated: false }
             }
-            k => {
+            (_, Some(bits)) => {
+                let rows = self.rows(d, bits);
+                let buf = &mut self.bufs[d];
+                buf.clear();
+                bits.collect(&rows, cut, buf);
+                self.rows = rows;
+                Level { src: Src::Buf, cursor: 0, end: buf.len(), donated: false }
+            }
+            (k, None) => {
                 // Each list is looked up once; the shortest bounds every later intersection.
                 let mut found = std::mem::take(&mut self.found);
                 found.clear();
@@ -602,8 +637,16 @@ where
                 union = Fs::FULL;
                 continue;
             }
-            self.setup(d + 1);
-            let child = if self.slots[d + 1].level.end == 0 { sh.anc[d + 1] } else { self.descend(d + 1, scope) };
+            let child = if sh.count_bits && d + 2 == sh.n {
+                self.count_bits(d + 1)
+            } else {
+                self.setup(d + 1);
+                if self.slots[d + 1].level.end == 0 {
+                    sh.anc[d + 1]
+                } else {
+                    self.descend(d + 1, scope)
+                }
+            };
             if self.stopped {
                 return Fs::FULL;
             }
@@ -650,6 +693,43 @@ where
             }
         }
         self.nodes += len as u64;
+        let k = (len - hits) as u128;
+        if k == 0 {
+            return fs;
+        }
+        self.slots[d].bound += k as u64;
+        self.add(k * sh.plan.multiplier);
+        Fs::FULL
+    }
+
+    /// The last level, counted from its links' bitmap rows ([`Bits`]): as [`Self::count_last`]
+    /// over the level [`Self::setup`] would make, without making it.
+    fn count_bits(&mut self, d: usize) -> Fs<W> {
+        let sh = self.sh;
+        let bits = sh.bits[d].expect("count_bits: the last position has bitmaps");
+        let cands = &sh.plan.candidates[d];
+        let cut = self.cut(d);
+        let rows = self.rows(d, bits);
+        let len = bits.count(&rows, cut);
+        if len == 0 {
+            self.rows = rows;
+            return sh.anc[d];
+        }
+        let mut fs = Fs::EMPTY;
+        let mut hits = 0;
+        if sh.injective {
+            for &p in &sh.same_label[d] {
+                let v = self.slots[p].vid;
+                if let Ok(c) = cands.binary_search(&v) {
+                    if c as u32 >= cut && Bits::all(&rows, c as u32) {
+                        hits += 1;
+                        fs = fs.union(&sh.anc[d]).union(&sh.anc[p]);
+                    }
+                }
+            }
+        }
+        self.rows = rows;
+        self.nodes += len;
         let k = (len - hits) as u128;
         if k == 0 {
             return fs;

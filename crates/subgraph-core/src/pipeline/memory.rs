@@ -1,5 +1,6 @@
 //! A plan's candidate space, built as `--space` says within the memory the host has and
-//! `--max-memory` allows: refused with an error where even its tightest bound cannot fit.
+//! `--max-memory` allows: refused with an error where even its tightest bound cannot fit. Its
+//! bitmaps (`--bitmaps`) take only what the cap leaves beside the lists' loose bound.
 
 use super::options::MatchOptions;
 use crate::error::Error;
@@ -7,7 +8,7 @@ use crate::graph::Graph;
 use crate::host::bytes;
 use crate::plan::Plan;
 use crate::sink::Control;
-use crate::space::CandidateSpace;
+use crate::space::{CandidateSpace, BITMAP_BYTES};
 use std::time::Instant;
 
 /// The candidate space of `plan` (None when `control` stopped its build) and its time, made as
@@ -40,6 +41,8 @@ pub(super) fn build_space(
         }
     }
     let build = opts.space.resolve(loose.scanned, trial || opts.limit.is_some());
-    let space = CandidateSpace::build_with(data, plan, loose, build, control);
+    // The bitmaps take what the cap leaves beside the lists' bound, at most BITMAP_BYTES.
+    let left = opts.max_memory.map_or(BITMAP_BYTES, |m| m.saturating_sub(loose.bytes));
+    let space = CandidateSpace::build_with(data, plan, loose, build, (opts.bitmaps, left.min(BITMAP_BYTES)), control);
     Ok((space, t.elapsed().as_secs_f64() * 1e3))
 }

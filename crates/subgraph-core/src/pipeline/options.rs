@@ -6,7 +6,7 @@ use crate::filter::Filter;
 use crate::order::Order;
 use crate::plan::{Device, PlanOptions, Symmetry, Tail};
 use crate::query::Semantics;
-use crate::space::SpaceBuild;
+use crate::space::{Bitmaps, SpaceBuild};
 use crate::spasm;
 
 /// Everything that decides how one query is matched.
@@ -27,6 +27,8 @@ pub struct MatchOptions {
     pub spasm: spasm::Mode,
     /// When the candidate space's lists are made (`--space`).
     pub space: SpaceBuild,
+    /// Whether the last position's lists are also kept as bitmaps (`--bitmaps`).
+    pub bitmaps: Bitmaps,
 }
 
 impl Default for MatchOptions {
@@ -43,6 +45,7 @@ impl Default for MatchOptions {
             max_memory: None,
             spasm: spasm::Mode::Auto,
             space: SpaceBuild::Auto,
+            bitmaps: Bitmaps::Auto,
         }
     }
 }

@@ -51,6 +51,8 @@ pub struct Report {
     pub spasm_terms: usize,
     /// How the CPU's candidate space was made (`eager`, `lazy`), when one was.
     pub space: Option<&'static str>,
+    /// Positions whose lists the CPU's candidate space also held as bitmaps (`--bitmaps`).
+    pub bitmaps: usize,
     /// Where the planning went beyond ordering, each also inside a phase above: trials of the
     /// default plan run before plans are compared (in `enumerate_ms`), the comparison's
     /// estimates (in `order_ms` where the plan it chose ran, else only in `elapsed_ms`), and the
@@ -93,6 +95,7 @@ impl Report {
             priced_cost: None,
             spasm_terms: 0,
             space: None,
+            bitmaps: 0,
             trial_ms: 0.0,
             compare_ms: 0.0,
             probe_ms: 0.0,
@@ -197,6 +200,7 @@ pub(super) fn report(
         candidate_edges: space.edge_count(),
         space_bytes: space.memory_bytes(),
         space: space.build_kind().map(SpaceBuild::name),
+        bitmaps: space.bitmap_positions(),
         nodes: out.nodes,
         tasks: out.tasks,
         ..Report::nothing(filter, out.stopped)

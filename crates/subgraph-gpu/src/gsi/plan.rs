@@ -155,6 +155,7 @@ impl Planned {
             priced_cost: None,
             spasm_terms: 0,
             space: None,
+            bitmaps: 0,
             trial_ms: 0.0,
             compare_ms: 0.0,
             probe_ms: 0.0,
