@@ -2,7 +2,8 @@
 """Pairs JSON-lines reports of --bitmaps off and auto: python3 pair.py OFF.jsonl AUTO.jsonl
 [OFF2 AUTO2 ...]. Per query the least elapsed_ms of each side (a query stopped by its timeout
 is compared by its rate, embeddings a millisecond, and marked *), the ratio off/auto, the
-geometric mean, the worst five, and any count that differs between complete runs."""
+geometric mean, the worst five, and any count that differs between complete runs. With
+--names A,B first, the two sides are printed as A and B (two binaries, say)."""
 import json, math, sys
 
 def load(paths):
@@ -21,6 +22,10 @@ def load(paths):
     return {q: v[1] for q, v in best.items()}
 
 args = sys.argv[1:]
+names = ('off', 'auto')
+if args and args[0] == '--names':
+    names = tuple(args[1].split(','))
+    args = args[2:]
 off, auto = load(args[0::2]), load(args[1::2])
 ratios, rows, differ = [], [], []
 for q in sorted(off, key=lambda s: [int(t) if t.isdigit() else t for t in s.replace('.', '_').split('_')]):
@@ -38,7 +43,7 @@ for q in sorted(off, key=lambda s: [int(t) if t.isdigit() else t for t in s.repl
     ratios.append(ratio)
     rows.append((q, a['elapsed_ms'], b['elapsed_ms'], ratio, mark, b.get('bitmaps'), a['embeddings'], b['embeddings']))
 for q, x, y, r, mark, bm, ea, eb in rows:
-    print(f"{q:28s} off {x:10.1f} ms  auto {y:10.1f} ms  {r:6.2f}x{mark}  bitmaps {bm}  ({ea} / {eb})")
+    print(f"{q:28s} {names[0]} {x:10.1f} ms  {names[1]} {y:10.1f} ms  {r:6.2f}x{mark}  bitmaps {bm}  ({ea} / {eb})")
 fin = [r for r in ratios if 0 < r < float('inf')]
 if fin:
     print(f"geomean {math.exp(sum(map(math.log, fin)) / len(fin)):.3f} over {len(fin)}; worst {sorted(fin)[:5]}")

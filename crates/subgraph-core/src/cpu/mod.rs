@@ -4,7 +4,8 @@
 //! bitmap candidate graph; a popcount at a counted last level), cut to the plan's symmetry
 //! bounds (candidates are sorted by id, so a bound f(b) < f(w) is a range), DP-iso failing-set
 //! pruning (Han et al., SIGMOD 2019 §5), and work stealing that splits any level of a running
-//! search, not only the first, whenever a thread is idle. Counting never enumerates the last level, nor the plan's tail (`tail.rs`); each match
+//! search, not only the first, whenever a thread is idle. A level whose links skip its parent
+//! is made once for the parent's siblings (`reuse.rs`). Counting never enumerates the last level, nor the plan's tail (`tail.rs`); each match
 //! counts as the plan's multiplier, and a written match is expanded by the automorphisms.
 //! A count its deadline stops can hand back the work it left (`rest.rs`, `pause.rs`), so that
 //! the planner's scouts and probes are not run twice.
@@ -12,6 +13,7 @@
 mod failing;
 mod pause;
 mod rest;
+mod reuse;
 mod tail;
 
 use crate::expand::Expand;
@@ -213,6 +215,7 @@ fn run<const W: usize>(
         lists: space.lists(data, plan),
         bits: (0..n).map(|i| space.bits(i)).collect(),
         count_bits: output.is_none() && semantics != Semantics::Induced && space.bits(n - 1).is_some(),
+        reusable: reuse::reusable(plan),
         n,
         anc,
         tail_groups: tail_groups(data, plan),
@@ -282,6 +285,8 @@ struct Shared<'a, const W: usize> {
     bits: Vec<Option<&'a Bits>>,
     /// Whether the last level is counted from its bitmaps ([`Worker::count_bits`]).
     count_bits: bool,
+    /// Per position, whether its level may serve the next sibling of its parent (`reuse.rs`).
+    reusable: Vec<bool>,
     n: usize,
     /// Per position: itself and its ancestors along the links (DP-iso's anc(u)).
     anc: Vec<Fs<W>>,
@@ -388,6 +393,8 @@ struct Worker<'a, 's, const W: usize> {
     found: Vec<&'a [u32]>,
     /// The bitmap rows of the links being ANDed.
     rows: Vec<&'a [u64]>,
+    /// What each reusable position's last level was made from.
+    keys: reuse::Keys,
     tail: TailBuffers,
     root: usize,
     count: u128,
@@ -442,6 +449,7 @@ where
         scratch: Vec::new(),
         found: Vec::new(),
         rows: Vec::new(),
+        keys: reuse::Keys::new(sh.plan),
         tail: TailBuffers::default(),
         root: task.depth,
         count: 0,
@@ -537,6 +545,10 @@ where
             (1, _) => {
                 let s = above(lists.of(d, 0, self.slots[back[0].from].idx));
                 Level { src: Src::Slice(s), cursor: 0, end: s.len(), donated: false }
+            }
+            _ if sh.reusable[d] && self.keys.same(d, back.iter().map(|l| self.slots[l.from].vid), cut) => {
+                // A sibling of the parent made this level from the same vertices and cut.
+                Level { src: Src::Buf, cursor: 0, end: self.bufs[d].len(), donated: false }
             }
             (_, Some(bits)) => {
                 let rows = self.rows(d, bits);
@@ -710,7 +722,14 @@ where
         let cands = &sh.plan.candidates[d];
         let cut = self.cut(d);
         let rows = self.rows(d, bits);
-        let len = bits.count(&rows, cut);
+        let back = &sh.plan.backward[d];
+        let len = if sh.reusable[d] && self.keys.same(d, back.iter().map(|l| self.slots[l.from].vid), cut) {
+            self.keys.counted(d)
+        } else {
+            let len = bits.count(&rows, cut);
+            self.keys.count(d, len);
+            len
+        };
         if len == 0 {
             self.rows = rows;
             return sh.anc[d];
