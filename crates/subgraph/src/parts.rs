@@ -1,6 +1,7 @@
 //! The parts a query is matched with, by name, as the command line's flags and the server's
 //! requests give them: semantics, filter, order, symmetry breaking, the counted tail, the
-//! spasm's counts and how the CPU's candidate space is made (its lists and bitmaps) ([`Parts::from_names`]).
+//! spasm's counts and how the CPU's candidate space is made, its lists and its bitmaps
+//! ([`Parts::from_names`]).
 
 use subgraph_core::cpu::FailingSets;
 use subgraph_core::filter::Filter;

@@ -269,11 +269,11 @@ pub struct PartsArgs {
     /// trial when the space scans 2^17 neighbours or more, else eager).
     #[arg(long, default_value = "auto", value_parser = ["auto", "eager", "lazy"])]
     space: String,
-    /// Whether the CPU's candidate space also keeps the last query vertex's lists as bitmaps
-    /// over its candidates, so that counting it is a popcount of ANDed rows: auto (where every
-    /// row has at most as many 64-bit words as its link's mean list length, within 32 MiB),
-    /// on (within 32 MiB), off. Used when counting, without a counted tail, not induced, the
-    /// last vertex having two matched neighbours or more.
+    /// Whether the CPU's eager candidate space also keeps a query vertex's lists as bitmaps
+    /// over its candidates, where it has two matched neighbours or more outside the counted
+    /// tail: its local candidates are then the AND of their rows, and a counted last vertex
+    /// (not induced) a popcount. auto (where every row has at most as many 64-bit words as its
+    /// link's mean list length), on, off; within 32 MiB and what --max-memory leaves.
     #[arg(long, default_value = "auto", value_parser = ["auto", "on", "off"])]
     bitmaps: String,
 }

@@ -5,8 +5,9 @@
 //! bounds (candidates are sorted by id, so a bound f(b) < f(w) is a range), DP-iso failing-set
 //! pruning (Han et al., SIGMOD 2019 §5), and work stealing that splits any level of a running
 //! search, not only the first, whenever a thread is idle. A level whose links skip its parent
-//! is made once for the parent's siblings (`reuse.rs`). Counting never enumerates the last level, nor the plan's tail (`tail.rs`); each match
-//! counts as the plan's multiplier, and a written match is expanded by the automorphisms.
+//! is made once for the parent's siblings (`reuse.rs`). Counting never enumerates the last
+//! level, nor the plan's tail (`tail.rs`); each match counts as the plan's multiplier, and a
+//! written match is expanded by the automorphisms.
 //! A count its deadline stops can hand back the work it left (`rest.rs`, `pause.rs`), so that
 //! the planner's scouts and probes are not run twice.
 

@@ -27,7 +27,7 @@ pub struct MatchOptions {
     pub spasm: spasm::Mode,
     /// When the candidate space's lists are made (`--space`).
     pub space: SpaceBuild,
-    /// Whether the last position's lists are also kept as bitmaps (`--bitmaps`).
+    /// Whether an eager space also keeps lists as bitmaps where they are dense (`--bitmaps`).
     pub bitmaps: Bitmaps,
 }
 
